@@ -1,0 +1,1 @@
+//! Examples of embedding podhost; run them with `cargo run -p podhost-examples --example NAME`.

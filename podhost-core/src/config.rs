@@ -1,0 +1,59 @@
+//! The deployment's configuration of a [`PodcastHost`](crate::PodcastHost).
+
+use std::path::PathBuf;
+
+use jiff::tz::TimeZone;
+
+use crate::{
+    catalog::CatalogConfig,
+    error::{Error, Result},
+};
+
+/// How a deployment runs. Build it with [`HostConfig::new`] and adjust fields.
+#[derive(Clone, Debug)]
+pub struct HostConfig {
+    /// The public base URL every public link starts with (no trailing slash), e.g.
+    /// `https://pod.example.com`.
+    pub public_url: String,
+    /// Uploads larger than this are refused (default 2 GiB).
+    pub max_upload_bytes: u64,
+    /// The time zone timestamps are shown in (default UTC).
+    pub display_time_zone: TimeZone,
+    /// Freshness, snapshot interval and retries of the per-account catalogs.
+    pub catalog: CatalogConfig,
+    /// For a local-folder store: its root folder, so that the sweep can also remove the staging
+    /// files of uploads cut off by a crash (they are invisible through the object store API).
+    pub local_root: Option<PathBuf>,
+}
+
+impl HostConfig {
+    /// The default upload limit: 2 GiB.
+    pub const DEFAULT_MAX_UPLOAD: u64 = 2 << 30;
+
+    /// A configuration with defaults and the given public URL.
+    pub fn new(public_url: &str) -> Result<Self> {
+        Ok(HostConfig {
+            public_url: normalize_public_url(public_url)?,
+            max_upload_bytes: Self::DEFAULT_MAX_UPLOAD,
+            display_time_zone: TimeZone::UTC,
+            catalog: CatalogConfig::default(),
+            local_root: None,
+        })
+    }
+}
+
+fn normalize_public_url(url: &str) -> Result<String> {
+    let trimmed = url.trim().trim_end_matches('/');
+    let rest = trimmed
+        .strip_prefix("https://")
+        .or_else(|| trimmed.strip_prefix("http://"));
+    match rest {
+        Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) => {
+            Ok(trimmed.to_string())
+        }
+        _ => Err(Error::invalid(
+            "public_url",
+            "the public URL starts with http:// or https:// and names a host",
+        )),
+    }
+}

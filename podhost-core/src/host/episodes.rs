@@ -1,0 +1,374 @@
+//! Episode operations: create, update, get, list, delete, copy.
+
+use super::{
+    PodcastHost,
+    feeds::{check_media_ref, feed_not_found},
+    text,
+};
+use crate::{
+    error::{Error, FieldErrors, Result},
+    ids::{EpisodeId, FeedId},
+    model::{
+        Episode, EpisodeListQuery, EpisodePatch, EpisodeSort, EpisodeView, ItunesEpisode,
+        NewEpisode, Page,
+    },
+    principal::Principal,
+    probe::MediaKind,
+    scope::Scope,
+    state::{AccountState, Change},
+};
+
+fn episode_not_found(id: EpisodeId) -> Error {
+    Error::not_found("episode", id)
+}
+
+/// Applies a patch to an episode, collecting every problem.
+fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, state: &AccountState) -> Result<()> {
+    let set = |target: &mut String, value: &Option<String>| {
+        if let Some(v) = value {
+            target.clone_from(v);
+        }
+    };
+    set(&mut ep.title, &patch.title);
+    set(&mut ep.subtitle, &patch.subtitle);
+    set(&mut ep.description, &patch.description);
+    set(&mut ep.author, &patch.author);
+    set(&mut ep.email, &patch.email);
+    set(&mut ep.copyright, &patch.copyright);
+    set(&mut ep.link, &patch.link);
+    if let Some(v) = patch.is_public {
+        ep.is_public = v;
+    }
+    if let Some(v) = patch.publish_at {
+        ep.publish_at = v;
+    }
+    if let Some(v) = patch.media {
+        ep.media = v;
+    }
+    if let Some(v) = patch.transcript {
+        ep.transcript = v;
+    }
+    let it = &mut ep.itunes;
+    set(&mut it.title, &patch.itunes_title);
+    set(&mut it.subtitle, &patch.itunes_subtitle);
+    set(&mut it.summary, &patch.itunes_summary);
+    set(&mut it.author, &patch.itunes_author);
+    if let Some(v) = patch.itunes_episode {
+        it.episode = v;
+    }
+    if let Some(v) = patch.itunes_season {
+        it.season = v;
+    }
+    if let Some(v) = patch.itunes_episode_type {
+        it.episode_type = v;
+    }
+    if let Some(v) = patch.itunes_logo {
+        it.logo = v;
+    }
+    if let Some(v) = patch.itunes_explicit {
+        it.explicit = v;
+    }
+
+    let mut e = FieldErrors::default();
+    if ep.title.trim().is_empty() {
+        e.add("title", "the title is required");
+    }
+    for (field, value) in [
+        ("title", &ep.title),
+        ("subtitle", &ep.subtitle),
+        ("author", &ep.author),
+        ("copyright", &ep.copyright),
+        ("itunes.title", &ep.itunes.title),
+        ("itunes.subtitle", &ep.itunes.subtitle),
+        ("itunes.author", &ep.itunes.author),
+    ] {
+        text::check_line(&mut e, field, value);
+    }
+    text::check_text(&mut e, "description", &ep.description);
+    text::check_text(&mut e, "itunes.summary", &ep.itunes.summary);
+    text::check_url(&mut e, "link", &ep.link);
+    text::check_email(&mut e, "email", &ep.email);
+    check_media_ref(
+        &mut e,
+        state,
+        "show_media",
+        ep.media,
+        &[MediaKind::Audio, MediaKind::Video],
+    );
+    check_media_ref(
+        &mut e,
+        state,
+        "itunes.logo",
+        ep.itunes.logo,
+        &[MediaKind::Image],
+    );
+    check_media_ref(&mut e, state, "podcast.transcript", ep.transcript, &[]);
+    e.into_result()
+}
+
+fn check_guid(errors: &mut FieldErrors, guid: &str) {
+    if guid.trim().is_empty() {
+        errors.add("guid", "a guid may not be empty");
+    }
+    text::check_line(errors, "guid", guid);
+}
+
+fn view(
+    state: &AccountState,
+    feed: &FeedId,
+    id: EpisodeId,
+    now: jiff::Timestamp,
+) -> Option<EpisodeView> {
+    let episode = state.episode(feed, id)?.clone();
+    Some(view_of(state, episode, now))
+}
+
+fn view_of(state: &AccountState, episode: Episode, now: jiff::Timestamp) -> EpisodeView {
+    EpisodeView {
+        media: episode.media.and_then(|m| state.media.get(&m).cloned()),
+        logo: episode
+            .itunes
+            .logo
+            .and_then(|m| state.media.get(&m).cloned()),
+        is_published: episode.is_published(now),
+        episode,
+    }
+}
+
+impl PodcastHost {
+    /// Creates an episode in a feed. Only the title is required; the publishing date defaults
+    /// to now; a public episode with a future date is scheduled and publishes itself.
+    pub async fn create_episode(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        new: NewEpisode,
+    ) -> Result<EpisodeView> {
+        who.require(Scope::Shows)?;
+        if let Some(guid) = &new.guid {
+            let mut e = FieldErrors::default();
+            check_guid(&mut e, guid);
+            e.into_result()?;
+        }
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        let episode = catalog
+            .commit(now, |state| {
+                if !state.feeds.contains_key(feed) {
+                    return Err(feed_not_found(feed));
+                }
+                let id = EpisodeId::new(state.next_episode_id())?;
+                let mut episode = Episode {
+                    id,
+                    feed: feed.clone(),
+                    guid: new.guid.clone().unwrap_or_else(|| id.to_string()),
+                    title: String::new(),
+                    subtitle: String::new(),
+                    description: String::new(),
+                    author: String::new(),
+                    email: String::new(),
+                    copyright: String::new(),
+                    link: String::new(),
+                    is_public: false,
+                    publish_at: now,
+                    media: None,
+                    itunes: ItunesEpisode::default(),
+                    transcript: None,
+                    created: now,
+                    updated: now,
+                    version: 1,
+                };
+                apply_patch(&mut episode, &new.fields, state)?;
+                Ok((vec![Change::EpisodePut(episode.clone())], episode))
+            })
+            .await?;
+        Ok(catalog.read(|state| view_of(state, episode, now)).await)
+    }
+
+    /// Changes fields of an episode. With `if_version` set, `Conflict` when the episode changed
+    /// since that version; without it, concurrent patches apply one after the other.
+    pub async fn update_episode(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        id: EpisodeId,
+        patch: &EpisodePatch,
+    ) -> Result<EpisodeView> {
+        who.require(Scope::Shows)?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        let episode = catalog
+            .commit(now, |state| {
+                let mut episode = state.episode(feed, id).cloned().ok_or_else(|| episode_not_found(id))?;
+                if let Some(expected) = patch.if_version
+                    && expected != episode.version
+                {
+                    return Err(Error::conflict(format!(
+                        "episode {id} changed meanwhile (version {} now, {expected} expected); read it again",
+                        episode.version
+                    )));
+                }
+                apply_patch(&mut episode, patch, state)?;
+                episode.updated = now;
+                episode.version += 1;
+                Ok((vec![Change::EpisodePut(episode.clone())], episode))
+            })
+            .await?;
+        Ok(catalog.read(|state| view_of(state, episode, now)).await)
+    }
+
+    /// One episode of one of the caller's feeds.
+    pub async fn get_episode(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        id: EpisodeId,
+    ) -> Result<EpisodeView> {
+        who.require(Scope::ShowsReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        catalog
+            .read(|state| {
+                if !state.feeds.contains_key(feed) {
+                    return Err(feed_not_found(feed));
+                }
+                view(state, feed, id, now).ok_or_else(|| episode_not_found(id))
+            })
+            .await
+    }
+
+    /// A feed's episodes: filtered on title and description, sorted, paged. The default order
+    /// is by publishing date, newest first.
+    pub async fn list_episodes(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        query: &EpisodeListQuery,
+    ) -> Result<Page<EpisodeView>> {
+        who.require(Scope::ShowsReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        let needle = query
+            .filter
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(str::to_lowercase);
+        let descending = query.descending.unwrap_or(true);
+        catalog
+            .read(|state| {
+                let entry = state.feeds.get(feed).ok_or_else(|| feed_not_found(feed))?;
+                let mut matching: Vec<&Episode> = entry
+                    .episodes
+                    .values()
+                    .filter(|ep| match &needle {
+                        None => true,
+                        Some(n) => {
+                            ep.title.to_lowercase().contains(n)
+                                || ep.description.to_lowercase().contains(n)
+                        }
+                    })
+                    .collect();
+                matching.sort_by(|a, b| {
+                    let order = match query.sort_by {
+                        EpisodeSort::PublishDate => a.publish_at.cmp(&b.publish_at),
+                        EpisodeSort::LastUpdate => a.updated.cmp(&b.updated),
+                        EpisodeSort::IsPublic => a
+                            .is_public
+                            .cmp(&b.is_public)
+                            .then(a.publish_at.cmp(&b.publish_at)),
+                    }
+                    .then(a.id.cmp(&b.id));
+                    if descending { order.reverse() } else { order }
+                });
+                // Build views for the page only: a 10,000-episode feed lists in time of the page.
+                let total = matching.len();
+                let start =
+                    (query.page.number() as usize - 1).saturating_mul(query.page.size() as usize);
+                let items = matching
+                    .into_iter()
+                    .skip(start)
+                    .take(query.page.size() as usize)
+                    .map(|ep| view_of(state, ep.clone(), now))
+                    .collect();
+                Ok(Page {
+                    items,
+                    total,
+                    request: query.page,
+                })
+            })
+            .await
+    }
+
+    /// Deletes an episode (its media files stay).
+    pub async fn delete_episode(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        id: EpisodeId,
+    ) -> Result<()> {
+        who.require(Scope::Shows)?;
+        let catalog = self.catalog(who.account()).await?;
+        catalog
+            .commit(self.now(), |state| {
+                if !state.feeds.contains_key(feed) {
+                    return Err(feed_not_found(feed));
+                }
+                state
+                    .episode(feed, id)
+                    .ok_or_else(|| episode_not_found(id))?;
+                Ok((
+                    vec![Change::EpisodeRemoved {
+                        feed: feed.clone(),
+                        id,
+                    }],
+                    (),
+                ))
+            })
+            .await
+    }
+
+    /// Copies an episode into the same feed or another of the caller's feeds: always a draft,
+    /// with a new id and guid and the same media.
+    pub async fn copy_episode(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        id: EpisodeId,
+        to: Option<&FeedId>,
+    ) -> Result<EpisodeView> {
+        who.require(Scope::Shows)?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        let target = to.unwrap_or(feed);
+        let episode = catalog
+            .commit(now, |state| {
+                if !state.feeds.contains_key(feed) {
+                    return Err(feed_not_found(feed));
+                }
+                let original = state
+                    .episode(feed, id)
+                    .ok_or_else(|| episode_not_found(id))?;
+                if !state.feeds.contains_key(target) {
+                    return Err(Error::invalid(
+                        "feed_id_to",
+                        format!("there is no feed {target}"),
+                    ));
+                }
+                let new_id = EpisodeId::new(state.next_episode_id())?;
+                let copy = Episode {
+                    id: new_id,
+                    feed: target.clone(),
+                    guid: new_id.to_string(),
+                    is_public: false,
+                    created: now,
+                    updated: now,
+                    version: 1,
+                    ..original.clone()
+                };
+                Ok((vec![Change::EpisodePut(copy.clone())], copy))
+            })
+            .await?;
+        Ok(catalog.read(|state| view_of(state, episode, now)).await)
+    }
+}

@@ -1,0 +1,368 @@
+//! Feed operations: create, update, get, list, delete.
+
+use object_store::path::Path;
+use uuid::Uuid;
+
+use super::{PodcastHost, accounts, text};
+use crate::{
+    error::{Error, FieldErrors, Result},
+    ids::{FeedId, MediaId},
+    model::{
+        Feed, FeedPatch, FeedView, GooglePlayChannel, ItunesChannel, NewFeed, Page, PageRequest,
+        PodcastChannel,
+    },
+    principal::Principal,
+    probe::MediaKind,
+    scope::Scope,
+    state::{AccountState, Change},
+};
+
+/// The namespace of `podcast:guid` (podcastindex.org namespace, `guid` tag).
+const PODCAST_GUID_NAMESPACE: Uuid = Uuid::from_u128(0xead4c236_bf58_58c6_a2c6_a6b28d128cb6);
+
+/// Values of `podcast:medium`.
+const MEDIUMS: [&str; 18] = [
+    "podcast",
+    "music",
+    "video",
+    "film",
+    "audiobook",
+    "newsletter",
+    "blog",
+    "publisher",
+    "course",
+    "podcastL",
+    "musicL",
+    "videoL",
+    "filmL",
+    "audiobookL",
+    "newsletterL",
+    "blogL",
+    "publisherL",
+    "courseL",
+];
+
+fn feed_claim_path(id: &FeedId) -> Path {
+    Path::from_iter(["claims", "feeds", &hex::encode(id.as_str())])
+}
+
+/// `podcast:guid`: UUIDv5 of the feed URL without scheme and trailing slash.
+pub(crate) fn podcast_guid(rss_url: &str) -> Uuid {
+    let bare = rss_url
+        .split_once("://")
+        .map_or(rss_url, |(_, rest)| rest)
+        .trim_end_matches('/');
+    Uuid::new_v5(&PODCAST_GUID_NAMESPACE, bare.as_bytes())
+}
+
+fn check_language(errors: &mut FieldErrors, language: &str) {
+    let mut parts = language.split('-');
+    let primary_ok = parts
+        .next()
+        .is_some_and(|p| (2..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphabetic()));
+    let rest_ok =
+        parts.all(|p| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()));
+    if !(primary_ok && rest_ok) {
+        errors.add("language", "a language tag such as en, de or pt-BR");
+    }
+}
+
+/// Checks that a media id names a file of the account of the wanted kind.
+pub(super) fn check_media_ref(
+    errors: &mut FieldErrors,
+    state: &AccountState,
+    field: &str,
+    id: Option<MediaId>,
+    kinds: &[MediaKind],
+) {
+    let Some(id) = id else { return };
+    match state.media.get(&id) {
+        None => errors.add(field, format!("there is no media {id}")),
+        Some(media) if !kinds.is_empty() && !kinds.contains(&media.facts.kind) => {
+            errors.add(field, format!("media {id} is not {}", kind_names(kinds)));
+        }
+        Some(_) => {}
+    }
+}
+
+fn kind_names(kinds: &[MediaKind]) -> String {
+    let names: Vec<_> = kinds
+        .iter()
+        .map(|k| match k {
+            MediaKind::Audio => "audio",
+            MediaKind::Video => "video",
+            MediaKind::Image => "an image",
+            MediaKind::Document => "a document",
+            MediaKind::Other => "other",
+        })
+        .collect();
+    names.join(" or ")
+}
+
+/// Applies a patch to a feed, collecting every problem.
+fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Result<()> {
+    let mut e = FieldErrors::default();
+    let set = |target: &mut String, value: &Option<String>| {
+        if let Some(v) = value {
+            target.clone_from(v);
+        }
+    };
+    set(&mut feed.title, &patch.title);
+    set(&mut feed.description, &patch.description);
+    set(&mut feed.language, &patch.language);
+    set(&mut feed.copyright, &patch.copyright);
+    set(&mut feed.link, &patch.link);
+    let it = &mut feed.itunes;
+    set(&mut it.subtitle, &patch.itunes_subtitle);
+    set(&mut it.summary, &patch.itunes_summary);
+    set(&mut it.author, &patch.itunes_author);
+    set(&mut it.category, &patch.itunes_category);
+    set(&mut it.subcategory, &patch.itunes_subcategory);
+    set(&mut it.owner_name, &patch.itunes_owner_name);
+    set(&mut it.owner_email, &patch.itunes_owner_email);
+    if let Some(v) = patch.itunes_explicit {
+        it.explicit = v;
+    }
+    if let Some(v) = patch.itunes_type {
+        it.show_type = v;
+    }
+    if let Some(v) = patch.itunes_block {
+        it.block = v;
+    }
+    if let Some(v) = patch.itunes_complete {
+        it.complete = v;
+    }
+    if let Some(v) = &patch.itunes_new_feed_url {
+        it.new_feed_url = v.clone().filter(|u| !u.is_empty());
+    }
+    set(&mut feed.googleplay.author, &patch.googleplay_author);
+    set(
+        &mut feed.googleplay.description,
+        &patch.googleplay_description,
+    );
+    if let Some(v) = patch.podcast_locked {
+        feed.podcast.locked = v;
+    }
+    if let Some(v) = &patch.podcast_funding {
+        feed.podcast.funding.clone_from(v);
+    }
+    set(&mut feed.podcast.medium, &patch.podcast_medium);
+    if let Some(logo) = patch.logo {
+        feed.logo = logo;
+    }
+
+    if feed.title.trim().is_empty() {
+        e.add("title", "the title is required");
+    }
+    text::check_line(&mut e, "title", &feed.title);
+    text::check_text(&mut e, "description", &feed.description);
+    check_language(&mut e, &feed.language);
+    text::check_line(&mut e, "copyright", &feed.copyright);
+    text::check_url(&mut e, "link", &feed.link);
+    let it = &feed.itunes;
+    for (field, value) in [
+        ("itunes.subtitle", &it.subtitle),
+        ("itunes.author", &it.author),
+        ("itunes.category", &it.category),
+        ("itunes.subcategory", &it.subcategory),
+        ("itunes.owner.name", &it.owner_name),
+        ("googleplay.author", &feed.googleplay.author),
+    ] {
+        text::check_line(&mut e, field, value);
+    }
+    text::check_text(&mut e, "itunes.summary", &it.summary);
+    text::check_text(
+        &mut e,
+        "googleplay.description",
+        &feed.googleplay.description,
+    );
+    text::check_email(&mut e, "itunes.owner.email", &it.owner_email);
+    if let Some(url) = &it.new_feed_url {
+        text::check_url(&mut e, "itunes.new-feed-url", url);
+    }
+    for funding in &feed.podcast.funding {
+        text::check_url(&mut e, "podcast.funding", &funding.url);
+        if funding.url.is_empty() {
+            e.add("podcast.funding", "a funding link needs a URL");
+        }
+        text::check_line(&mut e, "podcast.funding", &funding.text);
+    }
+    if !MEDIUMS.contains(&feed.podcast.medium.as_str()) {
+        e.add("podcast.medium", format!("one of {}", MEDIUMS.join(", ")));
+    }
+    check_media_ref(&mut e, state, "logo", feed.logo, &[MediaKind::Image]);
+    e.into_result()
+}
+
+fn view(state: &AccountState, feed: &FeedId) -> Option<FeedView> {
+    let entry = state.feeds.get(feed)?;
+    Some(FeedView {
+        feed: entry.feed.clone(),
+        episode_count: entry.episodes.len(),
+        logo: entry.feed.logo.and_then(|id| state.media.get(&id).cloned()),
+    })
+}
+
+pub(super) fn feed_not_found(id: &FeedId) -> Error {
+    Error::not_found("feed", id)
+}
+
+impl PodcastHost {
+    /// Creates a feed. Its id is claimed deployment-wide with put-if-absent: `Conflict` when
+    /// any account holds it (deleted feeds' ids stay taken: their URLs are public).
+    pub async fn create_feed(&self, who: &Principal, new: NewFeed) -> Result<FeedView> {
+        who.require(Scope::Feeds)?;
+        let id = FeedId::new(&new.id)?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        let rss = self.urls().rss(&id);
+        let mut feed = Feed {
+            id: id.clone(),
+            title: String::new(),
+            description: String::new(),
+            language: "en".into(),
+            copyright: String::new(),
+            link: String::new(),
+            logo: None,
+            itunes: ItunesChannel::default(),
+            googleplay: GooglePlayChannel::default(),
+            podcast: PodcastChannel {
+                guid: podcast_guid(&rss),
+                locked: false,
+                funding: Vec::new(),
+                medium: "podcast".into(),
+            },
+            created: now,
+            updated: now,
+        };
+        // Validate before claiming, so a rejected request takes no id.
+        catalog
+            .read(|state| apply_patch(&mut feed, &new.fields, state))
+            .await?;
+        let taken = || Error::conflict(format!("the feed id {id:?} is taken"));
+        let holder = accounts::claim(self, &feed_claim_path(&id), who.account()).await?;
+        if &holder != who.account() {
+            return Err(taken());
+        }
+        catalog
+            .commit(now, |state| {
+                // Ours already (created, deleted, or an earlier attempt of this call): taken,
+                // unless the claim is ours but the feed never got written (a crash in between).
+                if state.feeds.contains_key(&id) || state.deleted_feeds.contains_key(&id) {
+                    return Err(taken());
+                }
+                let mut feed = feed.clone();
+                apply_patch(&mut feed, &new.fields, state)?;
+                Ok((vec![Change::FeedPut(feed)], ()))
+            })
+            .await?;
+        catalog
+            .read(|state| view(state, &id))
+            .await
+            .ok_or_else(|| feed_not_found(&id))
+    }
+
+    /// Changes channel fields of a feed.
+    pub async fn update_feed(
+        &self,
+        who: &Principal,
+        id: &FeedId,
+        patch: &FeedPatch,
+    ) -> Result<FeedView> {
+        who.require(Scope::Feeds)?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        catalog
+            .commit(now, |state| {
+                let mut feed = state
+                    .feeds
+                    .get(id)
+                    .map(|entry| entry.feed.clone())
+                    .ok_or_else(|| feed_not_found(id))?;
+                apply_patch(&mut feed, patch, state)?;
+                feed.updated = now;
+                Ok((vec![Change::FeedPut(feed)], ()))
+            })
+            .await?;
+        catalog
+            .read(|state| view(state, id))
+            .await
+            .ok_or_else(|| feed_not_found(id))
+    }
+
+    /// One feed of the caller's account.
+    pub async fn get_feed(&self, who: &Principal, id: &FeedId) -> Result<FeedView> {
+        who.require(Scope::FeedsReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        catalog
+            .read(|state| view(state, id))
+            .await
+            .ok_or_else(|| feed_not_found(id))
+    }
+
+    /// The caller's feeds, by id.
+    pub async fn list_feeds(&self, who: &Principal, page: PageRequest) -> Result<Page<FeedView>> {
+        who.require(Scope::FeedsReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        let all = catalog
+            .read(|state| {
+                state
+                    .feeds
+                    .keys()
+                    .filter_map(|id| view(state, id))
+                    .collect::<Vec<_>>()
+            })
+            .await;
+        Ok(page.slice(all))
+    }
+
+    /// Deletes a feed and its episodes (not its media files). Its id stays taken.
+    pub async fn delete_feed(&self, who: &Principal, id: &FeedId) -> Result<()> {
+        who.require(Scope::Feeds)?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        catalog
+            .commit(now, |state| {
+                if !state.feeds.contains_key(id) {
+                    return Err(feed_not_found(id));
+                }
+                Ok((
+                    vec![Change::FeedRemoved {
+                        id: id.clone(),
+                        at: now,
+                    }],
+                    (),
+                ))
+            })
+            .await
+    }
+
+    /// When the caller's feed was deleted, if it was; for answering 410 on its public URLs.
+    pub async fn feed_deleted_at(
+        &self,
+        who: &Principal,
+        id: &FeedId,
+    ) -> Result<Option<jiff::Timestamp>> {
+        who.require(Scope::FeedsReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        Ok(catalog
+            .read(|state| state.deleted_feeds.get(id).copied())
+            .await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn podcast_guid_follows_the_namespace_rule() {
+        // The example of the podcastindex.org namespace documentation.
+        assert_eq!(
+            super::podcast_guid("https://mp3s.nashownotes.com/pc20rss.xml").to_string(),
+            "917393e3-1b1e-5cef-ace4-edaa54e1f810"
+        );
+        assert_eq!(
+            super::podcast_guid("https://mp3s.nashownotes.com/pc20rss.xml/"),
+            super::podcast_guid("http://mp3s.nashownotes.com/pc20rss.xml")
+        );
+    }
+}

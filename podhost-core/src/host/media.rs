@@ -1,0 +1,229 @@
+//! Media operations: upload (streamed), list, get, delete, copy.
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use object_store::{ObjectStoreExt, WriteMultipart, path::Path};
+
+use super::{PodcastHost, text};
+use crate::{
+    error::{Error, FieldErrors, Result},
+    ids::{AccountId, MediaId},
+    model::{BlobKey, Media, MediaCopy, MediaListQuery, MediaSort, NewMedia, Page, SortDir},
+    principal::Principal,
+    probe::{self, Sniffer},
+    scope::Scope,
+    state::{AccountState, Change},
+};
+
+/// Upload parts are this large (S3 needs at least 5 MiB).
+const PART_BYTES: usize = 5 << 20;
+/// At most this many parts are in flight; with [`PART_BYTES`] this bounds an upload's memory.
+const PARTS_IN_FLIGHT: usize = 2;
+
+pub(super) fn blob_path(account: &AccountId, blob: &BlobKey) -> Path {
+    Path::from_iter(["accounts", account.as_str(), "blobs", blob.as_str()])
+}
+
+fn check_category(errors: &mut FieldErrors, category: Option<&str>) {
+    if let Some(category) = category {
+        text::check_line(errors, "category", category);
+        if category.len() > 255 {
+            errors.add("category", "at most 255 bytes");
+        }
+    }
+}
+
+fn media_or_not_found(state: &AccountState, id: MediaId) -> Result<&Media> {
+    state
+        .media
+        .get(&id)
+        .ok_or_else(|| Error::not_found("media", id))
+}
+
+impl PodcastHost {
+    /// Uploads a file from a byte stream. The bytes stream to a new blob with a multipart
+    /// upload, so memory stays bounded whatever the size; the type is detected from the content
+    /// and audio and images are probed. Nothing is visible until the record is committed; a
+    /// failed upload removes its blob (a crash leaves one for [`sweep`](Self::sweep)).
+    pub async fn upload_media<S, E>(&self, who: &Principal, new: NewMedia, body: S) -> Result<Media>
+    where
+        S: Stream<Item = std::result::Result<Bytes, E>> + Send,
+        E: std::fmt::Display,
+    {
+        who.require(Scope::Media)?;
+        let mut errors = FieldErrors::default();
+        check_category(&mut errors, new.category.as_deref());
+        errors.into_result()?;
+        let catalog = self.catalog(who.account()).await?;
+        let blob = BlobKey(uuid::Uuid::new_v4().to_string());
+        let path = blob_path(who.account(), &blob);
+        let (size, sniffed) = self.stream_to_blob(&path, body).await?;
+        let name = text::clean_file_name(&new.name);
+        let facts = probe::probe(self.store().clone(), &path, size, sniffed, &name).await;
+        let now = self.now();
+        let result = catalog
+            .commit(now, |state| {
+                let id = MediaId::new(state.next_media_id())?;
+                let name = text::unique_name(&name, |n| state.media.values().any(|m| m.name == n));
+                let media = Media {
+                    id,
+                    name,
+                    category: new.category.clone().filter(|c| !c.is_empty()),
+                    size,
+                    created: now,
+                    updated: now,
+                    blob: blob.clone(),
+                    facts: facts.clone(),
+                    adbreak: None,
+                };
+                Ok((vec![Change::MediaPut(media.clone())], media))
+            })
+            .await;
+        if result.is_err() {
+            let _ = self.store().delete(&path).await;
+        }
+        result
+    }
+
+    async fn stream_to_blob<S, E>(&self, path: &Path, body: S) -> Result<(u64, probe::Sniffed)>
+    where
+        S: Stream<Item = std::result::Result<Bytes, E>> + Send,
+        E: std::fmt::Display,
+    {
+        let limit = self.config().max_upload_bytes;
+        let upload = self.store().put_multipart(path).await?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
+        let mut sniffer = Sniffer::new();
+        let mut size = 0u64;
+        let mut body = std::pin::pin!(body);
+        while let Some(chunk) = body.next().await {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(e) => {
+                    let _ = writer.abort().await;
+                    return Err(Error::Interrupted {
+                        reason: e.to_string(),
+                    });
+                }
+            };
+            size += chunk.len() as u64;
+            if size > limit {
+                let _ = writer.abort().await;
+                return Err(Error::TooLarge { limit });
+            }
+            sniffer.update(&chunk);
+            if let Err(e) = writer.wait_for_capacity(PARTS_IN_FLIGHT).await {
+                // The upload failed; dropping the writer aborts it.
+                return Err(e.into());
+            }
+            writer.put(chunk);
+        }
+        writer.finish().await?;
+        Ok((size, sniffer.finish()))
+    }
+
+    /// Lists the caller's media: filtered, sorted, paged; `total` counts matches before paging.
+    pub async fn list_media(&self, who: &Principal, query: &MediaListQuery) -> Result<Page<Media>> {
+        who.require(Scope::MediaReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        let filter = query.filter.as_deref().filter(|f| !f.is_empty());
+        let needle = filter.map(str::to_lowercase);
+        let mut items = catalog
+            .read(|s| {
+                s.media
+                    .values()
+                    .filter(|m| match (&needle, query.strict) {
+                        (None, _) => true,
+                        (Some(_), true) => Some(m.name.as_str()) == filter,
+                        (Some(n), false) => m.name.to_lowercase().contains(n.as_str()),
+                    })
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+            .await;
+        items.sort_by(|a, b| {
+            let order = match query.sort_by {
+                MediaSort::Name => a.name.cmp(&b.name),
+                MediaSort::Size => a.size.cmp(&b.size),
+                MediaSort::Created => a.created.cmp(&b.created),
+            }
+            .then(a.id.cmp(&b.id));
+            match query.sort_dir {
+                SortDir::Asc => order,
+                SortDir::Desc => order.reverse(),
+            }
+        });
+        Ok(query.page.slice(items))
+    }
+
+    /// One media file of the caller's account.
+    pub async fn get_media(&self, who: &Principal, id: MediaId) -> Result<Media> {
+        who.require(Scope::MediaReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        catalog.read(|s| media_or_not_found(s, id).cloned()).await
+    }
+
+    /// Deletes a media file; `Conflict` naming the users while a feed or episode uses it. The
+    /// blob goes too unless a copy shares it.
+    pub async fn delete_media(&self, who: &Principal, id: MediaId) -> Result<()> {
+        who.require(Scope::Media)?;
+        let catalog = self.catalog(who.account()).await?;
+        let removed = catalog
+            .commit(self.now(), |state| {
+                let media = media_or_not_found(state, id)?;
+                let users = state.media_users(id);
+                if !users.is_empty() {
+                    return Err(Error::conflict(format!(
+                        "media {id} is used by {}; remove it there first",
+                        users.join(", ")
+                    )));
+                }
+                Ok((vec![Change::MediaRemoved { id }], media.clone()))
+            })
+            .await?;
+        let shared = catalog.read(|s| s.blob_in_use(removed.blob.as_str())).await;
+        if !shared {
+            // Best effort: a blob left behind by a failure here is found by the sweep.
+            let _ = self
+                .store()
+                .delete(&blob_path(who.account(), &removed.blob))
+                .await;
+        }
+        Ok(())
+    }
+
+    /// Copies a media file under a new name (made unique) and category. The copy shares the
+    /// immutable blob.
+    pub async fn copy_media(&self, who: &Principal, id: MediaId, copy: MediaCopy) -> Result<Media> {
+        who.require(Scope::Media)?;
+        let mut errors = FieldErrors::default();
+        if copy.label.trim().is_empty() {
+            errors.add("label", "the name of the copy is required");
+        }
+        check_category(&mut errors, Some(&copy.category));
+        errors.into_result()?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        let name = text::clean_file_name(&copy.label);
+        catalog
+            .commit(now, |state| {
+                let original = media_or_not_found(state, id)?;
+                let media = Media {
+                    id: MediaId::new(state.next_media_id())?,
+                    name: text::unique_name(&name, |n| state.media.values().any(|m| m.name == n)),
+                    category: Some(copy.category.clone()).filter(|c| !c.is_empty()),
+                    created: now,
+                    updated: now,
+                    adbreak: None,
+                    ..original.clone()
+                };
+                Ok((vec![Change::MediaPut(media.clone())], media))
+            })
+            .await
+    }
+
+    /// The public download URL of a media file.
+    pub fn media_url(&self, account: &AccountId, media: &Media) -> String {
+        self.urls().media(account, media)
+    }
+}

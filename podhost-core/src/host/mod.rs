@@ -1,0 +1,157 @@
+//! [`PodcastHost`]: the service handle every frontend drives.
+
+mod accounts;
+mod episodes;
+mod feeds;
+mod media;
+mod sweep;
+mod text;
+
+use std::{collections::HashMap, sync::Arc};
+
+use object_store::{ObjectStore, path::Path};
+use tokio::sync::OnceCell;
+
+pub use sweep::SweepReport;
+
+use crate::{
+    catalog::{Catalog, OpenStats},
+    clock::{Clock, SystemClock},
+    config::HostConfig,
+    error::{Error, Result},
+    ids::AccountId,
+    state::AccountState,
+    urls::Urls,
+};
+
+type AccountCatalog = Catalog<AccountState>;
+
+/// The podcast host: one cloneable handle over a store. Every operation takes the caller
+/// ([`Principal`](crate::Principal)) and enforces scopes and ownership itself.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use podhost_core::{HostConfig, PodcastHost, model::{NewFeed, FeedPatch}};
+/// let store = podhost_core::open_store("memory://").unwrap().store;
+/// let host = PodcastHost::new(HostConfig::new("https://pod.example").unwrap(), store);
+/// host.create_account("alice").await.unwrap();
+/// let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+/// let feed = host
+///     .create_feed(&alice, NewFeed { id: "daily".into(), fields: FeedPatch { title: Some("Daily".into()), ..Default::default() } })
+///     .await
+///     .unwrap();
+/// assert_eq!(feed.feed.title, "Daily");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct PodcastHost {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: HostConfig,
+    store: Arc<dyn ObjectStore>,
+    clock: Arc<dyn Clock>,
+    urls: Urls,
+    accounts: std::sync::Mutex<HashMap<AccountId, Arc<OnceCell<Arc<AccountCatalog>>>>>,
+    token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
+}
+
+impl std::fmt::Debug for PodcastHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PodcastHost")
+            .field("public_url", &self.inner.config.public_url)
+            .field("store", &self.inner.store.to_string())
+            .finish()
+    }
+}
+
+impl PodcastHost {
+    /// A host over `store`, on the system clock.
+    pub fn new(config: HostConfig, store: Arc<dyn ObjectStore>) -> Self {
+        Self::with_clock(config, store, Arc::new(SystemClock))
+    }
+
+    /// A host with an injected clock (tests move time with [`ManualClock`](crate::ManualClock)).
+    pub fn with_clock(
+        config: HostConfig,
+        store: Arc<dyn ObjectStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        let urls = Urls::new(&config.public_url);
+        PodcastHost {
+            inner: Arc::new(Inner {
+                config,
+                store,
+                clock,
+                urls,
+                accounts: Default::default(),
+                token_accounts: Default::default(),
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HostConfig {
+        &self.inner.config
+    }
+
+    /// The public URL builder.
+    pub fn urls(&self) -> &Urls {
+        &self.inner.urls
+    }
+
+    /// The current time of the host's clock.
+    pub fn now(&self) -> jiff::Timestamp {
+        self.inner.clock.now()
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn ObjectStore> {
+        &self.inner.store
+    }
+
+    fn account_root(account: &AccountId) -> Path {
+        Path::from_iter(["accounts", account.as_str()])
+    }
+
+    /// The account's catalog, opened on first use; `NotFound` for an unknown account.
+    async fn catalog(&self, account: &AccountId) -> Result<Arc<AccountCatalog>> {
+        let cell = {
+            let mut accounts = self
+                .inner
+                .accounts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            accounts.entry(account.clone()).or_default().clone()
+        };
+        cell.get_or_try_init(|| async {
+            let opened = Catalog::open(
+                self.inner.store.clone(),
+                Self::account_root(account),
+                self.inner.config.catalog.clone(),
+            )
+            .await?;
+            match opened {
+                Some((catalog, _)) => Ok(Arc::new(catalog)),
+                None => Err(Error::not_found("account", account)),
+            }
+        })
+        .await
+        .cloned()
+    }
+
+    /// Opens an account's catalog afresh (not from this handle's cache) and tells what opening
+    /// read; for benchmarks and operators.
+    pub async fn open_stats(&self, account: &AccountId) -> Result<OpenStats> {
+        let opened = Catalog::<AccountState>::open(
+            self.inner.store.clone(),
+            Self::account_root(account),
+            self.inner.config.catalog.clone(),
+        )
+        .await?;
+        opened
+            .map(|(_, stats)| stats)
+            .ok_or_else(|| Error::not_found("account", account))
+    }
+}

@@ -1,0 +1,326 @@
+//! Typed identifiers: each one validated once, when it is made.
+
+use std::{fmt, str::FromStr};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The largest id a JavaScript client can hold exactly (2^53 - 1).
+pub const MAX_SAFE_ID: u64 = (1 << 53) - 1;
+
+/// An account: lowercase letters, digits, `-` and `_`, 1 to 63 characters, starting with a
+/// letter or digit. It names the account's partition in the store.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct AccountId(String);
+
+impl AccountId {
+    /// Validates an account name.
+    pub fn new(name: &str) -> Result<Self> {
+        let ok = !name.is_empty()
+            && name.len() <= 63
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+            && name.as_bytes()[0].is_ascii_alphanumeric();
+        if ok {
+            Ok(AccountId(name.to_string()))
+        } else {
+            Err(Error::invalid(
+                "account",
+                "an account name has 1 to 63 lowercase letters, digits, '-' or '_' and starts with a letter or digit",
+            ))
+        }
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A feed (podcast): 1 to 100 characters, no `/` and no control characters; spaces and Unicode
+/// are allowed. Unique across the deployment and never reused, because it appears in public URLs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct FeedId(String);
+
+impl FeedId {
+    /// Validates a feed id.
+    pub fn new(id: &str) -> Result<Self> {
+        let chars = id.chars().count();
+        if chars == 0 || chars > 100 {
+            return Err(Error::invalid("id", "a feed id has 1 to 100 characters"));
+        }
+        if id.contains('/') || id.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                "id",
+                "a feed id has no '/' and no control characters",
+            ));
+        }
+        if id.trim() != id {
+            return Err(Error::invalid(
+                "id",
+                "a feed id does not start or end with white space",
+            ));
+        }
+        Ok(FeedId(id.to_string()))
+    }
+
+    /// The id as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A media file: a positive integer no larger than [`MAX_SAFE_ID`], unique within its account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u64", into = "u64")]
+pub struct MediaId(u64);
+
+impl MediaId {
+    /// Validates a media id.
+    pub fn new(id: u64) -> Result<Self> {
+        if (1..=MAX_SAFE_ID).contains(&id) {
+            Ok(MediaId(id))
+        } else {
+            Err(Error::invalid(
+                "media_id",
+                format!("a media id is an integer from 1 to {MAX_SAFE_ID}"),
+            ))
+        }
+    }
+
+    /// The number.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// An episode (show): written `pod-<digits>`, unique within its account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct EpisodeId(u64);
+
+impl EpisodeId {
+    /// The episode with this number.
+    pub fn new(n: u64) -> Result<Self> {
+        if (1..=MAX_SAFE_ID).contains(&n) {
+            Ok(EpisodeId(n))
+        } else {
+            Err(Error::invalid(
+                "show_id",
+                "an episode number is from 1 to 2^53-1",
+            ))
+        }
+    }
+
+    /// The number after `pod-`.
+    pub fn number(self) -> u64 {
+        self.0
+    }
+}
+
+/// A token's public identifier (`tok_` and 16 lowercase letters or digits); it is not the secret.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct TokenId(String);
+
+impl TokenId {
+    pub(crate) fn random() -> Self {
+        use rand::Rng;
+        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+        let mut rng = rand::rng();
+        let tail: String = (0..16)
+            .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+            .collect();
+        TokenId(format!("tok_{tail}"))
+    }
+
+    /// The id as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for TokenId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let ok = s.len() == 20
+            && s.starts_with("tok_")
+            && s[4..]
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        if ok {
+            Ok(TokenId(s.to_string()))
+        } else {
+            Err(Error::invalid(
+                "token_id",
+                "a token id looks like tok_ followed by 16 letters or digits",
+            ))
+        }
+    }
+}
+
+impl FromStr for EpisodeId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        s.strip_prefix("pod-")
+            .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|digits| digits.parse::<u64>().ok())
+            .ok_or_else(|| Error::invalid("show_id", "an episode id looks like pod-<digits>"))
+            .and_then(EpisodeId::new)
+    }
+}
+
+impl FromStr for MediaId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Error::invalid(
+                "media_id",
+                "a media id is a positive integer",
+            ));
+        }
+        s.parse::<u64>()
+            .map_err(|_| Error::invalid("media_id", "a media id is a positive integer"))
+            .and_then(MediaId::new)
+    }
+}
+
+impl FromStr for AccountId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        AccountId::new(s)
+    }
+}
+
+impl FromStr for FeedId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        FeedId::new(s)
+    }
+}
+
+macro_rules! string_conversions {
+    ($($t:ty),*) => {$(
+        impl TryFrom<String> for $t {
+            type Error = Error;
+            fn try_from(s: String) -> Result<Self> {
+                s.parse()
+            }
+        }
+    )*};
+}
+string_conversions!(AccountId, FeedId, EpisodeId, TokenId);
+
+impl TryFrom<u64> for MediaId {
+    type Error = Error;
+    fn try_from(n: u64) -> Result<Self> {
+        MediaId::new(n)
+    }
+}
+
+impl From<MediaId> for u64 {
+    fn from(id: MediaId) -> u64 {
+        id.0
+    }
+}
+
+impl From<EpisodeId> for String {
+    fn from(id: EpisodeId) -> String {
+        id.to_string()
+    }
+}
+
+macro_rules! display_inner_string {
+    ($($t:ty),*) => {$(
+        impl From<$t> for String {
+            fn from(id: $t) -> String {
+                id.0
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    )*};
+}
+display_inner_string!(AccountId, FeedId, TokenId);
+
+impl fmt::Display for MediaId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Display for EpisodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pod-{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_accept_and_reject_as_documented() {
+        let accounts = [
+            ("admin", true),
+            ("a-1_b", true),
+            ("", false),
+            ("Admin", false),
+            ("-x", false),
+            ("a/b", false),
+        ];
+        for (s, ok) in accounts {
+            assert_eq!(AccountId::new(s).is_ok(), ok, "account {s:?}");
+        }
+        let long = "x".repeat(101);
+        let feeds = [
+            ("my show", true),
+            ("Café ☕", true),
+            ("", false),
+            ("a/b", false),
+            ("tab\there", false),
+            (" lead", false),
+            (long.as_str(), false),
+        ];
+        for (s, ok) in feeds {
+            assert_eq!(FeedId::new(s).is_ok(), ok, "feed {s:?}");
+        }
+        let episodes = [
+            ("pod-1", true),
+            ("pod-0", false),
+            ("pod-", false),
+            ("pod-12a", false),
+            ("12", false),
+            ("pod-+1", false),
+        ];
+        for (s, ok) in episodes {
+            assert_eq!(s.parse::<EpisodeId>().is_ok(), ok, "episode {s:?}");
+        }
+        let media = [
+            ("1", true),
+            ("9007199254740991", true),
+            ("9007199254740992", false),
+            ("0", false),
+            ("-1", false),
+            ("1.5", false),
+            ("", false),
+        ];
+        for (s, ok) in media {
+            assert_eq!(s.parse::<MediaId>().is_ok(), ok, "media {s:?}");
+        }
+        let token = TokenId::random();
+        assert_eq!(token.as_str().parse::<TokenId>().unwrap(), token);
+    }
+}

@@ -1,0 +1,34 @@
+//! podhost-core: the podcast hosting service as a library.
+//!
+//! [`PodcastHost`] is the one handle: built from a [`HostConfig`] and an
+//! [`ObjectStore`](object_store::ObjectStore), it offers typed async operations on accounts and
+//! tokens, media, feeds and episodes. Every operation takes the caller ([`Principal`]) and
+//! enforces scopes and ownership itself, so no frontend can forget a check. All state lives in
+//! the object store (see the [`catalog`](crate) design in ARCHITECTURE.md); there is no other
+//! database. This crate knows nothing of HTTP or command lines.
+#![deny(missing_docs)]
+
+mod catalog;
+mod clock;
+mod config;
+mod error;
+mod host;
+mod ids;
+pub mod model;
+mod principal;
+pub mod probe;
+mod scope;
+mod state;
+mod store;
+mod urls;
+
+pub use catalog::{CatalogConfig, OpenStats};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::HostConfig;
+pub use error::{Error, FieldErrors, Result};
+pub use host::{PodcastHost, SweepReport};
+pub use ids::{AccountId, EpisodeId, FeedId, MAX_SAFE_ID, MediaId, TokenId};
+pub use principal::Principal;
+pub use scope::{Scope, Scopes, UnknownScope};
+pub use store::{DEFAULT_STORE, OpenedStore, open_store};
+pub use urls::Urls;

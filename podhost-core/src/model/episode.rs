@@ -1,0 +1,178 @@
+//! Episodes (shows) of a feed.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ids::{EpisodeId, FeedId, MediaId},
+    model::Media,
+};
+
+/// One episode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Episode {
+    /// Its id, unique in the account.
+    pub id: EpisodeId,
+    /// The feed it belongs to.
+    pub feed: FeedId,
+    /// The RSS guid: the id unless one was given at creation; never changes.
+    pub guid: String,
+    /// Title.
+    pub title: String,
+    /// Subtitle.
+    pub subtitle: String,
+    /// Show notes (user HTML).
+    pub description: String,
+    /// Author.
+    pub author: String,
+    /// Author's email.
+    pub email: String,
+    /// Copyright notice.
+    pub copyright: String,
+    /// A web page about the episode.
+    pub link: String,
+    /// Public (`is_public` 1) or draft.
+    pub is_public: bool,
+    /// When it is (or was) published; public episodes with a future date are scheduled.
+    pub publish_at: Timestamp,
+    /// The audio.
+    pub media: Option<MediaId>,
+    /// Apple Podcasts fields.
+    pub itunes: ItunesEpisode,
+    /// The transcript (`podcast:transcript`), a media file.
+    pub transcript: Option<MediaId>,
+    /// When it was created.
+    pub created: Timestamp,
+    /// When it last changed.
+    pub updated: Timestamp,
+    /// Counts the changes; an update can require the version it read.
+    pub version: u64,
+}
+
+impl Episode {
+    /// Published: public and its date has come.
+    pub fn is_published(&self, now: Timestamp) -> bool {
+        self.is_public && self.publish_at <= now
+    }
+
+    /// The media files it uses.
+    pub fn media_ids(&self) -> impl Iterator<Item = MediaId> + '_ {
+        [self.media, self.itunes.logo, self.transcript]
+            .into_iter()
+            .flatten()
+    }
+}
+
+/// Apple Podcasts episode fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItunesEpisode {
+    /// Title shown in Apple Podcasts.
+    pub title: String,
+    /// Subtitle.
+    pub subtitle: String,
+    /// Summary.
+    pub summary: String,
+    /// Author.
+    pub author: String,
+    /// Episode number.
+    pub episode: Option<u32>,
+    /// Season number.
+    pub season: Option<u32>,
+    /// Full, trailer or bonus.
+    pub episode_type: EpisodeType,
+    /// Episode cover, a media file.
+    pub logo: Option<MediaId>,
+    /// Explicit content; `None` inherits the feed's.
+    pub explicit: Option<bool>,
+}
+
+/// `itunes:episodeType`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EpisodeType {
+    /// A regular episode.
+    #[default]
+    Full,
+    /// A trailer.
+    Trailer,
+    /// Bonus content.
+    Bonus,
+}
+
+impl std::str::FromStr for EpisodeType {
+    type Err = crate::Error;
+
+    fn from_str(s: &str) -> crate::Result<Self> {
+        match s {
+            "full" => Ok(EpisodeType::Full),
+            "trailer" => Ok(EpisodeType::Trailer),
+            "bonus" => Ok(EpisodeType::Bonus),
+            _ => Err(crate::Error::invalid(
+                "itunes.episodeType",
+                "the episode type is full, trailer or bonus",
+            )),
+        }
+    }
+}
+
+impl EpisodeType {
+    /// The RSS name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EpisodeType::Full => "full",
+            EpisodeType::Trailer => "trailer",
+            EpisodeType::Bonus => "bonus",
+        }
+    }
+}
+
+/// An episode with what a listing needs beside it, read at one moment.
+#[derive(Clone, Debug)]
+pub struct EpisodeView {
+    /// The episode.
+    pub episode: Episode,
+    /// Its audio, when it has one.
+    pub media: Option<Media>,
+    /// Its cover, when it has one.
+    pub logo: Option<Media>,
+    /// Whether it is published at the moment of reading.
+    pub is_published: bool,
+}
+
+/// What a new episode is made of; only the title is required.
+#[derive(Clone, Debug, Default)]
+pub struct NewEpisode {
+    /// A guid to keep verbatim (an import's); the id otherwise.
+    pub guid: Option<String>,
+    /// The fields.
+    pub fields: EpisodePatch,
+}
+
+/// A change of episode fields: `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+#[allow(missing_docs)]
+pub struct EpisodePatch {
+    /// The update applies only when the episode still has this version (else a conflict).
+    pub if_version: Option<u64>,
+    pub title: Option<String>,
+    pub subtitle: Option<String>,
+    pub description: Option<String>,
+    pub author: Option<String>,
+    pub email: Option<String>,
+    pub copyright: Option<String>,
+    pub link: Option<String>,
+    pub is_public: Option<bool>,
+    pub publish_at: Option<Timestamp>,
+    /// `Some(None)` removes the audio.
+    pub media: Option<Option<MediaId>>,
+    pub transcript: Option<Option<MediaId>>,
+    pub itunes_title: Option<String>,
+    pub itunes_subtitle: Option<String>,
+    pub itunes_summary: Option<String>,
+    pub itunes_author: Option<String>,
+    pub itunes_episode: Option<Option<u32>>,
+    pub itunes_season: Option<Option<u32>>,
+    pub itunes_episode_type: Option<EpisodeType>,
+    pub itunes_logo: Option<Option<MediaId>>,
+    pub itunes_explicit: Option<Option<bool>>,
+}

@@ -1,0 +1,158 @@
+//! Feeds (podcasts) and their channel fields.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::ids::{FeedId, MediaId};
+
+/// A podcast: the channel of an RSS feed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Feed {
+    /// Its id, unique in the deployment.
+    pub id: FeedId,
+    /// Channel title.
+    pub title: String,
+    /// Channel description (may contain HTML).
+    pub description: String,
+    /// Language tag, e.g. `en` or `de-AT`.
+    pub language: String,
+    /// Copyright notice.
+    pub copyright: String,
+    /// The podcast's website.
+    pub link: String,
+    /// The cover image, a media file of the account.
+    pub logo: Option<MediaId>,
+    /// Apple Podcasts fields.
+    pub itunes: ItunesChannel,
+    /// Google Play fields.
+    pub googleplay: GooglePlayChannel,
+    /// Podcasting 2.0 fields.
+    pub podcast: PodcastChannel,
+    /// When it was created.
+    pub created: Timestamp,
+    /// When it last changed.
+    pub updated: Timestamp,
+}
+
+/// Apple Podcasts channel fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItunesChannel {
+    /// Subtitle.
+    pub subtitle: String,
+    /// Summary.
+    pub summary: String,
+    /// Author shown in apps.
+    pub author: String,
+    /// Apple category, e.g. `Technology`.
+    pub category: String,
+    /// Apple subcategory, e.g. `Software How-To`.
+    pub subcategory: String,
+    /// Explicit content.
+    pub explicit: bool,
+    /// Episodic or serial.
+    #[serde(rename = "type")]
+    pub show_type: ShowType,
+    /// Owner's name.
+    pub owner_name: String,
+    /// Owner's email (Spotify reads it to verify ownership).
+    pub owner_email: String,
+    /// Hidden from Apple Podcasts.
+    pub block: bool,
+    /// No more episodes will come.
+    pub complete: bool,
+    /// The feed moved there; apps follow it.
+    pub new_feed_url: Option<String>,
+}
+
+/// The order in which apps present episodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShowType {
+    /// Newest first.
+    #[default]
+    Episodic,
+    /// Oldest first, in seasons.
+    Serial,
+}
+
+/// Google Play channel fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GooglePlayChannel {
+    /// Author.
+    pub author: String,
+    /// Description.
+    pub description: String,
+}
+
+/// Podcasting 2.0 (podcastindex.org namespace) channel fields.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PodcastChannel {
+    /// `podcast:guid`, generated once at creation from the feed URL and never changed.
+    pub guid: Uuid,
+    /// Other hosts may not import the feed.
+    pub locked: bool,
+    /// Ways to support the show.
+    pub funding: Vec<Funding>,
+    /// `podcast`, `music`, `video`, ...
+    pub medium: String,
+}
+
+/// A `podcast:funding` link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Funding {
+    /// Where to give.
+    pub url: String,
+    /// What the link says.
+    pub text: String,
+}
+
+/// What a new feed is made of; only `id` and `title` are required.
+#[derive(Clone, Debug, Default)]
+pub struct NewFeed {
+    /// The id.
+    pub id: String,
+    /// The channel fields.
+    pub fields: FeedPatch,
+}
+
+/// A change of channel fields: `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+#[allow(missing_docs)]
+pub struct FeedPatch {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub language: Option<String>,
+    pub copyright: Option<String>,
+    pub link: Option<String>,
+    /// `Some(None)` removes the logo.
+    pub logo: Option<Option<MediaId>>,
+    pub itunes_subtitle: Option<String>,
+    pub itunes_summary: Option<String>,
+    pub itunes_author: Option<String>,
+    pub itunes_category: Option<String>,
+    pub itunes_subcategory: Option<String>,
+    pub itunes_explicit: Option<bool>,
+    pub itunes_type: Option<ShowType>,
+    pub itunes_owner_name: Option<String>,
+    pub itunes_owner_email: Option<String>,
+    pub itunes_block: Option<bool>,
+    pub itunes_complete: Option<bool>,
+    pub itunes_new_feed_url: Option<Option<String>>,
+    pub googleplay_author: Option<String>,
+    pub googleplay_description: Option<String>,
+    pub podcast_locked: Option<bool>,
+    pub podcast_funding: Option<Vec<Funding>>,
+    pub podcast_medium: Option<String>,
+}
+
+/// A feed with what a listing needs beside it, read at one moment.
+#[derive(Clone, Debug)]
+pub struct FeedView {
+    /// The feed.
+    pub feed: Feed,
+    /// How many episodes it has (drafts included).
+    pub episode_count: usize,
+    /// Its cover, when it has one.
+    pub logo: Option<super::Media>,
+}

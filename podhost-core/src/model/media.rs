@@ -1,0 +1,119 @@
+//! Media files: uploaded audio, images and documents.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ids::MediaId,
+    probe::{MediaFacts, MediaKind},
+};
+
+/// The key of an immutable blob in the store (a random UUID). A changed file is a new blob.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct BlobKey(pub(crate) String);
+
+impl BlobKey {
+    /// The key as written in URLs and store paths.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One media file of an account.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Media {
+    /// Its id.
+    pub id: MediaId,
+    /// The cleaned file name, unique in the account.
+    pub name: String,
+    /// The category (group); `None` for the default one.
+    pub category: Option<String>,
+    /// Size in bytes.
+    pub size: u64,
+    /// When it was uploaded.
+    pub created: Timestamp,
+    /// When its record last changed.
+    pub updated: Timestamp,
+    /// Where its bytes are.
+    pub blob: BlobKey,
+    /// What its content is.
+    pub facts: MediaFacts,
+    /// Where ads may go.
+    pub adbreak: Option<AdBreak>,
+}
+
+impl Media {
+    /// The kind of file (audio, image, ...).
+    pub fn kind(&self) -> MediaKind {
+        self.facts.kind
+    }
+}
+
+/// Where ads may be inserted into an audio file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AdBreak {
+    /// An ad before the content.
+    pub preroll: bool,
+    /// An ad after the content.
+    pub postroll: bool,
+    /// Positions of mid-roll ads, in seconds from the start.
+    pub midrolls: Vec<f64>,
+}
+
+/// What an upload says about itself besides its bytes.
+#[derive(Clone, Debug, Default)]
+pub struct NewMedia {
+    /// The client's file name; cleaned and made unique.
+    pub name: String,
+    /// The category, if any.
+    pub category: Option<String>,
+}
+
+/// A copy of a media file under a new name.
+#[derive(Clone, Debug)]
+pub struct MediaCopy {
+    /// The name of the new file (cleaned, made unique).
+    pub label: String,
+    /// Its category.
+    pub category: String,
+}
+
+/// How to order the media list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MediaSort {
+    /// By file name (the default).
+    #[default]
+    Name,
+    /// By size in bytes.
+    Size,
+    /// By upload time.
+    Created,
+}
+
+/// A query of the media list.
+#[derive(Clone, Debug)]
+pub struct MediaListQuery {
+    /// Sort key.
+    pub sort_by: MediaSort,
+    /// Sort direction; the default is descending.
+    pub sort_dir: super::SortDir,
+    /// Case-insensitive substring of the name (an exact name when `strict`).
+    pub filter: Option<String>,
+    /// Makes `filter` an exact name match.
+    pub strict: bool,
+    /// Which page.
+    pub page: super::PageRequest,
+}
+
+impl Default for MediaListQuery {
+    fn default() -> Self {
+        MediaListQuery {
+            sort_by: MediaSort::Name,
+            sort_dir: super::SortDir::Desc,
+            filter: None,
+            strict: false,
+            page: super::PageRequest::default(),
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Scopes: what a token allows.
+
+use std::{fmt, str::FromStr};
+
+use serde::{Deserialize, Serialize};
+
+/// One permission a token can carry. A write scope includes its read-only scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// All media operations.
+    Media,
+    /// Reading media.
+    MediaReadOnly,
+    /// All feed operations.
+    Feeds,
+    /// Reading feeds.
+    FeedsReadOnly,
+    /// All episode operations.
+    Shows,
+    /// Reading episodes.
+    ShowsReadOnly,
+    /// Webhook subscriptions and processing.
+    Webhooks,
+    /// Download statistics.
+    Stats,
+}
+
+impl Scope {
+    /// Every scope, in display order.
+    pub const ALL: [Scope; 8] = [
+        Scope::Media,
+        Scope::MediaReadOnly,
+        Scope::Feeds,
+        Scope::FeedsReadOnly,
+        Scope::Shows,
+        Scope::ShowsReadOnly,
+        Scope::Webhooks,
+        Scope::Stats,
+    ];
+
+    /// The wire name, e.g. `media-read-only`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Media => "media",
+            Scope::MediaReadOnly => "media-read-only",
+            Scope::Feeds => "feeds",
+            Scope::FeedsReadOnly => "feeds-read-only",
+            Scope::Shows => "shows",
+            Scope::ShowsReadOnly => "shows-read-only",
+            Scope::Webhooks => "webhooks",
+            Scope::Stats => "stats",
+        }
+    }
+
+    /// The write scope that includes this one (itself for write scopes).
+    fn write_scope(self) -> Scope {
+        match self {
+            Scope::MediaReadOnly => Scope::Media,
+            Scope::FeedsReadOnly => Scope::Feeds,
+            Scope::ShowsReadOnly => Scope::Shows,
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A scope name that is not one of [`Scope::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown scope {0:?} (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats)"
+)]
+pub struct UnknownScope(pub String);
+
+impl FromStr for Scope {
+    type Err = UnknownScope;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Scope::ALL
+            .into_iter()
+            .find(|scope| scope.as_str() == s.trim())
+            .ok_or_else(|| UnknownScope(s.to_string()))
+    }
+}
+
+/// A set of scopes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Scopes(std::collections::BTreeSet<Scope>);
+
+impl Scopes {
+    /// Every scope.
+    pub fn all() -> Self {
+        Scope::ALL.into_iter().collect()
+    }
+
+    /// Parses a comma-separated list such as `media,feeds,shows`.
+    pub fn parse_list(list: &str) -> Result<Self, UnknownScope> {
+        list.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(str::parse)
+            .collect()
+    }
+
+    /// True when these scopes allow what `needed` allows (a write scope includes its read-only
+    /// scope).
+    pub fn allows(&self, needed: Scope) -> bool {
+        self.0.contains(&needed) || self.0.contains(&needed.write_scope())
+    }
+
+    /// The scopes in order.
+    pub fn iter(&self) -> impl Iterator<Item = Scope> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// True when there is no scope.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<Scope> for Scopes {
+    fn from_iter<I: IntoIterator<Item = Scope>>(iter: I) -> Self {
+        Scopes(iter.into_iter().collect())
+    }
+}
+
+impl fmt::Display for Scopes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<_> = self.iter().map(Scope::as_str).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_scope_includes_read_only_but_not_the_reverse() {
+        let cases = [
+            ("media", Scope::MediaReadOnly, true),
+            ("media-read-only", Scope::Media, false),
+            ("feeds", Scope::FeedsReadOnly, true),
+            ("shows", Scope::ShowsReadOnly, true),
+            ("shows-read-only", Scope::ShowsReadOnly, true),
+            ("shows", Scope::Media, false),
+            ("stats", Scope::Stats, true),
+            ("", Scope::Stats, false),
+        ];
+        for (list, needed, allowed) in cases {
+            let scopes = Scopes::parse_list(list).unwrap();
+            assert_eq!(scopes.allows(needed), allowed, "{list} allows {needed}");
+        }
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_rejected() {
+        for scope in Scope::ALL {
+            assert_eq!(scope.as_str().parse::<Scope>().unwrap(), scope);
+        }
+        assert!(Scopes::parse_list("media,admin").is_err());
+        assert_eq!(
+            Scopes::all().to_string(),
+            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats"
+        );
+    }
+}

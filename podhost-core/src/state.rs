@@ -1,0 +1,148 @@
+//! An account's state as its log builds it: the [`Journal`] of the account partition.
+
+use std::collections::{BTreeMap, HashMap};
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    catalog::Journal,
+    ids::{EpisodeId, FeedId, MediaId, TokenId},
+    model::{Account, Episode, Feed, Media, Token},
+};
+
+/// One change to an account; a log entry holds a list of them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub(crate) enum Change {
+    AccountCreated(Account),
+    TokenPut(Token),
+    MediaPut(Media),
+    MediaRemoved { id: MediaId },
+    FeedPut(Feed),
+    FeedRemoved { id: FeedId, at: Timestamp },
+    EpisodePut(Episode),
+    EpisodeRemoved { feed: FeedId, id: EpisodeId },
+}
+
+/// A feed with its episodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct FeedEntry {
+    pub(crate) feed: Feed,
+    pub(crate) episodes: BTreeMap<EpisodeId, Episode>,
+}
+
+/// Everything an account owns.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct AccountState {
+    pub(crate) account: Option<Account>,
+    pub(crate) tokens: BTreeMap<TokenId, Token>,
+    pub(crate) media: BTreeMap<MediaId, Media>,
+    pub(crate) feeds: BTreeMap<FeedId, FeedEntry>,
+    /// Deleted feeds and when; their ids stay taken and their RSS URLs answer 410.
+    pub(crate) deleted_feeds: BTreeMap<FeedId, Timestamp>,
+    pub(crate) next_media: u64,
+    pub(crate) next_episode: u64,
+    /// Derived: which feed each episode is in.
+    #[serde(skip)]
+    episode_feed: HashMap<EpisodeId, FeedId>,
+}
+
+impl Journal for AccountState {
+    type Change = Change;
+
+    fn apply(&mut self, change: &Change) {
+        match change {
+            Change::AccountCreated(account) => self.account = Some(account.clone()),
+            Change::TokenPut(token) => {
+                self.tokens.insert(token.id.clone(), token.clone());
+            }
+            Change::MediaPut(media) => {
+                self.next_media = self.next_media.max(media.id.get() + 1);
+                self.media.insert(media.id, media.clone());
+            }
+            Change::MediaRemoved { id } => {
+                self.media.remove(id);
+            }
+            Change::FeedPut(feed) => {
+                self.deleted_feeds.remove(&feed.id);
+                match self.feeds.get_mut(&feed.id) {
+                    Some(entry) => entry.feed = feed.clone(),
+                    None => {
+                        self.feeds.insert(
+                            feed.id.clone(),
+                            FeedEntry {
+                                feed: feed.clone(),
+                                episodes: BTreeMap::new(),
+                            },
+                        );
+                    }
+                }
+            }
+            Change::FeedRemoved { id, at } => {
+                if let Some(entry) = self.feeds.remove(id) {
+                    for episode in entry.episodes.keys() {
+                        self.episode_feed.remove(episode);
+                    }
+                }
+                self.deleted_feeds.insert(id.clone(), *at);
+            }
+            Change::EpisodePut(episode) => {
+                self.next_episode = self.next_episode.max(episode.id.number() + 1);
+                if let Some(entry) = self.feeds.get_mut(&episode.feed) {
+                    entry.episodes.insert(episode.id, episode.clone());
+                    self.episode_feed.insert(episode.id, episode.feed.clone());
+                }
+            }
+            Change::EpisodeRemoved { feed, id } => {
+                if let Some(entry) = self.feeds.get_mut(feed) {
+                    entry.episodes.remove(id);
+                }
+                self.episode_feed.remove(id);
+            }
+        }
+    }
+
+    fn after_load(&mut self) {
+        self.episode_feed = self
+            .feeds
+            .iter()
+            .flat_map(|(feed, entry)| entry.episodes.keys().map(move |id| (*id, feed.clone())))
+            .collect();
+    }
+}
+
+impl AccountState {
+    pub(crate) fn next_media_id(&self) -> u64 {
+        self.next_media.max(1)
+    }
+
+    pub(crate) fn next_episode_id(&self) -> u64 {
+        self.next_episode.max(1)
+    }
+
+    pub(crate) fn episode(&self, feed: &FeedId, id: EpisodeId) -> Option<&Episode> {
+        self.feeds.get(feed)?.episodes.get(&id)
+    }
+
+    /// The episodes that use a media file, as `feed/episode` names.
+    pub(crate) fn media_users(&self, media: MediaId) -> Vec<String> {
+        let mut users = Vec::new();
+        for (feed_id, entry) in &self.feeds {
+            if entry.feed.logo == Some(media) {
+                users.push(format!("feed {feed_id}"));
+            }
+            for episode in entry.episodes.values() {
+                if episode.media_ids().any(|m| m == media) {
+                    users.push(format!("episode {} of feed {feed_id}", episode.id));
+                }
+            }
+        }
+        users
+    }
+
+    /// Whether some media record still points at the blob.
+    pub(crate) fn blob_in_use(&self, blob: &str) -> bool {
+        self.media.values().any(|m| m.blob.as_str() == blob)
+    }
+}
