@@ -1,1 +1,46 @@
-//! placeholder
+//! podhost-testkit: what integrators and podhost's own tests test with.
+//!
+//! - [`FaultStore`]: an [`ObjectStore`](object_store::ObjectStore) wrapper that injects errors,
+//!   ambiguous successes (the write lands, the answer is lost) and delays, and counts calls.
+//! - [`conformance`]: the behaviour of [`PodcastHost`](podhost_core::PodcastHost), written once
+//!   as `pub async fn`s over a store, run against every backend.
+//! - [`fixtures`]: small media files made in code.
+#![deny(missing_docs)]
+
+pub mod conformance;
+mod fault;
+pub mod fixtures;
+
+pub use fault::{Counts, FaultStore, Faults};
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use podhost_core::{HostConfig, ManualClock, PodcastHost};
+
+/// The public URL test hosts use.
+pub const TEST_PUBLIC_URL: &str = "https://pod.test";
+
+/// A host over `store` on a manual clock (starting 2026-01-01T00:00:00Z) that reads other
+/// processes' writes at once (refresh interval zero).
+pub fn test_host(store: Arc<dyn object_store::ObjectStore>) -> (PodcastHost, ManualClock) {
+    let clock = ManualClock::new("2026-01-01T00:00:00Z".parse().expect("a valid timestamp"));
+    let mut config = HostConfig::new(TEST_PUBLIC_URL).expect("a valid URL");
+    config.catalog.refresh_interval = std::time::Duration::ZERO;
+    (
+        PodcastHost::with_clock(config, store, Arc::new(clock.clone())),
+        clock,
+    )
+}
+
+/// A byte stream of `bytes` in chunks of `chunk` bytes, as an upload body.
+pub fn body(
+    bytes: Vec<u8>,
+    chunk: usize,
+) -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+    let chunks: Vec<_> = bytes
+        .chunks(chunk.max(1))
+        .map(|c| Ok(Bytes::copy_from_slice(c)))
+        .collect();
+    futures::stream::iter(chunks)
+}

@@ -1,0 +1,14 @@
+//! One module per subcommand.
+
+pub mod feed;
+pub mod sweep;
+pub mod token;
+pub mod user;
+
+use podhost_core::{AccountId, PodcastHost, Principal};
+
+/// The owner principal of `--user NAME`.
+async fn owner(host: &PodcastHost, user: &str) -> anyhow::Result<Principal> {
+    let account: AccountId = user.parse()?;
+    Ok(host.owner(&account).await?)
+}

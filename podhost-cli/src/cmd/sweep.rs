@@ -1,0 +1,31 @@
+//! `podhost sweep`: removes what failed uploads left behind.
+
+use std::time::Duration;
+
+use clap::Args;
+use podhost_core::PodcastHost;
+use serde_json::json;
+
+use crate::output::Output;
+
+/// Sweep options.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Only blobs older than this many hours (younger ones may be uploads in progress).
+    #[arg(long, default_value_t = 24)]
+    pub older_than_hours: u64,
+}
+
+pub(crate) async fn run(host: &PodcastHost, out: &Output, args: SweepArgs) -> anyhow::Result<()> {
+    let grace = Duration::from_secs(args.older_than_hours * 3600);
+    let mut rows = Vec::new();
+    for account in host.list_accounts().await? {
+        let report = host.sweep(&account.id, grace).await?;
+        rows.push((
+            json!({"user": account.id.as_str(), "orphan_blobs": report.orphan_blobs, "staging_files": report.staging_files}),
+            vec![account.id.to_string(), report.orphan_blobs.to_string(), report.staging_files.to_string()],
+        ));
+    }
+    out.table(&["USER", "ORPHAN_BLOBS", "STAGING_FILES"], rows)?;
+    Ok(())
+}

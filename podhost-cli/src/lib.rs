@@ -1,0 +1,87 @@
+//! The `podhost` command line as a library: [`Cli`] is what clap parses, [`run`] does it.
+//!
+//! The forms `podhost user create NAME`, `podhost token create --user NAME --scopes LIST`,
+//! `podhost feed create --user NAME --id ID --title TITLE` and their `list` siblings are a
+//! contract admins' scripts rely on: keep them stable.
+#![deny(missing_docs)]
+
+mod cmd;
+mod output;
+
+use clap::{Parser, Subcommand};
+use podhost_core::{HostConfig, PodcastHost};
+
+pub use output::Output;
+
+/// podhost: podcast hosting. This command drives the store directly (no server needed).
+#[derive(Debug, Parser)]
+#[command(name = "podhost", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Where podhost keeps everything: a folder, file://PATH, memory:// or s3://BUCKET/PREFIX.
+    #[arg(long, global = true, env = "PODHOST_STORE", default_value = podhost_core::DEFAULT_STORE)]
+    pub store: String,
+    /// The public base URL links start with.
+    #[arg(
+        long,
+        global = true,
+        env = "PODHOST_PUBLIC_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
+    pub public_url: String,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Accounts.
+    #[command(subcommand)]
+    User(cmd::user::UserCommand),
+    /// API tokens.
+    #[command(subcommand)]
+    Token(cmd::token::TokenCommand),
+    /// Podcasts (feeds).
+    #[command(subcommand)]
+    Feed(cmd::feed::FeedCommand),
+    /// Removes blobs of failed or cut-off uploads.
+    Sweep(cmd::sweep::SweepArgs),
+}
+
+/// Runs a parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let opened = podhost_core::open_store(&cli.store)?;
+    let mut config = HostConfig::new(&cli.public_url)?;
+    config.local_root = opened.local_root;
+    let host = PodcastHost::new(config, opened.store);
+    let out = Output::new(cli.json);
+    match cli.command {
+        Command::User(c) => cmd::user::run(&host, &out, c).await,
+        Command::Token(c) => cmd::token::run(&host, &out, c).await,
+        Command::Feed(c) => cmd::feed::run(&host, &out, c).await,
+        Command::Sweep(c) => cmd::sweep::run(&host, &out, c).await,
+    }
+}
+
+/// True when the error is a closed output pipe (`podhost ... | head`): not a failure.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Exit codes: 1 for anything unexpected, 2 for bad input, 3 for not found, 4 for conflicts.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    match e.downcast_ref::<podhost_core::Error>() {
+        Some(podhost_core::Error::Invalid(_)) => 2,
+        Some(podhost_core::Error::NotFound { .. }) => 3,
+        Some(podhost_core::Error::Conflict { .. }) => 4,
+        _ => 1,
+    }
+}

@@ -1,0 +1,78 @@
+//! Printing results: aligned text for people, JSON for scripts.
+
+use std::io::Write;
+
+/// Where and how results are printed.
+#[derive(Debug, Clone, Copy)]
+pub struct Output {
+    json: bool,
+}
+
+impl Output {
+    /// JSON when `json`, text otherwise.
+    pub fn new(json: bool) -> Self {
+        Output { json }
+    }
+
+    /// Prints a value: `json` when JSON is asked for, else `text`.
+    pub fn print(
+        &self,
+        json: serde_json::Value,
+        text: impl FnOnce() -> String,
+    ) -> std::io::Result<()> {
+        let mut stdout = std::io::stdout().lock();
+        if self.json {
+            serde_json::to_writer(&mut stdout, &json)?;
+            writeln!(stdout)
+        } else {
+            let text = text();
+            if text.is_empty() {
+                Ok(())
+            } else {
+                writeln!(stdout, "{text}")
+            }
+        }
+    }
+
+    /// Prints rows: a JSON array, or a text table with a header.
+    pub fn table(
+        &self,
+        header: &[&str],
+        rows: Vec<(serde_json::Value, Vec<String>)>,
+    ) -> std::io::Result<()> {
+        let mut stdout = std::io::stdout().lock();
+        if self.json {
+            let values: Vec<_> = rows.into_iter().map(|(json, _)| json).collect();
+            serde_json::to_writer(&mut stdout, &values)?;
+            return writeln!(stdout);
+        }
+        let cells: Vec<Vec<String>> = rows.into_iter().map(|(_, cells)| cells).collect();
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        for row in &cells {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let line = |cells: Vec<&str>| {
+            let mut s = String::new();
+            for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+                if i + 1 == cells.len() {
+                    s.push_str(cell);
+                } else {
+                    s.push_str(&format!("{cell:<w$}  "));
+                }
+            }
+            s
+        };
+        writeln!(stdout, "{}", line(header.to_vec()))?;
+        for row in &cells {
+            writeln!(stdout, "{}", line(row.iter().map(String::as_str).collect()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A timestamp as RFC 3339, seconds precision, UTC.
+pub fn time(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}

@@ -1,0 +1,275 @@
+//! A fault-injecting [`ObjectStore`] wrapper: errors, ambiguous successes, delays, and counters
+//! of what went through.
+
+use std::{
+    fmt,
+    ops::Range,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use async_trait::async_trait;
+use futures::{StreamExt, stream::BoxStream};
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    PutMultipartOptions, PutOptions, PutPayload, PutResult, Result, path::Path,
+};
+use rand::Rng;
+
+/// Which faults to inject, as probabilities per call.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Faults {
+    /// The call fails before reaching the store.
+    pub error: f64,
+    /// A write reaches the store, then the caller is told it failed (a lost answer).
+    pub ambiguous: f64,
+    /// Every call waits this long first.
+    pub delay: Option<Duration>,
+}
+
+/// Counts of calls and bytes, read with [`FaultStore::counts`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Successful and failed `get`/`head` calls.
+    pub gets: u64,
+    /// Puts (single and multipart creations).
+    pub puts: u64,
+    /// Bytes in single puts.
+    pub bytes_put: u64,
+    /// Lists.
+    pub lists: u64,
+    /// Deletes.
+    pub deletes: u64,
+    /// Injected failures.
+    pub injected: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    gets: AtomicU64,
+    puts: AtomicU64,
+    bytes_put: AtomicU64,
+    lists: AtomicU64,
+    deletes: AtomicU64,
+    injected: AtomicU64,
+}
+
+/// Wraps a store and injects [`Faults`]; healthy until told otherwise.
+#[derive(Clone)]
+pub struct FaultStore {
+    inner: Arc<dyn ObjectStore>,
+    faults: Arc<Mutex<Faults>>,
+    counters: Arc<Counters>,
+}
+
+impl fmt::Debug for FaultStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FaultStore({})", self.inner)
+    }
+}
+
+impl fmt::Display for FaultStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FaultStore({})", self.inner)
+    }
+}
+
+fn injected(what: &str) -> object_store::Error {
+    object_store::Error::Generic {
+        store: "FaultStore",
+        source: format!("injected fault: {what}").into(),
+    }
+}
+
+impl FaultStore {
+    /// A healthy wrapper around `inner`.
+    pub fn new(inner: Arc<dyn ObjectStore>) -> Self {
+        FaultStore {
+            inner,
+            faults: Default::default(),
+            counters: Default::default(),
+        }
+    }
+
+    /// Injects these faults from now on.
+    pub fn set(&self, faults: Faults) {
+        *self.faults.lock().unwrap_or_else(|e| e.into_inner()) = faults;
+    }
+
+    /// Stops injecting faults.
+    pub fn heal(&self) {
+        self.set(Faults::default());
+    }
+
+    /// What went through so far.
+    pub fn counts(&self) -> Counts {
+        let c = &self.counters;
+        Counts {
+            gets: c.gets.load(Ordering::Relaxed),
+            puts: c.puts.load(Ordering::Relaxed),
+            bytes_put: c.bytes_put.load(Ordering::Relaxed),
+            lists: c.lists.load(Ordering::Relaxed),
+            deletes: c.deletes.load(Ordering::Relaxed),
+            injected: c.injected.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Sets all counters to zero.
+    pub fn reset_counts(&self) {
+        let c = &self.counters;
+        for counter in [
+            &c.gets,
+            &c.puts,
+            &c.bytes_put,
+            &c.lists,
+            &c.deletes,
+            &c.injected,
+        ] {
+            counter.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits the delay, then says whether this call fails before reaching the store, and
+    /// whether a write should be reported failed after it landed.
+    async fn roll(&self) -> (bool, bool) {
+        let faults = self
+            .faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(delay) = faults.delay {
+            tokio::time::sleep(delay).await;
+        }
+        let mut rng = rand::rng();
+        let fail = faults.error > 0.0 && rng.random_bool(faults.error.min(1.0));
+        let ambiguous = faults.ambiguous > 0.0 && rng.random_bool(faults.ambiguous.min(1.0));
+        if fail || ambiguous {
+            self.counters.injected.fetch_add(1, Ordering::Relaxed);
+        }
+        (fail, ambiguous)
+    }
+}
+
+#[async_trait]
+impl ObjectStore for FaultStore {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> Result<PutResult> {
+        self.counters.puts.fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .bytes_put
+            .fetch_add(payload.content_length() as u64, Ordering::Relaxed);
+        let (fail, ambiguous) = self.roll().await;
+        if fail {
+            return Err(injected("put failed"));
+        }
+        let result = self.inner.put_opts(location, payload, opts).await;
+        if ambiguous && result.is_ok() {
+            return Err(injected("put landed, answer lost"));
+        }
+        result
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> Result<Box<dyn MultipartUpload>> {
+        self.counters.puts.fetch_add(1, Ordering::Relaxed);
+        if self.roll().await.0 {
+            return Err(injected("multipart upload failed"));
+        }
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        self.counters.gets.fetch_add(1, Ordering::Relaxed);
+        if self.roll().await.0 {
+            return Err(injected("get failed"));
+        }
+        self.inner.get_opts(location, options).await
+    }
+
+    async fn get_ranges(
+        &self,
+        location: &Path,
+        ranges: &[Range<u64>],
+    ) -> Result<Vec<bytes::Bytes>> {
+        self.counters.gets.fetch_add(1, Ordering::Relaxed);
+        if self.roll().await.0 {
+            return Err(injected("get failed"));
+        }
+        self.inner.get_ranges(location, ranges).await
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, Result<Path>>,
+    ) -> BoxStream<'static, Result<Path>> {
+        let this = self.clone();
+        locations
+            .then(move |location| {
+                let this = this.clone();
+                async move {
+                    let location = location?;
+                    this.counters.deletes.fetch_add(1, Ordering::Relaxed);
+                    let (fail, ambiguous) = this.roll().await;
+                    if fail {
+                        return Err(injected("delete failed"));
+                    }
+                    let mut done = this
+                        .inner
+                        .delete_stream(futures::stream::iter([Ok(location)]).boxed());
+                    let result = done
+                        .next()
+                        .await
+                        .unwrap_or_else(|| Err(injected("delete gave no answer")));
+                    if ambiguous && result.is_ok() {
+                        return Err(injected("delete landed, answer lost"));
+                    }
+                    result
+                }
+            })
+            .boxed()
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.counters.lists.fetch_add(1, Ordering::Relaxed);
+        let fail = {
+            let faults = self.faults.lock().unwrap_or_else(|e| e.into_inner());
+            faults.error > 0.0 && rand::rng().random_bool(faults.error.min(1.0))
+        };
+        if fail {
+            self.counters.injected.fetch_add(1, Ordering::Relaxed);
+            return futures::stream::once(async { Err(injected("list failed")) }).boxed();
+        }
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        self.counters.lists.fetch_add(1, Ordering::Relaxed);
+        if self.roll().await.0 {
+            return Err(injected("list failed"));
+        }
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.counters.puts.fetch_add(1, Ordering::Relaxed);
+        let (fail, ambiguous) = self.roll().await;
+        if fail {
+            return Err(injected("copy failed"));
+        }
+        let result = self.inner.copy_opts(from, to, options).await;
+        if ambiguous && result.is_ok() {
+            return Err(injected("copy landed, answer lost"));
+        }
+        result
+    }
+}

@@ -1,0 +1,100 @@
+//! Small media files made in code: a WAV tone and a PNG image of any size.
+
+/// A 16-bit PCM WAV of `seconds` at `rate` Hz, mono, a 440 Hz tone.
+pub fn wav(seconds: f64, rate: u32) -> Vec<u8> {
+    let frames = (seconds * f64::from(rate)).round() as u32;
+    let data_len = frames * 2;
+    let mut out = Vec::with_capacity(44 + data_len as usize);
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + data_len).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // mono
+    out.extend_from_slice(&rate.to_le_bytes());
+    out.extend_from_slice(&(rate * 2).to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&16u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&data_len.to_le_bytes());
+    for i in 0..frames {
+        let t = f64::from(i) / f64::from(rate);
+        let sample = (f64::sin(t * 440.0 * std::f64::consts::TAU) * 8000.0) as i16;
+        out.extend_from_slice(&sample.to_le_bytes());
+    }
+    out
+}
+
+/// A valid grey PNG of `width` x `height` (8-bit greyscale, stored deflate blocks).
+pub fn png(width: u32, height: u32) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(((width + 1) * height) as usize);
+    for _ in 0..height {
+        raw.push(0); // filter: none
+        raw.extend(std::iter::repeat_n(0x80u8, width as usize));
+    }
+    let mut zlib = vec![0x78, 0x01];
+    let mut chunks = raw.chunks(65_535).peekable();
+    if chunks.peek().is_none() {
+        zlib.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(block) = chunks.next() {
+        let last = u8::from(chunks.peek().is_none());
+        let len = block.len() as u16;
+        zlib.push(last);
+        zlib.extend_from_slice(&len.to_le_bytes());
+        zlib.extend_from_slice(&(!len).to_le_bytes());
+        zlib.extend_from_slice(block);
+    }
+    zlib.extend_from_slice(&adler32(&raw).to_be_bytes());
+
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]);
+    for (kind, data) in [
+        (b"IHDR", ihdr.as_slice()),
+        (b"IDAT", zlib.as_slice()),
+        (b"IEND", &[][..]),
+    ] {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut crc_input = kind.to_vec();
+        crc_input.extend_from_slice(data);
+        out.extend_from_slice(&crc_input);
+        out.extend_from_slice(&crc32(&crc_input).to_be_bytes());
+    }
+    out
+}
+
+fn adler32(data: &[u8]) -> u32 {
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in data {
+        a = (a + u32::from(byte)) % 65_521;
+        b = (b + a) % 65_521;
+    }
+    (b << 16) | a
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xffff_ffffu32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn crc_and_adler_match_known_values() {
+        assert_eq!(super::crc32(b"123456789"), 0xcbf4_3926);
+        assert_eq!(super::adler32(b"Wikipedia"), 0x11e6_0398);
+    }
+}
