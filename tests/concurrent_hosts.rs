@@ -1,0 +1,282 @@
+//! Property: random operation sequences from several `PodcastHost` instances sharing one store,
+//! run concurrently, end in the state a sequential model predicts. No update is lost.
+//!
+//! The oracle: every operation's effect commutes with the others' at the level the model looks
+//! at (a read-modify-write append to a shared episode uses `if_version` and retries on conflict,
+//! so each append must survive whatever the interleaving), so the model needs no order.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use object_store::{ObjectStore, memory::InMemory};
+use podhost_core::{
+    EpisodeId, Error, FeedId, PodcastHost, Principal,
+    model::{
+        EpisodeListQuery, EpisodePatch, FeedPatch, MediaListQuery, NewEpisode, NewFeed, NewMedia,
+        PageRequest,
+    },
+};
+use podhost_testkit::{body, fixtures, test_host};
+use proptest::prelude::*;
+
+const HOSTS: usize = 3;
+const SHARED: usize = 3;
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// Append a unique token to a shared episode's description (read, then update if unchanged).
+    Append(usize),
+    /// Create an episode of one's own.
+    Create,
+    /// Delete the n-th still existing own episode, if any.
+    Delete(usize),
+    /// Upload a media file with one of a few names (clashes get numbered).
+    Upload(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0..SHARED).prop_map(Op::Append),
+        2 => Just(Op::Create),
+        1 => (0..4usize).prop_map(Op::Delete),
+        1 => (0..2usize).prop_map(Op::Upload),
+    ]
+}
+
+const NAMES: [&str; 2] = ["talk.wav", "intro.wav"];
+
+/// What one host did, for the model.
+#[derive(Default, Debug)]
+struct Done {
+    appended: Vec<(usize, String)>,
+    own_alive: Vec<String>,
+    uploads: Vec<usize>,
+}
+
+async fn run_host(
+    host: PodcastHost,
+    who: Principal,
+    feed: FeedId,
+    shared: Vec<EpisodeId>,
+    h: usize,
+    ops: Vec<Op>,
+) -> Done {
+    let mut done = Done::default();
+    let mut own: Vec<(EpisodeId, String)> = Vec::new();
+    for (i, op) in ops.into_iter().enumerate() {
+        match op {
+            Op::Append(s) => {
+                let token = format!("h{h}o{i}");
+                loop {
+                    let current = host
+                        .get_episode(&who, &feed, shared[s])
+                        .await
+                        .unwrap()
+                        .episode;
+                    let patch = EpisodePatch {
+                        if_version: Some(current.version),
+                        description: Some(format!("{} {token}", current.description)),
+                        ..Default::default()
+                    };
+                    match host.update_episode(&who, &feed, shared[s], &patch).await {
+                        Ok(_) => break,
+                        Err(Error::Conflict { .. }) => continue,
+                        Err(e) => panic!("append failed: {e}"),
+                    }
+                }
+                done.appended.push((s, token));
+            }
+            Op::Create => {
+                let title = format!("own-h{h}o{i}");
+                let new = NewEpisode {
+                    guid: None,
+                    fields: EpisodePatch {
+                        title: Some(title.clone()),
+                        ..Default::default()
+                    },
+                };
+                let id = host
+                    .create_episode(&who, &feed, new)
+                    .await
+                    .unwrap()
+                    .episode
+                    .id;
+                own.push((id, title));
+            }
+            Op::Delete(n) => {
+                if !own.is_empty() {
+                    let (id, _) = own.remove(n % own.len());
+                    host.delete_episode(&who, &feed, id).await.unwrap();
+                }
+            }
+            Op::Upload(n) => {
+                host.upload_media(
+                    &who,
+                    NewMedia {
+                        name: NAMES[n].into(),
+                        category: None,
+                    },
+                    body(fixtures::wav(0.05, 8000), 512),
+                )
+                .await
+                .unwrap();
+                done.uploads.push(n);
+            }
+        }
+    }
+    done.own_alive = own.into_iter().map(|(_, title)| title).collect();
+    done
+}
+
+fn check(ops: Vec<Vec<Op>>) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        let (setup, _) = test_host(store.clone());
+        setup.create_account("alice").await.unwrap();
+        let owner = setup.owner(&"alice".parse().unwrap()).await.unwrap();
+        let feed = setup
+            .create_feed(
+                &owner,
+                NewFeed {
+                    id: "show".into(),
+                    fields: FeedPatch {
+                        title: Some("Show".into()),
+                        ..Default::default()
+                    },
+                },
+            )
+            .await
+            .unwrap()
+            .feed
+            .id;
+        let mut shared = Vec::new();
+        for s in 0..SHARED {
+            let new = NewEpisode {
+                guid: None,
+                fields: EpisodePatch {
+                    title: Some(format!("shared {s}")),
+                    ..Default::default()
+                },
+            };
+            shared.push(
+                setup
+                    .create_episode(&owner, &feed, new)
+                    .await
+                    .unwrap()
+                    .episode
+                    .id,
+            );
+        }
+        let mut tasks = Vec::new();
+        for (h, ops) in ops.into_iter().enumerate() {
+            let (host, _) = test_host(store.clone());
+            let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
+            tasks.push(tokio::spawn(run_host(
+                host,
+                who,
+                feed.clone(),
+                shared.clone(),
+                h,
+                ops,
+            )));
+        }
+        let mut done = Vec::new();
+        for task in tasks {
+            done.push(task.await.unwrap());
+        }
+
+        // The model, checked on a fresh host that reads only the store.
+        let (fresh, _) = test_host(store);
+        let who = fresh.owner(&"alice".parse().unwrap()).await.unwrap();
+        for (s, id) in shared.iter().enumerate() {
+            let description = fresh
+                .get_episode(&who, &feed, *id)
+                .await
+                .unwrap()
+                .episode
+                .description;
+            let mut got: Vec<&str> = description.split_whitespace().collect();
+            let mut want: Vec<&str> = done
+                .iter()
+                .flat_map(|d| &d.appended)
+                .filter(|(t, _)| *t == s)
+                .map(|(_, tok)| tok.as_str())
+                .collect();
+            got.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(got, want, "appends to shared episode {s}");
+        }
+        let all = PageRequest::new(Some(1), Some(500)).unwrap();
+        let listed = fresh
+            .list_episodes(
+                &who,
+                &feed,
+                &EpisodeListQuery {
+                    page: all,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let mut own_titles: Vec<String> = listed
+            .items
+            .into_iter()
+            .map(|v| v.episode.title)
+            .filter(|t| t.starts_with("own-"))
+            .collect();
+        let mut want: Vec<String> = done.iter().flat_map(|d| d.own_alive.clone()).collect();
+        own_titles.sort();
+        want.sort();
+        assert_eq!(own_titles, want, "own episodes");
+        let media = fresh
+            .list_media(
+                &who,
+                &MediaListQuery {
+                    page: all,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let mut per_name: BTreeMap<&str, usize> = BTreeMap::new();
+        for m in &media.items {
+            let stem = NAMES
+                .iter()
+                .find(|n| {
+                    m.name == **n
+                        || m.name
+                            .starts_with(&format!("{} (", n.trim_end_matches(".wav")))
+                })
+                .expect("a known name");
+            *per_name.entry(stem).or_default() += 1;
+        }
+        for (n, name) in NAMES.iter().enumerate() {
+            let uploaded = done
+                .iter()
+                .flat_map(|d| &d.uploads)
+                .filter(|u| **u == n)
+                .count();
+            assert_eq!(
+                per_name.get(name).copied().unwrap_or(0),
+                uploaded,
+                "uploads named {name}"
+            );
+        }
+        let mut names: Vec<_> = media.items.iter().map(|m| m.name.clone()).collect();
+        names.dedup();
+        assert_eq!(names.len(), media.items.len(), "names are unique");
+    });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn concurrent_hosts_end_where_the_model_says(ops in proptest::collection::vec(proptest::collection::vec(op(), 0..12), HOSTS)) {
+        check(ops);
+    }
+}

@@ -1,0 +1,87 @@
+//! The child of the crash test: writes as fast as it can to a store and prints `ACK ...` for
+//! every write the core acknowledged, until it is killed.
+//!
+//! Usage: `podhost-crash-writer STORE_DIR WRITER_NAME`
+
+use std::io::Write;
+
+use podhost_core::{
+    Error, FeedId, HostConfig, PodcastHost,
+    model::{EpisodePatch, FeedPatch, NewEpisode, NewFeed, NewMedia},
+};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let (dir, writer) = (
+        args.next().expect("STORE_DIR"),
+        args.next().expect("WRITER_NAME"),
+    );
+    let opened = podhost_core::open_store(&dir)?;
+    let mut config = HostConfig::new("https://crash.test")?;
+    // Snapshot often, so that kills also land in the middle of snapshot writes.
+    config.catalog.snapshot_every = 16;
+    let host = PodcastHost::new(config, opened.store);
+    match host.create_account("crash").await {
+        Ok(_) | Err(Error::Conflict { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let owner = host.owner(&"crash".parse()?).await?;
+    let feed = FeedId::new("crash")?;
+    let new_feed = NewFeed {
+        id: "crash".into(),
+        fields: FeedPatch {
+            title: Some("Crash".into()),
+            ..Default::default()
+        },
+    };
+    match host.create_feed(&owner, new_feed).await {
+        Ok(_) | Err(Error::Conflict { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "READY")?;
+    stdout.flush()?;
+    for i in 0u64.. {
+        if i % 7 == 3 {
+            let name = format!("{writer}-{i}.wav");
+            let bytes = podhost_testkit::fixtures::wav(0.25, 8000);
+            let len = bytes.len();
+            let media = host
+                .upload_media(
+                    &owner,
+                    NewMedia {
+                        name: name.clone(),
+                        category: None,
+                    },
+                    podhost_testkit::body(bytes, 1000),
+                )
+                .await?;
+            writeln!(stdout, "ACK media {} {} {len}", media.id, media.name)?;
+        } else {
+            let title = format!("{writer}-{i}");
+            let new = NewEpisode {
+                guid: None,
+                fields: EpisodePatch {
+                    title: Some(title.clone()),
+                    ..Default::default()
+                },
+            };
+            let episode = host.create_episode(&owner, &feed, new).await?.episode;
+            writeln!(stdout, "ACK episode {} {title}", episode.id)?;
+            if i % 5 == 0 {
+                let patch = EpisodePatch {
+                    subtitle: Some(format!("edited {i}")),
+                    ..Default::default()
+                };
+                let edited = host
+                    .update_episode(&owner, &feed, episode.id, &patch)
+                    .await?
+                    .episode;
+                writeln!(stdout, "ACK edit {} {}", edited.id, edited.version)?;
+            }
+        }
+        stdout.flush()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! Under a store that fails (errors, lost answers of writes that landed, delays), the catalog
+//! never corrupts: every acknowledged write is there exactly once, and once the faults stop
+//! everything works again.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use object_store::{ObjectStore, memory::InMemory};
+use podhost_core::{
+    Error, FeedId,
+    model::{
+        EpisodeListQuery, EpisodePatch, FeedPatch, NewEpisode, NewFeed, NewMedia, PageRequest,
+    },
+};
+use podhost_testkit::{FaultStore, Faults, body, fixtures, test_host};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
+    let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let faulty = FaultStore::new(inner.clone());
+    let (host, _) = test_host(Arc::new(faulty.clone()));
+    host.create_account("alice").await.unwrap();
+    let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let new_feed = NewFeed {
+        id: "show".into(),
+        fields: FeedPatch {
+            title: Some("Show".into()),
+            ..Default::default()
+        },
+    };
+    let feed: FeedId = host.create_feed(&who, new_feed).await.unwrap().feed.id;
+
+    faulty.set(Faults {
+        error: 0.15,
+        ambiguous: 0.15,
+        delay: Some(Duration::from_millis(1)),
+    });
+    let mut acked_titles = Vec::new();
+    let mut acked_edits = HashMap::new();
+    let mut failures = 0;
+    for i in 0..150 {
+        let title = format!("ep {i}");
+        let new = NewEpisode {
+            guid: None,
+            fields: EpisodePatch {
+                title: Some(title.clone()),
+                ..Default::default()
+            },
+        };
+        match host.create_episode(&who, &feed, new).await {
+            Ok(view) => {
+                acked_titles.push(title);
+                if i % 3 == 0 {
+                    let patch = EpisodePatch {
+                        subtitle: Some(format!("edit {i}")),
+                        ..Default::default()
+                    };
+                    match host
+                        .update_episode(&who, &feed, view.episode.id, &patch)
+                        .await
+                    {
+                        Ok(edited) => {
+                            acked_edits.insert(view.episode.id, edited.episode.subtitle);
+                        }
+                        Err(Error::Storage { .. }) => failures += 1,
+                        Err(e) => panic!("unexpected error: {e}"),
+                    }
+                }
+            }
+            Err(Error::Storage { .. }) => failures += 1,
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+        if i % 10 == 0 {
+            let upload = host
+                .upload_media(
+                    &who,
+                    NewMedia {
+                        name: format!("m{i}.wav"),
+                        category: None,
+                    },
+                    body(fixtures::wav(0.05, 8000), 800),
+                )
+                .await;
+            assert!(
+                matches!(upload, Ok(_) | Err(Error::Storage { .. })),
+                "{upload:?}"
+            );
+        }
+    }
+    assert!(
+        faulty.counts().injected > 20,
+        "faults were injected: {:?}",
+        faulty.counts()
+    );
+    assert!(
+        acked_titles.len() > 50,
+        "most writes went through: {}",
+        acked_titles.len()
+    );
+
+    faulty.heal();
+    // The faulty host recovers: it writes again and agrees with a fresh reader.
+    let new = NewEpisode {
+        guid: None,
+        fields: EpisodePatch {
+            title: Some("after".into()),
+            ..Default::default()
+        },
+    };
+    host.create_episode(&who, &feed, new).await.unwrap();
+    acked_titles.push("after".into());
+
+    let (fresh, _) = test_host(inner);
+    let fresh_who = fresh.owner(&"alice".parse().unwrap()).await.unwrap();
+    let all = EpisodeListQuery {
+        page: PageRequest::new(Some(1), Some(500)).unwrap(),
+        ..Default::default()
+    };
+    let listed = fresh.list_episodes(&fresh_who, &feed, &all).await.unwrap();
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for view in &listed.items {
+        *count.entry(view.episode.title.clone()).or_default() += 1;
+    }
+    for title in &acked_titles {
+        assert_eq!(count.get(title), Some(&1), "{title} is there exactly once");
+    }
+    assert!(
+        count.values().all(|n| *n == 1),
+        "no write was applied twice"
+    );
+    for (id, subtitle) in acked_edits {
+        assert_eq!(
+            fresh
+                .get_episode(&fresh_who, &feed, id)
+                .await
+                .unwrap()
+                .episode
+                .subtitle,
+            subtitle
+        );
+    }
+    let mine = host.list_episodes(&who, &feed, &all).await.unwrap();
+    assert_eq!(
+        mine.total, listed.total,
+        "the faulty host's memory agrees with the store"
+    );
+    eprintln!(
+        "{failures} operations failed cleanly under {:?}",
+        faulty.counts()
+    );
+}
