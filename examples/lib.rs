@@ -1,1 +1,1 @@
-//! Examples of embedding podhost; run them with `cargo run -p podhost-examples --example NAME`.
+//! Runnable examples of embedding podhost: `cargo run -p podhost-examples --example embed`.

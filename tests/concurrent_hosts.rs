@@ -280,3 +280,63 @@ proptest! {
         check(ops);
     }
 }
+
+/// With the default refresh interval, a host sees its own writes at once and another host's
+/// within one second, without anyone telling it.
+#[tokio::test]
+async fn another_hosts_writes_are_seen_within_a_second() {
+    use podhost_core::HostConfig;
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let config = HostConfig::new("https://pod.test").unwrap();
+    assert!(config.catalog.refresh_interval <= std::time::Duration::from_secs(1));
+    let writer = PodcastHost::new(config.clone(), store.clone());
+    let reader = PodcastHost::new(config, store);
+    writer.create_account("alice").await.unwrap();
+    let w = writer.owner(&"alice".parse().unwrap()).await.unwrap();
+    let feed = writer
+        .create_feed(
+            &w,
+            NewFeed {
+                id: "show".into(),
+                fields: FeedPatch {
+                    title: Some("Show".into()),
+                    ..Default::default()
+                },
+            },
+        )
+        .await
+        .unwrap()
+        .feed
+        .id;
+    let r = reader.owner(&"alice".parse().unwrap()).await.unwrap();
+    // The reader has the account open (and so a state in memory) before the next write.
+    assert_eq!(reader.get_feed(&r, &feed).await.unwrap().episode_count, 0);
+    let new = NewEpisode {
+        guid: None,
+        fields: EpisodePatch {
+            title: Some("One".into()),
+            ..Default::default()
+        },
+    };
+    let id = writer
+        .create_episode(&w, &feed, new)
+        .await
+        .unwrap()
+        .episode
+        .id;
+    assert!(
+        writer.get_episode(&w, &feed, id).await.is_ok(),
+        "its own write, at once"
+    );
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert_eq!(
+        reader
+            .get_episode(&r, &feed, id)
+            .await
+            .unwrap()
+            .episode
+            .title,
+        "One",
+        "the other's, within a second"
+    );
+}

@@ -121,7 +121,13 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
         *count.entry(view.episode.title.clone()).or_default() += 1;
     }
     for title in &acked_titles {
-        assert_eq!(count.get(title), Some(&1), "{title} is there exactly once");
+        let copies: Vec<_> = listed
+            .items
+            .iter()
+            .filter(|v| &v.episode.title == title)
+            .map(|v| (v.episode.id, v.episode.version, v.episode.created))
+            .collect();
+        assert_eq!(copies.len(), 1, "{title} is there exactly once: {copies:?}");
     }
     assert!(
         count.values().all(|n| *n == 1),

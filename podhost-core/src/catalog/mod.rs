@@ -89,6 +89,25 @@ struct Loaded<S> {
     seq: u64,
     snapshot_seq: u64,
     state: S,
+    /// The transactions of the last applied entries, newest last: how a writer whose put had
+    /// an unknown outcome learns that it landed, however it was read back.
+    recent: std::collections::VecDeque<(Uuid, u64)>,
+}
+
+/// How many applied transactions [`Loaded::recent`] remembers.
+const RECENT_TXNS: usize = 1024;
+
+impl<S: Journal> Loaded<S> {
+    fn apply(&mut self, seq: u64, entry: &Entry<S::Change>) {
+        for change in &entry.changes {
+            self.state.apply(change);
+        }
+        self.seq = seq;
+        if self.recent.len() == RECENT_TXNS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((entry.txn, seq));
+    }
 }
 
 /// One partition's state, in memory, kept in step with its log in the store.
@@ -160,7 +179,7 @@ impl<S: Journal> Catalog<S> {
             None => (0, S::default()),
         };
         let catalog = Self::with_state(store, root, config, snapshot_seq, snapshot_seq, state);
-        let replayed = catalog.catch_up().await?.len() as u64;
+        let replayed = catalog.catch_up().await?;
         let seq = catalog.seq();
         if seq == 0 {
             return Ok(None);
@@ -194,6 +213,7 @@ impl<S: Journal> Catalog<S> {
                 seq,
                 snapshot_seq,
                 state,
+                recent: Default::default(),
             }),
             write: tokio::sync::Mutex::new(()),
             advance: tokio::sync::Mutex::new(Instant::now()),
@@ -239,8 +259,8 @@ impl<S: Journal> Catalog<S> {
         self.catch_up_locked(last).await.map(drop)
     }
 
-    /// Reads and applies every entry after the current one. Returns the transaction ids applied.
-    pub(crate) async fn catch_up(&self) -> Result<Vec<(u64, Uuid)>> {
+    /// Reads and applies every entry after the current one; returns how many.
+    pub(crate) async fn catch_up(&self) -> Result<u64> {
         let guard = self.advance.lock().await;
         self.catch_up_locked(guard).await
     }
@@ -248,8 +268,8 @@ impl<S: Journal> Catalog<S> {
     async fn catch_up_locked(
         &self,
         mut guard: tokio::sync::MutexGuard<'_, Instant>,
-    ) -> Result<Vec<(u64, Uuid)>> {
-        let mut applied = Vec::new();
+    ) -> Result<u64> {
+        let mut applied = 0;
         loop {
             let next = self.seq() + 1;
             let entry: Entry<S::Change> =
@@ -258,12 +278,11 @@ impl<S: Journal> Catalog<S> {
                     Err(Error::NotFound { .. }) => break,
                     Err(e) => return Err(e),
                 };
-            let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
-            for change in &entry.changes {
-                loaded.state.apply(change);
-            }
-            loaded.seq = next;
-            applied.push((next, entry.txn));
+            self.loaded
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .apply(next, &entry);
+            applied += 1;
         }
         *guard = Instant::now();
         Ok(applied)
@@ -287,6 +306,11 @@ impl<S: Journal> Catalog<S> {
         let mut unknown: Vec<(u64, R)> = Vec::new();
         let mut errors = 0;
         loop {
+            // Before deciding again: did an attempt of unknown outcome land after all?
+            if let Some(value) = self.landed(txn, &mut unknown)? {
+                self.snapshot_if_due().await;
+                return Ok(value);
+            }
             let (seq, changes, value) = {
                 let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
                 let (changes, value) = decide(&loaded.state)?;
@@ -309,6 +333,7 @@ impl<S: Journal> Catalog<S> {
                     self.snapshot_if_due().await;
                     return Ok(value);
                 }
+                // Lost the race (or an earlier attempt of ours landed there): read and retry.
                 Err(object_store::Error::AlreadyExists { .. }) => {}
                 Err(e) => {
                     errors += 1;
@@ -316,8 +341,8 @@ impl<S: Journal> Catalog<S> {
                     unknown.push((next, value));
                     if errors >= self.config.max_attempts {
                         // One last look: the write may have landed after all.
-                        if let Ok(applied) = self.catch_up().await
-                            && let Some(value) = take_committed(&mut unknown, &applied, txn)
+                        if self.catch_up().await.is_ok()
+                            && let Some(value) = self.landed(txn, &mut unknown)?
                         {
                             self.snapshot_if_due().await;
                             return Ok(value);
@@ -327,22 +352,36 @@ impl<S: Journal> Catalog<S> {
                     backoff(errors).await;
                 }
             }
-            // Lost a race, or don't know: read what is there now.
-            let applied = match self.catch_up().await {
-                Ok(applied) => applied,
-                Err(e) => {
-                    errors += 1;
-                    if errors >= self.config.max_attempts {
-                        return Err(e);
-                    }
-                    backoff(errors).await;
-                    continue;
+            if let Err(e) = self.catch_up().await {
+                errors += 1;
+                if errors >= self.config.max_attempts {
+                    return Err(e);
                 }
-            };
-            if let Some(value) = take_committed(&mut unknown, &applied, txn) {
-                self.snapshot_if_due().await;
-                return Ok(value);
+                backoff(errors).await;
             }
+        }
+    }
+
+    /// If transaction `txn` has been applied, the value decided for the attempt that landed.
+    fn landed<R>(&self, txn: Uuid, unknown: &mut Vec<(u64, R)>) -> Result<Option<R>> {
+        if unknown.is_empty() {
+            return Ok(None);
+        }
+        let seq = {
+            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            loaded
+                .recent
+                .iter()
+                .rev()
+                .find(|(t, _)| *t == txn)
+                .map(|(_, seq)| *seq)
+        };
+        let Some(seq) = seq else { return Ok(None) };
+        match unknown.iter().position(|(s, _)| *s == seq) {
+            Some(i) => Ok(Some(unknown.swap_remove(i).1)),
+            None => Err(Error::storage(format!(
+                "transaction {txn} landed at entry {seq}, which it never tried"
+            ))),
         }
     }
 
@@ -353,10 +392,7 @@ impl<S: Journal> Catalog<S> {
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
         // A reader may have caught up past our entry already (it read it from the store).
         if loaded.seq + 1 == seq {
-            for change in &entry.changes {
-                loaded.state.apply(change);
-            }
-            loaded.seq = seq;
+            loaded.apply(seq, entry);
         }
     }
 
@@ -408,12 +444,6 @@ impl<S: Journal> Catalog<S> {
             }
         }
     }
-}
-
-fn take_committed<R>(unknown: &mut Vec<(u64, R)>, applied: &[(u64, Uuid)], txn: Uuid) -> Option<R> {
-    let (seq, _) = applied.iter().find(|(_, t)| *t == txn)?;
-    let i = unknown.iter().position(|(s, _)| s == seq)?;
-    Some(unknown.swap_remove(i).1)
 }
 
 async fn backoff(attempt: u32) {

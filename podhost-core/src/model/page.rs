@@ -133,7 +133,12 @@ mod tests {
 
     #[test]
     fn page_bounds() {
-        let cases: [(Option<i64>, Option<i64>, Result<(u32, u32), &[&str]>); 7] = [
+        type Case = (
+            Option<i64>,
+            Option<i64>,
+            Result<(u32, u32), &'static [&'static str]>,
+        );
+        let cases: [Case; 7] = [
             (None, None, Ok((1, 50))),
             (Some(3), Some(500), Ok((3, 500))),
             (Some(0), None, Err(&["page.number"])),

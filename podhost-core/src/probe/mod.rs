@@ -1,97 +1,50 @@
-//! TEMPORARY stand-in with the interface of the probe module; replaced by the real one.
-#![allow(missing_docs, dead_code)]
+//! Media probing: what an uploaded file is (MIME type, kind, extension) and its technical facts
+//! (audio codec, exact duration, bitrate, sample rate, channels; image size), learned from its
+//! content rather than its name.
+//!
+//! Probing happens in two steps:
+//!
+//! 1. While the upload streams into storage, every chunk goes through a [`Sniffer`]. It keeps
+//!    the first 64 KiB and, for bare MPEG audio (MP3) and ADTS AAC, counts every frame in one
+//!    constant-memory pass. That count is what makes MP3 durations exact: a VBR MP3 without a
+//!    Xing/Info header has no length anywhere but in its frames.
+//! 2. After the upload, [`probe()`] combines the [`Sniffed`] result with range reads of the
+//!    stored object: containers (MP4/M4A, Ogg, FLAC, WAV) are read by symphonia's demuxers
+//!    through a buffered, seekable adapter over the object store, and image sizes come from
+//!    their headers.
+//!
+//! ```no_run
+//! # async fn demo(store: std::sync::Arc<dyn object_store::ObjectStore>, chunks: Vec<Vec<u8>>) {
+//! use podhost_core::probe::{probe, Sniffer};
+//! let location = object_store::path::Path::from("episodes/1.mp3");
+//! let mut sniffer = Sniffer::new();
+//! for chunk in &chunks {
+//!     sniffer.update(chunk);
+//!     // ... and write the chunk to storage
+//! }
+//! let sniffed = sniffer.finish();
+//! let size = sniffed.len();
+//! let facts = probe(store, &location, size, sniffed, "episode-1.mp3").await;
+//! println!("{} {:?}", facts.mime, facts.audio.map(|a| a.duration_ms));
+//! # }
+//! ```
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MediaKind {
-    Audio,
-    Video,
-    Image,
-    Document,
-    Other,
-}
+mod audio;
+mod bmff;
+mod describe;
+mod detect;
+mod facts;
+mod frame;
+mod id3;
+mod image;
+mod inspect;
+mod magic;
+mod riff;
+mod scan;
+mod sniff;
+mod source;
+mod text;
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct AudioFacts {
-    pub codec: String,
-    pub duration_ms: u64,
-    pub bitrate: u32,
-    pub sample_rate: u32,
-    pub channels: u16,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ImageFacts {
-    pub width: u32,
-    pub height: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct MediaFacts {
-    pub mime: String,
-    pub kind: MediaKind,
-    pub extension: String,
-    pub info: String,
-    pub audio: Option<AudioFacts>,
-    pub image: Option<ImageFacts>,
-}
-
-#[derive(Default)]
-pub struct Sniffer {
-    head: Vec<u8>,
-    len: u64,
-}
-impl Sniffer {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    pub fn update(&mut self, chunk: &[u8]) {
-        self.len += chunk.len() as u64;
-        let n = (65536 - self.head.len()).min(chunk.len());
-        self.head.extend_from_slice(&chunk[..n]);
-    }
-    pub fn finish(self) -> Sniffed {
-        Sniffed {
-            head: self.head,
-            len: self.len,
-        }
-    }
-}
-pub struct Sniffed {
-    head: Vec<u8>,
-    len: u64,
-}
-impl Sniffed {
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-    pub fn head(&self) -> &[u8] {
-        &self.head
-    }
-}
-
-pub async fn probe(
-    _store: std::sync::Arc<dyn object_store::ObjectStore>,
-    _location: &object_store::path::Path,
-    _size: u64,
-    sniffed: Sniffed,
-    file_name: &str,
-) -> MediaFacts {
-    let audio = sniffed.head.starts_with(b"ID3");
-    MediaFacts {
-        mime: if audio {
-            "audio/mpeg".into()
-        } else {
-            "application/octet-stream".into()
-        },
-        kind: if audio {
-            MediaKind::Audio
-        } else {
-            MediaKind::Other
-        },
-        extension: file_name.rsplit('.').next().unwrap_or("").to_lowercase(),
-        info: "data".into(),
-        audio: None,
-        image: None,
-    }
-}
+pub use facts::{AudioFacts, ImageFacts, MediaFacts, MediaKind};
+pub use inspect::probe;
+pub use sniff::{Sniffed, Sniffer};

@@ -1,0 +1,85 @@
+//! cargo run -p podhost-examples --example embed
+//!
+//! Embeds podhost in an application: opens a store, creates an account with a token, uploads an
+//! episode's audio, creates a feed and a scheduled episode, and lists them as a REST client of
+//! the token would see them.
+
+use podhost_core::{
+    HostConfig, PodcastHost, Scopes,
+    model::{EpisodeListQuery, EpisodePatch, FeedPatch, NewEpisode, NewFeed, NewMedia},
+};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    // memory:// keeps the example self-contained; use a folder or s3://bucket/prefix for real.
+    let opened = podhost_core::open_store("memory://")?;
+    let host = PodcastHost::new(HostConfig::new("https://pod.example.com")?, opened.store);
+
+    host.create_account("alice").await?;
+    let owner = host.owner(&"alice".parse()?).await?;
+    let token = host
+        .create_token(&owner, "example", Scopes::parse_list("media,feeds,shows")?)
+        .await?;
+    // What an HTTP frontend does with the bearer secret of each request:
+    let alice = host.authenticate(&token.secret).await?;
+
+    let audio = host
+        .upload_media(
+            &alice,
+            NewMedia {
+                name: "pilot.wav".into(),
+                category: None,
+            },
+            podhost_testkit::body(podhost_testkit::fixtures::wav(3.0, 16_000), 64 * 1024),
+        )
+        .await?;
+    println!(
+        "uploaded {} ({}, {} bytes): {}",
+        audio.name,
+        audio.facts.info,
+        audio.size,
+        host.media_url(alice.account(), &audio)
+    );
+
+    let feed = host
+        .create_feed(
+            &alice,
+            NewFeed {
+                id: "daily".into(),
+                fields: FeedPatch {
+                    title: Some("Daily".into()),
+                    ..Default::default()
+                },
+            },
+        )
+        .await?
+        .feed;
+    let fields = EpisodePatch {
+        title: Some("Pilot".into()),
+        media: Some(Some(audio.id)),
+        is_public: Some(true),
+        publish_at: Some(host.now() + jiff::SignedDuration::from_hours(1)),
+        ..Default::default()
+    };
+    let episode = host
+        .create_episode(&alice, &feed.id, NewEpisode { guid: None, fields })
+        .await?;
+    println!(
+        "created {} in {}: published now? {} (scheduled for {})",
+        episode.episode.id, feed.id, episode.is_published, episode.episode.publish_at
+    );
+
+    for view in host
+        .list_episodes(&alice, &feed.id, &EpisodeListQuery::default())
+        .await?
+        .items
+    {
+        println!(
+            "- {} {:?} {}",
+            view.episode.id,
+            view.episode.title,
+            host.urls().episode_page(&feed.id, view.episode.id)
+        );
+    }
+    Ok(())
+}

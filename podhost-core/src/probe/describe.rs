@@ -1,0 +1,65 @@
+//! Human-readable descriptions ("info" strings) in the spirit of file(1).
+
+use super::facts::AudioFacts;
+
+/// "44.1 kHz", "48 kHz", "22.05 kHz".
+pub(crate) fn khz(rate: u32) -> String {
+    let whole = rate / 1000;
+    let frac = rate % 1000;
+    if frac == 0 {
+        return format!("{whole} kHz");
+    }
+    let digits = format!("{frac:03}");
+    format!("{whole}.{} kHz", digits.trim_end_matches('0'))
+}
+
+/// "Mono", "Stereo", "6 channels".
+pub(crate) fn channels(n: u16) -> String {
+    match n {
+        1 => "Mono".to_owned(),
+        2 => "Stereo".to_owned(),
+        n => format!("{n} channels"),
+    }
+}
+
+/// "128 kbps" (rounded to the nearest kbps).
+pub(crate) fn kbps(bitrate: u32) -> String {
+    format!("{} kbps", (u64::from(bitrate) + 500) / 1000)
+}
+
+/// Describes an audio stream after a format `label`. `bits` is the sample size of lossless and
+/// PCM formats (shown instead of the bitrate); `vbr` marks a variable-bitrate MP3.
+pub(crate) fn audio(label: &str, a: &AudioFacts, bits: Option<u32>, vbr: bool) -> String {
+    let rate_part = match bits {
+        Some(bits) => format!("{bits} bit"),
+        None if vbr => format!("VBR {}", kbps(a.bitrate)),
+        None => kbps(a.bitrate),
+    };
+    format!(
+        "{label}, {rate_part}, {}, {}",
+        khz(a.sample_rate),
+        channels(a.channels)
+    )
+}
+
+/// "PNG image, 1400 x 1400".
+pub(crate) fn image(label: &str, width: u32, height: u32) -> String {
+    format!("{label}, {width} x {height}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(khz(44_100), "44.1 kHz");
+        assert_eq!(khz(48_000), "48 kHz");
+        assert_eq!(khz(22_050), "22.05 kHz");
+        assert_eq!(khz(11_025), "11.025 kHz");
+        assert_eq!(khz(0), "0 kHz");
+        assert_eq!(channels(1), "Mono");
+        assert_eq!(channels(6), "6 channels");
+        assert_eq!(kbps(127_600), "128 kbps");
+    }
+}

@@ -1,0 +1,63 @@
+//! The public result types: what a file's content says about it.
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of file this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaKind {
+    /// Sound: MP3, AAC/M4A, Ogg, FLAC, WAV, ...
+    Audio,
+    /// Moving pictures (possibly with sound): MP4, WebM, ...
+    Video,
+    /// Still pictures: PNG, JPEG, GIF, WebP, ...
+    Image,
+    /// Documents and text: PDF, transcripts, chapters, ...
+    Document,
+    /// Anything else, including unknown content.
+    Other,
+}
+
+/// Technical facts of an audio stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AudioFacts {
+    /// Short lowercase codec name: "mp3", "aac", "vorbis", "flac", "opus", "pcm_s16le", ...
+    pub codec: String,
+    /// Playable duration in milliseconds, exact to the millisecond where the container allows.
+    pub duration_ms: u64,
+    /// Average bits per second: the nominal rate for CBR MP3, otherwise audio bytes × 8 /
+    /// duration (estimated from the container's size for compressed formats).
+    pub bitrate: u32,
+    /// Sample rate in Hz.
+    pub sample_rate: u32,
+    /// Number of channels.
+    pub channels: u16,
+}
+
+/// Pixel size of an image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageFacts {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
+/// Everything learned from a file's content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MediaFacts {
+    /// MIME type from the content, e.g. "audio/mpeg"; "application/octet-stream" when unknown.
+    pub mime: String,
+    /// Broad kind of content.
+    pub kind: MediaKind,
+    /// Canonical extension for the detected type, without dot ("mp3", "m4a", "png", ...); when
+    /// the content is unknown, the lowercase extension of the given file name, or "".
+    pub extension: String,
+    /// Human description, e.g. "MPEG ADTS, layer III, 128 kbps, 44.1 kHz, Stereo"; "data" when
+    /// unknown.
+    pub info: String,
+    /// Audio facts, for audio (and for video with a readable audio track).
+    pub audio: Option<AudioFacts>,
+    /// Pixel size, for images.
+    pub image: Option<ImageFacts>,
+}
