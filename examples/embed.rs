@@ -6,7 +6,7 @@
 
 use podhost_core::{
     HostConfig, PodcastHost, Scopes,
-    model::{EpisodeListQuery, EpisodePatch, FeedPatch, NewEpisode, NewFeed, NewMedia},
+    model::{EpisodeListQuery, EpisodePatch, NewEpisode, NewFeed, NewMedia},
 };
 
 #[tokio::main]
@@ -42,16 +42,7 @@ async fn main() -> anyhow::Result<()> {
     );
 
     let feed = host
-        .create_feed(
-            &alice,
-            NewFeed {
-                id: "daily".into(),
-                fields: FeedPatch {
-                    title: Some("Daily".into()),
-                    ..Default::default()
-                },
-            },
-        )
+        .create_feed(&alice, NewFeed::titled("daily", "Daily"))
         .await?
         .feed;
     let fields = EpisodePatch {

@@ -11,8 +11,7 @@ use object_store::{ObjectStore, memory::InMemory};
 use podhost_core::{
     EpisodeId, Error, FeedId, PodcastHost, Principal,
     model::{
-        EpisodeListQuery, EpisodePatch, FeedPatch, MediaListQuery, NewEpisode, NewFeed, NewMedia,
-        PageRequest,
+        EpisodeListQuery, EpisodePatch, MediaListQuery, NewEpisode, NewFeed, NewMedia, PageRequest,
     },
 };
 use podhost_testkit::{body, fixtures, test_host};
@@ -87,13 +86,7 @@ async fn run_host(
             }
             Op::Create => {
                 let title = format!("own-h{h}o{i}");
-                let new = NewEpisode {
-                    guid: None,
-                    fields: EpisodePatch {
-                        title: Some(title.clone()),
-                        ..Default::default()
-                    },
-                };
+                let new = NewEpisode::titled(title.clone());
                 let id = host
                     .create_episode(&who, &feed, new)
                     .await
@@ -139,29 +132,14 @@ fn check(ops: Vec<Vec<Op>>) {
         setup.create_account("alice").await.unwrap();
         let owner = setup.owner(&"alice".parse().unwrap()).await.unwrap();
         let feed = setup
-            .create_feed(
-                &owner,
-                NewFeed {
-                    id: "show".into(),
-                    fields: FeedPatch {
-                        title: Some("Show".into()),
-                        ..Default::default()
-                    },
-                },
-            )
+            .create_feed(&owner, NewFeed::titled("show", "Show"))
             .await
             .unwrap()
             .feed
             .id;
         let mut shared = Vec::new();
         for s in 0..SHARED {
-            let new = NewEpisode {
-                guid: None,
-                fields: EpisodePatch {
-                    title: Some(format!("shared {s}")),
-                    ..Default::default()
-                },
-            };
+            let new = NewEpisode::titled(format!("shared {s}"));
             shared.push(
                 setup
                     .create_episode(&owner, &feed, new)
@@ -294,16 +272,7 @@ async fn another_hosts_writes_are_seen_within_a_second() {
     writer.create_account("alice").await.unwrap();
     let w = writer.owner(&"alice".parse().unwrap()).await.unwrap();
     let feed = writer
-        .create_feed(
-            &w,
-            NewFeed {
-                id: "show".into(),
-                fields: FeedPatch {
-                    title: Some("Show".into()),
-                    ..Default::default()
-                },
-            },
-        )
+        .create_feed(&w, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
@@ -311,13 +280,7 @@ async fn another_hosts_writes_are_seen_within_a_second() {
     let r = reader.owner(&"alice".parse().unwrap()).await.unwrap();
     // The reader has the account open (and so a state in memory) before the next write.
     assert_eq!(reader.get_feed(&r, &feed).await.unwrap().episode_count, 0);
-    let new = NewEpisode {
-        guid: None,
-        fields: EpisodePatch {
-            title: Some("One".into()),
-            ..Default::default()
-        },
-    };
+    let new = NewEpisode::titled("One");
     let id = writer
         .create_episode(&w, &feed, new)
         .await

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use podhost_core::{
     Error, FeedId, HostConfig, PodcastHost,
-    model::{EpisodePatch, FeedPatch, NewEpisode, NewFeed, NewMedia},
+    model::{EpisodePatch, NewEpisode, NewFeed, NewMedia},
 };
 
 #[tokio::main(flavor = "current_thread")]
@@ -28,13 +28,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let owner = host.owner(&"crash".parse()?).await?;
     let feed = FeedId::new("crash")?;
-    let new_feed = NewFeed {
-        id: "crash".into(),
-        fields: FeedPatch {
-            title: Some("Crash".into()),
-            ..Default::default()
-        },
-    };
+    let new_feed = NewFeed::titled("crash", "Crash");
     match host.create_feed(&owner, new_feed).await {
         Ok(_) | Err(Error::Conflict { .. }) => {}
         Err(e) => return Err(e.into()),
@@ -60,13 +54,7 @@ async fn main() -> anyhow::Result<()> {
             writeln!(stdout, "ACK media {} {} {len}", media.id, media.name)?;
         } else {
             let title = format!("{writer}-{i}");
-            let new = NewEpisode {
-                guid: None,
-                fields: EpisodePatch {
-                    title: Some(title.clone()),
-                    ..Default::default()
-                },
-            };
+            let new = NewEpisode::titled(title.clone());
             let episode = host.create_episode(&owner, &feed, new).await?.episode;
             writeln!(stdout, "ACK episode {} {title}", episode.id)?;
             if i % 5 == 0 {

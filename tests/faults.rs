@@ -7,9 +7,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 use object_store::{ObjectStore, memory::InMemory};
 use podhost_core::{
     Error, FeedId,
-    model::{
-        EpisodeListQuery, EpisodePatch, FeedPatch, NewEpisode, NewFeed, NewMedia, PageRequest,
-    },
+    model::{EpisodeListQuery, EpisodePatch, NewEpisode, NewFeed, NewMedia, PageRequest},
 };
 use podhost_testkit::{FaultStore, Faults, body, fixtures, test_host};
 
@@ -20,13 +18,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
     let (host, _) = test_host(Arc::new(faulty.clone()));
     host.create_account("alice").await.unwrap();
     let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
-    let new_feed = NewFeed {
-        id: "show".into(),
-        fields: FeedPatch {
-            title: Some("Show".into()),
-            ..Default::default()
-        },
-    };
+    let new_feed = NewFeed::titled("show", "Show");
     let feed: FeedId = host.create_feed(&who, new_feed).await.unwrap().feed.id;
 
     faulty.set(Faults {
@@ -39,13 +31,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
     let mut failures = 0;
     for i in 0..150 {
         let title = format!("ep {i}");
-        let new = NewEpisode {
-            guid: None,
-            fields: EpisodePatch {
-                title: Some(title.clone()),
-                ..Default::default()
-            },
-        };
+        let new = NewEpisode::titled(title.clone());
         match host.create_episode(&who, &feed, new).await {
             Ok(view) => {
                 acked_titles.push(title);
@@ -99,13 +85,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
 
     faulty.heal();
     // The faulty host recovers: it writes again and agrees with a fresh reader.
-    let new = NewEpisode {
-        guid: None,
-        fields: EpisodePatch {
-            title: Some("after".into()),
-            ..Default::default()
-        },
-    };
+    let new = NewEpisode::titled("after");
     host.create_episode(&who, &feed, new).await.unwrap();
     acked_titles.push("after".into());
 

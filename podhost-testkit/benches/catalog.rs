@@ -11,7 +11,7 @@ use bytes::Bytes;
 use object_store::ObjectStore;
 use podhost_core::{
     FeedId, HostConfig, PodcastHost,
-    model::{EpisodePatch, FeedPatch, NewEpisode, NewFeed, NewMedia},
+    model::{EpisodePatch, NewEpisode, NewFeed, NewMedia},
 };
 use podhost_testkit::FaultStore;
 
@@ -84,18 +84,9 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
     host.create_account("big").await.unwrap();
     let who = host.owner(&"big".parse().unwrap()).await.unwrap();
     let feed = FeedId::new("big").unwrap();
-    host.create_feed(
-        &who,
-        NewFeed {
-            id: "big".into(),
-            fields: FeedPatch {
-                title: Some("Big".into()),
-                ..Default::default()
-            },
-        },
-    )
-    .await
-    .unwrap();
+    host.create_feed(&who, NewFeed::titled("big", "Big"))
+        .await
+        .unwrap();
     let start = Instant::now();
     let mut ids = Vec::with_capacity(episodes);
     for i in 0..episodes {

@@ -86,24 +86,16 @@ pub async fn owner(host: &PodcastHost, name: &str) -> Principal {
         .expect("owner")
 }
 
-fn feed_titled(id: &str, title: &str) -> NewFeed {
-    NewFeed {
-        id: id.into(),
-        fields: FeedPatch {
-            title: Some(title.into()),
-            ..Default::default()
-        },
-    }
-}
-
-fn titled(title: &str) -> NewEpisode {
-    NewEpisode {
-        guid: None,
-        fields: EpisodePatch {
-            title: Some(title.into()),
-            ..Default::default()
-        },
-    }
+/// Creates the account `alice` with a feed `show`.
+async fn owner_with_show(host: &PodcastHost) -> (Principal, podhost_core::FeedId) {
+    let alice = owner(host, "alice").await;
+    let show = host
+        .create_feed(&alice, NewFeed::titled("show", "Show"))
+        .await
+        .expect("feed created")
+        .feed
+        .id;
+    (alice, show)
 }
 
 async fn upload(
@@ -251,11 +243,11 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
 
     // In use: 409 naming the user.
     let feed = host
-        .create_feed(&alice, feed_titled("show", "Show"))
+        .create_feed(&alice, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed;
-    let mut new = titled("One");
+    let mut new = NewEpisode::titled("One");
     new.fields.media = Some(Some(audio.id));
     let episode = host.create_episode(&alice, &feed.id, new).await.unwrap();
     match host.delete_media(&alice, audio.id).await {
@@ -422,7 +414,7 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
     let alice = owner(&host, "alice").await;
     let bob = owner(&host, "bob").await;
     let created = host
-        .create_feed(&alice, feed_titled("My Show ☕", "My Show"))
+        .create_feed(&alice, NewFeed::titled("My Show ☕", "My Show"))
         .await
         .unwrap();
     assert_eq!(created.feed.language, "en");
@@ -431,25 +423,27 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
     let guid = created.feed.podcast.guid;
 
     assert_err!(
-        host.create_feed(&bob, feed_titled("My Show ☕", "Mine"))
+        host.create_feed(&bob, NewFeed::titled("My Show ☕", "Mine"))
             .await,
         Error::Conflict { .. }
     );
     assert_err!(
-        host.create_feed(&alice, feed_titled("My Show ☕", "Again"))
+        host.create_feed(&alice, NewFeed::titled("My Show ☕", "Again"))
             .await,
         Error::Conflict { .. }
     );
     assert_err!(
-        host.create_feed(&alice, feed_titled("a/b", "Slash")).await,
+        host.create_feed(&alice, NewFeed::titled("a/b", "Slash"))
+            .await,
         Error::Invalid(_)
     );
     assert_err!(
-        host.create_feed(&alice, feed_titled("untitled", " ")).await,
+        host.create_feed(&alice, NewFeed::titled("untitled", " "))
+            .await,
         Error::Invalid(_)
     );
     // A rejected request takes no id.
-    host.create_feed(&bob, feed_titled("untitled", "Bob's"))
+    host.create_feed(&bob, NewFeed::titled("untitled", "Bob's"))
         .await
         .unwrap();
 
@@ -484,7 +478,7 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
         other => panic!("expected invalid, got {other:?}"),
     }
 
-    host.create_feed(&alice, feed_titled("second", "Second"))
+    host.create_feed(&alice, NewFeed::titled("second", "Second"))
         .await
         .unwrap();
     let list = host
@@ -495,7 +489,7 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
     assert_eq!(ids, ["My Show ☕", "second"]);
 
     let ep = host
-        .create_episode(&alice, &created.feed.id, titled("One"))
+        .create_episode(&alice, &created.feed.id, NewEpisode::titled("One"))
         .await
         .unwrap();
     assert_eq!(
@@ -522,7 +516,7 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
             .is_some()
     );
     assert_err!(
-        host.create_feed(&alice, feed_titled("My Show ☕", "Back"))
+        host.create_feed(&alice, NewFeed::titled("My Show ☕", "Back"))
             .await,
         Error::Conflict { .. }
     );
@@ -531,15 +525,9 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
 /// Episodes: create, update (with and without a version), copy as a draft, delete.
 pub async fn episodes(store: Arc<dyn ObjectStore>) {
     let (host, _) = test_host(store);
-    let alice = owner(&host, "alice").await;
-    let show = host
-        .create_feed(&alice, feed_titled("show", "Show"))
-        .await
-        .unwrap()
-        .feed
-        .id;
+    let (alice, show) = owner_with_show(&host).await;
     let other = host
-        .create_feed(&alice, feed_titled("other", "Other"))
+        .create_feed(&alice, NewFeed::titled("other", "Other"))
         .await
         .unwrap()
         .feed
@@ -552,7 +540,7 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
             .await,
         Error::Invalid(_)
     );
-    let mut new = titled("Pilot");
+    let mut new = NewEpisode::titled("Pilot");
     new.guid = Some("https://old.host/ep/1".into());
     new.fields.media = Some(Some(audio.id));
     new.fields.itunes_logo = Some(Some(cover.id));
@@ -568,7 +556,7 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
     assert_eq!(created.media.as_ref().map(|m| m.id), Some(audio.id));
     assert!(created.is_published);
 
-    let mut wrong_kind = titled("Bad");
+    let mut wrong_kind = NewEpisode::titled("Bad");
     wrong_kind.fields.media = Some(Some(cover.id));
     wrong_kind.fields.itunes_logo = Some(Some(MediaId::new(999).unwrap()));
     match host.create_episode(&alice, &show, wrong_kind).await {
@@ -635,16 +623,10 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
 /// The episode list: default order newest first, sort keys, filter, paging.
 pub async fn episode_list(store: Arc<dyn ObjectStore>) {
     let (host, clock) = test_host(store);
-    let alice = owner(&host, "alice").await;
-    let show = host
-        .create_feed(&alice, feed_titled("show", "Show"))
-        .await
-        .unwrap()
-        .feed
-        .id;
+    let (alice, show) = owner_with_show(&host).await;
     let mut ids = Vec::new();
     for (i, title) in ["Alpha", "Beta", "Gamma", "Delta"].iter().enumerate() {
-        let mut new = titled(title);
+        let mut new = NewEpisode::titled(*title);
         new.fields.is_public = Some(i % 2 == 0);
         new.fields.description = Some(format!("notes about {}", title.to_lowercase()));
         ids.push(
@@ -731,14 +713,8 @@ pub async fn episode_list(store: Arc<dyn ObjectStore>) {
 /// A public episode with a future date publishes itself when the time comes.
 pub async fn scheduled_publishing(store: Arc<dyn ObjectStore>) {
     let (host, clock) = test_host(store);
-    let alice = owner(&host, "alice").await;
-    let show = host
-        .create_feed(&alice, feed_titled("show", "Show"))
-        .await
-        .unwrap()
-        .feed
-        .id;
-    let mut new = titled("Tomorrow");
+    let (alice, show) = owner_with_show(&host).await;
+    let mut new = NewEpisode::titled("Tomorrow");
     new.fields.is_public = Some(true);
     new.fields.publish_at = Some(host.now() + SignedDuration::from_hours(24));
     let ep = host.create_episode(&alice, &show, new).await.unwrap();
@@ -758,7 +734,7 @@ pub async fn scheduled_publishing(store: Arc<dyn ObjectStore>) {
             .unwrap()
             .is_published
     );
-    let mut draft = titled("Draft");
+    let mut draft = NewEpisode::titled("Draft");
     draft.fields.publish_at = Some(host.now() - SignedDuration::from_hours(1));
     assert!(
         !host
@@ -777,13 +753,13 @@ pub async fn ownership(store: Arc<dyn ObjectStore>) {
     let mallory = owner(&host, "mallory").await;
     let audio = upload(&host, &alice, "a.wav", fixtures::wav(0.2, 8000)).await;
     let show = host
-        .create_feed(&alice, feed_titled("show", "Show"))
+        .create_feed(&alice, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
     let ep = host
-        .create_episode(&alice, &show, titled("One"))
+        .create_episode(&alice, &show, NewEpisode::titled("One"))
         .await
         .unwrap()
         .episode
@@ -794,7 +770,7 @@ pub async fn ownership(store: Arc<dyn ObjectStore>) {
         .unwrap()
         .token
         .id;
-    host.create_feed(&mallory, feed_titled("mine", "Mine"))
+    host.create_feed(&mallory, NewFeed::titled("mine", "Mine"))
         .await
         .unwrap();
     let mine = FeedId::new("mine").unwrap();
@@ -836,7 +812,9 @@ pub async fn ownership(store: Arc<dyn ObjectStore>) {
         ),
         (
             "create_episode",
-            host.create_episode(m, &show, titled("x")).await.map(drop),
+            host.create_episode(m, &show, NewEpisode::titled("x"))
+                .await
+                .map(drop),
         ),
         (
             "update_episode",
@@ -858,7 +836,7 @@ pub async fn ownership(store: Arc<dyn ObjectStore>) {
         );
     }
     // Using alice's media in mallory's episode: not found as a reference either.
-    let mut new = titled("Steal");
+    let mut new = NewEpisode::titled("Steal");
     new.fields.media = Some(Some(audio.id));
     assert_err!(host.create_episode(m, &mine, new).await, Error::Invalid(_));
     assert_eq!(
@@ -892,13 +870,13 @@ pub async fn scopes(store: Arc<dyn ObjectStore>) {
     let alice = owner(&host, "alice").await;
     let audio = upload(&host, &alice, "a.wav", fixtures::wav(0.2, 8000)).await;
     let show = host
-        .create_feed(&alice, feed_titled("show", "Show"))
+        .create_feed(&alice, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
     let ep = host
-        .create_episode(&alice, &show, titled("One"))
+        .create_episode(&alice, &show, NewEpisode::titled("One"))
         .await
         .unwrap()
         .episode
@@ -1021,11 +999,12 @@ pub async fn scopes(store: Arc<dyn ObjectStore>) {
         Error::Forbidden { .. }
     );
     assert_err!(
-        host.create_episode(&read_only, &show, titled("x")).await,
+        host.create_episode(&read_only, &show, NewEpisode::titled("x"))
+            .await,
         Error::Forbidden { .. }
     );
     assert_err!(
-        host.create_feed(&read_only, feed_titled("new", "New"))
+        host.create_feed(&read_only, NewFeed::titled("new", "New"))
             .await,
         Error::Forbidden { .. }
     );
@@ -1040,13 +1019,13 @@ pub async fn two_hosts_share_a_store(store: Arc<dyn ObjectStore>) {
     let alice_a = owner(&a, "alice").await;
     let alice_b = b.owner(&"alice".parse().unwrap()).await.unwrap();
     let show = a
-        .create_feed(&alice_a, feed_titled("show", "Show"))
+        .create_feed(&alice_a, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
     let ep = a
-        .create_episode(&alice_a, &show, titled("One"))
+        .create_episode(&alice_a, &show, NewEpisode::titled("One"))
         .await
         .unwrap()
         .episode
@@ -1085,8 +1064,8 @@ pub async fn two_hosts_share_a_store(store: Arc<dyn ObjectStore>) {
     }
     // Ids handed out by both hosts never collide.
     let (x, y) = tokio::join!(
-        a.create_episode(&alice_a, &show, titled("from a")),
-        b.create_episode(&alice_b, &show, titled("from b")),
+        a.create_episode(&alice_a, &show, NewEpisode::titled("from a")),
+        b.create_episode(&alice_b, &show, NewEpisode::titled("from b")),
     );
     assert_ne!(x.unwrap().episode.id, y.unwrap().episode.id);
 }

@@ -2,7 +2,7 @@
 //!
 //! - [`FaultStore`]: an [`ObjectStore`](object_store::ObjectStore) wrapper that injects errors,
 //!   ambiguous successes (the write lands, the answer is lost) and delays, and counts calls.
-//! - [`conformance`]: the behaviour of [`PodcastHost`](podhost_core::PodcastHost), written once
+//! - [`conformance`]: the behaviour of [`PodcastHost`], written once
 //!   as `pub async fn`s over a store, run against every backend.
 //! - [`fixtures`]: small media files made in code.
 #![deny(missing_docs)]

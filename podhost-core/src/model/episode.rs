@@ -148,6 +148,19 @@ pub struct NewEpisode {
     pub fields: EpisodePatch,
 }
 
+impl NewEpisode {
+    /// An episode with a title and every other field at its default (a draft, dated now).
+    pub fn titled(title: impl Into<String>) -> Self {
+        NewEpisode {
+            guid: None,
+            fields: EpisodePatch {
+                title: Some(title.into()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
 /// A change of episode fields: `None` leaves a field as it is.
 #[derive(Clone, Debug, Default)]
 #[allow(missing_docs)]

@@ -116,6 +116,19 @@ pub struct NewFeed {
     pub fields: FeedPatch,
 }
 
+impl NewFeed {
+    /// A feed with an id and a title and every other field at its default.
+    pub fn titled(id: impl Into<String>, title: impl Into<String>) -> Self {
+        NewFeed {
+            id: id.into(),
+            fields: FeedPatch {
+                title: Some(title.into()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
 /// A change of channel fields: `None` leaves a field as it is.
 #[derive(Clone, Debug, Default)]
 #[allow(missing_docs)]
