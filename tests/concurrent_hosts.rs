@@ -278,6 +278,18 @@ async fn another_hosts_writes_are_seen_within_a_second() {
         .feed
         .id;
     let r = reader.owner(&"alice".parse().unwrap()).await.unwrap();
+    // A refusal is never decided on a stale state: a feed made by the writer a moment ago can
+    // take the reader's episode at once.
+    let shows = writer
+        .create_feed(&w, NewFeed::titled("shows", "Shows"))
+        .await
+        .unwrap()
+        .feed
+        .id;
+    reader
+        .create_episode(&r, &shows, NewEpisode::titled("At once"))
+        .await
+        .expect("the reader looks again before refusing");
     // The reader has the account open (and so a state in memory) before the next write.
     assert_eq!(reader.get_feed(&r, &feed).await.unwrap().episode_count, 0);
     let new = NewEpisode::titled("One");

@@ -22,6 +22,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
     let feed: FeedId = host.create_feed(&who, new_feed).await.unwrap().feed.id;
 
     faulty.set(Faults {
+        retried_put: 0.1,
         error: 0.15,
         ambiguous: 0.15,
         delay: Some(Duration::from_millis(1)),

@@ -1,4 +1,33 @@
 //! podhost-http: the REST API of podhost over hyper.
 //!
-//! Not built yet: the REST API issue mounts `podhost_core::PodcastHost` here. This crate
-//! is the only one that will know HTTP and the JSON wire shapes.
+//! [`Api`] mounts a [`PodcastHost`](podhost_core::PodcastHost) as the API of the specification
+//! (`shared/spec/podcast-hosting-api.md`, settled by `decisions.md`). It is a `tower::Service`,
+//! so an application can mount it in its own hyper/tower stack and tests can call it without a
+//! socket; [`serve`] runs it on a listener with graceful shutdown.
+//!
+//! This is the only crate that knows HTTP and the JSON wire shapes: requests are parsed into a
+//! typed [`Endpoint`] ([`routes`]), handled by calling the core, and answered with shapes built in
+//! [`wire`]; the mapping from errors to statuses is in one place ([`error`]).
+#![deny(missing_docs)]
+#![recursion_limit = "256"]
+
+mod api;
+mod config;
+pub mod error;
+mod handlers;
+mod openapi;
+mod ratelimit;
+mod response;
+pub mod routes;
+mod server;
+pub mod wire;
+
+pub use api::Api;
+pub use config::HttpConfig;
+pub use routes::{Endpoint, ROUTES};
+pub use server::{serve, shutdown_signal};
+
+/// The OpenAPI document of `host`'s API (as served at `/api/openapi.json`).
+pub fn openapi_document(host: &podhost_core::PodcastHost) -> serde_json::Value {
+    openapi::document(host)
+}

@@ -26,6 +26,10 @@ pub struct Faults {
     pub error: f64,
     /// A write reaches the store, then the caller is told it failed (a lost answer).
     pub ambiguous: f64,
+    /// A put-if-absent reaches the store, then the caller is told the object exists: what an
+    /// object store client's own retry of a put whose answer was lost reports (S3 answers the
+    /// retry 412, which object_store reports as `AlreadyExists`).
+    pub retried_put: f64,
     /// Every call waits this long first.
     pub delay: Option<Duration>,
 }
@@ -134,6 +138,19 @@ impl FaultStore {
 
     /// Waits the delay, then says whether this call fails before reaching the store, and
     /// whether a write should be reported failed after it landed.
+    fn roll_retried_put(&self) -> bool {
+        let p = self
+            .faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retried_put;
+        let hit = p > 0.0 && rand::rng().random_bool(p.min(1.0));
+        if hit {
+            self.counters.injected.fetch_add(1, Ordering::Relaxed);
+        }
+        hit
+    }
+
     async fn roll(&self) -> (bool, bool) {
         let faults = self
             .faults
@@ -169,9 +186,16 @@ impl ObjectStore for FaultStore {
         if fail {
             return Err(injected("put failed"));
         }
+        let create = matches!(opts.mode, object_store::PutMode::Create);
         let result = self.inner.put_opts(location, payload, opts).await;
         if ambiguous && result.is_ok() {
             return Err(injected("put landed, answer lost"));
+        }
+        if create && result.is_ok() && self.roll_retried_put() {
+            return Err(object_store::Error::AlreadyExists {
+                path: location.to_string(),
+                source: "injected fault: put landed, the client's retry found it".into(),
+            });
         }
         result
     }

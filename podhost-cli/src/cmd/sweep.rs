@@ -17,7 +17,7 @@ pub struct SweepArgs {
 }
 
 pub(crate) async fn run(host: &PodcastHost, out: &Output, args: SweepArgs) -> anyhow::Result<()> {
-    let grace = Duration::from_secs(args.older_than_hours * 3600);
+    let grace = Duration::from_secs(args.older_than_hours.saturating_mul(3600));
     let mut rows = Vec::new();
     for account in host.list_accounts().await? {
         let report = host.sweep(&account.id, grace).await?;

@@ -7,6 +7,21 @@ use uuid::Uuid;
 
 use crate::error::{Error, Result};
 
+/// The format version this build writes and reads.
+pub(super) const VERSION: u32 = 1;
+
+/// Refuses what a newer podhost wrote: reading it with this build would drop what it does
+/// not understand.
+pub(super) fn check_version(v: u32, path: &Path) -> Result<()> {
+    if v == VERSION {
+        Ok(())
+    } else {
+        Err(Error::storage(format!(
+            "{path} has format version {v}, this podhost reads version {VERSION}: upgrade this process"
+        )))
+    }
+}
+
 /// One log entry: the changes of one logical transaction.
 #[derive(Serialize, Deserialize)]
 pub(super) struct Entry<C> {

@@ -94,6 +94,9 @@ struct Loaded<S> {
     recent: std::collections::VecDeque<(Uuid, u64)>,
 }
 
+/// A commit gives up after this many rounds of losing races.
+const MAX_ROUNDS: u32 = 200;
+
 /// How many applied transactions [`Loaded::recent`] remembers.
 const RECENT_TXNS: usize = 1024;
 
@@ -133,7 +136,7 @@ impl<S: Journal> Catalog<S> {
     ) -> Result<Self> {
         let txn = Uuid::new_v4();
         let entry = Entry {
-            v: 1,
+            v: codec::VERSION,
             txn,
             at,
             changes,
@@ -302,83 +305,156 @@ impl<S: Journal> Catalog<S> {
     ) -> Result<R> {
         let _writer = self.write.lock().await;
         let txn = Uuid::new_v4();
-        // Attempts whose outcome is unknown: the sequence number tried and the value decided.
-        let mut unknown: Vec<(u64, R)> = Vec::new();
+        // Attempts that may have landed: the sequence number tried and the value decided. A put
+        // that failed, and a put that found the entry taken (it may be ours: object stores'
+        // clients retry a put whose answer was lost, and the retry finds our own entry).
+        let mut maybe: Vec<(u64, R)> = Vec::new();
         let mut errors = 0;
-        loop {
-            // Before deciding again: did an attempt of unknown outcome land after all?
-            if let Some(value) = self.landed(txn, &mut unknown)? {
+        // Whether the state was read from the store since this call began.
+        let mut fresh = false;
+        for _round in 0..MAX_ROUNDS {
+            // Before deciding again: did an earlier attempt land after all?
+            if let Some(value) = self.landed(txn, &mut maybe).await? {
                 self.snapshot_if_due().await;
                 return Ok(value);
             }
-            let (seq, changes, value) = {
+            let decided = {
                 let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-                let (changes, value) = decide(&loaded.state)?;
-                (loaded.seq, changes, value)
+                decide(&loaded.state).map(|(changes, value)| (loaded.seq, changes, value))
             };
-            if changes.is_empty() {
-                return Ok(value);
-            }
+            let (seq, changes, value) = match decided {
+                Ok((seq, changes, value)) if !changes.is_empty() => (seq, changes, value),
+                // A refusal, or nothing to do: decided on a state that may be stale, so read the
+                // store once and decide again before answering.
+                other => {
+                    if !fresh && self.catch_up().await.is_ok() {
+                        fresh = true;
+                        continue;
+                    }
+                    return other.map(|(_, _, value)| value);
+                }
+            };
             let entry = Entry {
-                v: 1,
+                v: codec::VERSION,
                 txn,
                 at,
                 changes,
             };
             let bytes = codec::encode(&entry)?;
             let next = seq + 1;
-            match put_if_absent(&self.store, &entry_path(&self.root, next), bytes).await {
+            let taken = match put_if_absent(&self.store, &entry_path(&self.root, next), bytes).await
+            {
                 Ok(()) => {
                     self.apply_own(next, &entry).await;
                     self.snapshot_if_due().await;
                     return Ok(value);
                 }
-                // Lost the race (or an earlier attempt of ours landed there): read and retry.
-                Err(object_store::Error::AlreadyExists { .. }) => {}
+                Err(object_store::Error::AlreadyExists { .. }) => {
+                    maybe.push((next, value));
+                    true
+                }
                 Err(e) => {
                     errors += 1;
                     tracing::warn!(error = %e, seq = next, "commit: store error of unknown outcome");
-                    unknown.push((next, value));
+                    maybe.push((next, value));
                     if errors >= self.config.max_attempts {
-                        // One last look: the write may have landed after all.
-                        if self.catch_up().await.is_ok()
-                            && let Some(value) = self.landed(txn, &mut unknown)?
-                        {
-                            self.snapshot_if_due().await;
-                            return Ok(value);
-                        }
-                        return Err(e.into());
+                        return self.give_up(txn, &mut maybe, e.to_string()).await;
+                    }
+                    backoff(errors).await;
+                    false
+                }
+            };
+            match self.catch_up().await {
+                Ok(0) if taken => {
+                    // Taken, yet nothing new to read (an entry still being written elsewhere,
+                    // or something that is not an entry): wait rather than spin.
+                    errors += 1;
+                    if errors >= self.config.max_attempts {
+                        return self
+                            .give_up(
+                                txn,
+                                &mut maybe,
+                                format!("entry {next} is taken but unreadable"),
+                            )
+                            .await;
+                    }
+                    backoff(errors).await;
+                }
+                Ok(_) => fresh = true,
+                Err(e) => {
+                    errors += 1;
+                    if errors >= self.config.max_attempts {
+                        return self.give_up(txn, &mut maybe, e.to_string()).await;
                     }
                     backoff(errors).await;
                 }
             }
-            if let Err(e) = self.catch_up().await {
-                errors += 1;
-                if errors >= self.config.max_attempts {
-                    return Err(e);
-                }
-                backoff(errors).await;
-            }
         }
+        self.give_up(
+            txn,
+            &mut maybe,
+            format!("still contended after {MAX_ROUNDS} rounds"),
+        )
+        .await
+    }
+
+    /// The end of a commit that could not finish: one last look, then a storage error that
+    /// says whether the write may still have landed.
+    async fn give_up<R>(&self, txn: Uuid, maybe: &mut Vec<(u64, R)>, why: String) -> Result<R> {
+        if self.catch_up().await.is_ok()
+            && let Ok(Some(value)) = self.landed(txn, maybe).await
+        {
+            self.snapshot_if_due().await;
+            return Ok(value);
+        }
+        let outcome = if maybe.is_empty() {
+            "nothing was written"
+        } else {
+            "the change may or may not have been applied; read before retrying"
+        };
+        Err(Error::storage(format!("could not write: {why}; {outcome}")))
     }
 
     /// If transaction `txn` has been applied, the value decided for the attempt that landed.
-    fn landed<R>(&self, txn: Uuid, unknown: &mut Vec<(u64, R)>) -> Result<Option<R>> {
-        if unknown.is_empty() {
+    /// The ring of recent transactions answers at once; attempts older than the ring are read
+    /// back from the store.
+    async fn landed<R>(&self, txn: Uuid, maybe: &mut Vec<(u64, R)>) -> Result<Option<R>> {
+        if maybe.is_empty() {
             return Ok(None);
         }
-        let seq = {
+        let (found, oldest, current) = {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            loaded
+            let found = loaded
                 .recent
                 .iter()
                 .rev()
                 .find(|(t, _)| *t == txn)
-                .map(|(_, seq)| *seq)
+                .map(|(_, seq)| *seq);
+            let oldest = loaded
+                .recent
+                .front()
+                .map_or(loaded.seq.saturating_add(1), |(_, seq)| *seq);
+            (found, oldest, loaded.seq)
         };
+        let mut seq = found;
+        if seq.is_none() {
+            let evicted: Vec<u64> = maybe
+                .iter()
+                .map(|(s, _)| *s)
+                .filter(|s| *s < oldest && *s <= current)
+                .collect();
+            for candidate in evicted {
+                let entry: Entry<S::Change> =
+                    read_entry(&self.store, &entry_path(&self.root, candidate)).await?;
+                if entry.txn == txn {
+                    seq = Some(candidate);
+                    break;
+                }
+            }
+        }
         let Some(seq) = seq else { return Ok(None) };
-        match unknown.iter().position(|(s, _)| *s == seq) {
-            Some(i) => Ok(Some(unknown.swap_remove(i).1)),
+        match maybe.iter().position(|(s, _)| *s == seq) {
+            Some(i) => Ok(Some(maybe.swap_remove(i).1)),
             None => Err(Error::storage(format!(
                 "transaction {txn} landed at entry {seq}, which it never tried"
             ))),
@@ -399,7 +475,10 @@ impl<S: Journal> Catalog<S> {
     async fn snapshot_if_due(&self) {
         let due = {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            loaded.seq >= loaded.snapshot_seq + self.config.snapshot_every
+            loaded.seq
+                >= loaded
+                    .snapshot_seq
+                    .saturating_add(self.config.snapshot_every)
         };
         if due {
             self.write_snapshot().await;
@@ -412,7 +491,7 @@ impl<S: Journal> Catalog<S> {
         let (seq, bytes) = {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
             let snapshot = Snapshot {
-                v: 1,
+                v: codec::VERSION,
                 seq: loaded.seq,
                 state: &loaded.state,
             };
@@ -487,7 +566,9 @@ async fn read_entry<C: DeserializeOwned>(
         }
         Err(e) => return Err(e.into()),
     };
-    codec::decode(&bytes, path)
+    let entry: Entry<C> = codec::decode(&bytes, path)?;
+    codec::check_version(entry.v, path)?;
+    Ok(entry)
 }
 
 async fn list_snapshots(store: &Arc<dyn ObjectStore>, root: &Path) -> Result<Vec<u64>> {
@@ -521,7 +602,11 @@ async fn load_newest_snapshot<S: Journal>(
             Err(e) => return Err(e.into()),
         };
         match codec::decode::<Snapshot<S>>(&bytes, &path) {
-            Ok(snapshot) if snapshot.seq == seq => return Ok(Some((seq, snapshot.state))),
+            Ok(snapshot)
+                if snapshot.seq == seq && codec::check_version(snapshot.v, &path).is_ok() =>
+            {
+                return Ok(Some((seq, snapshot.state)));
+            }
             Ok(_) | Err(_) => {
                 tracing::warn!(%path, "skipping an unreadable snapshot; the log has the same facts");
             }

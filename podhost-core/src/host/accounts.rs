@@ -154,10 +154,12 @@ impl PodcastHost {
         }
         errors.into_result()?;
         let catalog = self.catalog(who.account()).await?;
-        let id = TokenId::random();
         // The claim maps the token id to the account, so a secret finds its account without a
-        // deployment-wide index of secrets.
-        claim(self, &token_claim_path(&id), who.account()).await?;
+        // deployment-wide index of secrets. Ids are random: a taken one is drawn again.
+        let mut id = TokenId::random();
+        while &claim(self, &token_claim_path(&id), who.account()).await? != who.account() {
+            id = TokenId::random();
+        }
         let mut random = [0u8; 32];
         rand::rng().fill_bytes(&mut random);
         let secret = format!(

@@ -185,6 +185,18 @@ impl PodcastHost {
         Ok(catalog.read(|state| view_of(state, episode, now)).await)
     }
 
+    /// Checks that the caller may create episodes in `feed` (scope `shows`, the feed is one of
+    /// theirs), so that a frontend can refuse a request before storing its uploads.
+    pub async fn check_episode_target(&self, who: &Principal, feed: &FeedId) -> Result<()> {
+        who.require(Scope::Shows)?;
+        let catalog = self.catalog(who.account()).await?;
+        if catalog.read(|state| state.feeds.contains_key(feed)).await {
+            Ok(())
+        } else {
+            Err(feed_not_found(feed))
+        }
+    }
+
     /// Changes fields of an episode. With `if_version` set, `Conflict` when the episode changed
     /// since that version; without it, concurrent patches apply one after the other.
     pub async fn update_episode(

@@ -253,13 +253,14 @@ impl PodcastHost {
                 }
                 let mut feed = feed.clone();
                 apply_patch(&mut feed, &new.fields, state)?;
-                Ok((vec![Change::FeedPut(feed)], ()))
+                let view = FeedView {
+                    logo: feed.logo.and_then(|m| state.media.get(&m).cloned()),
+                    episode_count: 0,
+                    feed: feed.clone(),
+                };
+                Ok((vec![Change::FeedPut(feed)], view))
             })
-            .await?;
-        catalog
-            .read(|state| view(state, &id))
             .await
-            .ok_or_else(|| feed_not_found(&id))
     }
 
     /// Changes channel fields of a feed.
@@ -274,20 +275,18 @@ impl PodcastHost {
         let now = self.now();
         catalog
             .commit(now, |state| {
-                let mut feed = state
-                    .feeds
-                    .get(id)
-                    .map(|entry| entry.feed.clone())
-                    .ok_or_else(|| feed_not_found(id))?;
+                let entry = state.feeds.get(id).ok_or_else(|| feed_not_found(id))?;
+                let mut feed = entry.feed.clone();
                 apply_patch(&mut feed, patch, state)?;
                 feed.updated = now;
-                Ok((vec![Change::FeedPut(feed)], ()))
+                let view = FeedView {
+                    logo: feed.logo.and_then(|m| state.media.get(&m).cloned()),
+                    episode_count: entry.episodes.len(),
+                    feed: feed.clone(),
+                };
+                Ok((vec![Change::FeedPut(feed)], view))
             })
-            .await?;
-        catalog
-            .read(|state| view(state, id))
             .await
-            .ok_or_else(|| feed_not_found(id))
     }
 
     /// One feed of the caller's account.

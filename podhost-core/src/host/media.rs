@@ -79,8 +79,14 @@ impl PodcastHost {
                 Ok((vec![Change::MediaPut(media.clone())], media))
             })
             .await;
-        if result.is_err() {
-            let _ = self.store().delete(&path).await;
+        match &result {
+            // A refusal is definite: nothing points at the blob.
+            Err(e) if !matches!(e, Error::Storage { .. }) => {
+                let _ = self.store().delete(&path).await;
+            }
+            // After a storage error the record may have landed: the blob stays, and the sweep
+            // removes it if nothing references it.
+            _ => {}
         }
         result
     }

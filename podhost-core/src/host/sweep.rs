@@ -25,8 +25,12 @@ impl PodcastHost {
         let catalog = self.catalog(account).await?;
         catalog.catch_up().await?;
         let prefix = Path::from_iter(["accounts", account.as_str(), "blobs"]);
-        let cutoff = SystemTime::now() - grace;
-        let cutoff: jiff::Timestamp = cutoff.try_into().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let cutoff_time = SystemTime::now()
+            .checked_sub(grace)
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        let cutoff: jiff::Timestamp = cutoff_time
+            .try_into()
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
         let blobs: Vec<_> = self.store().list(Some(&prefix)).try_collect().await?;
         let mut report = SweepReport::default();
         for meta in blobs {
@@ -43,7 +47,7 @@ impl PodcastHost {
         }
         if let Some(root) = &self.config().local_root {
             let folder = root.join("accounts").join(account.as_str()).join("blobs");
-            report.staging_files = sweep_staging_files(&folder, SystemTime::now() - grace);
+            report.staging_files = sweep_staging_files(&folder, cutoff_time);
         }
         Ok(report)
     }

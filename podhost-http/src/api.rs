@@ -1,0 +1,199 @@
+//! The API as a service: authenticate, limit, route, dispatch, answer.
+
+use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, task::Poll, time::Instant};
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Body as HttpBody;
+use podhost_core::{PodcastHost, Principal, Scope};
+use serde_json::Value;
+
+use crate::{
+    config::HttpConfig,
+    error::ApiError,
+    handlers,
+    ratelimit::RateLimiter,
+    response::{self, Body},
+    routes::{self, Endpoint, RouteError},
+};
+
+/// The REST API over a [`PodcastHost`]: a cloneable `tower::Service` answering every request,
+/// errors included (it never fails).
+#[derive(Clone)]
+pub struct Api {
+    pub(crate) host: PodcastHost,
+    pub(crate) config: Arc<HttpConfig>,
+    limiter: Arc<RateLimiter>,
+    openapi: Arc<Value>,
+}
+
+/// A request after routing and authentication, as handlers see it.
+pub(crate) struct Call<B> {
+    pub(crate) who: Principal,
+    pub(crate) query: Vec<(String, String)>,
+    pub(crate) headers: http::HeaderMap,
+    pub(crate) body: B,
+}
+
+impl Api {
+    /// The API over `host` with `config`.
+    pub fn new(host: PodcastHost, config: HttpConfig) -> Self {
+        let openapi = crate::openapi::document(&host);
+        Api {
+            limiter: Arc::new(RateLimiter::new(config.rate_limit)),
+            config: Arc::new(config),
+            host,
+            openapi: Arc::new(openapi),
+        }
+    }
+
+    /// The host this API serves.
+    pub fn host(&self) -> &PodcastHost {
+        &self.host
+    }
+
+    /// Answers one request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<Body>
+    where
+        B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+        B::Error: std::error::Error + Send + Sync + 'static,
+    {
+        let (parts, body) = request.into_parts();
+        if parts.method == Method::OPTIONS {
+            return response::preflight();
+        }
+        let endpoint = match routes::route(&parts.method, parts.uri.path()) {
+            Ok(endpoint) => endpoint,
+            Err(RouteError::NotFound) => return response::error(&ApiError::NoRoute),
+            Err(RouteError::MethodNotAllowed(allowed)) => {
+                return response::error(&ApiError::MethodNotAllowed(allowed));
+            }
+            Err(RouteError::BadParameter(message)) => {
+                // Authentication still comes first: no hints to strangers.
+                return match self.authenticate(&parts.headers).await {
+                    Err(e) => response::error(&e),
+                    Ok(_) => response::error(&ApiError::BadRequest(message)),
+                };
+            }
+        };
+        if endpoint == Endpoint::OpenApi {
+            return response::json(StatusCode::OK, &self.openapi);
+        }
+        let who = match self.authenticate(&parts.headers).await {
+            Ok(who) => who,
+            Err(e) => return response::error(&e),
+        };
+        let key = who
+            .token_id()
+            .map_or_else(|| who.account().to_string(), |t| t.to_string());
+        let verdict = self.limiter.check(&key, Instant::now());
+        let mut answer = if verdict.allowed {
+            let query = parts
+                .uri
+                .query()
+                .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+                .unwrap_or_default();
+            let call = Call {
+                who,
+                query,
+                headers: parts.headers,
+                body,
+            };
+            match handlers::dispatch(self, endpoint, call).await {
+                Ok(response) => response,
+                Err(e) => response::error(&e),
+            }
+        } else {
+            let mut limited = response::error(&ApiError::RateLimited {
+                retry_after: verdict.reset_in,
+            });
+            limited
+                .headers_mut()
+                .insert("x-ratelimit-reset", HeaderValue::from(verdict.reset_at));
+            limited
+        };
+        let headers = answer.headers_mut();
+        headers.insert("x-ratelimit-limit", HeaderValue::from(verdict.limit));
+        headers.insert(
+            "x-ratelimit-remaining",
+            HeaderValue::from(verdict.remaining),
+        );
+        answer
+    }
+
+    async fn authenticate(&self, headers: &http::HeaderMap) -> Result<Principal, ApiError> {
+        let secret = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .ok_or(ApiError::Core(podhost_core::Error::Unauthenticated))?;
+        Ok(self.host.authenticate(secret).await?)
+    }
+}
+
+impl<B> Call<B>
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    /// The first value of a query parameter.
+    pub(crate) fn param(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Checks a scope.
+    pub(crate) fn require(&self, scope: Scope) -> Result<(), ApiError> {
+        Ok(self.who.require(scope)?)
+    }
+
+    /// Reads a JSON body of at most `limit` bytes; `None` when the body is empty.
+    pub(crate) async fn json(
+        self,
+        limit: usize,
+    ) -> Result<(Principal, Vec<(String, String)>, Option<Value>), ApiError> {
+        let bytes = match Limited::new(self.body, limit).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                return Err(ApiError::BodyTooLarge(limit as u64));
+            }
+            Err(e) => {
+                return Err(ApiError::BadRequest(format!(
+                    "the body could not be read: {e}"
+                )));
+            }
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok((self.who, self.query, None));
+        }
+        let value = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))?;
+        Ok((self.who, self.query, Some(value)))
+    }
+}
+
+impl<B> tower::Service<Request<B>> for Api
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let api = self.clone();
+        Box::pin(async move { Ok(api.handle(request).await) })
+    }
+}

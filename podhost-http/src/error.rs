@@ -1,0 +1,144 @@
+//! Every error the API answers, and the one mapping from errors to statuses and bodies.
+
+use http::{Method, StatusCode};
+use podhost_core::FieldErrors;
+use serde_json::{Value, json};
+
+/// An error answer of the API.
+#[derive(Debug)]
+pub enum ApiError {
+    /// An error of the core.
+    Core(podhost_core::Error),
+    /// Malformed JSON or multipart, a bad path parameter.
+    BadRequest(String),
+    /// No such route.
+    NoRoute,
+    /// The route exists for other methods.
+    MethodNotAllowed(Vec<Method>),
+    /// A body larger than allowed for this route.
+    BodyTooLarge(u64),
+    /// Query or body validation with messages per field.
+    Invalid(FieldErrors),
+    /// Too many requests for this token; retry after this many seconds.
+    RateLimited {
+        /// Seconds until the window resets.
+        retry_after: u64,
+    },
+    /// Not implemented yet (with what and where it will come from).
+    NotImplemented(&'static str),
+}
+
+impl From<podhost_core::Error> for ApiError {
+    fn from(e: podhost_core::Error) -> Self {
+        ApiError::Core(e)
+    }
+}
+
+/// The status and JSON body of an error. 500 bodies are generic; the detail goes to the log.
+pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
+    use podhost_core::Error as E;
+    let message = |status: StatusCode, text: String| (status, json!({ "message": text }));
+    match error {
+        ApiError::Core(e) => match e {
+            E::NotFound { .. } => message(StatusCode::NOT_FOUND, e.to_string()),
+            E::Forbidden { .. } => message(StatusCode::FORBIDDEN, e.to_string()),
+            E::Unauthenticated => message(StatusCode::UNAUTHORIZED, "Unauthenticated.".into()),
+            E::Invalid(fields) => invalid(fields),
+            E::Conflict { .. } => message(StatusCode::CONFLICT, e.to_string()),
+            E::TooLarge { .. } => message(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
+            E::Interrupted { .. } => message(StatusCode::BAD_REQUEST, e.to_string()),
+            other => {
+                tracing::error!(error = %other, "internal error");
+                message(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal error; the server log has the details".into(),
+                )
+            }
+        },
+        ApiError::BadRequest(text) => message(StatusCode::BAD_REQUEST, text.clone()),
+        ApiError::NoRoute => message(StatusCode::NOT_FOUND, "no such endpoint".into()),
+        ApiError::MethodNotAllowed(allowed) => {
+            let names: Vec<_> = allowed.iter().map(Method::as_str).collect();
+            message(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!("this endpoint answers {}", names.join(", ")),
+            )
+        }
+        ApiError::BodyTooLarge(limit) => message(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the body is larger than the limit of {limit} bytes"),
+        ),
+        ApiError::Invalid(fields) => invalid(fields),
+        ApiError::RateLimited { retry_after } => message(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("too many requests; try again in {retry_after} seconds"),
+        ),
+        ApiError::NotImplemented(what) => message(
+            StatusCode::NOT_IMPLEMENTED,
+            format!("{what} is not implemented yet"),
+        ),
+    }
+}
+
+fn invalid(fields: &FieldErrors) -> (StatusCode, Value) {
+    let first = fields
+        .fields()
+        .iter()
+        .next()
+        .and_then(|(field, messages)| messages.first().map(|m| format!("{field}: {m}")))
+        .unwrap_or_else(|| "the input is invalid".into());
+    let errors: serde_json::Map<String, Value> = fields
+        .fields()
+        .iter()
+        .map(|(field, messages)| (field.clone(), json!(messages)))
+        .collect();
+    (
+        StatusCode::UNPROCESSABLE_ENTITY,
+        json!({ "message": first, "errors": errors }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_has_its_status() {
+        let mut fields = FieldErrors::default();
+        fields.add("page.size", "the page size may not be greater than 500");
+        let cases: Vec<(ApiError, u16)> = vec![
+            (podhost_core::Error::Unauthenticated.into(), 401),
+            (ApiError::BadRequest("x".into()), 400),
+            (ApiError::NoRoute, 404),
+            (ApiError::MethodNotAllowed(vec![Method::GET]), 405),
+            (ApiError::BodyTooLarge(10), 413),
+            (ApiError::Invalid(fields.clone()), 422),
+            (ApiError::RateLimited { retry_after: 3 }, 429),
+            (ApiError::NotImplemented("waveforms"), 501),
+            (
+                podhost_core::Error::Storage {
+                    message: "disk on fire at /secret/path".into(),
+                    source: None,
+                }
+                .into(),
+                500,
+            ),
+        ];
+        for (error, status) in cases {
+            let (got, body) = status_and_body(&error);
+            assert_eq!(got.as_u16(), status, "{error:?}");
+            assert!(body["message"].is_string());
+            assert!(
+                !body.to_string().contains("/secret/path"),
+                "500s hide details"
+            );
+        }
+        let (_, body) = status_and_body(&ApiError::Invalid(fields));
+        assert_eq!(
+            body["errors"]["page.size"][0],
+            "the page size may not be greater than 500"
+        );
+        let (_, body) = status_and_body(&podhost_core::Error::Unauthenticated.into());
+        assert_eq!(body, json!({"message": "Unauthenticated."}));
+    }
+}

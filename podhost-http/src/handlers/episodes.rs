@@ -1,0 +1,275 @@
+//! Episode endpoints: 4.14 to 4.19.
+
+use bytes::Bytes;
+use http::StatusCode;
+use hyper::body::Body as HttpBody;
+use podhost_core::{
+    EpisodeId, FeedId, FieldErrors, Scope,
+    model::{EpisodeListQuery, EpisodeSort, Media, NewEpisode, NewMedia},
+};
+use serde_json::{Value, json};
+
+use super::{Answer, created, data, known_params, multipart, page};
+use crate::{
+    api::{Api, Call},
+    error::ApiError,
+    response,
+    wire::{self, Ctx, input::Fields},
+};
+
+const WRITE_METADATA: &str =
+    "writing tags into the audio file (write_metadata; the media processing issue)";
+
+/// `GET /api/feed/{feed_id}/shows`: query parameters, or the same in a JSON body.
+pub(super) async fn list<B>(api: &Api, call: Call<B>, feed: FeedId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    call.require(Scope::ShowsReadOnly)?;
+    known_params(
+        &call.query,
+        &["page[number]", "page[size]", "sortBy", "sortDesc", "filter"],
+    )?;
+    let (who, query, body) = call.json(api.config.max_json_bytes).await?;
+    let param = |name: &str| -> Option<String> {
+        query
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| {
+                body.as_ref()
+                    .and_then(|b| b.get(name))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+    };
+    let mut errors = FieldErrors::default();
+    let sort_by = match param("sortBy").as_deref() {
+        None | Some("") => EpisodeSort::PublishDate,
+        Some("lastUpdate") => EpisodeSort::LastUpdate,
+        Some("is_public") => EpisodeSort::IsPublic,
+        Some(_) => {
+            errors.add("sortBy", "lastUpdate or is_public");
+            EpisodeSort::PublishDate
+        }
+    };
+    let descending = match param("sortDesc").as_deref() {
+        None | Some("") => None,
+        Some("desc" | "true" | "1") => Some(true),
+        Some("asc" | "false" | "0") => Some(false),
+        Some(_) => {
+            errors.add(
+                "sortDesc",
+                "desc (or true) for descending, asc (or false) for ascending",
+            );
+            None
+        }
+    };
+    let page = page(&query, body.as_ref());
+    errors.into_result()?;
+    let query = EpisodeListQuery {
+        sort_by,
+        descending,
+        filter: param("filter"),
+        page: page?,
+    };
+    let listed = api.host.list_episodes(&who, &feed, &query).await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: who.account(),
+    };
+    let items: Vec<_> = listed
+        .items
+        .iter()
+        .map(|v| wire::episode_item(&ctx, v))
+        .collect();
+    data(StatusCode::OK, json!(items))
+}
+
+/// `POST /api/feed/{feed_id}/show`: multipart fields of 4.16; `media` and `cover` files
+/// stream to storage as new media.
+pub(super) async fn create<B>(api: &Api, call: Call<B>, feed: FeedId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    call.require(Scope::Shows)?;
+    // Unknown feeds are refused before any byte is stored.
+    api.host.check_episode_target(&call.who, &feed).await?;
+    let who = call.who.clone();
+    let mut form = multipart::reader(&call.headers, call.body)?;
+    let mut fields = Fields::default();
+    let mut files: Vec<(String, Media)> = Vec::new();
+    let outcome: Result<(), ApiError> = async {
+        while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
+            let name = field.name().unwrap_or("").to_string();
+            match (name.as_str(), field.file_name().map(str::to_string)) {
+                ("media" | "cover", Some(file_name)) => {
+                    if files.iter().any(|(n, _)| *n == name) {
+                        fields.errors.add(name.clone(), "only one file");
+                        continue;
+                    }
+                    let media = api
+                        .host
+                        .upload_media(
+                            &who,
+                            NewMedia {
+                                name: file_name,
+                                category: None,
+                            },
+                            field,
+                        )
+                        .await?;
+                    files.push((name, media));
+                }
+                (_, _) => {
+                    let text = field.text().await.map_err(multipart::bad)?;
+                    fields.add_form_field(&name, text);
+                }
+            }
+        }
+        Ok(())
+    }
+    .await;
+    let result = match outcome {
+        Ok(()) => create_from(api, &who, &feed, fields, &files).await,
+        Err(e) => Err(e),
+    };
+    if result.is_err() {
+        // Bad input stores nothing: the files of this request go again.
+        for (_, media) in &files {
+            let _ = api.host.delete_media(&who, media.id).await;
+        }
+    }
+    result
+}
+
+async fn create_from(
+    api: &Api,
+    who: &podhost_core::Principal,
+    feed: &FeedId,
+    mut fields: Fields,
+    files: &[(String, Media)],
+) -> Answer {
+    let guid = fields.string("guid");
+    let (mut patch, write_metadata) =
+        wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
+    fields.reject_unknown();
+    for (name, media) in files {
+        let (slot, alias) = match name.as_str() {
+            "media" => (&mut patch.media, "show_media"),
+            _ => (&mut patch.itunes_logo, "itunes.logo"),
+        };
+        if slot.is_some() {
+            fields.errors.add(
+                name.clone(),
+                format!("give the file `{name}` or `{alias}`, not both"),
+            );
+        }
+        *slot = Some(Some(media.id));
+    }
+    fields.errors.into_result()?;
+    if write_metadata {
+        return Err(ApiError::NotImplemented(WRITE_METADATA));
+    }
+    let view = api
+        .host
+        .create_episode(
+            who,
+            feed,
+            NewEpisode {
+                guid,
+                fields: patch,
+            },
+        )
+        .await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: who.account(),
+    };
+    created(
+        &api.host.urls().api_episode(feed, view.episode.id),
+        wire::episode_single(&ctx, &view),
+    )
+}
+
+/// `GET /api/feed/{feed_id}/show/{show_id}`
+pub(super) async fn get<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    known_params(&call.query, &["feed_id"])?;
+    let view = api.host.get_episode(&call.who, &feed, id).await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: call.who.account(),
+    };
+    data(StatusCode::OK, wire::episode_single(&ctx, &view))
+}
+
+/// `PUT /api/feed/{feed_id}/show/{show_id}`: the JSON fields of 4.17.
+pub(super) async fn update<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    call.require(Scope::Shows)?;
+    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
+    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
+    let (patch, write_metadata) =
+        wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
+    fields.reject_unknown();
+    fields.errors.into_result()?;
+    if write_metadata {
+        return Err(ApiError::NotImplemented(WRITE_METADATA));
+    }
+    let view = api.host.update_episode(&who, &feed, id, &patch).await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: who.account(),
+    };
+    data(StatusCode::OK, wire::episode_single(&ctx, &view))
+}
+
+/// `DELETE /api/feed/{feed_id}/show/{show_id}`
+pub(super) async fn delete<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    api.host.delete_episode(&call.who, &feed, id).await?;
+    Ok(response::no_content())
+}
+
+/// `POST /api/feed/{feed_id}/show/{show_id}/copy?feed_id_to=...`
+pub(super) async fn copy<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    known_params(&call.query, &["feed_id_to"])?;
+    let to = match call.param("feed_id_to").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(to) => Some(FeedId::new(to).map_err(|_| {
+            let mut errors = FieldErrors::default();
+            errors.add("feed_id_to", "not a feed id");
+            ApiError::Invalid(errors)
+        })?),
+    };
+    let view = api
+        .host
+        .copy_episode(&call.who, &feed, id, to.as_ref())
+        .await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: call.who.account(),
+    };
+    created(
+        &api.host
+            .urls()
+            .api_episode(&view.episode.feed, view.episode.id),
+        wire::episode_single(&ctx, &view),
+    )
+}

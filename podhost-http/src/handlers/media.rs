@@ -1,0 +1,202 @@
+//! Media endpoints: 4.4 to 4.8.
+
+use bytes::Bytes;
+use http::StatusCode;
+use hyper::body::Body as HttpBody;
+use podhost_core::{
+    FieldErrors, MediaId, Scope,
+    model::{MediaCopy, MediaListQuery, MediaSort, NewMedia, SortDir},
+};
+use serde_json::json;
+
+use super::{Answer, created_record, known_params, multipart, page};
+use crate::{
+    api::{Api, Call},
+    error::ApiError,
+    response,
+    wire::{self, Ctx},
+};
+
+/// `GET /api/media`
+pub(super) async fn list<B>(api: &Api, call: Call<B>) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    call.require(Scope::MediaReadOnly)?;
+    known_params(
+        &call.query,
+        &[
+            "sort_by",
+            "sort_dir",
+            "filter",
+            "strict",
+            "page[number]",
+            "page[size]",
+        ],
+    )?;
+    let mut errors = FieldErrors::default();
+    let sort_by = match call.param("sort_by") {
+        None | Some("name") => MediaSort::Name,
+        Some("size") => MediaSort::Size,
+        Some("created") => MediaSort::Created,
+        Some(_) => {
+            errors.add("sort_by", "one of name, size, created");
+            MediaSort::Name
+        }
+    };
+    let sort_dir = match call.param("sort_dir") {
+        None | Some("desc") => SortDir::Desc,
+        Some("asc") => SortDir::Asc,
+        Some(_) => {
+            errors.add("sort_dir", "asc or desc");
+            SortDir::Desc
+        }
+    };
+    let strict = match call.param("strict") {
+        None | Some("0") | Some("false") => false,
+        Some("1") | Some("true") => true,
+        Some(_) => {
+            errors.add("strict", "0 or 1");
+            false
+        }
+    };
+    let page = page(&call.query, None);
+    errors.into_result()?;
+    let query = MediaListQuery {
+        sort_by,
+        sort_dir,
+        filter: call.param("filter").map(str::to_string),
+        strict,
+        page: page?,
+    };
+    let listed = api.host.list_media(&call.who, &query).await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: call.who.account(),
+    };
+    let items: Vec<_> = listed
+        .items
+        .iter()
+        .map(|m| wire::media_item(&ctx, m))
+        .collect();
+    Ok(response::json(
+        StatusCode::OK,
+        &json!({ "count": listed.total, "items": items }),
+    ))
+}
+
+/// `POST /api/media`: multipart with the file in `media`.
+pub(super) async fn upload<B>(api: &Api, call: Call<B>) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    call.require(Scope::Media)?;
+    let mut form = multipart::reader(&call.headers, call.body)?;
+    let mut uploaded = None;
+    let mut errors = FieldErrors::default();
+    while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
+        let name = field.name().unwrap_or("").to_string();
+        if name == "media" && uploaded.is_none() {
+            let file_name = field.file_name().unwrap_or("upload").to_string();
+            let media = api
+                .host
+                .upload_media(
+                    &call.who,
+                    NewMedia {
+                        name: file_name,
+                        category: None,
+                    },
+                    field,
+                )
+                .await?;
+            uploaded = Some(media);
+        } else {
+            errors.add(name, "unknown field (the file goes in `media`)");
+        }
+    }
+    let Some(media) = uploaded else {
+        errors.add("media", "a file is required");
+        return Err(ApiError::Invalid(errors));
+    };
+    if !errors.is_empty() {
+        // Bad input stores nothing.
+        let _ = api.host.delete_media(&call.who, media.id).await;
+        return Err(ApiError::Invalid(errors));
+    }
+    let ctx = Ctx {
+        host: &api.host,
+        account: call.who.account(),
+    };
+    created_record(
+        &format!("/api/media/{}", media.id),
+        wire::media_single(&ctx, &media),
+    )
+}
+
+/// `GET /api/media/{media_id}`
+pub(super) async fn get<B>(api: &Api, call: Call<B>, id: MediaId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let media = api.host.get_media(&call.who, id).await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: call.who.account(),
+    };
+    Ok(response::json(
+        StatusCode::OK,
+        &wire::media_single(&ctx, &media),
+    ))
+}
+
+/// `DELETE /api/media/{media_id}`
+pub(super) async fn delete<B>(api: &Api, call: Call<B>, id: MediaId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    api.host.delete_media(&call.who, id).await?;
+    Ok(response::no_content())
+}
+
+/// `POST /api/media/{media_id}/copy` with `{"label", "category"}`.
+pub(super) async fn copy<B>(api: &Api, call: Call<B>, id: MediaId) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    call.require(Scope::Media)?;
+    let limit = api.config.max_json_bytes;
+    let (who, _, body) = call.json(limit).await?;
+    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| json!({})));
+    let label = fields.string("label");
+    let category = fields.string("category");
+    fields.reject_unknown();
+    if label.is_none() {
+        fields
+            .errors
+            .add("label", "the name of the copy is required");
+    }
+    if category.is_none() {
+        fields
+            .errors
+            .add("category", "the category of the copy is required");
+    }
+    fields.errors.into_result()?;
+    let copy = MediaCopy {
+        label: label.unwrap_or_default(),
+        category: category.unwrap_or_default(),
+    };
+    let media = api.host.copy_media(&who, id, copy).await?;
+    let ctx = Ctx {
+        host: &api.host,
+        account: who.account(),
+    };
+    created_record(
+        &format!("/api/media/{}", media.id),
+        wire::media_single(&ctx, &media),
+    )
+}

@@ -1,0 +1,155 @@
+//! One handler per endpoint, grouped by resource. Handlers check nothing the core checks; they
+//! translate between the wire and the core.
+
+mod episodes;
+mod feeds;
+mod media;
+mod multipart;
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+use hyper::body::Body as HttpBody;
+use podhost_core::{FieldErrors, Scope, model::PageRequest};
+use serde_json::Value;
+
+use crate::{
+    api::{Api, Call},
+    error::ApiError,
+    response::{self, Body},
+    routes::Endpoint,
+};
+
+type Answer = Result<Response<Body>, ApiError>;
+
+pub(crate) async fn dispatch<B>(api: &Api, endpoint: Endpoint, call: Call<B>) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    use Endpoint as E;
+    match endpoint {
+        E::ListMedia => media::list(api, call).await,
+        E::UploadMedia => media::upload(api, call).await,
+        E::GetMedia(id) => media::get(api, call, id).await,
+        E::DeleteMedia(id) => media::delete(api, call, id).await,
+        E::CopyMedia(id) => media::copy(api, call, id).await,
+        E::ListFeeds => feeds::list(api, call).await,
+        E::CreateFeed => feeds::create(api, call).await,
+        E::GetFeed(id) => feeds::get(api, call, id).await,
+        E::UpdateFeed(id) => feeds::update(api, call, id).await,
+        E::DeleteFeed(id) => feeds::delete(api, call, id).await,
+        E::ListEpisodes(feed) => episodes::list(api, call, feed).await,
+        E::CreateEpisode(feed) => episodes::create(api, call, feed).await,
+        E::GetEpisode(feed, id) => episodes::get(api, call, feed, id).await,
+        E::UpdateEpisode(feed, id) => episodes::update(api, call, feed, id).await,
+        E::DeleteEpisode(feed, id) => episodes::delete(api, call, feed, id).await,
+        E::CopyEpisode(feed, id) => episodes::copy(api, call, feed, id).await,
+        // Mounted with the scopes of their issues; the behaviour comes with those issues.
+        E::GenerateWaveform(_) => not_yet(
+            &call,
+            Scope::Media,
+            "waveform generation (the media processing issue)",
+        ),
+        E::GenerateSilence(_) => not_yet(
+            &call,
+            Scope::Media,
+            "silence detection (the media processing issue)",
+        ),
+        E::GetMetadata(_) => not_yet(
+            &call,
+            Scope::MediaReadOnly,
+            "reading tags (the media processing issue)",
+        ),
+        E::PutMetadata(_) => not_yet(
+            &call,
+            Scope::Media,
+            "writing tags (the media processing issue)",
+        ),
+        E::WebhooksProcessing => not_yet(
+            &call,
+            Scope::Webhooks,
+            "webhook delivery (the webhooks issue)",
+        ),
+        E::OpenApi => Err(ApiError::NoRoute),
+    }
+}
+
+fn not_yet<B>(call: &Call<B>, scope: Scope, what: &'static str) -> Answer
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    call.require(scope)?;
+    Err(ApiError::NotImplemented(what))
+}
+
+/// `{"data": value}` with a status.
+fn data(status: StatusCode, value: Value) -> Answer {
+    Ok(response::json(
+        status,
+        &serde_json::json!({ "data": value }),
+    ))
+}
+
+/// 201 `{"data": value}` with a `Location`.
+fn created(location: &str, value: Value) -> Answer {
+    Ok(with_location(
+        response::json(StatusCode::CREATED, &serde_json::json!({ "data": value })),
+        location,
+    ))
+}
+
+/// 201 with the bare record (media upload and copy) and a `Location`.
+fn created_record(location: &str, value: Value) -> Answer {
+    Ok(with_location(
+        response::json(StatusCode::CREATED, &value),
+        location,
+    ))
+}
+
+fn with_location(mut answer: Response<Body>, location: &str) -> Response<Body> {
+    if let Ok(location) = HeaderValue::from_str(location) {
+        answer.headers_mut().insert(header::LOCATION, location);
+    }
+    answer
+}
+
+/// `page[number]` and `page[size]` from the query (or a JSON body), bounds checked by the core.
+fn page(query: &[(String, String)], body: Option<&Value>) -> Result<PageRequest, ApiError> {
+    let mut errors = FieldErrors::default();
+    let mut number_of = |query_key: &str, body_key: &str, field: &str| -> Option<i64> {
+        let raw = query
+            .iter()
+            .find(|(k, _)| k == query_key)
+            .map(|(_, v)| Value::String(v.clone()))
+            .or_else(|| {
+                body.and_then(|b| b.get("page"))
+                    .and_then(|p| p.get(body_key))
+                    .cloned()
+            })?;
+        let parsed = match &raw {
+            Value::Number(n) => n.as_i64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        };
+        if parsed.is_none() {
+            errors.add(field, "must be a whole number");
+        }
+        parsed
+    };
+    let number = number_of("page[number]", "number", "page.number");
+    let size = number_of("page[size]", "size", "page.size");
+    errors.into_result()?;
+    Ok(PageRequest::new(number, size)?)
+}
+
+/// Rejects query parameters that the endpoint does not know.
+fn known_params(query: &[(String, String)], known: &[&str]) -> Result<(), ApiError> {
+    let mut errors = FieldErrors::default();
+    for (key, _) in query {
+        if !known.contains(&key.as_str()) {
+            errors.add(key.clone(), "unknown query parameter");
+        }
+    }
+    Ok(errors.into_result()?)
+}

@@ -1,0 +1,91 @@
+//! Building responses: JSON bodies with the headers every API response carries.
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+use http_body_util::Full;
+use serde_json::Value;
+
+use crate::error::{ApiError, status_and_body};
+
+/// The response body type of the API.
+pub type Body = Full<Bytes>;
+
+/// A JSON response with the standard headers.
+pub fn json(status: StatusCode, value: &Value) -> Response<Body> {
+    let bytes =
+        serde_json::to_vec(value).unwrap_or_else(|_| b"{\"message\":\"internal error\"}".to_vec());
+    let mut response = Response::new(Full::new(Bytes::from(bytes)));
+    *response.status_mut() = status;
+    standard_headers(&mut response);
+    response
+}
+
+/// An empty response (204) with the standard headers.
+pub fn no_content() -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    standard_headers(&mut response);
+    response
+}
+
+/// The answer to an error.
+pub fn error(error: &ApiError) -> Response<Body> {
+    let (status, body) = status_and_body(error);
+    let mut response = json(status, &body);
+    match error {
+        ApiError::MethodNotAllowed(allowed) => {
+            let names: Vec<_> = allowed.iter().map(http::Method::as_str).collect();
+            if let Ok(value) = HeaderValue::from_str(&names.join(", ")) {
+                response.headers_mut().insert(header::ALLOW, value);
+            }
+        }
+        ApiError::RateLimited { retry_after } => {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
+        _ => {}
+    }
+    response
+}
+
+fn standard_headers(response: &mut Response<Body>) {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+}
+
+/// The answer to a CORS preflight request.
+pub fn preflight() -> Response<Body> {
+    let mut response = no_content();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, POST, PUT, DELETE, OPTIONS"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("authorization, content-type, accept"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(
+            "x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, location",
+        ),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("86400"),
+    );
+    response
+}

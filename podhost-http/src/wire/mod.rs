@@ -1,0 +1,18 @@
+//! The JSON wire shapes of the API: built from core types by hand, at the edge. Field names and
+//! order follow the specification; podhost's additions come after the specified fields.
+
+pub mod format;
+pub mod input;
+mod output;
+
+pub use output::{
+    episode_item, episode_single, feed_list_item, feed_single, media_item, media_single,
+};
+
+/// What the wire builders need besides the object: the host (URLs, time zone).
+pub struct Ctx<'a> {
+    /// The host.
+    pub host: &'a podhost_core::PodcastHost,
+    /// The account the objects belong to.
+    pub account: &'a podhost_core::AccountId,
+}

@@ -1,0 +1,244 @@
+//! Responses: media, feeds, episodes.
+
+use podhost_core::{
+    model::{EpisodeView, FeedView, Media},
+    probe::MediaKind,
+};
+use serde_json::{Value, json};
+
+use super::{Ctx, format};
+
+fn kind_name(kind: MediaKind) -> &'static str {
+    match kind {
+        MediaKind::Audio => "audio",
+        MediaKind::Video => "video",
+        MediaKind::Image => "image",
+        MediaKind::Document => "document",
+        MediaKind::Other => "other",
+    }
+}
+
+/// An item of the media list (2.1).
+pub fn media_item(ctx: &Ctx<'_>, m: &Media) -> Value {
+    let tz = &ctx.host.config().display_time_zone;
+    json!({
+        "id": m.id.to_string(),
+        "name": m.name,
+        "byte": m.size,
+        "created": format::date_time(m.created, tz),
+        "size": format::size(m.size),
+        "last": format::time_date(m.updated, tz),
+        "cat": m.category.as_deref().unwrap_or("_default_"),
+        "url": ctx.host.media_url(ctx.account, m),
+        "extension": m.facts.extension,
+        "mimetype": m.facts.mime,
+        "type": kind_name(m.kind()),
+        "created_date": format::date(m.created, tz),
+        "created_time": format::hour_minute(m.created, tz),
+    })
+}
+
+/// The single media record (2.1), returned by get, upload and copy.
+pub fn media_single(ctx: &Ctx<'_>, m: &Media) -> Value {
+    let tz = &ctx.host.config().display_time_zone;
+    json!({
+        "id": m.id.get(),
+        "name": m.name,
+        "byte": m.size,
+        "size": format::size(m.size),
+        "time": format::date_time(m.created, tz),
+        "last": format::date_time(m.updated, tz),
+        "cat": m.category,
+        "mimetype": m.facts.mime,
+        "type": kind_name(m.kind()),
+        "info": m.facts.info,
+        "mime": m.facts.mime,
+        // Additions.
+        "url": ctx.host.media_url(ctx.account, m),
+        "extension": m.facts.extension,
+        "duration": m.facts.audio.as_ref().map(|a| format::hms(a.duration_ms)),
+    })
+}
+
+fn logo_url(ctx: &Ctx<'_>, logo: Option<&Media>) -> String {
+    logo.map(|m| ctx.host.media_url(ctx.account, m))
+        .unwrap_or_default()
+}
+
+fn feed_links(ctx: &Ctx<'_>, v: &FeedView) -> Value {
+    let urls = ctx.host.urls();
+    json!({
+        "self": urls.api_feed(&v.feed.id),
+        "rss": urls.rss(&v.feed.id),
+        "web": urls.feed_page(&v.feed.id),
+        "logo": logo_url(ctx, v.logo.as_ref()),
+    })
+}
+
+/// An item of the feed list (2.2): `links` before `attributes`, no `itunes`/`googleplay`.
+pub fn feed_list_item(ctx: &Ctx<'_>, v: &FeedView) -> Value {
+    let f = &v.feed;
+    json!({
+        "type": "feed",
+        "id": f.id.as_str(),
+        "links": feed_links(ctx, v),
+        "attributes": {
+            "rss": {"title": f.title, "description": f.description, "copyright": f.copyright},
+            "logo": logo_url(ctx, v.logo.as_ref()),
+        },
+        "shows_count": v.episode_count,
+        "relationships": ["entry"],
+    })
+}
+
+/// The single feed (2.2): `attributes` before `links`, with the directory objects and
+/// podhost's additional channel fields.
+pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> Value {
+    let f = &v.feed;
+    let it = &f.itunes;
+    json!({
+        "type": "feed",
+        "id": f.id.as_str(),
+        "attributes": {
+            "rss": {
+                "title": f.title,
+                "description": f.description,
+                "copyright": f.copyright,
+                "language": f.language,
+                "link": f.link,
+            },
+            "itunes": {
+                "subtitle": it.subtitle,
+                "summary": it.summary,
+                "author": it.author,
+                "category": it.category,
+                "subcategory": it.subcategory,
+                "explicit": it.explicit,
+                "type": match it.show_type { podhost_core::model::ShowType::Episodic => "episodic", podhost_core::model::ShowType::Serial => "serial" },
+                "owner": {"name": it.owner_name, "email": it.owner_email},
+                "block": it.block,
+                "complete": it.complete,
+                "new-feed-url": it.new_feed_url,
+            },
+            "googleplay": {"author": f.googleplay.author, "description": f.googleplay.description},
+            "podcast": {
+                "guid": f.podcast.guid.to_string(),
+                "locked": f.podcast.locked,
+                "funding": f.podcast.funding.iter().map(|x| json!({"url": x.url, "text": x.text})).collect::<Vec<_>>(),
+                "medium": f.podcast.medium,
+            },
+            "logo": logo_url(ctx, v.logo.as_ref()),
+        },
+        "links": feed_links(ctx, v),
+        "shows_count": v.episode_count,
+        "relationships": ["entry"],
+    })
+}
+
+fn opt_num(n: Option<u32>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_default()
+}
+
+fn itunes(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
+    let it = &v.episode.itunes;
+    let duration = v
+        .media
+        .as_ref()
+        .and_then(|m| m.facts.audio.as_ref())
+        .map(|a| a.duration_ms);
+    json!({
+        "title": it.title,
+        "subtitle": it.subtitle,
+        "logo": logo_url(ctx, v.logo.as_ref()),
+        "summary": it.summary,
+        "episodeType": it.episode_type.as_str(),
+        "author": it.author,
+        "duration": duration.map(format::hms).unwrap_or_default(),
+        "season": opt_num(it.season),
+        "episode": opt_num(it.episode),
+        // Addition.
+        "explicit": it.explicit,
+    })
+}
+
+fn duration_ms(v: &EpisodeView) -> Option<u64> {
+    v.media
+        .as_ref()
+        .and_then(|m| m.facts.audio.as_ref())
+        .map(|a| a.duration_ms)
+}
+
+/// An item of the episode list (2.3).
+pub fn episode_item(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
+    let e = &v.episode;
+    let tz = &ctx.host.config().display_time_zone;
+    let urls = ctx.host.urls();
+    let media_url = v
+        .media
+        .as_ref()
+        .map(|m| ctx.host.media_url(ctx.account, m))
+        .unwrap_or_default();
+    json!({
+        "type": "show",
+        "id": e.id.to_string(),
+        "feed_id": e.feed.as_str(),
+        "links": {
+            "self": urls.api_episode(&e.feed, e.id),
+            "web": urls.episode_page(&e.feed, e.id),
+            "logo": logo_url(ctx, v.logo.as_ref()),
+            "media": media_url,
+        },
+        "attributes": {
+            "title": e.title,
+            "description": e.description,
+            "author": e.author,
+            "link": e.link,
+            "copyright": e.copyright,
+            "logo": logo_url(ctx, v.logo.as_ref()),
+            "guid": e.guid,
+            "publish_date": e.publish_at.as_second().to_string(),
+            "publish_date_formatted": format::publish_date_formatted(e.publish_at, tz),
+            "is_published": u8::from(v.is_published),
+            "file": v.media.as_ref().map(|m| m.name.clone()).unwrap_or_default(),
+            "enclosure_url": media_url,
+            "itunes": itunes(ctx, v),
+            "type": v.media.as_ref().map_or("unknown", |m| kind_name(m.kind())),
+            "duration_formatted": duration_ms(v).map(format::minutes_seconds).unwrap_or_default(),
+            // Additions.
+            "is_public": u8::from(e.is_public),
+        },
+        "relationships": ["entry"],
+    })
+}
+
+/// The single episode (2.3), with podhost's additions after the specified fields.
+pub fn episode_single(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
+    let e = &v.episode;
+    let tz = &ctx.host.config().display_time_zone;
+    json!({
+        "type": "show",
+        "id": e.id.to_string(),
+        "feed_id": e.feed.as_str(),
+        "attributes": {
+            "title": e.title,
+            "subtitle": e.subtitle,
+            "link": e.link,
+            "description": e.description,
+            "author": e.author,
+            "email": e.email,
+            "copyright": e.copyright,
+            "itunes": itunes(ctx, v),
+            // Additions.
+            "guid": e.guid,
+            "is_public": u8::from(e.is_public),
+            "is_published": u8::from(v.is_published),
+            "publish_date": e.publish_at.as_second().to_string(),
+            "publish_date_formatted": format::publish_date_formatted(e.publish_at, tz),
+            "show_media": e.media.map(|m| m.get()),
+            "enclosure_url": v.media.as_ref().map(|m| ctx.host.media_url(ctx.account, m)).unwrap_or_default(),
+            "duration_formatted": duration_ms(v).map(format::minutes_seconds).unwrap_or_default(),
+            "podcast": {"transcript": e.transcript.map(|m| m.get())},
+            "version": e.version,
+        },
+    })
+}
