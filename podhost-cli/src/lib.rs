@@ -20,14 +20,10 @@ pub struct Cli {
     /// Where podhost keeps everything: a folder, file://PATH, memory:// or s3://BUCKET/PREFIX.
     #[arg(long, global = true, env = "PODHOST_STORE", default_value = podhost_core::DEFAULT_STORE)]
     pub store: String,
-    /// The public base URL links start with.
-    #[arg(
-        long,
-        global = true,
-        env = "PODHOST_PUBLIC_URL",
-        default_value = "http://127.0.0.1:8080"
-    )]
-    pub public_url: String,
+    /// The public base URL links start with [default: http://LISTEN for serve, else
+    /// http://127.0.0.1:8080].
+    #[arg(long, global = true, env = "PODHOST_PUBLIC_URL")]
+    pub public_url: Option<String>,
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -50,12 +46,19 @@ pub enum Command {
     Feed(cmd::feed::FeedCommand),
     /// Removes blobs of failed or cut-off uploads.
     Sweep(cmd::sweep::SweepArgs),
+    /// Runs the REST API server.
+    Serve(cmd::serve::ServeArgs),
 }
 
 /// Runs a parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let opened = podhost_core::open_store(&cli.store)?;
-    let mut config = HostConfig::new(&cli.public_url)?;
+    let public_url = match (&cli.public_url, &cli.command) {
+        (Some(url), _) => url.clone(),
+        (None, Command::Serve(serve)) => format!("http://{}", serve.listen),
+        (None, _) => "http://127.0.0.1:8080".to_string(),
+    };
+    let mut config = HostConfig::new(&public_url)?;
     config.local_root = opened.local_root;
     let host = PodcastHost::new(config, opened.store);
     let out = Output::new(cli.json);
@@ -64,6 +67,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Token(c) => cmd::token::run(&host, &out, c).await,
         Command::Feed(c) => cmd::feed::run(&host, &out, c).await,
         Command::Sweep(c) => cmd::sweep::run(&host, &out, c).await,
+        Command::Serve(c) => cmd::serve::run(host, c).await,
     }
 }
 

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod feed;
+pub mod serve;
 pub mod sweep;
 pub mod token;
 pub mod user;

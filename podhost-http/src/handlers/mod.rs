@@ -45,26 +45,46 @@ where
         E::DeleteEpisode(feed, id) => episodes::delete(api, call, feed, id).await,
         E::CopyEpisode(feed, id) => episodes::copy(api, call, feed, id).await,
         // Mounted with the scopes of their issues; the behaviour comes with those issues.
-        E::GenerateWaveform(_) => not_yet(
-            &call,
-            Scope::Media,
-            "waveform generation (the media processing issue)",
-        ),
-        E::GenerateSilence(_) => not_yet(
-            &call,
-            Scope::Media,
-            "silence detection (the media processing issue)",
-        ),
-        E::GetMetadata(_) => not_yet(
-            &call,
-            Scope::MediaReadOnly,
-            "reading tags (the media processing issue)",
-        ),
-        E::PutMetadata(_) => not_yet(
-            &call,
-            Scope::Media,
-            "writing tags (the media processing issue)",
-        ),
+        E::GenerateWaveform(id) => {
+            not_yet_media(
+                api,
+                &call.who,
+                id,
+                Scope::Media,
+                "waveform generation (the media processing issue)",
+            )
+            .await
+        }
+        E::GenerateSilence(id) => {
+            not_yet_media(
+                api,
+                &call.who,
+                id,
+                Scope::Media,
+                "silence detection (the media processing issue)",
+            )
+            .await
+        }
+        E::GetMetadata(id) => {
+            not_yet_media(
+                api,
+                &call.who,
+                id,
+                Scope::MediaReadOnly,
+                "reading tags (the media processing issue)",
+            )
+            .await
+        }
+        E::PutMetadata(id) => {
+            not_yet_media(
+                api,
+                &call.who,
+                id,
+                Scope::Media,
+                "writing tags (the media processing issue)",
+            )
+            .await
+        }
         E::WebhooksProcessing => not_yet(
             &call,
             Scope::Webhooks,
@@ -80,6 +100,19 @@ where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
     call.require(scope)?;
+    Err(ApiError::NotImplemented(what))
+}
+
+/// As [`not_yet`], after checking that the media file is the caller's (else 404, as everywhere).
+async fn not_yet_media(
+    api: &Api,
+    who: &podhost_core::Principal,
+    id: podhost_core::MediaId,
+    scope: Scope,
+    what: &'static str,
+) -> Answer {
+    who.require(scope)?;
+    api.host.get_media(who, id).await?;
     Err(ApiError::NotImplemented(what))
 }
 

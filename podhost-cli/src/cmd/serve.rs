@@ -1,0 +1,68 @@
+//! `podhost serve`: the REST API server.
+
+use std::net::SocketAddr;
+
+use clap::Args;
+use podhost_core::{Error, PodcastHost, Scopes};
+use podhost_http::{Api, HttpConfig};
+
+/// Server options.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on.
+    #[arg(long, env = "PODHOST_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Requests per token per minute.
+    #[arg(long, env = "PODHOST_RATE_LIMIT", default_value_t = 180)]
+    pub rate_limit: u32,
+}
+
+pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
+    bootstrap(&host).await?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.listen))?;
+    let config = HttpConfig {
+        rate_limit: args.rate_limit,
+        ..HttpConfig::default()
+    };
+    eprintln!(
+        "podhost: serving {} on http://{} (Ctrl-C stops)",
+        host.urls().base(),
+        listener.local_addr()?
+    );
+    podhost_http::serve(
+        listener,
+        Api::new(host, config),
+        podhost_http::shutdown_signal(),
+    )
+    .await?;
+    eprintln!("podhost: stopped");
+    Ok(())
+}
+
+/// On a store without accounts: creates `admin` and prints a token with every scope, once.
+async fn bootstrap(host: &PodcastHost) -> anyhow::Result<()> {
+    if !host.list_accounts().await?.is_empty() {
+        return Ok(());
+    }
+    match host.create_account("admin").await {
+        Ok(_) => {}
+        // Another process bootstrapped at the same moment: its token is the one.
+        Err(Error::Conflict { .. }) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    }
+    let owner = host.owner(&"admin".parse()?).await?;
+    let token = host
+        .create_token(&owner, "bootstrap", Scopes::all())
+        .await?;
+    eprintln!(
+        "podhost: created the account admin. Its API token, with every scope, is shown this once:"
+    );
+    println!("{}", token.secret);
+    eprintln!(
+        "podhost: try: curl -H \"Authorization: Bearer $TOKEN\" {}/api/feeds",
+        host.urls().base()
+    );
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! A fixture for API tests: a host in memory, the API over it, and helpers to call it without a
+//! socket.
+
+#![allow(dead_code, missing_docs)]
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use podhost_core::{PodcastHost, Scopes};
+use podhost_http::{Api, HttpConfig};
+use serde_json::Value;
+
+pub struct Fixture {
+    pub api: Api,
+    pub host: PodcastHost,
+    /// A token of `alice` with every scope.
+    pub alice: String,
+    /// A token of `mallory` with every scope.
+    pub mallory: String,
+}
+
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub raw: Bytes,
+}
+
+impl Fixture {
+    pub async fn new() -> Self {
+        Self::with_config(HttpConfig::default()).await
+    }
+
+    pub async fn with_config(config: HttpConfig) -> Self {
+        let store = std::sync::Arc::new(object_store::memory::InMemory::new());
+        let (host, _) = podhost_testkit::test_host(store);
+        let mut tokens = Vec::new();
+        for name in ["alice", "mallory"] {
+            host.create_account(name).await.unwrap();
+            let owner = host.owner(&name.parse().unwrap()).await.unwrap();
+            tokens.push(
+                host.create_token(&owner, "all", Scopes::all())
+                    .await
+                    .unwrap()
+                    .secret,
+            );
+        }
+        let api = Api::new(host.clone(), config);
+        Fixture {
+            api,
+            host,
+            mallory: tokens.pop().unwrap(),
+            alice: tokens.pop().unwrap(),
+        }
+    }
+
+    /// A token of alice with exactly these scopes.
+    pub async fn token(&self, scopes: &str) -> String {
+        let owner = self.host.owner(&"alice".parse().unwrap()).await.unwrap();
+        self.host
+            .create_token(&owner, scopes, Scopes::parse_list(scopes).unwrap())
+            .await
+            .unwrap()
+            .secret
+    }
+
+    pub async fn send(&self, request: Request<Full<Bytes>>) -> Answer {
+        let response = self.api.handle(request).await;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let raw = response.into_body().collect().await.unwrap().to_bytes();
+        let body = if raw.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&raw).unwrap_or(Value::Null)
+        };
+        Answer {
+            status,
+            headers,
+            body,
+            raw,
+        }
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: &str,
+        json: Option<Value>,
+    ) -> Answer {
+        let mut request = Request::builder().method(method).uri(path);
+        if !token.is_empty() {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let body = match json {
+            Some(v) => {
+                request = request.header("content-type", "application/json");
+                Bytes::from(serde_json::to_vec(&v).unwrap())
+            }
+            None => Bytes::new(),
+        };
+        self.send(request.body(Full::new(body)).unwrap()).await
+    }
+
+    pub async fn get(&self, path: &str) -> Answer {
+        self.call(Method::GET, path, &self.alice.clone(), None)
+            .await
+    }
+
+    /// A multipart body: text fields and files (name, file name, bytes).
+    pub async fn multipart(
+        &self,
+        path: &str,
+        token: &str,
+        texts: &[(&str, &str)],
+        files: &[(&str, &str, Vec<u8>)],
+    ) -> Answer {
+        let (content_type, body) = multipart_body(texts, files);
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(path)
+            .header("authorization", format!("Bearer {token}"))
+            .header("content-type", content_type)
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        self.send(request).await
+    }
+
+    /// Uploads a WAV as alice; returns the media id.
+    pub async fn upload_wav(&self, name: &str) -> u64 {
+        let answer = self
+            .multipart(
+                "/api/media",
+                &self.alice.clone(),
+                &[],
+                &[("media", name, podhost_testkit::fixtures::wav(1.0, 8000))],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        answer.body["id"].as_u64().unwrap()
+    }
+
+    pub async fn upload_png(&self, name: &str) -> u64 {
+        let answer = self
+            .multipart(
+                "/api/media",
+                &self.alice.clone(),
+                &[],
+                &[("media", name, podhost_testkit::fixtures::png(1400, 1400))],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        answer.body["id"].as_u64().unwrap()
+    }
+
+    /// Creates a feed as alice.
+    pub async fn feed(&self, id: &str) {
+        let answer = self
+            .call(
+                Method::POST,
+                "/api/feeds",
+                &self.alice.clone(),
+                Some(serde_json::json!({"id": id, "title": id})),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    }
+
+    /// Creates an episode as alice; returns its id.
+    pub async fn episode(&self, feed: &str, texts: &[(&str, &str)]) -> String {
+        let answer = self
+            .multipart(
+                &format!("/api/feed/{feed}/show"),
+                &self.alice.clone(),
+                texts,
+                &[],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        answer.body["data"]["id"].as_str().unwrap().to_string()
+    }
+}
+
+pub fn multipart_body(
+    texts: &[(&str, &str)],
+    files: &[(&str, &str, Vec<u8>)],
+) -> (String, Vec<u8>) {
+    let boundary = "podhost-test-boundary-7d9f";
+    let mut body = Vec::new();
+    for (name, value) in texts {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+            )
+            .as_bytes(),
+        );
+    }
+    for (name, file, bytes) in files {
+        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes());
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// The keys of a JSON object, in order.
+pub fn keys(value: &Value) -> Vec<&str> {
+    value
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// True when `s` matches `pattern`, where `9` stands for a digit and every other character for
+/// itself.
+pub fn shaped(s: &str, pattern: &str) -> bool {
+    s.len() == pattern.len()
+        && s.chars()
+            .zip(pattern.chars())
+            .all(|(c, p)| if p == '9' { c.is_ascii_digit() } else { c == p })
+}

@@ -1,0 +1,552 @@
+//! Each endpoint's answer, field by field, against the specification (section 2) and
+//! decisions.md: names, nesting, order, formats.
+
+mod common;
+
+use common::{Fixture, keys, shaped};
+use http::{Method, StatusCode};
+use serde_json::json;
+
+#[tokio::test]
+async fn the_openapi_document_has_exactly_the_routes_of_the_router() {
+    let fx = Fixture::new().await;
+    let doc = fx.call(Method::GET, "/api/openapi.json", "", None).await;
+    assert_eq!(doc.status, StatusCode::OK);
+    assert_eq!(doc.body["openapi"], "3.0.3");
+    assert_eq!(doc.body["info"]["version"], "1.0.0");
+    let mut documented: Vec<(String, String)> = Vec::new();
+    for (path, item) in doc.body["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            documented.push((method.to_uppercase(), path.clone()));
+        }
+    }
+    let mut routed: Vec<(String, String)> = podhost_http::ROUTES
+        .iter()
+        .map(|(m, p)| (m.to_string(), p.to_string()))
+        .collect();
+    documented.sort();
+    routed.sort();
+    assert_eq!(documented, routed);
+    for (path, item) in doc.body["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            assert!(
+                op["responses"].as_object().is_some_and(|r| !r.is_empty()),
+                "{method} {path} documents its responses"
+            );
+        }
+    }
+    assert_eq!(
+        doc.body["paths"]["/api/feeds"]["post"]["x-podhost-addition"],
+        true
+    );
+}
+
+#[tokio::test]
+async fn media_list_and_record() {
+    let fx = Fixture::new().await;
+    let id = fx.upload_wav("talk.wav").await;
+    let list = fx.get("/api/media").await;
+    assert_eq!(list.status, StatusCode::OK);
+    assert_eq!(keys(&list.body), ["count", "items"]);
+    assert_eq!(list.body["count"], 1);
+    let item = &list.body["items"][0];
+    assert_eq!(
+        keys(item),
+        [
+            "id",
+            "name",
+            "byte",
+            "created",
+            "size",
+            "last",
+            "cat",
+            "url",
+            "extension",
+            "mimetype",
+            "type",
+            "created_date",
+            "created_time"
+        ]
+    );
+    assert_eq!(item["id"], id.to_string(), "a string of digits in the list");
+    assert_eq!(item["name"], "talk.wav");
+    assert_eq!(item["byte"], 16_044);
+    assert_eq!(item["size"], "15.7 KB");
+    assert!(
+        shaped(item["created"].as_str().unwrap(), "99.99.9999 99:99:99"),
+        "{}",
+        item["created"]
+    );
+    assert!(
+        shaped(item["last"].as_str().unwrap(), "99:99:99 99.99.9999"),
+        "{}",
+        item["last"]
+    );
+    assert!(shaped(item["created_date"].as_str().unwrap(), "99.99.9999"));
+    assert!(shaped(item["created_time"].as_str().unwrap(), "99:99"));
+    assert_eq!(item["cat"], "_default_");
+    assert_eq!(
+        (
+            item["extension"].as_str(),
+            item["mimetype"].as_str(),
+            item["type"].as_str()
+        ),
+        (Some("wav"), Some("audio/wav"), Some("audio"))
+    );
+    assert!(
+        item["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://pod.test/media/alice/")
+    );
+
+    let record = fx.get(&format!("/api/media/{id}")).await;
+    assert_eq!(record.status, StatusCode::OK);
+    assert_eq!(
+        &keys(&record.body)[..11],
+        [
+            "id", "name", "byte", "size", "time", "last", "cat", "mimetype", "type", "info", "mime"
+        ]
+    );
+    assert_eq!(record.body["id"], id, "an integer in the single record");
+    assert!(record.body["cat"].is_null());
+    assert!(shaped(
+        record.body["time"].as_str().unwrap(),
+        "99.99.9999 99:99:99"
+    ));
+    assert!(shaped(
+        record.body["last"].as_str().unwrap(),
+        "99.99.9999 99:99:99"
+    ));
+    assert_eq!(record.body["info"], "WAVE PCM, 16 bit, 8 kHz, Mono");
+    assert_eq!(record.body["mime"], "audio/wav");
+
+    let copy = fx
+        .call(
+            Method::POST,
+            &format!("/api/media/{id}/copy"),
+            &fx.alice,
+            Some(json!({"label": "talk.wav", "category": "archive"})),
+        )
+        .await;
+    assert_eq!(copy.status, StatusCode::CREATED);
+    assert_eq!(copy.body["name"], "talk (2).wav");
+    assert_eq!(copy.body["cat"], "archive");
+    assert_eq!(
+        copy.headers["location"],
+        format!("/api/media/{}", copy.body["id"])
+    );
+    let deleted = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/media/{}", copy.body["id"]),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(
+        (deleted.status, deleted.raw.len()),
+        (StatusCode::NO_CONTENT, 0)
+    );
+}
+
+#[tokio::test]
+async fn feed_list_and_single_differ_in_order_and_directory_objects() {
+    let fx = Fixture::new().await;
+    let logo = fx.upload_png("cover.png").await;
+    let created = fx
+        .call(Method::POST, "/api/feeds", &fx.alice, Some(json!({
+            "id": "my show", "title": "My Show", "description": "About", "copyright": "© me", "logo": logo,
+            "itunes": {"subtitle": "Sub", "author": "Me", "category": "Technology"},
+            "googleplay": {"author": "Me on Play", "description": "Play text"},
+        })))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(
+        created.headers["location"],
+        "https://pod.test/api/feeds/my%20show"
+    );
+    fx.episode("my%20show", &[("title", "One")]).await;
+
+    let list = fx.get("/api/feeds").await;
+    let item = &list.body["data"][0];
+    assert_eq!(
+        keys(item),
+        [
+            "type",
+            "id",
+            "links",
+            "attributes",
+            "shows_count",
+            "relationships"
+        ]
+    );
+    assert_eq!(item["type"], "feed");
+    assert_eq!(item["id"], "my show");
+    assert_eq!(keys(&item["links"]), ["self", "rss", "web", "logo"]);
+    assert_eq!(
+        item["links"]["self"],
+        "https://pod.test/api/feeds/my%20show"
+    );
+    assert_eq!(item["links"]["rss"], "https://pod.test/feeds/my%20show/rss");
+    assert!(
+        item["links"]["logo"]
+            .as_str()
+            .unwrap()
+            .ends_with("/cover.png")
+    );
+    assert_eq!(
+        keys(&item["attributes"]),
+        ["rss", "logo"],
+        "no directory objects in the list"
+    );
+    assert_eq!(
+        item["attributes"]["rss"],
+        json!({"title": "My Show", "description": "About", "copyright": "© me"})
+    );
+    assert_eq!(item["shows_count"], 1);
+    assert_eq!(item["relationships"], json!(["entry"]));
+
+    let single = fx.get("/api/feeds/my%20show").await;
+    let feed = &single.body["data"];
+    assert_eq!(
+        keys(feed),
+        [
+            "type",
+            "id",
+            "attributes",
+            "links",
+            "shows_count",
+            "relationships"
+        ]
+    );
+    assert_eq!(feed["attributes"]["itunes"]["subtitle"], "Sub");
+    assert_eq!(
+        feed["attributes"]["googleplay"],
+        json!({"author": "Me on Play", "description": "Play text"})
+    );
+    assert_eq!(feed["attributes"]["rss"]["title"], "My Show");
+
+    let updated = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/my%20show",
+            &fx.alice,
+            Some(json!({"title": "Renamed", "dirA": {"explicit": true}})),
+        )
+        .await;
+    assert_eq!(updated.status, StatusCode::OK, "{}", updated.body);
+    assert_eq!(
+        updated.body["data"]["attributes"]["rss"]["title"],
+        "Renamed"
+    );
+    assert_eq!(
+        updated.body["data"]["attributes"]["itunes"]["explicit"], true,
+        "dirA is an alias of itunes"
+    );
+    let deleted = fx
+        .call(Method::DELETE, "/api/feeds/my%20show", &fx.alice, None)
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        fx.get("/api/feeds/my%20show").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn episodes_create_list_get_update_copy_delete() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    fx.feed("other").await;
+    let cover = fx.upload_png("cover.png").await.to_string();
+    let created = fx
+        .multipart(
+            "/api/feed/show/show",
+            &fx.alice,
+            &[
+                ("title", "Pilot"),
+                ("author", "Me"),
+                ("copyright", "© me"),
+                ("is_public", "1"),
+                ("description", "<p>Notes</p>"),
+                ("itunes[title]", "Pilot!"),
+                ("itunes[subtitle]", "Sub"),
+                ("itunes[summary]", "Sum"),
+                ("itunes[author]", "Me"),
+                ("itunes[episode]", "1"),
+                ("itunes[episodeType]", "full"),
+                ("itunes[season]", "2"),
+                ("itunes[logo]", &cover),
+                ("itunes[explicit]", "false"),
+                ("publishing_date", "2025-05-01"),
+                ("publishing_time", "06:30:00"),
+                ("link", "https://example.com/1"),
+                ("write_metadata", "false"),
+                ("guid", "urn:old:1"),
+            ],
+            &[(
+                "media",
+                "pilot.wav",
+                podhost_testkit::fixtures::wav(125.0, 8000),
+            )],
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let data = &created.body["data"];
+    assert_eq!(&keys(data)[..], ["type", "id", "feed_id", "attributes"]);
+    assert_eq!(
+        &keys(&data["attributes"])[..8],
+        [
+            "title",
+            "subtitle",
+            "link",
+            "description",
+            "author",
+            "email",
+            "copyright",
+            "itunes"
+        ]
+    );
+    let id = data["id"].as_str().unwrap().to_string();
+    assert!(shaped(&id, "pod-9"), "{id}");
+    assert_eq!(data["attributes"]["guid"], "urn:old:1");
+    assert_eq!(data["attributes"]["itunes"]["duration"], "00:02:05");
+
+    let list = fx.get("/api/feed/show/shows").await;
+    assert_eq!(list.status, StatusCode::OK);
+    let item = &list.body["data"][0];
+    assert_eq!(
+        keys(item),
+        [
+            "type",
+            "id",
+            "feed_id",
+            "links",
+            "attributes",
+            "relationships"
+        ]
+    );
+    assert_eq!(keys(&item["links"]), ["self", "web", "logo", "media"]);
+    let a = &item["attributes"];
+    assert_eq!(
+        &keys(a)[..15],
+        [
+            "title",
+            "description",
+            "author",
+            "link",
+            "copyright",
+            "logo",
+            "guid",
+            "publish_date",
+            "publish_date_formatted",
+            "is_published",
+            "file",
+            "enclosure_url",
+            "itunes",
+            "type",
+            "duration_formatted"
+        ]
+    );
+    assert_eq!(a["publish_date"], "1746081000", "Unix seconds as digits");
+    assert_eq!(a["publish_date_formatted"], "01.05.2025, 06:30 Uhr");
+    assert_eq!(a["is_published"], 1);
+    assert_eq!(a["file"], "pilot.wav");
+    assert_eq!(a["duration_formatted"], "2m 5s");
+    assert_eq!(
+        keys(&a["itunes"])[..9],
+        [
+            "title",
+            "subtitle",
+            "logo",
+            "summary",
+            "episodeType",
+            "author",
+            "duration",
+            "season",
+            "episode"
+        ]
+    );
+    assert_eq!(
+        (
+            a["itunes"]["season"].as_str(),
+            a["itunes"]["episode"].as_str()
+        ),
+        (Some("2"), Some("1"))
+    );
+    assert_eq!(item["relationships"], json!(["entry"]));
+
+    let got = fx
+        .get(&format!("/api/feed/show/show/{id}?feed_id=show"))
+        .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert_eq!(got.body["data"]["attributes"]["title"], "Pilot");
+
+    let updated = fx
+        .call(Method::PUT, &format!("/api/feed/show/show/{id}"), &fx.alice, Some(json!({
+            "title": "Pilot (remastered)", "is_public": 0, "itunes": {"episode": 3, "season": "4", "logo": null, "explicit": true},
+            "podcast": {"transcript": null},
+        })))
+        .await;
+    assert_eq!(updated.status, StatusCode::OK, "{}", updated.body);
+    let attrs = &updated.body["data"]["attributes"];
+    assert_eq!(
+        (attrs["title"].as_str(), attrs["is_published"].as_u64()),
+        (Some("Pilot (remastered)"), Some(0))
+    );
+    assert_eq!(
+        (
+            attrs["itunes"]["episode"].as_str(),
+            attrs["itunes"]["logo"].as_str()
+        ),
+        (Some("3"), Some(""))
+    );
+
+    let copy = fx
+        .call(
+            Method::POST,
+            &format!("/api/feed/show/show/{id}/copy?feed_id_to=other"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(copy.status, StatusCode::CREATED, "{}", copy.body);
+    assert_eq!(copy.body["data"]["feed_id"], "other");
+    assert_eq!(copy.body["data"]["attributes"]["is_public"], 0);
+    assert_ne!(copy.body["data"]["id"], json!(id));
+
+    let deleted = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/feed/show/show/{id}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        fx.get(&format!("/api/feed/show/show/{id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn episode_list_paging_sorting_and_filter_in_query_or_body() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    for (title, date) in [
+        ("Alpha", "2025-01-01"),
+        ("Beta", "2025-02-01"),
+        ("Gamma", "2025-03-01"),
+    ] {
+        fx.episode(
+            "show",
+            &[
+                ("title", title),
+                ("publishing_date", date),
+                ("is_public", "1"),
+            ],
+        )
+        .await;
+    }
+    let titles = |a: &common::Answer| {
+        a.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["attributes"]["title"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        titles(&fx.get("/api/feed/show/shows").await),
+        ["Gamma", "Beta", "Alpha"]
+    );
+    assert_eq!(
+        titles(
+            &fx.get("/api/feed/show/shows?page%5Bnumber%5D=2&page%5Bsize%5D=2")
+                .await
+        ),
+        ["Alpha"]
+    );
+    assert_eq!(
+        titles(&fx.get("/api/feed/show/shows?filter=bet").await),
+        ["Beta"]
+    );
+    let by_body = fx
+        .call(
+            Method::GET,
+            "/api/feed/show/shows",
+            &fx.alice,
+            Some(json!({"filter": "gam"})),
+        )
+        .await;
+    assert_eq!(titles(&by_body), ["Gamma"]);
+    assert_eq!(
+        titles(
+            &fx.get("/api/feed/show/shows?sortBy=lastUpdate&sortDesc=false")
+                .await
+        ),
+        ["Alpha", "Beta", "Gamma"]
+    );
+}
+
+#[tokio::test]
+async fn every_api_answer_carries_the_standard_headers_and_the_rate_limit() {
+    let fx = Fixture::with_config(podhost_http::HttpConfig {
+        rate_limit: 3,
+        ..Default::default()
+    })
+    .await;
+    for (i, path) in ["/api/feeds", "/api/nope", "/api/media/abc"]
+        .iter()
+        .enumerate()
+    {
+        let answer = fx.get(path).await;
+        assert_eq!(
+            answer.headers["cache-control"], "no-cache, private",
+            "{path}"
+        );
+        assert_eq!(answer.headers["content-type"], "application/json");
+        assert_eq!(answer.headers["access-control-allow-origin"], "*");
+        if i == 0 {
+            assert_eq!(answer.headers["x-ratelimit-limit"], "3");
+            assert_eq!(answer.headers["x-ratelimit-remaining"], "2");
+        }
+    }
+    fx.get("/api/feeds").await;
+    fx.get("/api/feeds").await;
+    let limited = fx.get("/api/feeds").await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(limited.headers["x-ratelimit-remaining"], "0");
+    let retry: u64 = limited.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry));
+    assert!(limited.headers.contains_key("x-ratelimit-reset"));
+    assert!(limited.body["message"].is_string());
+    // Another token has its own window.
+    assert_eq!(
+        fx.call(Method::GET, "/api/feeds", &fx.mallory, None)
+            .await
+            .status,
+        StatusCode::OK
+    );
+
+    let preflight = fx.call(Method::OPTIONS, "/api/feeds", "", None).await;
+    assert_eq!(preflight.status, StatusCode::NO_CONTENT);
+    assert!(
+        preflight.headers["access-control-allow-methods"]
+            .to_str()
+            .unwrap()
+            .contains("PUT")
+    );
+    assert!(
+        preflight.headers["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .contains("authorization")
+    );
+}
