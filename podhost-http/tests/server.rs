@@ -1,0 +1,135 @@
+//! Over a real socket: the server answers, limits request heads and slow clients, and lets
+//! requests in flight finish on shutdown.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Fixture, multipart_body};
+use podhost_http::HttpConfig;
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+    sync::oneshot,
+};
+
+struct Running {
+    addr: std::net::SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
+    alice: String,
+}
+
+async fn start(config: HttpConfig) -> Running {
+    let fx = Fixture::with_config(config).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let done = tokio::spawn(podhost_http::serve(listener, fx.api.clone(), async move {
+        let _ = stopped.await;
+    }));
+    Running {
+        addr,
+        stop: Some(stop),
+        done,
+        alice: fx.alice,
+    }
+}
+
+/// Sends raw bytes, reads until the server closes or `wait` passes; returns what came back.
+async fn exchange(addr: std::net::SocketAddr, bytes: &[u8], wait: Duration) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(bytes).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(wait, stream.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tokio::test]
+async fn answers_over_a_socket() {
+    let server = start(HttpConfig::default()).await;
+    let request = format!(
+        "GET /api/feeds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+        server.alice
+    );
+    let answer = exchange(server.addr, request.as_bytes(), Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("x-ratelimit-limit: 180"), "{answer}");
+    assert!(answer.ends_with("{\"data\":[]}"), "{answer}");
+}
+
+#[tokio::test]
+async fn oversized_heads_are_refused() {
+    let server = start(HttpConfig::default()).await;
+    let request = format!(
+        "GET /api/feeds HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(64 << 10)
+    );
+    let answer = exchange(server.addr, request.as_bytes(), Duration::from_secs(5)).await;
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 431"),
+        "{answer:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_never_finishes_its_head_is_cut_off() {
+    let server = start(HttpConfig {
+        header_read_timeout: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let started = std::time::Instant::now();
+    let answer = exchange(
+        server.addr,
+        b"GET /api/feeds HTTP/1.1\r\nHost: x\r\n",
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the server closed the connection"
+    );
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer:?}"
+    );
+}
+
+#[tokio::test]
+async fn shutdown_lets_an_upload_in_flight_finish() {
+    let mut server = start(HttpConfig::default()).await;
+    let (content_type, body) = multipart_body(
+        &[],
+        &[("media", "a.wav", podhost_testkit::fixtures::wav(2.0, 8000))],
+    );
+    let head = format!(
+        "POST /api/media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        server.alice,
+        body.len()
+    );
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body[..body.len() / 2]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.stop.take().unwrap().send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !server.done.is_finished(),
+        "the server waits for the request in flight"
+    );
+    stream.write_all(&body[body.len() / 2..]).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    tokio::time::timeout(Duration::from_secs(5), server.done)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        TcpStream::connect(server.addr).await.is_err(),
+        "no longer listening"
+    );
+}
