@@ -6,6 +6,14 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = podhost_cli::Cli::parse();
+    // Log lines go to stderr; PODHOST_LOG=debug (or any tracing filter) says how much.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("PODHOST_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .init();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
