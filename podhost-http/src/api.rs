@@ -26,12 +26,15 @@ pub struct Api {
     pub(crate) config: Arc<HttpConfig>,
     limiter: Arc<RateLimiter>,
     openapi: Arc<Value>,
+    pub(crate) cache: Arc<crate::cache::ResponseCache>,
 }
 
 /// A request after routing and authentication, as handlers see it.
 pub(crate) struct Call<B> {
     pub(crate) who: Principal,
     pub(crate) query: Vec<(String, String)>,
+    /// The path and query as sent: the key of cached answers.
+    pub(crate) request_line: String,
     pub(crate) headers: http::HeaderMap,
     pub(crate) body: B,
 }
@@ -45,6 +48,7 @@ impl Api {
             config: Arc::new(config),
             host,
             openapi: Arc::new(openapi),
+            cache: Arc::default(),
         }
     }
 
@@ -94,9 +98,14 @@ impl Api {
                 .query()
                 .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
                 .unwrap_or_default();
+            let request_line = parts
+                .uri
+                .path_and_query()
+                .map_or_else(String::new, |pq| pq.as_str().to_string());
             let call = Call {
                 who,
                 query,
+                request_line,
                 headers: parts.headers,
                 body,
             };

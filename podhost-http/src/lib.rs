@@ -12,6 +12,7 @@
 #![recursion_limit = "256"]
 
 mod api;
+mod cache;
 mod config;
 pub mod error;
 mod handlers;

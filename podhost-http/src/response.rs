@@ -14,7 +14,12 @@ pub type Body = Full<Bytes>;
 pub fn json(status: StatusCode, value: &Value) -> Response<Body> {
     let bytes =
         serde_json::to_vec(value).unwrap_or_else(|_| b"{\"message\":\"internal error\"}".to_vec());
-    let mut response = Response::new(Full::new(Bytes::from(bytes)));
+    json_bytes(status, Bytes::from(bytes))
+}
+
+/// A response of JSON bytes rendered before, with the standard headers.
+pub fn json_bytes(status: StatusCode, bytes: Bytes) -> Response<Body> {
+    let mut response = Response::new(Full::new(bytes));
     *response.status_mut() = status;
     standard_headers(&mut response);
     response

@@ -550,3 +550,58 @@ async fn every_api_answer_carries_the_standard_headers_and_the_rate_limit() {
             .contains("authorization")
     );
 }
+
+#[tokio::test]
+async fn list_answers_are_never_staler_than_the_account() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    let count = |a: &common::Answer| a.body["data"].as_array().unwrap().len();
+    assert_eq!(count(&fx.get("/api/feed/show/shows").await), 0);
+    fx.episode("show", &[("title", "One")]).await;
+    assert_eq!(
+        count(&fx.get("/api/feed/show/shows").await),
+        1,
+        "a write shows at once"
+    );
+    assert_eq!(fx.get("/api/media").await.body["count"], 0);
+    fx.upload_wav("a.wav").await;
+    assert_eq!(fx.get("/api/media").await.body["count"], 1);
+    fx.feed("second").await;
+    assert_eq!(count(&fx.get("/api/feeds").await), 2);
+
+    // A scheduled episode publishes when its time comes, with no write in between.
+    let tomorrow = (fx.host.now() + jiff::SignedDuration::from_hours(24))
+        .strftime("%Y-%m-%d")
+        .to_string();
+    let id = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Tomorrow"),
+                ("is_public", "1"),
+                ("publishing_date", &tomorrow),
+            ],
+        )
+        .await;
+    let published = |a: &common::Answer| {
+        a.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == json!(id))
+            .unwrap()["attributes"]["is_published"]
+            .clone()
+    };
+    assert_eq!(published(&fx.get("/api/feed/show/shows").await), 0);
+    assert_eq!(
+        published(&fx.get("/api/feed/show/shows").await),
+        0,
+        "from the cache, still right"
+    );
+    fx.clock.advance(jiff::SignedDuration::from_hours(48));
+    assert_eq!(
+        published(&fx.get("/api/feed/show/shows").await),
+        1,
+        "published by the clock alone"
+    );
+}

@@ -295,6 +295,11 @@ impl PodcastHost {
                 });
                 // Build views for the page only: a 10,000-episode feed lists in time of the page.
                 let total = matching.len();
+                let changes_at = matching
+                    .iter()
+                    .filter(|ep| ep.is_public && ep.publish_at > now)
+                    .map(|ep| ep.publish_at)
+                    .min();
                 let start =
                     (query.page.number() as usize - 1).saturating_mul(query.page.size() as usize);
                 let items = matching
@@ -307,6 +312,7 @@ impl PodcastHost {
                     items,
                     total,
                     request: query.page,
+                    changes_at,
                 })
             })
             .await

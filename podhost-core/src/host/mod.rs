@@ -141,6 +141,15 @@ impl PodcastHost {
         .cloned()
     }
 
+    /// The version of the caller's account: it changes with every write to the account (seen
+    /// within the refresh interval for other processes' writes, at once for this one's). A
+    /// frontend may reuse an answer computed at the same version.
+    pub async fn account_version(&self, who: &crate::Principal) -> Result<u64> {
+        let catalog = self.catalog(who.account()).await?;
+        catalog.read(|_| ()).await;
+        Ok(catalog.seq())
+    }
+
     /// Opens an account's catalog afresh (not from this handle's cache) and tells what opening
     /// read; for benchmarks and operators.
     pub async fn open_stats(&self, account: &AccountId) -> Result<OpenStats> {

@@ -61,6 +61,7 @@ impl PageRequest {
             items,
             total,
             request: self,
+            changes_at: None,
         }
     }
 }
@@ -83,6 +84,9 @@ pub struct Page<T> {
     pub total: usize,
     /// The page that was asked for.
     pub request: PageRequest,
+    /// When this page changes by itself, with no write (a scheduled episode publishes); `None`
+    /// when only a write changes it.
+    pub changes_at: Option<jiff::Timestamp>,
 }
 
 /// Sort direction.

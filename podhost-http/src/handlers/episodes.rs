@@ -9,7 +9,7 @@ use podhost_core::{
 };
 use serde_json::{Value, json};
 
-use super::{Answer, created, data, known_params, multipart, page};
+use super::{Answer, cached, created, data, known_params, multipart, page};
 use crate::{
     api::{Api, Call},
     error::ApiError,
@@ -31,6 +31,7 @@ where
         &call.query,
         &["page[number]", "page[size]", "sortBy", "sortDesc", "filter"],
     )?;
+    let request_line = call.request_line.clone();
     let (who, query, body) = call.json(api.config.max_json_bytes).await?;
     let param = |name: &str| -> Option<String> {
         query
@@ -74,17 +75,25 @@ where
         filter: param("filter"),
         page: page?,
     };
-    let listed = api.host.list_episodes(&who, &feed, &query).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: who.account(),
+    let render = || async {
+        let listed = api.host.list_episodes(&who, &feed, &query).await?;
+        let ctx = Ctx {
+            host: &api.host,
+            account: who.account(),
+        };
+        let items: Vec<_> = listed
+            .items
+            .iter()
+            .map(|v| wire::episode_item(&ctx, v))
+            .collect();
+        Ok((json!({ "data": items }), listed.changes_at))
     };
-    let items: Vec<_> = listed
-        .items
-        .iter()
-        .map(|v| wire::episode_item(&ctx, v))
-        .collect();
-    data(StatusCode::OK, json!(items))
+    if body.is_some() {
+        // Parameters in a body are not part of the request line, the cache's key.
+        let (value, _) = render().await?;
+        return Ok(response::json(StatusCode::OK, &value));
+    }
+    cached(api, &who, &request_line, render).await
 }
 
 /// `POST /api/feed/{feed_id}/show`: multipart fields of 4.16; `media` and `cover` files

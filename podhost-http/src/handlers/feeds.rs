@@ -6,7 +6,7 @@ use hyper::body::Body as HttpBody;
 use podhost_core::{FeedId, Scope, model::NewFeed};
 use serde_json::json;
 
-use super::{Answer, created, data, known_params, page};
+use super::{Answer, cached, created, data, known_params, page};
 use crate::{
     api::{Api, Call},
     response,
@@ -22,17 +22,20 @@ where
     call.require(Scope::FeedsReadOnly)?;
     known_params(&call.query, &["page[number]", "page[size]"])?;
     let page = page(&call.query, None)?;
-    let listed = api.host.list_feeds(&call.who, page).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: call.who.account(),
-    };
-    let items: Vec<_> = listed
-        .items
-        .iter()
-        .map(|f| wire::feed_list_item(&ctx, f))
-        .collect();
-    data(StatusCode::OK, json!(items))
+    cached(api, &call.who, &call.request_line, || async {
+        let listed = api.host.list_feeds(&call.who, page).await?;
+        let ctx = Ctx {
+            host: &api.host,
+            account: call.who.account(),
+        };
+        let items: Vec<_> = listed
+            .items
+            .iter()
+            .map(|f| wire::feed_list_item(&ctx, f))
+            .collect();
+        Ok((json!({ "data": items }), None))
+    })
+    .await
 }
 
 /// `POST /api/feeds`: `{"id", "title", ...}`.

@@ -9,7 +9,7 @@ use podhost_core::{
 };
 use serde_json::json;
 
-use super::{Answer, created_record, known_params, multipart, page};
+use super::{Answer, cached, created_record, known_params, multipart, page};
 use crate::{
     api::{Api, Call},
     error::ApiError,
@@ -70,20 +70,20 @@ where
         strict,
         page: page?,
     };
-    let listed = api.host.list_media(&call.who, &query).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: call.who.account(),
-    };
-    let items: Vec<_> = listed
-        .items
-        .iter()
-        .map(|m| wire::media_item(&ctx, m))
-        .collect();
-    Ok(response::json(
-        StatusCode::OK,
-        &json!({ "count": listed.total, "items": items }),
-    ))
+    cached(api, &call.who, &call.request_line, || async {
+        let listed = api.host.list_media(&call.who, &query).await?;
+        let ctx = Ctx {
+            host: &api.host,
+            account: call.who.account(),
+        };
+        let items: Vec<_> = listed
+            .items
+            .iter()
+            .map(|m| wire::media_item(&ctx, m))
+            .collect();
+        Ok((json!({ "count": listed.total, "items": items }), None))
+    })
+    .await
 }
 
 /// `POST /api/media`: multipart with the file in `media`.

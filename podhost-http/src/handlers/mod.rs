@@ -116,6 +116,33 @@ async fn not_yet_media(
     Err(ApiError::NotImplemented(what))
 }
 
+/// A 200 answer reused from the cache while the account is at the same version, else
+/// rendered by `render` (the JSON and when it changes by itself) and kept.
+async fn cached<F, Fut>(
+    api: &Api,
+    who: &podhost_core::Principal,
+    request_line: &str,
+    render: F,
+) -> Answer
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<(Value, Option<jiff::Timestamp>), ApiError>>,
+{
+    let version = api.host.account_version(who).await?;
+    let account = who.account().as_str();
+    if let Some(body) = api
+        .cache
+        .get(account, request_line, version, api.host.now())
+    {
+        return Ok(response::json_bytes(StatusCode::OK, body));
+    }
+    let (value, changes_at) = render().await?;
+    let body = Bytes::from(serde_json::to_vec(&value).unwrap_or_default());
+    api.cache
+        .put(account, request_line, version, changes_at, body.clone());
+    Ok(response::json_bytes(StatusCode::OK, body))
+}
+
 /// `{"data": value}` with a status.
 fn data(status: StatusCode, value: Value) -> Answer {
     Ok(response::json(

@@ -17,6 +17,8 @@ pub struct Fixture {
     pub alice: String,
     /// A token of `mallory` with every scope.
     pub mallory: String,
+    /// The host's clock.
+    pub clock: podhost_core::ManualClock,
 }
 
 pub struct Answer {
@@ -33,7 +35,7 @@ impl Fixture {
 
     pub async fn with_config(config: HttpConfig) -> Self {
         let store = std::sync::Arc::new(object_store::memory::InMemory::new());
-        let (host, _) = podhost_testkit::test_host(store);
+        let (host, clock) = podhost_testkit::test_host(store);
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
             host.create_account(name).await.unwrap();
@@ -51,6 +53,7 @@ impl Fixture {
             host,
             mallory: tokens.pop().unwrap(),
             alice: tokens.pop().unwrap(),
+            clock,
         }
     }
 

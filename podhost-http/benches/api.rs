@@ -1,0 +1,220 @@
+//! REST API figures (not a timed test): run with `cargo bench -p podhost-http --bench api`.
+//! Needs `wrk` (Debian package) on the PATH.
+//!
+//! Prints requests per second and p99 latency of `GET /api/feed/{id}/shows?page[size]=50` on a
+//! feed of 10,000 episodes and of `GET /api/media`, each side by side with a trivial hyper
+//! handler answering a constant body of the same size (the ceiling of this stack), and the peak
+//! memory of a 1 GiB upload over HTTP.
+
+use std::{convert::Infallible, process::Command, sync::Arc, time::Instant};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use podhost_core::{
+    PodcastHost, Scopes,
+    model::{EpisodePatch, NewEpisode, NewFeed, NewMedia},
+};
+use podhost_http::{Api, HttpConfig};
+use tokio::{io::AsyncWriteExt, net::TcpListener};
+
+fn status_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+async fn serve_api(host: PodcastHost) -> std::net::SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let api = Api::new(
+        host,
+        HttpConfig {
+            rate_limit: u32::MAX,
+            ..HttpConfig::default()
+        },
+    );
+    tokio::spawn(podhost_http::serve(listener, api, std::future::pending()));
+    addr
+}
+
+/// The ceiling: hyper answering a constant body with the same headers.
+async fn serve_constant(body: Bytes) -> std::net::SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let body = body.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |_req| {
+                    let body = body.clone();
+                    async move {
+                        let mut response = http::Response::new(Full::new(body));
+                        let h = response.headers_mut();
+                        h.insert("content-type", "application/json".parse().unwrap());
+                        h.insert("cache-control", "no-cache, private".parse().unwrap());
+                        h.insert("access-control-allow-origin", "*".parse().unwrap());
+                        Ok::<_, Infallible>(response)
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+/// Runs wrk; returns (requests per second, p99 latency in ms).
+fn wrk(url: &str, token: &str) -> (f64, f64) {
+    let out = Command::new("wrk")
+        .args([
+            "-t2",
+            "-c32",
+            "-d10s",
+            "--latency",
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+            url,
+        ])
+        .output()
+        .expect("wrk on the PATH (apt-get install wrk)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rps = text
+        .lines()
+        .find(|l| l.starts_with("Requests/sec:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0.0);
+    let p99 = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("99%"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .map(|v| {
+            let (n, unit) = v.split_at(v.find(|c: char| c.is_alphabetic()).unwrap_or(v.len()));
+            let n: f64 = n.parse().unwrap_or(0.0);
+            match unit {
+                "us" => n / 1000.0,
+                "s" => n * 1000.0,
+                _ => n,
+            }
+        })
+        .unwrap_or(0.0);
+    (rps, p99)
+}
+
+async fn side_by_side(label: &str, api: std::net::SocketAddr, path: &str, token: &str) {
+    // The body of the answer, so the constant handler answers the same bytes.
+    let body = Command::new("curl")
+        .args([
+            "-s",
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+            &format!("http://{api}{path}"),
+        ])
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default();
+    let constant = serve_constant(Bytes::from(body.clone())).await;
+    let (api_rps, api_p99) = wrk(&format!("http://{api}{path}"), token);
+    let (max_rps, max_p99) = wrk(&format!("http://{constant}{path}"), token);
+    println!(
+        "{label} ({} bytes): podhost {api_rps:.0} req/s, p99 {api_p99:.2} ms | constant hyper handler {max_rps:.0} req/s, p99 {max_p99:.2} ms | {:.0} % of the ceiling",
+        body.len(),
+        100.0 * api_rps / max_rps.max(1.0)
+    );
+}
+
+async fn upload_1gib() {
+    let dir =
+        tempfile::tempdir_in(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into())).unwrap();
+    let opened = podhost_core::open_store(dir.path().to_str().unwrap()).unwrap();
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("http://bench.test").unwrap(),
+        opened.store,
+    );
+    host.create_account("up").await.unwrap();
+    let owner = host.owner(&"up".parse().unwrap()).await.unwrap();
+    let token = host
+        .create_token(&owner, "bench", Scopes::all())
+        .await
+        .unwrap()
+        .secret;
+    let addr = serve_api(host).await;
+    let size: u64 = 1 << 30;
+    let boundary = "bench-boundary-1f2e";
+    let head = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"media\"; filename=\"big.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+    );
+    let tail = format!("\r\n--{boundary}--\r\n");
+    let length = head.len() as u64 + size + tail.len() as u64;
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let idle = status_kib("VmRSS:");
+    let start = Instant::now();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /api/media HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {token}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n{head}"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let chunk: Vec<u8> = (0..65_536u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    for _ in 0..(size / chunk.len() as u64) {
+        stream.write_all(&chunk).await.unwrap();
+    }
+    stream.write_all(tail.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut answer)
+        .await
+        .unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let peak = status_kib("VmHWM:");
+    let status = String::from_utf8_lossy(&answer[..answer.len().min(12)]).into_owned();
+    println!(
+        "upload 1 GiB over HTTP (local folder, fsync): {status}, {secs:.1} s, {:.0} MiB/s, peak RSS {} MiB above idle ({} MiB idle)",
+        1024.0 / secs,
+        peak.saturating_sub(idle) / 1024,
+        idle / 1024
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = Arc::new(object_store::memory::InMemory::new());
+        let host = PodcastHost::new(podhost_core::HostConfig::new("https://bench.test").unwrap(), store);
+        host.create_account("bench").await.unwrap();
+        let owner = host.owner(&"bench".parse().unwrap()).await.unwrap();
+        let token = host.create_token(&owner, "bench", Scopes::all()).await.unwrap().secret;
+        let feed = host.create_feed(&owner, NewFeed::titled("big", "Big")).await.unwrap().feed.id;
+        for i in 0..10_000 {
+            let fields = EpisodePatch {
+                title: Some(format!("Episode {i}: a title of ordinary length")),
+                description: Some("<p>Show notes of a typical length, with a link or two and a few sentences about the guests.</p>".into()),
+                is_public: Some(true),
+                ..Default::default()
+            };
+            host.create_episode(&owner, &feed, NewEpisode { guid: None, fields }).await.unwrap();
+        }
+        for i in 0..200 {
+            host.upload_media(&owner, NewMedia { name: format!("file-{i}.wav"), category: None }, podhost_testkit::body(podhost_testkit::fixtures::wav(0.1, 8000), 4096))
+                .await
+                .unwrap();
+        }
+        let addr = serve_api(host).await;
+        side_by_side("GET /api/feed/big/shows?page[size]=50 (10,000 episodes)", addr, "/api/feed/big/shows?page%5Bsize%5D=50", &token).await;
+        side_by_side("GET /api/media (200 files, page of 50)", addr, "/api/media", &token).await;
+        upload_1gib().await;
+    });
+}
