@@ -313,7 +313,7 @@ fn operation(method: &Method, path: &str) -> Value {
             "shows",
             vec![feed_id()],
             Some(multipart("EpisodeCreate")),
-            ok(201, "the episode", Some(data("Episode")), &[413, 422, 501]),
+            ok(201, "the episode", Some(data("Episode")), &[413, 422]),
             false,
         ),
         ("GET", "/api/feed/{feed_id}/show/{show_id}") => op(
@@ -414,7 +414,7 @@ fn schemas() -> Value {
         "is_public": {"oneOf": [{"type": "integer", "enum": [0, 1]}, {"type": "boolean"}, {"type": "string", "enum": ["0", "1", "true", "false"]}]},
         "publishing_date": {"type": "string", "format": "date"}, "publishing_time": {"type": "string", "pattern": "^[0-9]{2}:[0-9]{2}:[0-9]{2}$"},
         "show_media": {"type": "integer", "minimum": 1, "nullable": true},
-        "write_metadata": {"type": "boolean", "description": "answers 501 until the media processing issue lands"},
+        "write_metadata": {"type": "boolean", "description": "true is refused (422) until the media processing issue lands"},
     });
     let mut update = episode_fields.clone();
     update["itunes"] = json!({"type": "object", "properties": {

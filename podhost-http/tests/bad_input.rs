@@ -108,6 +108,16 @@ async fn bad_input_table() {
             Some("itunes.episodeType"),
         ),
         (
+            "write_metadata in an update before its issue",
+            Json(
+                Method::PUT,
+                "/api/feed/show/show/pod-1",
+                "{\"title\":\"changed\",\"write_metadata\":true}",
+            ),
+            422,
+            Some("write_metadata"),
+        ),
+        (
             "a media id of nothing",
             Json(
                 Method::PUT,
@@ -275,8 +285,8 @@ async fn bad_input_table() {
                 vec![("title", "T"), ("write_metadata", "true")],
                 vec![("media", "a.wav", wav())],
             ),
-            501,
-            None,
+            422,
+            Some("write_metadata"),
         ),
     ];
     let fx = Fixture::new().await;

@@ -17,8 +17,16 @@ use crate::{
     wire::{self, Ctx, input::Fields},
 };
 
-const WRITE_METADATA: &str =
-    "writing tags into the audio file (write_metadata; the media processing issue)";
+/// Until the media processing issue lands, `write_metadata` can only be false: asking for it is
+/// refused as invalid input rather than silently ignored.
+fn refuse_write_metadata(fields: &mut Fields, write_metadata: bool) {
+    if write_metadata {
+        fields.errors.add(
+            "write_metadata",
+            "writing tags into the audio file is not available yet (it comes with media processing); send false",
+        );
+    }
+}
 
 /// `GET /api/feed/{feed_id}/shows`: query parameters, or the same in a JSON body.
 pub(super) async fn list<B>(api: &Api, call: Call<B>, feed: FeedId) -> Answer
@@ -165,6 +173,7 @@ async fn create_from(
     let (mut patch, write_metadata) =
         wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
     fields.reject_unknown();
+    refuse_write_metadata(&mut fields, write_metadata);
     for (name, media) in files {
         let (slot, alias) = match name.as_str() {
             "media" => (&mut patch.media, "show_media"),
@@ -179,9 +188,6 @@ async fn create_from(
         *slot = Some(Some(media.id));
     }
     fields.errors.into_result()?;
-    if write_metadata {
-        return Err(ApiError::NotImplemented(WRITE_METADATA));
-    }
     let view = api
         .host
         .create_episode(
@@ -230,10 +236,8 @@ where
     let (patch, write_metadata) =
         wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
     fields.reject_unknown();
+    refuse_write_metadata(&mut fields, write_metadata);
     fields.errors.into_result()?;
-    if write_metadata {
-        return Err(ApiError::NotImplemented(WRITE_METADATA));
-    }
     let view = api.host.update_episode(&who, &feed, id, &patch).await?;
     let ctx = Ctx {
         host: &api.host,
