@@ -18,6 +18,21 @@ use crate::{
     routes::{self, Endpoint, RouteError},
 };
 
+/// A request body the API can read: any `http_body::Body` of `Bytes` (hyper's `Incoming`,
+/// `http_body_util::Full` in tests, ...).
+pub trait RequestBody:
+    HttpBody<Data = Bytes, Error: std::error::Error + Send + Sync + 'static> + Send + Unpin + 'static
+{
+}
+
+impl<B> RequestBody for B where
+    B: HttpBody<Data = Bytes, Error: std::error::Error + Send + Sync + 'static>
+        + Send
+        + Unpin
+        + 'static
+{
+}
+
 /// The REST API over a [`PodcastHost`]: a cloneable `tower::Service` answering every request,
 /// errors included (it never fails).
 #[derive(Clone)]
@@ -58,11 +73,7 @@ impl Api {
     }
 
     /// Answers one request.
-    pub async fn handle<B>(&self, request: Request<B>) -> Response<Body>
-    where
-        B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-        B::Error: std::error::Error + Send + Sync + 'static,
-    {
+    pub async fn handle<B: RequestBody>(&self, request: Request<B>) -> Response<Body> {
         let (parts, body) = request.into_parts();
         if parts.method == Method::OPTIONS {
             return response::preflight();
@@ -145,11 +156,7 @@ impl Api {
     }
 }
 
-impl<B> Call<B>
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+impl<B: RequestBody> Call<B> {
     /// The first value of a query parameter.
     pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.query
@@ -188,11 +195,7 @@ where
     }
 }
 
-impl<B> tower::Service<Request<B>> for Api
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+impl<B: RequestBody> tower::Service<Request<B>> for Api {
     type Response = Response<Body>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;

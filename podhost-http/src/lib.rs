@@ -23,7 +23,7 @@ pub mod routes;
 mod server;
 pub mod wire;
 
-pub use api::Api;
+pub use api::{Api, RequestBody};
 pub use config::HttpConfig;
 pub use routes::{Endpoint, ROUTES};
 pub use server::{serve, shutdown_signal};

@@ -1,8 +1,6 @@
 //! Episode endpoints: 4.14 to 4.19.
 
-use bytes::Bytes;
 use http::StatusCode;
-use hyper::body::Body as HttpBody;
 use podhost_core::{
     EpisodeId, FeedId, FieldErrors, Scope,
     model::{EpisodeListQuery, EpisodeSort, Media, NewEpisode, NewMedia},
@@ -11,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{Answer, cached, created, data, known_params, multipart, page};
 use crate::{
-    api::{Api, Call},
+    api::{Api, Call, RequestBody},
     error::ApiError,
     response,
     wire::{self, Ctx, input::Fields},
@@ -29,11 +27,7 @@ fn refuse_write_metadata(fields: &mut Fields, write_metadata: bool) {
 }
 
 /// `GET /api/feed/{feed_id}/shows`: query parameters, or the same in a JSON body.
-pub(super) async fn list<B>(api: &Api, call: Call<B>, feed: FeedId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {
     call.require(Scope::ShowsReadOnly)?;
     known_params(
         &call.query,
@@ -85,10 +79,7 @@ where
     };
     let render = || async {
         let listed = api.host.list_episodes(&who, &feed, &query).await?;
-        let ctx = Ctx {
-            host: &api.host,
-            account: who.account(),
-        };
+        let ctx = Ctx::of(&api.host, &who);
         let items: Vec<_> = listed
             .items
             .iter()
@@ -106,11 +97,7 @@ where
 
 /// `POST /api/feed/{feed_id}/show`: multipart fields of 4.16; `media` and `cover` files
 /// stream to storage as new media.
-pub(super) async fn create<B>(api: &Api, call: Call<B>, feed: FeedId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {
     call.require(Scope::Shows)?;
     // Unknown feeds are refused before any byte is stored.
     api.host.check_episode_target(&call.who, &feed).await?;
@@ -199,10 +186,7 @@ async fn create_from(
             },
         )
         .await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: who.account(),
-    };
+    let ctx = Ctx::of(&api.host, who);
     created(
         &api.host.urls().api_episode(feed, view.episode.id),
         wire::episode_single(&ctx, &view),
@@ -210,26 +194,25 @@ async fn create_from(
 }
 
 /// `GET /api/feed/{feed_id}/show/{show_id}`
-pub(super) async fn get<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn get<B: RequestBody>(
+    api: &Api,
+    call: Call<B>,
+    feed: FeedId,
+    id: EpisodeId,
+) -> Answer {
     known_params(&call.query, &["feed_id"])?;
     let view = api.host.get_episode(&call.who, &feed, id).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: call.who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &call.who);
     data(StatusCode::OK, wire::episode_single(&ctx, &view))
 }
 
 /// `PUT /api/feed/{feed_id}/show/{show_id}`: the JSON fields of 4.17.
-pub(super) async fn update<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn update<B: RequestBody>(
+    api: &Api,
+    call: Call<B>,
+    feed: FeedId,
+    id: EpisodeId,
+) -> Answer {
     call.require(Scope::Shows)?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
@@ -239,29 +222,28 @@ where
     refuse_write_metadata(&mut fields, write_metadata);
     fields.errors.into_result()?;
     let view = api.host.update_episode(&who, &feed, id, &patch).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &who);
     data(StatusCode::OK, wire::episode_single(&ctx, &view))
 }
 
 /// `DELETE /api/feed/{feed_id}/show/{show_id}`
-pub(super) async fn delete<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn delete<B: RequestBody>(
+    api: &Api,
+    call: Call<B>,
+    feed: FeedId,
+    id: EpisodeId,
+) -> Answer {
     api.host.delete_episode(&call.who, &feed, id).await?;
     Ok(response::no_content())
 }
 
 /// `POST /api/feed/{feed_id}/show/{show_id}/copy?feed_id_to=...`
-pub(super) async fn copy<B>(api: &Api, call: Call<B>, feed: FeedId, id: EpisodeId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn copy<B: RequestBody>(
+    api: &Api,
+    call: Call<B>,
+    feed: FeedId,
+    id: EpisodeId,
+) -> Answer {
     known_params(&call.query, &["feed_id_to"])?;
     let to = match call.param("feed_id_to").filter(|s| !s.is_empty()) {
         None => None,
@@ -275,10 +257,7 @@ where
         .host
         .copy_episode(&call.who, &feed, id, to.as_ref())
         .await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: call.who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &call.who);
     created(
         &api.host
             .urls()

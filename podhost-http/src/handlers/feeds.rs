@@ -1,33 +1,24 @@
 //! Feed endpoints: 4.11 to 4.13, and the additions `POST /api/feeds`, `PUT /api/feeds/{id}`.
 
-use bytes::Bytes;
 use http::StatusCode;
-use hyper::body::Body as HttpBody;
 use podhost_core::{FeedId, Scope, model::NewFeed};
 use serde_json::json;
 
 use super::{Answer, cached, created, data, known_params, page};
 use crate::{
-    api::{Api, Call},
+    api::{Api, Call, RequestBody},
     response,
     wire::{self, Ctx, input::Fields},
 };
 
 /// `GET /api/feeds`
-pub(super) async fn list<B>(api: &Api, call: Call<B>) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     call.require(Scope::FeedsReadOnly)?;
     known_params(&call.query, &["page[number]", "page[size]"])?;
     let page = page(&call.query, None)?;
     cached(api, &call.who, &call.request_line, || async {
         let listed = api.host.list_feeds(&call.who, page).await?;
-        let ctx = Ctx {
-            host: &api.host,
-            account: call.who.account(),
-        };
+        let ctx = Ctx::of(&api.host, &call.who);
         let items: Vec<_> = listed
             .items
             .iter()
@@ -39,11 +30,7 @@ where
 }
 
 /// `POST /api/feeds`: `{"id", "title", ...}`.
-pub(super) async fn create<B>(api: &Api, call: Call<B>) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     call.require(Scope::Feeds)?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
@@ -64,10 +51,7 @@ where
             },
         )
         .await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &who);
     created(
         &api.host.urls().api_feed(&view.feed.id),
         wire::feed_single(&ctx, &view),
@@ -75,25 +59,14 @@ where
 }
 
 /// `GET /api/feeds/{feed_id}`
-pub(super) async fn get<B>(api: &Api, call: Call<B>, id: FeedId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) -> Answer {
     let view = api.host.get_feed(&call.who, &id).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: call.who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &call.who);
     data(StatusCode::OK, wire::feed_single(&ctx, &view))
 }
 
 /// `PUT /api/feeds/{feed_id}`: the channel fields to change.
-pub(super) async fn update<B>(api: &Api, call: Call<B>, id: FeedId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) -> Answer {
     call.require(Scope::Feeds)?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
@@ -101,19 +74,12 @@ where
     fields.reject_unknown();
     fields.errors.into_result()?;
     let view = api.host.update_feed(&who, &id, &patch).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &who);
     data(StatusCode::OK, wire::feed_single(&ctx, &view))
 }
 
 /// `DELETE /api/feeds/{feed_id}`
-pub(super) async fn delete<B>(api: &Api, call: Call<B>, id: FeedId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) -> Answer {
     api.host.delete_feed(&call.who, &id).await?;
     Ok(response::no_content())
 }

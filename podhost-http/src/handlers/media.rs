@@ -1,8 +1,6 @@
 //! Media endpoints: 4.4 to 4.8.
 
-use bytes::Bytes;
 use http::StatusCode;
-use hyper::body::Body as HttpBody;
 use podhost_core::{
     FieldErrors, MediaId, Scope,
     model::{MediaCopy, MediaListQuery, MediaSort, NewMedia, SortDir},
@@ -11,18 +9,14 @@ use serde_json::json;
 
 use super::{Answer, cached, created_record, known_params, multipart, page};
 use crate::{
-    api::{Api, Call},
+    api::{Api, Call, RequestBody},
     error::ApiError,
     response,
     wire::{self, Ctx},
 };
 
 /// `GET /api/media`
-pub(super) async fn list<B>(api: &Api, call: Call<B>) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     call.require(Scope::MediaReadOnly)?;
     known_params(
         &call.query,
@@ -72,10 +66,7 @@ where
     };
     cached(api, &call.who, &call.request_line, || async {
         let listed = api.host.list_media(&call.who, &query).await?;
-        let ctx = Ctx {
-            host: &api.host,
-            account: call.who.account(),
-        };
+        let ctx = Ctx::of(&api.host, &call.who);
         let items: Vec<_> = listed
             .items
             .iter()
@@ -87,11 +78,7 @@ where
 }
 
 /// `POST /api/media`: multipart with the file in `media`.
-pub(super) async fn upload<B>(api: &Api, call: Call<B>) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn upload<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     call.require(Scope::Media)?;
     let mut form = multipart::reader(&call.headers, call.body)?;
     let mut uploaded = None;
@@ -125,10 +112,7 @@ where
         let _ = api.host.delete_media(&call.who, media.id).await;
         return Err(ApiError::Invalid(errors));
     }
-    let ctx = Ctx {
-        host: &api.host,
-        account: call.who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &call.who);
     created_record(
         &format!("/api/media/{}", media.id),
         wire::media_single(&ctx, &media),
@@ -136,16 +120,9 @@ where
 }
 
 /// `GET /api/media/{media_id}`
-pub(super) async fn get<B>(api: &Api, call: Call<B>, id: MediaId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
     let media = api.host.get_media(&call.who, id).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: call.who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &call.who);
     Ok(response::json(
         StatusCode::OK,
         &wire::media_single(&ctx, &media),
@@ -153,21 +130,13 @@ where
 }
 
 /// `DELETE /api/media/{media_id}`
-pub(super) async fn delete<B>(api: &Api, call: Call<B>, id: MediaId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
     api.host.delete_media(&call.who, id).await?;
     Ok(response::no_content())
 }
 
 /// `POST /api/media/{media_id}/copy` with `{"label", "category"}`.
-pub(super) async fn copy<B>(api: &Api, call: Call<B>, id: MediaId) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(super) async fn copy<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
     call.require(Scope::Media)?;
     let limit = api.config.max_json_bytes;
     let (who, _, body) = call.json(limit).await?;
@@ -191,10 +160,7 @@ where
         category: category.unwrap_or_default(),
     };
     let media = api.host.copy_media(&who, id, copy).await?;
-    let ctx = Ctx {
-        host: &api.host,
-        account: who.account(),
-    };
+    let ctx = Ctx::of(&api.host, &who);
     created_record(
         &format!("/api/media/{}", media.id),
         wire::media_single(&ctx, &media),

@@ -8,12 +8,11 @@ mod multipart;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
-use hyper::body::Body as HttpBody;
 use podhost_core::{FieldErrors, Scope, model::PageRequest};
 use serde_json::Value;
 
 use crate::{
-    api::{Api, Call},
+    api::{Api, Call, RequestBody},
     error::ApiError,
     response::{self, Body},
     routes::Endpoint,
@@ -21,11 +20,11 @@ use crate::{
 
 type Answer = Result<Response<Body>, ApiError>;
 
-pub(crate) async fn dispatch<B>(api: &Api, endpoint: Endpoint, call: Call<B>) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+pub(crate) async fn dispatch<B: RequestBody>(
+    api: &Api,
+    endpoint: Endpoint,
+    call: Call<B>,
+) -> Answer {
     use Endpoint as E;
     match endpoint {
         E::ListMedia => media::list(api, call).await,
@@ -94,11 +93,7 @@ where
     }
 }
 
-fn not_yet<B>(call: &Call<B>, scope: Scope, what: &'static str) -> Answer
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+fn not_yet<B: RequestBody>(call: &Call<B>, scope: Scope, what: &'static str) -> Answer {
     call.require(scope)?;
     Err(ApiError::NotImplemented(what))
 }

@@ -1,21 +1,15 @@
 //! Reading `multipart/form-data` bodies with multer: files stream on, text fields are collected.
 
-use bytes::Bytes;
 use http::header;
 use http_body_util::BodyDataStream;
-use hyper::body::Body as HttpBody;
 
-use crate::error::ApiError;
+use crate::{api::RequestBody, error::ApiError};
 
 /// A multipart reader over a request body.
-pub(super) fn reader<B>(
+pub(super) fn reader<B: RequestBody>(
     headers: &http::HeaderMap,
     body: B,
-) -> Result<multer::Multipart<'static>, ApiError>
-where
-    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
+) -> Result<multer::Multipart<'static>, ApiError> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -16,3 +16,13 @@ pub struct Ctx<'a> {
     /// The account the objects belong to.
     pub account: &'a podhost_core::AccountId,
 }
+
+impl<'a> Ctx<'a> {
+    /// The context of answers to `who`.
+    pub fn of(host: &'a podhost_core::PodcastHost, who: &'a podhost_core::Principal) -> Self {
+        Ctx {
+            host,
+            account: who.account(),
+        }
+    }
+}
