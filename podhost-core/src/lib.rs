@@ -17,6 +17,7 @@ mod ids;
 pub mod model;
 mod principal;
 pub mod probe;
+pub mod publish;
 mod scope;
 mod state;
 mod store;

@@ -42,6 +42,8 @@ pub struct Api {
     limiter: Arc<RateLimiter>,
     openapi: Arc<Value>,
     pub(crate) cache: Arc<crate::cache::ResponseCache>,
+    /// Gzipped feeds by ETag, compressed once per rendered version.
+    pub(crate) gzipped: Arc<std::sync::Mutex<std::collections::HashMap<String, Bytes>>>,
 }
 
 /// A request after routing and authentication, as handlers see it.
@@ -64,6 +66,7 @@ impl Api {
             host,
             openapi: Arc::new(openapi),
             cache: Arc::default(),
+            gzipped: Arc::default(),
         }
     }
 
@@ -77,6 +80,9 @@ impl Api {
         let (parts, body) = request.into_parts();
         if parts.method == Method::OPTIONS {
             return response::preflight();
+        }
+        if let Some(rest) = parts.uri.path().strip_prefix("/feeds/") {
+            return crate::public::feed(self, &parts, rest).await;
         }
         let endpoint = match routes::route(&parts.method, parts.uri.path()) {
             Ok(endpoint) => endpoint,

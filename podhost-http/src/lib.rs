@@ -17,6 +17,7 @@ mod config;
 pub mod error;
 mod handlers;
 mod openapi;
+mod public;
 mod ratelimit;
 mod response;
 pub mod routes;

@@ -123,12 +123,15 @@ fn view(
     Some(view_of(state, episode, now))
 }
 
-fn view_of(state: &AccountState, episode: Episode, now: jiff::Timestamp) -> EpisodeView {
+pub(super) fn view_of(state: &AccountState, episode: Episode, now: jiff::Timestamp) -> EpisodeView {
     EpisodeView {
         media: episode.media.and_then(|m| state.media.get(&m).cloned()),
         logo: episode
             .itunes
             .logo
+            .and_then(|m| state.media.get(&m).cloned()),
+        transcript: episode
+            .transcript
             .and_then(|m| state.media.get(&m).cloned()),
         is_published: episode.is_published(now),
         episode,

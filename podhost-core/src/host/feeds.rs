@@ -42,7 +42,7 @@ const MEDIUMS: [&str; 18] = [
     "courseL",
 ];
 
-fn feed_claim_path(id: &FeedId) -> Path {
+pub(super) fn feed_claim_path(id: &FeedId) -> Path {
     Path::from_iter(["claims", "feeds", &hex::encode(id.as_str())])
 }
 

@@ -4,6 +4,7 @@ mod accounts;
 mod episodes;
 mod feeds;
 mod media;
+mod publish;
 mod sweep;
 mod text;
 
@@ -55,6 +56,10 @@ struct Inner {
     urls: Urls,
     accounts: std::sync::Mutex<HashMap<AccountId, Arc<OnceCell<Arc<AccountCatalog>>>>>,
     token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
+    /// Which account holds each feed id (claims never change).
+    feed_accounts: std::sync::Mutex<HashMap<crate::ids::FeedId, AccountId>>,
+    /// Rendered feeds and the account version they were rendered at.
+    rendered: std::sync::Mutex<HashMap<crate::ids::FeedId, (u64, crate::publish::RenderedFeed)>>,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -87,6 +92,8 @@ impl PodcastHost {
                 urls,
                 accounts: Default::default(),
                 token_accounts: Default::default(),
+                feed_accounts: Default::default(),
+                rendered: Default::default(),
             }),
         }
     }

@@ -135,6 +135,8 @@ pub struct EpisodeView {
     pub media: Option<Media>,
     /// Its cover, when it has one.
     pub logo: Option<Media>,
+    /// Its transcript, when it has one.
+    pub transcript: Option<Media>,
     /// Whether it is published at the moment of reading.
     pub is_published: bool,
 }

@@ -1,0 +1,33 @@
+//! Publishing: what podcast apps read. The RSS feed of a podcast, rendered from the account's
+//! state with a real XML writer.
+
+pub(crate) mod rss;
+mod xml_text;
+
+use bytes::Bytes;
+use jiff::Timestamp;
+
+/// A podcast's public feed, as its public URL answers it.
+#[derive(Debug, Clone)]
+pub enum PublicFeed {
+    /// The feed: RSS bytes and their validators.
+    Live(RenderedFeed),
+    /// The podcast moved (`itunes:new-feed-url` is set): its feed answers a redirect there.
+    Moved(String),
+    /// The podcast was deleted: its feed is gone for good.
+    Gone,
+}
+
+/// Rendered RSS and what HTTP caching needs.
+#[derive(Debug, Clone)]
+pub struct RenderedFeed {
+    /// The RSS 2.0 document, UTF-8.
+    pub xml: Bytes,
+    /// A strong validator: the SHA-256 of the bytes (hex, first 32 characters).
+    pub etag: String,
+    /// When the feed last changed: the channel's last change or the newest published episode's.
+    pub last_modified: Timestamp,
+    /// When the feed changes by itself (a scheduled episode publishes); until then these bytes
+    /// stay right unless something is written.
+    pub changes_at: Option<Timestamp>,
+}

@@ -1,0 +1,402 @@
+//! The RSS feed: well-formed XML, the channel and item tags apps read, only published episodes
+//! newest first, hostile text carried safely, scheduled episodes appearing by themselves.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use jiff::SignedDuration;
+use podhost_core::{
+    FeedId, HostConfig, ManualClock, PodcastHost, Principal,
+    model::{EpisodePatch, FeedPatch, Funding, NewEpisode, NewFeed, NewMedia},
+    publish::{PublicFeed, RenderedFeed},
+};
+use quick_xml::{
+    Reader,
+    events::{BytesStart, Event},
+};
+
+/// One element of the parsed document: its attributes and text (CDATA included).
+#[derive(Debug, Default, Clone)]
+struct Element {
+    attrs: BTreeMap<String, String>,
+    text: String,
+}
+
+fn open(stack: &[(String, Element)], e: &BytesStart<'_>) -> (String, Element) {
+    let name = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+    let mut element = Element::default();
+    for a in e.attributes() {
+        let a = a.expect("well-formed attributes");
+        let value = a
+            .normalized_value(quick_xml::XmlVersion::default())
+            .expect("escaped attribute")
+            .into_owned();
+        element
+            .attrs
+            .insert(String::from_utf8(a.key.as_ref().to_vec()).unwrap(), value);
+    }
+    let path = match stack.last() {
+        Some((parent, _)) => format!("{parent}/{name}"),
+        None => name,
+    };
+    (path, element)
+}
+
+/// Parses the whole document (so it must be well-formed) into (path, element), in document
+/// order of the elements' ends.
+fn parse(xml: &[u8]) -> Vec<(String, Element)> {
+    let text = std::str::from_utf8(xml).expect("UTF-8");
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')),
+        "no control characters XML 1.0 forbids"
+    );
+    let mut reader = Reader::from_str(text);
+    let mut stack: Vec<(String, Element)> = Vec::new();
+    let mut out = Vec::new();
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Start(e) => {
+                let element = open(&stack, &e);
+                stack.push(element);
+            }
+            Event::Empty(e) => out.push(open(&stack, &e)),
+            Event::End(_) => out.push(stack.pop().expect("balanced")),
+            Event::Text(t) => {
+                if let Some((_, e)) = stack.last_mut() {
+                    e.text.push_str(&t.decode().expect("text"));
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Some((_, e)) = stack.last_mut() {
+                    let name = r.decode().expect("reference");
+                    let c = match name.as_ref() {
+                        "amp" => '&',
+                        "lt" => '<',
+                        "gt" => '>',
+                        "quot" => '"',
+                        "apos" => '\'',
+                        other => panic!("unexpected entity {other}"),
+                    };
+                    e.text.push(c);
+                }
+            }
+            Event::CData(c) => {
+                if let Some((_, e)) = stack.last_mut() {
+                    e.text
+                        .push_str(std::str::from_utf8(&c.into_inner()).unwrap());
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert!(stack.is_empty(), "every element closed");
+    out
+}
+
+fn one<'a>(doc: &'a [(String, Element)], path: &str) -> &'a Element {
+    let found: Vec<_> = doc.iter().filter(|(p, _)| p == path).collect();
+    assert_eq!(found.len(), 1, "exactly one {path}");
+    &found[0].1
+}
+
+fn all<'a>(doc: &'a [(String, Element)], path: &str) -> Vec<&'a Element> {
+    doc.iter()
+        .filter(|(p, _)| p == path)
+        .map(|(_, e)| e)
+        .collect()
+}
+
+struct World {
+    host: PodcastHost,
+    clock: ManualClock,
+    who: Principal,
+    feed: FeedId,
+}
+
+async fn world() -> World {
+    let clock = ManualClock::new("2026-03-01T12:00:00Z".parse().unwrap());
+    let host = PodcastHost::with_clock(
+        HostConfig::new("https://pod.example").unwrap(),
+        Arc::new(object_store::memory::InMemory::new()),
+        Arc::new(clock.clone()),
+    );
+    host.create_account("alice").await.unwrap();
+    let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let upload = |name: &'static str| {
+        let bytes = std::fs::read(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let body = futures::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from(bytes))]);
+        let host = host.clone();
+        let who = who.clone();
+        async move {
+            host.upload_media(
+                &who,
+                NewMedia {
+                    name: name.into(),
+                    category: None,
+                },
+                body,
+            )
+            .await
+            .unwrap()
+        }
+    };
+    let cover = upload("cover_1400.png").await;
+    let audio = upload("cbr_128k_stereo.mp3").await;
+    let fields = FeedPatch {
+        title: Some("Tech & <Talk>".into()),
+        description: Some("<p>All about ]]> and <b>more</b></p>".into()),
+        language: Some("en-US".into()),
+        copyright: Some("© 2026 Alice".into()),
+        link: Some("https://alice.example".into()),
+        logo: Some(Some(cover.id)),
+        itunes_author: Some("Alice".into()),
+        itunes_category: Some("Technology".into()),
+        itunes_subcategory: Some("Software How-To".into()),
+        itunes_explicit: Some(true),
+        itunes_owner_name: Some("Alice A.".into()),
+        itunes_owner_email: Some("alice@example.com".into()),
+        podcast_locked: Some(true),
+        podcast_funding: Some(vec![Funding {
+            url: "https://give.example/alice".into(),
+            text: "Support us".into(),
+        }]),
+        ..Default::default()
+    };
+    let feed = host
+        .create_feed(
+            &who,
+            NewFeed {
+                id: "tech talk".into(),
+                fields,
+            },
+        )
+        .await
+        .unwrap()
+        .feed
+        .id;
+    let episode = |title: &str, description: String, days_ago: i64, public: bool| EpisodePatch {
+        title: Some(title.into()),
+        description: Some(description),
+        is_public: Some(public),
+        publish_at: Some(clock.now() - SignedDuration::from_hours(24 * days_ago)),
+        media: Some(Some(audio.id)),
+        ..Default::default()
+    };
+    use podhost_core::Clock;
+    // The core refuses control characters on input (the feed drops them too, for imported text).
+    let hostile = format!(
+        "<script>alert(1)</script> ]]> &amp; emoji 🎙️ RTL עברית العربية {}",
+        "x".repeat(4000)
+    );
+    let eps = [
+        ("Oldest", "first".to_string(), 10, true),
+        ("Hostile ]]> <script>", hostile, 5, true),
+        ("Draft", "not yet".to_string(), 4, false),
+        ("Newest", "latest".to_string(), 1, true),
+        ("Tomorrow", "scheduled".to_string(), -1, true),
+    ];
+    for (title, description, days_ago, public) in eps {
+        let mut patch = episode(title, description, days_ago, public);
+        if title == "Newest" {
+            patch.itunes_episode = Some(Some(7));
+            patch.itunes_season = Some(Some(2));
+            patch.itunes_logo = Some(Some(cover.id));
+        }
+        let guid = (title == "Oldest").then(|| "https://old.example/ep/1".to_string());
+        host.create_episode(
+            &who,
+            &feed,
+            NewEpisode {
+                guid,
+                fields: patch,
+            },
+        )
+        .await
+        .unwrap();
+    }
+    World {
+        host,
+        clock,
+        who,
+        feed,
+    }
+}
+
+async fn live(w: &World) -> RenderedFeed {
+    match w.host.public_feed(&w.feed).await.unwrap() {
+        PublicFeed::Live(rendered) => rendered,
+        other => panic!("expected a live feed, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_channel_carries_what_apps_read() {
+    let w = world().await;
+    let rendered = live(&w).await;
+    let doc = parse(&rendered.xml);
+    let rss = one(&doc, "rss");
+    assert_eq!(rss.attrs["version"], "2.0");
+    for (ns, url) in [
+        ("xmlns:itunes", "http://www.itunes.com/dtds/podcast-1.0.dtd"),
+        ("xmlns:podcast", "https://podcastindex.org/namespace/1.0"),
+        ("xmlns:atom", "http://www.w3.org/2005/Atom"),
+        ("xmlns:content", "http://purl.org/rss/1.0/modules/content/"),
+    ] {
+        assert_eq!(rss.attrs[ns], url);
+    }
+    let c = |tag: &str| one(&doc, &format!("rss/channel/{tag}")).clone();
+    assert_eq!(c("title").text, "Tech & <Talk>");
+    assert_eq!(
+        c("description").text,
+        "<p>All about ]]> and <b>more</b></p>",
+        "CDATA survives ]]>"
+    );
+    assert_eq!(c("link").text, "https://alice.example");
+    assert_eq!(c("language").text, "en-US");
+    assert_eq!(c("copyright").text, "© 2026 Alice");
+    assert_eq!(c("atom:link").attrs["rel"], "self");
+    assert_eq!(
+        c("atom:link").attrs["href"],
+        "https://pod.example/feeds/tech%20talk/rss"
+    );
+    assert!(c("itunes:image").attrs["href"].ends_with("/cover_1400.png"));
+    assert_eq!(c("itunes:category").attrs["text"], "Technology");
+    assert_eq!(
+        one(&doc, "rss/channel/itunes:category/itunes:category").attrs["text"],
+        "Software How-To"
+    );
+    assert_eq!(c("itunes:explicit").text, "true");
+    assert_eq!(c("itunes:author").text, "Alice");
+    assert_eq!(c("itunes:type").text, "episodic");
+    assert_eq!(
+        one(&doc, "rss/channel/itunes:owner/itunes:email").text,
+        "alice@example.com"
+    );
+    let feed = w.host.get_feed(&w.who, &w.feed).await.unwrap().feed;
+    assert_eq!(c("podcast:guid").text, feed.podcast.guid.to_string());
+    assert_eq!(c("podcast:locked").text, "yes");
+    assert_eq!(c("podcast:locked").attrs["owner"], "alice@example.com");
+    assert_eq!(
+        c("podcast:funding").attrs["url"],
+        "https://give.example/alice"
+    );
+    assert_eq!(c("podcast:medium").text, "podcast");
+    assert!(
+        all(&doc, "rss/channel/itunes:block").is_empty(),
+        "only when set"
+    );
+}
+
+#[tokio::test]
+async fn items_are_the_published_episodes_newest_first() {
+    let w = world().await;
+    let doc = parse(&live(&w).await.xml);
+    let titles: Vec<_> = all(&doc, "rss/channel/item/title")
+        .iter()
+        .map(|e| e.text.clone())
+        .collect();
+    assert_eq!(
+        titles,
+        ["Newest", "Hostile ]]> <script>", "Oldest"],
+        "no draft, nothing scheduled"
+    );
+    let i = |tag: &str| all(&doc, &format!("rss/channel/item/{tag}"));
+    let newest_guid = &i("guid")[0];
+    assert_eq!(newest_guid.attrs["isPermaLink"], "false");
+    assert!(newest_guid.text.starts_with("pod-"));
+    assert_eq!(
+        i("guid")[2].attrs["isPermaLink"],
+        "true",
+        "a URL guid is a permalink"
+    );
+    assert_eq!(i("pubDate")[0].text, "Sat, 28 Feb 2026 12:00:00 +0000");
+    let enclosure = &i("enclosure")[0];
+    assert!(enclosure.attrs["url"].starts_with("https://pod.example/media/alice/"));
+    assert_eq!(enclosure.attrs["type"], "audio/mpeg");
+    assert!(enclosure.attrs["length"].parse::<u64>().unwrap() > 10_000);
+    assert_eq!(i("itunes:duration")[0].text, "3");
+    assert_eq!(
+        (
+            i("itunes:episode")[0].text.as_str(),
+            i("itunes:season")[0].text.as_str()
+        ),
+        ("7", "2")
+    );
+    assert_eq!(
+        (
+            i("podcast:episode")[0].text.as_str(),
+            i("podcast:season")[0].text.as_str()
+        ),
+        ("7", "2")
+    );
+    assert_eq!(i("itunes:episodeType")[0].text, "full");
+    assert_eq!(
+        i("itunes:explicit")[0].text,
+        "true",
+        "inherits the channel's"
+    );
+    assert_eq!(i("itunes:image").len(), 1);
+    let hostile = &i("description")[1].text;
+    assert!(
+        hostile.starts_with("<script>alert(1)</script> ]]> &amp; emoji 🎙️ RTL עברית العربية"),
+        "the HTML comes back verbatim"
+    );
+    assert_eq!(
+        hostile.chars().filter(|c| *c == 'x').count(),
+        4000,
+        "the whole 4,000-byte text survives"
+    );
+    assert_eq!(hostile.len(), i("content:encoded")[1].text.len());
+}
+
+#[tokio::test]
+async fn a_scheduled_episode_appears_when_its_time_comes() {
+    let w = world().await;
+    let before = live(&w).await;
+    assert_eq!(
+        live(&w).await.etag,
+        before.etag,
+        "the same version renders the same bytes"
+    );
+    w.clock.advance(SignedDuration::from_hours(25));
+    let after = live(&w).await;
+    assert_ne!(after.etag, before.etag);
+    let titles: Vec<_> = all(&parse(&after.xml), "rss/channel/item/title")
+        .iter()
+        .map(|e| e.text.clone())
+        .collect();
+    assert_eq!(
+        titles[0], "Tomorrow",
+        "published by the clock alone, no write"
+    );
+    assert!(after.last_modified > before.last_modified);
+}
+
+#[tokio::test]
+async fn moved_deleted_and_unknown_feeds() {
+    let w = world().await;
+    let moved = FeedPatch {
+        itunes_new_feed_url: Some(Some("https://new.example/feed.xml".into())),
+        ..Default::default()
+    };
+    w.host.update_feed(&w.who, &w.feed, &moved).await.unwrap();
+    assert!(
+        matches!(w.host.public_feed(&w.feed).await.unwrap(), PublicFeed::Moved(url) if url == "https://new.example/feed.xml")
+    );
+    w.host.delete_feed(&w.who, &w.feed).await.unwrap();
+    assert!(matches!(
+        w.host.public_feed(&w.feed).await.unwrap(),
+        PublicFeed::Gone
+    ));
+    let unknown = FeedId::new("never").unwrap();
+    assert!(matches!(
+        w.host.public_feed(&unknown).await,
+        Err(podhost_core::Error::NotFound { .. })
+    ));
+}

@@ -1,0 +1,159 @@
+//! The public RSS URL: validators, conditional requests, gzip, moved and deleted podcasts.
+
+mod common;
+
+use std::io::Read;
+
+use bytes::Bytes;
+use common::Fixture;
+use http::{Method, Request, StatusCode};
+use http_body_util::Full;
+use serde_json::json;
+
+async fn get(fx: &Fixture, method: Method, path: &str, headers: &[(&str, &str)]) -> common::Answer {
+    let mut request = Request::builder().method(method).uri(path);
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    fx.send(request.body(Full::new(Bytes::new())).unwrap())
+        .await
+}
+
+#[tokio::test]
+async fn conditional_requests_and_encodings() {
+    let fx = Fixture::new().await;
+    fx.feed("my show").await;
+    fx.episode(
+        "my%20show",
+        &[
+            ("title", "Pilot"),
+            ("is_public", "1"),
+            ("publishing_date", "2025-01-01"),
+        ],
+    )
+    .await;
+    let url = "/feeds/my%20show/rss";
+    let plain = get(&fx, Method::GET, url, &[]).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(
+        plain.headers["content-type"],
+        "application/rss+xml; charset=utf-8"
+    );
+    assert_eq!(plain.headers["cache-control"], "public, max-age=300");
+    assert!(
+        plain
+            .raw
+            .starts_with(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+    );
+    assert!(String::from_utf8_lossy(&plain.raw).contains("<title>Pilot</title>"));
+    let etag = plain.headers["etag"].to_str().unwrap().to_string();
+    let last_modified = plain.headers["last-modified"].to_str().unwrap().to_string();
+    assert!(etag.starts_with('"') && etag.ends_with('"'));
+    assert!(last_modified.ends_with(" GMT"), "{last_modified}");
+
+    let cases: Vec<(Vec<(&str, &str)>, StatusCode)> = vec![
+        (vec![("if-none-match", &etag)], StatusCode::NOT_MODIFIED),
+        (
+            vec![("if-none-match", "\"other\", W/\"x\"")],
+            StatusCode::OK,
+        ),
+        (vec![("if-none-match", "*")], StatusCode::NOT_MODIFIED),
+        (
+            vec![("if-modified-since", &last_modified)],
+            StatusCode::NOT_MODIFIED,
+        ),
+        (
+            vec![("if-modified-since", "Mon, 01 Jan 2024 00:00:00 GMT")],
+            StatusCode::OK,
+        ),
+        (vec![("if-modified-since", "not a date")], StatusCode::OK),
+        // If-None-Match decides when both are there.
+        (
+            vec![
+                ("if-none-match", "\"other\""),
+                ("if-modified-since", &last_modified),
+            ],
+            StatusCode::OK,
+        ),
+    ];
+    for (headers, status) in cases {
+        let answer = get(&fx, Method::GET, url, &headers).await;
+        assert_eq!(answer.status, status, "{headers:?}");
+        assert_eq!(
+            answer.headers["etag"].to_str().unwrap(),
+            etag,
+            "{headers:?}"
+        );
+        if status == StatusCode::NOT_MODIFIED {
+            assert!(answer.raw.is_empty());
+        }
+    }
+
+    let zipped = get(&fx, Method::GET, url, &[("accept-encoding", "gzip, br")]).await;
+    assert_eq!(zipped.headers["content-encoding"], "gzip");
+    assert_eq!(zipped.headers["vary"], "accept-encoding");
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&zipped.raw[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, plain.raw.to_vec());
+    assert!(
+        get(&fx, Method::GET, url, &[("accept-encoding", "gzip;q=0")])
+            .await
+            .headers
+            .get("content-encoding")
+            .is_none()
+    );
+
+    let head = get(&fx, Method::HEAD, url, &[]).await;
+    assert_eq!(head.status, StatusCode::OK);
+    assert_eq!(head.headers["etag"].to_str().unwrap(), etag);
+    assert_eq!(
+        get(&fx, Method::POST, url, &[]).await.status,
+        StatusCode::METHOD_NOT_ALLOWED
+    );
+    assert_eq!(
+        get(&fx, Method::GET, "/feeds/nothing/rss", &[])
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+
+    // A change rebuilds the feed: a new validator.
+    fx.episode(
+        "my%20show",
+        &[
+            ("title", "Second"),
+            ("is_public", "1"),
+            ("publishing_date", "2025-02-01"),
+        ],
+    )
+    .await;
+    let changed = get(&fx, Method::GET, url, &[("if-none-match", &etag)]).await;
+    assert_eq!(changed.status, StatusCode::OK);
+    assert_ne!(changed.headers["etag"].to_str().unwrap(), etag);
+}
+
+#[tokio::test]
+async fn moved_and_deleted_podcasts() {
+    let fx = Fixture::new().await;
+    fx.feed("old").await;
+    let moved = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/old",
+            &fx.alice,
+            Some(json!({"itunes": {"new-feed-url": "https://new.example/rss"}})),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    let answer = get(&fx, Method::GET, "/feeds/old/rss", &[]).await;
+    assert_eq!(answer.status, StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(answer.headers["location"], "https://new.example/rss");
+    fx.call(Method::DELETE, "/api/feeds/old", &fx.alice, None)
+        .await;
+    assert_eq!(
+        get(&fx, Method::GET, "/feeds/old/rss", &[]).await.status,
+        StatusCode::GONE
+    );
+}
