@@ -84,6 +84,9 @@ impl Api {
         if let Some(rest) = parts.uri.path().strip_prefix("/feeds/") {
             return crate::public::feed(self, &parts, rest).await;
         }
+        if let Some(rest) = parts.uri.path().strip_prefix("/media/") {
+            return crate::public::media(self, &parts, rest).await;
+        }
         let endpoint = match routes::route(&parts.method, parts.uri.path()) {
             Ok(endpoint) => endpoint,
             Err(RouteError::NotFound) => return response::error(&ApiError::NoRoute),

@@ -18,6 +18,7 @@ pub mod error;
 mod handlers;
 mod openapi;
 mod public;
+mod ranges;
 mod ratelimit;
 mod response;
 pub mod routes;

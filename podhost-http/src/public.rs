@@ -5,7 +5,6 @@ use std::io::Write;
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
-use http_body_util::Full;
 use podhost_core::{FeedId, publish::PublicFeed};
 
 use crate::{
@@ -46,23 +45,7 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
         .timestamp_to_rfc9110_string(&rendered.last_modified)
         .unwrap_or_default();
     let headers = &parts.headers;
-    let not_modified = match headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-    {
-        // If-None-Match wins over If-Modified-Since (RFC 9110, 13.2.2).
-        Some(tags) => tags
-            .split(',')
-            .map(str::trim)
-            .any(|t| t == "*" || t == etag || t.strip_prefix("W/") == Some(etag.as_str())),
-        None => headers
-            .get(header::IF_MODIFIED_SINCE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| jiff::fmt::rfc2822::parse(v).ok())
-            .is_some_and(|since| {
-                rendered.last_modified.as_second() <= since.timestamp().as_second()
-            }),
-    };
+    let not_modified = not_modified(headers, &etag, rendered.last_modified);
     let gzip = accepts_gzip(
         headers
             .get(header::ACCEPT_ENCODING)
@@ -70,7 +53,7 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
             .unwrap_or(""),
     );
     let mut answer = if not_modified {
-        let mut r = Response::new(Full::new(Bytes::new()));
+        let mut r = Response::new(response::full(Bytes::new()));
         *r.status_mut() = StatusCode::NOT_MODIFIED;
         r
     } else {
@@ -79,7 +62,7 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
         } else {
             rendered.xml.clone()
         };
-        let mut r = Response::new(Full::new(body));
+        let mut r = Response::new(response::full(body));
         let h = r.headers_mut();
         h.insert(
             header::CONTENT_TYPE,
@@ -107,6 +90,21 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
         HeaderValue::from_static("*"),
     );
     answer
+}
+
+/// Whether a conditional GET is answered 304: `If-None-Match` decides when present (RFC 9110,
+/// 13.2.2), else `If-Modified-Since`.
+fn not_modified(headers: &http::HeaderMap, etag: &str, last_modified: jiff::Timestamp) -> bool {
+    let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    match header(header::IF_NONE_MATCH) {
+        Some(tags) => tags
+            .split(',')
+            .map(str::trim)
+            .any(|t| t == "*" || t == etag || t.strip_prefix("W/") == Some(etag)),
+        None => header(header::IF_MODIFIED_SINCE)
+            .and_then(|v| jiff::fmt::rfc2822::parse(v).ok())
+            .is_some_and(|since| last_modified.as_second() <= since.timestamp().as_second()),
+    }
 }
 
 /// Whether `Accept-Encoding` allows gzip (and does not refuse it with `q=0`).
@@ -140,6 +138,105 @@ fn gzipped(api: &Api, etag: &str, xml: &Bytes) -> Bytes {
 
 fn plain(status: StatusCode, message: &str) -> Response<Body> {
     response::json(status, &serde_json::json!({ "message": message }))
+}
+
+/// `GET`/`HEAD /media/{account}/{blob}/{name}`: a download, with single ranges, validators and
+/// `If-Range`; never compressed; streamed from the store.
+pub(crate) async fn media(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {
+    use futures::StreamExt;
+    use http_body_util::{BodyExt, StreamBody};
+    let mut segments = rest.splitn(3, '/');
+    let (Some(account), Some(blob), Some(_name)) =
+        (segments.next(), segments.next(), segments.next())
+    else {
+        return response::error(&ApiError::NoRoute);
+    };
+    if parts.method != Method::GET && parts.method != Method::HEAD {
+        return response::error(&ApiError::MethodNotAllowed(vec![Method::GET, Method::HEAD]));
+    }
+    let media = match api.host.public_media(account, blob).await {
+        Ok(media) => media,
+        Err(e) => return response::error(&ApiError::Core(e)),
+    };
+    let etag = format!("\"{}\"", media.etag);
+    let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&media.last_modified)
+        .unwrap_or_default();
+    let headers = &parts.headers;
+    let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    let not_modified = not_modified(headers, &etag, media.last_modified);
+    // If-Range: the range holds only for the same validator (a strong ETag or the exact date).
+    let range_applies = header(header::IF_RANGE).is_none_or(|v| v == etag || v == last_modified);
+    let ranged = if range_applies {
+        crate::ranges::parse(header(header::RANGE), media.size)
+    } else {
+        crate::ranges::Ranged::Whole
+    };
+    let (status, range) = match (not_modified, ranged) {
+        (true, _) => (StatusCode::NOT_MODIFIED, None),
+        (false, crate::ranges::Ranged::Whole) => (StatusCode::OK, Some(0..media.size)),
+        (false, crate::ranges::Ranged::Part(r)) => (StatusCode::PARTIAL_CONTENT, Some(r)),
+        (false, crate::ranges::Ranged::Unsatisfiable) => (StatusCode::RANGE_NOT_SATISFIABLE, None),
+    };
+    let body = match (&range, parts.method == Method::HEAD) {
+        (Some(r), false) if r.end > r.start => {
+            match api.host.media_bytes(&media, r.clone()).await {
+                Ok(stream) => {
+                    let frames = stream.map(|chunk| {
+                        chunk
+                            .map(hyper::body::Frame::data)
+                            .map_err(std::io::Error::other)
+                    });
+                    BodyExt::boxed_unsync(StreamBody::new(frames))
+                }
+                Err(e) => return response::error(&ApiError::Core(e)),
+            }
+        }
+        _ => response::full(Bytes::new()),
+    };
+    let mut answer = Response::new(body);
+    *answer.status_mut() = status;
+    let h = answer.headers_mut();
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    for (name, value) in [
+        (header::ETAG, etag.as_str()),
+        (header::LAST_MODIFIED, last_modified.as_str()),
+    ] {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            h.insert(name, v);
+        }
+    }
+    if status != StatusCode::NOT_MODIFIED
+        && let Ok(v) = HeaderValue::from_str(&media.mime)
+    {
+        h.insert(header::CONTENT_TYPE, v);
+    }
+    match (&range, status) {
+        (Some(r), _) => {
+            h.insert(header::CONTENT_LENGTH, HeaderValue::from(r.end - r.start));
+            if status == StatusCode::PARTIAL_CONTENT {
+                let value = format!("bytes {}-{}/{}", r.start, r.end - 1, media.size);
+                if let Ok(v) = HeaderValue::from_str(&value) {
+                    h.insert(header::CONTENT_RANGE, v);
+                }
+            }
+        }
+        (None, StatusCode::RANGE_NOT_SATISFIABLE) => {
+            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{}", media.size)) {
+                h.insert(header::CONTENT_RANGE, v);
+            }
+        }
+        _ => {}
+    }
+    answer
 }
 
 #[cfg(test)]

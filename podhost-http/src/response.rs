@@ -2,13 +2,20 @@
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full, combinators::UnsyncBoxBody};
 use serde_json::Value;
 
 use crate::error::{ApiError, status_and_body};
 
-/// The response body type of the API.
-pub type Body = Full<Bytes>;
+/// The response body type of the API: bytes in memory, or a stream (enclosures).
+pub type Body = UnsyncBoxBody<Bytes, std::io::Error>;
+
+/// A body of bytes in memory.
+pub fn full(bytes: Bytes) -> Body {
+    Full::new(bytes)
+        .map_err(|never| match never {})
+        .boxed_unsync()
+}
 
 /// A JSON response with the standard headers.
 pub fn json(status: StatusCode, value: &Value) -> Response<Body> {
@@ -19,7 +26,7 @@ pub fn json(status: StatusCode, value: &Value) -> Response<Body> {
 
 /// A response of JSON bytes rendered before, with the standard headers.
 pub fn json_bytes(status: StatusCode, bytes: Bytes) -> Response<Body> {
-    let mut response = Response::new(Full::new(bytes));
+    let mut response = Response::new(full(bytes));
     *response.status_mut() = status;
     standard_headers(&mut response);
     response
@@ -27,7 +34,7 @@ pub fn json_bytes(status: StatusCode, bytes: Bytes) -> Response<Body> {
 
 /// An empty response (204) with the standard headers.
 pub fn no_content() -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::new()));
+    let mut response = Response::new(full(Bytes::new()));
     *response.status_mut() = StatusCode::NO_CONTENT;
     standard_headers(&mut response);
     response

@@ -124,3 +124,57 @@ impl PodcastHost {
         Ok(answer)
     }
 }
+
+impl PodcastHost {
+    /// The media file behind a public download URL (`/media/{account}/{blob}/{name}`), for any
+    /// caller: download URLs are public. `NotFound` unless the account has a file with that blob.
+    pub async fn public_media(
+        &self,
+        account: &str,
+        blob: &str,
+    ) -> Result<crate::publish::PublicMedia> {
+        let not_found = || Error::not_found("media", blob);
+        let account = AccountId::new(account).map_err(|_| not_found())?;
+        let catalog = match self.catalog(&account).await {
+            Ok(catalog) => catalog,
+            Err(Error::NotFound { .. }) => return Err(not_found()),
+            Err(e) => return Err(e),
+        };
+        let media = catalog
+            .read(|state| {
+                state
+                    .media
+                    .values()
+                    .find(|m| m.blob.as_str() == blob)
+                    .cloned()
+            })
+            .await
+            .ok_or_else(not_found)?;
+        Ok(crate::publish::PublicMedia {
+            size: media.size,
+            mime: media.facts.mime.clone(),
+            etag: media.blob.as_str().to_string(),
+            last_modified: media.created,
+            location: super::media::blob_path(&account, &media.blob),
+        })
+    }
+
+    /// The bytes `range` of a public media file, streamed from the store with a range read
+    /// (memory stays bounded whatever the size).
+    pub async fn media_bytes(
+        &self,
+        media: &crate::publish::PublicMedia,
+        range: std::ops::Range<u64>,
+    ) -> Result<futures::stream::BoxStream<'static, Result<bytes::Bytes>>> {
+        use futures::StreamExt;
+        let options = object_store::GetOptions {
+            range: Some(object_store::GetRange::Bounded(range)),
+            ..Default::default()
+        };
+        let got = self.store().get_opts(&media.location, options).await?;
+        Ok(got
+            .into_stream()
+            .map(|chunk| chunk.map_err(Error::from))
+            .boxed())
+    }
+}

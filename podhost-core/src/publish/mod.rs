@@ -31,3 +31,17 @@ pub struct RenderedFeed {
     /// stay right unless something is written.
     pub changes_at: Option<Timestamp>,
 }
+
+/// A media file as its public URL serves it.
+#[derive(Debug, Clone)]
+pub struct PublicMedia {
+    /// Size in bytes.
+    pub size: u64,
+    /// MIME type, from the content.
+    pub mime: String,
+    /// A strong validator: the blob key (blobs never change; a changed file is a new blob).
+    pub etag: String,
+    /// When the bytes were stored.
+    pub last_modified: Timestamp,
+    pub(crate) location: object_store::path::Path,
+}

@@ -1,0 +1,168 @@
+//! Downloads at the public media URL: ranges and conditional requests as a table of requests and
+//! expected answers, checked against the uploaded bytes.
+
+mod common;
+
+use bytes::Bytes;
+use common::Fixture;
+use http::{Method, Request, StatusCode};
+use http_body_util::Full;
+
+/// Request headers, the expected status, the expected bytes of the file, the `Content-Range`.
+type Case<'a> = (
+    Vec<(&'a str, &'a str)>,
+    StatusCode,
+    Option<std::ops::Range<usize>>,
+    Option<String>,
+);
+
+async fn get(fx: &Fixture, method: Method, path: &str, headers: &[(&str, &str)]) -> common::Answer {
+    let mut request = Request::builder().method(method).uri(path);
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    fx.send(request.body(Full::new(Bytes::new())).unwrap())
+        .await
+}
+
+#[tokio::test]
+async fn ranges_and_validators() {
+    let fx = Fixture::new().await;
+    let original = podhost_testkit::fixtures::wav(1.0, 8000);
+    let len = original.len();
+    let uploaded = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[("media", "talk.wav", original.clone())],
+        )
+        .await;
+    let url = uploaded.body["url"].as_str().unwrap();
+    let path = url.strip_prefix("https://pod.test").unwrap().to_string();
+    let whole = get(&fx, Method::GET, &path, &[("accept-encoding", "gzip")]).await;
+    assert_eq!(whole.status, StatusCode::OK);
+    assert_eq!(whole.raw.as_ref(), original.as_slice());
+    assert_eq!(whole.headers["accept-ranges"], "bytes");
+    assert_eq!(whole.headers["content-type"], "audio/wav");
+    assert_eq!(whole.headers["content-length"], len.to_string().as_str());
+    assert!(
+        whole.headers.get("content-encoding").is_none(),
+        "never compressed"
+    );
+    let etag = whole.headers["etag"].to_str().unwrap().to_string();
+    let last_modified = whole.headers["last-modified"].to_str().unwrap().to_string();
+
+    let tail = format!("bytes={}-", len);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            vec![("range", "bytes=0-1")],
+            StatusCode::PARTIAL_CONTENT,
+            Some(0..2),
+            Some(format!("bytes 0-1/{len}")),
+        ),
+        (
+            vec![("range", "bytes=100-")],
+            StatusCode::PARTIAL_CONTENT,
+            Some(100..len),
+            Some(format!("bytes 100-{}/{len}", len - 1)),
+        ),
+        (
+            vec![("range", "bytes=-500")],
+            StatusCode::PARTIAL_CONTENT,
+            Some(len - 500..len),
+            Some(format!("bytes {}-{}/{len}", len - 500, len - 1)),
+        ),
+        (
+            vec![("range", &tail)],
+            StatusCode::RANGE_NOT_SATISFIABLE,
+            None,
+            Some(format!("bytes */{len}")),
+        ),
+        (
+            vec![("range", "bytes=0-1,4-5")],
+            StatusCode::OK,
+            Some(0..len),
+            None,
+        ),
+        (
+            vec![("range", "bytes=10-19"), ("if-range", &etag)],
+            StatusCode::PARTIAL_CONTENT,
+            Some(10..20),
+            Some(format!("bytes 10-19/{len}")),
+        ),
+        (
+            vec![("range", "bytes=10-19"), ("if-range", &last_modified)],
+            StatusCode::PARTIAL_CONTENT,
+            Some(10..20),
+            Some(format!("bytes 10-19/{len}")),
+        ),
+        (
+            vec![("range", "bytes=10-19"), ("if-range", "\"another\"")],
+            StatusCode::OK,
+            Some(0..len),
+            None,
+        ),
+        (
+            vec![("if-none-match", &etag)],
+            StatusCode::NOT_MODIFIED,
+            None,
+            None,
+        ),
+        (
+            vec![("if-modified-since", &last_modified)],
+            StatusCode::NOT_MODIFIED,
+            None,
+            None,
+        ),
+        (
+            vec![("if-none-match", "\"another\"")],
+            StatusCode::OK,
+            Some(0..len),
+            None,
+        ),
+    ];
+    for (headers, status, bytes, content_range) in cases {
+        let answer = get(&fx, Method::GET, &path, &headers).await;
+        assert_eq!(answer.status, status, "{headers:?}");
+        match &bytes {
+            Some(r) => assert_eq!(answer.raw.as_ref(), &original[r.clone()], "{headers:?}"),
+            None => assert!(answer.raw.is_empty(), "{headers:?}"),
+        }
+        assert_eq!(
+            answer
+                .headers
+                .get("content-range")
+                .map(|v| v.to_str().unwrap().to_string()),
+            content_range,
+            "{headers:?}"
+        );
+        assert_eq!(answer.headers["etag"].to_str().unwrap(), etag);
+    }
+
+    let head = get(&fx, Method::HEAD, &path, &[]).await;
+    assert_eq!((head.status, head.raw.len()), (StatusCode::OK, 0));
+    assert_eq!(head.headers["content-length"], len.to_string().as_str());
+    assert_eq!(
+        get(&fx, Method::POST, &path, &[]).await.status,
+        StatusCode::METHOD_NOT_ALLOWED
+    );
+    let unknown = path.replace(
+        uploaded.body["url"]
+            .as_str()
+            .unwrap()
+            .split('/')
+            .nth(5)
+            .unwrap(),
+        "00000000-0000-0000-0000-000000000000",
+    );
+    assert_eq!(
+        get(&fx, Method::GET, &unknown, &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let other_account = path.replacen("/media/alice/", "/media/mallory/", 1);
+    assert_eq!(
+        get(&fx, Method::GET, &other_account, &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
