@@ -1,6 +1,6 @@
 //! An account's state as its log builds it: the [`Journal`] of the account partition.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -43,9 +43,9 @@ pub(crate) struct AccountState {
     pub(crate) deleted_feeds: BTreeMap<FeedId, Timestamp>,
     pub(crate) next_media: u64,
     pub(crate) next_episode: u64,
-    /// Derived: which feed each episode is in.
+    /// Derived: the media records of each blob (copies share one).
     #[serde(skip)]
-    episode_feed: HashMap<EpisodeId, FeedId>,
+    blobs: HashMap<String, BTreeSet<MediaId>>,
 }
 
 impl Journal for AccountState {
@@ -59,10 +59,18 @@ impl Journal for AccountState {
             }
             Change::MediaPut(media) => {
                 self.next_media = self.next_media.max(media.id.get() + 1);
-                self.media.insert(media.id, media.clone());
+                if let Some(old) = self.media.insert(media.id, media.clone()) {
+                    self.unlink_blob(&old);
+                }
+                self.blobs
+                    .entry(media.blob.as_str().to_string())
+                    .or_default()
+                    .insert(media.id);
             }
             Change::MediaRemoved { id } => {
-                self.media.remove(id);
+                if let Some(old) = self.media.remove(id) {
+                    self.unlink_blob(&old);
+                }
             }
             Change::FeedPut(feed) => {
                 self.deleted_feeds.remove(&feed.id);
@@ -80,35 +88,31 @@ impl Journal for AccountState {
                 }
             }
             Change::FeedRemoved { id, at } => {
-                if let Some(entry) = self.feeds.remove(id) {
-                    for episode in entry.episodes.keys() {
-                        self.episode_feed.remove(episode);
-                    }
-                }
+                self.feeds.remove(id);
                 self.deleted_feeds.insert(id.clone(), *at);
             }
             Change::EpisodePut(episode) => {
                 self.next_episode = self.next_episode.max(episode.id.number() + 1);
                 if let Some(entry) = self.feeds.get_mut(&episode.feed) {
                     entry.episodes.insert(episode.id, episode.clone());
-                    self.episode_feed.insert(episode.id, episode.feed.clone());
                 }
             }
             Change::EpisodeRemoved { feed, id } => {
                 if let Some(entry) = self.feeds.get_mut(feed) {
                     entry.episodes.remove(id);
                 }
-                self.episode_feed.remove(id);
             }
         }
     }
 
     fn after_load(&mut self) {
-        self.episode_feed = self
-            .feeds
-            .iter()
-            .flat_map(|(feed, entry)| entry.episodes.keys().map(move |id| (*id, feed.clone())))
-            .collect();
+        self.blobs.clear();
+        for media in self.media.values() {
+            self.blobs
+                .entry(media.blob.as_str().to_string())
+                .or_default()
+                .insert(media.id);
+        }
     }
 }
 
@@ -143,6 +147,24 @@ impl AccountState {
 
     /// Whether some media record still points at the blob.
     pub(crate) fn blob_in_use(&self, blob: &str) -> bool {
-        self.media.values().any(|m| m.blob.as_str() == blob)
+        self.blobs.contains_key(blob)
+    }
+
+    /// A media record of the blob (any of its copies: they share the bytes).
+    pub(crate) fn media_by_blob(&self, blob: &str) -> Option<&Media> {
+        self.blobs
+            .get(blob)?
+            .iter()
+            .next()
+            .and_then(|id| self.media.get(id))
+    }
+
+    fn unlink_blob(&mut self, old: &Media) {
+        if let Some(ids) = self.blobs.get_mut(old.blob.as_str()) {
+            ids.remove(&old.id);
+            if ids.is_empty() {
+                self.blobs.remove(old.blob.as_str());
+            }
+        }
     }
 }

@@ -141,13 +141,7 @@ impl PodcastHost {
             Err(e) => return Err(e),
         };
         let media = catalog
-            .read(|state| {
-                state
-                    .media
-                    .values()
-                    .find(|m| m.blob.as_str() == blob)
-                    .cloned()
-            })
+            .read(|state| state.media_by_blob(blob).cloned())
             .await
             .ok_or_else(not_found)?;
         Ok(crate::publish::PublicMedia {
