@@ -18,11 +18,21 @@ pub(crate) enum Change {
     AccountCreated(Account),
     TokenPut(Token),
     MediaPut(Media),
-    MediaRemoved { id: MediaId },
+    MediaRemoved {
+        id: MediaId,
+    },
     FeedPut(Feed),
-    FeedRemoved { id: FeedId, at: Timestamp },
+    FeedRemoved {
+        id: FeedId,
+        at: Timestamp,
+    },
     EpisodePut(Episode),
-    EpisodeRemoved { feed: FeedId, id: EpisodeId },
+    EpisodeRemoved {
+        feed: FeedId,
+        id: EpisodeId,
+        #[serde(default)]
+        at: Option<Timestamp>,
+    },
 }
 
 /// A feed with its episodes.
@@ -30,6 +40,9 @@ pub(crate) enum Change {
 pub(crate) struct FeedEntry {
     pub(crate) feed: Feed,
     pub(crate) episodes: BTreeMap<EpisodeId, Episode>,
+    /// When an episode was last removed: the feed changed then too.
+    #[serde(default)]
+    pub(crate) removed_at: Option<Timestamp>,
 }
 
 /// Everything an account owns.
@@ -82,6 +95,7 @@ impl Journal for AccountState {
                             FeedEntry {
                                 feed: feed.clone(),
                                 episodes: BTreeMap::new(),
+                                removed_at: None,
                             },
                         );
                     }
@@ -97,9 +111,10 @@ impl Journal for AccountState {
                     entry.episodes.insert(episode.id, episode.clone());
                 }
             }
-            Change::EpisodeRemoved { feed, id } => {
+            Change::EpisodeRemoved { feed, id, at } => {
                 if let Some(entry) = self.feeds.get_mut(feed) {
                     entry.episodes.remove(id);
+                    entry.removed_at = entry.removed_at.max(*at);
                 }
             }
         }

@@ -113,15 +113,16 @@ impl Api {
             .map_or_else(|| who.account().to_string(), |t| t.to_string());
         let verdict = self.limiter.check(&key, Instant::now());
         let mut answer = if verdict.allowed {
-            let query = parts
+            let query: Vec<(String, String)> = parts
                 .uri
                 .query()
                 .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
                 .unwrap_or_default();
-            let request_line = parts
-                .uri
-                .path_and_query()
-                .map_or_else(String::new, |pq| pq.as_str().to_string());
+            // The cache key: the path and the decoded parameters, sorted, so that spellings of one
+            // query share one entry.
+            let mut sorted: Vec<&(String, String)> = query.iter().collect();
+            sorted.sort();
+            let request_line = format!("{}?{:?}", parts.uri.path(), sorted);
             let call = Call {
                 who,
                 query,

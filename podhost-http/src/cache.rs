@@ -8,8 +8,8 @@ use std::{collections::HashMap, sync::Mutex};
 use bytes::Bytes;
 use jiff::Timestamp;
 
-/// At most this many answers are kept; past it the cache starts over.
-const CAPACITY: usize = 4096;
+/// At most this many bytes of answers are kept; past it the cache starts over.
+const CAPACITY_BYTES: usize = 64 << 20;
 
 #[derive(Clone)]
 struct Cached {
@@ -21,7 +21,13 @@ struct Cached {
 /// Rendered answers by account and request line.
 #[derive(Default)]
 pub(crate) struct ResponseCache {
-    entries: Mutex<HashMap<(String, String), Cached>>,
+    entries: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    map: HashMap<(String, String), Cached>,
+    bytes: usize,
 }
 
 impl ResponseCache {
@@ -35,7 +41,9 @@ impl ResponseCache {
         now: Timestamp,
     ) -> Option<Bytes> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let cached = entries.get(&(account.to_string(), request.to_string()))?;
+        let cached = entries
+            .map
+            .get(&(account.to_string(), request.to_string()))?;
         let fresh = cached.version == version && cached.changes_at.is_none_or(|at| now < at);
         fresh.then(|| cached.body.clone())
     }
@@ -50,17 +58,20 @@ impl ResponseCache {
         body: Bytes,
     ) {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if entries.len() >= CAPACITY {
-            entries.clear();
+        if entries.bytes + body.len() > CAPACITY_BYTES {
+            entries.map.clear();
+            entries.bytes = 0;
         }
-        entries.insert(
-            (account.to_string(), request.to_string()),
-            Cached {
-                version,
-                changes_at,
-                body,
-            },
-        );
+        entries.bytes += body.len();
+        let key = (account.to_string(), request.to_string());
+        let cached = Cached {
+            version,
+            changes_at,
+            body,
+        };
+        if let Some(old) = entries.map.insert(key, cached) {
+            entries.bytes -= old.body.len();
+        }
     }
 }
 

@@ -40,18 +40,23 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
         Ok(PublicFeed::Gone) => return plain(StatusCode::GONE, "this podcast was deleted"),
         Err(e) => return response::error(&ApiError::Core(e)),
     };
-    let etag = format!("\"{}\"", rendered.etag);
-    let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
-        .timestamp_to_rfc9110_string(&rendered.last_modified)
-        .unwrap_or_default();
     let headers = &parts.headers;
-    let not_modified = not_modified(headers, &etag, rendered.last_modified);
     let gzip = accepts_gzip(
         headers
             .get(header::ACCEPT_ENCODING)
             .and_then(|v| v.to_str().ok())
             .unwrap_or(""),
     );
+    // Each encoding is its own representation with its own strong validator (RFC 9110, 8.8.3).
+    let etag = if gzip {
+        format!("\"{}-gz\"", rendered.etag)
+    } else {
+        format!("\"{}\"", rendered.etag)
+    };
+    let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&rendered.last_modified)
+        .unwrap_or_default();
+    let not_modified = not_modified(headers, &etag, rendered.last_modified);
     let mut answer = if not_modified {
         let mut r = Response::new(response::full(Bytes::new()));
         *r.status_mut() = StatusCode::NOT_MODIFIED;
@@ -107,17 +112,27 @@ fn not_modified(headers: &http::HeaderMap, etag: &str, last_modified: jiff::Time
     }
 }
 
-/// Whether `Accept-Encoding` allows gzip (and does not refuse it with `q=0`).
+/// Whether `Accept-Encoding` allows gzip: its own entry decides when it has one (`gzip;q=0`
+/// refuses it whatever `*` says), else `*`.
 fn accepts_gzip(accept: &str) -> bool {
-    accept.split(',').any(|part| {
+    let mut gzip = None;
+    let mut any = None;
+    for part in accept.split(',') {
         let mut pieces = part.split(';').map(str::trim);
         let coding = pieces.next().unwrap_or("");
-        let refused = pieces.any(|p| {
-            p.replace(' ', "").starts_with("q=0")
-                && !p.contains(['1', '2', '3', '4', '5', '6', '7', '8', '9'])
-        });
-        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
-    })
+        let q = pieces
+            .find_map(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+            })
+            .unwrap_or(1.0);
+        if coding.eq_ignore_ascii_case("gzip") {
+            gzip = Some(q > 0.0);
+        } else if coding == "*" {
+            any = Some(q > 0.0);
+        }
+    }
+    gzip.or(any).unwrap_or(false)
 }
 
 /// The gzip of a rendered feed, compressed once per ETag.

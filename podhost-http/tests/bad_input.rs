@@ -24,6 +24,8 @@ fn wav() -> Vec<u8> {
 
 #[tokio::test]
 async fn bad_input_table() {
+    // A form text field larger than the 64 KiB a field may have.
+    let big_field: &'static str = Box::leak("d".repeat(70 << 10).into_boxed_str());
     use Case::*;
     let truncated = {
         let (_, body) = multipart_body(&[], &[("media", "a.wav", wav())]);
@@ -240,6 +242,16 @@ async fn bad_input_table() {
                 no_closing,
             ),
             400,
+            None,
+        ),
+        (
+            "a form text field over 64 KiB",
+            Form(
+                "/api/feed/show/show",
+                vec![("title", "T"), ("description", big_field)],
+                vec![("media", "a.wav", wav())],
+            ),
+            413,
             None,
         ),
         (

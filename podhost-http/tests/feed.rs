@@ -91,6 +91,22 @@ async fn conditional_requests_and_encodings() {
 
     let zipped = get(&fx, Method::GET, url, &[("accept-encoding", "gzip, br")]).await;
     assert_eq!(zipped.headers["content-encoding"], "gzip");
+    let zipped_etag = zipped.headers["etag"].to_str().unwrap().to_string();
+    assert_ne!(zipped_etag, etag, "each encoding has its own validator");
+    let revalidated = get(
+        &fx,
+        Method::GET,
+        url,
+        &[("accept-encoding", "gzip"), ("if-none-match", &zipped_etag)],
+    )
+    .await;
+    assert_eq!(revalidated.status, StatusCode::NOT_MODIFIED);
+    assert_eq!(
+        get(&fx, Method::GET, url, &[("if-none-match", &zipped_etag)])
+            .await
+            .status,
+        StatusCode::OK
+    );
     assert_eq!(zipped.headers["vary"], "accept-encoding");
     let mut unzipped = Vec::new();
     flate2::read::GzDecoder::new(&zipped.raw[..])
@@ -156,4 +172,55 @@ async fn moved_and_deleted_podcasts() {
         get(&fx, Method::GET, "/feeds/old/rss", &[]).await.status,
         StatusCode::GONE
     );
+}
+
+#[tokio::test]
+async fn removing_an_episode_moves_last_modified_forward() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    fx.episode(
+        "show",
+        &[
+            ("title", "One"),
+            ("is_public", "1"),
+            ("publishing_date", "2025-01-01"),
+        ],
+    )
+    .await;
+    let two = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Two"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-02-01"),
+            ],
+        )
+        .await;
+    let before = get(&fx, Method::GET, "/feeds/show/rss", &[]).await.headers["last-modified"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    fx.clock.advance(jiff::SignedDuration::from_hours(1));
+    fx.call(
+        Method::DELETE,
+        &format!("/api/feed/show/show/{two}"),
+        &fx.alice,
+        None,
+    )
+    .await;
+    let after = get(
+        &fx,
+        Method::GET,
+        "/feeds/show/rss",
+        &[("if-modified-since", &before)],
+    )
+    .await;
+    assert_eq!(
+        after.status,
+        StatusCode::OK,
+        "an app that asks since then gets the feed without the episode"
+    );
+    assert!(!String::from_utf8_lossy(&after.raw).contains("<title>Two</title>"));
+    assert_ne!(after.headers["last-modified"].to_str().unwrap(), before);
 }

@@ -227,6 +227,24 @@ async fn feed_list_and_single_differ_in_order_and_directory_objects() {
     );
     assert_eq!(feed["attributes"]["rss"]["title"], "My Show");
 
+    let both = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/my%20show",
+            &fx.alice,
+            Some(json!({"title": "Flat", "rss": {"title": "Nested"}})),
+        )
+        .await;
+
+    assert_eq!(
+        both.status,
+        StatusCode::OK,
+        "both spellings are known: {}",
+        both.body
+    );
+
+    assert_eq!(both.body["data"]["attributes"]["rss"]["title"], "Flat");
+
     let updated = fx
         .call(
             Method::PUT,

@@ -330,8 +330,9 @@ impl PodcastHost {
     ) -> Result<()> {
         who.require(Scope::Shows)?;
         let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
         catalog
-            .commit(self.now(), |state| {
+            .commit(now, |state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }
@@ -342,6 +343,7 @@ impl PodcastHost {
                     vec![Change::EpisodeRemoved {
                         feed: feed.clone(),
                         id,
+                        at: Some(now),
                     }],
                     (),
                 ))

@@ -132,20 +132,37 @@ impl PodcastHost {
                 .unwrap_or_else(|e| e.into_inner());
             accounts.entry(account.clone()).or_default().clone()
         };
-        cell.get_or_try_init(|| async {
-            let opened = Catalog::open(
-                self.inner.store.clone(),
-                Self::account_root(account),
-                self.inner.config.catalog.clone(),
-            )
-            .await?;
-            match opened {
-                Some((catalog, _)) => Ok(Arc::new(catalog)),
-                None => Err(Error::not_found("account", account)),
+        let opened = cell
+            .get_or_try_init(|| async {
+                let opened = Catalog::open(
+                    self.inner.store.clone(),
+                    Self::account_root(account),
+                    self.inner.config.catalog.clone(),
+                )
+                .await?;
+                match opened {
+                    Some((catalog, _)) => Ok(Arc::new(catalog)),
+                    None => Err(Error::not_found("account", account)),
+                }
+            })
+            .await
+            .cloned();
+        if opened.is_err() && !cell.initialized() {
+            // An unknown account (or a failed open) leaves nothing behind: anyone can ask for
+            // any name on the public routes.
+            let mut accounts = self
+                .inner
+                .accounts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if accounts
+                .get(account)
+                .is_some_and(|c| Arc::ptr_eq(c, &cell) && !c.initialized())
+            {
+                accounts.remove(account);
             }
-        })
-        .await
-        .cloned()
+        }
+        opened
     }
 
     /// The version of the caller's account: it changes with every write to the account (seen

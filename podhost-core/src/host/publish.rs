@@ -85,9 +85,15 @@ impl PodcastHost {
                     .filter(|ep| ep.is_public && ep.publish_at > now)
                     .map(|ep| ep.publish_at)
                     .min();
-                let last_modified = published
-                    .iter()
-                    .map(|v| v.episode.updated.max(v.episode.publish_at))
+                // Everything that changes the document: the channel, any episode's last change (an
+                // unpublished one drops out, and that is a change too), publications that came,
+                // and removals.
+                let last_modified = entry
+                    .episodes
+                    .values()
+                    .map(|ep| ep.updated)
+                    .chain(published.iter().map(|v| v.episode.publish_at))
+                    .chain(entry.removed_at)
                     .chain([entry.feed.updated])
                     .max()
                     .unwrap_or(entry.feed.updated);

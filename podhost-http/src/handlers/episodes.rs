@@ -106,7 +106,12 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedI
     let mut fields = Fields::default();
     let mut files: Vec<(String, Media)> = Vec::new();
     let outcome: Result<(), ApiError> = async {
+        let (mut text_bytes, mut count) = (0usize, 0usize);
         while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
+            count += 1;
+            if count > multipart::MAX_FIELDS {
+                return Err(ApiError::BodyTooLarge(multipart::MAX_TEXT_TOTAL as u64));
+            }
             let name = field.name().unwrap_or("").to_string();
             match (name.as_str(), field.file_name().map(str::to_string)) {
                 ("media" | "cover", Some(file_name)) => {
@@ -128,7 +133,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedI
                     files.push((name, media));
                 }
                 (_, _) => {
-                    let text = field.text().await.map_err(multipart::bad)?;
+                    let text = multipart::text(field, &mut text_bytes).await?;
                     fields.add_form_field(&name, text);
                 }
             }

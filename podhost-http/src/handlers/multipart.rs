@@ -23,6 +23,31 @@ pub(super) fn reader<B: RequestBody>(
     Ok(multer::Multipart::new(stream, boundary))
 }
 
+/// The largest text field of a form.
+pub(super) const MAX_TEXT_FIELD: usize = 64 << 10;
+/// All text fields of a form together.
+pub(super) const MAX_TEXT_TOTAL: usize = 1 << 20;
+/// The most fields a form may have.
+pub(super) const MAX_FIELDS: usize = 200;
+
+/// Reads a text field chunk by chunk, refusing (413) past [`MAX_TEXT_FIELD`] or when the form's
+/// text would pass [`MAX_TEXT_TOTAL`] (`used` counts what the form's text fields took so far).
+pub(super) async fn text(
+    mut field: multer::Field<'static>,
+    used: &mut usize,
+) -> Result<String, ApiError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(bad)? {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > MAX_TEXT_FIELD || *used + bytes.len() > MAX_TEXT_TOTAL {
+            return Err(ApiError::BodyTooLarge(MAX_TEXT_FIELD as u64));
+        }
+    }
+    *used += bytes.len();
+    String::from_utf8(bytes)
+        .map_err(|_| ApiError::BadRequest("a form field is not UTF-8 text".into()))
+}
+
 /// A multer error as an API error: the client sent a broken body.
 pub(super) fn bad(e: multer::Error) -> ApiError {
     ApiError::BadRequest(format!("malformed multipart body: {e}"))

@@ -273,14 +273,21 @@ fn publish_at(f: &mut Fields, tz: &TimeZone) -> Option<Timestamp> {
 /// The channel fields of `POST /api/feeds` and `PUT /api/feeds/{id}`.
 pub fn feed_patch(fields: &mut Fields) -> FeedPatch {
     let f = fields;
+    // Both spellings are read (so neither is reported unknown); the flat one wins.
+    let [
+        rss_title,
+        rss_description,
+        rss_copyright,
+        rss_language,
+        rss_link,
+    ] = ["title", "description", "copyright", "language", "link"]
+        .map(|k| f.string(&format!("rss.{k}")));
     let mut patch = FeedPatch {
-        title: f.string("title").or_else(|| f.string("rss.title")),
-        description: f
-            .string("description")
-            .or_else(|| f.string("rss.description")),
-        copyright: f.string("copyright").or_else(|| f.string("rss.copyright")),
-        language: f.string("language").or_else(|| f.string("rss.language")),
-        link: f.string("link").or_else(|| f.string("rss.link")),
+        title: f.string("title").or(rss_title),
+        description: f.string("description").or(rss_description),
+        copyright: f.string("copyright").or(rss_copyright),
+        language: f.string("language").or(rss_language),
+        link: f.string("link").or(rss_link),
         logo: f.media("logo"),
         itunes_subtitle: f.string("itunes.subtitle"),
         itunes_summary: f.string("itunes.summary"),
