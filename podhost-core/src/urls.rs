@@ -77,11 +77,6 @@ impl Urls {
             encode_segment(feed.as_str())
         )
     }
-
-    /// Percent-encodes one path segment (used in links and store keys).
-    pub fn encode_segment(segment: &str) -> String {
-        encode_segment(segment)
-    }
 }
 
 #[cfg(test)]

@@ -17,16 +17,6 @@ use podhost_core::{
 use podhost_http::{Api, HttpConfig};
 use tokio::{io::AsyncWriteExt, net::TcpListener};
 
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
-}
-
 async fn serve_api(host: PodcastHost) -> std::net::SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -155,8 +145,8 @@ async fn upload_1gib() {
     );
     let tail = format!("\r\n--{boundary}--\r\n");
     let length = head.len() as u64 + size + tail.len() as u64;
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let idle = status_kib("VmRSS:");
+    podhost_testkit::memory::reset_peak();
+    let idle = podhost_testkit::memory::resident_kib();
     let start = Instant::now();
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let request = format!(
@@ -175,7 +165,7 @@ async fn upload_1gib() {
         .await
         .unwrap();
     let secs = start.elapsed().as_secs_f64();
-    let peak = status_kib("VmHWM:");
+    let peak = podhost_testkit::memory::peak_kib();
     let status = String::from_utf8_lossy(&answer[..answer.len().min(12)]).into_owned();
     println!(
         "upload 1 GiB over HTTP (local folder, fsync): {status}, {secs:.1} s, {:.0} MiB/s, peak RSS {} MiB above idle ({} MiB idle)",

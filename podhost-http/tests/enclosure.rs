@@ -3,10 +3,8 @@
 
 mod common;
 
-use bytes::Bytes;
 use common::Fixture;
-use http::{Method, Request, StatusCode};
-use http_body_util::Full;
+use http::{Method, StatusCode};
 
 /// Request headers, the expected status, the expected bytes of the file, the `Content-Range`.
 type Case<'a> = (
@@ -15,15 +13,6 @@ type Case<'a> = (
     Option<std::ops::Range<usize>>,
     Option<String>,
 );
-
-async fn get(fx: &Fixture, method: Method, path: &str, headers: &[(&str, &str)]) -> common::Answer {
-    let mut request = Request::builder().method(method).uri(path);
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    fx.send(request.body(Full::new(Bytes::new())).unwrap())
-        .await
-}
 
 #[tokio::test]
 async fn ranges_and_validators() {
@@ -40,7 +29,9 @@ async fn ranges_and_validators() {
         .await;
     let url = uploaded.body["url"].as_str().unwrap();
     let path = url.strip_prefix("https://pod.test").unwrap().to_string();
-    let whole = get(&fx, Method::GET, &path, &[("accept-encoding", "gzip")]).await;
+    let whole = fx
+        .public(Method::GET, &path, &[("accept-encoding", "gzip")])
+        .await;
     assert_eq!(whole.status, StatusCode::OK);
     assert_eq!(whole.raw.as_ref(), original.as_slice());
     assert_eq!(whole.headers["accept-ranges"], "bytes");
@@ -123,7 +114,7 @@ async fn ranges_and_validators() {
         ),
     ];
     for (headers, status, bytes, content_range) in cases {
-        let answer = get(&fx, Method::GET, &path, &headers).await;
+        let answer = fx.public(Method::GET, &path, &headers).await;
         assert_eq!(answer.status, status, "{headers:?}");
         match &bytes {
             Some(r) => assert_eq!(answer.raw.as_ref(), &original[r.clone()], "{headers:?}"),
@@ -140,11 +131,11 @@ async fn ranges_and_validators() {
         assert_eq!(answer.headers["etag"].to_str().unwrap(), etag);
     }
 
-    let head = get(&fx, Method::HEAD, &path, &[]).await;
+    let head = fx.public(Method::HEAD, &path, &[]).await;
     assert_eq!((head.status, head.raw.len()), (StatusCode::OK, 0));
     assert_eq!(head.headers["content-length"], len.to_string().as_str());
     assert_eq!(
-        get(&fx, Method::POST, &path, &[]).await.status,
+        fx.public(Method::POST, &path, &[]).await.status,
         StatusCode::METHOD_NOT_ALLOWED
     );
     let unknown = path.replace(
@@ -157,12 +148,12 @@ async fn ranges_and_validators() {
         "00000000-0000-0000-0000-000000000000",
     );
     assert_eq!(
-        get(&fx, Method::GET, &unknown, &[]).await.status,
+        fx.public(Method::GET, &unknown, &[]).await.status,
         StatusCode::NOT_FOUND
     );
     let other_account = path.replacen("/media/alice/", "/media/mallory/", 1);
     assert_eq!(
-        get(&fx, Method::GET, &other_account, &[]).await.status,
+        fx.public(Method::GET, &other_account, &[]).await.status,
         StatusCode::NOT_FOUND
     );
 }

@@ -4,20 +4,9 @@ mod common;
 
 use std::io::Read;
 
-use bytes::Bytes;
 use common::Fixture;
-use http::{Method, Request, StatusCode};
-use http_body_util::Full;
+use http::{Method, StatusCode};
 use serde_json::json;
-
-async fn get(fx: &Fixture, method: Method, path: &str, headers: &[(&str, &str)]) -> common::Answer {
-    let mut request = Request::builder().method(method).uri(path);
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    fx.send(request.body(Full::new(Bytes::new())).unwrap())
-        .await
-}
 
 #[tokio::test]
 async fn conditional_requests_and_encodings() {
@@ -33,7 +22,7 @@ async fn conditional_requests_and_encodings() {
     )
     .await;
     let url = "/feeds/my%20show/rss";
-    let plain = get(&fx, Method::GET, url, &[]).await;
+    let plain = fx.public(Method::GET, url, &[]).await;
     assert_eq!(plain.status, StatusCode::OK);
     assert_eq!(
         plain.headers["content-type"],
@@ -77,7 +66,7 @@ async fn conditional_requests_and_encodings() {
         ),
     ];
     for (headers, status) in cases {
-        let answer = get(&fx, Method::GET, url, &headers).await;
+        let answer = fx.public(Method::GET, url, &headers).await;
         assert_eq!(answer.status, status, "{headers:?}");
         assert_eq!(
             answer.headers["etag"].to_str().unwrap(),
@@ -89,20 +78,22 @@ async fn conditional_requests_and_encodings() {
         }
     }
 
-    let zipped = get(&fx, Method::GET, url, &[("accept-encoding", "gzip, br")]).await;
+    let zipped = fx
+        .public(Method::GET, url, &[("accept-encoding", "gzip, br")])
+        .await;
     assert_eq!(zipped.headers["content-encoding"], "gzip");
     let zipped_etag = zipped.headers["etag"].to_str().unwrap().to_string();
     assert_ne!(zipped_etag, etag, "each encoding has its own validator");
-    let revalidated = get(
-        &fx,
-        Method::GET,
-        url,
-        &[("accept-encoding", "gzip"), ("if-none-match", &zipped_etag)],
-    )
-    .await;
+    let revalidated = fx
+        .public(
+            Method::GET,
+            url,
+            &[("accept-encoding", "gzip"), ("if-none-match", &zipped_etag)],
+        )
+        .await;
     assert_eq!(revalidated.status, StatusCode::NOT_MODIFIED);
     assert_eq!(
-        get(&fx, Method::GET, url, &[("if-none-match", &zipped_etag)])
+        fx.public(Method::GET, url, &[("if-none-match", &zipped_etag)])
             .await
             .status,
         StatusCode::OK
@@ -114,22 +105,22 @@ async fn conditional_requests_and_encodings() {
         .unwrap();
     assert_eq!(unzipped, plain.raw.to_vec());
     assert!(
-        get(&fx, Method::GET, url, &[("accept-encoding", "gzip;q=0")])
+        fx.public(Method::GET, url, &[("accept-encoding", "gzip;q=0")])
             .await
             .headers
             .get("content-encoding")
             .is_none()
     );
 
-    let head = get(&fx, Method::HEAD, url, &[]).await;
+    let head = fx.public(Method::HEAD, url, &[]).await;
     assert_eq!(head.status, StatusCode::OK);
     assert_eq!(head.headers["etag"].to_str().unwrap(), etag);
     assert_eq!(
-        get(&fx, Method::POST, url, &[]).await.status,
+        fx.public(Method::POST, url, &[]).await.status,
         StatusCode::METHOD_NOT_ALLOWED
     );
     assert_eq!(
-        get(&fx, Method::GET, "/feeds/nothing/rss", &[])
+        fx.public(Method::GET, "/feeds/nothing/rss", &[])
             .await
             .status,
         StatusCode::NOT_FOUND
@@ -145,7 +136,9 @@ async fn conditional_requests_and_encodings() {
         ],
     )
     .await;
-    let changed = get(&fx, Method::GET, url, &[("if-none-match", &etag)]).await;
+    let changed = fx
+        .public(Method::GET, url, &[("if-none-match", &etag)])
+        .await;
     assert_eq!(changed.status, StatusCode::OK);
     assert_ne!(changed.headers["etag"].to_str().unwrap(), etag);
 }
@@ -163,13 +156,13 @@ async fn moved_and_deleted_podcasts() {
         )
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
-    let answer = get(&fx, Method::GET, "/feeds/old/rss", &[]).await;
+    let answer = fx.public(Method::GET, "/feeds/old/rss", &[]).await;
     assert_eq!(answer.status, StatusCode::MOVED_PERMANENTLY);
     assert_eq!(answer.headers["location"], "https://new.example/rss");
     fx.call(Method::DELETE, "/api/feeds/old", &fx.alice, None)
         .await;
     assert_eq!(
-        get(&fx, Method::GET, "/feeds/old/rss", &[]).await.status,
+        fx.public(Method::GET, "/feeds/old/rss", &[]).await.status,
         StatusCode::GONE
     );
 }
@@ -197,7 +190,7 @@ async fn removing_an_episode_moves_last_modified_forward() {
             ],
         )
         .await;
-    let before = get(&fx, Method::GET, "/feeds/show/rss", &[]).await.headers["last-modified"]
+    let before = fx.public(Method::GET, "/feeds/show/rss", &[]).await.headers["last-modified"]
         .to_str()
         .unwrap()
         .to_string();
@@ -209,13 +202,13 @@ async fn removing_an_episode_moves_last_modified_forward() {
         None,
     )
     .await;
-    let after = get(
-        &fx,
-        Method::GET,
-        "/feeds/show/rss",
-        &[("if-modified-since", &before)],
-    )
-    .await;
+    let after = fx
+        .public(
+            Method::GET,
+            "/feeds/show/rss",
+            &[("if-modified-since", &before)],
+        )
+        .await;
     assert_eq!(
         after.status,
         StatusCode::OK,

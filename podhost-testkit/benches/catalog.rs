@@ -15,21 +15,6 @@ use podhost_core::{
 };
 use podhost_testkit::FaultStore;
 
-fn status_kib(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
-}
-
-fn reset_peak() {
-    // Linux: writing 5 resets the peak resident set size (VmHWM) to the current one.
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
 fn host(store: Arc<dyn ObjectStore>) -> PodcastHost {
     PodcastHost::new(HostConfig::new("https://bench.test").unwrap(), store)
 }
@@ -50,8 +35,8 @@ async fn upload_2gib(dir: &std::path::Path, gib: u64) {
     let body = futures::stream::iter(
         (0..chunks).map(move |_| Ok::<_, std::io::Error>(Bytes::from(pattern.clone()))),
     );
-    reset_peak();
-    let idle = status_kib("VmRSS:");
+    podhost_testkit::memory::reset_peak();
+    let idle = podhost_testkit::memory::resident_kib();
     let start = Instant::now();
     let media = host
         .upload_media(
@@ -65,7 +50,7 @@ async fn upload_2gib(dir: &std::path::Path, gib: u64) {
         .await
         .unwrap();
     let secs = start.elapsed().as_secs_f64();
-    let peak = status_kib("VmHWM:");
+    let peak = podhost_testkit::memory::peak_kib();
     println!(
         "upload {} GiB through the core (local folder, fsync): {:.1} s, {:.0} MiB/s, peak RSS {} MiB above idle ({} MiB idle, {} MiB peak)",
         gib,

@@ -10,6 +10,7 @@
 pub mod conformance;
 mod fault;
 pub mod fixtures;
+pub mod memory;
 
 pub use fault::{Counts, FaultStore, Faults};
 

@@ -228,6 +228,13 @@ impl<S: Journal> Catalog<S> {
         self.loaded.read().unwrap_or_else(|e| e.into_inner()).seq
     }
 
+    /// The sequence number after catching up when the state is older than the refresh
+    /// interval: the version a frontend may key reused answers on.
+    pub(crate) async fn fresh_seq(&self) -> u64 {
+        self.refresh_if_stale().await;
+        self.seq()
+    }
+
     /// Reads the state, first catching up with the store when the state is older than the
     /// refresh interval. When catching up fails the read is served from memory (and logged):
     /// a store hiccup does not take reads down.

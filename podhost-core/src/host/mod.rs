@@ -170,8 +170,7 @@ impl PodcastHost {
     /// frontend may reuse an answer computed at the same version.
     pub async fn account_version(&self, who: &crate::Principal) -> Result<u64> {
         let catalog = self.catalog(who.account()).await?;
-        catalog.read(|_| ()).await;
-        Ok(catalog.seq())
+        Ok(catalog.fresh_seq().await)
     }
 
     /// Opens an account's catalog afresh (not from this handle's cache) and tells what opening

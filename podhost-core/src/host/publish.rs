@@ -44,8 +44,7 @@ impl PodcastHost {
             Err(e) => return Err(e),
         };
         let now = self.now();
-        catalog.read(|_| ()).await;
-        let version = catalog.seq();
+        let version = catalog.fresh_seq().await;
         if let Some((at, rendered)) = self
             .inner
             .rendered

@@ -85,6 +85,16 @@ impl Fixture {
         }
     }
 
+    /// A request without a token, with these headers (the public routes).
+    pub async fn public(&self, method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {
+        let mut request = Request::builder().method(method).uri(path);
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        self.send(request.body(Full::new(Bytes::new())).unwrap())
+            .await
+    }
+
     pub async fn call(
         &self,
         method: Method,
