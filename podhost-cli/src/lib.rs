@@ -60,6 +60,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let mut config = HostConfig::new(&public_url)?;
     config.local_root = opened.local_root;
+    if let Command::Serve(serve) = &cli.command
+        && serve.presign_downloads
+    {
+        let presigner = opened.presigner.ok_or_else(|| {
+            podhost_core::Error::Invalid({
+                let mut errors = podhost_core::FieldErrors::default();
+                errors.add("presign-downloads", "needs an s3:// store");
+                errors
+            })
+        })?;
+        config.presigned_downloads = Some(presigner);
+    }
     let host = PodcastHost::new(config, opened.store);
     let out = Output::new(cli.json);
     match cli.command {

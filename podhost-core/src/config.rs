@@ -24,6 +24,9 @@ pub struct HostConfig {
     /// For a local-folder store: its root folder, so that the sweep can also remove the staging
     /// files of uploads cut off by a crash (they are invisible through the object store API).
     pub local_root: Option<PathBuf>,
+    /// Serve enclosure downloads by redirecting to the store's own presigned URLs (S3) instead
+    /// of streaming them (default: stream). See [`OpenedStore::presigner`](crate::OpenedStore).
+    pub presigned_downloads: Option<std::sync::Arc<dyn crate::store::Presigner>>,
 }
 
 impl HostConfig {
@@ -38,6 +41,7 @@ impl HostConfig {
             display_time_zone: TimeZone::UTC,
             catalog: CatalogConfig::default(),
             local_root: None,
+            presigned_downloads: None,
         })
     }
 }

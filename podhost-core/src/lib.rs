@@ -20,6 +20,7 @@ pub mod probe;
 pub mod publish;
 mod scope;
 mod state;
+pub mod stats;
 mod store;
 mod urls;
 
@@ -31,5 +32,5 @@ pub use host::{PodcastHost, SweepReport};
 pub use ids::{AccountId, EpisodeId, FeedId, MAX_SAFE_ID, MediaId, TokenId};
 pub use principal::Principal;
 pub use scope::{Scope, Scopes, UnknownScope};
-pub use store::{DEFAULT_STORE, OpenedStore, open_store};
+pub use store::{DEFAULT_STORE, OpenedStore, Presigner, open_store};
 pub use urls::Urls;

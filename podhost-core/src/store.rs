@@ -16,6 +16,21 @@ pub struct OpenedStore {
     pub store: Arc<dyn ObjectStore>,
     /// The folder, when the store is a local folder.
     pub local_root: Option<PathBuf>,
+    /// For S3: presigned download URLs, so that enclosures can be served by S3 itself.
+    pub presigner: Option<Arc<dyn Presigner>>,
+}
+
+/// Makes time-limited URLs under which the store itself serves an object to anyone (S3's
+/// presigned GET URLs). Set as [`HostConfig::presigned_downloads`](crate::HostConfig) to
+/// redirect enclosure downloads there instead of streaming them through podhost.
+#[async_trait::async_trait]
+pub trait Presigner: std::fmt::Debug + Send + Sync {
+    /// A URL that answers `GET` (and ranges) for `path` until `expires_in` has passed.
+    async fn presigned_get(
+        &self,
+        path: &object_store::path::Path,
+        expires_in: std::time::Duration,
+    ) -> Result<String>;
 }
 
 fn bad(message: String) -> Error {
@@ -33,6 +48,7 @@ pub fn open_store(url: &str) -> Result<OpenedStore> {
         return Ok(OpenedStore {
             store: Arc::new(InMemory::new()),
             local_root: None,
+            presigner: None,
         });
     }
     if let Some(rest) = url.strip_prefix("s3://") {
@@ -62,28 +78,76 @@ pub fn open_store(url: &str) -> Result<OpenedStore> {
     Ok(OpenedStore {
         store: Arc::new(local),
         local_root: Some(root),
+        presigner: None,
     })
 }
 
 #[cfg(feature = "s3")]
 fn open_s3(rest: &str) -> Result<OpenedStore> {
-    use object_store::{aws::AmazonS3Builder, prefix::PrefixStore};
     let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+    s3_store(
+        object_store::aws::AmazonS3Builder::from_env(),
+        bucket,
+        prefix,
+    )
+}
+
+/// An S3 store of `bucket` under `prefix`, the rest configured by `builder`.
+#[cfg(feature = "s3")]
+fn s3_store(
+    builder: object_store::aws::AmazonS3Builder,
+    bucket: &str,
+    prefix: &str,
+) -> Result<OpenedStore> {
+    use object_store::prefix::PrefixStore;
     if bucket.is_empty() {
         return Err(bad("an S3 store URL is s3://bucket[/prefix]".into()));
     }
-    let s3 = AmazonS3Builder::from_env()
-        .with_bucket_name(bucket)
-        .build()
-        .map_err(|e| bad(format!("cannot configure S3: {e}")))?;
-    let store: Arc<dyn ObjectStore> = match prefix.trim_matches('/') {
-        "" => Arc::new(s3),
-        prefix => Arc::new(PrefixStore::new(s3, prefix)),
+    let s3 = Arc::new(
+        builder
+            .with_bucket_name(bucket)
+            .build()
+            .map_err(|e| bad(format!("cannot configure S3: {e}")))?,
+    );
+    let prefix = prefix.trim_matches('/').to_string();
+    let store: Arc<dyn ObjectStore> = match prefix.as_str() {
+        "" => s3.clone(),
+        prefix => Arc::new(PrefixStore::new(s3.clone(), prefix)),
     };
     Ok(OpenedStore {
         store,
         local_root: None,
+        presigner: Some(Arc::new(S3Presigner { s3, prefix })),
     })
+}
+
+/// Presigned GET URLs of an S3 bucket, under the store's prefix.
+#[cfg(feature = "s3")]
+#[derive(Debug)]
+struct S3Presigner {
+    s3: Arc<object_store::aws::AmazonS3>,
+    prefix: String,
+}
+
+#[cfg(feature = "s3")]
+#[async_trait::async_trait]
+impl Presigner for S3Presigner {
+    async fn presigned_get(
+        &self,
+        path: &object_store::path::Path,
+        expires_in: std::time::Duration,
+    ) -> Result<String> {
+        use object_store::signer::Signer;
+        let full: object_store::path::Path = object_store::path::Path::from(self.prefix.as_str())
+            .parts()
+            .chain(path.parts())
+            .collect();
+        let url = self
+            .s3
+            .signed_url(object_store::signer::Method::GET, &full, expires_in)
+            .await?;
+        Ok(url.to_string())
+    }
 }
 
 #[cfg(not(feature = "s3"))]
@@ -108,5 +172,29 @@ mod tests {
         assert!(open_store("memory://").unwrap().local_root.is_none());
         assert!(matches!(open_store("ftp://x"), Err(Error::Invalid(_))));
         assert!(matches!(open_store("s3://"), Err(Error::Invalid(_))));
+    }
+
+    /// Signing is local (no request to S3): the URL names the object under the prefix and
+    /// carries a SigV4 signature that expires.
+    #[cfg(feature = "s3")]
+    #[tokio::test]
+    async fn s3_presigned_urls() {
+        let builder = object_store::aws::AmazonS3Builder::new()
+            .with_access_key_id("AKIDEXAMPLE")
+            .with_secret_access_key("secret")
+            .with_region("eu-west-1");
+        let opened = s3_store(builder, "bucket", "/deploy/one/").unwrap();
+        let presigner = opened.presigner.expect("S3 presigns");
+        let url = presigner
+            .presigned_get(
+                &object_store::path::Path::from("accounts/a/blobs/b"),
+                std::time::Duration::from_secs(600),
+            )
+            .await
+            .unwrap();
+        assert!(url.contains("/deploy/one/accounts/a/blobs/b?"), "{url}");
+        assert!(url.contains("X-Amz-Expires=600"), "{url}");
+        assert!(url.contains("X-Amz-Signature="), "{url}");
+        assert!(open_store("memory://").unwrap().presigner.is_none());
     }
 }

@@ -42,7 +42,7 @@ pub struct Api {
     limiter: Arc<RateLimiter>,
     openapi: Arc<Value>,
     pub(crate) cache: Arc<crate::cache::ResponseCache>,
-    /// Gzipped feeds by ETag, compressed once per rendered version.
+    /// Gzipped feeds and pages by ETag, compressed once per rendered version.
     pub(crate) gzipped: Arc<std::sync::Mutex<std::collections::HashMap<String, Bytes>>>,
 }
 
@@ -86,6 +86,9 @@ impl Api {
         }
         if let Some(rest) = parts.uri.path().strip_prefix("/media/") {
             return crate::public::media(self, &parts, rest).await;
+        }
+        if let Some(rest) = parts.uri.path().strip_prefix("/podcasts/") {
+            return crate::page::page(self, &parts, rest).await;
         }
         let endpoint = match routes::route(&parts.method, parts.uri.path()) {
             Ok(endpoint) => endpoint,

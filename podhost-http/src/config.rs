@@ -13,6 +13,9 @@ pub struct HttpConfig {
     pub header_read_timeout: Duration,
     /// The largest request head (default 16 KiB).
     pub max_header_bytes: usize,
+    /// Whether the server sits behind a proxy it trusts: download statistics then take the
+    /// client address from the last `X-Forwarded-For` entry (default false: the peer address).
+    pub trust_forwarded_for: bool,
 }
 
 impl Default for HttpConfig {
@@ -22,6 +25,7 @@ impl Default for HttpConfig {
             max_json_bytes: 1 << 20,
             header_read_timeout: Duration::from_secs(10),
             max_header_bytes: 16 << 10,
+            trust_forwarded_for: false,
         }
     }
 }

@@ -14,9 +14,11 @@
 mod api;
 mod cache;
 mod config;
+mod downloads;
 pub mod error;
 mod handlers;
 mod openapi;
+mod page;
 mod public;
 mod ranges;
 mod ratelimit;
@@ -27,6 +29,7 @@ pub mod wire;
 
 pub use api::{Api, RequestBody};
 pub use config::HttpConfig;
+pub use downloads::ClientAddr;
 pub use routes::{Endpoint, ROUTES};
 pub use server::{serve, shutdown_signal};
 

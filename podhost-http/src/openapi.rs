@@ -369,6 +369,30 @@ fn operation(method: &Method, path: &str) -> Value {
             ok(201, "the copy", Some(data("Episode")), &[422]),
             false,
         ),
+        ("GET", "/api/stats") => op(
+            "downloads of all the caller's podcasts",
+            "stats",
+            stats_period(),
+            None,
+            ok(200, "the report", Some(data("StatsReport")), &[422]),
+            true,
+        ),
+        ("GET", "/api/stats/feeds/{feed_id}") => op(
+            "downloads of one podcast",
+            "stats",
+            [vec![feed_id()], stats_period()].concat(),
+            None,
+            ok(200, "the report", Some(data("StatsReport")), &[422]),
+            true,
+        ),
+        ("GET", "/api/stats/feeds/{feed_id}/shows/{show_id}") => op(
+            "downloads of one episode",
+            "stats",
+            [vec![feed_id(), show_id()], stats_period()].concat(),
+            None,
+            ok(200, "the report", Some(data("StatsReport")), &[422]),
+            true,
+        ),
         ("GET", "/api/openapi.json") => json!({
             "summary": "this document",
             "description": "No authentication. An addition of podhost to the specification.",
@@ -378,6 +402,29 @@ fn operation(method: &Method, path: &str) -> Value {
         }),
         _ => json!({}),
     }
+}
+
+/// `from` and `to` of the statistics queries.
+fn stats_period() -> Vec<Value> {
+    let day = json!({"type": "string", "format": "date"});
+    vec![
+        query(
+            "from",
+            day.clone(),
+            &format!(
+                "first UTC day (YYYY-MM-DD); default {} days before `to`",
+                podhost_core::stats::DEFAULT_DAYS - 1
+            ),
+        ),
+        query(
+            "to",
+            day,
+            &format!(
+                "last UTC day, included; default today; at most {} days in all",
+                podhost_core::stats::MAX_DAYS
+            ),
+        ),
+    ]
 }
 
 fn string() -> Value {
@@ -527,6 +574,15 @@ fn schemas() -> Value {
             })),
         })),
         "EpisodeCreate": {"type": "object", "required": ["title"], "properties": create},
+        "StatsReport": object(&["from", "to", "total", "days", "feeds", "episodes", "apps"], json!({
+            "from": {"type": "string", "format": "date"},
+            "to": {"type": "string", "format": "date"},
+            "total": {"type": "integer", "minimum": 0},
+            "days": {"type": "array", "items": object(&["date", "downloads"], json!({"date": {"type": "string", "format": "date"}, "downloads": {"type": "integer", "minimum": 0}}))},
+            "feeds": {"type": "array", "items": object(&["feed_id", "downloads"], json!({"feed_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
+            "episodes": {"type": "array", "items": object(&["feed_id", "show_id", "downloads"], json!({"feed_id": string(), "show_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
+            "apps": {"type": "array", "items": object(&["app", "downloads"], json!({"app": string(), "downloads": {"type": "integer", "minimum": 0}}))},
+        })),
         "EpisodeUpdate": {"type": "object", "properties": update, "additionalProperties": false},
     })
 }

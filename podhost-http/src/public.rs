@@ -1,5 +1,6 @@
 //! The public side: what podcast apps fetch without a token. The RSS feed at
-//! `/feeds/{feed_id}/rss`, with validators, conditional requests and gzip.
+//! `/feeds/{feed_id}/rss`, with validators, conditional requests and gzip ([`document`], which
+//! the web pages of `page.rs` share).
 
 use std::io::Write;
 
@@ -13,8 +14,8 @@ use crate::{
     response::{self, Body},
 };
 
-/// How long apps and proxies may reuse a feed without asking.
-const FEED_MAX_AGE: &str = "public, max-age=300";
+/// How long apps, browsers and proxies may reuse a feed or a page without asking.
+const PUBLIC_MAX_AGE: &str = "public, max-age=300";
 
 /// `GET`/`HEAD /feeds/{feed_id}/rss`; `rest` is the path after `/feeds/`.
 pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {
@@ -40,6 +41,34 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
         Ok(PublicFeed::Gone) => return plain(StatusCode::GONE, "this podcast was deleted"),
         Err(e) => return response::error(&ApiError::Core(e)),
     };
+    document(
+        api,
+        parts,
+        &Document {
+            bytes: &rendered.xml,
+            etag: &rendered.etag,
+            last_modified: rendered.last_modified,
+            content_type: "application/rss+xml; charset=utf-8",
+        },
+    )
+}
+
+/// A document rendered by the core (an RSS feed, a web page) with what HTTP caching needs.
+pub(crate) struct Document<'a> {
+    /// The bytes, uncompressed.
+    pub(crate) bytes: &'a Bytes,
+    /// The core's strong validator of the bytes, unquoted.
+    pub(crate) etag: &'a str,
+    /// When the document last changed.
+    pub(crate) last_modified: jiff::Timestamp,
+    /// Its `Content-Type`.
+    pub(crate) content_type: &'static str,
+}
+
+/// The answer with a rendered document: ETag (one per encoding) and Last-Modified, 304 for a
+/// conditional request that matches, gzip when accepted (compressed once per ETag), public
+/// caching for five minutes.
+pub(crate) fn document(api: &Api, parts: &Parts, doc: &Document<'_>) -> Response<Body> {
     let headers = &parts.headers;
     let gzip = accepts_gzip(
         headers
@@ -49,29 +78,29 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
     );
     // Each encoding is its own representation with its own strong validator (RFC 9110, 8.8.3).
     let etag = if gzip {
-        format!("\"{}-gz\"", rendered.etag)
+        format!("\"{}-gz\"", doc.etag)
     } else {
-        format!("\"{}\"", rendered.etag)
+        format!("\"{}\"", doc.etag)
     };
     let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
-        .timestamp_to_rfc9110_string(&rendered.last_modified)
+        .timestamp_to_rfc9110_string(&doc.last_modified)
         .unwrap_or_default();
-    let not_modified = not_modified(headers, &etag, rendered.last_modified);
+    let not_modified = not_modified(headers, &etag, doc.last_modified);
     let mut answer = if not_modified {
         let mut r = Response::new(response::full(Bytes::new()));
         *r.status_mut() = StatusCode::NOT_MODIFIED;
         r
     } else {
         let body = if gzip {
-            gzipped(api, &rendered.etag, &rendered.xml)
+            gzipped(api, doc.etag, doc.bytes)
         } else {
-            rendered.xml.clone()
+            doc.bytes.clone()
         };
         let mut r = Response::new(response::full(body));
         let h = r.headers_mut();
         h.insert(
             header::CONTENT_TYPE,
-            HeaderValue::from_static("application/rss+xml; charset=utf-8"),
+            HeaderValue::from_static(doc.content_type),
         );
         if gzip {
             h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
@@ -87,7 +116,7 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
     }
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(FEED_MAX_AGE),
+        HeaderValue::from_static(PUBLIC_MAX_AGE),
     );
     h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     h.insert(
@@ -135,7 +164,7 @@ fn accepts_gzip(accept: &str) -> bool {
     gzip.or(any).unwrap_or(false)
 }
 
-/// The gzip of a rendered feed, compressed once per ETag.
+/// The gzip of a rendered document, compressed once per ETag.
 fn gzipped(api: &Api, etag: &str, xml: &Bytes) -> Bytes {
     let mut cache = api.gzipped.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(bytes) = cache.get(etag) {
@@ -173,6 +202,13 @@ pub(crate) async fn media(api: &Api, parts: &Parts, rest: &str) -> Response<Body
         Ok(media) => media,
         Err(e) => return response::error(&ApiError::Core(e)),
     };
+    match api.host.media_redirect(&media).await {
+        Ok(Some(url)) => {
+            return crate::downloads::redirect(api, parts, account, blob, &media, &url);
+        }
+        Ok(None) => {}
+        Err(e) => return response::error(&ApiError::Core(e)),
+    }
     let etag = format!("\"{}\"", media.etag);
     let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
         .timestamp_to_rfc9110_string(&media.last_modified)
@@ -197,6 +233,8 @@ pub(crate) async fn media(api: &Api, parts: &Parts, rest: &str) -> Response<Body
         (Some(r), false) if r.end > r.start => {
             match api.host.media_bytes(&media, r.clone()).await {
                 Ok(stream) => {
+                    let delivery = crate::downloads::delivery(api, parts, account, blob, r.clone());
+                    let stream = crate::downloads::Counted::new(stream, api.host.clone(), delivery);
                     let frames = stream.map(|chunk| {
                         chunk
                             .map(hyper::body::Frame::data)

@@ -49,6 +49,12 @@ pub enum Endpoint {
     DeleteEpisode(FeedId, EpisodeId),
     /// `POST /api/feed/{feed_id}/show/{show_id}/copy`
     CopyEpisode(FeedId, EpisodeId),
+    /// `GET /api/stats` (addition): downloads of all the caller's podcasts
+    StatsAccount,
+    /// `GET /api/stats/feeds/{feed_id}` (addition)
+    StatsFeed(FeedId),
+    /// `GET /api/stats/feeds/{feed_id}/shows/{show_id}` (addition)
+    StatsEpisode(FeedId, EpisodeId),
     /// `GET /api/openapi.json` (addition; no authentication)
     OpenApi,
 }
@@ -76,6 +82,9 @@ pub const ROUTES: &[(Method, &str)] = &[
     (Method::PUT, "/api/feed/{feed_id}/show/{show_id}"),
     (Method::DELETE, "/api/feed/{feed_id}/show/{show_id}"),
     (Method::POST, "/api/feed/{feed_id}/show/{show_id}/copy"),
+    (Method::GET, "/api/stats"),
+    (Method::GET, "/api/stats/feeds/{feed_id}"),
+    (Method::GET, "/api/stats/feeds/{feed_id}/shows/{show_id}"),
     (Method::GET, "/api/openapi.json"),
 ];
 
@@ -140,6 +149,11 @@ pub fn route(method: &Method, path: &str) -> Result<Endpoint, RouteError> {
         (&M::PUT, ["feed", id, "show", show]) => E::UpdateEpisode(feed(id)?, episode(show)?),
         (&M::DELETE, ["feed", id, "show", show]) => E::DeleteEpisode(feed(id)?, episode(show)?),
         (&M::POST, ["feed", id, "show", show, "copy"]) => E::CopyEpisode(feed(id)?, episode(show)?),
+        (&M::GET, ["stats"]) => E::StatsAccount,
+        (&M::GET, ["stats", "feeds", id]) => E::StatsFeed(feed(id)?),
+        (&M::GET, ["stats", "feeds", id, "shows", show]) => {
+            E::StatsEpisode(feed(id)?, episode(show)?)
+        }
         (&M::GET, ["openapi.json"]) => E::OpenApi,
         (_, segs) => {
             let allowed = allowed_methods(segs);

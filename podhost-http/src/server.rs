@@ -10,7 +10,7 @@ use hyper_util::{
 };
 use tokio::net::TcpListener;
 
-use crate::Api;
+use crate::{Api, ClientAddr};
 
 /// Serves `api` on `listener` until `shutdown` completes; requests in flight then finish (up to
 /// 30 seconds) before this returns.
@@ -29,7 +29,7 @@ pub async fn serve(
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let (stream, _) = match accepted {
+                let (stream, peer) = match accepted {
                     Ok(accepted) => accepted,
                     Err(e) => {
                         tracing::warn!(error = %e, "accept failed");
@@ -38,7 +38,13 @@ pub async fn serve(
                     }
                 };
                 let _ = stream.set_nodelay(true);
-                let service = TowerToHyperService::new(api.clone());
+                let service = tower::ServiceBuilder::new()
+                    .map_request(move |mut request: http::Request<hyper::body::Incoming>| {
+                        request.extensions_mut().insert(ClientAddr(peer));
+                        request
+                    })
+                    .service(api.clone());
+                let service = TowerToHyperService::new(service);
                 let connection = http.serve_connection(TokioIo::new(stream), service);
                 let connection = graceful.watch(connection);
                 tokio::spawn(async move {

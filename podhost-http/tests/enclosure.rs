@@ -157,3 +157,66 @@ async fn ranges_and_validators() {
         StatusCode::NOT_FOUND
     );
 }
+
+/// A presigner that signs nothing: the URL shows what was asked.
+#[derive(Debug)]
+struct FakeS3;
+
+#[async_trait::async_trait]
+impl podhost_core::Presigner for FakeS3 {
+    async fn presigned_get(
+        &self,
+        path: &object_store::path::Path,
+        expires_in: std::time::Duration,
+    ) -> podhost_core::Result<String> {
+        Ok(format!(
+            "https://bucket.s3.example/{path}?X-Amz-Expires={}",
+            expires_in.as_secs()
+        ))
+    }
+}
+
+#[tokio::test]
+async fn presigned_downloads_redirect_to_the_store() {
+    use bytes::Bytes;
+    use http_body_util::Full;
+    let store = std::sync::Arc::new(object_store::memory::InMemory::new());
+    let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+    config.presigned_downloads = Some(std::sync::Arc::new(FakeS3));
+    let host = podhost_core::PodcastHost::new(config, store);
+    host.create_account("alice").await.unwrap();
+    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let media = host
+        .upload_media(
+            &alice,
+            podhost_core::model::NewMedia {
+                name: "talk.wav".into(),
+                category: None,
+            },
+            podhost_testkit::body(podhost_testkit::fixtures::wav(1.0, 8000), 4096),
+        )
+        .await
+        .unwrap();
+    let url = host.media_url(alice.account(), &media);
+    let path = url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
+    for method in [Method::GET, Method::HEAD] {
+        let request = http::Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header("range", "bytes=100-")
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let answer = api.handle(request).await;
+        assert_eq!(answer.status(), StatusCode::FOUND, "{method}");
+        let location = answer.headers()["location"].to_str().unwrap();
+        assert_eq!(
+            location,
+            format!(
+                "https://bucket.s3.example/accounts/alice/blobs/{}?X-Amz-Expires=3600",
+                media.blob.as_str()
+            )
+        );
+        assert_eq!(answer.headers()["cache-control"], "private, max-age=60");
+    }
+}

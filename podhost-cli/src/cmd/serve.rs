@@ -15,6 +15,13 @@ pub struct ServeArgs {
     /// Requests per token per minute.
     #[arg(long, env = "PODHOST_RATE_LIMIT", default_value_t = 180)]
     pub rate_limit: u32,
+    /// Behind a trusted reverse proxy: count downloads by the last `X-Forwarded-For` address.
+    #[arg(long, env = "PODHOST_TRUST_PROXY", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
+    pub trust_proxy: bool,
+    /// With an s3:// store: answer enclosure downloads with a redirect to a presigned S3 URL
+    /// (valid one hour) instead of streaming them through podhost.
+    #[arg(long, env = "PODHOST_PRESIGN_DOWNLOADS", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
+    pub presign_downloads: bool,
 }
 
 pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
@@ -24,6 +31,7 @@ pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.listen))?;
     let config = HttpConfig {
         rate_limit: args.rate_limit,
+        trust_forwarded_for: args.trust_proxy,
         ..HttpConfig::default()
     };
     eprintln!(
@@ -31,12 +39,26 @@ pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()
         host.urls().base(),
         listener.local_addr()?
     );
-    podhost_http::serve(
+    // Download statistics are flushed to the store in the background, and once more at the end.
+    let (stop_stats, stopped) = tokio::sync::oneshot::channel::<()>();
+    let stats = tokio::spawn({
+        let host = host.clone();
+        async move {
+            host.run_stats(async {
+                let _ = stopped.await;
+            })
+            .await;
+        }
+    });
+    let served = podhost_http::serve(
         listener,
         Api::new(host, config),
         podhost_http::shutdown_signal(),
     )
-    .await?;
+    .await;
+    let _ = stop_stats.send(());
+    let _ = stats.await;
+    served?;
     eprintln!("podhost: stopped");
     Ok(())
 }

@@ -9,7 +9,7 @@ use crate::{
     ids::{FeedId, MediaId},
     model::{
         Feed, FeedPatch, FeedView, GooglePlayChannel, ItunesChannel, NewFeed, Page, PageRequest,
-        PodcastChannel,
+        PodcastChannel, category,
     },
     principal::Principal,
     probe::MediaKind,
@@ -163,13 +163,12 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
     for (field, value) in [
         ("itunes.subtitle", &it.subtitle),
         ("itunes.author", &it.author),
-        ("itunes.category", &it.category),
-        ("itunes.subcategory", &it.subcategory),
         ("itunes.owner.name", &it.owner_name),
         ("googleplay.author", &feed.googleplay.author),
     ] {
         text::check_line(&mut e, field, value);
     }
+    category::check_apple_category(&mut e, &it.category, &it.subcategory);
     text::check_text(&mut e, "itunes.summary", &it.summary);
     text::check_text(
         &mut e,

@@ -5,6 +5,8 @@ mod episodes;
 mod feeds;
 mod media;
 mod publish;
+mod render_cache;
+mod stats;
 mod sweep;
 mod text;
 
@@ -58,8 +60,12 @@ struct Inner {
     token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
     /// Which account holds each feed id (claims never change).
     feed_accounts: std::sync::Mutex<HashMap<crate::ids::FeedId, AccountId>>,
-    /// Rendered feeds and the account version they were rendered at.
-    rendered: std::sync::Mutex<HashMap<crate::ids::FeedId, (u64, crate::publish::RenderedFeed)>>,
+    /// Rendered feeds by feed id.
+    rendered: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedFeed>,
+    /// Rendered public pages by feed id and episode (none for the podcast page).
+    pages: render_cache::RenderCache<publish::PageKey, crate::publish::RenderedPage>,
+    /// Download reports waiting for the store, salts, closed statistics days.
+    stats: crate::stats::Recorder,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -93,7 +99,9 @@ impl PodcastHost {
                 accounts: Default::default(),
                 token_accounts: Default::default(),
                 feed_accounts: Default::default(),
-                rendered: Default::default(),
+                rendered: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
+                pages: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
+                stats: Default::default(),
             }),
         }
     }

@@ -1,12 +1,90 @@
-//! The public side of a podcast: its feed, answered without a principal (feeds are public).
+//! The public side of a podcast: its feed and web pages, answered without a principal (they are
+//! public), and the media files behind download URLs.
 
-use super::{PodcastHost, accounts, episodes::view_of, feeds::feed_claim_path};
+use std::sync::Arc;
+
+use jiff::Timestamp;
+
+use super::{AccountCatalog, PodcastHost, accounts, episodes::view_of, feeds::feed_claim_path};
 use crate::{
     error::{Error, Result},
-    ids::{AccountId, FeedId},
-    model::EpisodeView,
-    publish::{PublicFeed, RenderedFeed, rss},
+    ids::{AccountId, EpisodeId, FeedId},
+    model::{EpisodeView, Media},
+    publish::{PublicFeed, PublicPage, RenderedFeed, RenderedPage, page, rss},
+    state::{AccountState, FeedEntry},
 };
+
+/// The bound of each cache of rendered documents (feeds, pages), in bytes.
+pub(super) const RENDER_CACHE_BYTES: usize = 64 << 20;
+
+/// A page's key: its feed, and its episode (none for the podcast page).
+pub(super) type PageKey = (FeedId, Option<EpisodeId>);
+
+/// What of a feed is public at one moment: what its RSS feed and its pages show.
+struct Published {
+    /// The published episodes, newest first.
+    episodes: Vec<EpisodeView>,
+    /// When a scheduled episode publishes next.
+    changes_at: Option<Timestamp>,
+    /// The last change of anything the feed shows: the channel, any episode's last change (an
+    /// unpublished one drops out, and that is a change too), publications that came, removals.
+    last_modified: Timestamp,
+}
+
+/// The one selection of a feed's public episodes, shared by the feed and the pages.
+fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
+    let mut episodes: Vec<EpisodeView> = entry
+        .episodes
+        .values()
+        .filter(|ep| ep.is_published(now))
+        .map(|ep| view_of(state, ep.clone(), now))
+        .collect();
+    episodes.sort_by(|a, b| {
+        b.episode
+            .publish_at
+            .cmp(&a.episode.publish_at)
+            .then(b.episode.id.cmp(&a.episode.id))
+    });
+    let changes_at = entry
+        .episodes
+        .values()
+        .filter(|ep| ep.is_public && ep.publish_at > now)
+        .map(|ep| ep.publish_at)
+        .min();
+    let last_modified = entry
+        .episodes
+        .values()
+        .map(|ep| ep.updated)
+        .chain(episodes.iter().map(|v| v.episode.publish_at))
+        .chain(entry.removed_at)
+        .chain([entry.feed.updated])
+        .max()
+        .unwrap_or(entry.feed.updated);
+    Published {
+        episodes,
+        changes_at,
+        last_modified,
+    }
+}
+
+/// The last change of the media records a page shows (a rename changes a URL, not the feed).
+fn media_updated(logo: Option<&Media>, episodes: &[EpisodeView]) -> Timestamp {
+    logo.into_iter()
+        .chain(
+            episodes
+                .iter()
+                .flat_map(|v| [&v.media, &v.logo, &v.transcript].into_iter().flatten()),
+        )
+        .map(|m| m.updated)
+        .max()
+        .unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+/// A strong validator of rendered bytes: the SHA-256, hex, first 32 characters.
+fn etag_of(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))[..32].to_string()
+}
 
 impl PodcastHost {
     /// The account holding a feed id, from its claim (kept in memory: claims never change).
@@ -31,30 +109,27 @@ impl PodcastHost {
         Ok(account)
     }
 
+    /// The account and catalog behind a public feed id; `NotFound` for an id no podcast ever had.
+    async fn public_catalog(&self, id: &FeedId) -> Result<(AccountId, Arc<AccountCatalog>)> {
+        let not_found = || Error::not_found("feed", id);
+        let account = self.feed_account(id).await?.ok_or_else(not_found)?;
+        match self.catalog(&account).await {
+            Ok(catalog) => Ok((account, catalog)),
+            Err(Error::NotFound { .. }) => Err(not_found()),
+            Err(e) => Err(e),
+        }
+    }
+
     /// A podcast's public feed: the RSS of its published episodes (scheduled ones appear when
     /// their time comes), a redirect when it moved, or gone when it was deleted. Rendered once
     /// per version of the account and reused until something changes. `NotFound` for an id no
     /// podcast ever had.
     pub async fn public_feed(&self, id: &FeedId) -> Result<PublicFeed> {
-        let not_found = || Error::not_found("feed", id);
-        let account = self.feed_account(id).await?.ok_or_else(not_found)?;
-        let catalog = match self.catalog(&account).await {
-            Ok(catalog) => catalog,
-            Err(Error::NotFound { .. }) => return Err(not_found()),
-            Err(e) => return Err(e),
-        };
+        let (account, catalog) = self.public_catalog(id).await?;
         let now = self.now();
         let version = catalog.fresh_seq().await;
-        if let Some((at, rendered)) = self
-            .inner
-            .rendered
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-            && *at == version
-            && rendered.changes_at.is_none_or(|t| now < t)
-        {
-            return Ok(PublicFeed::Live(rendered.clone()));
+        if let Some(rendered) = self.inner.rendered.get(id, version, now) {
+            return Ok(PublicFeed::Live(rendered));
         }
         let urls = self.urls().clone();
         let answer = catalog
@@ -62,69 +137,113 @@ impl PodcastHost {
                 if state.deleted_feeds.contains_key(id) {
                     return Ok::<_, Error>(PublicFeed::Gone);
                 }
-                let entry = state.feeds.get(id).ok_or_else(not_found)?;
+                let entry = state
+                    .feeds
+                    .get(id)
+                    .ok_or_else(|| Error::not_found("feed", id))?;
                 if let Some(url) = &entry.feed.itunes.new_feed_url {
                     return Ok(PublicFeed::Moved(url.clone()));
                 }
-                let mut published: Vec<EpisodeView> = entry
-                    .episodes
-                    .values()
-                    .filter(|ep| ep.is_published(now))
-                    .map(|ep| view_of(state, ep.clone(), now))
-                    .collect();
-                published.sort_by(|a, b| {
-                    b.episode
-                        .publish_at
-                        .cmp(&a.episode.publish_at)
-                        .then(b.episode.id.cmp(&a.episode.id))
-                });
-                let changes_at = entry
-                    .episodes
-                    .values()
-                    .filter(|ep| ep.is_public && ep.publish_at > now)
-                    .map(|ep| ep.publish_at)
-                    .min();
-                // Everything that changes the document: the channel, any episode's last change (an
-                // unpublished one drops out, and that is a change too), publications that came,
-                // and removals.
-                let last_modified = entry
-                    .episodes
-                    .values()
-                    .map(|ep| ep.updated)
-                    .chain(published.iter().map(|v| v.episode.publish_at))
-                    .chain(entry.removed_at)
-                    .chain([entry.feed.updated])
-                    .max()
-                    .unwrap_or(entry.feed.updated);
+                let published = published(state, entry, now);
                 let logo = entry.feed.logo.and_then(|m| state.media.get(&m));
                 let source = rss::FeedSource {
                     account: &account,
                     feed: &entry.feed,
                     logo,
-                    episodes: &published,
-                    last_modified,
+                    episodes: &published.episodes,
+                    last_modified: published.last_modified,
                 };
                 let xml = rss::render(&source, &urls);
-                use sha2::Digest;
-                let etag = hex::encode(sha2::Sha256::digest(&xml))[..32].to_string();
                 Ok(PublicFeed::Live(RenderedFeed {
+                    etag: etag_of(&xml),
                     xml: xml.into(),
-                    etag,
+                    last_modified: published.last_modified,
+                    changes_at: published.changes_at,
+                }))
+            })
+            .await?;
+        if let PublicFeed::Live(rendered) = &answer {
+            self.inner
+                .rendered
+                .put(id.clone(), version, rendered.clone());
+        }
+        Ok(answer)
+    }
+
+    /// The Content-Security-Policy to send with the public pages (see
+    /// [`content_security_policy`](crate::publish::page::content_security_policy)).
+    pub fn page_policy(&self) -> String {
+        page::content_security_policy(self.urls(), self.config().presigned_downloads.is_some())
+    }
+
+    /// A podcast's public web page (`episode` none), or the page of one of its published
+    /// episodes: HTML that shows what the feed shows, rendered once per version of the account
+    /// (and again when a scheduled episode's time comes). A moved podcast's pages stay, pointing
+    /// listeners to its new feed. `Gone` once the podcast was deleted; `NotFound` for an id no
+    /// podcast ever had and for an episode that is not published (a draft, a scheduled or a
+    /// deleted one, another feed's).
+    pub async fn public_page(&self, id: &FeedId, episode: Option<EpisodeId>) -> Result<PublicPage> {
+        let (account, catalog) = self.public_catalog(id).await?;
+        let now = self.now();
+        let version = catalog.fresh_seq().await;
+        let key = (id.clone(), episode);
+        if let Some(rendered) = self.inner.pages.get(&key, version, now) {
+            return Ok(PublicPage::Live(rendered));
+        }
+        let urls = self.urls().clone();
+        let time_zone = self.config().display_time_zone.clone();
+        let answer = catalog
+            .read(|state| {
+                if state.deleted_feeds.contains_key(id) {
+                    return Ok::<_, Error>(PublicPage::Gone);
+                }
+                let entry = state
+                    .feeds
+                    .get(id)
+                    .ok_or_else(|| Error::not_found("feed", id))?;
+                let published = published(state, entry, now);
+                let site = page::Site {
+                    urls: &urls,
+                    account: &account,
+                    time_zone: &time_zone,
+                };
+                let show = page::Show {
+                    feed: &entry.feed,
+                    logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
+                };
+                let (html, last_modified, changes_at) = match episode {
+                    None => (
+                        page::podcast_page(&site, &show, &published.episodes),
+                        published
+                            .last_modified
+                            .max(media_updated(show.logo, &published.episodes)),
+                        published.changes_at,
+                    ),
+                    Some(episode) => {
+                        let view = published
+                            .episodes
+                            .iter()
+                            .find(|v| v.episode.id == episode)
+                            .ok_or_else(|| Error::not_found("episode", episode))?;
+                        let ep = &view.episode;
+                        let changed = [entry.feed.updated, ep.updated, ep.publish_at]
+                            .into_iter()
+                            .chain([media_updated(show.logo, std::slice::from_ref(view))])
+                            .max()
+                            .unwrap_or(ep.updated);
+                        (page::episode_page(&site, &show, view), changed, None)
+                    }
+                };
+                Ok(PublicPage::Live(RenderedPage {
+                    etag: etag_of(html.as_bytes()),
+                    html: html.into(),
                     last_modified,
                     changes_at,
                 }))
             })
             .await?;
-        if let PublicFeed::Live(rendered) = &answer {
-            let mut cache = self
-                .inner
-                .rendered
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            if cache.len() > 10_000 {
-                cache.clear();
-            }
-            cache.insert(id.clone(), (version, rendered.clone()));
+        if let PublicPage::Live(rendered) = &answer {
+            self.inner.pages.put(key, version, rendered.clone());
         }
         Ok(answer)
     }
@@ -156,6 +275,25 @@ impl PodcastHost {
             last_modified: media.created,
             location: super::media::blob_path(&account, &media.blob),
         })
+    }
+
+    /// Where a public media file's download is redirected, when the deployment serves
+    /// downloads from presigned store URLs ([`HostConfig::presigned_downloads`]); `None` when
+    /// podhost streams them itself.
+    ///
+    /// [`HostConfig::presigned_downloads`]: crate::HostConfig::presigned_downloads
+    pub async fn media_redirect(
+        &self,
+        media: &crate::publish::PublicMedia,
+    ) -> Result<Option<String>> {
+        match &self.inner.config.presigned_downloads {
+            Some(presigner) => Ok(Some(
+                presigner
+                    .presigned_get(&media.location, crate::publish::PRESIGNED_FOR)
+                    .await?,
+            )),
+            None => Ok(None),
+        }
     }
 
     /// The bytes `range` of a public media file, streamed from the store with a range read

@@ -1,36 +1,62 @@
 //! Checks and clean-ups of user text shared by the operations: the limits live here, once.
+//! The limits on text are Apple Podcasts' limits on feed values ("A Podcaster's Guide to RSS"):
+//! what the core accepts, every app accepts whole, so the feed never cuts anything.
 
 use crate::error::FieldErrors;
 
-/// Longest single-line field (titles, names, authors), in characters.
-pub(crate) const MAX_LINE_CHARS: usize = 1_000;
-/// Longest multi-line field (descriptions, show notes), in characters.
-pub(crate) const MAX_TEXT_CHARS: usize = 200_000;
+/// Longest single-line field (titles, names, authors), in characters: Apple Podcasts limits
+/// tag values to 255 characters unless it says otherwise.
+pub(crate) const MAX_LINE_CHARS: usize = 255;
+/// Longest multi-line field (descriptions, show notes, summaries), in bytes of UTF-8: Apple
+/// Podcasts' limit on a show's and an episode's `<description>`.
+pub(crate) const MAX_TEXT_BYTES: usize = 4_000;
 /// Longest file name, in bytes.
 pub(crate) const MAX_FILE_NAME_BYTES: usize = 255;
 
+/// Characters a feed cannot carry: XML 1.0 forbids the C0 controls (but for tab and line
+/// breaks) and U+FFFE and U+FFFF, and discourages DEL and the C1 controls.
+fn unwritable(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+}
+
 /// A single-line field: no control characters, at most [`MAX_LINE_CHARS`].
 pub(crate) fn check_line(errors: &mut FieldErrors, field: &str, value: &str) {
-    if value.chars().count() > MAX_LINE_CHARS {
-        errors.add(field, format!("at most {MAX_LINE_CHARS} characters"));
+    let chars = value.chars().count();
+    if chars > MAX_LINE_CHARS {
+        errors.add(
+            field,
+            format!(
+                "at most {MAX_LINE_CHARS} characters (Apple Podcasts' limit); this has {chars}"
+            ),
+        );
     }
-    if value.chars().any(char::is_control) {
-        errors.add(field, "no control characters (line breaks, tabs, ...)");
+    if value.chars().any(unwritable) {
+        errors.add(
+            field,
+            "no control characters (line breaks, tabs, ...) and no U+FFFE or U+FFFF",
+        );
     }
 }
 
-/// A multi-line field: line breaks and tabs allowed, other control characters not.
+/// A multi-line field: at most [`MAX_TEXT_BYTES`], line breaks and tabs allowed, other control
+/// characters not.
 pub(crate) fn check_text(errors: &mut FieldErrors, field: &str, value: &str) {
-    if value.chars().count() > MAX_TEXT_CHARS {
-        errors.add(field, format!("at most {MAX_TEXT_CHARS} characters"));
+    if value.len() > MAX_TEXT_BYTES {
+        errors.add(
+            field,
+            format!(
+                "at most {MAX_TEXT_BYTES} bytes of UTF-8 (Apple Podcasts' limit); this has {}",
+                value.len()
+            ),
+        );
     }
     if value
         .chars()
-        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+        .any(|c| unwritable(c) && !matches!(c, '\n' | '\r' | '\t'))
     {
         errors.add(
             field,
-            "no control characters other than line breaks and tabs",
+            "no control characters other than line breaks and tabs, and no U+FFFE or U+FFFF",
         );
     }
 }
@@ -153,6 +179,34 @@ mod tests {
         assert_eq!(unique_name("b.mp3", is_taken), "b.mp3");
         assert_eq!(unique_name("a.mp3", is_taken), "a (3).mp3");
         assert_eq!(unique_name("noext", is_taken), "noext (2)");
+    }
+
+    #[test]
+    fn limits_are_apples() {
+        // (value, single-line field accepted, multi-line field accepted)
+        let emoji_4000 = "🎙".repeat(1_000); // 4 bytes each
+        let cases = [
+            ("x".repeat(255), true, true),
+            ("x".repeat(256), false, true),
+            ("é".repeat(255), true, true), // 255 characters, 510 bytes
+            ("x".repeat(4_000), false, true),
+            ("x".repeat(4_001), false, false),
+            (emoji_4000.clone(), false, true),
+            (format!("{emoji_4000}x"), false, false),
+            ("a\nb".to_string(), false, true),
+            ("a\u{1b}b".to_string(), false, false),
+            ("a\u{7f}b".to_string(), false, false),
+            ("a\u{FFFF}b".to_string(), false, false),
+        ];
+        for (value, line_ok, text_ok) in cases {
+            let mut e = FieldErrors::default();
+            check_line(&mut e, "line", &value);
+            check_text(&mut e, "text", &value);
+            let fields = e.fields();
+            let case = format!("{} bytes: {fields:?}", value.len());
+            assert_eq!(!fields.contains_key("line"), line_ok, "{case}");
+            assert_eq!(!fields.contains_key("text"), text_ok, "{case}");
+        }
     }
 
     #[test]

@@ -44,9 +44,10 @@ pub struct ItunesChannel {
     pub summary: String,
     /// Author shown in apps.
     pub author: String,
-    /// Apple category, e.g. `Technology`.
+    /// Apple Podcasts category, exactly as Apple spells it, e.g. `Society & Culture`; empty for
+    /// none. One of [`APPLE_CATEGORIES`](super::APPLE_CATEGORIES).
     pub category: String,
-    /// Apple subcategory, e.g. `Software How-To`.
+    /// Apple Podcasts subcategory of `category`, e.g. `Documentary`; empty for none.
     pub subcategory: String,
     /// Explicit content.
     pub explicit: bool,

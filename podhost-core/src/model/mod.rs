@@ -1,12 +1,15 @@
 //! The domain types: plain data with real time types and no wire formatting.
 
 mod account;
+pub(crate) mod category;
 mod episode;
 mod feed;
 mod media;
 mod page;
+mod size;
 
 pub use account::{Account, NewToken, Token};
+pub use category::{APPLE_CATEGORIES, AppleCategory, apple_category};
 pub use episode::{Episode, EpisodePatch, EpisodeType, EpisodeView, ItunesEpisode, NewEpisode};
 pub use feed::{
     Feed, FeedPatch, FeedView, Funding, GooglePlayChannel, ItunesChannel, NewFeed, PodcastChannel,
@@ -14,3 +17,4 @@ pub use feed::{
 };
 pub use media::{AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaSort, NewMedia};
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
+pub use size::human_size;

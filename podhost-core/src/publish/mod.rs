@@ -1,6 +1,7 @@
-//! Publishing: what podcast apps read. The RSS feed of a podcast, rendered from the account's
-//! state with a real XML writer.
+//! Publishing: what podcast apps and listeners read. The RSS feed of a podcast, rendered from
+//! the account's state with a real XML writer, and its public web pages ([`page`]).
 
+pub mod page;
 pub(crate) mod rss;
 mod xml_text;
 
@@ -31,6 +32,32 @@ pub struct RenderedFeed {
     /// stay right unless something is written.
     pub changes_at: Option<Timestamp>,
 }
+
+/// A podcast's public web page (`links.web`), or one of its episodes', as its URL answers it.
+#[derive(Debug, Clone)]
+pub enum PublicPage {
+    /// The page: HTML and its validators.
+    Live(RenderedPage),
+    /// The podcast was deleted: its pages are gone for good.
+    Gone,
+}
+
+/// A rendered page and what HTTP caching needs; like [`RenderedFeed`].
+#[derive(Debug, Clone)]
+pub struct RenderedPage {
+    /// The HTML document, UTF-8.
+    pub html: Bytes,
+    /// A strong validator: the SHA-256 of the bytes (hex, first 32 characters).
+    pub etag: String,
+    /// When the page last changed.
+    pub last_modified: Timestamp,
+    /// When the page changes by itself (a scheduled episode publishes).
+    pub changes_at: Option<Timestamp>,
+}
+
+/// How long a presigned download URL stays valid: long enough for a slow download to start
+/// and resume, short enough that a shared link dies.
+pub const PRESIGNED_FOR: std::time::Duration = std::time::Duration::from_secs(60 * 60);
 
 /// A media file as its public URL serves it.
 #[derive(Debug, Clone)]

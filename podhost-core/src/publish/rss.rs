@@ -9,7 +9,7 @@ use quick_xml::{
     events::{BytesCData, BytesDecl, BytesEnd, BytesStart, BytesText, Event},
 };
 
-use super::xml_text::clean;
+use super::xml_text::{clean, clean_value};
 use crate::{
     ids::AccountId,
     model::{EpisodeView, Feed, Media, ShowType},
@@ -72,26 +72,42 @@ impl Xml {
         self.event(Event::Empty(start));
     }
 
-    /// `<name>text</name>`, escaped; nothing when the text is empty.
-    fn text(&mut self, name: &str, text: &str) {
+    /// `<name attrs>text</name>`, the text cleaned and escaped; nothing when no text is left.
+    fn text_with(&mut self, name: &str, attrs: &[(&str, &str)], text: &str) {
+        let text = clean_value(text);
         if text.is_empty() {
             return;
         }
-        self.open(name, &[]);
-        self.event(Event::Text(BytesText::new(&clean(text))));
+        self.open(name, attrs);
+        self.event(Event::Text(BytesText::new(&text)));
         self.close(name);
     }
 
-    /// `<name><![CDATA[html]]></name>`, split where the text holds `]]>`.
+    /// `<name>text</name>`, the text cleaned and escaped; nothing when no text is left.
+    fn text(&mut self, name: &str, text: &str) {
+        self.text_with(name, &[], text);
+    }
+
+    /// `<name><![CDATA[html]]></name>`, the text cleaned, split where it holds `]]>`.
     fn cdata(&mut self, name: &str, html: &str) {
+        let html = clean_value(html);
         if html.is_empty() {
             return;
         }
         self.open(name, &[]);
-        for section in BytesCData::escaped(&clean(html)) {
+        for section in BytesCData::escaped(&html) {
             self.event(Event::CData(section));
         }
         self.close(name);
+    }
+}
+
+/// The MIME type of an enclosure as podcast apps know it: Apple Podcasts (and badpod, and
+/// most apps after them) take MPEG-4 audio as `audio/x-m4a`, not the registered `audio/mp4`.
+fn enclosure_type(mime: &str) -> &str {
+    match mime {
+        "audio/mp4" => "audio/x-m4a",
+        other => other,
     }
 }
 
@@ -127,7 +143,12 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     };
 
     x.text("title", &feed.title);
-    x.cdata("description", &feed.description);
+    // RSS 2.0 requires a channel description.
+    let description = [&feed.description, &it.summary, &feed.title]
+        .into_iter()
+        .find(|d| !clean_value(d).is_empty())
+        .map_or("", |d| d.as_str());
+    x.cdata("description", description);
     x.text("link", link);
     x.text("language", &feed.language);
     x.text("copyright", &feed.copyright);
@@ -192,17 +213,14 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     x.cdata("googleplay:description", &feed.googleplay.description);
     x.text("googleplay:explicit", yes_no(it.explicit));
     x.text("podcast:guid", &feed.podcast.guid.to_string());
+    let locked = yes_no(feed.podcast.locked);
     if it.owner_email.is_empty() {
-        x.text("podcast:locked", yes_no(feed.podcast.locked));
+        x.text("podcast:locked", locked);
     } else {
-        x.open("podcast:locked", &[("owner", &it.owner_email)]);
-        x.event(Event::Text(BytesText::new(yes_no(feed.podcast.locked))));
-        x.close("podcast:locked");
+        x.text_with("podcast:locked", &[("owner", &it.owner_email)], locked);
     }
     for funding in &feed.podcast.funding {
-        x.open("podcast:funding", &[("url", &funding.url)]);
-        x.event(Event::Text(BytesText::new(&clean(&funding.text))));
-        x.close("podcast:funding");
+        x.text_with("podcast:funding", &[("url", &funding.url)], &funding.text);
     }
     x.text("podcast:medium", &feed.podcast.medium);
 
@@ -223,13 +241,17 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
     x.text("title", &ep.title);
     x.cdata("description", &ep.description);
     x.cdata("content:encoded", &ep.description);
-    let permalink = ep.guid.starts_with("http://") || ep.guid.starts_with("https://");
-    x.open(
+    let guid = clean_value(&ep.guid);
+    // A permalink is a URL (the core accepts any text as an imported guid).
+    let permalink = (guid.starts_with("http://") || guid.starts_with("https://"))
+        && !guid
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '<' | '>' | '"'));
+    x.text_with(
         "guid",
         &[("isPermaLink", if permalink { "true" } else { "false" })],
+        &guid,
     );
-    x.event(Event::Text(BytesText::new(&clean(&ep.guid))));
-    x.close("guid");
     x.text("pubDate", &rfc2822(ep.publish_at));
     let page = urls.episode_page(&ep.feed, ep.id);
     x.text("link", if ep.link.is_empty() { &page } else { &ep.link });
@@ -241,7 +263,7 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
             &[
                 ("url", &url),
                 ("length", &media.size.to_string()),
-                ("type", &media.facts.mime),
+                ("type", enclosure_type(&media.facts.mime)),
             ],
         );
         if let Some(audio) = &media.facts.audio {
@@ -282,4 +304,199 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
         );
     }
     x.close("item");
+}
+
+#[cfg(test)]
+mod tests {
+    //! The renderer on text the core would refuse (control characters, non-characters, carriage
+    //! returns, outer white space), as older or imported records may hold: the document stays
+    //! well-formed XML 1.0 that badpod reads without objection, and the text loses only what
+    //! `xml_text` documents.
+
+    use super::*;
+    use crate::{
+        ids::{EpisodeId, FeedId, MediaId},
+        model::{
+            BlobKey, Episode, EpisodeType, Funding, GooglePlayChannel, ItunesChannel,
+            ItunesEpisode, PodcastChannel,
+        },
+        probe::{AudioFacts, MediaFacts, MediaKind},
+    };
+
+    const DIRTY: &str = " \u{0}a\u{1b}b\u{7f}c\u{85}d\u{FFFE}e\u{FFFF}\r\nf\rg ]]> & < \" 🎙 עברית ";
+    const CLEAN: &str = "abcde\nf\ng ]]> & < \" 🎙 עברית";
+
+    fn media(id: u64, name: &str, mime: &str) -> Media {
+        let at = Timestamp::UNIX_EPOCH;
+        Media {
+            id: MediaId::new(id).unwrap(),
+            name: name.into(),
+            category: None,
+            size: 1000,
+            created: at,
+            updated: at,
+            blob: BlobKey(format!("blob-{id}")),
+            facts: MediaFacts {
+                mime: mime.into(),
+                kind: MediaKind::Audio,
+                extension: "m4a".into(),
+                info: String::new(),
+                audio: Some(AudioFacts {
+                    codec: "aac".into(),
+                    duration_ms: 61_500,
+                    bitrate: 96_000,
+                    sample_rate: 44_100,
+                    channels: 1,
+                }),
+                image: None,
+            },
+            adbreak: None,
+        }
+    }
+
+    fn render_dirty() -> String {
+        let at: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
+        let id = FeedId::new("dirty").unwrap();
+        let feed = Feed {
+            id: id.clone(),
+            title: DIRTY.into(),
+            description: DIRTY.into(),
+            language: "en".into(),
+            copyright: DIRTY.into(),
+            link: String::new(),
+            logo: None,
+            itunes: ItunesChannel {
+                subtitle: DIRTY.into(),
+                summary: DIRTY.into(),
+                author: DIRTY.into(),
+                owner_name: DIRTY.into(),
+                owner_email: "owner@example.com".into(),
+                ..Default::default()
+            },
+            googleplay: GooglePlayChannel {
+                author: DIRTY.into(),
+                description: DIRTY.into(),
+            },
+            podcast: PodcastChannel {
+                guid: uuid::Uuid::nil(),
+                locked: true,
+                funding: vec![Funding {
+                    url: "https://give.example/".into(),
+                    text: DIRTY.into(),
+                }],
+                medium: "podcast".into(),
+            },
+            created: at,
+            updated: at,
+        };
+        let episode = Episode {
+            id: EpisodeId::new(1).unwrap(),
+            feed: id,
+            guid: DIRTY.into(),
+            title: DIRTY.into(),
+            subtitle: DIRTY.into(),
+            description: DIRTY.into(),
+            author: DIRTY.into(),
+            email: String::new(),
+            copyright: DIRTY.into(),
+            link: String::new(),
+            is_public: true,
+            publish_at: at,
+            media: Some(MediaId::new(1).unwrap()),
+            itunes: ItunesEpisode {
+                title: DIRTY.into(),
+                subtitle: DIRTY.into(),
+                summary: DIRTY.into(),
+                author: DIRTY.into(),
+                episode_type: EpisodeType::Bonus,
+                ..Default::default()
+            },
+            transcript: None,
+            created: at,
+            updated: at,
+            version: 1,
+        };
+        let view = EpisodeView {
+            episode,
+            media: Some(media(1, "talk.m4a", "audio/mp4")),
+            logo: None,
+            transcript: None,
+            is_published: true,
+        };
+        let account = AccountId::new("alice").unwrap();
+        let source = FeedSource {
+            account: &account,
+            feed: &feed,
+            logo: None,
+            episodes: &[view],
+            last_modified: at,
+        };
+        String::from_utf8(render(&source, &Urls::new("https://pod.example"))).unwrap()
+    }
+
+    #[test]
+    fn text_the_core_refuses_is_cleaned_not_written() {
+        let xml = render_dirty();
+        let forbidden = |c: char| {
+            (c.is_control() && !matches!(c, '\t' | '\n')) || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+        };
+        assert!(!xml.chars().any(forbidden), "{xml}");
+        // Every text value, read back with quick-xml, is the cleaned text.
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        let (mut open, mut text, mut values) = (String::new(), String::new(), Vec::new());
+        loop {
+            match reader.read_event().expect("well-formed XML") {
+                Event::Start(e) => {
+                    open = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+                    text.clear();
+                }
+                Event::Text(t) => text.push_str(&t.decode().unwrap()),
+                Event::GeneralRef(r) => text.push_str(match r.decode().unwrap().as_ref() {
+                    "amp" => "&",
+                    "lt" => "<",
+                    "gt" => ">",
+                    "quot" => "\"",
+                    other => panic!("unexpected entity {other}"),
+                }),
+                Event::CData(c) => text.push_str(std::str::from_utf8(&c.into_inner()).unwrap()),
+                Event::End(e) if e.name().as_ref() == open.as_bytes() && text.contains("abc") => {
+                    values.push((open.clone(), std::mem::take(&mut text)));
+                }
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        let tags: Vec<&str> = values.iter().map(|(tag, _)| tag.as_str()).collect();
+        for tag in [
+            "title",
+            "description",
+            "copyright",
+            "itunes:summary",
+            "podcast:funding",
+            "guid",
+        ] {
+            assert!(tags.contains(&tag), "{tag} in {tags:?}");
+        }
+        for (tag, value) in &values {
+            assert_eq!(value, CLEAN, "{tag}");
+        }
+    }
+
+    #[test]
+    fn badpod_reads_it_without_objection() {
+        let rss = badpod::from_str(&render_dirty()).expect("badpod reads it");
+        let debug = format!("{rss:?}");
+        assert!(!debug.contains("Other(("), "{debug}");
+        assert_eq!(rss.channel[0].item.len(), 1);
+    }
+
+    #[test]
+    fn mpeg4_audio_is_announced_as_apple_names_it() {
+        let xml = render_dirty();
+        assert!(xml.contains("type=\"audio/x-m4a\""), "{xml}");
+        assert!(
+            xml.contains("<itunes:duration>61</itunes:duration>"),
+            "{xml}"
+        );
+    }
 }

@@ -5,6 +5,7 @@ mod episodes;
 mod feeds;
 mod media;
 mod multipart;
+mod stats;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
@@ -43,6 +44,9 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::UpdateEpisode(feed, id) => episodes::update(api, call, feed, id).await,
         E::DeleteEpisode(feed, id) => episodes::delete(api, call, feed, id).await,
         E::CopyEpisode(feed, id) => episodes::copy(api, call, feed, id).await,
+        E::StatsAccount => stats::get(api, call, None, None).await,
+        E::StatsFeed(feed) => stats::get(api, call, Some(feed), None).await,
+        E::StatsEpisode(feed, id) => stats::get(api, call, Some(feed), Some(id)).await,
         // Mounted with the scopes of their issues; the behaviour comes with those issues.
         E::GenerateWaveform(id) => {
             not_yet_media(

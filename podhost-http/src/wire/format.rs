@@ -33,21 +33,9 @@ pub fn publish_date_formatted(t: Timestamp, tz: &TimeZone) -> String {
         .to_string()
 }
 
-/// 1024-based units with at most one decimal: `512 B`, `13.4 KB`, `2 MB`.
+/// 1024-based units with at most one decimal: `512 B`, `13.4 KB`, `2 MB` (the core's format).
 pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    let text = format!("{value:.1}");
-    let text = text.strip_suffix(".0").unwrap_or(&text);
-    format!("{text} {}", UNITS[unit])
+    podhost_core::model::human_size(bytes)
 }
 
 /// `HH:MM:SS` (hours may exceed 24).

@@ -7,6 +7,7 @@ mod output;
 
 pub use output::{
     episode_item, episode_single, feed_list_item, feed_single, media_item, media_single,
+    stats_report,
 };
 
 /// What the wire builders need besides the object: the host (URLs, time zone).

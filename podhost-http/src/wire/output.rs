@@ -242,3 +242,16 @@ pub fn episode_single(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
         },
     })
 }
+
+/// A download statistics report (addition).
+pub fn stats_report(r: &podhost_core::stats::StatsReport) -> Value {
+    json!({
+        "from": r.from.to_string(),
+        "to": r.to.to_string(),
+        "total": r.total,
+        "days": r.days.iter().map(|d| json!({ "date": d.date.to_string(), "downloads": d.downloads })).collect::<Vec<_>>(),
+        "feeds": r.feeds.iter().map(|f| json!({ "feed_id": f.feed_id.as_str(), "downloads": f.downloads })).collect::<Vec<_>>(),
+        "episodes": r.episodes.iter().map(|e| json!({ "feed_id": e.feed_id.as_str(), "show_id": e.episode_id.to_string(), "downloads": e.downloads })).collect::<Vec<_>>(),
+        "apps": r.apps.iter().map(|a| json!({ "app": a.app, "downloads": a.downloads })).collect::<Vec<_>>(),
+    })
+}

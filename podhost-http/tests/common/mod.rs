@@ -19,6 +19,9 @@ pub struct Fixture {
     pub mallory: String,
     /// The host's clock.
     pub clock: podhost_core::ManualClock,
+    /// The store under the host.
+    pub store: std::sync::Arc<dyn object_store::ObjectStore>,
+    config: HttpConfig,
 }
 
 pub struct Answer {
@@ -34,8 +37,9 @@ impl Fixture {
     }
 
     pub async fn with_config(config: HttpConfig) -> Self {
-        let store = std::sync::Arc::new(object_store::memory::InMemory::new());
-        let (host, clock) = podhost_testkit::test_host(store);
+        let store: std::sync::Arc<dyn object_store::ObjectStore> =
+            std::sync::Arc::new(object_store::memory::InMemory::new());
+        let (host, clock) = podhost_testkit::test_host(store.clone());
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
             host.create_account(name).await.unwrap();
@@ -47,14 +51,29 @@ impl Fixture {
                     .secret,
             );
         }
-        let api = Api::new(host.clone(), config);
+        let api = Api::new(host.clone(), config.clone());
         Fixture {
             api,
             host,
+            store,
+            config,
             mallory: tokens.pop().unwrap(),
             alice: tokens.pop().unwrap(),
             clock,
         }
+    }
+
+    /// Another server process on the same store and clock: its own host and API, sharing
+    /// nothing in memory with this one.
+    pub fn another_process(&self) -> (PodcastHost, Api) {
+        let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+        config.catalog.refresh_interval = std::time::Duration::ZERO;
+        let host = PodcastHost::with_clock(
+            config,
+            self.store.clone(),
+            std::sync::Arc::new(self.clock.clone()),
+        );
+        (host.clone(), Api::new(host, self.config.clone()))
     }
 
     /// A token of alice with exactly these scopes.

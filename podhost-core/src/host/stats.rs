@@ -1,0 +1,421 @@
+//! Download statistics: recording deliveries, flushing them as salted records, closing days and
+//! answering queries. The rules are in [`crate::stats`].
+
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    sync::{Arc, atomic::Ordering},
+};
+
+use jiff::{Timestamp, ToSpan, civil::Date, tz::TimeZone};
+use sha2::{Digest, Sha256};
+
+use super::PodcastHost;
+use crate::{
+    error::{Error, FieldErrors, Result},
+    ids::{AccountId, EpisodeId, FeedId},
+    principal::Principal,
+    probe::MediaKind,
+    scope::Scope,
+    state::AccountState,
+    stats::{
+        AppCount, CLOSE_GRACE, DEFAULT_DAYS, DayCount, Delivery, EpisodeCount, FeedCount, MAX_DAYS,
+        MAX_PENDING, Pending, StatsQuery, StatsReport, agents,
+        counting::{Record, Row},
+        ledger,
+    },
+};
+
+/// Bytes per minute assumed for audio whose duration is unknown (128 kbit/s).
+const UNKNOWN_RATE_BYTES_PER_MINUTE: u64 = 128_000 / 8 * 60;
+
+fn day_of(t: Timestamp) -> Date {
+    t.to_zoned(TimeZone::UTC).date()
+}
+
+/// Whether `day` may be closed at `now`: its grace period after midnight is over.
+fn is_due(day: Date, now: Timestamp) -> bool {
+    day < day_of(now - jiff::SignedDuration::try_from(CLOSE_GRACE).unwrap_or_default())
+}
+
+/// The episode a media file's downloads count for: a published episode using it as its audio
+/// (the earliest published), else any episode using it. `None` for files no episode plays.
+fn episodes_by_media(
+    state: &AccountState,
+    now: Timestamp,
+) -> HashMap<crate::ids::MediaId, (FeedId, EpisodeId)> {
+    let mut best: HashMap<crate::ids::MediaId, (bool, Timestamp, FeedId, EpisodeId)> =
+        HashMap::new();
+    for (feed_id, entry) in &state.feeds {
+        for episode in entry.episodes.values() {
+            let Some(media) = episode.media else { continue };
+            // Published first, then the earliest, then the lowest id: one answer everywhere.
+            let candidate = (
+                !episode.is_published(now),
+                episode.publish_at,
+                feed_id.clone(),
+                episode.id,
+            );
+            let slot = best.entry(media).or_insert_with(|| candidate.clone());
+            if candidate < *slot {
+                *slot = candidate;
+            }
+        }
+    }
+    best.into_iter()
+        .map(|(media, (_, _, feed, episode))| (media, (feed, episode)))
+        .collect()
+}
+
+fn listener_hash(salt: &[u8], delivery: &Delivery, feed: &FeedId, episode: EpisodeId) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(salt);
+    for part in [
+        delivery.client.to_string().as_bytes(),
+        delivery.user_agent.as_bytes(),
+        feed.as_str().as_bytes(),
+        episode.number().to_string().as_bytes(),
+    ] {
+        hasher.update(part);
+        hasher.update([0]);
+    }
+    hex::encode(&hasher.finalize()[..16])
+}
+
+impl PodcastHost {
+    /// Reports one finished response body of a public media URL. Only appends to memory: it
+    /// never waits and never fails (beyond `MAX_PENDING` unflushed reports the newest are
+    /// dropped and logged). Probes and empty answers are ignored.
+    pub fn record_download(&self, delivery: Delivery) {
+        if delivery.is_probe() {
+            return;
+        }
+        let at = self.now();
+        let recorder = &self.inner.stats;
+        let mut pending = recorder.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.len() >= MAX_PENDING {
+            recorder.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        pending.push(Pending { at, delivery });
+    }
+
+    /// Stores the reported deliveries as records: one batch per account and day, episode and
+    /// app resolved, addresses replaced by salted hashes, bots dropped. Returns how many
+    /// records were stored. On a store error the reports stay in memory for the next flush.
+    pub async fn flush_stats(&self) -> Result<usize> {
+        let recorder = &self.inner.stats;
+        let _one_at_a_time = recorder.flushing.lock().await;
+        let taken =
+            std::mem::take(&mut *recorder.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let dropped = recorder.dropped.swap(0, Ordering::Relaxed);
+        if dropped > 0 {
+            tracing::warn!(
+                dropped,
+                "download reports dropped: too many waiting for the store"
+            );
+        }
+        let mut by_account: BTreeMap<String, Vec<Pending>> = BTreeMap::new();
+        for report in taken {
+            by_account
+                .entry(report.delivery.account.clone())
+                .or_default()
+                .push(report);
+        }
+        let mut stored = 0;
+        let mut failure = None;
+        for (account, reports) in by_account {
+            match self.flush_account(&account, &reports).await {
+                Ok(n) => stored += n,
+                Err(e) => {
+                    let mut pending = recorder.pending.lock().unwrap_or_else(|e| e.into_inner());
+                    let room = MAX_PENDING.saturating_sub(pending.len());
+                    pending.extend(reports.into_iter().take(room));
+                    failure = Some(e);
+                }
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(stored),
+        }
+    }
+
+    async fn flush_account(&self, account: &str, reports: &[Pending]) -> Result<usize> {
+        let Ok(account) = AccountId::new(account) else {
+            return Ok(0);
+        };
+        let catalog = match self.catalog(&account).await {
+            Ok(catalog) => catalog,
+            Err(Error::NotFound { .. }) => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        let now = self.now();
+        // Which episode and how many bytes make a minute, for each report of an episode's audio.
+        let resolved: Vec<(&Pending, FeedId, EpisodeId, u64)> = catalog
+            .read(|state| {
+                let episodes = episodes_by_media(state, now);
+                reports
+                    .iter()
+                    .filter_map(|report| {
+                        let media = state.media_by_blob(&report.delivery.blob)?;
+                        if !matches!(media.kind(), MediaKind::Audio | MediaKind::Video) {
+                            return None;
+                        }
+                        let (feed, episode) = episodes.get(&media.id)?.clone();
+                        let minute = match media.facts.audio.as_ref().map(|a| a.duration_ms) {
+                            Some(ms) if ms > 0 => {
+                                (u128::from(media.size) * 60_000).div_ceil(u128::from(ms)) as u64
+                            }
+                            _ => UNKNOWN_RATE_BYTES_PER_MINUTE,
+                        };
+                        Some((report, feed, episode, minute.min(media.size).max(1)))
+                    })
+                    .collect()
+            })
+            .await;
+        let mut by_day: BTreeMap<Date, Vec<Record>> = BTreeMap::new();
+        for (report, feed, episode, need) in resolved {
+            let agent = agents::classify(&report.delivery.user_agent);
+            if matches!(agent, agents::Agent::Bot(_)) {
+                continue;
+            }
+            let day = day_of(report.at);
+            let salt = self.salt(day).await?;
+            let previous = self
+                .salt(day.yesterday().map_err(|e| Error::storage(e.to_string()))?)
+                .await?;
+            by_day.entry(day).or_default().push(Record {
+                t: report.at.as_millisecond(),
+                id: listener_hash(&salt, &report.delivery, &feed, episode),
+                prev: listener_hash(&previous, &report.delivery, &feed, episode),
+                feed,
+                episode,
+                app: agent.app().to_string(),
+                bytes: report.delivery.delivered,
+                need,
+            });
+        }
+        let mut stored = 0;
+        for (day, records) in by_day {
+            let n = self.inner.stats.batches.fetch_add(1, Ordering::Relaxed);
+            let name = format!(
+                "{:013}-{}-{n}",
+                now.as_millisecond(),
+                self.inner.stats.writer
+            );
+            stored += records.len();
+            ledger::put_batch(self.store(), &account, day, &name, records).await?;
+        }
+        Ok(stored)
+    }
+
+    async fn salt(&self, day: Date) -> Result<Vec<u8>> {
+        let salts = &self.inner.stats.salts;
+        if let Some(salt) = salts.lock().unwrap_or_else(|e| e.into_inner()).get(&day) {
+            return Ok(salt.clone());
+        }
+        let salt = ledger::salt(self.store(), day).await?;
+        let mut salts = salts.lock().unwrap_or_else(|e| e.into_inner());
+        salts.retain(|d, _| (day - 3.days()) < *d);
+        salts.insert(day, salt.clone());
+        Ok(salt)
+    }
+
+    /// Statistics housekeeping for a server, until `stop` completes: flushes every
+    /// [`FLUSH_EVERY`](crate::stats::FLUSH_EVERY) and closes due days every minute (errors are
+    /// logged and retried), then flushes once more.
+    pub async fn run_stats(&self, stop: impl std::future::Future<Output = ()>) {
+        let mut stop = std::pin::pin!(stop);
+        let mut flush = tokio::time::interval(crate::stats::FLUSH_EVERY);
+        let mut close = tokio::time::interval(std::time::Duration::from_secs(60));
+        flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        close.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = flush.tick() => {
+                    if let Err(e) = self.flush_stats().await {
+                        tracing::warn!(error = %e, "storing download statistics failed; will retry");
+                    }
+                }
+                _ = close.tick() => {
+                    if let Err(e) = self.close_stats_days().await {
+                        tracing::warn!(error = %e, "closing statistics days failed; will retry");
+                    }
+                }
+                () = &mut stop => break,
+            }
+        }
+        if let Err(e) = self.flush_stats().await {
+            tracing::warn!(error = %e, "storing download statistics at shutdown failed");
+        }
+    }
+
+    /// Closes every day whose grace period is over, for every account with records, oldest
+    /// first, and forgets the salts no open day needs (after that, stored hashes cannot be
+    /// linked to anyone). Servers call it now and then; queries close what they read anyway.
+    /// Returns the number of days closed.
+    pub async fn close_stats_days(&self) -> Result<usize> {
+        let now = self.now();
+        let mut closed = 0;
+        let mut failed: BTreeSet<AccountId> = BTreeSet::new();
+        let mut first_error = None;
+        for (day, account) in ledger::pending(self.store()).await? {
+            if !is_due(day, now) || failed.contains(&account) {
+                continue;
+            }
+            match ledger::close_day(self.store(), &account, day).await {
+                Ok(()) => closed += 1,
+                Err(e) => {
+                    tracing::warn!(%account, %day, error = %e, "closing a statistics day failed");
+                    failed.insert(account);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        // A day's salt hashes its own records and, as `prev`, the next day's.
+        let open_from =
+            day_of(now - jiff::SignedDuration::try_from(CLOSE_GRACE).unwrap_or_default());
+        let keep_from = open_from
+            .yesterday()
+            .map_err(|e| Error::storage(e.to_string()))?;
+        ledger::forget_salts(self.store(), keep_from).await?;
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(closed),
+        }
+    }
+
+    /// Downloads of the caller's podcasts over a period, by feed, episode, day and app (scope
+    /// `stats`). `Invalid` for a period that is reversed or longer than `MAX_DAYS`; `NotFound`
+    /// for a feed that is not the caller's.
+    pub async fn download_stats(&self, who: &Principal, query: &StatsQuery) -> Result<StatsReport> {
+        who.require(Scope::Stats)?;
+        let today = day_of(self.now());
+        let (from, to) = period(query, today)?;
+        let account = who.account().clone();
+        let catalog = self.catalog(&account).await?;
+        if let Some(feed) = &query.feed {
+            let known = catalog
+                .read(|state| {
+                    state.feeds.contains_key(feed) || state.deleted_feeds.contains_key(feed)
+                })
+                .await;
+            if !known {
+                return Err(Error::not_found("feed", feed));
+            }
+        }
+        self.flush_stats().await?;
+        let now = self.now();
+        let raw = ledger::raw_days(self.store(), &account).await?;
+        for day in raw.iter().filter(|d| is_due(**d, now)) {
+            ledger::close_day(self.store(), &account, *day).await?;
+        }
+        let mut rows = Vec::new();
+        let mut day = from;
+        while day <= to {
+            rows.push((day, self.day_rows(&account, day, raw.contains(&day)).await?));
+            day = day.tomorrow().map_err(|e| Error::storage(e.to_string()))?;
+        }
+        Ok(report(from, to, &rows, query))
+    }
+
+    /// A day's rows: closed (cached: closed days never change) or counted now.
+    async fn day_rows(
+        &self,
+        account: &AccountId,
+        day: Date,
+        has_raw: bool,
+    ) -> Result<Arc<Vec<Row>>> {
+        let key = (account.clone(), day);
+        let closed = &self.inner.stats.closed;
+        if let Some(rows) = closed.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(rows.clone());
+        }
+        if let Some(rows) = ledger::closed_day(self.store(), account, day).await? {
+            let rows = Arc::new(rows);
+            let mut closed = closed.lock().unwrap_or_else(|e| e.into_inner());
+            if closed.len() > 100_000 {
+                closed.clear();
+            }
+            closed.insert(key, rows.clone());
+            return Ok(rows);
+        }
+        if !has_raw {
+            return Ok(Arc::new(Vec::new()));
+        }
+        Ok(Arc::new(
+            ledger::open_day(self.store(), account, day, 2).await?.0,
+        ))
+    }
+}
+
+/// The period of a query, checked.
+fn period(query: &StatsQuery, today: Date) -> Result<(Date, Date)> {
+    let to = query.to.unwrap_or(today);
+    let from = match query.from {
+        Some(from) => from,
+        None => to
+            .checked_sub((DEFAULT_DAYS - 1).days())
+            .map_err(|e| Error::invalid("from", e.to_string()))?,
+    };
+    let mut errors = FieldErrors::default();
+    if from > to {
+        errors.add("from", "must not be after `to`");
+    } else if (to - from).get_days() >= MAX_DAYS {
+        errors.add("to", format!("a period covers at most {MAX_DAYS} days"));
+    }
+    if errors.is_empty() {
+        Ok((from, to))
+    } else {
+        Err(Error::Invalid(errors))
+    }
+}
+
+fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQuery) -> StatsReport {
+    let wanted = |row: &Row| {
+        query.feed.as_ref().is_none_or(|f| *f == row.feed)
+            && query.episode.is_none_or(|e| e == row.episode)
+    };
+    let mut feeds: BTreeMap<&FeedId, u64> = BTreeMap::new();
+    let mut episodes: BTreeMap<(&FeedId, EpisodeId), u64> = BTreeMap::new();
+    let mut apps: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut day_counts = Vec::with_capacity(days.len());
+    for (date, rows) in days {
+        let mut downloads = 0;
+        for row in rows.iter().filter(|r| wanted(r)) {
+            downloads += row.downloads;
+            *feeds.entry(&row.feed).or_default() += row.downloads;
+            *episodes.entry((&row.feed, row.episode)).or_default() += row.downloads;
+            *apps.entry(&row.app).or_default() += row.downloads;
+        }
+        day_counts.push(DayCount {
+            date: *date,
+            downloads,
+        });
+    }
+    // Most first; ties in key order (the maps are sorted and the sort is stable).
+    fn most_first<K, T>(map: BTreeMap<K, u64>, make: impl Fn(K, u64) -> T) -> Vec<T> {
+        let mut pairs: Vec<_> = map.into_iter().collect();
+        pairs.sort_by_key(|pair| std::cmp::Reverse(pair.1));
+        pairs.into_iter().map(|(k, n)| make(k, n)).collect()
+    }
+    StatsReport {
+        from,
+        to,
+        total: day_counts.iter().map(|d| d.downloads).sum(),
+        days: day_counts,
+        feeds: most_first(feeds, |feed, downloads| FeedCount {
+            feed_id: feed.clone(),
+            downloads,
+        }),
+        episodes: most_first(episodes, |(feed, episode), downloads| EpisodeCount {
+            feed_id: feed.clone(),
+            episode_id: episode,
+            downloads,
+        }),
+        apps: most_first(apps, |app, downloads| AppCount {
+            app: app.to_string(),
+            downloads,
+        }),
+    }
+}

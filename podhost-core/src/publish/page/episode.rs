@@ -1,0 +1,142 @@
+//! The episode page: the podcast it belongs to, title, date and duration, a player with the
+//! enclosure and a download link, the show notes.
+
+use maud::html;
+
+use super::{
+    Show, Site, cover, episode_label, layout, layout::english, notes, subscribe, web_url,
+    when_and_how_long,
+};
+use crate::{model::EpisodeView, probe::MediaKind};
+
+/// Renders the page of a published episode.
+pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> String {
+    let feed = show.feed;
+    let ep = &view.episode;
+    let lang = show.lang();
+    let en = english(lang);
+    let urls = site.urls;
+    let feed_url = show.subscribe_url(urls);
+    let podcast_page = urls.feed_page(&feed.id);
+    let picture = view.logo.as_ref().or(show.logo);
+    let picture_url = picture.map(|m| urls.media(site.account, m));
+    let notes_html = if ep.description.trim().is_empty() {
+        &ep.itunes.summary
+    } else {
+        &ep.description
+    };
+    let subtitle = if ep.subtitle.is_empty() {
+        &ep.itunes.subtitle
+    } else {
+        &ep.subtitle
+    };
+    let summary = if subtitle.is_empty() {
+        notes::excerpt(notes_html, 160)
+    } else {
+        subtitle.clone()
+    };
+    let explicit = ep.itunes.explicit.unwrap_or(feed.itunes.explicit);
+    let title = format!("{} · {}", ep.title, feed.title);
+    let head = layout::Head {
+        lang,
+        title: &title,
+        description: &summary,
+        canonical: Some(&urls.episode_page(&feed.id, ep.id)),
+        feed: Some((&feed_url, &feed.title)),
+        image: picture_url.as_deref(),
+        kind: "article",
+    };
+    let body = html! {
+        header.site-header {
+            div.wrap.bar {
+                a.show-link href=(podcast_page) {
+                    @match show.logo {
+                        Some(logo) => img src=(urls.media(site.account, logo)) alt="" width="36" height="36";
+                        None => (cover(site, None, "", &feed.title)),
+                    }
+                    span { (feed.title) }
+                }
+            }
+        }
+        main #main .wrap {
+            article aria-labelledby="title" {
+                div.hero {
+                    (cover(site, picture, &format!("Cover art of {}", ep.title), &ep.title))
+                    div.hero-text {
+                        p.kicker lang=[en] {
+                            (episode_label(&ep.itunes).unwrap_or_else(|| "Episode".to_string()))
+                        }
+                        h1 #title { (ep.title) }
+                        p.meta {
+                            (when_and_how_long(site, view))
+                            @if explicit { span lang=[en] { "Explicit" } }
+                        }
+                        @if !subtitle.is_empty() { p.subtitle { (subtitle) } }
+                    }
+                }
+                @if let Some(media) = &view.media {
+                    @let url = urls.media(site.account, media);
+                    @let listen = format!("Listen to {}", ep.title);
+                    section.card aria-label="Listen" lang=[en] {
+                        @if media.kind() == MediaKind::Video {
+                            video controls preload="metadata" aria-label=(listen) {
+                                source src=(url) type=(media.facts.mime);
+                                (player_fallback(&url, en))
+                            }
+                        } @else {
+                            audio controls preload="metadata" aria-label=(listen) {
+                                source src=(url) type=(media.facts.mime);
+                                (player_fallback(&url, en))
+                            }
+                        }
+                        p.meta lang=[en] {
+                            a href=(url) download { "Download" }
+                            span { (download_label(media)) }
+                            @if let Some(transcript) = &view.transcript {
+                                a href=(urls.media(site.account, transcript)) { "Transcript" }
+                            }
+                            @if let Some(link) = web_url(&ep.link) {
+                                a href=(link) rel=(notes::LINK_REL) { "Episode website" }
+                            }
+                        }
+                    }
+                }
+                @if !notes_html.trim().is_empty() {
+                    section.card aria-labelledby="notes" {
+                        h2 #notes lang=[en] { "Show notes" }
+                        div.notes { (notes::rich_text(notes_html)) }
+                    }
+                }
+                // Chapters go here, as a section "Chapters" (h2, a list of start times and
+                // titles), once episodes have them: the episode model has no chapters yet (they
+                // arrive with the media-processing issue).
+            }
+            section.card aria-labelledby="follow" {
+                h2 #follow lang=[en] { "Follow " span lang=(lang) { (feed.title) } }
+                p lang=[en] {
+                    "Get every new episode in your podcast app, or "
+                    a href=(podcast_page) { "see all episodes" } "."
+                }
+                (subscribe(lang, &feed_url, "feed-url"))
+            }
+        }
+        (layout::footer(lang, &feed.copyright, Some(&feed_url)))
+    };
+    layout::document(&head, body).into_string()
+}
+
+/// What a browser without a player shows instead: the download.
+fn player_fallback(url: &str, en: Option<&str>) -> maud::Markup {
+    html! {
+        p lang=[en] { "Your browser cannot play this file here: " a href=(url) { "download it" } "." }
+    }
+}
+
+/// "MP3, 12.3 MB": the file's type and size.
+fn download_label(media: &crate::model::Media) -> String {
+    let kind = match media.facts.extension.as_str() {
+        "" => String::new(),
+        ext => format!("{}, ", ext.to_uppercase()),
+    };
+    format!("{kind}{}", crate::model::human_size(media.size))
+}

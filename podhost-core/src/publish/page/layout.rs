@@ -1,0 +1,96 @@
+//! The document around every page: `<head>` (title, description, feed discovery, canonical
+//! link, social cards, the inline stylesheet), the skip link, and the footer.
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+use super::style;
+
+/// What the `<head>` of a page says.
+pub(super) struct Head<'a> {
+    /// The page's language (`<html lang>`): the podcast's, else English.
+    pub(super) lang: &'a str,
+    /// `<title>`.
+    pub(super) title: &'a str,
+    /// `<meta name="description">`, plain text; none when empty.
+    pub(super) description: &'a str,
+    /// The page's own public URL (none for a notice).
+    pub(super) canonical: Option<&'a str>,
+    /// The podcast's RSS feed, announced for feed readers; with the podcast's title.
+    pub(super) feed: Option<(&'a str, &'a str)>,
+    /// A picture of the podcast or episode (favicon and social card).
+    pub(super) image: Option<&'a str>,
+    /// `og:type`.
+    pub(super) kind: &'a str,
+}
+
+/// A whole page: the head, a skip link to `main`, the page's own `body` content.
+pub(super) fn document(head: &Head<'_>, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang=(head.lang) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (head.title) }
+                @if !head.description.is_empty() {
+                    meta name="description" content=(head.description);
+                }
+                @if let Some(url) = head.canonical {
+                    link rel="canonical" href=(url);
+                    meta property="og:url" content=(url);
+                }
+                @if let Some((url, title)) = head.feed {
+                    link rel="alternate" type="application/rss+xml" title=(title) href=(url);
+                }
+                // A favicon the page allows itself (otherwise browsers ask for /favicon.ico).
+                link rel="icon" href=(head.image.unwrap_or("data:,"));
+                meta property="og:type" content=(head.kind);
+                meta property="og:title" content=(head.title);
+                @if let Some(image) = head.image {
+                    meta property="og:image" content=(image);
+                }
+                meta name="generator" content="podhost";
+                style { (PreEscaped(style::CSS)) }
+            }
+            body {
+                a.skip href="#main" lang=[english(head.lang)] { "Skip to content" }
+                (body)
+            }
+        }
+    }
+}
+
+/// `Some("en")` when the page is in another language: the page's own words (buttons, headings
+/// such as "Episodes") are English and say so to screen readers.
+pub(super) fn english(lang: &str) -> Option<&'static str> {
+    let primary = lang.split(['-', '_']).next().unwrap_or("");
+    (!primary.eq_ignore_ascii_case("en")).then_some("en")
+}
+
+/// The footer of every page.
+pub(super) fn footer(lang: &str, copyright: &str, feed: Option<&str>) -> Markup {
+    html! {
+        footer.site-footer {
+            div.wrap {
+                @if !copyright.is_empty() { p { (copyright) } }
+                p lang=[english(lang)] {
+                    @if let Some(feed) = feed {
+                        a href=(feed) type="application/rss+xml" { "RSS feed" }
+                        " · "
+                    }
+                    "Hosted with podhost"
+                }
+            }
+        }
+    }
+}
+
+/// The RSS symbol, drawn inline (no file to fetch); decorative.
+pub(super) fn rss_icon() -> Markup {
+    html! {
+        svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" {
+            circle cx="6" cy="18" r="2.25" {}
+            path d="M4 10.5a9.5 9.5 0 0 1 9.5 9.5h-2.75A6.75 6.75 0 0 0 4 13.25zM4 4.5A15.5 15.5 0 0 1 19.5 20h-2.75A12.75 12.75 0 0 0 4 7.25z" {}
+        }
+    }
+}

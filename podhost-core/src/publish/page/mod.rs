@@ -1,0 +1,233 @@
+//! The public web pages of a podcast, at its `links.web` URLs: the podcast page (cover,
+//! description, the feed to subscribe to, the published episodes) and one page per published
+//! episode (player, download, show notes). Rendered on the server with maud (the compiler checks
+//! the templates and every interpolation is escaped); user HTML goes through ammonia
+//! (`notes.rs`). A page is self-contained: one inline stylesheet, no script, and nothing loaded
+//! from elsewhere than the deployment's own media URLs, which [`content_security_policy`]
+//! states for the frontends to send.
+//!
+//! Chapters have no place yet: episodes have no chapters until the media-processing issue; the
+//! episode page marks where they go.
+
+mod episode;
+mod format;
+mod layout;
+mod notes;
+mod notice;
+mod podcast;
+mod style;
+
+use jiff::tz::TimeZone;
+use maud::{Markup, html};
+
+pub use notice::{Notice, notice_page};
+
+use crate::{
+    ids::AccountId,
+    model::{EpisodeType, EpisodeView, Feed, ItunesEpisode, Media},
+    urls::Urls,
+};
+
+pub(crate) use episode::render as episode_page;
+pub(crate) use podcast::render as podcast_page;
+
+/// Where a page is rendered for: the URL builder, the account (media URLs), the time zone dates
+/// are shown in.
+pub(crate) struct Site<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) account: &'a AccountId,
+    pub(crate) time_zone: &'a TimeZone,
+}
+
+/// The podcast a page belongs to.
+pub(crate) struct Show<'a> {
+    pub(crate) feed: &'a Feed,
+    pub(crate) logo: Option<&'a Media>,
+}
+
+impl Show<'_> {
+    /// The language of the page: the podcast's, else English.
+    fn lang(&self) -> &str {
+        match self.feed.language.trim() {
+            "" => "en",
+            lang => lang,
+        }
+    }
+
+    /// The feed a listener subscribes to: the new one when the podcast moved.
+    fn subscribe_url(&self, urls: &Urls) -> String {
+        self.feed
+            .itunes
+            .new_feed_url
+            .clone()
+            .unwrap_or_else(|| urls.rss(&self.feed.id))
+    }
+
+    /// Who makes it, as the feed says it.
+    fn author(&self) -> &str {
+        let it = &self.feed.itunes;
+        if it.author.is_empty() {
+            &self.feed.googleplay.author
+        } else {
+            &it.author
+        }
+    }
+}
+
+/// The Content-Security-Policy of the pages: nothing but the inline stylesheet, images and
+/// sound from this deployment, links out. When downloads are redirected to presigned store URLs
+/// (`media_redirects`), images and sound come from the store's own host, which only the store
+/// knows: any host is allowed for them then. Frontends send it with every page
+/// ([`PodcastHost::page_policy`](crate::PodcastHost::page_policy)).
+pub fn content_security_policy(urls: &Urls, media_redirects: bool) -> String {
+    // The media URLs' prefix, when it is a plain URL a policy can carry (no spaces, `;` or `,`).
+    let media = format!("{}/media/", urls.base());
+    let media = if media_redirects {
+        " *".to_string()
+    } else if media.contains(|c: char| c.is_whitespace() || c == ';' || c == ',') {
+        String::new()
+    } else {
+        format!(" {media}")
+    };
+    format!(
+        "default-src 'none'; style-src {style}; img-src 'self' data:{media}; \
+         media-src 'self'{media}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        style = style::csp_source()
+    )
+}
+
+/// A link a page may follow: `http` and `https` only (never `javascript:` and the like).
+fn web_url(url: &str) -> Option<&str> {
+    let url = url.trim();
+    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    matches!(scheme.as_deref(), Some("http" | "https")).then_some(url)
+}
+
+/// "Season 2 · Episode 5", "Episode 5", "Trailer", "Bonus"; `None` for a plain full episode.
+fn episode_label(it: &ItunesEpisode) -> Option<String> {
+    let number = match (it.season, it.episode) {
+        (Some(s), Some(e)) => Some(format!("Season {s} · Episode {e}")),
+        (None, Some(e)) => Some(format!("Episode {e}")),
+        (Some(s), None) => Some(format!("Season {s}")),
+        (None, None) => None,
+    };
+    let kind = match it.episode_type {
+        EpisodeType::Full => None,
+        EpisodeType::Trailer => Some("Trailer"),
+        EpisodeType::Bonus => Some("Bonus"),
+    };
+    match (kind, number) {
+        (Some(kind), Some(number)) => Some(format!("{kind} · {number}")),
+        (Some(kind), None) => Some(kind.to_string()),
+        (None, number) => number,
+    }
+}
+
+/// Date and duration of an episode, as `<time>` elements (the `.meta` line separates them).
+fn when_and_how_long(site: &Site<'_>, view: &EpisodeView) -> Markup {
+    let (date, datetime) = format::date(view.episode.publish_at, site.time_zone);
+    let duration = view
+        .media
+        .as_ref()
+        .and_then(|m| m.facts.audio.as_ref())
+        .map(|a| format::duration(a.duration_ms));
+    html! {
+        time datetime=(datetime) { (date) }
+        @if let Some((text, iso)) = duration {
+            time datetime=(iso) { (text) }
+        }
+    }
+}
+
+/// A cover picture, or a lettered tile when there is none (decorative: the title follows).
+fn cover(site: &Site<'_>, image: Option<&Media>, alt: &str, title: &str) -> Markup {
+    match image {
+        Some(media) => {
+            let size = media.facts.image;
+            html! {
+                img.cover src=(site.urls.media(site.account, media)) alt=(alt)
+                    width=[size.map(|s| s.width)] height=[size.map(|s| s.height)];
+            }
+        }
+        None => html! {
+            div.art aria-hidden="true" {
+                (title.chars().find(|c| c.is_alphanumeric()).map(|c| c.to_uppercase().to_string()).unwrap_or_default())
+            }
+        },
+    }
+}
+
+/// The subscribe button and the feed address to copy into an app.
+fn subscribe(lang: &str, feed_url: &str, field_id: &str) -> Markup {
+    let en = layout::english(lang);
+    html! {
+        a.button href=(feed_url) type="application/rss+xml" lang=[en] {
+            (layout::rss_icon()) "Subscribe"
+        }
+        div.feed-url {
+            label for=(field_id) lang=[en] { "Or paste this feed address into your podcast app" }
+            input id=(field_id) type="url" readonly value=(feed_url) spellcheck="false";
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ItunesEpisode;
+
+    #[test]
+    fn the_policy_allows_only_the_stylesheet_and_the_deployments_media() {
+        let urls = Urls::new("https://pod.example");
+        let policy = content_security_policy(&urls, false);
+        assert!(policy.starts_with("default-src 'none'; style-src 'sha256-"));
+        assert!(policy.contains("; img-src 'self' data: https://pod.example/media/;"));
+        assert!(policy.contains("; media-src 'self' https://pod.example/media/;"));
+        assert!(!policy.contains("script-src"), "no script may run");
+        let redirected = content_security_policy(&urls, true);
+        assert!(redirected.contains("; media-src 'self' *;"), "{redirected}");
+    }
+
+    #[test]
+    fn only_web_links_are_followed() {
+        assert_eq!(
+            web_url(" https://a.example/x "),
+            Some("https://a.example/x")
+        );
+        assert_eq!(web_url("HTTP://a.example"), Some("HTTP://a.example"));
+        for bad in [
+            "javascript:alert(1)",
+            "javascript://x%0aalert(1)",
+            "data:text/html,x",
+            "ftp://x",
+            "",
+        ] {
+            assert_eq!(web_url(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn episode_labels() {
+        let label = |season, episode, episode_type| {
+            episode_label(&ItunesEpisode {
+                season,
+                episode,
+                episode_type,
+                ..Default::default()
+            })
+        };
+        assert_eq!(
+            label(Some(2), Some(5), EpisodeType::Full).as_deref(),
+            Some("Season 2 · Episode 5")
+        );
+        assert_eq!(
+            label(None, Some(5), EpisodeType::Bonus).as_deref(),
+            Some("Bonus · Episode 5")
+        );
+        assert_eq!(
+            label(None, None, EpisodeType::Trailer).as_deref(),
+            Some("Trailer")
+        );
+        assert_eq!(label(None, None, EpisodeType::Full), None);
+    }
+}

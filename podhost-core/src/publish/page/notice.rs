@@ -1,0 +1,45 @@
+//! The short pages answered instead of a podcast or episode: not found, deleted.
+
+use bytes::Bytes;
+use maud::html;
+
+use super::layout;
+
+/// Why there is no page to show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// No podcast or published episode at this address (HTTP 404).
+    NotFound,
+    /// The podcast was deleted (HTTP 410).
+    Gone,
+}
+
+/// The HTML page that says so.
+pub fn notice_page(notice: Notice) -> Bytes {
+    let (title, text) = match notice {
+        Notice::NotFound => (
+            "Not found",
+            "There is no podcast or episode at this address. It may not be published yet.",
+        ),
+        Notice::Gone => (
+            "This podcast was deleted",
+            "Its episodes and its feed are no longer available here.",
+        ),
+    };
+    let head = layout::Head {
+        lang: "en",
+        title,
+        description: "",
+        canonical: None,
+        feed: None,
+        image: None,
+        kind: "website",
+    };
+    let body = html! {
+        main #main .wrap.plain {
+            h1 { (title) }
+            p { (text) }
+        }
+    };
+    Bytes::from(layout::document(&head, body).into_string())
+}

@@ -1,0 +1,281 @@
+//! The counting rule of the IAB Podcast Measurement Technical Guidelines v2.2, as a pure function
+//! over a day's delivery records: one download per listener (salted hash of IP address and user
+//! agent) and episode in 24 hours, counted once at least one minute of audio has been delivered,
+//! the bytes of several (range) requests summed.
+//!
+//! A day is counted from its own records and the `Carry` of the day before: the listeners still
+//! inside a 24-hour window at midnight. Given the same inputs every process computes the same
+//! answer, so any of them may close a day.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{EpisodeId, FeedId};
+
+/// The 24-hour window, in milliseconds.
+pub(crate) const WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// One delivery: some bytes of an episode's audio sent to one listener.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Record {
+    /// When the delivery ended, in milliseconds since the Unix epoch.
+    pub t: i64,
+    /// The listener and episode: a hash salted with the salt of the record's day.
+    pub id: String,
+    /// The same, salted with the previous day's salt: the key into that day's `Carry`.
+    pub prev: String,
+    pub feed: FeedId,
+    pub episode: EpisodeId,
+    /// The app, by the OPAWG lists.
+    pub app: String,
+    /// Bytes delivered.
+    pub bytes: u64,
+    /// Bytes that make one minute of this episode's audio (the whole file when shorter).
+    pub need: u64,
+}
+
+/// A listener's progress toward (or since) a counted download.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Progress {
+    /// When the last download was counted; nothing more counts for 24 hours after it.
+    pub counted_at: Option<i64>,
+    /// When the bytes being summed started arriving.
+    pub window_start: i64,
+    /// Bytes delivered since `window_start` and not yet counted.
+    pub sum: u64,
+}
+
+/// The listeners still inside a window at the end of a day, keyed by that day's `id`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Carry {
+    pub listeners: BTreeMap<String, Progress>,
+}
+
+/// Downloads counted in a day for one episode and app.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Row {
+    pub feed: FeedId,
+    pub episode: EpisodeId,
+    pub app: String,
+    pub downloads: u64,
+}
+
+/// Counts the downloads of the day ending at `day_end` (milliseconds) from its `records` and
+/// the previous day's carry. Returns the day's rows (sorted) and the carry into the next day.
+pub(crate) fn count_day(
+    day_end: i64,
+    carry_in: &Carry,
+    mut records: Vec<Record>,
+) -> (Vec<Row>, Carry) {
+    // Records come from several processes in any order: sort them into one deterministic order.
+    records.sort_by(|a, b| {
+        (a.t, &a.id, a.bytes, a.need, &a.app).cmp(&(b.t, &b.id, b.bytes, b.need, &b.app))
+    });
+    let mut listeners: HashMap<String, Progress> = HashMap::new();
+    let mut counts: BTreeMap<(FeedId, EpisodeId, String), u64> = BTreeMap::new();
+    for record in records {
+        let progress = listeners.entry(record.id.clone()).or_insert_with(|| {
+            carry_in
+                .listeners
+                .get(&record.prev)
+                .copied()
+                .unwrap_or_default()
+        });
+        if progress
+            .counted_at
+            .is_some_and(|at| record.t < at + WINDOW_MS)
+        {
+            continue;
+        }
+        if progress.sum > 0 && record.t >= progress.window_start + WINDOW_MS {
+            progress.sum = 0;
+        }
+        if progress.sum == 0 {
+            progress.window_start = record.t;
+        }
+        progress.sum = progress.sum.saturating_add(record.bytes);
+        if progress.sum >= record.need {
+            progress.counted_at = Some(record.t);
+            progress.sum = 0;
+            *counts
+                .entry((record.feed, record.episode, record.app))
+                .or_default() += 1;
+        }
+    }
+    let still_open = |p: &Progress| {
+        p.counted_at.is_some_and(|at| at + WINDOW_MS > day_end)
+            || (p.sum > 0 && p.window_start + WINDOW_MS > day_end)
+    };
+    let carry = Carry {
+        listeners: listeners
+            .into_iter()
+            .filter(|(_, p)| still_open(p))
+            .collect(),
+    };
+    let rows = counts
+        .into_iter()
+        .map(|((feed, episode, app), downloads)| Row {
+            feed,
+            episode,
+            app,
+            downloads,
+        })
+        .collect();
+    (rows, carry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: i64 = 60 * 1000;
+    const HOUR: i64 = 60 * MIN;
+    /// Two days: day one ends at `DAY`, day two at `2 * DAY`.
+    const DAY: i64 = 24 * HOUR;
+
+    /// A record at `t` for listener `who` (the same on both days: the test's salts are
+    /// "day-independent", so `prev` equals `id`), episode 1 unless `episode` says otherwise.
+    fn rec(t: i64, who: &str, episode: u64, bytes: u64) -> Record {
+        Record {
+            t,
+            id: format!("{who}-{episode}"),
+            prev: format!("{who}-{episode}"),
+            feed: FeedId::new("show").unwrap(),
+            episode: EpisodeId::new(episode).unwrap(),
+            app: if who.starts_with("web") {
+                "Browser"
+            } else {
+                "App"
+            }
+            .into(),
+            bytes,
+            need: 1_000,
+        }
+    }
+
+    fn total(rows: &[Row]) -> u64 {
+        rows.iter().map(|r| r.downloads).sum()
+    }
+
+    /// Counts day one then day two (with day one's carry); returns the two totals.
+    fn two_days(records: Vec<Record>) -> (u64, u64) {
+        let (one, two): (Vec<_>, Vec<_>) = records.into_iter().partition(|r| r.t < DAY);
+        let (rows1, carry) = count_day(DAY, &Carry::default(), one);
+        let (rows2, _) = count_day(2 * DAY, &carry, two);
+        (total(&rows1), total(&rows2))
+    }
+
+    #[test]
+    fn the_counting_rules() {
+        let cases: Vec<(&str, Vec<Record>, (u64, u64))> = vec![
+            ("one full download", vec![rec(HOUR, "a", 1, 5_000)], (1, 0)),
+            (
+                "less than a minute of audio",
+                vec![rec(HOUR, "a", 1, 999)],
+                (0, 0),
+            ),
+            (
+                "range requests summed to a minute",
+                vec![
+                    rec(HOUR, "a", 1, 400),
+                    rec(HOUR + MIN, "a", 1, 400),
+                    rec(HOUR + 2 * MIN, "a", 1, 400),
+                ],
+                (1, 0),
+            ),
+            (
+                "the same listener again within 24 hours",
+                vec![rec(HOUR, "a", 1, 5_000), rec(5 * HOUR, "a", 1, 5_000)],
+                (1, 0),
+            ),
+            (
+                "two listeners",
+                vec![rec(HOUR, "a", 1, 5_000), rec(HOUR, "b", 1, 5_000)],
+                (2, 0),
+            ),
+            (
+                "one listener, two episodes",
+                vec![rec(HOUR, "a", 1, 5_000), rec(HOUR, "a", 2, 5_000)],
+                (2, 0),
+            ),
+            (
+                "across midnight within 24 hours: still one",
+                vec![
+                    rec(DAY - 10 * MIN, "a", 1, 5_000),
+                    rec(DAY + 30 * MIN, "a", 1, 5_000),
+                ],
+                (1, 0),
+            ),
+            (
+                "24 hours later: a new download",
+                vec![
+                    rec(10 * HOUR, "a", 1, 5_000),
+                    rec(DAY + 10 * HOUR, "a", 1, 5_000),
+                ],
+                (1, 1),
+            ),
+            (
+                "a minute summed across midnight counts on the day it completes",
+                vec![rec(DAY - MIN, "a", 1, 600), rec(DAY + MIN, "a", 1, 600)],
+                (0, 1),
+            ),
+            (
+                "partial bytes more than 24 hours apart are not summed",
+                vec![rec(HOUR, "a", 1, 600), rec(DAY + 2 * HOUR, "a", 1, 600)],
+                (0, 0),
+            ),
+        ];
+        for (name, records, expected) in cases {
+            assert_eq!(two_days(records), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_order_of_records_does_not_matter() {
+        let records = vec![
+            rec(HOUR + 2 * MIN, "a", 1, 400),
+            rec(HOUR, "b", 1, 5_000),
+            rec(HOUR, "a", 1, 400),
+            rec(HOUR + MIN, "a", 1, 400),
+            rec(2 * HOUR, "b", 1, 5_000),
+        ];
+        let mut reversed = records.clone();
+        reversed.reverse();
+        let one = count_day(DAY, &Carry::default(), records);
+        let two = count_day(DAY, &Carry::default(), reversed);
+        assert_eq!(one, two);
+        assert_eq!(total(&one.0), 2);
+    }
+
+    #[test]
+    fn the_carry_keeps_only_open_windows() {
+        let records = vec![
+            rec(HOUR, "early", 1, 5_000),
+            rec(DAY - HOUR, "late", 1, 5_000),
+        ];
+        let (_, carry) = count_day(DAY, &Carry::default(), records);
+        assert_eq!(
+            carry.listeners.keys().collect::<Vec<_>>(),
+            vec!["early-1", "late-1"],
+            "both counted within the last 24 hours"
+        );
+        let (_, next) = count_day(2 * DAY, &carry, Vec::new());
+        assert!(next.listeners.is_empty(), "{next:?}");
+    }
+
+    #[test]
+    fn rows_are_per_episode_and_app() {
+        let records = vec![
+            rec(HOUR, "a", 1, 5_000),
+            rec(HOUR, "web", 1, 5_000),
+            rec(HOUR, "b", 2, 5_000),
+        ];
+        let (rows, _) = count_day(DAY, &Carry::default(), records);
+        let got: Vec<_> = rows
+            .iter()
+            .map(|r| (r.episode.number(), r.app.as_str(), r.downloads))
+            .collect();
+        assert_eq!(got, vec![(1, "App", 1), (1, "Browser", 1), (2, "App", 1)]);
+    }
+}

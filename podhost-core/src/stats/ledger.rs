@@ -1,0 +1,344 @@
+//! Where statistics live in the store, and how a day is closed.
+//!
+//! ```text
+//! stats/salts/{day}                               32 random bytes, put-if-absent, deleted after
+//!                                                 the next day (then the hashes are unlinkable)
+//! stats/pending/{day}/{account}                   "this account has raw records of this day"
+//! accounts/{a}/stats/raw/{day}/{ms}-{writer}-{n}  one flushed batch of records (JSON array)
+//! accounts/{a}/stats/carry/{day}.json             listeners in an open window at the day's end
+//! accounts/{a}/stats/days/{day}.json              the closed day: downloads per episode and app
+//! ```
+//!
+//! Closing a day (any process may; the result is the same): read the previous day's carry and
+//! the day's raw batches, count, put the carry and then the day with put-if-absent, then delete
+//! the raw batches and the previous carry. Raw batches of a closed day that arrive late are
+//! dropped. A crash at any step leaves a state the next close finishes.
+
+use std::{collections::BTreeSet, sync::Arc};
+
+use futures::{StreamExt, TryStreamExt};
+use jiff::civil::Date;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path};
+use serde::{Deserialize, Serialize};
+
+use super::counting::{Carry, Record, Row, count_day};
+use crate::{
+    error::{Error, Result},
+    ids::AccountId,
+};
+
+/// The format of the stored files; a reader refuses other versions.
+const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct DayFile {
+    v: u32,
+    day: Date,
+    rows: Vec<Row>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CarryFile {
+    v: u32,
+    day: Date,
+    carry: Carry,
+}
+
+#[derive(Serialize, Deserialize)]
+struct BatchFile {
+    v: u32,
+    records: Vec<Record>,
+}
+
+fn stats_root(account: &AccountId) -> Path {
+    Path::from_iter(["accounts", account.as_str(), "stats"])
+}
+
+fn salt_path(day: Date) -> Path {
+    Path::from_iter(["stats", "salts", &day.to_string()])
+}
+
+fn pending_path(day: Date, account: &AccountId) -> Path {
+    Path::from_iter(["stats", "pending", &day.to_string(), account.as_str()])
+}
+
+fn raw_dir(account: &AccountId, day: Date) -> Path {
+    stats_root(account).join("raw").join(day.to_string())
+}
+
+fn day_path(account: &AccountId, day: Date) -> Path {
+    stats_root(account).join("days").join(format!("{day}.json"))
+}
+
+fn carry_path(account: &AccountId, day: Date) -> Path {
+    stats_root(account)
+        .join("carry")
+        .join(format!("{day}.json"))
+}
+
+fn encode<T: Serialize>(value: &T) -> Result<PutPayload> {
+    serde_json::to_vec(value)
+        .map(PutPayload::from)
+        .map_err(|e| Error::storage(e.to_string()))
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8], path: &Path) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|e| Error::storage(format!("{path} is unreadable: {e}")))
+}
+
+fn check(v: u32, path: &Path) -> Result<()> {
+    if v == VERSION {
+        Ok(())
+    } else {
+        Err(Error::storage(format!(
+            "{path} has statistics format {v}; this podhost reads {VERSION}"
+        )))
+    }
+}
+
+/// Put-if-absent; `AlreadyExists` is fine (another process wrote the same thing first).
+async fn create(store: &Arc<dyn ObjectStore>, path: &Path, payload: PutPayload) -> Result<()> {
+    let opts = PutOptions {
+        mode: PutMode::Create,
+        ..Default::default()
+    };
+    match store.put_opts(path, payload, opts).await {
+        Ok(_) | Err(object_store::Error::AlreadyExists { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn get_optional(store: &Arc<dyn ObjectStore>, path: &Path) -> Result<Option<bytes::Bytes>> {
+    match store.get(path).await {
+        Ok(got) => Ok(Some(got.bytes().await?)),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn delete_quietly(store: &Arc<dyn ObjectStore>, path: &Path) -> Result<()> {
+    match store.delete(path).await {
+        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The salt of `day`: made by the first process that needs it (put-if-absent), read by the rest.
+pub(crate) async fn salt(store: &Arc<dyn ObjectStore>, day: Date) -> Result<Vec<u8>> {
+    let path = salt_path(day);
+    if let Some(bytes) = get_optional(store, &path).await? {
+        return Ok(bytes.to_vec());
+    }
+    let fresh: [u8; 32] = rand::random();
+    create(store, &path, PutPayload::from(fresh.to_vec())).await?;
+    get_optional(store, &path)
+        .await?
+        .map(|b| b.to_vec())
+        .ok_or_else(|| Error::storage(format!("{path} vanished")))
+}
+
+/// Deletes the salts of days before `keep_from`.
+pub(crate) async fn forget_salts(store: &Arc<dyn ObjectStore>, keep_from: Date) -> Result<()> {
+    let listed = store
+        .list_with_delimiter(Some(&Path::from("stats/salts")))
+        .await?;
+    for meta in listed.objects {
+        let old = meta
+            .location
+            .filename()
+            .and_then(|name| name.parse::<Date>().ok())
+            .is_some_and(|day| day < keep_from);
+        if old {
+            delete_quietly(store, &meta.location).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Stores a batch of records of one account and day, under a name no other writer uses.
+pub(crate) async fn put_batch(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    day: Date,
+    name: &str,
+    records: Vec<Record>,
+) -> Result<()> {
+    let path = raw_dir(account, day).join(format!("{name}.json"));
+    let batch = BatchFile {
+        v: VERSION,
+        records,
+    };
+    create(store, &path, encode(&batch)?).await?;
+    create(store, &pending_path(day, account), PutPayload::default()).await
+}
+
+/// The days that have pending raw records, and the accounts of each.
+pub(crate) async fn pending(store: &Arc<dyn ObjectStore>) -> Result<Vec<(Date, AccountId)>> {
+    let listed: Vec<_> = store
+        .list(Some(&Path::from("stats/pending")))
+        .try_collect()
+        .await?;
+    let mut out = Vec::new();
+    for meta in listed {
+        let parts: Vec<_> = meta.location.parts().collect();
+        if let [_, _, day, account] = parts.as_slice()
+            && let (Ok(day), Ok(account)) = (
+                day.as_ref().parse::<Date>(),
+                AccountId::new(account.as_ref()),
+            )
+        {
+            out.push((day, account));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The days of `account` with raw records, oldest first.
+pub(crate) async fn raw_days(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+) -> Result<BTreeSet<Date>> {
+    let listed = store
+        .list_with_delimiter(Some(&stats_root(account).join("raw")))
+        .await?;
+    Ok(listed
+        .common_prefixes
+        .iter()
+        .filter_map(|p| p.filename()?.parse().ok())
+        .collect())
+}
+
+async fn raw_records(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    day: Date,
+) -> Result<(Vec<Record>, Vec<Path>)> {
+    let listed: Vec<_> = store
+        .list(Some(&raw_dir(account, day)))
+        .try_collect()
+        .await?;
+    let paths: Vec<Path> = listed.into_iter().map(|m| m.location).collect();
+    let mut records = Vec::new();
+    let mut reads = futures::stream::iter(paths.clone())
+        .map(|path| async move {
+            let bytes = get_optional(store, &path).await?;
+            Ok::<_, Error>((path, bytes))
+        })
+        .buffer_unordered(16);
+    while let Some(read) = reads.next().await {
+        let (path, bytes) = read?;
+        if let Some(bytes) = bytes {
+            let batch: BatchFile = decode(&bytes, &path)?;
+            check(batch.v, &path)?;
+            records.extend(batch.records);
+        }
+    }
+    drop(reads);
+    Ok((records, paths))
+}
+
+/// The rows of a closed day, or `None` when the day is not closed.
+pub(crate) async fn closed_day(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    day: Date,
+) -> Result<Option<Vec<Row>>> {
+    let path = day_path(account, day);
+    let Some(bytes) = get_optional(store, &path).await? else {
+        return Ok(None);
+    };
+    let file: DayFile = decode(&bytes, &path)?;
+    check(file.v, &path)?;
+    Ok(Some(file.rows))
+}
+
+async fn carry_of(store: &Arc<dyn ObjectStore>, account: &AccountId, day: Date) -> Result<Carry> {
+    let path = carry_path(account, day);
+    match get_optional(store, &path).await? {
+        Some(bytes) => {
+            let file: CarryFile = decode(&bytes, &path)?;
+            check(file.v, &path)?;
+            Ok(file.carry)
+        }
+        None => Ok(Carry::default()),
+    }
+}
+
+fn day_end_ms(day: Date) -> Result<i64> {
+    let next = day
+        .tomorrow()
+        .map_err(|e| Error::storage(format!("day after {day}: {e}")))?;
+    let end = next
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .map_err(|e| Error::storage(e.to_string()))?;
+    Ok(end.timestamp().as_millisecond())
+}
+
+/// Counts a day that is not closed (today, or a day waiting for its close), with the carry of
+/// the day before: from its close when closed, else counted the same way (up to `depth` days
+/// back; beyond that a window is taken as empty).
+pub(crate) async fn open_day(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    day: Date,
+    depth: u32,
+) -> Result<(Vec<Row>, Carry)> {
+    let yesterday = day.yesterday().map_err(|e| Error::storage(e.to_string()))?;
+    let carry_in = if closed_day(store, account, yesterday).await?.is_some() || depth == 0 {
+        carry_of(store, account, yesterday).await?
+    } else {
+        Box::pin(open_day(store, account, yesterday, depth - 1))
+            .await?
+            .1
+    };
+    let (records, _) = raw_records(store, account, day).await?;
+    Ok(count_day(day_end_ms(day)?, &carry_in, records))
+}
+
+/// Closes `day` of `account` (whose previous days are closed), or finishes an interrupted close.
+pub(crate) async fn close_day(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    day: Date,
+) -> Result<()> {
+    let yesterday = day.yesterday().map_err(|e| Error::storage(e.to_string()))?;
+    let (records, paths) = raw_records(store, account, day).await?;
+    if closed_day(store, account, day).await?.is_none() {
+        let carry_in = carry_of(store, account, yesterday).await?;
+        let (rows, carry) = count_day(day_end_ms(day)?, &carry_in, records);
+        // The carry first: once the day exists, the next day's close relies on it.
+        let carry = CarryFile {
+            v: VERSION,
+            day,
+            carry,
+        };
+        create(store, &carry_path(account, day), encode(&carry)?).await?;
+        let file = DayFile {
+            v: VERSION,
+            day,
+            rows,
+        };
+        create(store, &day_path(account, day), encode(&file)?).await?;
+    } else if !paths.is_empty() {
+        tracing::warn!(%account, %day, batches = paths.len(), "statistics arrived after the day closed; dropped");
+    }
+    for path in &paths {
+        delete_quietly(store, path).await?;
+    }
+    // Carries before this day are no longer read (a day without records leaves its carry).
+    let carries = store
+        .list_with_delimiter(Some(&stats_root(account).join("carry")))
+        .await?;
+    for meta in carries.objects {
+        let before = meta
+            .location
+            .filename()
+            .and_then(|name| name.strip_suffix(".json")?.parse::<Date>().ok())
+            .is_some_and(|d| d < day);
+        if before {
+            delete_quietly(store, &meta.location).await?;
+        }
+    }
+    delete_quietly(store, &pending_path(day, account)).await
+}

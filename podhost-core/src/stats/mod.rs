@@ -1,0 +1,169 @@
+//! Download statistics by the IAB Podcast Measurement Technical Guidelines v2.2.
+//!
+//! The frontend that serves the public media URLs reports each finished response body with
+//! [`PodcastHost::record_download`](crate::PodcastHost::record_download): that only appends to
+//! memory, so it never slows or fails a download. Every few seconds
+//! [`PodcastHost::flush_stats`](crate::PodcastHost::flush_stats) turns the reports into records
+//! (episode, app by the OPAWG lists, bytes, and a salted daily hash in place of the address and
+//! user agent; bots and `bytes=0-1` probes are dropped) and stores them as one batch per account
+//! and day. Counting (`counting.rs`) is a pure function of a day's records and the listeners still
+//! in a window at the previous midnight, so any process may close a day and all get the same
+//! answer. [`PodcastHost::download_stats`](crate::PodcastHost::download_stats) reads closed days
+//! and counts open ones. The store layout is in `ledger.rs`.
+
+pub mod agents;
+pub(crate) mod counting;
+pub(crate) mod ledger;
+
+use std::{collections::HashMap, net::IpAddr, ops::Range, sync::Mutex, time::Duration};
+
+use crate::ids::{EpisodeId, FeedId};
+use jiff::{Timestamp, civil::Date};
+
+/// How often a server should call [`PodcastHost::flush_stats`](crate::PodcastHost::flush_stats):
+/// what a `kill -9` may lose at most.
+pub const FLUSH_EVERY: Duration = Duration::from_secs(5);
+
+/// How long after midnight (UTC) a day stays open for late batches before it is closed.
+pub const CLOSE_GRACE: Duration = Duration::from_secs(10 * 60);
+
+/// Reports kept in memory between flushes at most; more are dropped (and logged) while the
+/// store is unreachable.
+pub const MAX_PENDING: usize = 200_000;
+
+/// The longest period one statistics query covers, in days.
+pub const MAX_DAYS: i32 = 366;
+
+/// The period a query covers when it names none: the last 30 days, today included.
+pub const DEFAULT_DAYS: i32 = 30;
+
+/// One response body of a public media URL, reported when it ended (completed or cut off).
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// The account segment of the URL.
+    pub account: String,
+    /// The blob segment of the URL.
+    pub blob: String,
+    /// The client's address (hashed with the day's salt, never stored).
+    pub client: IpAddr,
+    /// The `User-Agent` header (hashed, and matched against the OPAWG lists).
+    pub user_agent: String,
+    /// The bytes asked for: the range of a 206, the whole file for a 200.
+    pub range: Range<u64>,
+    /// The bytes actually sent before the body ended.
+    pub delivered: u64,
+}
+
+impl Delivery {
+    /// A `bytes=0-1` probe (apps ask it to learn the size) or an empty answer: never a download.
+    pub fn is_probe(&self) -> bool {
+        self.delivered == 0 || (self.range.start == 0 && self.range.end <= 2)
+    }
+}
+
+/// What a statistics query covers. `from` and `to` are UTC days, both included.
+#[derive(Debug, Clone, Default)]
+pub struct StatsQuery {
+    /// Only this podcast (one of the caller's, or one they deleted).
+    pub feed: Option<FeedId>,
+    /// Only this episode.
+    pub episode: Option<EpisodeId>,
+    /// The first day (default: `DEFAULT_DAYS` before `to`).
+    pub from: Option<Date>,
+    /// The last day (default: today).
+    pub to: Option<Date>,
+}
+
+/// Downloads over a period, by feed, episode, day and app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsReport {
+    /// The first day counted.
+    pub from: Date,
+    /// The last day counted.
+    pub to: Date,
+    /// All downloads in the period.
+    pub total: u64,
+    /// Every day of the period, with its downloads (zero included), oldest first.
+    pub days: Vec<DayCount>,
+    /// Downloads per podcast, most first.
+    pub feeds: Vec<FeedCount>,
+    /// Downloads per episode, most first.
+    pub episodes: Vec<EpisodeCount>,
+    /// Downloads per app, most first.
+    pub apps: Vec<AppCount>,
+}
+
+/// Downloads on one day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayCount {
+    /// The UTC day.
+    pub date: Date,
+    /// Downloads counted that day.
+    pub downloads: u64,
+}
+
+/// Downloads of one podcast.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedCount {
+    /// The podcast.
+    pub feed_id: FeedId,
+    /// Its downloads in the period.
+    pub downloads: u64,
+}
+
+/// Downloads of one episode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpisodeCount {
+    /// Its podcast.
+    pub feed_id: FeedId,
+    /// The episode.
+    pub episode_id: EpisodeId,
+    /// Its downloads in the period.
+    pub downloads: u64,
+}
+
+/// Downloads by one app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppCount {
+    /// The app's name in the OPAWG lists, or `Unknown`.
+    pub app: String,
+    /// Its downloads in the period.
+    pub downloads: u64,
+}
+
+/// A reported delivery waiting for the next flush.
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    pub at: Timestamp,
+    pub delivery: Delivery,
+}
+
+/// The rows of a closed day, shared (closed days never change).
+pub(crate) type ClosedDay = std::sync::Arc<Vec<counting::Row>>;
+
+/// A process's statistics memory: reports not yet flushed, day salts, closed days read.
+pub(crate) struct Recorder {
+    /// This process's name in batch file names (batches of different writers never collide).
+    pub writer: String,
+    pub pending: Mutex<Vec<Pending>>,
+    pub dropped: std::sync::atomic::AtomicU64,
+    pub batches: std::sync::atomic::AtomicU64,
+    /// One flush at a time per process (batches keep their order).
+    pub flushing: tokio::sync::Mutex<()>,
+    pub salts: Mutex<HashMap<Date, Vec<u8>>>,
+    pub closed: Mutex<HashMap<(crate::ids::AccountId, Date), ClosedDay>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder {
+            writer: uuid::Uuid::new_v4().simple().to_string(),
+            pending: Mutex::default(),
+            dropped: Default::default(),
+            batches: Default::default(),
+            flushing: Default::default(),
+            salts: Mutex::default(),
+            closed: Mutex::default(),
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! The public pages at `links.web`: the podcast page and the episode pages, as HTML with the
+//! feed's caching rules, hostile text escaped, show notes sanitized, only published episodes.
+
+mod common;
+
+use common::{Answer, Fixture};
+use http::{Method, StatusCode};
+use serde_json::json;
+
+const BASE: &str = "https://pod.test";
+
+fn html(answer: &Answer) -> String {
+    String::from_utf8(answer.raw.to_vec()).expect("pages are UTF-8")
+}
+
+/// A podcast `show` with a cover, a description and one published episode with audio; returns
+/// the episode id and the audio's public URL.
+async fn podcast_with_an_episode(fx: &Fixture) -> (String, String) {
+    fx.feed("show").await;
+    let cover = fx.upload_png("cover.png").await;
+    let changed = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/show",
+            &fx.alice,
+            Some(json!({
+                "title": "The Show", "description": "<p>Talk about <b>things</b>.</p>",
+                "language": "de", "logo": cover, "copyright": "© 2026 Alice",
+                "itunes": {"author": "Alice", "category": "Technology"}
+            })),
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
+    let audio = fx.upload_wav("pilot.wav").await;
+    let id = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Pilot"),
+                ("description", "<p>Our <em>first</em> episode.</p>"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-01-01"),
+                ("show_media", &audio.to_string()),
+            ],
+        )
+        .await;
+    let media = fx.get(&format!("/api/media/{audio}")).await;
+    (id, media.body["url"].as_str().unwrap().to_string())
+}
+
+#[tokio::test]
+async fn the_podcast_page_shows_the_podcast_and_its_episodes() {
+    let fx = Fixture::new().await;
+    let (id, _) = podcast_with_an_episode(&fx).await;
+    let page = fx.public(Method::GET, "/podcasts/show", &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert_eq!(page.headers["content-type"], "text/html; charset=utf-8");
+    let body = html(&page);
+    assert!(
+        body.starts_with("<!DOCTYPE html><html lang=\"de\">"),
+        "{body}"
+    );
+    assert!(body.contains("<title>The Show</title>"));
+    assert!(body.contains("<h1>The Show</h1>"));
+    assert!(body.contains("Alice"));
+    assert!(body.contains("<p>Talk about <b>things</b>.</p>"));
+    assert!(body.contains(&format!(
+        "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"The Show\" href=\"{BASE}/feeds/show/rss\">"
+    )));
+    assert!(
+        body.contains(&format!("value=\"{BASE}/feeds/show/rss\"")),
+        "the feed URL to copy"
+    );
+    assert!(body.contains("alt=\"Cover art of The Show\""));
+    assert!(body.contains(&format!("<a href=\"{BASE}/podcasts/show/{id}\">Pilot</a>")));
+    assert!(body.contains("<time datetime=\"2025-01-01\">1 January 2025</time>"));
+    assert!(
+        body.contains("<time datetime=\"PT0H0M1S\">1 s</time>"),
+        "the duration"
+    );
+    assert!(!body.contains("<script"), "pages have no script");
+}
+
+#[tokio::test]
+async fn the_episode_page_plays_the_enclosure() {
+    let fx = Fixture::new().await;
+    let (id, audio_url) = podcast_with_an_episode(&fx).await;
+    let page = fx
+        .public(Method::GET, &format!("/podcasts/show/{id}"), &[])
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    let body = html(&page);
+    assert!(body.contains("<title>Pilot · The Show</title>"));
+    assert!(body.contains("<h1 id=\"title\">Pilot</h1>"));
+    assert!(body.contains(&format!(
+        "<a class=\"show-link\" href=\"{BASE}/podcasts/show\">"
+    )));
+    assert!(body.contains("<audio controls preload=\"metadata\" aria-label=\"Listen to Pilot\">"));
+    assert!(body.contains(&format!("<source src=\"{audio_url}\" type=\"audio/wav\">")));
+    assert!(body.contains(&format!("<a href=\"{audio_url}\" download>Download</a>")));
+    assert!(
+        body.contains("<p>Our <em>first</em> episode.</p>"),
+        "show notes"
+    );
+    // The link in the API is this page.
+    let api = fx.get("/api/feed/show/shows").await;
+    assert_eq!(
+        api.body["data"][0]["links"]["web"],
+        format!("{BASE}/podcasts/show/{id}")
+    );
+}
+
+#[tokio::test]
+async fn pages_are_cached_like_the_feed() {
+    let fx = Fixture::new().await;
+    let (id, _) = podcast_with_an_episode(&fx).await;
+    for url in ["/podcasts/show".to_string(), format!("/podcasts/show/{id}")] {
+        let page = fx.public(Method::GET, &url, &[]).await;
+        let h = &page.headers;
+        assert_eq!(h["cache-control"], "public, max-age=300", "{url}");
+        assert_eq!(h["x-content-type-options"], "nosniff");
+        let csp = h["content-security-policy"].to_str().unwrap();
+        for directive in [
+            "default-src 'none'",
+            "style-src 'sha256-",
+            "img-src 'self' data: https://pod.test/media/",
+            "media-src 'self' https://pod.test/media/",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(csp.contains(directive), "{csp} has {directive}");
+        }
+        let etag = h["etag"].to_str().unwrap().to_string();
+        let last_modified = h["last-modified"].to_str().unwrap().to_string();
+        for conditional in [
+            ("if-none-match", etag.as_str()),
+            ("if-modified-since", &last_modified),
+        ] {
+            let again = fx.public(Method::GET, &url, &[conditional]).await;
+            assert_eq!(
+                again.status,
+                StatusCode::NOT_MODIFIED,
+                "{url} {conditional:?}"
+            );
+            assert!(again.raw.is_empty());
+        }
+        let zipped = fx
+            .public(Method::GET, &url, &[("accept-encoding", "gzip")])
+            .await;
+        assert_eq!(zipped.headers["content-encoding"], "gzip");
+        assert_ne!(zipped.headers["etag"].to_str().unwrap(), etag);
+        let head = fx.public(Method::HEAD, &url, &[]).await;
+        assert_eq!(head.status, StatusCode::OK);
+        assert_eq!(head.headers["etag"].to_str().unwrap(), etag);
+        let post = fx.public(Method::POST, &url, &[]).await;
+        assert_eq!(post.status, StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(post.headers["allow"], "GET, HEAD");
+    }
+    // A change of the podcast changes its pages.
+    let before = fx.public(Method::GET, "/podcasts/show", &[]).await;
+    fx.call(
+        Method::PUT,
+        "/api/feeds/show",
+        &fx.alice,
+        Some(json!({"title": "The Renamed Show"})),
+    )
+    .await;
+    let etag = before.headers["etag"].to_str().unwrap();
+    let after = fx
+        .public(Method::GET, "/podcasts/show", &[("if-none-match", etag)])
+        .await;
+    assert_eq!(after.status, StatusCode::OK);
+    assert!(html(&after).contains("<h1>The Renamed Show</h1>"));
+}
+
+#[tokio::test]
+async fn hostile_text_is_escaped_and_show_notes_are_sanitized() {
+    let fx = Fixture::new().await;
+    fx.feed("evil").await;
+    let changed = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/evil",
+            &fx.alice,
+            Some(json!({
+                "title": "<script>alert('feed')</script>",
+                "description": "<p onmouseover=\"alert(1)\">About<style>body{display:none}</style></p>",
+            })),
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
+    let id = fx
+        .episode(
+            "evil",
+            &[
+                ("title", "</title><script>alert(4)</script>"),
+                (
+                    "description",
+                    "<p>Notes<script>alert(5)</script><iframe src=\"https://x.example\"></iframe>\
+                     <a href=\"javascript:alert(6)\">bad</a> <a href=\" JAVASCRIPT:alert(7)\">bad</a> \
+                     <a href=\"https://good.example/\" onclick=\"alert(8)\">good</a>\
+                     <img src=\"https://tracker.example/x.gif\" onerror=\"alert(9)\"></p>",
+                ),
+                ("is_public", "1"),
+                ("publishing_date", "2025-01-01"),
+            ],
+        )
+        .await;
+    for url in ["/podcasts/evil".to_string(), format!("/podcasts/evil/{id}")] {
+        let body = html(&fx.public(Method::GET, &url, &[]).await);
+        assert!(!body.contains("<script"), "{url}: {body}");
+        assert!(
+            !body.to_lowercase().contains("javascript:"),
+            "{url}: {body}"
+        );
+        for gone in [
+            "onmouseover",
+            "onclick",
+            "onerror",
+            "<iframe",
+            "<img src=\"https://tracker",
+            "display:none",
+        ] {
+            assert!(!body.contains(gone), "{url} has no {gone}: {body}");
+        }
+        assert!(
+            body.contains("&lt;script&gt;alert('feed')&lt;/script&gt;"),
+            "{url}: the title, escaped"
+        );
+    }
+    let episode = html(
+        &fx.public(Method::GET, &format!("/podcasts/evil/{id}"), &[])
+            .await,
+    );
+    assert!(
+        episode
+            .contains("<h1 id=\"title\">&lt;/title&gt;&lt;script&gt;alert(4)&lt;/script&gt;</h1>")
+    );
+    assert!(
+        episode
+            .contains("<a href=\"https://good.example/\" rel=\"noopener nofollow ugc\">good</a>")
+    );
+}
+
+#[tokio::test]
+async fn only_published_episodes_have_pages() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    fx.feed("other").await;
+    let draft = fx
+        .episode("show", &[("title", "Draft"), ("is_public", "0")])
+        .await;
+    // The fixture's clock stands at 2026-01-01.
+    let scheduled = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Soon"),
+                ("is_public", "1"),
+                ("publishing_date", "2026-01-02"),
+            ],
+        )
+        .await;
+    let deleted = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Gone"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-06-01"),
+            ],
+        )
+        .await;
+    let elsewhere = fx
+        .episode(
+            "other",
+            &[
+                ("title", "Other"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-06-01"),
+            ],
+        )
+        .await;
+    fx.call(
+        Method::DELETE,
+        &format!("/api/feed/show/show/{deleted}"),
+        &fx.alice,
+        None,
+    )
+    .await;
+    for url in [
+        format!("/podcasts/show/{draft}"),
+        format!("/podcasts/show/{scheduled}"),
+        format!("/podcasts/show/{deleted}"),
+        format!("/podcasts/show/{elsewhere}"),
+        "/podcasts/show/pod-999999".into(),
+        "/podcasts/show/not-an-id".into(),
+        "/podcasts/show/pod-1/more".into(),
+        "/podcasts/nobody".into(),
+    ] {
+        let answer = fx.public(Method::GET, &url, &[]).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{url}");
+        assert_eq!(
+            answer.headers["content-type"], "text/html; charset=utf-8",
+            "{url}"
+        );
+        assert!(html(&answer).contains("<h1>Not found</h1>"), "{url}");
+    }
+    let podcast = html(&fx.public(Method::GET, "/podcasts/show", &[]).await);
+    for title in ["Draft", "Soon", "Gone", "Other"] {
+        assert!(
+            !podcast.contains(&format!(">{title}</a>")),
+            "{title} is not listed"
+        );
+    }
+    assert!(podcast.contains("No episodes have been published yet."));
+
+    // The scheduled episode's time comes: both pages show it by themselves.
+    fx.clock.advance(jiff::SignedDuration::from_hours(25));
+    let page = fx
+        .public(Method::GET, &format!("/podcasts/show/{scheduled}"), &[])
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    let podcast = html(&fx.public(Method::GET, "/podcasts/show", &[]).await);
+    assert!(podcast.contains(&format!(
+        "<a href=\"{BASE}/podcasts/show/{scheduled}\">Soon</a>"
+    )));
+}
+
+#[tokio::test]
+async fn moved_and_deleted_podcasts() {
+    let fx = Fixture::new().await;
+    fx.feed("old").await;
+    let id = fx
+        .episode(
+            "old",
+            &[
+                ("title", "Kept"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-01-01"),
+            ],
+        )
+        .await;
+    fx.call(
+        Method::PUT,
+        "/api/feeds/old",
+        &fx.alice,
+        Some(json!({"itunes": {"new-feed-url": "https://new.example/rss"}})),
+    )
+    .await;
+    // A moved podcast's pages stay for listeners who follow old links, and send them on to
+    // the new feed.
+    let page = fx.public(Method::GET, "/podcasts/old", &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let body = html(&page);
+    assert!(body.contains("This podcast has moved"));
+    assert!(body.contains("href=\"https://new.example/rss\" type=\"application/rss+xml\""));
+    assert!(!body.contains(&format!("{BASE}/feeds/old/rss")));
+    let episode = format!("/podcasts/old/{id}");
+    assert_eq!(
+        fx.public(Method::GET, &episode, &[]).await.status,
+        StatusCode::OK
+    );
+
+    fx.call(Method::DELETE, "/api/feeds/old", &fx.alice, None)
+        .await;
+    for url in ["/podcasts/old", episode.as_str()] {
+        let gone = fx.public(Method::GET, url, &[]).await;
+        assert_eq!(gone.status, StatusCode::GONE, "{url}");
+        assert!(html(&gone).contains("<h1>This podcast was deleted</h1>"));
+        assert!(gone.headers.contains_key("content-security-policy"));
+    }
+}

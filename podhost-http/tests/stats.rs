@@ -1,0 +1,476 @@
+//! Download statistics, end to end: downloads of the public enclosure URL, counted by the IAB
+//! rules (decisions.md, "Statistics"), read back at `GET /api/stats/...`.
+
+mod common;
+
+use bytes::Bytes;
+use common::Fixture;
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use jiff::{SignedDuration, Timestamp};
+use podhost_http::{Api, HttpConfig};
+use serde_json::Value;
+
+const APPLE: &str = "Podcasts/1410.53 CFNetwork/1111 Darwin/19.0.0 (x86_64)";
+const SPOTIFY: &str = "Spotify/8.7.10 iOS/15.3.1 (iPhone13,2)";
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+/// 10:00 UTC on the first day of the tests.
+const MORNING: &str = "2026-01-01T10:00:00Z";
+/// The test audio: 120 s of 16-bit mono at 8 kHz, so one minute is half the file.
+const SECONDS: f64 = 120.0;
+const MINUTE_BYTES: u64 = 960_000;
+
+struct Podcast {
+    fx: Fixture,
+    /// The enclosure's path on this server.
+    enclosure: String,
+    episode: String,
+}
+
+async fn podcast() -> Podcast {
+    let fx = Fixture::with_config(HttpConfig {
+        trust_forwarded_for: true,
+        ..HttpConfig::default()
+    })
+    .await;
+    fx.clock.set(MORNING.parse().unwrap());
+    let audio = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[(
+                "media",
+                "talk.wav",
+                podhost_testkit::fixtures::wav(SECONDS, 8000),
+            )],
+        )
+        .await;
+    assert_eq!(audio.status, StatusCode::CREATED, "{}", audio.body);
+    let enclosure = path_of(audio.body["url"].as_str().unwrap());
+    let media = audio.body["id"].as_u64().unwrap().to_string();
+    fx.feed("show").await;
+    let episode = fx
+        .episode(
+            "show",
+            &[
+                ("title", "One"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-12-01"),
+                ("show_media", &media),
+            ],
+        )
+        .await;
+    Podcast {
+        fx,
+        enclosure,
+        episode,
+    }
+}
+
+fn path_of(url: &str) -> String {
+    url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL)
+        .unwrap()
+        .to_string()
+}
+
+/// One download through `api`: method, client address, user agent, extra headers. The body is
+/// read to the end, as an app that plays it would.
+async fn download(
+    api: &Api,
+    path: &str,
+    method: Method,
+    ip: &str,
+    agent: &str,
+    headers: &[(&str, &str)],
+) -> StatusCode {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("x-forwarded-for", format!("198.51.100.1, {ip}"))
+        .header("user-agent", agent);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = api
+        .handle(request.body(Full::new(Bytes::new())).unwrap())
+        .await;
+    let status = response.status();
+    let _ = response.into_body().collect().await.unwrap();
+    status
+}
+
+async fn stats(fx: &Fixture, path: &str) -> Value {
+    let answer = fx.get(path).await;
+    assert_eq!(answer.status, StatusCode::OK, "{path}: {}", answer.body);
+    answer.body["data"].clone()
+}
+
+/// One download in a case: minutes after `MORNING`, client, agent, method, `Range`.
+type Hit = (
+    i64,
+    &'static str,
+    &'static str,
+    Method,
+    Option<&'static str>,
+);
+
+fn get(minutes: i64, ip: &'static str, agent: &'static str) -> Hit {
+    (minutes, ip, agent, Method::GET, None)
+}
+
+fn ranged(minutes: i64, ip: &'static str, range: &'static str) -> Hit {
+    (minutes, ip, APPLE, Method::GET, Some(range))
+}
+
+const DAY: i64 = 24 * 60;
+/// 23:50 on the first day.
+const BEFORE_MIDNIGHT: i64 = 13 * 60 + 50;
+
+#[tokio::test]
+async fn the_counting_rules() {
+    let half = "bytes=0-479999";
+    let cases: Vec<(&str, Vec<Hit>, u64)> = vec![
+        ("one whole download", vec![get(0, "203.0.113.7", APPLE)], 1),
+        (
+            "the same listener again the same day",
+            vec![get(0, "203.0.113.7", APPLE), get(120, "203.0.113.7", APPLE)],
+            1,
+        ),
+        (
+            "two addresses",
+            vec![get(0, "203.0.113.7", APPLE), get(0, "203.0.113.8", APPLE)],
+            2,
+        ),
+        (
+            "two apps behind one address",
+            vec![get(0, "203.0.113.7", APPLE), get(0, "203.0.113.7", SPOTIFY)],
+            2,
+        ),
+        ("a bot", vec![get(0, "203.0.113.7", GOOGLEBOT)], 0),
+        (
+            "a bytes=0-1 probe alone",
+            vec![ranged(0, "203.0.113.7", "bytes=0-1")],
+            0,
+        ),
+        (
+            "a probe, then the file",
+            vec![
+                ranged(0, "203.0.113.7", "bytes=0-1"),
+                get(1, "203.0.113.7", APPLE),
+            ],
+            1,
+        ),
+        (
+            "exactly a minute of audio (1,920,044 bytes for 120 s: 960,022)",
+            vec![ranged(0, "203.0.113.7", "bytes=0-960021")],
+            1,
+        ),
+        (
+            "a byte short of a minute",
+            vec![ranged(0, "203.0.113.7", "bytes=0-960020")],
+            0,
+        ),
+        (
+            "a probe's two bytes do not count toward the minute",
+            vec![
+                ranged(0, "203.0.113.7", "bytes=0-1"),
+                ranged(1, "203.0.113.7", "bytes=2-960021"),
+            ],
+            0,
+        ),
+        (
+            "half a minute of audio",
+            vec![ranged(0, "203.0.113.7", half)],
+            0,
+        ),
+        (
+            "ranges summed to a minute",
+            vec![
+                ranged(0, "203.0.113.7", "bytes=0-479999"),
+                ranged(1, "203.0.113.7", "bytes=480000-959999"),
+                ranged(2, "203.0.113.7", "bytes=960000-1000000"),
+            ],
+            1,
+        ),
+        (
+            "HEAD only",
+            vec![(0, "203.0.113.7", APPLE, Method::HEAD, None)],
+            0,
+        ),
+        (
+            "across midnight, within 24 hours",
+            vec![
+                get(BEFORE_MIDNIGHT, "203.0.113.7", APPLE),
+                get(BEFORE_MIDNIGHT + 20, "203.0.113.7", APPLE),
+            ],
+            1,
+        ),
+        (
+            "again after 24 hours",
+            vec![
+                get(0, "203.0.113.7", APPLE),
+                get(DAY + 1, "203.0.113.7", APPLE),
+            ],
+            2,
+        ),
+    ];
+    for (name, hits, expected) in cases {
+        let p = podcast().await;
+        let start: Timestamp = MORNING.parse().unwrap();
+        for (minutes, ip, agent, method, range) in &hits {
+            p.fx.clock.set(start + SignedDuration::from_mins(*minutes));
+            let headers: Vec<(&str, &str)> = range.iter().map(|r| ("range", *r)).collect();
+            let status =
+                download(&p.fx.api, &p.enclosure, method.clone(), ip, agent, &headers).await;
+            assert!(status.is_success(), "{name}: {status}");
+        }
+        let url = "/api/stats/feeds/show?from=2026-01-01&to=2026-01-05";
+        // Counted while the days are open...
+        let open = stats(&p.fx, url).await;
+        assert_eq!(open["total"], expected, "{name}, open days: {open}");
+        // ... and the same once they are closed and the raw records are gone.
+        p.fx.clock.set(start + SignedDuration::from_hours(96));
+        let closed = stats(&p.fx, url).await;
+        assert_eq!(closed["total"], expected, "{name}, closed days: {closed}");
+        assert_eq!(
+            closed["episodes"][0]["show_id"]
+                .as_str()
+                .unwrap_or(&p.episode),
+            p.episode
+        );
+    }
+}
+
+#[tokio::test]
+async fn reports_by_day_episode_and_app() {
+    let p = podcast().await;
+    let api = &p.fx.api;
+    download(api, &p.enclosure, Method::GET, "203.0.113.7", APPLE, &[]).await;
+    download(api, &p.enclosure, Method::GET, "203.0.113.8", SPOTIFY, &[]).await;
+    p.fx.clock.set("2026-01-02T09:00:00Z".parse().unwrap());
+    download(api, &p.enclosure, Method::GET, "203.0.113.9", SPOTIFY, &[]).await;
+    download(api, &p.enclosure, Method::GET, "203.0.113.10", "", &[]).await;
+
+    let report = stats(&p.fx, "/api/stats?from=2025-12-31&to=2026-01-02").await;
+    assert_eq!(report["from"], "2025-12-31");
+    assert_eq!(report["to"], "2026-01-02");
+    assert_eq!(report["total"], 4);
+    assert_eq!(
+        report["days"],
+        serde_json::json!([
+            {"date": "2025-12-31", "downloads": 0},
+            {"date": "2026-01-01", "downloads": 2},
+            {"date": "2026-01-02", "downloads": 2},
+        ])
+    );
+    assert_eq!(
+        report["feeds"],
+        serde_json::json!([{"feed_id": "show", "downloads": 4}])
+    );
+    assert_eq!(
+        report["episodes"],
+        serde_json::json!([{"feed_id": "show", "show_id": p.episode, "downloads": 4}])
+    );
+    assert_eq!(
+        report["apps"],
+        serde_json::json!([
+            {"app": "Spotify", "downloads": 2},
+            {"app": "Apple Podcasts", "downloads": 1},
+            {"app": "Unknown", "downloads": 1},
+        ])
+    );
+    let episode = stats(
+        &p.fx,
+        &format!(
+            "/api/stats/feeds/show/shows/{}?from=2026-01-02&to=2026-01-02",
+            p.episode
+        ),
+    )
+    .await;
+    assert_eq!(episode["total"], 2);
+    let other = stats(
+        &p.fx,
+        "/api/stats/feeds/show/shows/pod-999999?from=2026-01-01",
+    )
+    .await;
+    assert_eq!(other["total"], 0);
+}
+
+#[tokio::test]
+async fn the_default_period_is_the_last_30_days() {
+    let p = podcast().await;
+    let report = stats(&p.fx, "/api/stats").await;
+    assert_eq!(report["to"], "2026-01-01");
+    assert_eq!(report["from"], "2025-12-03");
+    assert_eq!(report["days"].as_array().unwrap().len(), 30);
+}
+
+#[tokio::test]
+async fn ranges_through_two_processes_sum_to_one_download() {
+    let p = podcast().await;
+    let (_, second) = p.fx.another_process();
+    let half = MINUTE_BYTES / 2;
+    let first_half = format!("bytes=0-{}", half - 1);
+    let second_half = format!("bytes={half}-{}", MINUTE_BYTES + 1000);
+    download(
+        &p.fx.api,
+        &p.enclosure,
+        Method::GET,
+        "203.0.113.7",
+        APPLE,
+        &[("range", &first_half)],
+    )
+    .await;
+    download(
+        &second,
+        &p.enclosure,
+        Method::GET,
+        "203.0.113.7",
+        APPLE,
+        &[("range", &second_half)],
+    )
+    .await;
+    // The first process has not flushed: a query at the second shows nothing of it yet.
+    let early = stats_via(&second, &p.fx.alice, "/api/stats?from=2026-01-01").await;
+    assert_eq!(early["total"], 0, "{early}");
+    p.fx.host.flush_stats().await.unwrap();
+    for api in [&p.fx.api, &second] {
+        let report = stats_via(api, &p.fx.alice, "/api/stats?from=2026-01-01").await;
+        assert_eq!(report["total"], 1, "{report}");
+    }
+}
+
+async fn stats_via(api: &Api, token: &str, path: &str) -> Value {
+    let request = Request::builder()
+        .uri(path)
+        .header("authorization", format!("Bearer {token}"))
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let response = api.handle(request).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice::<Value>(&body).unwrap()["data"].clone()
+}
+
+#[tokio::test]
+async fn statistics_survive_a_restart_and_keep_no_address() {
+    let p = podcast().await;
+    download(
+        &p.fx.api,
+        &p.enclosure,
+        Method::GET,
+        "203.0.113.77",
+        APPLE,
+        &[],
+    )
+    .await;
+    p.fx.host.flush_stats().await.unwrap();
+    // A new process on the same store (the old one is gone) sees the download.
+    let (_, restarted) = p.fx.another_process();
+    let report = stats_via(&restarted, &p.fx.alice, "/api/stats?from=2026-01-01").await;
+    assert_eq!(report["total"], 1);
+
+    // Nothing in the store holds the address or the user agent, open day or closed.
+    let everything = store_text(&p.fx).await;
+    assert!(
+        !everything.contains("203.0.113.77"),
+        "an address was stored"
+    );
+    assert!(!everything.contains("CFNetwork"), "a user agent was stored");
+
+    // Once the days are closed, their salts are gone: the hashes can no longer be linked.
+    let (later_host, _) = p.fx.another_process();
+    p.fx.clock.set("2026-01-04T00:30:00Z".parse().unwrap());
+    assert_eq!(later_host.close_stats_days().await.unwrap(), 1);
+    let salts = paths_under(&p.fx, "stats/salts").await;
+    assert!(
+        salts
+            .iter()
+            .all(|s| s.ends_with("2026-01-02") || s.ends_with("2026-01-03")),
+        "{salts:?}"
+    );
+    assert!(
+        paths_under(&p.fx, "accounts/alice/stats/raw")
+            .await
+            .is_empty()
+    );
+    let closed = stats_via(&restarted, &p.fx.alice, "/api/stats?from=2026-01-01").await;
+    assert_eq!(closed["total"], 1);
+}
+
+async fn paths_under(fx: &Fixture, prefix: &str) -> Vec<String> {
+    use futures::TryStreamExt;
+    let prefix = object_store::path::Path::from(prefix);
+    let listed: Vec<_> = fx.store.list(Some(&prefix)).try_collect().await.unwrap();
+    listed.into_iter().map(|m| m.location.to_string()).collect()
+}
+
+async fn store_text(fx: &Fixture) -> String {
+    use object_store::ObjectStoreExt;
+    let mut text = String::new();
+    for path in paths_under(fx, "").await {
+        if path.contains("/blobs/") {
+            continue;
+        }
+        let bytes = fx
+            .store
+            .get(&path.as_str().into())
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&bytes));
+    }
+    text
+}
+
+#[tokio::test]
+async fn access_and_bad_input() {
+    let p = podcast().await;
+    let fx = &p.fx;
+    let feeds_only = fx.token("feeds").await;
+    let cases: Vec<(&str, &str, StatusCode)> = vec![
+        ("/api/stats", &feeds_only, StatusCode::FORBIDDEN),
+        ("/api/stats", "", StatusCode::UNAUTHORIZED),
+        ("/api/stats/feeds/show", &fx.mallory, StatusCode::NOT_FOUND),
+        ("/api/stats/feeds/nope", &fx.alice, StatusCode::NOT_FOUND),
+        (
+            "/api/stats?from=yesterday",
+            &fx.alice,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/stats?from=2026-01-05&to=2026-01-01",
+            &fx.alice,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/stats?from=2024-01-01&to=2026-01-01",
+            &fx.alice,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/stats?day=2026-01-01",
+            &fx.alice,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/stats/feeds/show/shows/42",
+            &fx.alice,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "/api/stats/feeds/show?from=2026-01-01",
+            &fx.alice,
+            StatusCode::OK,
+        ),
+    ];
+    for (path, token, expected) in cases {
+        let answer = fx.call(Method::GET, path, token, None).await;
+        assert_eq!(answer.status, expected, "{path}: {}", answer.body);
+    }
+    let post = fx.call(Method::POST, "/api/stats", &fx.alice, None).await;
+    assert_eq!(post.status, StatusCode::METHOD_NOT_ALLOWED);
+}
