@@ -220,3 +220,57 @@ async fn presigned_downloads_redirect_to_the_store() {
         assert_eq!(answer.headers()["cache-control"], "private, max-age=60");
     }
 }
+
+/// A local-folder store reads files in chunks of its own: ranges across chunk boundaries come
+/// back byte for byte.
+#[tokio::test]
+async fn ranges_from_a_local_folder() {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
+    let dir = tempfile::tempdir().unwrap();
+    let opened = podhost_core::open_store(dir.path().to_str().unwrap()).unwrap();
+    let host = podhost_core::PodcastHost::new(
+        podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap(),
+        opened.store,
+    );
+    host.create_account("alice").await.unwrap();
+    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    // 40 s at 8 kHz: 640,044 bytes, two and a half of the 256 KiB read chunks.
+    let original = podhost_testkit::fixtures::wav(40.0, 8000);
+    let media = host
+        .upload_media(
+            &alice,
+            podhost_core::model::NewMedia {
+                name: "talk.wav".into(),
+                category: None,
+            },
+            podhost_testkit::body(original.clone(), 65_536),
+        )
+        .await
+        .unwrap();
+    let url = host.media_url(alice.account(), &media);
+    let path = url
+        .strip_prefix(podhost_testkit::TEST_PUBLIC_URL)
+        .unwrap()
+        .to_string();
+    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
+    let len = original.len();
+    let cases = [
+        (None, 0..len),
+        (Some("bytes=262143-262145".to_string()), 262_143..262_146),
+        (Some("bytes=100-600000".to_string()), 100..600_001),
+        (Some("bytes=-500".to_string()), len - 500..len),
+        (Some(format!("bytes={}-", len - 1)), len - 1..len),
+    ];
+    for (range, expected) in cases {
+        let mut request = http::Request::builder().uri(path.as_str());
+        if let Some(range) = &range {
+            request = request.header("range", range.as_str());
+        }
+        let answer = api
+            .handle(request.body(Full::new(Bytes::new())).unwrap())
+            .await;
+        let body = answer.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body.as_ref(), &original[expected], "{range:?}");
+    }
+}
