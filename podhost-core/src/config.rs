@@ -27,6 +27,8 @@ pub struct HostConfig {
     /// Serve enclosure downloads by redirecting to the store's own presigned URLs (S3) instead
     /// of streaming them (default: stream). See [`OpenedStore::presigner`](crate::OpenedStore).
     pub presigned_downloads: Option<std::sync::Arc<dyn crate::store::Presigner>>,
+    /// How this process runs background jobs.
+    pub jobs: crate::host::JobsConfig,
 }
 
 impl HostConfig {
@@ -42,6 +44,7 @@ impl HostConfig {
             catalog: CatalogConfig::default(),
             local_root: None,
             presigned_downloads: None,
+            jobs: Default::default(),
         })
     }
 }

@@ -164,6 +164,48 @@ impl FromStr for TokenId {
     }
 }
 
+/// A background job (`job_` and 20 lowercase letters or digits), random, unique in the account.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct JobId(String);
+
+impl JobId {
+    pub(crate) fn random() -> Self {
+        use rand::Rng;
+        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+        let mut rng = rand::rng();
+        let tail: String = (0..20)
+            .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+            .collect();
+        JobId(format!("job_{tail}"))
+    }
+
+    /// The id as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for JobId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let ok = s.len() == 24
+            && s.starts_with("job_")
+            && s[4..]
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        if ok {
+            Ok(JobId(s.to_string()))
+        } else {
+            Err(Error::invalid(
+                "id",
+                "a job id looks like job_ followed by 20 letters or digits",
+            ))
+        }
+    }
+}
+
 impl FromStr for EpisodeId {
     type Err = Error;
 
@@ -218,7 +260,7 @@ macro_rules! string_conversions {
         }
     )*};
 }
-string_conversions!(AccountId, FeedId, EpisodeId, TokenId);
+string_conversions!(AccountId, FeedId, EpisodeId, TokenId, JobId);
 
 impl TryFrom<u64> for MediaId {
     type Error = Error;
@@ -253,7 +295,7 @@ macro_rules! display_inner_string {
         }
     )*};
 }
-display_inner_string!(AccountId, FeedId, TokenId);
+display_inner_string!(AccountId, FeedId, TokenId, JobId);
 
 impl fmt::Display for MediaId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

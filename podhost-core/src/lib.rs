@@ -8,12 +8,14 @@
 //! database. This crate knows nothing of HTTP or command lines.
 #![deny(missing_docs)]
 
+pub mod analysis;
 mod catalog;
 mod clock;
 mod config;
 mod error;
 mod host;
 mod ids;
+mod jobs;
 pub mod model;
 mod principal;
 pub mod probe;
@@ -22,14 +24,17 @@ mod scope;
 mod state;
 pub mod stats;
 mod store;
+pub mod tags;
 mod urls;
 
 pub use catalog::{CatalogConfig, OpenStats};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::HostConfig;
 pub use error::{Error, FieldErrors, Result};
-pub use host::{PodcastHost, SweepReport};
-pub use ids::{AccountId, EpisodeId, FeedId, MAX_SAFE_ID, MediaId, TokenId};
+pub use host::{
+    ArtworkCheck, JobsConfig, Metadata, MetadataPatch, PodcastHost, SweepReport, WaveformFormat,
+};
+pub use ids::{AccountId, EpisodeId, FeedId, JobId, MAX_SAFE_ID, MediaId, TokenId};
 pub use principal::Principal;
 pub use scope::{Scope, Scopes, UnknownScope};
 pub use store::{DEFAULT_STORE, OpenedStore, Presigner, open_store};

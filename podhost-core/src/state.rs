@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     catalog::Journal,
-    ids::{EpisodeId, FeedId, MediaId, TokenId},
-    model::{Account, Episode, Feed, Media, Token},
+    ids::{EpisodeId, FeedId, JobId, MediaId, TokenId},
+    model::{Account, Episode, Feed, Job, Media, Token},
 };
 
 /// One change to an account; a log entry holds a list of them.
@@ -33,7 +33,11 @@ pub(crate) enum Change {
         #[serde(default)]
         at: Option<Timestamp>,
     },
+    JobPut(Job),
 }
+
+/// Finished jobs kept per account (the oldest finished go first).
+const KEEP_JOBS: usize = 1_000;
 
 /// A feed with its episodes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -56,6 +60,9 @@ pub(crate) struct AccountState {
     pub(crate) deleted_feeds: BTreeMap<FeedId, Timestamp>,
     pub(crate) next_media: u64,
     pub(crate) next_episode: u64,
+    /// Background jobs, recent ones.
+    #[serde(default)]
+    pub(crate) jobs: BTreeMap<JobId, Job>,
     /// Derived: the media records of each blob (copies share one).
     #[serde(skip)]
     blobs: HashMap<String, BTreeSet<MediaId>>,
@@ -115,6 +122,20 @@ impl Journal for AccountState {
                 if let Some(entry) = self.feeds.get_mut(feed) {
                     entry.episodes.remove(id);
                     entry.removed_at = entry.removed_at.max(*at);
+                }
+            }
+            Change::JobPut(job) => {
+                self.jobs.insert(job.id.clone(), job.clone());
+                if self.jobs.len() > KEEP_JOBS {
+                    let oldest = self
+                        .jobs
+                        .values()
+                        .filter(|j| j.status.is_final())
+                        .min_by_key(|j| (j.finished, j.id.clone()))
+                        .map(|j| j.id.clone());
+                    if let Some(oldest) = oldest {
+                        self.jobs.remove(&oldest);
+                    }
                 }
             }
         }

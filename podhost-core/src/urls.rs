@@ -64,6 +64,32 @@ impl Urls {
         )
     }
 
+    /// The public JSON chapters of a media file (`podcast:chapters`):
+    /// `{base}/chapters/{account}/{blob}.json`.
+    pub fn chapters(&self, account: &AccountId, media: &Media) -> String {
+        format!(
+            "{}/chapters/{}/{}.json",
+            self.base,
+            account,
+            media.blob.as_str()
+        )
+    }
+
+    /// The API resource of a job: `{base}/api/jobs/{job}`.
+    pub fn api_job(&self, job: &crate::ids::JobId) -> String {
+        format!("{}/api/jobs/{job}", self.base)
+    }
+
+    /// The API resource of a media file's waveform: `{base}/api/media/{id}/waveform`.
+    pub fn api_waveform(&self, media: crate::ids::MediaId) -> String {
+        format!("{}/api/media/{media}/waveform", self.base)
+    }
+
+    /// The API resource of a media file's silences: `{base}/api/media/{id}/silence`.
+    pub fn api_silence(&self, media: crate::ids::MediaId) -> String {
+        format!("{}/api/media/{media}/silence", self.base)
+    }
+
     /// The API resource of a feed: `{base}/api/feeds/{feed}`.
     pub fn api_feed(&self, feed: &FeedId) -> String {
         format!("{}/api/feeds/{}", self.base, encode_segment(feed.as_str()))

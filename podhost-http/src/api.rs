@@ -87,6 +87,9 @@ impl Api {
         if let Some(rest) = parts.uri.path().strip_prefix("/media/") {
             return crate::public::media(self, &parts, rest).await;
         }
+        if let Some(rest) = parts.uri.path().strip_prefix("/chapters/") {
+            return crate::public::chapters(self, &parts, rest).await;
+        }
         if let Some(rest) = parts.uri.path().strip_prefix("/podcasts/") {
             return crate::page::page(self, &parts, rest).await;
         }

@@ -155,21 +155,97 @@ fn operation(method: &Method, path: &str) -> Value {
         ("POST", "/api/webhooks-processing") => {
             not_yet("deliver due webhook deliveries now", "webhooks", vec![])
         }
-        ("POST", "/api/generate/waveform/{id}") => {
-            not_yet("generate a waveform", "media", vec![media_id("id")])
-        }
-        ("POST", "/api/generate/silence/{id}") => {
-            not_yet("detect silences", "media", vec![media_id("id")])
-        }
-        ("GET", "/api/media/{id}/metadata") => not_yet(
-            "read a media file's metadata",
-            "media, media-read-only",
-            vec![media_id("id")],
-        ),
-        ("PUT", "/api/media/{id}/metadata") => not_yet(
-            "change a media file's metadata",
+        ("POST", "/api/generate/waveform/{id}") => op(
+            "generate a waveform (a background job; BBC audiowaveform's format)",
             "media",
             vec![media_id("id")],
+            Some(json_body("WaveformOptions", false)),
+            ok(
+                202,
+                "the job, queued (or the one already queued or running for this file); Location: /api/jobs/{id}",
+                Some(data("Job")),
+                &[413, 422],
+            ),
+            false,
+        ),
+        ("POST", "/api/generate/silence/{id}") => op(
+            "detect silences and suggest ad breaks (a background job; ffmpeg silencedetect's rule)",
+            "media",
+            vec![media_id("id")],
+            Some(json_body("SilenceOptions", false)),
+            ok(
+                202,
+                "the job, queued (or the one already queued or running for this file); Location: /api/jobs/{id}",
+                Some(data("Job")),
+                &[413, 422],
+            ),
+            false,
+        ),
+        ("GET", "/api/jobs/{job_id}") => op(
+            "a background job",
+            "media, media-read-only",
+            vec![path_param(
+                "job_id",
+                json!({"type": "string", "pattern": "^job_[a-z0-9]{20}$"}),
+                "job id",
+            )],
+            None,
+            ok(200, "the job", Some(data("Job")), &[]),
+            true,
+        ),
+        ("GET", "/api/media/{id}/waveform") => {
+            let mut o = op(
+                "the latest waveform of a file, in audiowaveform's JSON (not wrapped, for peaks.js) or `.dat` form",
+                "media, media-read-only",
+                vec![
+                    media_id("id"),
+                    query(
+                        "format",
+                        json!({"type": "string", "enum": ["json", "dat"], "default": "json"}),
+                        "json or the binary dat",
+                    ),
+                ],
+                None,
+                ok(200, "the waveform", Some(r("Waveform")), &[422]),
+                true,
+            );
+            o["responses"]["200"]["content"]["application/octet-stream"] =
+                json!({"schema": {"type": "string", "format": "binary"}});
+            o
+        }
+        ("GET", "/api/media/{id}/silence") => op(
+            "the latest silence report of a file",
+            "media, media-read-only",
+            vec![media_id("id")],
+            None,
+            ok(
+                200,
+                "the silences and suggested mid-roll positions",
+                Some(data("SilenceReport")),
+                &[],
+            ),
+            true,
+        ),
+        ("GET", "/api/media/{id}/metadata") => op(
+            "a media file's metadata: facts, the tags read from the file, ad breaks",
+            "media, media-read-only",
+            vec![media_id("id")],
+            None,
+            ok(200, "the metadata", Some(data("Metadata")), &[]),
+            false,
+        ),
+        ("PUT", "/api/media/{id}/metadata") => op(
+            "change a media file's metadata: ad breaks at once; tags, chapters and cover written into a new file (a new URL) by the job in `job`",
+            "media",
+            vec![media_id("id")],
+            Some(json_body("MetadataUpdate", false)),
+            ok(
+                200,
+                "the metadata now, and the tag-writing job",
+                Some(data("Metadata")),
+                &[409, 413, 422],
+            ),
+            false,
         ),
         ("GET", "/api/media") => {
             let mut params = vec![
@@ -574,6 +650,71 @@ fn schemas() -> Value {
             })),
         })),
         "EpisodeCreate": {"type": "object", "required": ["title"], "properties": create},
+        "Metadata": object(&["id", "type", "mime", "tags", "adbreak"], json!({
+            "id": {"type": "integer"}, "type": string(), "mime": string(), "info": string(),
+            "duration": {"type": "number", "nullable": true}, "bitrate": {"type": "integer", "nullable": true},
+            "sample_rate": {"type": "integer", "nullable": true}, "channels": {"type": "integer", "nullable": true},
+            "codec": {"type": "string", "nullable": true}, "width": {"type": "integer", "nullable": true},
+            "height": {"type": "integer", "nullable": true},
+            "tags": {"type": "object", "nullable": true, "properties": {
+                "title": {"type": "string", "nullable": true}, "artist": {"type": "string", "nullable": true},
+                "album": {"type": "string", "nullable": true}, "year": {"type": "integer", "nullable": true},
+                "comment": {"type": "string", "nullable": true},
+                "chapters": {"type": "array", "items": r("Chapter")},
+                "cover": {"type": "object", "nullable": true},
+            }},
+            "tags_error": {"type": "string", "nullable": true},
+            "adbreak": {"allOf": [r("AdBreak")], "nullable": true},
+            "artwork": {"type": "object", "nullable": true},
+            "job": {"allOf": [r("Job")], "nullable": true},
+        })),
+        "MetadataUpdate": {"type": "object", "additionalProperties": false, "properties": {
+            "title": {"type": "string", "nullable": true}, "artist": {"type": "string", "nullable": true},
+            "album": {"type": "string", "nullable": true}, "year": {"type": "integer", "minimum": 0, "maximum": 9999, "nullable": true},
+            "comment": {"type": "string", "nullable": true},
+            "chapters": {"type": "array", "items": r("Chapter")},
+            "image": {"type": "integer", "nullable": true, "description": "media id of an image to embed as the cover"},
+            "adbreak": {"allOf": [r("AdBreak")], "nullable": true},
+        }},
+        "Chapter": object(&["start", "title"], json!({
+            "start": {"type": "number", "minimum": 0}, "end": {"type": "number", "nullable": true},
+            "title": string(), "url": {"type": "string", "nullable": true},
+        })),
+        "AdBreak": object(&["preroll", "postroll", "midrolls"], json!({
+            "preroll": {"type": "boolean"}, "postroll": {"type": "boolean"},
+            "midrolls": {"type": "array", "items": {"type": "number", "minimum": 0}},
+        })),
+        "WaveformOptions": {"type": "object", "additionalProperties": false, "properties": {
+            "samples_per_pixel": {"type": "integer", "minimum": 1, "description": "default 256; not with pixels_per_second"},
+            "pixels_per_second": {"type": "integer", "minimum": 1},
+            "bits": {"type": "integer", "enum": [8, 16], "default": 8},
+        }},
+        "SilenceOptions": {"type": "object", "additionalProperties": false, "properties": {
+            "noise": {"type": "number", "maximum": 0, "default": -60, "description": "threshold in dB"},
+            "duration": {"type": "number", "exclusiveMinimum": true, "minimum": 0, "default": 2, "description": "minimum silence in seconds"},
+        }},
+        "Job": object(&["id", "kind", "media_id", "status", "error", "result"], json!({
+            "id": string(),
+            "kind": {"type": "string", "enum": ["waveform", "silence", "write_tags"]},
+            "media_id": {"type": "integer"},
+            "status": {"type": "string", "enum": ["queued", "running", "succeeded", "failed"]},
+            "error": {"type": "string", "nullable": true},
+            "result": {"type": "object", "nullable": true},
+            "created": string(),
+            "started": {"type": "string", "nullable": true},
+            "finished": {"type": "string", "nullable": true},
+            "attempts": {"type": "integer"},
+        })),
+        "Waveform": object(&["version", "channels", "sample_rate", "samples_per_pixel", "bits", "length", "data"], json!({
+            "version": {"type": "integer"}, "channels": {"type": "integer"}, "sample_rate": {"type": "integer"},
+            "samples_per_pixel": {"type": "integer"}, "bits": {"type": "integer"}, "length": {"type": "integer"},
+            "data": {"type": "array", "items": {"type": "integer"}},
+        })),
+        "SilenceReport": object(&["silences", "duration", "midrolls"], json!({
+            "silences": {"type": "array", "items": object(&["start", "end", "duration"], json!({"start": {"type": "number"}, "end": {"type": "number"}, "duration": {"type": "number"}}))},
+            "duration": {"type": "number"},
+            "midrolls": {"type": "array", "items": {"type": "number"}},
+        })),
         "StatsReport": object(&["from", "to", "total", "days", "feeds", "episodes", "apps"], json!({
             "from": {"type": "string", "format": "date"},
             "to": {"type": "string", "format": "date"},

@@ -184,6 +184,42 @@ fn plain(status: StatusCode, message: &str) -> Response<Body> {
     response::json(status, &serde_json::json!({ "message": message }))
 }
 
+/// `GET`/`HEAD /chapters/{account}/{blob}.json`: a file's JSON chapters (`podcast:chapters`).
+/// A file's chapters change only with a new file (a new blob), so they may be cached a day.
+pub(crate) async fn chapters(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {
+    let Some((account, blob)) = rest.strip_suffix(".json").and_then(|r| r.split_once('/')) else {
+        return response::error(&ApiError::NoRoute);
+    };
+    if parts.method != Method::GET && parts.method != Method::HEAD {
+        return response::error(&ApiError::MethodNotAllowed(vec![Method::GET, Method::HEAD]));
+    }
+    let json = match api.host.public_chapters(account, blob).await {
+        Ok(json) => json,
+        Err(e) => return response::error(&ApiError::Core(e)),
+    };
+    let body = if parts.method == Method::HEAD {
+        Bytes::new()
+    } else {
+        json.clone()
+    };
+    let mut answer = Response::new(response::full(body));
+    let h = answer.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(podhost_core::publish::chapters::MIME),
+    );
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(json.len()));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    answer
+}
+
 /// `GET`/`HEAD /media/{account}/{blob}/{name}`: a download, with single ranges, validators and
 /// `If-Range`; never compressed; streamed from the store.
 pub(crate) async fn media(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {

@@ -2,7 +2,7 @@
 //! [`ROUTES`] is the one list of routes; the OpenAPI document is checked against it.
 
 use http::Method;
-use podhost_core::{EpisodeId, FeedId, MediaId};
+use podhost_core::{EpisodeId, FeedId, JobId, MediaId};
 
 /// One operation of the API, with its path parameters parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +49,12 @@ pub enum Endpoint {
     DeleteEpisode(FeedId, EpisodeId),
     /// `POST /api/feed/{feed_id}/show/{show_id}/copy`
     CopyEpisode(FeedId, EpisodeId),
+    /// `GET /api/media/{id}/waveform` (addition; `?format=dat` for the binary form)
+    GetWaveform(MediaId),
+    /// `GET /api/media/{id}/silence` (addition)
+    GetSilence(MediaId),
+    /// `GET /api/jobs/{id}` (addition)
+    GetJob(JobId),
     /// `GET /api/stats` (addition): downloads of all the caller's podcasts
     StatsAccount,
     /// `GET /api/stats/feeds/{feed_id}` (addition)
@@ -82,6 +88,9 @@ pub const ROUTES: &[(Method, &str)] = &[
     (Method::PUT, "/api/feed/{feed_id}/show/{show_id}"),
     (Method::DELETE, "/api/feed/{feed_id}/show/{show_id}"),
     (Method::POST, "/api/feed/{feed_id}/show/{show_id}/copy"),
+    (Method::GET, "/api/media/{id}/waveform"),
+    (Method::GET, "/api/media/{id}/silence"),
+    (Method::GET, "/api/jobs/{job_id}"),
     (Method::GET, "/api/stats"),
     (Method::GET, "/api/stats/feeds/{feed_id}"),
     (Method::GET, "/api/stats/feeds/{feed_id}/shows/{show_id}"),
@@ -149,6 +158,9 @@ pub fn route(method: &Method, path: &str) -> Result<Endpoint, RouteError> {
         (&M::PUT, ["feed", id, "show", show]) => E::UpdateEpisode(feed(id)?, episode(show)?),
         (&M::DELETE, ["feed", id, "show", show]) => E::DeleteEpisode(feed(id)?, episode(show)?),
         (&M::POST, ["feed", id, "show", show, "copy"]) => E::CopyEpisode(feed(id)?, episode(show)?),
+        (&M::GET, ["media", id, "waveform"]) => E::GetWaveform(media(id)?),
+        (&M::GET, ["media", id, "silence"]) => E::GetSilence(media(id)?),
+        (&M::GET, ["jobs", id]) => E::GetJob(id.parse().map_err(|_| RouteError::NotFound)?),
         (&M::GET, ["stats"]) => E::StatsAccount,
         (&M::GET, ["stats", "feeds", id]) => E::StatsFeed(feed(id)?),
         (&M::GET, ["stats", "feeds", id, "shows", show]) => {
@@ -268,6 +280,28 @@ mod tests {
             (Method::GET, "/api/openapi.json", Ok(E::OpenApi)),
             (
                 Method::GET,
+                "/api/media/42/waveform",
+                Ok(E::GetWaveform(m(42))),
+            ),
+            (
+                Method::GET,
+                "/api/media/42/silence",
+                Ok(E::GetSilence(m(42))),
+            ),
+            (
+                Method::GET,
+                "/api/jobs/job_abcdefghijklmnopqrst",
+                Ok(E::GetJob("job_abcdefghijklmnopqrst".parse().unwrap())),
+            ),
+            (Method::GET, "/api/jobs/job_x", Err(RouteError::NotFound)),
+            (Method::GET, "/api/stats", Ok(E::StatsAccount)),
+            (
+                Method::GET,
+                "/api/stats/feeds/x/shows/pod-3",
+                Ok(E::StatsEpisode(feed("x"), e(3))),
+            ),
+            (
+                Method::GET,
                 "/api/feeds/caf%C3%A9",
                 Ok(E::GetFeed(feed("café"))),
             ),
@@ -329,7 +363,8 @@ mod tests {
                 .replace("{id}", "1")
                 .replace("{media_id}", "1")
                 .replace("{feed_id}", "f")
-                .replace("{show_id}", "pod-1");
+                .replace("{show_id}", "pod-1")
+                .replace("{job_id}", "job_abcdefghijklmnopqrst");
             assert!(route(method, &path).is_ok(), "{method} {template}");
         }
     }

@@ -110,7 +110,7 @@ async fn bad_input_table() {
             Some("itunes.episodeType"),
         ),
         (
-            "write_metadata in an update before its issue",
+            "write_metadata of an episode without audio: refused, nothing changed",
             Json(
                 Method::PUT,
                 "/api/feed/show/show/pod-1",
@@ -291,11 +291,11 @@ async fn bad_input_table() {
             None,
         ),
         (
-            "write_metadata before its issue",
+            "write_metadata of a new episode without audio",
             Form(
                 "/api/feed/show/show",
                 vec![("title", "T"), ("write_metadata", "true")],
-                vec![("media", "a.wav", wav())],
+                vec![],
             ),
             422,
             Some("write_metadata"),

@@ -2,8 +2,30 @@
 
 /// A 16-bit PCM WAV of `seconds` at `rate` Hz, mono, a 440 Hz tone.
 pub fn wav(seconds: f64, rate: u32) -> Vec<u8> {
-    let frames = (seconds * f64::from(rate)).round() as u32;
-    let data_len = frames * 2;
+    tone_and_silence(&[(seconds, true)], rate)
+}
+
+/// A 16-bit PCM mono WAV at `rate` Hz made of parts: `(seconds, true)` a 440 Hz tone,
+/// `(seconds, false)` digital silence. Silences sit at known positions, for analysis tests.
+pub fn tone_and_silence(parts: &[(f64, bool)], rate: u32) -> Vec<u8> {
+    let mut samples: Vec<i16> = Vec::new();
+    for (seconds, tone) in parts {
+        let frames = (seconds * f64::from(rate)).round() as u32;
+        samples.extend((0..frames).map(|i| {
+            let t = f64::from(i) / f64::from(rate);
+            if *tone {
+                (f64::sin(t * 440.0 * std::f64::consts::TAU) * 8000.0) as i16
+            } else {
+                0
+            }
+        }));
+    }
+    pcm_wav(&samples, rate)
+}
+
+/// A 16-bit PCM mono WAV of `samples` at `rate` Hz.
+pub fn pcm_wav(samples: &[i16], rate: u32) -> Vec<u8> {
+    let data_len = (samples.len() * 2) as u32;
     let mut out = Vec::with_capacity(44 + data_len as usize);
     out.extend_from_slice(b"RIFF");
     out.extend_from_slice(&(36 + data_len).to_le_bytes());
@@ -17,9 +39,7 @@ pub fn wav(seconds: f64, rate: u32) -> Vec<u8> {
     out.extend_from_slice(&16u16.to_le_bytes());
     out.extend_from_slice(b"data");
     out.extend_from_slice(&data_len.to_le_bytes());
-    for i in 0..frames {
-        let t = f64::from(i) / f64::from(rate);
-        let sample = (f64::sin(t * 440.0 * std::f64::consts::TAU) * 8000.0) as i16;
+    for sample in samples {
         out.extend_from_slice(&sample.to_le_bytes());
     }
     out

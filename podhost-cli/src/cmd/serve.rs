@@ -39,16 +39,24 @@ pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()
         host.urls().base(),
         listener.local_addr()?
     );
-    // Download statistics are flushed to the store in the background, and once more at the end.
-    let (stop_stats, stopped) = tokio::sync::oneshot::channel::<()>();
+    // In the background: download statistics (flushed every few seconds and once more at the
+    // end) and the job workers (a job in progress at the stop is taken over after its lease).
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let until_stopped = move || {
+        let mut stopped = stopped.clone();
+        async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        }
+    };
     let stats = tokio::spawn({
         let host = host.clone();
-        async move {
-            host.run_stats(async {
-                let _ = stopped.await;
-            })
-            .await;
-        }
+        let until = until_stopped();
+        async move { host.run_stats(until).await }
+    });
+    let workers = tokio::spawn({
+        let host = host.clone();
+        let until = until_stopped();
+        async move { host.run_jobs(until).await }
     });
     let served = podhost_http::serve(
         listener,
@@ -56,8 +64,9 @@ pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()
         podhost_http::shutdown_signal(),
     )
     .await;
-    let _ = stop_stats.send(());
+    let _ = stop.send(true);
     let _ = stats.await;
+    let _ = workers.await;
     served?;
     eprintln!("podhost: stopped");
     Ok(())

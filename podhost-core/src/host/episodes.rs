@@ -182,9 +182,15 @@ impl PodcastHost {
                     version: 1,
                 };
                 apply_patch(&mut episode, &new.fields, state)?;
+                if new.fields.write_metadata {
+                    super::metadata::check_write_metadata(state, &episode)?;
+                }
                 Ok((vec![Change::EpisodePut(episode.clone())], episode))
             })
             .await?;
+        if new.fields.write_metadata {
+            self.write_episode_metadata(who, feed, episode.id).await?;
+        }
         Ok(catalog.read(|state| view_of(state, episode, now)).await)
     }
 
@@ -224,11 +230,17 @@ impl PodcastHost {
                     )));
                 }
                 apply_patch(&mut episode, patch, state)?;
+                if patch.write_metadata {
+                    super::metadata::check_write_metadata(state, &episode)?;
+                }
                 episode.updated = now;
                 episode.version += 1;
                 Ok((vec![Change::EpisodePut(episode.clone())], episode))
             })
             .await?;
+        if patch.write_metadata {
+            self.write_episode_metadata(who, feed, id).await?;
+        }
         Ok(catalog.read(|state| view_of(state, episode, now)).await)
     }
 

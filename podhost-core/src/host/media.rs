@@ -55,11 +55,9 @@ impl PodcastHost {
         check_category(&mut errors, new.category.as_deref());
         errors.into_result()?;
         let catalog = self.catalog(who.account()).await?;
-        let blob = BlobKey(uuid::Uuid::new_v4().to_string());
-        let path = blob_path(who.account(), &blob);
-        let (size, sniffed) = self.stream_to_blob(&path, body).await?;
         let name = text::clean_file_name(&new.name);
-        let facts = probe::probe(self.store().clone(), &path, size, sniffed, &name).await;
+        let (blob, size, facts) = self.store_blob(who.account(), &name, body).await?;
+        let path = blob_path(who.account(), &blob);
         let now = self.now();
         let result = catalog
             .commit(now, |state| {
@@ -75,6 +73,8 @@ impl PodcastHost {
                     blob: blob.clone(),
                     facts: facts.clone(),
                     adbreak: None,
+                    results: Default::default(),
+                    chapters: Vec::new(),
                 };
                 Ok((vec![Change::MediaPut(media.clone())], media))
             })
@@ -89,6 +89,25 @@ impl PodcastHost {
             _ => {}
         }
         result
+    }
+
+    /// Streams `body` into a new blob of the account and probes it (`name` helps only when the
+    /// content says too little). Nothing points at the blob yet.
+    pub(super) async fn store_blob<S, E>(
+        &self,
+        account: &AccountId,
+        name: &str,
+        body: S,
+    ) -> Result<(BlobKey, u64, crate::probe::MediaFacts)>
+    where
+        S: Stream<Item = std::result::Result<Bytes, E>> + Send,
+        E: std::fmt::Display,
+    {
+        let blob = BlobKey(uuid::Uuid::new_v4().to_string());
+        let path = blob_path(account, &blob);
+        let (size, sniffed) = self.stream_to_blob(&path, body).await?;
+        let facts = probe::probe(self.store().clone(), &path, size, sniffed, name).await;
+        Ok((blob, size, facts))
     }
 
     async fn stream_to_blob<S, E>(&self, path: &Path, body: S) -> Result<(u64, probe::Sniffed)>

@@ -3,7 +3,10 @@
 mod accounts;
 mod episodes;
 mod feeds;
+mod job_kinds;
+mod jobs;
 mod media;
+mod metadata;
 mod publish;
 mod render_cache;
 mod stats;
@@ -15,6 +18,9 @@ use std::{collections::HashMap, sync::Arc};
 use object_store::{ObjectStore, path::Path};
 use tokio::sync::OnceCell;
 
+pub use job_kinds::WaveformFormat;
+pub use jobs::JobsConfig;
+pub use metadata::{ArtworkCheck, Metadata, MetadataPatch};
 pub use sweep::SweepReport;
 
 use crate::{
@@ -66,6 +72,8 @@ struct Inner {
     pages: render_cache::RenderCache<publish::PageKey, crate::publish::RenderedPage>,
     /// Download reports waiting for the store, salts, closed statistics days.
     stats: crate::stats::Recorder,
+    /// This process's job workers.
+    workers: jobs::Workers,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -102,6 +110,7 @@ impl PodcastHost {
                 rendered: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
                 pages: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
                 stats: Default::default(),
+                workers: Default::default(),
             }),
         }
     }

@@ -277,6 +277,24 @@ impl PodcastHost {
         })
     }
 
+    /// The JSON chapters of a public media file (`/chapters/{account}/{blob}.json`), for any
+    /// caller. `NotFound` unless the account has a file with that blob and it has chapters.
+    pub async fn public_chapters(&self, account: &str, blob: &str) -> Result<bytes::Bytes> {
+        let not_found = || Error::not_found("chapters", blob);
+        let account = AccountId::new(account).map_err(|_| not_found())?;
+        let catalog = match self.catalog(&account).await {
+            Ok(catalog) => catalog,
+            Err(Error::NotFound { .. }) => return Err(not_found()),
+            Err(e) => return Err(e),
+        };
+        let chapters = catalog
+            .read(|state| state.media_by_blob(blob).map(|m| m.chapters.clone()))
+            .await
+            .filter(|c| !c.is_empty())
+            .ok_or_else(not_found)?;
+        Ok(crate::publish::chapters::render(&chapters).into())
+    }
+
     /// Where a public media file's download is redirected, when the deployment serves
     /// downloads from presigned store URLs ([`HostConfig::presigned_downloads`]); `None` when
     /// podhost streams them itself.

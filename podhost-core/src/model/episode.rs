@@ -190,4 +190,8 @@ pub struct EpisodePatch {
     pub itunes_episode_type: Option<EpisodeType>,
     pub itunes_logo: Option<Option<MediaId>>,
     pub itunes_explicit: Option<Option<bool>>,
+    /// Also write the episode's title, author, album (the podcast's title) and cover into its
+    /// audio file's tags (a job; the file gets a new URL). Refused, with nothing changed, when
+    /// the episode has no audio or its format takes no tags.
+    pub write_metadata: bool,
 }

@@ -41,6 +41,21 @@ pub struct Media {
     pub facts: MediaFacts,
     /// Where ads may go.
     pub adbreak: Option<AdBreak>,
+    /// The latest results of the analysis jobs.
+    #[serde(default)]
+    pub results: MediaResults,
+    /// The chapters podhost wrote into the file (published as `podcast:chapters`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chapters: Vec<crate::tags::Chapter>,
+}
+
+/// The jobs whose results belong to a media file (their stored outputs are read by job id).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MediaResults {
+    /// The latest successful waveform job.
+    pub waveform: Option<crate::ids::JobId>,
+    /// The latest successful silence job.
+    pub silence: Option<crate::ids::JobId>,
 }
 
 impl Media {

@@ -4,6 +4,7 @@ mod account;
 pub(crate) mod category;
 mod episode;
 mod feed;
+mod job;
 mod media;
 mod page;
 mod size;
@@ -15,6 +16,9 @@ pub use feed::{
     Feed, FeedPatch, FeedView, Funding, GooglePlayChannel, ItunesChannel, NewFeed, PodcastChannel,
     ShowType,
 };
-pub use media::{AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaSort, NewMedia};
+pub use job::{Job, JobKind, JobStatus};
+pub use media::{
+    AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaResults, MediaSort, NewMedia,
+};
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
 pub use size::human_size;

@@ -42,7 +42,7 @@ mod magic;
 mod riff;
 mod scan;
 mod sniff;
-mod source;
+pub(crate) mod source;
 mod text;
 
 pub use facts::{AudioFacts, ImageFacts, MediaFacts, MediaKind};

@@ -79,6 +79,21 @@ impl StoreSource {
         }
     }
 
+    /// A source over the whole object (`size` bytes) with no byte or request budget, for readers
+    /// that must go through every byte (decoding for the analysis). The read-ahead stays bounded
+    /// (64 KiB after a seek, at most 1 MiB), so memory is constant whatever the object's size.
+    pub(crate) fn whole(
+        store: Arc<dyn ObjectStore>,
+        location: Path,
+        handle: Handle,
+        size: u64,
+    ) -> Self {
+        let mut source = StoreSource::new(store, location, handle, size, 0, Bytes::new());
+        source.bytes_left = u64::MAX;
+        source.requests_left = u32::MAX;
+        source
+    }
+
     fn buffered(&self) -> Option<&[u8]> {
         let off = usize::try_from(self.pos.checked_sub(self.buf_start)?).ok()?;
         self.buf.get(off..).filter(|rest| !rest.is_empty())
@@ -186,5 +201,32 @@ mod tests {
         src.seek(SeekFrom::Start(1_000_000)).unwrap();
         assert_eq!(src.read(&mut [0u8; 8]).unwrap(), 0);
         assert!(src.seek(SeekFrom::Current(-2_000_000)).is_err());
+    }
+
+    #[test]
+    fn whole_has_no_budget_and_bounded_read_ahead() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        let loc = Path::from("obj");
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+        rt.block_on(store.put(&loc, PutPayload::from(data.clone())))
+            .unwrap();
+        let mut src = StoreSource::whole(store, loc, rt.handle().clone(), data.len() as u64);
+        // Far more requests than the probing budget allows: a jump before every read.
+        let mut chunk = vec![0u8; 1000];
+        for round in 0..3000u64 {
+            let at = round * 1_000_003 % (data.len() as u64 - 1000);
+            src.seek(SeekFrom::Start(at)).unwrap();
+            let n = src.read(&mut chunk).unwrap();
+            assert!(n > 0);
+            assert_eq!(chunk[..n], data[at as usize..at as usize + n]);
+            assert!(src.buf.len() as u64 <= MAX_FETCH);
+        }
+        src.seek(SeekFrom::Start(0)).unwrap();
+        let mut all = Vec::new();
+        src.read_to_end(&mut all).unwrap();
+        assert_eq!(all, data);
     }
 }

@@ -1,6 +1,7 @@
 //! Publishing: what podcast apps and listeners read. The RSS feed of a podcast, rendered from
 //! the account's state with a real XML writer, and its public web pages ([`page`]).
 
+pub mod chapters;
 pub mod page;
 pub(crate) mod rss;
 mod xml_text;

@@ -303,6 +303,15 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
             ],
         );
     }
+    if let Some(media) = view.media.as_ref().filter(|m| !m.chapters.is_empty()) {
+        x.empty(
+            "podcast:chapters",
+            &[
+                ("url", &urls.chapters(src.account, media)),
+                ("type", super::chapters::MIME),
+            ],
+        );
+    }
     x.close("item");
 }
 
@@ -351,6 +360,8 @@ mod tests {
                 image: None,
             },
             adbreak: None,
+            results: Default::default(),
+            chapters: Vec::new(),
         }
     }
 

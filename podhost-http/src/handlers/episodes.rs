@@ -15,17 +15,6 @@ use crate::{
     wire::{self, Ctx, input::Fields},
 };
 
-/// Until the media processing issue lands, `write_metadata` can only be false: asking for it is
-/// refused as invalid input rather than silently ignored.
-fn refuse_write_metadata(fields: &mut Fields, write_metadata: bool) {
-    if write_metadata {
-        fields.errors.add(
-            "write_metadata",
-            "writing tags into the audio file is not available yet (it comes with media processing); send false",
-        );
-    }
-}
-
 /// `GET /api/feed/{feed_id}/shows`: query parameters, or the same in a JSON body.
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {
     call.require(Scope::ShowsReadOnly)?;
@@ -164,8 +153,8 @@ async fn create_from(
     let guid = fields.string("guid");
     let (mut patch, write_metadata) =
         wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
+    patch.write_metadata = write_metadata;
     fields.reject_unknown();
-    refuse_write_metadata(&mut fields, write_metadata);
     for (name, media) in files {
         let (slot, alias) = match name.as_str() {
             "media" => (&mut patch.media, "show_media"),
@@ -221,10 +210,10 @@ pub(super) async fn update<B: RequestBody>(
     call.require(Scope::Shows)?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let (patch, write_metadata) =
+    let (mut patch, write_metadata) =
         wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
+    patch.write_metadata = write_metadata;
     fields.reject_unknown();
-    refuse_write_metadata(&mut fields, write_metadata);
     fields.errors.into_result()?;
     let view = api.host.update_episode(&who, &feed, id, &patch).await?;
     let ctx = Ctx::of(&api.host, &who);

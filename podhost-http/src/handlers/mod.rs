@@ -3,13 +3,18 @@
 
 mod episodes;
 mod feeds;
+mod jobs;
 mod media;
+mod metadata;
 mod multipart;
 mod stats;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
-use podhost_core::{FieldErrors, Scope, model::PageRequest};
+use podhost_core::{
+    FieldErrors, Scope,
+    model::{JobKind, PageRequest},
+};
 use serde_json::Value;
 
 use crate::{
@@ -47,47 +52,14 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::StatsAccount => stats::get(api, call, None, None).await,
         E::StatsFeed(feed) => stats::get(api, call, Some(feed), None).await,
         E::StatsEpisode(feed, id) => stats::get(api, call, Some(feed), Some(id)).await,
+        E::GenerateWaveform(id) => jobs::generate(api, call, id, JobKind::Waveform).await,
+        E::GenerateSilence(id) => jobs::generate(api, call, id, JobKind::Silence).await,
+        E::GetJob(id) => jobs::get(api, call, id).await,
+        E::GetWaveform(id) => jobs::waveform(api, call, id).await,
+        E::GetSilence(id) => jobs::silence(api, call, id).await,
         // Mounted with the scopes of their issues; the behaviour comes with those issues.
-        E::GenerateWaveform(id) => {
-            not_yet_media(
-                api,
-                &call.who,
-                id,
-                Scope::Media,
-                "waveform generation (the media processing issue)",
-            )
-            .await
-        }
-        E::GenerateSilence(id) => {
-            not_yet_media(
-                api,
-                &call.who,
-                id,
-                Scope::Media,
-                "silence detection (the media processing issue)",
-            )
-            .await
-        }
-        E::GetMetadata(id) => {
-            not_yet_media(
-                api,
-                &call.who,
-                id,
-                Scope::MediaReadOnly,
-                "reading tags (the media processing issue)",
-            )
-            .await
-        }
-        E::PutMetadata(id) => {
-            not_yet_media(
-                api,
-                &call.who,
-                id,
-                Scope::Media,
-                "writing tags (the media processing issue)",
-            )
-            .await
-        }
+        E::GetMetadata(id) => metadata::get(api, call, id).await,
+        E::PutMetadata(id) => metadata::put(api, call, id).await,
         E::WebhooksProcessing => not_yet(
             &call,
             Scope::Webhooks,
@@ -99,19 +71,6 @@ pub(crate) async fn dispatch<B: RequestBody>(
 
 fn not_yet<B: RequestBody>(call: &Call<B>, scope: Scope, what: &'static str) -> Answer {
     call.require(scope)?;
-    Err(ApiError::NotImplemented(what))
-}
-
-/// As [`not_yet`], after checking that the media file is the caller's (else 404, as everywhere).
-async fn not_yet_media(
-    api: &Api,
-    who: &podhost_core::Principal,
-    id: podhost_core::MediaId,
-    scope: Scope,
-    what: &'static str,
-) -> Answer {
-    who.require(scope)?;
-    api.host.get_media(who, id).await?;
     Err(ApiError::NotImplemented(what))
 }
 

@@ -343,6 +343,126 @@ struct FundingIn {
     text: String,
 }
 
+/// The body of `PUT /api/media/{id}/metadata`: `title`, `artist`, `album`, `year`, `comment`
+/// (null removes), `chapters` (`[{start, end?, title, url?}]`, seconds), `image` (a media id,
+/// null removes the cover), `adbreak` (`{preroll, postroll, midrolls}`, null removes).
+pub fn metadata_patch(fields: &mut Fields) -> podhost_core::MetadataPatch {
+    let mut patch = podhost_core::MetadataPatch::default();
+    let text = |fields: &mut Fields, key: &str| -> Option<Option<String>> {
+        if !fields.has(key) {
+            return None;
+        }
+        Some(fields.string(key).filter(|s| !s.is_empty()))
+    };
+    patch.title = text(fields, "title");
+    patch.artist = text(fields, "artist");
+    patch.album = text(fields, "album");
+    patch.comment = text(fields, "comment");
+    if fields.has("year") {
+        patch.year = Some(fields.clearable_integer("year").flatten().and_then(|y| {
+            match i32::try_from(y).ok().filter(|y| *y <= 9999) {
+                Some(y) => Some(y),
+                None => {
+                    fields.errors.add("year", "a year from 0 to 9999");
+                    None
+                }
+            }
+        }));
+    }
+    patch.image = fields.media("image");
+    if fields.has("chapters") {
+        patch.chapters = fields.take("chapters").map_or(Some(Vec::new()), |value| {
+            chapters(&value, &mut fields.errors)
+        });
+    }
+    if fields.has("adbreak") {
+        // Sent as null: no ad breaks.
+        fields.take("adbreak");
+        patch.adbreak = Some(None);
+    } else if ["adbreak.preroll", "adbreak.postroll", "adbreak.midrolls"]
+        .iter()
+        .any(|k| fields.has(k))
+    {
+        let preroll = fields.boolean("adbreak.preroll").unwrap_or(false);
+        let postroll = fields.boolean("adbreak.postroll").unwrap_or(false);
+        let midrolls = match fields.take("adbreak.midrolls") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|v| {
+                    let n = v.as_f64();
+                    if n.is_none() {
+                        fields.errors.add("adbreak.midrolls", "a list of seconds");
+                    }
+                    n
+                })
+                .collect(),
+            Some(_) => {
+                fields.errors.add("adbreak.midrolls", "a list of seconds");
+                Vec::new()
+            }
+        };
+        patch.adbreak = Some(Some(podhost_core::model::AdBreak {
+            preroll,
+            postroll,
+            midrolls,
+        }));
+    }
+    patch
+}
+
+/// Chapters from `[{start, end?, title, url?}]` with times in seconds.
+fn chapters(
+    value: &Value,
+    errors: &mut podhost_core::FieldErrors,
+) -> Option<Vec<podhost_core::tags::Chapter>> {
+    let Value::Array(items) = value else {
+        errors.add("chapters", "a list of {start, end, title, url}");
+        return None;
+    };
+    let ms = |v: Option<&Value>| -> Result<Option<u64>, ()> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_f64()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(|s| Some((s * 1000.0).round() as u64))
+                .ok_or(()),
+        }
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let field = format!("chapters.{i}");
+        let Value::Object(map) = item else {
+            errors.add(field, "a chapter is {start, end, title, url}");
+            continue;
+        };
+        for key in map.keys() {
+            if !["start", "end", "title", "url"].contains(&key.as_str()) {
+                errors.add(format!("{field}.{key}"), "unknown field");
+            }
+        }
+        let start = ms(map.get("start"));
+        let end = ms(map.get("end"));
+        let (Ok(Some(start_ms)), Ok(end_ms)) = (start, end) else {
+            errors.add(
+                format!("{field}.start"),
+                "start (and end) in seconds from the beginning, not negative",
+            );
+            continue;
+        };
+        let title = map.get("title").and_then(Value::as_str).unwrap_or("");
+        let url = map.get("url").and_then(Value::as_str).map(str::to_string);
+        out.push(podhost_core::tags::Chapter {
+            start_ms,
+            end_ms,
+            title: title.to_string(),
+            url,
+        });
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

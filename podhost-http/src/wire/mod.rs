@@ -6,8 +6,8 @@ pub mod input;
 mod output;
 
 pub use output::{
-    episode_item, episode_single, feed_list_item, feed_single, media_item, media_single,
-    stats_report,
+    episode_item, episode_single, feed_list_item, feed_single, job, media_item, media_single,
+    metadata, silence_report, stats_report,
 };
 
 /// What the wire builders need besides the object: the host (URLs, time zone).

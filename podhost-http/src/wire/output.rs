@@ -255,3 +255,93 @@ pub fn stats_report(r: &podhost_core::stats::StatsReport) -> Value {
         "apps": r.apps.iter().map(|a| json!({ "app": a.app, "downloads": a.downloads })).collect::<Vec<_>>(),
     })
 }
+
+/// A background job: `{id, kind, media_id, status, error, result}` (decisions.md), then the
+/// additions `created`, `started`, `finished`, `attempts`. `result` links to the output once
+/// the job succeeded.
+pub fn job(host: &podhost_core::PodcastHost, j: &podhost_core::model::Job) -> Value {
+    use podhost_core::model::{JobKind, JobStatus};
+    let urls = host.urls();
+    let result = match (j.status, j.kind) {
+        (JobStatus::Succeeded, JobKind::Waveform) => json!({
+            "waveform": urls.api_waveform(j.media),
+            "waveform_dat": format!("{}?format=dat", urls.api_waveform(j.media)),
+        }),
+        (JobStatus::Succeeded, JobKind::Silence) => json!({ "silence": urls.api_silence(j.media) }),
+        (JobStatus::Succeeded, JobKind::WriteTags) => {
+            json!({ "metadata": format!("{}/api/media/{}/metadata", urls.base(), j.media) })
+        }
+        _ => Value::Null,
+    };
+    let time = |t: Option<jiff::Timestamp>| t.map(|t| t.to_string());
+    json!({
+        "id": j.id.as_str(),
+        "kind": j.kind.as_str(),
+        "media_id": j.media.get(),
+        "status": j.status.as_str(),
+        "error": j.error,
+        "result": result,
+        "created": j.created.to_string(),
+        "started": time(j.started),
+        "finished": time(j.finished),
+        "attempts": j.attempts,
+    })
+}
+
+/// A silence report: the silences in seconds, the duration, the suggested mid-roll positions.
+pub fn silence_report(r: &podhost_core::analysis::SilenceReport) -> Value {
+    json!({
+        "silences": r.silences.iter().map(|s| json!({ "start": s.start, "end": s.end, "duration": s.duration })).collect::<Vec<_>>(),
+        "duration": r.duration,
+        "midrolls": r.midrolls,
+    })
+}
+
+/// A media file's metadata (4.9): its facts, the tags read from the file (chapter times in
+/// seconds), the stored ad breaks, Apple's artwork check for images and covers; after a `PUT`,
+/// the job writing the tags.
+pub fn metadata(m: &podhost_core::Metadata, job: Option<Value>) -> Value {
+    let media = &m.media;
+    let audio = media.facts.audio.as_ref();
+    let image = media.facts.image.as_ref();
+    let seconds = |ms: u64| ms as f64 / 1000.0;
+    let tags = m.tags.as_ref().map(|t| {
+        json!({
+            "title": t.title,
+            "artist": t.artist,
+            "album": t.album,
+            "year": t.year,
+            "comment": t.comment,
+            "chapters": t.chapters.iter().map(|c| json!({
+                "start": seconds(c.start_ms),
+                "end": c.end_ms.map(seconds),
+                "title": c.title,
+                "url": c.url,
+            })).collect::<Vec<_>>(),
+            "cover": t.cover.as_ref().map(|c| json!({ "mime": c.mime, "size": c.bytes.len() })),
+        })
+    });
+    json!({
+        "id": media.id.get(),
+        "type": kind_name(media.kind()),
+        "mime": media.facts.mime,
+        "info": media.facts.info,
+        "duration": audio.map(|a| seconds(a.duration_ms)),
+        "bitrate": audio.map(|a| a.bitrate),
+        "sample_rate": audio.map(|a| a.sample_rate),
+        "channels": audio.map(|a| a.channels),
+        "codec": audio.map(|a| a.codec.clone()),
+        "width": image.map(|i| i.width),
+        "height": image.map(|i| i.height),
+        "tags": tags,
+        "tags_error": m.tags_error,
+        "adbreak": media.adbreak.as_ref().map(|a| json!({ "preroll": a.preroll, "postroll": a.postroll, "midrolls": a.midrolls })),
+        "artwork": m.artwork.as_ref().map(|a| json!({
+            "width": a.width,
+            "height": a.height,
+            "meets_apple_rule": a.problems.is_empty(),
+            "problems": a.problems,
+        })),
+        "job": job,
+    })
+}

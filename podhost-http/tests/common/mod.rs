@@ -76,6 +76,42 @@ impl Fixture {
         (host.clone(), Api::new(host, self.config.clone()))
     }
 
+    /// Runs this host's job workers until the returned sender is dropped.
+    pub fn start_workers(&self) -> tokio::sync::oneshot::Sender<()> {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let host = self.host.clone();
+        tokio::spawn(async move {
+            host.run_jobs(async {
+                let _ = stopped.await;
+            })
+            .await;
+        });
+        stop
+    }
+
+    /// Waits until alice's job ends (asking the core, so as not to spend the API's rate
+    /// limit); returns the job as the API shows it.
+    pub async fn until_done(&self, job: &str) -> Value {
+        let alice = self.host.owner(&"alice".parse().unwrap()).await.unwrap();
+        let id: podhost_core::JobId = job.parse().unwrap();
+        for _ in 0..2400 {
+            if self
+                .host
+                .get_job(&alice, &id)
+                .await
+                .unwrap()
+                .status
+                .is_final()
+            {
+                let answer = self.get(&format!("/api/jobs/{job}")).await;
+                assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+                return answer.body["data"].clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("job {job} did not end");
+    }
+
     /// A token of alice with exactly these scopes.
     pub async fn token(&self, scopes: &str) -> String {
         let owner = self.host.owner(&"alice".parse().unwrap()).await.unwrap();

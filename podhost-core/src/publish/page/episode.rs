@@ -107,9 +107,23 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                         div.notes { (notes::rich_text(notes_html)) }
                     }
                 }
-                // Chapters go here, as a section "Chapters" (h2, a list of start times and
-                // titles), once episodes have them: the episode model has no chapters yet (they
-                // arrive with the media-processing issue).
+                @if let Some(media) = view.media.as_ref().filter(|m| !m.chapters.is_empty()) {
+                    section.card aria-labelledby="chapters" {
+                        h2 #chapters lang=[en] { "Chapters" }
+                        ol.chapters {
+                            @for chapter in &media.chapters {
+                                li {
+                                    span.time { (chapter_time(chapter.start_ms)) }
+                                    " "
+                                    @match web_url(chapter.url.as_deref().unwrap_or("")) {
+                                        Some(link) => a href=(link) rel=(notes::LINK_REL) { (chapter.title) },
+                                        None => span { (chapter.title) },
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
             section.card aria-labelledby="follow" {
                 h2 #follow lang=[en] { "Follow " span lang=(lang) { (feed.title) } }
@@ -123,6 +137,15 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         (layout::footer(lang, &feed.copyright, Some(&feed_url)))
     };
     layout::document(&head, body).into_string()
+}
+
+/// A chapter's start as `m:ss` or `h:mm:ss`.
+fn chapter_time(ms: u64) -> String {
+    let s = ms / 1000;
+    match s / 3600 {
+        0 => format!("{}:{:02}", s / 60, s % 60),
+        h => format!("{h}:{:02}:{:02}", s / 60 % 60, s % 60),
+    }
 }
 
 /// What a browser without a player shows instead: the download.

@@ -6,8 +6,7 @@
 //! from elsewhere than the deployment's own media URLs, which [`content_security_policy`]
 //! states for the frontends to send.
 //!
-//! Chapters have no place yet: episodes have no chapters until the media-processing issue; the
-//! episode page marks where they go.
+//! The episode page lists the chapters written into the episode's audio file, if any.
 
 mod episode;
 mod format;

@@ -1,0 +1,165 @@
+//! Tag writing on a ~100 MB MP3: wall time and peak memory of `write_tags` with a title,
+//! artist, album, year, comment, a 1400x1400 PNG cover and 10 chapters.
+//!
+//! ```sh
+//! cargo bench -p podhost-core --bench tags
+//! ```
+//!
+//! Needs ffmpeg (to encode a minute of audio, repeated to 100 MB, and the cover). Peak memory is
+//! the process's VmHWM from /proc/self/status (Linux), read before and after each step: the
+//! growth is what the step cost.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use bytes::Bytes;
+use podhost_core::tags::{Chapter, Cover, Tags, read_tags, write_tags};
+
+const TARGET_BYTES: u64 = 100 * 1024 * 1024;
+
+fn ffmpeg(args: &[&str]) {
+    let out = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .output()
+        .expect("ffmpeg runs (install it: scripts/test does)");
+    assert!(
+        out.status.success(),
+        "ffmpeg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Peak resident set size so far, in KiB.
+fn vm_hwm_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn make_mp3(dir: &Path) -> std::path::PathBuf {
+    let minute = dir.join("minute.mp3");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:duration=60",
+        "-ac",
+        "2",
+        "-c:a",
+        "libmp3lame",
+        "-b:a",
+        "320k",
+        "-write_xing",
+        "0",
+        "-id3v2_version",
+        "0",
+        minute.to_str().unwrap(),
+    ]);
+    let frames = std::fs::read(&minute).unwrap();
+    let path = dir.join("big.mp3");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut written = 0u64;
+    while written < TARGET_BYTES {
+        out.write_all(&frames).unwrap();
+        written += frames.len() as u64;
+    }
+    out.flush().unwrap();
+    path
+}
+
+fn tags(cover: Bytes) -> Tags {
+    Tags {
+        title: Some("Episode 100: a long one".into()),
+        artist: Some("The Podhost Team".into()),
+        album: Some("The Podhost Show".into()),
+        year: Some(2024),
+        comment: Some("Benchmark".into()),
+        chapters: (0..10)
+            .map(|i| Chapter {
+                start_ms: i * 300_000,
+                end_ms: None,
+                title: format!("Chapter {}", i + 1),
+                url: Some(format!("https://example.com/chapters/{}", i + 1)),
+            })
+            .collect(),
+        cover: Some(Cover {
+            mime: "image/png".into(),
+            bytes: cover,
+        }),
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = make_mp3(dir.path());
+    let png = dir.path().join("cover.png");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=1400x1400:rate=1",
+        "-frames:v",
+        "1",
+        png.to_str().unwrap(),
+    ]);
+    let cover = Bytes::from(std::fs::read(&png).unwrap());
+    let size = std::fs::metadata(&path).unwrap().len();
+    println!(
+        "tags bench: MP3 of {:.1} MiB, cover PNG 1400x1400 of {:.0} KiB, 10 chapters",
+        size as f64 / 1048576.0,
+        cover.len() as f64 / 1024.0
+    );
+    let tags = tags(cover);
+    let duration_ms = Some(3_000_000);
+
+    let steps: [(&str, &Tags); 3] = [
+        ("first write (tag grows: the audio moves)", &tags),
+        ("rewrite, same tags (fits in place)", &tags),
+        (
+            "rewrite, cover removed (tag shrinks)",
+            &Tags {
+                cover: None,
+                ..tags.clone()
+            },
+        ),
+    ];
+    for (name, tags) in steps {
+        let before = vm_hwm_kib();
+        let start = Instant::now();
+        let report = write_tags(&path, "audio/mpeg", tags, duration_ms).unwrap();
+        let elapsed = start.elapsed();
+        let after = vm_hwm_kib();
+        assert!(report.chapters_written);
+        println!(
+            "write_tags {name}: {:>8.1} ms, peak RSS {:.1} MiB (+{:.1} MiB), file {:.1} MiB",
+            elapsed.as_secs_f64() * 1000.0,
+            mib(after),
+            mib(after - before),
+            std::fs::metadata(&path).unwrap().len() as f64 / 1048576.0,
+        );
+    }
+    let before = vm_hwm_kib();
+    let start = Instant::now();
+    let mut file = std::fs::File::open(&path).unwrap();
+    let read = read_tags(&mut file, "audio/mpeg").unwrap();
+    println!(
+        "read_tags: {:>8.1} ms, peak RSS {:.1} MiB (+{:.1} MiB), {} chapters",
+        start.elapsed().as_secs_f64() * 1000.0,
+        mib(vm_hwm_kib()),
+        mib(vm_hwm_kib() - before),
+        read.chapters.len()
+    );
+}

@@ -1,0 +1,350 @@
+//! What each kind of job does, its options, and reading its results back.
+
+use serde_json::Value;
+
+use super::{
+    PodcastHost,
+    jobs::Outcome,
+    media::blob_path,
+    metadata::{MetadataPatch, read_file_tags},
+};
+use crate::{
+    analysis::{self, SilenceOptions, SilenceReport, WaveformOptions},
+    error::{Error, FieldErrors, Result},
+    ids::{AccountId, MediaId},
+    model::{Job, JobKind, Media},
+    principal::Principal,
+    scope::Scope,
+};
+
+/// The stored outputs of the analysis jobs.
+const WAVEFORM_JSON: &str = "waveform.json";
+const WAVEFORM_DAT: &str = "waveform.dat";
+const SILENCE_JSON: &str = "silence.json";
+
+/// A waveform in one of audiowaveform's two forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaveformFormat {
+    /// The JSON form (`version` 2).
+    Json,
+    /// The binary `.dat` form.
+    Dat,
+}
+
+fn options_of(params: &Value) -> Result<&serde_json::Map<String, Value>> {
+    static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> = std::sync::OnceLock::new();
+    match params {
+        Value::Null => Ok(EMPTY.get_or_init(Default::default)),
+        Value::Object(map) => Ok(map),
+        _ => Err(Error::invalid("body", "the options are a JSON object")),
+    }
+}
+
+/// Reads a whole number option; `None` when absent or null.
+fn number(
+    map: &serde_json::Map<String, Value>,
+    key: &str,
+    errors: &mut FieldErrors,
+) -> Option<f64> {
+    match map.get(key) {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => match s.trim().parse() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                errors.add(key, "must be a number");
+                None
+            }
+        },
+        Some(_) => {
+            errors.add(key, "must be a number");
+            None
+        }
+    }
+}
+
+fn whole(map: &serde_json::Map<String, Value>, key: &str, errors: &mut FieldErrors) -> Option<u32> {
+    let n = number(map, key, errors)?;
+    if n.fract() != 0.0 || !(1.0..=f64::from(u32::MAX)).contains(&n) {
+        errors.add(key, "must be a positive whole number");
+        return None;
+    }
+    Some(n as u32)
+}
+
+fn unknown_keys(map: &serde_json::Map<String, Value>, known: &[&str], errors: &mut FieldErrors) {
+    for key in map.keys() {
+        if !known.contains(&key.as_str()) {
+            errors.add(key.clone(), "unknown option");
+        }
+    }
+}
+
+/// The waveform options of a job's parameters (`samples_per_pixel` or `pixels_per_second`,
+/// `bits` 8|16).
+pub(super) fn waveform_options(params: &Value) -> Result<WaveformOptions> {
+    let map = options_of(params)?;
+    let mut errors = FieldErrors::default();
+    unknown_keys(
+        map,
+        &["samples_per_pixel", "pixels_per_second", "bits"],
+        &mut errors,
+    );
+    let options = WaveformOptions {
+        samples_per_pixel: whole(map, "samples_per_pixel", &mut errors),
+        pixels_per_second: whole(map, "pixels_per_second", &mut errors),
+        bits: whole(map, "bits", &mut errors).map_or(8, |b| b.min(255) as u8),
+    };
+    errors.into_result()?;
+    options.check().map_err(Error::Invalid)?;
+    Ok(options)
+}
+
+/// The silence options of a job's parameters (`noise` in dB, `duration` in seconds).
+pub(super) fn silence_options(params: &Value) -> Result<SilenceOptions> {
+    let map = options_of(params)?;
+    let mut errors = FieldErrors::default();
+    unknown_keys(map, &["noise", "duration"], &mut errors);
+    let defaults = SilenceOptions::default();
+    let options = SilenceOptions {
+        noise_db: number(map, "noise", &mut errors).unwrap_or(defaults.noise_db),
+        min_duration: number(map, "duration", &mut errors).unwrap_or(defaults.min_duration),
+    };
+    errors.into_result()?;
+    options.check().map_err(Error::Invalid)?;
+    Ok(options)
+}
+
+/// Checks a job's options before it is queued.
+pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
+    match kind {
+        JobKind::Waveform => waveform_options(params).map(drop),
+        JobKind::Silence => silence_options(params).map(drop),
+        JobKind::WriteTags => Ok(()),
+    }
+}
+
+/// Does a job's work. Errors are the job's failure reason.
+pub(super) async fn execute(host: &PodcastHost, account: &AccountId, job: &Job) -> Result<Outcome> {
+    let catalog = host.catalog(account).await?;
+    let media = catalog
+        .read(|state| state.media.get(&job.media).cloned())
+        .await
+        .ok_or_else(|| Error::invalid("media", "the media file was deleted"))?;
+    match job.kind {
+        JobKind::Waveform | JobKind::Silence => analyse(host, account, job, media).await,
+        JobKind::WriteTags => write_tags(host, account, job, media).await,
+    }
+}
+
+/// Writes the patched tags into a copy of the file and stores it as a new blob: the media
+/// record then points at it (a new download URL); the old blob stays until nothing uses it
+/// (then `sweep` removes it).
+async fn write_tags(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &Job,
+    mut media: Media,
+) -> Result<Outcome> {
+    use futures::StreamExt;
+    use object_store::ObjectStoreExt;
+    let patch: MetadataPatch = serde_json::from_value(job.params.clone())
+        .map_err(|e| Error::invalid("params", format!("unreadable tag changes: {e}")))?;
+    let current = read_file_tags(host, account, &media)
+        .await
+        .map_err(|e| Error::invalid("media", e.to_string()))?;
+    let mut tags = patch.apply(current);
+    if let Some(image) = patch.image {
+        tags.cover = match image {
+            None => None,
+            Some(image) => {
+                let catalog = host.catalog(account).await?;
+                let picture = catalog
+                    .read(|state| state.media.get(&image).cloned())
+                    .await
+                    .ok_or_else(|| Error::invalid("image", format!("no media file {image}")))?;
+                let bytes = host
+                    .store()
+                    .get(&blob_path(account, &picture.blob))
+                    .await?
+                    .bytes()
+                    .await?;
+                Some(crate::tags::Cover {
+                    mime: picture.facts.mime.clone(),
+                    bytes,
+                })
+            }
+        };
+    }
+    // A private working copy: tag writers rewrite files in place.
+    let dir = std::env::temp_dir().join(format!("podhost-tags-{}", job.id));
+    tokio::fs::create_dir_all(&dir)
+        .await
+        .map_err(|e| Error::storage(format!("a working folder for tag writing: {e}")))?;
+    let work = dir.join("file");
+    let copied = async {
+        let mut file = tokio::fs::File::create(&work).await?;
+        let mut stream = host
+            .store()
+            .get(&blob_path(account, &media.blob))
+            .await
+            .map_err(std::io::Error::other)?
+            .into_stream();
+        while let Some(chunk) = stream.next().await {
+            tokio::io::AsyncWriteExt::write_all(&mut file, &chunk.map_err(std::io::Error::other)?)
+                .await?;
+        }
+        tokio::io::AsyncWriteExt::flush(&mut file).await
+    }
+    .await;
+    let result = async {
+        copied.map_err(|e| Error::storage(format!("copying the file to write its tags: {e}")))?;
+        let mime = media.facts.mime.clone();
+        let duration = media.facts.audio.as_ref().map(|a| a.duration_ms);
+        let path = work.clone();
+        let wanted = tags.clone();
+        // Written, then read back: the chapters published are the file's (with the end times
+        // the writer derived), and a write that did not take is a failure, not a success.
+        let (report, written) = tokio::task::spawn_blocking(move || {
+            let report = crate::tags::write_tags(&path, &mime, &wanted, duration)?;
+            let mut file = std::fs::File::open(&path)?;
+            let written = crate::tags::read_tags(&mut file, &mime)?;
+            Ok::<_, crate::tags::TagError>((report, written))
+        })
+        .await
+        .map_err(|e| Error::storage(format!("the tag writer stopped: {e}")))?
+        .map_err(|e| match e {
+            crate::tags::TagError::Io(e) => Error::storage(format!("writing tags: {e}")),
+            e => Error::invalid("tags", e.to_string()),
+        })?;
+        let file = tokio::fs::File::open(&work)
+            .await
+            .map_err(|e| Error::storage(e.to_string()))?;
+        let body = tokio_util_stream(file);
+        let (blob, size, facts) = host.store_blob(account, &media.name, body).await?;
+        media.blob = blob;
+        media.size = size;
+        media.facts = facts;
+        media.updated = host.now();
+        media.chapters = if report.chapters_written {
+            written.chapters
+        } else {
+            Vec::new()
+        };
+        Ok(Outcome { media: Some(media) })
+    }
+    .await;
+    let _ = tokio::fs::remove_dir_all(&dir).await;
+    result
+}
+
+/// A file as a stream of chunks.
+fn tokio_util_stream(
+    file: tokio::fs::File,
+) -> impl futures::Stream<Item = std::io::Result<bytes::Bytes>> + Send {
+    futures::stream::try_unfold(file, |mut file| async move {
+        let mut buf = vec![0u8; 256 * 1024];
+        let n = tokio::io::AsyncReadExt::read(&mut file, &mut buf).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.truncate(n);
+        Ok(Some((bytes::Bytes::from(buf), file)))
+    })
+}
+
+async fn analyse(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &Job,
+    mut media: Media,
+) -> Result<Outcome> {
+    let (waveform, silence) = match job.kind {
+        JobKind::Waveform => (Some(waveform_options(&job.params)?), None),
+        _ => (None, Some(silence_options(&job.params)?)),
+    };
+    let source = crate::probe::source::StoreSource::whole(
+        host.store().clone(),
+        blob_path(account, &media.blob),
+        tokio::runtime::Handle::current(),
+        media.size,
+    );
+    let mime = media.facts.mime.clone();
+    let analysis = tokio::task::spawn_blocking(move || {
+        analysis::analyze(
+            Box::new(source),
+            Some(&mime),
+            waveform.as_ref(),
+            silence.as_ref(),
+        )
+    })
+    .await
+    .map_err(|e| Error::storage(format!("the analysis stopped: {e}")))?
+    .map_err(|e| match e {
+        // The store failed, not the file: a later attempt retries.
+        analysis::AnalysisError::Io(e) => Error::storage(format!("reading the audio: {e}")),
+        e => Error::invalid("media", e.to_string()),
+    })?;
+    if let Some(waveform) = analysis.waveform {
+        let json =
+            serde_json::to_vec(&waveform.to_json()).map_err(|e| Error::storage(e.to_string()))?;
+        host.put_result(account, &job.id, WAVEFORM_JSON, json)
+            .await?;
+        host.put_result(account, &job.id, WAVEFORM_DAT, waveform.to_dat())
+            .await?;
+        media.results.waveform = Some(job.id.clone());
+    }
+    if let Some(silence) = analysis.silence {
+        let json = serde_json::to_vec(&silence).map_err(|e| Error::storage(e.to_string()))?;
+        host.put_result(account, &job.id, SILENCE_JSON, json)
+            .await?;
+        media.results.silence = Some(job.id.clone());
+    }
+    Ok(Outcome { media: Some(media) })
+}
+
+impl PodcastHost {
+    /// The latest waveform of one of the caller's media files, in audiowaveform's JSON or `.dat`
+    /// form (scope `media` or `media-read-only`). `NotFound` until a waveform job succeeded.
+    pub async fn waveform(
+        &self,
+        who: &Principal,
+        media: MediaId,
+        format: WaveformFormat,
+    ) -> Result<bytes::Bytes> {
+        let job = self
+            .result_job(who, media, |m| m.results.waveform.clone())
+            .await?;
+        let file = match format {
+            WaveformFormat::Json => WAVEFORM_JSON,
+            WaveformFormat::Dat => WAVEFORM_DAT,
+        };
+        self.read_result(who.account(), &job, file).await
+    }
+
+    /// The latest silence report of one of the caller's media files (scope `media` or
+    /// `media-read-only`). `NotFound` until a silence job succeeded.
+    pub async fn silence(&self, who: &Principal, media: MediaId) -> Result<SilenceReport> {
+        let job = self
+            .result_job(who, media, |m| m.results.silence.clone())
+            .await?;
+        let bytes = self.read_result(who.account(), &job, SILENCE_JSON).await?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| Error::storage(format!("a stored silence report is unreadable: {e}")))
+    }
+
+    async fn result_job(
+        &self,
+        who: &Principal,
+        media: MediaId,
+        pick: impl Fn(&Media) -> Option<crate::ids::JobId>,
+    ) -> Result<crate::ids::JobId> {
+        who.require(Scope::MediaReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        let file = catalog
+            .read(|state| state.media.get(&media).cloned())
+            .await
+            .ok_or_else(|| Error::not_found("media", media))?;
+        pick(&file).ok_or_else(|| Error::not_found("result", media))
+    }
+}

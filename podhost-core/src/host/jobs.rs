@@ -1,0 +1,375 @@
+//! Background jobs: asking for one, reading it, and the worker loop that runs them.
+//!
+//! A job is recorded in the account's catalog (so asking for the same media and kind twice
+//! while one is waiting or running returns that one: the decision is serial) and marked in the
+//! store's queue (see [`crate::jobs`]). Every process runs a worker; a worker claims an attempt
+//! with put-if-absent, renews its lease while it works, and commits the result only while its
+//! attempt is still the newest, so a job taken over after a crash is never finished twice.
+
+use std::{collections::HashSet, sync::Arc, time::Duration};
+
+use object_store::{ObjectStoreExt, PutPayload};
+use serde_json::Value;
+
+use super::PodcastHost;
+use crate::{
+    error::{Error, Result},
+    ids::{AccountId, JobId, MediaId},
+    jobs::{self, Lease},
+    model::{Job, JobKind, JobStatus, Media},
+    principal::Principal,
+    probe::MediaKind,
+    scope::Scope,
+    state::Change,
+};
+
+/// Attempts a job gets before it fails for good (each one ended by a crash or a store error).
+const MAX_ATTEMPTS: u32 = 5;
+
+/// How the workers of a process run (part of [`HostConfig`](crate::HostConfig)).
+#[derive(Clone, Debug)]
+pub struct JobsConfig {
+    /// Jobs one process runs at once (default: the machine's cores).
+    pub workers: usize,
+    /// How long a claimed attempt holds without renewal; a crashed worker's job is taken over
+    /// after it (default 60 s; renewed every quarter of it).
+    pub lease: Duration,
+    /// How often an idle worker looks for queued jobs (default 1 s; a job asked for in this
+    /// process starts at once).
+    pub poll: Duration,
+}
+
+impl Default for JobsConfig {
+    fn default() -> Self {
+        JobsConfig {
+            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            lease: Duration::from_secs(60),
+            poll: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A process's worker state.
+pub(super) struct Workers {
+    /// This process's name in leases.
+    owner: String,
+    wake: tokio::sync::Notify,
+    running: std::sync::Mutex<HashSet<JobId>>,
+}
+
+impl Default for Workers {
+    fn default() -> Self {
+        Workers {
+            owner: uuid::Uuid::new_v4().simple().to_string(),
+            wake: tokio::sync::Notify::new(),
+            running: Default::default(),
+        }
+    }
+}
+
+/// What finishing a job changes besides the job itself.
+pub(super) struct Outcome {
+    /// The media record as it is after the job (results, a new blob...).
+    pub media: Option<Media>,
+}
+
+impl PodcastHost {
+    /// Asks for a job on one of the caller's media files (scope `media`). Returns the job,
+    /// queued; or the one already queued or running for the same media and kind. `Invalid`
+    /// when the file is not audio or the options are wrong.
+    pub async fn submit_job(
+        &self,
+        who: &Principal,
+        media: MediaId,
+        kind: JobKind,
+        params: Value,
+    ) -> Result<Job> {
+        who.require(Scope::Media)?;
+        self.queue_job(who.account(), media, kind, params).await
+    }
+
+    /// Queues a job of an account (the caller checked the scope).
+    pub(super) async fn queue_job(
+        &self,
+        account: &AccountId,
+        media: MediaId,
+        kind: JobKind,
+        params: Value,
+    ) -> Result<Job> {
+        super::job_kinds::check_params(kind, &params)?;
+        let catalog = self.catalog(account).await?;
+        let id = JobId::random();
+        // The queue marker first: a crash after it leaves a marker without a job (removed by
+        // the worker), never a job that no worker will find.
+        jobs::enqueue(self.store(), account, &id).await?;
+        let now = self.now();
+        let committed = catalog
+            .commit(now, |state| {
+                let file = state
+                    .media
+                    .get(&media)
+                    .ok_or_else(|| Error::not_found("media", media))?;
+                if !matches!(file.kind(), MediaKind::Audio) {
+                    return Err(Error::invalid(
+                        "media",
+                        format!("{} is not an audio file ({})", file.name, file.facts.mime),
+                    ));
+                }
+                if let Some(running) = state
+                    .jobs
+                    .values()
+                    .find(|j| j.media == media && j.kind == kind && !j.status.is_final())
+                {
+                    // The same analysis asked twice is one job; a second tag write would be
+                    // lost in the first, so it waits for the caller to ask again.
+                    if kind == JobKind::WriteTags {
+                        return Err(Error::Conflict {
+                            message: format!(
+                                "tags are being written into this file (job {}); ask again when it has ended",
+                                running.id
+                            ),
+                        });
+                    }
+                    return Ok((Vec::new(), running.clone()));
+                }
+                let job = Job {
+                    id: id.clone(),
+                    kind,
+                    media,
+                    params: params.clone(),
+                    status: JobStatus::Queued,
+                    error: None,
+                    created: now,
+                    started: None,
+                    finished: None,
+                    attempts: 0,
+                };
+                Ok((vec![Change::JobPut(job.clone())], job))
+            })
+            .await;
+        match &committed {
+            Ok(job) if job.id == id => self.inner.workers.wake.notify_one(),
+            _ => {
+                let _ = jobs::forget(self.store(), account, &id).await;
+            }
+        }
+        committed
+    }
+
+    /// One of the caller's jobs (scope `media` or `media-read-only`).
+    pub async fn get_job(&self, who: &Principal, id: &JobId) -> Result<Job> {
+        who.require(Scope::MediaReadOnly)?;
+        let catalog = self.catalog(who.account()).await?;
+        catalog
+            .read(|state| state.jobs.get(id).cloned())
+            .await
+            .ok_or_else(|| Error::not_found("job", id))
+    }
+
+    /// Runs queued jobs until `stop` completes: at most `JobsConfig::workers` at once in this
+    /// process, any account's, taking over those whose worker died. Jobs in progress at the stop
+    /// are abandoned to their lease (another process, or this one restarted, takes them over).
+    pub async fn run_jobs(&self, stop: impl std::future::Future<Output = ()>) {
+        let mut stop = std::pin::pin!(stop);
+        let config = self.config().jobs.clone();
+        let permits = Arc::new(tokio::sync::Semaphore::new(config.workers.max(1)));
+        loop {
+            if let Err(e) = self.start_queued(&permits).await {
+                tracing::warn!(error = %e, "looking for jobs failed; will retry");
+            }
+            tokio::select! {
+                () = &mut stop => break,
+                () = self.inner.workers.wake.notified() => {}
+                () = tokio::time::sleep(config.poll) => {}
+            }
+        }
+    }
+
+    /// Runs the queued jobs that this process can start now; returns when they are started.
+    async fn start_queued(&self, permits: &Arc<tokio::sync::Semaphore>) -> Result<()> {
+        let now = self.now();
+        for (account, id, queued_at) in jobs::queued(self.store()).await? {
+            let Ok(permit) = permits.clone().try_acquire_owned() else {
+                return Ok(());
+            };
+            if self.is_running(&id) {
+                continue;
+            }
+            let job = match self.catalog(&account).await {
+                Ok(catalog) => catalog.read(|state| state.jobs.get(&id).cloned()).await,
+                Err(Error::NotFound { .. }) => None,
+                Err(e) => return Err(e),
+            };
+            let Some(job) = job else {
+                // A marker whose job was never committed: gone after a minute.
+                if now.duration_since(queued_at) > jiff::SignedDuration::from_mins(1) {
+                    jobs::forget(self.store(), &account, &id).await?;
+                }
+                continue;
+            };
+            if job.status.is_final() {
+                jobs::forget(self.store(), &account, &id).await?;
+                continue;
+            }
+            let lease_for = self.config().jobs.lease;
+            let owner = &self.inner.workers.owner;
+            let Some(lease) =
+                jobs::claim(self.store(), &account, &id, owner, now, lease_for).await?
+            else {
+                continue;
+            };
+            self.inner
+                .workers
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id.clone());
+            let host = self.clone();
+            tokio::spawn(async move {
+                let _permit = permit;
+                if let Err(e) = host.run_attempt(&account, job, lease).await {
+                    tracing::warn!(%account, job = %id, error = %e, "a job attempt could not be recorded; it will be taken over");
+                }
+                host.inner
+                    .workers
+                    .running
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+                host.inner.workers.wake.notify_one();
+            });
+        }
+        Ok(())
+    }
+
+    fn is_running(&self, id: &JobId) -> bool {
+        self.inner
+            .workers
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(id)
+    }
+
+    /// One attempt: record it as running, do the work while renewing the lease, record the end.
+    async fn run_attempt(&self, account: &AccountId, job: Job, mut lease: Lease) -> Result<()> {
+        let catalog = self.catalog(account).await?;
+        let id = job.id.clone();
+        let attempt = lease.attempt;
+        let started = self.now();
+        let running = catalog
+            .commit(started, |state| {
+                let Some(current) = state.jobs.get(&id) else {
+                    return Ok((Vec::new(), None));
+                };
+                if current.status.is_final() {
+                    return Ok((Vec::new(), None));
+                }
+                let job = Job {
+                    status: JobStatus::Running,
+                    started: Some(started),
+                    attempts: attempt,
+                    ..current.clone()
+                };
+                Ok((vec![Change::JobPut(job.clone())], Some(job)))
+            })
+            .await?;
+        let Some(job) = running else {
+            return jobs::forget(self.store(), account, &id).await;
+        };
+        let lease_for = self.config().jobs.lease;
+        let work = async {
+            if attempt > MAX_ATTEMPTS {
+                return Err(Error::invalid(
+                    "job",
+                    format!("gave up after {MAX_ATTEMPTS} attempts that did not finish"),
+                ));
+            }
+            super::job_kinds::execute(self, account, &job).await
+        };
+        let mut work = std::pin::pin!(work);
+        let mut renew = tokio::time::interval(lease_for / 4);
+        renew.tick().await;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut work => break outcome,
+                _ = renew.tick() => {
+                    let now = self.now();
+                    match jobs::renew(self.store(), account, &id, &mut lease, now, lease_for).await {
+                        Ok(true) => {}
+                        Ok(false) => return Ok(()), // taken over: write nothing
+                        Err(e) => tracing::warn!(job = %id, error = %e, "renewing a job lease failed"),
+                    }
+                }
+            }
+        };
+        if let Err(e @ Error::Storage { .. }) = &outcome {
+            // The store failed, not the job: leave it to the lease, the next attempt retries.
+            return Err(Error::storage(format!("job {id}, attempt {attempt}: {e}")));
+        }
+        let finished = self.now();
+        catalog
+            .commit(finished, |state| {
+                let Some(current) = state.jobs.get(&id) else {
+                    return Ok((Vec::new(), ()));
+                };
+                // Only the newest attempt may finish the job, once.
+                if current.status.is_final() || current.attempts != attempt {
+                    return Ok((Vec::new(), ()));
+                }
+                let mut changes = Vec::new();
+                let (status, error) = match &outcome {
+                    Ok(done) => {
+                        if let Some(media) = &done.media
+                            && state.media.contains_key(&media.id)
+                        {
+                            changes.push(Change::MediaPut(media.clone()));
+                        }
+                        (JobStatus::Succeeded, None)
+                    }
+                    Err(e) => (JobStatus::Failed, Some(e.to_string())),
+                };
+                changes.push(Change::JobPut(Job {
+                    status,
+                    error,
+                    finished: Some(finished),
+                    ..current.clone()
+                }));
+                Ok((changes, ()))
+            })
+            .await?;
+        jobs::forget(self.store(), account, &id).await
+    }
+
+    /// Stores one output file of a job.
+    pub(super) async fn put_result(
+        &self,
+        account: &AccountId,
+        job: &JobId,
+        file: &str,
+        bytes: Vec<u8>,
+    ) -> Result<()> {
+        self.store()
+            .put(
+                &jobs::result_path(account, job, file),
+                PutPayload::from(bytes),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Reads one output file of a job.
+    pub(super) async fn read_result(
+        &self,
+        account: &AccountId,
+        job: &JobId,
+        file: &str,
+    ) -> Result<bytes::Bytes> {
+        use object_store::ObjectStoreExt;
+        let got = self
+            .store()
+            .get(&jobs::result_path(account, job, file))
+            .await?;
+        Ok(got.bytes().await?)
+    }
+}

@@ -1,0 +1,323 @@
+//! A media file's metadata: its technical facts, the tags read from the file, its ad breaks;
+//! changing them (the tags are written into a new file by a job).
+
+use serde::{Deserialize, Serialize};
+
+use super::{PodcastHost, media::blob_path};
+use crate::{
+    error::{Error, FieldErrors, Result},
+    ids::{AccountId, MediaId},
+    model::{AdBreak, Job, JobKind, Media},
+    principal::Principal,
+    probe::MediaKind,
+    scope::Scope,
+    state::Change,
+    tags::{self, Chapter, Tags},
+};
+
+/// What `GET /api/media/{id}/metadata` shows.
+#[derive(Debug, Clone)]
+pub struct Metadata {
+    /// The media record (facts, ad breaks).
+    pub media: Media,
+    /// The tags read from the file now; `None` for files without a tag format.
+    pub tags: Option<Tags>,
+    /// Why the tags could not be read, when they could not.
+    pub tags_error: Option<String>,
+    /// Whether the file (an image), or the cover in its tags, meets Apple's artwork rule.
+    pub artwork: Option<ArtworkCheck>,
+}
+
+/// Apple Podcasts' artwork rule: square, 1400 to 3000 pixels a side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtworkCheck {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// What breaks the rule, in words; empty when it is met.
+    pub problems: Vec<String>,
+}
+
+impl ArtworkCheck {
+    /// Checks a picture's size.
+    pub fn of(width: u32, height: u32) -> Self {
+        let mut problems = Vec::new();
+        if width != height {
+            problems.push(format!("not square ({width} x {height})"));
+        }
+        let side = width.min(height);
+        let longest = width.max(height);
+        if side < 1400 {
+            problems.push(format!(
+                "smaller than Apple's minimum of 1400 x 1400 ({width} x {height})"
+            ));
+        } else if longest > 3000 {
+            problems.push(format!(
+                "larger than Apple's maximum of 3000 x 3000 ({width} x {height})"
+            ));
+        }
+        ArtworkCheck {
+            width,
+            height,
+            problems,
+        }
+    }
+}
+
+/// Changes to a media file's metadata; `None` leaves a field as it is, `Some(None)` removes it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetadataPatch {
+    /// Title tag.
+    pub title: Option<Option<String>>,
+    /// Artist tag.
+    pub artist: Option<Option<String>>,
+    /// Album tag.
+    pub album: Option<Option<String>>,
+    /// Year tag.
+    pub year: Option<Option<i32>>,
+    /// Comment tag.
+    pub comment: Option<Option<String>>,
+    /// The chapters (all of them).
+    pub chapters: Option<Vec<Chapter>>,
+    /// A media id of an image to embed as the cover (`Some(None)` removes the cover).
+    pub image: Option<Option<MediaId>>,
+    /// Where ads may go (stored with the record, not in the file).
+    #[serde(skip)]
+    pub adbreak: Option<Option<AdBreak>>,
+}
+
+impl MetadataPatch {
+    /// Whether the patch changes anything in the file.
+    pub fn touches_file(&self) -> bool {
+        self.title.is_some()
+            || self.artist.is_some()
+            || self.album.is_some()
+            || self.year.is_some()
+            || self.comment.is_some()
+            || self.chapters.is_some()
+            || self.image.is_some()
+    }
+
+    /// `tags` with this patch applied (the cover is set by the caller, which reads the image).
+    pub(super) fn apply(&self, mut tags: Tags) -> Tags {
+        fn set<T: Clone>(field: &mut Option<T>, change: &Option<Option<T>>) {
+            if let Some(value) = change {
+                *field = value.clone();
+            }
+        }
+        set(&mut tags.title, &self.title);
+        set(&mut tags.artist, &self.artist);
+        set(&mut tags.album, &self.album);
+        set(&mut tags.year, &self.year);
+        set(&mut tags.comment, &self.comment);
+        if let Some(chapters) = &self.chapters {
+            tags.chapters = chapters.clone();
+        }
+        tags
+    }
+}
+
+/// Reads a file's tags through the store (on a blocking thread: tag readers are synchronous).
+pub(super) async fn read_file_tags(
+    host: &PodcastHost,
+    account: &AccountId,
+    media: &Media,
+) -> std::result::Result<Tags, tags::TagError> {
+    let mut source = crate::probe::source::StoreSource::whole(
+        host.store().clone(),
+        blob_path(account, &media.blob),
+        tokio::runtime::Handle::current(),
+        media.size,
+    );
+    let mime = media.facts.mime.clone();
+    tokio::task::spawn_blocking(move || tags::read_tags(&mut source, &mime))
+        .await
+        .unwrap_or_else(|e| Err(tags::TagError::Corrupt(format!("the reader stopped: {e}"))))
+}
+
+impl PodcastHost {
+    /// A media file's metadata (scope `media` or `media-read-only`).
+    pub async fn media_metadata(&self, who: &Principal, id: MediaId) -> Result<Metadata> {
+        who.require(Scope::MediaReadOnly)?;
+        let media = self.get_media(who, id).await?;
+        let (tags, tags_error) = if media.kind() == MediaKind::Audio {
+            match read_file_tags(self, who.account(), &media).await {
+                Ok(tags) => (Some(tags), None),
+                Err(tags::TagError::Unsupported(_)) => (None, None),
+                Err(e) => (None, Some(e.to_string())),
+            }
+        } else {
+            (None, None)
+        };
+        let artwork = match (&media.facts.image, &tags) {
+            (Some(image), _) => Some(ArtworkCheck::of(image.width, image.height)),
+            (
+                None,
+                Some(Tags {
+                    cover: Some(cover), ..
+                }),
+            ) => imagesize::blob_size(&cover.bytes)
+                .ok()
+                .map(|size| ArtworkCheck::of(size.width as u32, size.height as u32)),
+            _ => None,
+        };
+        Ok(Metadata {
+            media,
+            tags,
+            tags_error,
+            artwork,
+        })
+    }
+
+    /// Changes a media file's metadata (scope `media`): the ad breaks at once; the tags,
+    /// chapters and cover by a job that writes them into a new file (a new download URL; the
+    /// old file stays until nothing uses it). Returns the metadata now and the job, if any.
+    pub async fn update_metadata(
+        &self,
+        who: &Principal,
+        id: MediaId,
+        patch: MetadataPatch,
+    ) -> Result<(Metadata, Option<Job>)> {
+        who.require(Scope::Media)?;
+        let catalog = self.catalog(who.account()).await?;
+        let media = self.get_media(who, id).await?;
+        let mut errors = FieldErrors::default();
+        if patch.touches_file() && !tags::can_write(&media.facts.mime) {
+            errors.add(
+                "media",
+                format!("tags cannot be written into {} files", media.facts.mime),
+            );
+        }
+        if let Some(Some(image)) = patch.image {
+            let is_image = catalog
+                .read(|state| {
+                    state
+                        .media
+                        .get(&image)
+                        .map(|m| m.kind() == MediaKind::Image)
+                })
+                .await;
+            match is_image {
+                Some(true) => {}
+                Some(false) => errors.add("image", "must be the id of an image file"),
+                None => errors.add("image", format!("no media file {image}")),
+            }
+        }
+        if let Some(Some(adbreak)) = &patch.adbreak
+            && adbreak.midrolls.iter().any(|t| !t.is_finite() || *t < 0.0)
+        {
+            errors.add("adbreak.midrolls", "seconds from the start, not negative");
+        }
+        errors.into_result()?;
+        if let Some(adbreak) = &patch.adbreak {
+            let now = self.now();
+            catalog
+                .commit(now, |state| {
+                    let current = state
+                        .media
+                        .get(&id)
+                        .ok_or_else(|| Error::not_found("media", id))?;
+                    let media = Media {
+                        adbreak: adbreak.clone(),
+                        updated: now,
+                        ..current.clone()
+                    };
+                    Ok((vec![Change::MediaPut(media)], ()))
+                })
+                .await?;
+        }
+        let job = if patch.touches_file() {
+            let params = serde_json::to_value(&patch).map_err(|e| Error::storage(e.to_string()))?;
+            Some(self.submit_job(who, id, JobKind::WriteTags, params).await?)
+        } else {
+            None
+        };
+        Ok((self.media_metadata(who, id).await?, job))
+    }
+}
+
+/// Whether `write_metadata` can be done for `episode` as it is about to be stored: it has
+/// audio, the audio's format takes tags, and no other tag write of that file is under way.
+pub(super) fn check_write_metadata(
+    state: &crate::state::AccountState,
+    episode: &crate::model::Episode,
+) -> Result<()> {
+    let refuse = |message: String| Error::invalid("write_metadata", message);
+    let media_id = episode
+        .media
+        .ok_or_else(|| refuse("the episode has no audio file to write tags into".into()))?;
+    let media = state
+        .media
+        .get(&media_id)
+        .ok_or_else(|| refuse(format!("no media file {media_id}")))?;
+    if !tags::can_write(&media.facts.mime) {
+        return Err(refuse(format!(
+            "tags cannot be written into {} files",
+            media.facts.mime
+        )));
+    }
+    if let Some(job) = state
+        .jobs
+        .values()
+        .find(|j| j.media == media_id && j.kind == JobKind::WriteTags && !j.status.is_final())
+    {
+        return Err(Error::Conflict {
+            message: format!(
+                "tags are being written into this file (job {}); ask again when it has ended",
+                job.id
+            ),
+        });
+    }
+    Ok(())
+}
+
+impl PodcastHost {
+    /// `write_metadata` of an episode (scope `shows`): writes its title, author, album (the
+    /// podcast's title), cover (the episode's, else the podcast's) and the chapters its file
+    /// has into its audio file, by a tag-writing job. `Invalid` when the episode has no audio
+    /// or the audio's format takes no tags; `Conflict` while another tag write of the file runs.
+    pub async fn write_episode_metadata(
+        &self,
+        who: &Principal,
+        feed: &crate::ids::FeedId,
+        episode: crate::ids::EpisodeId,
+    ) -> Result<Job> {
+        who.require(Scope::Shows)?;
+        let catalog = self.catalog(who.account()).await?;
+        let found = catalog
+            .read(|state| {
+                let entry = state.feeds.get(feed)?;
+                let episode = entry.episodes.get(&episode)?;
+                Some((entry.feed.clone(), episode.clone()))
+            })
+            .await;
+        let (feed, episode) = found.ok_or_else(|| Error::not_found("episode", episode))?;
+        catalog
+            .read(|state| check_write_metadata(state, &episode))
+            .await?;
+        let media_id = episode
+            .media
+            .ok_or_else(|| Error::invalid("write_metadata", "the episode has no audio"))?;
+        let first = |values: [&str; 3]| {
+            values
+                .into_iter()
+                .find(|v| !v.trim().is_empty())
+                .map(str::to_string)
+        };
+        let patch = MetadataPatch {
+            title: Some(first([&episode.itunes.title, &episode.title, ""])),
+            artist: Some(first([
+                &episode.itunes.author,
+                &episode.author,
+                &feed.itunes.author,
+            ])),
+            album: Some(first([&feed.title, "", ""])),
+            image: episode.itunes.logo.or(feed.logo).map(Some),
+            ..Default::default()
+        };
+        let params = serde_json::to_value(&patch).map_err(|e| Error::storage(e.to_string()))?;
+        self.queue_job(who.account(), media_id, JobKind::WriteTags, params)
+            .await
+    }
+}

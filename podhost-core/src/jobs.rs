@@ -1,0 +1,200 @@
+//! Where jobs wait and who runs them, in the store, so that several processes share the work and
+//! a crashed worker's job is taken over.
+//!
+//! ```text
+//! jobs/queue/{account}/{job}               a job waiting or running (written before the job's
+//!                                          catalog entry; removed when it ends)
+//! jobs/lease/{account}/{job}/{attempt:04}  the worker running an attempt and until when; the
+//!                                          worker renews it; an expired lease lets the next
+//!                                          attempt be claimed (put-if-absent: one winner)
+//! accounts/{a}/results/{job}/{file}        a job's outputs, written once
+//! ```
+//!
+//! The job's record (status, attempts, error) lives in the account's catalog; this module only
+//! decides who may run it.
+
+use std::sync::Arc;
+
+use futures::TryStreamExt;
+use jiff::Timestamp;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    error::{Error, Result},
+    ids::{AccountId, JobId},
+};
+
+fn queue_path(account: &AccountId, job: &JobId) -> Path {
+    Path::from_iter(["jobs", "queue", account.as_str(), job.as_str()])
+}
+
+fn lease_dir(account: &AccountId, job: &JobId) -> Path {
+    Path::from_iter(["jobs", "lease", account.as_str(), job.as_str()])
+}
+
+/// Where a job's output `file` is stored.
+pub(crate) fn result_path(account: &AccountId, job: &JobId, file: &str) -> Path {
+    Path::from_iter(["accounts", account.as_str(), "results", job.as_str(), file])
+}
+
+/// A claim on one attempt of a job.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Lease {
+    /// The process holding it.
+    pub owner: String,
+    /// The attempt number (1 for the first run).
+    pub attempt: u32,
+    /// Until when it holds unless renewed, in milliseconds since the epoch.
+    pub expires_ms: i64,
+}
+
+/// Marks a job as waiting (before its catalog entry is written: a crash in between leaves a
+/// marker without a job, which `forget` removes, never a job nobody will find).
+pub(crate) async fn enqueue(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    job: &JobId,
+) -> Result<()> {
+    store
+        .put(&queue_path(account, job), PutPayload::default())
+        .await?;
+    Ok(())
+}
+
+/// The waiting or running jobs of every account, with when they were queued.
+pub(crate) async fn queued(
+    store: &Arc<dyn ObjectStore>,
+) -> Result<Vec<(AccountId, JobId, Timestamp)>> {
+    let listed: Vec<_> = store
+        .list(Some(&Path::from("jobs/queue")))
+        .try_collect()
+        .await?;
+    let mut out = Vec::new();
+    for meta in listed {
+        let parts: Vec<_> = meta.location.parts().collect();
+        if let [_, _, account, job] = parts.as_slice()
+            && let (Ok(account), Ok(job)) = (
+                AccountId::new(account.as_ref()),
+                job.as_ref().parse::<JobId>(),
+            )
+        {
+            let at = Timestamp::from_millisecond(meta.last_modified.timestamp_millis())
+                .unwrap_or(Timestamp::UNIX_EPOCH);
+            out.push((account, job, at));
+        }
+    }
+    out.sort_by_key(|(_, _, at)| *at);
+    Ok(out)
+}
+
+/// Removes a job's marker and leases (it ended, or it never existed).
+pub(crate) async fn forget(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    job: &JobId,
+) -> Result<()> {
+    let leases: Vec<_> = store
+        .list(Some(&lease_dir(account, job)))
+        .try_collect()
+        .await?;
+    for meta in leases {
+        ignore_missing(store.delete(&meta.location).await)?;
+    }
+    ignore_missing(store.delete(&queue_path(account, job)).await)
+}
+
+fn ignore_missing(result: object_store::Result<()>) -> Result<()> {
+    match result {
+        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The newest lease of a job.
+async fn newest(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    job: &JobId,
+) -> Result<Option<Lease>> {
+    let leases: Vec<_> = store
+        .list(Some(&lease_dir(account, job)))
+        .try_collect()
+        .await?;
+    let Some(meta) = leases
+        .iter()
+        .max_by_key(|m| m.location.filename().map(str::to_string))
+    else {
+        return Ok(None);
+    };
+    match store.get(&meta.location).await {
+        Ok(got) => {
+            let bytes = got.bytes().await?;
+            serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| Error::storage(format!("{} is unreadable: {e}", meta.location)))
+        }
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Claims the next attempt of a job for `owner` when nobody holds a live lease. Returns the
+/// lease won, or `None` when another worker runs it (or won the race for it).
+pub(crate) async fn claim(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    job: &JobId,
+    owner: &str,
+    now: Timestamp,
+    lease_for: std::time::Duration,
+) -> Result<Option<Lease>> {
+    let attempt = match newest(store, account, job).await? {
+        Some(lease) if lease.expires_ms > now.as_millisecond() => return Ok(None),
+        Some(lease) => lease.attempt + 1,
+        None => 1,
+    };
+    let lease = Lease {
+        owner: owner.to_string(),
+        attempt,
+        expires_ms: now.as_millisecond() + lease_ms(lease_for),
+    };
+    let path = lease_dir(account, job).join(format!("{attempt:04}"));
+    let body = serde_json::to_vec(&lease).map_err(|e| Error::storage(e.to_string()))?;
+    let opts = PutOptions {
+        mode: PutMode::Create,
+        ..Default::default()
+    };
+    match store.put_opts(&path, PutPayload::from(body), opts).await {
+        Ok(_) => Ok(Some(lease)),
+        Err(object_store::Error::AlreadyExists { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn lease_ms(lease_for: std::time::Duration) -> i64 {
+    i64::try_from(lease_for.as_millis()).unwrap_or(i64::MAX / 2)
+}
+
+/// Renews a lease. `false` when a newer attempt exists: the job was taken over and this worker
+/// must stop and write nothing.
+pub(crate) async fn renew(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    job: &JobId,
+    lease: &mut Lease,
+    now: Timestamp,
+    lease_for: std::time::Duration,
+) -> Result<bool> {
+    if newest(store, account, job)
+        .await?
+        .is_some_and(|newest| newest.attempt != lease.attempt)
+    {
+        return Ok(false);
+    }
+    lease.expires_ms = now.as_millisecond() + lease_ms(lease_for);
+    let path = lease_dir(account, job).join(format!("{:04}", lease.attempt));
+    let body = serde_json::to_vec(&*lease).map_err(|e| Error::storage(e.to_string()))?;
+    store.put(&path, PutPayload::from(body)).await?;
+    Ok(true)
+}

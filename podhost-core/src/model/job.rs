@@ -1,0 +1,86 @@
+//! Background jobs: waveform, silence detection and tag writing run apart from the request that
+//! asked for them, survive restarts and report how they ended.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{JobId, MediaId};
+
+/// What a job does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// The waveform of an audio file (BBC audiowaveform's format).
+    Waveform,
+    /// Silences and suggested ad breaks (ffmpeg silencedetect's rule).
+    Silence,
+    /// Tags, chapters and cover written into the file (a new file, a new URL).
+    WriteTags,
+}
+
+impl JobKind {
+    /// The name on the wire: `waveform`, `silence`, `write_tags`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Waveform => "waveform",
+            JobKind::Silence => "silence",
+            JobKind::WriteTags => "write_tags",
+        }
+    }
+}
+
+/// Where a job is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker has it.
+    Running,
+    /// Done; its result is stored.
+    Succeeded,
+    /// Ended with an error (`Job::error` says why); nothing else was harmed.
+    Failed,
+}
+
+impl JobStatus {
+    /// The name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Succeeded => "succeeded",
+            JobStatus::Failed => "failed",
+        }
+    }
+
+    /// Whether the job has ended.
+    pub fn is_final(self) -> bool {
+        matches!(self, JobStatus::Succeeded | JobStatus::Failed)
+    }
+}
+
+/// One job of an account.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Its id.
+    pub id: JobId,
+    /// What it does.
+    pub kind: JobKind,
+    /// The media file it works on.
+    pub media: MediaId,
+    /// Its options, as the kind reads them.
+    pub params: serde_json::Value,
+    /// Where it is.
+    pub status: JobStatus,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// When it was asked for.
+    pub created: Timestamp,
+    /// When a worker last started it.
+    pub started: Option<Timestamp>,
+    /// When it ended.
+    pub finished: Option<Timestamp>,
+    /// How many times a worker started it (more than one after a crash).
+    pub attempts: u32,
+}

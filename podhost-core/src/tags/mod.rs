@@ -1,0 +1,298 @@
+//! Tag reading and writing: title, artist, album, year, comment, chapters and the front cover of
+//! an audio file, in the file's own tag format.
+//!
+//! Synchronous and transport-free: the host runs these functions on a blocking thread (inside
+//! `tokio::task::spawn_blocking`), reading through a store-backed `Read + Seek` and writing a
+//! local temporary copy of the file that is then stored as a new blob.
+//!
+//! | MIME type | format written | chapters | library |
+//! |---|---|---|---|
+//! | `audio/mpeg` (MP3), `audio/aac` (ADTS) | ID3v2.4 tag in front of the audio | `CHAP` frames (title in `TIT2`, link in `WXXX`) and one top-level ordered `CTOC` | `id3` |
+//! | `audio/wav`, `audio/aiff` | ID3v2.4 tag in an `id3 ` chunk | as MP3 | `id3` |
+//! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` atoms | **not written** ([`WriteReport::chapters_written`] is false); read from a Nero `chpl` atom | `lofty` |
+//! | `audio/ogg` (Vorbis, Opus, Speex) | Vorbis comments, cover as `METADATA_BLOCK_PICTURE` | `CHAPTERnnn` / `CHAPTERnnnNAME` / `CHAPTERnnnURL` comments | `lofty` |
+//! | `audio/flac` | Vorbis comments, cover as a `PICTURE` block | as Ogg | `lofty` |
+//!
+//! Anything else (Ogg FLAC, WebM, Matroska, video) is refused with [`TagError::Unsupported`].
+//!
+//! Fields outside [`Tags`] (track numbers, genre, encoder, other pictures…) are kept as they are.
+//! A field of [`Tags`] that is `None` is removed from the file; the chapters replace every
+//! chapter in the file; the cover replaces the front cover (MP4 has no picture types: it
+//! replaces every `covr` picture).
+//!
+//! Memory: MP3, ADTS, WAV and AIFF are rewritten in place with a 64 KiB copy buffer (the `id3`
+//! crate moves the audio behind a grown tag), so a large file is never held in memory. `lofty`
+//! reads a whole FLAC or Ogg file into memory to rewrite it; MP4 is rewritten by `lofty` around
+//! the `moov` atom.
+
+mod id3v2;
+mod mp4;
+mod vorbis;
+
+use std::io::{Read, Seek, SeekFrom};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+/// One chapter: where it starts (and ends), its title and an optional link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Chapter {
+    /// Start, in milliseconds from the beginning of the audio.
+    pub start_ms: u64,
+    /// End, in milliseconds. `None` when the format stores no end (Vorbis comments, MP4) or the
+    /// writer should derive it: see [`write_tags`].
+    pub end_ms: Option<u64>,
+    /// Title of the chapter (may be empty).
+    pub title: String,
+    /// A link about the chapter.
+    pub url: Option<String>,
+}
+
+/// An embedded picture: its MIME type (e.g. `image/png`) and bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Cover {
+    /// MIME type of the image, e.g. `image/jpeg`.
+    pub mime: String,
+    /// The image file's bytes.
+    pub bytes: Bytes,
+}
+
+/// The tags podhost reads and writes. On writing, this is the complete desired set: a `None`
+/// field is removed from the file, `chapters` replace all chapters, `cover` replaces the front
+/// cover.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Tags {
+    /// Title (ID3 `TIT2`, Vorbis `TITLE`, MP4 `©nam`).
+    pub title: Option<String>,
+    /// Artist (ID3 `TPE1`, Vorbis `ARTIST`, MP4 `©ART`).
+    pub artist: Option<String>,
+    /// Album (ID3 `TALB`, Vorbis `ALBUM`, MP4 `©alb`).
+    pub album: Option<String>,
+    /// Year of recording (ID3v2.4 `TDRC`, Vorbis `DATE`, MP4 `©day`); 0 to 9999.
+    pub year: Option<i32>,
+    /// Comment (ID3 `COMM` with an empty description, Vorbis `COMMENT`, MP4 `©cmt`).
+    pub comment: Option<String>,
+    /// Chapters, in order of start time.
+    pub chapters: Vec<Chapter>,
+    /// The front cover.
+    pub cover: Option<Cover>,
+}
+
+/// What [`write_tags`] wrote, for what it could not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteReport {
+    /// Whether the chapters were written into the file. False for MP4, whose chapters (a text
+    /// track or a Nero `chpl` atom) this module cannot write: the other tags were written and
+    /// the file's existing chapters, if any, were left as they were.
+    pub chapters_written: bool,
+}
+
+/// Why a tag could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TagError {
+    /// The format has no tags podhost can read or write (the MIME type, as given).
+    #[error("tags of {0} files are not supported")]
+    Unsupported(String),
+    /// The file or its tag is damaged.
+    #[error("the file or its tag is damaged: {0}")]
+    Corrupt(String),
+    /// The tags asked for cannot be written (e.g. chapters out of order, a year out of range).
+    #[error("invalid tags: {0}")]
+    Invalid(String),
+    /// Reading or writing the file failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The tag format family of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// ID3v2 in front of bare audio (MP3, ADTS AAC) or in a RIFF/AIFF chunk.
+    Id3,
+    /// MP4 `ilst`.
+    Mp4,
+    /// Ogg Vorbis, Opus or Speex.
+    Ogg,
+    /// FLAC.
+    Flac,
+}
+
+fn family(mime: &str) -> Option<Family> {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    Some(match essence.as_str() {
+        "audio/mpeg" | "audio/mp3" | "audio/mpeg3" | "audio/x-mp3" | "audio/x-mpeg" => Family::Id3,
+        "audio/aac" | "audio/aacp" | "audio/x-aac" => Family::Id3,
+        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => Family::Id3,
+        "audio/aiff" | "audio/x-aiff" => Family::Id3,
+        "audio/mp4" | "audio/x-m4a" | "audio/m4a" | "audio/x-mp4" => Family::Mp4,
+        "audio/ogg" | "audio/opus" | "audio/vorbis" | "audio/x-ogg" | "application/ogg" => {
+            Family::Ogg
+        }
+        "audio/flac" | "audio/x-flac" => Family::Flac,
+        _ => return None,
+    })
+}
+
+/// Whether [`write_tags`] can write tags of files of this MIME type (parameters and case are
+/// ignored):
+///
+/// - `audio/mpeg` (MP3) and `audio/aac` (ADTS): an ID3v2.4 tag in front, with CHAP/CTOC chapters;
+///   an `audio/aac` file whose content is MP4 is written as MP4;
+/// - `audio/wav` and `audio/aiff`: an ID3v2.4 tag in an `id3 ` chunk (what ffmpeg, mutagen and
+///   most players read in RIFF/AIFF), with CHAP/CTOC chapters;
+/// - `audio/mp4`, `audio/x-m4a`: MP4 `ilst` (no chapters, see [`WriteReport`]);
+/// - `audio/ogg` (Vorbis, Opus, Speex; not Ogg FLAC, refused on writing) and `audio/flac`:
+///   Vorbis comments, cover as a FLAC picture, CHAPTERnnn chapters.
+pub fn can_write(mime: &str) -> bool {
+    family(mime).is_some()
+}
+
+/// Reads the tags of a file from any `Read + Seek` (a store-backed reader): only the tag
+/// structures are read, never the whole audio. A file without tags gives empty [`Tags`].
+///
+/// # Errors
+///
+/// [`TagError::Unsupported`] for a MIME type [`can_write`] refuses, or content of another format
+/// (e.g. Ogg FLAC); [`TagError::Corrupt`] for a damaged file or tag; [`TagError::Io`].
+pub fn read_tags<R: Read + Seek>(reader: &mut R, mime: &str) -> Result<Tags, TagError> {
+    let family = family(mime).ok_or_else(|| TagError::Unsupported(mime.to_owned()))?;
+    guarded(|| {
+        let family = refine(reader, family)?;
+        reader.seek(SeekFrom::Start(0))?;
+        match family {
+            Family::Id3 => id3v2::read(reader),
+            Family::Mp4 => mp4::read(reader),
+            Family::Ogg => vorbis::read_ogg(reader, mime),
+            Family::Flac => vorbis::read_flac(reader),
+        }
+    })
+}
+
+/// Writes `tags` (the complete desired set, see [`Tags`]) into the file at `path`, in place.
+///
+/// Chapters must be in order of start time, and an `end_ms` must not be before its start.
+/// Where the format needs an end time (ID3 `CHAP`), a chapter without `end_ms` ends where the
+/// next one starts and the last one at `duration_ms` (the audio's duration, which the caller
+/// knows); without `duration_ms` the last chapter gets its start time as its end (zero length).
+/// Vorbis comments and MP4 store no end time.
+///
+/// # Errors
+///
+/// [`TagError::Unsupported`] (see [`can_write`]), [`TagError::Invalid`] for tags that cannot be
+/// written (chapters out of order, NUL characters, a year outside 0..=9999, an empty cover,
+/// times beyond the ID3 range of 2^32 ms, more than 999 Vorbis chapters),
+/// [`TagError::Corrupt`] when the file or its existing tag cannot be parsed, [`TagError::Io`].
+/// On an error the file may have been partly rewritten: the caller works on a copy.
+pub fn write_tags(
+    path: &Path,
+    mime: &str,
+    tags: &Tags,
+    duration_ms: Option<u64>,
+) -> Result<WriteReport, TagError> {
+    let family = family(mime).ok_or_else(|| TagError::Unsupported(mime.to_owned()))?;
+    validate(tags)?;
+    guarded(|| {
+        let family = {
+            let mut file = std::fs::File::open(path)?;
+            refine(&mut file, family)?
+        };
+        match family {
+            Family::Id3 => id3v2::write(path, tags, duration_ms),
+            Family::Mp4 => mp4::write(path, tags),
+            Family::Ogg => vorbis::write_ogg(path, mime, tags),
+            Family::Flac => vorbis::write_flac(path, tags),
+        }
+    })
+}
+
+/// The family by content where the MIME type is ambiguous: `audio/aac` (and friends) may be
+/// bare ADTS or MP4.
+fn refine<R: Read + Seek>(reader: &mut R, family: Family) -> Result<Family, TagError> {
+    if family != Family::Id3 {
+        return Ok(family);
+    }
+    reader.seek(SeekFrom::Start(0))?;
+    let mut head = [0u8; 8];
+    let mut filled = 0;
+    while filled < head.len() {
+        let n = reader.read(&mut head[filled..])?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    if filled == head.len() && &head[4..8] == b"ftyp" {
+        return Ok(Family::Mp4);
+    }
+    Ok(family)
+}
+
+/// Runs third-party parsing so that a panic inside a tag library on hostile content becomes a
+/// [`TagError::Corrupt`] instead of unwinding into the caller.
+fn guarded<T>(f: impl FnOnce() -> Result<T, TagError>) -> Result<T, TagError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(_) => Err(TagError::Corrupt(
+            "the tag parser failed on this content".into(),
+        )),
+    }
+}
+
+fn validate(tags: &Tags) -> Result<(), TagError> {
+    let texts = [&tags.title, &tags.artist, &tags.album, &tags.comment];
+    for text in texts.into_iter().flatten() {
+        check_text(text)?;
+    }
+    if let Some(year) = tags.year {
+        if !(0..=9999).contains(&year) {
+            return Err(TagError::Invalid(format!(
+                "year {year} is not within 0..=9999"
+            )));
+        }
+    }
+    if let Some(cover) = &tags.cover {
+        if cover.bytes.is_empty() {
+            return Err(TagError::Invalid("the cover is empty".into()));
+        }
+        if cover.mime.is_empty() || cover.mime.contains('\0') {
+            return Err(TagError::Invalid("the cover has no MIME type".into()));
+        }
+    }
+    let mut previous = 0;
+    for (i, chapter) in tags.chapters.iter().enumerate() {
+        check_text(&chapter.title)?;
+        if let Some(url) = &chapter.url {
+            check_text(url)?;
+        }
+        if chapter.start_ms < previous {
+            return Err(TagError::Invalid(format!(
+                "chapter {} starts before the chapter before it",
+                i + 1
+            )));
+        }
+        if chapter.end_ms.is_some_and(|end| end < chapter.start_ms) {
+            return Err(TagError::Invalid(format!(
+                "chapter {} ends before it starts",
+                i + 1
+            )));
+        }
+        previous = chapter.start_ms;
+    }
+    Ok(())
+}
+
+fn check_text(text: &str) -> Result<(), TagError> {
+    if text.contains('\0') {
+        return Err(TagError::Invalid("text contains a NUL character".into()));
+    }
+    Ok(())
+}

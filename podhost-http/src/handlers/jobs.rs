@@ -1,0 +1,75 @@
+//! Processing endpoints: 4.2 and 4.3 (`POST /api/generate/{waveform,silence}/{id}`, answered
+//! 202 with the job), and the additions `GET /api/jobs/{id}`, `GET /api/media/{id}/waveform`
+//! and `GET /api/media/{id}/silence`.
+
+use http::{HeaderValue, StatusCode, header};
+use podhost_core::{JobId, MediaId, Scope, WaveformFormat, model::JobKind};
+
+use super::{Answer, data, known_params, with_location};
+use crate::{
+    api::{Api, Call, RequestBody},
+    response, wire,
+};
+
+/// `POST /api/generate/waveform/{id}` and `/silence/{id}`: the options in an optional JSON body.
+pub(super) async fn generate<B: RequestBody>(
+    api: &Api,
+    call: Call<B>,
+    media: MediaId,
+    kind: JobKind,
+) -> Answer {
+    call.require(Scope::Media)?;
+    known_params(&call.query, &[])?;
+    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
+    let job = api
+        .host
+        .submit_job(&who, media, kind, body.unwrap_or(serde_json::Value::Null))
+        .await?;
+    let location = api.host.urls().api_job(&job.id);
+    let answer = response::json(
+        StatusCode::ACCEPTED,
+        &serde_json::json!({ "data": wire::job(&api.host, &job) }),
+    );
+    Ok(with_location(answer, &location))
+}
+
+/// `GET /api/jobs/{id}`
+pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: JobId) -> Answer {
+    call.require(Scope::MediaReadOnly)?;
+    known_params(&call.query, &[])?;
+    let job = api.host.get_job(&call.who, &id).await?;
+    data(StatusCode::OK, wire::job(&api.host, &job))
+}
+
+/// `GET /api/media/{id}/waveform[?format=json|dat]`: audiowaveform's own form, not wrapped, so
+/// that peaks.js can load the URL directly.
+pub(super) async fn waveform<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
+    call.require(Scope::MediaReadOnly)?;
+    known_params(&call.query, &["format"])?;
+    let format = match call.param("format") {
+        None | Some("json") => WaveformFormat::Json,
+        Some("dat") => WaveformFormat::Dat,
+        Some(_) => {
+            let mut errors = podhost_core::FieldErrors::default();
+            errors.add("format", "json or dat");
+            return Err(podhost_core::Error::Invalid(errors).into());
+        }
+    };
+    let bytes = api.host.waveform(&call.who, media, format).await?;
+    let mut answer = response::json_bytes(StatusCode::OK, bytes);
+    if format == WaveformFormat::Dat {
+        answer.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/octet-stream"),
+        );
+    }
+    Ok(answer)
+}
+
+/// `GET /api/media/{id}/silence`
+pub(super) async fn silence<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
+    call.require(Scope::MediaReadOnly)?;
+    known_params(&call.query, &[])?;
+    let report = api.host.silence(&call.who, media).await?;
+    data(StatusCode::OK, wire::silence_report(&report))
+}

@@ -1,0 +1,335 @@
+//! Background jobs through the API: waveform and silence asked for with 202, run by a worker,
+//! read back; refusals; a broken file fails cleanly; a job whose worker died is taken over.
+
+mod common;
+
+use std::time::Duration;
+
+use common::Fixture;
+use http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// A mono 16-bit WAV at 8 kHz: tones and silences, as given.
+fn wav_with_pauses(parts: &[(f64, bool)]) -> Vec<u8> {
+    podhost_testkit::fixtures::tone_and_silence(parts, 8000)
+}
+
+async fn upload(fx: &Fixture, name: &str, bytes: Vec<u8>) -> u64 {
+    let answer = fx
+        .multipart("/api/media", &fx.alice, &[], &[("media", name, bytes)])
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    answer.body["id"].as_u64().unwrap()
+}
+
+#[tokio::test]
+async fn silence_and_waveform_as_jobs() {
+    let fx = Fixture::new().await;
+    // 3 s tone, 2.5 s silence, 3 s tone, 4 s silence to the end.
+    let media = upload(
+        &fx,
+        "talk.wav",
+        wav_with_pauses(&[(3.0, true), (2.5, false), (3.0, true), (4.0, false)]),
+    )
+    .await;
+    let asked = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/silence/{media}"),
+            &fx.alice,
+            Some(json!({"noise": -50, "duration": 2})),
+        )
+        .await;
+    assert_eq!(asked.status, StatusCode::ACCEPTED, "{}", asked.body);
+    let job = asked.body["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(asked.body["data"]["status"], "queued");
+    assert_eq!(asked.body["data"]["kind"], "silence");
+    assert_eq!(asked.body["data"]["media_id"], media);
+    assert_eq!(
+        asked.headers["location"],
+        format!("https://pod.test/api/jobs/{job}").as_str()
+    );
+    // Asking again while it waits gives the same job: never two for one file and kind.
+    let again = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/silence/{media}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(again.body["data"]["id"], job.as_str());
+    // Nothing to read before the job ran.
+    assert_eq!(
+        fx.get(&format!("/api/media/{media}/silence")).await.status,
+        StatusCode::NOT_FOUND
+    );
+
+    let _workers = fx.start_workers();
+    let done = fx.until_done(&job).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(done["attempts"], 1);
+    assert_eq!(
+        done["result"]["silence"],
+        format!("https://pod.test/api/media/{media}/silence").as_str()
+    );
+    let report = fx.get(&format!("/api/media/{media}/silence")).await;
+    assert_eq!(report.status, StatusCode::OK, "{}", report.body);
+    let silences = report.body["data"]["silences"].as_array().unwrap();
+    let found: Vec<(f64, f64)> = silences
+        .iter()
+        .map(|s| (s["start"].as_f64().unwrap(), s["end"].as_f64().unwrap()))
+        .collect();
+    let truth = [(3.0, 5.5), (8.5, 12.5)];
+    assert_eq!(found.len(), truth.len(), "{found:?}");
+    for ((start, end), (s, e)) in found.iter().zip(truth) {
+        assert!(
+            (start - s).abs() < 0.01 && (end - e).abs() < 0.01,
+            "{found:?}"
+        );
+    }
+
+    let asked = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/waveform/{media}"),
+            &fx.alice,
+            Some(json!({"samples_per_pixel": 800, "bits": 16})),
+        )
+        .await;
+    assert_eq!(asked.status, StatusCode::ACCEPTED, "{}", asked.body);
+    let job = asked.body["data"]["id"].as_str().unwrap().to_string();
+    let done = fx.until_done(&job).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let waveform = fx.get(&format!("/api/media/{media}/waveform")).await;
+    assert_eq!(waveform.status, StatusCode::OK);
+    assert_eq!(waveform.body["version"], 2);
+    assert_eq!(waveform.body["bits"], 16);
+    assert_eq!(waveform.body["samples_per_pixel"], 800);
+    assert_eq!(waveform.body["sample_rate"], 8000);
+    // 12.5 s at 8 kHz in blocks of 800: 125 pixels, a min and a max each.
+    assert_eq!(waveform.body["length"], 125);
+    assert_eq!(waveform.body["data"].as_array().unwrap().len(), 250);
+    let dat = fx
+        .get(&format!("/api/media/{media}/waveform?format=dat"))
+        .await;
+    assert_eq!(dat.status, StatusCode::OK);
+    assert_eq!(dat.headers["content-type"], "application/octet-stream");
+    assert!(dat.raw.len() > 250 * 2, "{}", dat.raw.len());
+}
+
+#[tokio::test]
+async fn refusals() {
+    let fx = Fixture::new().await;
+    let audio = upload(&fx, "talk.wav", wav_with_pauses(&[(1.0, true)])).await;
+    let image = fx.upload_png("cover.png").await;
+    let read_only = fx.token("media-read-only").await;
+    let cases: Vec<(String, &str, Option<Value>, StatusCode)> = vec![
+        (
+            format!("/api/generate/silence/{image}"),
+            &fx.alice,
+            None,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            format!("/api/generate/silence/{audio}"),
+            &fx.mallory,
+            None,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("/api/generate/silence/{audio}"),
+            &read_only,
+            None,
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            format!("/api/generate/silence/{audio}"),
+            &fx.alice,
+            Some(json!({"noise": "loud"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            format!("/api/generate/silence/{audio}"),
+            &fx.alice,
+            Some(json!({"volume": 3})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            format!("/api/generate/waveform/{audio}"),
+            &fx.alice,
+            Some(json!({"bits": 12})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            format!("/api/generate/waveform/{audio}"),
+            &fx.alice,
+            Some(json!({"samples_per_pixel": 256, "pixels_per_second": 10})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/generate/waveform/999".to_string(),
+            &fx.alice,
+            None,
+            StatusCode::NOT_FOUND,
+        ),
+    ];
+    for (path, token, body, expected) in cases {
+        let answer = fx.call(Method::POST, &path, token, body.clone()).await;
+        assert_eq!(answer.status, expected, "{path} {body:?}: {}", answer.body);
+    }
+    let cases = [
+        ("/api/jobs/job_aaaaaaaaaaaaaaaaaaaa", StatusCode::NOT_FOUND),
+        ("/api/jobs/nonsense", StatusCode::NOT_FOUND),
+        (
+            &*format!("/api/media/{audio}/waveform?format=png"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ];
+    for (path, expected) in cases {
+        assert_eq!(fx.get(path).await.status, expected, "{path}");
+    }
+    // Another account's job does not exist for mallory.
+    let asked = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/silence/{audio}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    let job = asked.body["data"]["id"].as_str().unwrap();
+    let theirs = fx
+        .call(Method::GET, &format!("/api/jobs/{job}"), &fx.mallory, None)
+        .await;
+    assert_eq!(theirs.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_broken_file_fails_its_job_and_harms_nothing() {
+    let fx = Fixture::new().await;
+    // A WAV header that promises a minute, then noise that ends after a few bytes.
+    let mut broken = wav_with_pauses(&[(0.01, true)]);
+    broken[40..44].copy_from_slice(&(8000u32 * 2 * 60).to_le_bytes());
+    broken.extend(std::iter::repeat_n(0x5a, 10));
+    let bad = upload(&fx, "broken.wav", broken).await;
+    let good = upload(
+        &fx,
+        "good.wav",
+        wav_with_pauses(&[(1.0, true), (2.5, false)]),
+    )
+    .await;
+    let _workers = fx.start_workers();
+    let ask = |media: u64| {
+        let fx = &fx;
+        async move {
+            let answer = fx
+                .call(
+                    Method::POST,
+                    &format!("/api/generate/waveform/{media}"),
+                    &fx.alice,
+                    None,
+                )
+                .await;
+            assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.body);
+            answer.body["data"]["id"].as_str().unwrap().to_string()
+        }
+    };
+    let (bad_job, good_job) = (ask(bad).await, ask(good).await);
+    let bad_done = fx.until_done(&bad_job).await;
+    let good_done = fx.until_done(&good_job).await;
+    assert_eq!(good_done["status"], "succeeded", "{good_done}");
+    // A truncated WAV decodes what is there; either way the job ends and says how.
+    if bad_done["status"] == "failed" {
+        assert!(
+            !bad_done["error"].as_str().unwrap().is_empty(),
+            "{bad_done}"
+        );
+    }
+    let png = fx.upload_png("cover.png").await;
+    let refused = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/waveform/{png}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+/// A worker that dies mid-job (its runtime is dropped, as a `kill -9` would) leaves the job
+/// running under a lease; another process takes it over once the lease expires and finishes it.
+#[test]
+fn a_job_whose_worker_died_is_taken_over() {
+    let first = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (fx, job, slow) = first.block_on(async {
+        let fx = Fixture::new().await;
+        let media = upload(
+            &fx,
+            "talk.wav",
+            wav_with_pauses(&[(20.0, true), (3.0, false)]),
+        )
+        .await;
+        let asked = fx
+            .call(
+                Method::POST,
+                &format!("/api/generate/silence/{media}"),
+                &fx.alice,
+                None,
+            )
+            .await;
+        let job = asked.body["data"]["id"].as_str().unwrap().to_string();
+        // The first process reads the store slowly, so it is surely mid-job when it dies.
+        let slow = std::sync::Arc::new(podhost_testkit::FaultStore::new(fx.store.clone()));
+        slow.set(podhost_testkit::Faults {
+            delay: Some(Duration::from_millis(200)),
+            ..Default::default()
+        });
+        let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+        config.catalog.refresh_interval = Duration::ZERO;
+        config.jobs.lease = Duration::from_secs(30);
+        let dying = podhost_core::PodcastHost::with_clock(
+            config,
+            slow.clone(),
+            std::sync::Arc::new(fx.clock.clone()),
+        );
+        tokio::spawn(async move { dying.run_jobs(std::future::pending()).await });
+        let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+        let id: podhost_core::JobId = job.parse().unwrap();
+        for _ in 0..500 {
+            let status = fx.host.get_job(&alice, &id).await.unwrap().status;
+            if status == podhost_core::model::JobStatus::Running {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        (fx, job, slow)
+    });
+    // The first worker dies with its runtime, mid-job.
+    first.shutdown_timeout(Duration::from_secs(5));
+    drop(slow);
+    let second = tokio::runtime::Runtime::new().unwrap();
+    second.block_on(async {
+        let running = fx.get(&format!("/api/jobs/{job}")).await;
+        assert_eq!(
+            running.body["data"]["status"], "running",
+            "{}",
+            running.body
+        );
+        let _workers = fx.start_workers();
+        // The lease still holds: nobody takes the job over yet.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let still = fx.get(&format!("/api/jobs/{job}")).await;
+        assert_eq!(still.body["data"]["attempts"], 1, "{}", still.body);
+        // Past the lease, the second process takes it over and finishes it.
+        fx.clock.advance(jiff::SignedDuration::from_secs(31));
+        let done = fx.until_done(&job).await;
+        assert_eq!(done["status"], "succeeded", "{done}");
+        assert_eq!(done["attempts"], 2, "{done}");
+    });
+}

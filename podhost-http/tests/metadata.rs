@@ -1,0 +1,297 @@
+//! Metadata (4.9, 4.10) and `write_metadata`: facts and tags read from the file, ad breaks
+//! stored at once, tags, chapters and cover written by a job into a new file with a new URL,
+//! published as `podcast:chapters`.
+
+mod common;
+
+use std::time::Duration;
+
+use common::Fixture;
+use http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn tags_chapters_and_cover_are_written_into_a_new_file() {
+    let fx = Fixture::new().await;
+    let audio = fx.upload_wav("talk.wav").await;
+    let cover = fx.upload_png("cover.png").await;
+    let before = fx.get(&format!("/api/media/{audio}")).await.body["url"].clone();
+
+    let read = fx.get(&format!("/api/media/{audio}/metadata")).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.body);
+    let m = &read.body["data"];
+    assert_eq!(m["type"], "audio");
+    assert_eq!(m["duration"], 1.0);
+    assert_eq!(m["sample_rate"], 8000);
+    assert_eq!(m["channels"], 1);
+    assert_eq!(m["tags"]["title"], Value::Null);
+    assert_eq!(m["tags"]["chapters"], json!([]));
+    assert_eq!(m["adbreak"], Value::Null);
+
+    let put = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({
+                "title": "Pilot",
+                "artist": "Alice",
+                "album": "The Show",
+                "year": 2026,
+                "comment": "first one",
+                "chapters": [
+                    {"start": 0, "title": "Hello"},
+                    {"start": 0.5, "title": "News", "url": "https://example.com/news"},
+                ],
+                "image": cover,
+                "adbreak": {"preroll": true, "postroll": false, "midrolls": [0.5]},
+            })),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    let job = put.body["data"]["job"]["id"].as_str().unwrap().to_string();
+    assert_eq!(put.body["data"]["job"]["kind"], "write_tags");
+    // The ad breaks are stored at once; the file's tags change when the job has run.
+    assert_eq!(
+        put.body["data"]["adbreak"],
+        json!({"preroll": true, "postroll": false, "midrolls": [0.5]})
+    );
+    let second = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({"title": "Other"})),
+        )
+        .await;
+    assert_eq!(second.status, StatusCode::CONFLICT, "{}", second.body);
+
+    let _workers = fx.start_workers();
+    let done = fx.until_done(&job).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+
+    let read = fx.get(&format!("/api/media/{audio}/metadata")).await;
+    let tags = &read.body["data"]["tags"];
+    assert_eq!(tags["title"], "Pilot", "{}", read.body);
+    assert_eq!(tags["artist"], "Alice");
+    assert_eq!(tags["album"], "The Show");
+    assert_eq!(tags["year"], 2026);
+    assert_eq!(tags["comment"], "first one");
+    assert_eq!(tags["cover"]["mime"], "image/png");
+    assert_eq!(tags["chapters"][0]["title"], "Hello");
+    assert_eq!(tags["chapters"][1]["start"], 0.5);
+    assert_eq!(tags["chapters"][1]["url"], "https://example.com/news");
+    assert_eq!(read.body["data"]["duration"], 1.0, "the audio is unchanged");
+    // A new file, a new URL; the new bytes are served there.
+    let after = fx.get(&format!("/api/media/{audio}")).await.body["url"].clone();
+    assert_ne!(after, before);
+    let path = after
+        .as_str()
+        .unwrap()
+        .strip_prefix("https://pod.test")
+        .unwrap()
+        .to_string();
+    let served = fx.public(Method::GET, &path, &[]).await;
+    assert_eq!(served.status, StatusCode::OK);
+    assert!(
+        served.raw.windows(5).any(|w| w == b"Pilot"),
+        "the tag is in the file"
+    );
+
+    // An episode with that audio publishes the chapters.
+    fx.feed("show").await;
+    fx.episode(
+        "show",
+        &[
+            ("title", "Pilot"),
+            ("is_public", "1"),
+            ("publishing_date", "2025-01-01"),
+            ("show_media", &audio.to_string()),
+        ],
+    )
+    .await;
+    let rss = fx.public(Method::GET, "/feeds/show/rss", &[]).await;
+    let xml = String::from_utf8_lossy(&rss.raw).to_string();
+    let start = xml
+        .find("<podcast:chapters url=\"")
+        .expect("podcast:chapters")
+        + 23;
+    let url = &xml[start..start + xml[start..].find('"').unwrap()];
+    assert!(xml.contains("type=\"application/json+chapters\""), "{xml}");
+    let chapters = fx
+        .public(
+            Method::GET,
+            url.strip_prefix("https://pod.test").unwrap(),
+            &[],
+        )
+        .await;
+    assert_eq!(chapters.status, StatusCode::OK);
+    assert_eq!(
+        chapters.headers["content-type"],
+        "application/json+chapters"
+    );
+    let doc: Value = serde_json::from_slice(&chapters.raw).unwrap();
+    assert_eq!(doc["version"], "1.2.0");
+    assert_eq!(
+        doc["chapters"][0],
+        json!({"startTime": 0.0, "endTime": 0.5, "title": "Hello"})
+    );
+    assert_eq!(doc["chapters"][1]["startTime"], 0.5);
+    let page = fx.public(Method::GET, "/podcasts/show/pod-1", &[]).await;
+    let html = String::from_utf8_lossy(&page.raw);
+    assert!(html.contains("Chapters") && html.contains("News"), "{html}");
+}
+
+#[tokio::test]
+async fn write_metadata_of_an_episode() {
+    let fx = Fixture::new().await;
+    let audio = fx.upload_wav("talk.wav").await;
+    fx.feed("show").await;
+    let answer = fx
+        .multipart(
+            "/api/feed/show/show",
+            &fx.alice,
+            &[
+                ("title", "Episode one"),
+                ("author", "Bob"),
+                ("show_media", &audio.to_string()),
+                ("write_metadata", "1"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let jobs = fx
+        .host
+        .get_media(&alice, podhost_core::MediaId::new(audio).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(jobs.facts.kind, podhost_core::probe::MediaKind::Audio);
+    let _workers = fx.start_workers();
+    for _ in 0..2400 {
+        let tags =
+            fx.get(&format!("/api/media/{audio}/metadata")).await.body["data"]["tags"].clone();
+        if tags["title"] == "Episode one" {
+            assert_eq!(tags["artist"], "Bob");
+            assert_eq!(tags["album"], "show");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the tags were not written");
+}
+
+#[tokio::test]
+async fn refusals() {
+    let fx = Fixture::new().await;
+    let audio = fx.upload_wav("talk.wav").await;
+    let png = fx.upload_png("cover.png").await;
+    let read_only = fx.token("media-read-only").await;
+    let cases: Vec<(Method, String, &str, Option<Value>, StatusCode)> = vec![
+        (
+            Method::GET,
+            format!("/api/media/{audio}/metadata"),
+            &fx.mallory,
+            None,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            Method::GET,
+            format!("/api/media/{audio}/metadata"),
+            &read_only,
+            None,
+            StatusCode::OK,
+        ),
+        (
+            Method::PUT,
+            format!("/api/media/{audio}/metadata"),
+            &read_only,
+            Some(json!({"title": "x"})),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Method::PUT,
+            format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({"image": audio})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            Method::PUT,
+            format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({"chapters": [{"title": "no start"}]})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            Method::PUT,
+            format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({"year": 123456})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            Method::PUT,
+            format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({"colour": "red"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            Method::PUT,
+            format!("/api/media/{png}/metadata"),
+            &fx.alice,
+            Some(json!({"title": "x"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            Method::PUT,
+            format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({"adbreak": {"midrolls": [-1]}})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ];
+    for (method, path, token, body, expected) in cases {
+        let answer = fx.call(method.clone(), &path, token, body.clone()).await;
+        assert_eq!(
+            answer.status, expected,
+            "{method} {path} {body:?}: {}",
+            answer.body
+        );
+    }
+    // An image's metadata says whether it meets Apple's artwork rule.
+    let small = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[(
+                "media",
+                "small.png",
+                podhost_testkit::fixtures::png(600, 400),
+            )],
+        )
+        .await;
+    let id = small.body["id"].as_u64().unwrap();
+    let m = fx.get(&format!("/api/media/{id}/metadata")).await;
+    assert_eq!(
+        m.body["data"]["artwork"]["meets_apple_rule"], false,
+        "{}",
+        m.body
+    );
+    assert_eq!(
+        m.body["data"]["artwork"]["problems"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let m = fx.get(&format!("/api/media/{png}/metadata")).await;
+    assert_eq!(
+        m.body["data"]["artwork"]["meets_apple_rule"], true,
+        "{}",
+        m.body
+    );
+}
