@@ -60,6 +60,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let mut config = HostConfig::new(&public_url)?;
     config.local_root = opened.local_root;
+    if let Command::Serve(serve) = &cli.command {
+        config.jobs.lease = std::time::Duration::from_secs(serve.job_lease_seconds);
+    }
     if let Command::Serve(serve) = &cli.command
         && serve.presign_downloads
     {

@@ -116,6 +116,29 @@ async fn silence_and_waveform_as_jobs() {
     assert_eq!(dat.status, StatusCode::OK);
     assert_eq!(dat.headers["content-type"], "application/octet-stream");
     assert!(dat.raw.len() > 250 * 2, "{}", dat.raw.len());
+
+    // The episode page draws the outline of the waveform.
+    fx.feed("show").await;
+    fx.episode(
+        "show",
+        &[
+            ("title", "One"),
+            ("is_public", "1"),
+            ("publishing_date", "2025-01-01"),
+            ("show_media", &media.to_string()),
+        ],
+    )
+    .await;
+    let page = fx.public(Method::GET, "/podcasts/show/pod-1", &[]).await;
+    let html = String::from_utf8_lossy(&page.raw);
+    let svg = &html[html.find("<svg class=\"waveform\"").expect("an outline")..];
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    // 125 points in 125 bars: the tones are tall, the silences flat.
+    assert_eq!(svg.matches("<rect").count(), 125, "{svg}");
+    assert!(
+        svg.contains("height=\"24\"") && svg.contains("height=\"1\""),
+        "{svg}"
+    );
 }
 
 #[tokio::test]
@@ -332,4 +355,58 @@ fn a_job_whose_worker_died_is_taken_over() {
         assert_eq!(done["status"], "succeeded", "{done}");
         assert_eq!(done["attempts"], 2, "{done}");
     });
+}
+
+/// A process runs at most `JobsConfig::workers` jobs at once; the others wait their turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_most_the_configured_number_of_jobs_run_at_once() {
+    let fx = Fixture::new().await;
+    let mut media = Vec::new();
+    for i in 0..4 {
+        let audio = wav_with_pauses(&[(240.0, true), (3.0, false)]);
+        media.push(upload(&fx, &format!("long-{i}.wav"), audio).await);
+    }
+    let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+    config.catalog.refresh_interval = Duration::ZERO;
+    config.jobs.workers = 1;
+    let worker = podhost_core::PodcastHost::with_clock(
+        config,
+        fx.store.clone(),
+        std::sync::Arc::new(fx.clock.clone()),
+    );
+    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let mut jobs = Vec::new();
+    for id in &media {
+        let id = podhost_core::MediaId::new(*id).unwrap();
+        let job = fx
+            .host
+            .submit_job(
+                &alice,
+                id,
+                podhost_core::model::JobKind::Silence,
+                Value::Null,
+            )
+            .await
+            .unwrap();
+        jobs.push(job.id);
+    }
+    tokio::spawn(async move { worker.run_jobs(std::future::pending()).await });
+    let mut most = 0;
+    loop {
+        let mut running = 0;
+        let mut ended = 0;
+        for id in &jobs {
+            match fx.host.get_job(&alice, id).await.unwrap().status {
+                podhost_core::model::JobStatus::Running => running += 1,
+                s if s.is_final() => ended += 1,
+                _ => {}
+            }
+        }
+        most = most.max(running);
+        if ended == jobs.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    assert_eq!(most, 1, "jobs running at once");
 }

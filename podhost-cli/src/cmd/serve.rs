@@ -22,6 +22,10 @@ pub struct ServeArgs {
     /// (valid one hour) instead of streaming them through podhost.
     #[arg(long, env = "PODHOST_PRESIGN_DOWNLOADS", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
     pub presign_downloads: bool,
+    /// Seconds a background job's claim holds without renewal: a job whose server died is
+    /// taken over by another (or the restarted) server after this.
+    #[arg(long, env = "PODHOST_JOB_LEASE_SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub job_lease_seconds: u64,
 }
 
 pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {

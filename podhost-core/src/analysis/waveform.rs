@@ -38,6 +38,29 @@ fn bad(message: impl Into<String>) -> WaveformParseError {
 }
 
 impl Waveform {
+    /// A coarse outline for drawing: `bars` peak heights from 0 to 100 (the largest magnitude
+    /// in each stretch, against full scale). Fewer when the waveform has fewer points.
+    pub fn outline(&self, bars: usize) -> Vec<u8> {
+        let points = self.data.len() / 2;
+        if points == 0 || bars == 0 {
+            return Vec::new();
+        }
+        let bars = bars.min(points);
+        let full = if self.bits == 8 { 128.0 } else { 32768.0 };
+        (0..bars)
+            .map(|bar| {
+                let from = bar * points / bars;
+                let to = ((bar + 1) * points / bars).max(from + 1);
+                let peak = self.data[from * 2..to * 2]
+                    .iter()
+                    .map(|v| i32::from(*v).unsigned_abs())
+                    .max()
+                    .unwrap_or(0);
+                ((f64::from(peak) / full * 100.0).round() as u32).min(100) as u8
+            })
+            .collect()
+    }
+
     /// Number of points (`min, max` pairs): audiowaveform's `length`.
     pub fn len(&self) -> usize {
         self.data.len() / 2

@@ -21,6 +21,8 @@ use crate::{
 const WAVEFORM_JSON: &str = "waveform.json";
 const WAVEFORM_DAT: &str = "waveform.dat";
 const SILENCE_JSON: &str = "silence.json";
+/// Bars of the waveform outline the episode page draws.
+const OUTLINE_BARS: usize = 160;
 
 /// A waveform in one of audiowaveform's two forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,6 +295,7 @@ async fn analyse(
         host.put_result(account, &job.id, WAVEFORM_DAT, waveform.to_dat())
             .await?;
         media.results.waveform = Some(job.id.clone());
+        media.results.outline = waveform.outline(OUTLINE_BARS);
     }
     if let Some(silence) = analysis.silence {
         let json = serde_json::to_vec(&silence).map_err(|e| Error::storage(e.to_string()))?;

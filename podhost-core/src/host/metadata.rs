@@ -9,7 +9,7 @@ use crate::{
     ids::{AccountId, MediaId},
     model::{AdBreak, Job, JobKind, Media},
     principal::Principal,
-    probe::MediaKind,
+    probe::{ArtworkCheck, MediaKind},
     scope::Scope,
     state::Change,
     tags::{self, Chapter, Tags},
@@ -26,43 +26,6 @@ pub struct Metadata {
     pub tags_error: Option<String>,
     /// Whether the file (an image), or the cover in its tags, meets Apple's artwork rule.
     pub artwork: Option<ArtworkCheck>,
-}
-
-/// Apple Podcasts' artwork rule: square, 1400 to 3000 pixels a side.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArtworkCheck {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// What breaks the rule, in words; empty when it is met.
-    pub problems: Vec<String>,
-}
-
-impl ArtworkCheck {
-    /// Checks a picture's size.
-    pub fn of(width: u32, height: u32) -> Self {
-        let mut problems = Vec::new();
-        if width != height {
-            problems.push(format!("not square ({width} x {height})"));
-        }
-        let side = width.min(height);
-        let longest = width.max(height);
-        if side < 1400 {
-            problems.push(format!(
-                "smaller than Apple's minimum of 1400 x 1400 ({width} x {height})"
-            ));
-        } else if longest > 3000 {
-            problems.push(format!(
-                "larger than Apple's maximum of 3000 x 3000 ({width} x {height})"
-            ));
-        }
-        ArtworkCheck {
-            width,
-            height,
-            problems,
-        }
-    }
 }
 
 /// Changes to a media file's metadata; `None` leaves a field as it is, `Some(None)` removes it.

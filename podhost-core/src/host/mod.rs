@@ -20,7 +20,7 @@ use tokio::sync::OnceCell;
 
 pub use job_kinds::WaveformFormat;
 pub use jobs::JobsConfig;
-pub use metadata::{ArtworkCheck, Metadata, MetadataPatch};
+pub use metadata::{Metadata, MetadataPatch};
 pub use sweep::SweepReport;
 
 use crate::{

@@ -56,6 +56,9 @@ pub struct MediaResults {
     pub waveform: Option<crate::ids::JobId>,
     /// The latest successful silence job.
     pub silence: Option<crate::ids::JobId>,
+    /// A coarse outline of the latest waveform (peaks from 0 to 100) for the episode page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outline: Vec<u8>,
 }
 
 impl Media {

@@ -42,9 +42,18 @@ pub(crate) fn audio(label: &str, a: &AudioFacts, bits: Option<u32>, vbr: bool) -
     )
 }
 
-/// "PNG image, 1400 x 1400".
+/// "PNG image, 1400 x 1400", and what breaks Apple's artwork rule, if anything:
+/// "PNG image, 600 x 400 (as podcast artwork: not square, smaller than 1400 x 1400)".
 pub(crate) fn image(label: &str, width: u32, height: u32) -> String {
-    format!("{label}, {width} x {height}")
+    let check = super::ArtworkCheck::of(width, height);
+    if check.problems.is_empty() {
+        format!("{label}, {width} x {height}")
+    } else {
+        format!(
+            "{label}, {width} x {height} (as podcast artwork: {})",
+            check.problems.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]

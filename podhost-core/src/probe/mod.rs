@@ -45,6 +45,8 @@ mod sniff;
 pub(crate) mod source;
 mod text;
 
+mod artwork;
+pub use artwork::ArtworkCheck;
 pub use facts::{AudioFacts, ImageFacts, MediaFacts, MediaKind};
 pub use inspect::probe;
 pub use sniff::{Sniffed, Sniffer};

@@ -89,6 +89,9 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                                 (player_fallback(&url, en))
                             }
                         }
+                        @if !media.results.outline.is_empty() {
+                            (outline(&media.results.outline))
+                        }
                         p.meta lang=[en] {
                             a href=(url) download { "Download" }
                             span { (download_label(media)) }
@@ -137,6 +140,19 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         (layout::footer(lang, &feed.copyright, Some(&feed_url)))
     };
     layout::document(&head, body).into_string()
+}
+
+/// The waveform's outline as an inline SVG of bars (decorative: the player is the control).
+fn outline(peaks: &[u8]) -> maud::Markup {
+    let width = peaks.len();
+    html! {
+        svg.waveform viewBox=(format!("0 0 {width} 100")) preserveAspectRatio="none" aria-hidden="true" focusable="false" {
+            @for (i, peak) in peaks.iter().enumerate() {
+                @let h = u32::from(*peak).max(1);
+                rect x=(i) y=(50 - h / 2) width="0.72" height=(h) {}
+            }
+        }
+    }
 }
 
 /// A chapter's start as `m:ss` or `h:mm:ss`.

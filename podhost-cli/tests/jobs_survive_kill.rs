@@ -1,0 +1,112 @@
+//! A background job survives a `kill -9` of the server running it: the restarted server takes
+//! it over once the dead one's lease expired, and finishes it.
+
+use std::{
+    io::{BufRead, BufReader},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use podhost_core::{HostConfig, MediaId, PodcastHost, model::JobKind, model::JobStatus};
+
+fn serve(store: &str) -> Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_podhost"))
+        .args([
+            "--store",
+            store,
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--job-lease-seconds",
+            "2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Started once it says where it serves.
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().contains("serving") {
+            break;
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+    child
+}
+
+#[test]
+fn a_job_survives_kill_9_of_its_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().to_str().unwrap().to_string();
+    let mut first = serve(&store);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    // This test process is one more process on the store: it asks for the job and watches it.
+    let opened = podhost_core::open_store(&store).unwrap();
+    let mut config = HostConfig::new("http://127.0.0.1:8080").unwrap();
+    config.catalog.refresh_interval = Duration::ZERO;
+    let host = PodcastHost::new(config, opened.store);
+    let (admin, job) = runtime.block_on(async {
+        let admin = host.owner(&"admin".parse().unwrap()).await.unwrap();
+        // An hour of 8 kHz audio: long enough to be mid-job at the kill.
+        let audio =
+            podhost_testkit::fixtures::tone_and_silence(&[(1800.0, true), (1800.0, false)], 8000);
+        let media = host
+            .upload_media(
+                &admin,
+                podhost_core::model::NewMedia {
+                    name: "long.wav".into(),
+                    category: None,
+                },
+                podhost_testkit::body(audio, 1 << 20),
+            )
+            .await
+            .unwrap();
+        let job = host
+            .submit_job(&admin, media.id, JobKind::Silence, serde_json::Value::Null)
+            .await
+            .unwrap();
+        (admin, job.id)
+    });
+    let status =
+        |host: &PodcastHost| runtime.block_on(async { host.get_job(&admin, &job).await.unwrap() });
+    let start = Instant::now();
+    while status(&host).status != JobStatus::Running {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the job never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    let killed = status(&host);
+    assert_eq!(killed.status, JobStatus::Running, "{killed:?}");
+    assert_eq!(killed.attempts, 1);
+
+    let mut second = serve(&store);
+    let start = Instant::now();
+    let done = loop {
+        let job = status(&host);
+        if job.status.is_final() {
+            break job;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "not taken over: {job:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    second.kill().unwrap();
+    second.wait().unwrap();
+    assert_eq!(done.status, JobStatus::Succeeded, "{done:?}");
+    assert_eq!(done.attempts, 2, "{done:?}");
+    let report = runtime.block_on(host.silence(&admin, MediaId::new(done.media.get()).unwrap()));
+    let report = report.unwrap();
+    assert_eq!(report.silences.len(), 1, "{report:?}");
+    assert!(
+        (report.silences[0].start - 1800.0).abs() < 0.01,
+        "{report:?}"
+    );
+}
