@@ -27,6 +27,10 @@ pub struct Cli {
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Allow webhook targets on loopback, private, link-local and metadata addresses (closed
+    /// networks, tests).
+    #[arg(long, global = true, env = "PODHOST_ALLOW_PRIVATE_WEBHOOKS", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
+    pub allow_private_webhooks: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -46,6 +50,9 @@ pub enum Command {
     Feed(cmd::feed::FeedCommand),
     /// Removes blobs of failed or cut-off uploads.
     Sweep(cmd::sweep::SweepArgs),
+    /// Webhook subscriptions.
+    #[command(subcommand)]
+    Webhook(cmd::webhook::WebhookCommand),
     /// Runs the REST API server.
     Serve(cmd::serve::ServeArgs),
 }
@@ -60,6 +67,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let mut config = HostConfig::new(&public_url)?;
     config.local_root = opened.local_root;
+    config.allow_private_webhooks = cli.allow_private_webhooks;
     if let Command::Serve(serve) = &cli.command {
         config.jobs.lease = std::time::Duration::from_secs(serve.job_lease_seconds);
     }
@@ -82,6 +90,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Token(c) => cmd::token::run(&host, &out, c).await,
         Command::Feed(c) => cmd::feed::run(&host, &out, c).await,
         Command::Sweep(c) => cmd::sweep::run(&host, &out, c).await,
+        Command::Webhook(c) => cmd::webhook::run(&host, &out, c).await,
         Command::Serve(c) => cmd::serve::run(host, c).await,
     }
 }

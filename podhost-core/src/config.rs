@@ -29,6 +29,9 @@ pub struct HostConfig {
     pub presigned_downloads: Option<std::sync::Arc<dyn crate::store::Presigner>>,
     /// How this process runs background jobs.
     pub jobs: crate::host::JobsConfig,
+    /// Whether webhook targets may be on loopback, private, link-local or metadata addresses
+    /// (default false; tests and closed networks turn it on).
+    pub allow_private_webhooks: bool,
 }
 
 impl HostConfig {
@@ -45,6 +48,7 @@ impl HostConfig {
             local_root: None,
             presigned_downloads: None,
             jobs: Default::default(),
+            allow_private_webhooks: false,
         })
     }
 }

@@ -26,12 +26,15 @@ pub mod stats;
 mod store;
 pub mod tags;
 mod urls;
+pub mod webhooks;
 
 pub use catalog::{CatalogConfig, OpenStats};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::HostConfig;
 pub use error::{Error, FieldErrors, Result};
-pub use host::{JobsConfig, Metadata, MetadataPatch, PodcastHost, SweepReport, WaveformFormat};
+pub use host::{
+    JobsConfig, Metadata, MetadataPatch, PodcastHost, SweepReport, WaveformFormat, WebhookRun,
+};
 pub use ids::{AccountId, EpisodeId, FeedId, JobId, MAX_SAFE_ID, MediaId, TokenId};
 pub use principal::Principal;
 pub use scope::{Scope, Scopes, UnknownScope};

@@ -9,6 +9,10 @@ use crate::{
     catalog::Journal,
     ids::{EpisodeId, FeedId, JobId, MediaId, TokenId},
     model::{Account, Episode, Feed, Job, Media, Token},
+    webhooks::{
+        event::{Event, EventKind, Subject},
+        subscription::Webhook,
+    },
 };
 
 /// One change to an account; a log entry holds a list of them.
@@ -34,7 +38,16 @@ pub(crate) enum Change {
         at: Option<Timestamp>,
     },
     JobPut(Job),
+    WebhookPut(Webhook),
+    WebhookRemoved {
+        id: String,
+    },
+    EventRecorded(Event),
 }
+
+/// Events kept per account for delivery (a subscriber further behind than this loses the
+/// oldest).
+pub(crate) const KEEP_EVENTS: usize = 10_000;
 
 /// Finished jobs kept per account (the oldest finished go first).
 const KEEP_JOBS: usize = 1_000;
@@ -63,6 +76,18 @@ pub(crate) struct AccountState {
     /// Background jobs, recent ones.
     #[serde(default)]
     pub(crate) jobs: BTreeMap<JobId, Job>,
+    /// Webhook subscriptions by id.
+    #[serde(default)]
+    pub(crate) webhooks: BTreeMap<String, Webhook>,
+    /// Recent events by sequence number (the outbox).
+    #[serde(default)]
+    pub(crate) events: BTreeMap<u64, Event>,
+    /// The next event's sequence number.
+    #[serde(default)]
+    pub(crate) next_event: u64,
+    /// For each episode, the publication time its `episode.published` event announced.
+    #[serde(default)]
+    pub(crate) announced: BTreeMap<EpisodeId, Timestamp>,
     /// Derived: the media records of each blob (copies share one).
     #[serde(skip)]
     blobs: HashMap<String, BTreeSet<MediaId>>,
@@ -123,6 +148,26 @@ impl Journal for AccountState {
                     entry.episodes.remove(id);
                     entry.removed_at = entry.removed_at.max(*at);
                 }
+                self.announced.remove(id);
+            }
+            Change::WebhookPut(webhook) => {
+                self.webhooks.insert(webhook.id.clone(), webhook.clone());
+            }
+            Change::WebhookRemoved { id } => {
+                self.webhooks.remove(id);
+            }
+            Change::EventRecorded(event) => {
+                if let (EventKind::EpisodePublished, Subject::Episode(view)) =
+                    (event.kind, &event.subject)
+                {
+                    self.announced
+                        .insert(view.episode.id, view.episode.publish_at);
+                }
+                self.next_event = self.next_event.max(event.seq + 1);
+                self.events.insert(event.seq, event.clone());
+                while self.events.len() > KEEP_EVENTS {
+                    self.events.pop_first();
+                }
             }
             Change::JobPut(job) => {
                 self.jobs.insert(job.id.clone(), job.clone());
@@ -153,6 +198,32 @@ impl Journal for AccountState {
 }
 
 impl AccountState {
+    /// The changes that record `events` (kind, subject) at `at`, numbered after the account's
+    /// last event; none when the account has no webhook subscription (nobody would read them).
+    pub(crate) fn record(
+        &self,
+        at: jiff::Timestamp,
+        events: Vec<(EventKind, Subject)>,
+    ) -> Vec<Change> {
+        if self.webhooks.is_empty() {
+            return Vec::new();
+        }
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(i, (kind, subject))| {
+                let seq = self.next_event.max(1) + i as u64;
+                Change::EventRecorded(Event {
+                    seq,
+                    id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
+                    kind,
+                    at,
+                    subject,
+                })
+            })
+            .collect()
+    }
+
     pub(crate) fn next_media_id(&self) -> u64 {
         self.next_media.max(1)
     }

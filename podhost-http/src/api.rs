@@ -44,6 +44,8 @@ pub struct Api {
     pub(crate) cache: Arc<crate::cache::ResponseCache>,
     /// Gzipped feeds and pages by ETag, compressed once per rendered version.
     pub(crate) gzipped: Arc<std::sync::Mutex<std::collections::HashMap<String, Bytes>>>,
+    /// How webhook deliveries asked for through the API are sent.
+    pub(crate) webhooks: Arc<dyn podhost_core::webhooks::WebhookSender>,
 }
 
 /// A request after routing and authentication, as handlers see it.
@@ -67,7 +69,17 @@ impl Api {
             openapi: Arc::new(openapi),
             cache: Arc::default(),
             gzipped: Arc::default(),
+            webhooks: Arc::new(crate::HttpWebhookSender::new()),
         }
+    }
+
+    /// The same API sending webhooks with `sender` (tests use wiremock or a recorder).
+    pub fn with_webhook_sender(
+        mut self,
+        sender: Arc<dyn podhost_core::webhooks::WebhookSender>,
+    ) -> Self {
+        self.webhooks = sender;
+        self
     }
 
     /// The host this API serves.

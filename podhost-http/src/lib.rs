@@ -25,6 +25,7 @@ mod ratelimit;
 mod response;
 pub mod routes;
 mod server;
+mod webhook_sender;
 pub mod wire;
 
 pub use api::{Api, RequestBody};
@@ -32,6 +33,7 @@ pub use config::HttpConfig;
 pub use downloads::ClientAddr;
 pub use routes::{Endpoint, ROUTES};
 pub use server::{serve, shutdown_signal};
+pub use webhook_sender::HttpWebhookSender;
 
 /// The OpenAPI document of `host`'s API (as served at `/api/openapi.json`).
 pub fn openapi_document(host: &podhost_core::PodcastHost) -> serde_json::Value {

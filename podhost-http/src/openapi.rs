@@ -94,6 +94,14 @@ fn feed_id() -> Value {
     )
 }
 
+fn webhook_id() -> Value {
+    path_param(
+        "webhook_id",
+        json!({"type": "string"}),
+        "subscription id (wh_…)",
+    )
+}
+
 fn show_id() -> Value {
     path_param(
         "show_id",
@@ -134,27 +142,82 @@ fn operation(method: &Method, path: &str) -> Value {
         b["required"] = json!(required);
         b
     };
-    let not_yet = |summary: &str, scopes: &str, params: Vec<Value>| {
-        op(
-            summary,
-            scopes,
-            params,
-            None,
-            ok(
-                501,
-                "not implemented yet (answers 501 until its issue lands)",
-                Some(r("Error")),
-                &[501],
-            ),
-            false,
-        )
-    };
     let data = |schema: &str| json!({"type": "object", "required": ["data"], "properties": {"data": r(schema)}});
     let data_list = |schema: &str| json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": r(schema)}}});
     match (method.as_str(), path) {
-        ("POST", "/api/webhooks-processing") => {
-            not_yet("deliver due webhook deliveries now", "webhooks", vec![])
-        }
+        ("POST", "/api/webhooks-processing") => op(
+            "deliver the caller's due webhook deliveries now (delivery otherwise runs in the background)",
+            "webhooks",
+            vec![],
+            None,
+            ok(200, "what was done", Some(data("WebhookRun")), &[]),
+            false,
+        ),
+        ("GET", "/api/webhooks") => op(
+            "the caller's webhook subscriptions (without their secrets)",
+            "webhooks",
+            vec![],
+            None,
+            ok(200, "the subscriptions", Some(data_list("Webhook")), &[]),
+            true,
+        ),
+        ("POST", "/api/webhooks") => op(
+            "subscribe a URL to events; the signing secret (Standard Webhooks, whsec_) is shown only in this answer",
+            "webhooks",
+            vec![],
+            Some(json_body("WebhookCreate", true)),
+            ok(
+                201,
+                "the subscription, with its secret",
+                Some(data("Webhook")),
+                &[413, 422],
+            ),
+            true,
+        ),
+        ("GET", "/api/webhooks/{webhook_id}") => op(
+            "one subscription",
+            "webhooks",
+            vec![webhook_id()],
+            None,
+            ok(200, "the subscription", Some(data("Webhook")), &[]),
+            true,
+        ),
+        ("DELETE", "/api/webhooks/{webhook_id}") => op(
+            "remove a subscription",
+            "webhooks",
+            vec![webhook_id()],
+            None,
+            ok(204, "removed", None, &[]),
+            true,
+        ),
+        ("GET", "/api/webhooks/{webhook_id}/deliveries") => op(
+            "the recent deliveries of a subscription, newest first, with their attempts",
+            "webhooks",
+            vec![webhook_id()],
+            None,
+            ok(200, "the deliveries", Some(data_list("Delivery")), &[]),
+            true,
+        ),
+        ("POST", "/api/webhooks/{webhook_id}/deliveries/{seq}/redeliver") => op(
+            "send an event to a subscription again, now",
+            "webhooks",
+            vec![
+                webhook_id(),
+                path_param(
+                    "seq",
+                    json!({"type": "integer", "minimum": 1}),
+                    "the event's number (`seq` of a delivery)",
+                ),
+            ],
+            None,
+            ok(
+                200,
+                "the delivery with the new attempt",
+                Some(data("Delivery")),
+                &[],
+            ),
+            true,
+        ),
         ("POST", "/api/generate/waveform/{id}") => op(
             "generate a waveform (a background job; BBC audiowaveform's format)",
             "media",
@@ -413,12 +476,7 @@ fn operation(method: &Method, path: &str) -> Value {
             "shows",
             vec![feed_id(), show_id()],
             Some(json_body("EpisodeUpdate", false)),
-            ok(
-                200,
-                "the episode",
-                Some(data("Episode")),
-                &[409, 413, 422, 501],
-            ),
+            ok(200, "the episode", Some(data("Episode")), &[409, 413, 422]),
             false,
         ),
         ("DELETE", "/api/feed/{feed_id}/show/{show_id}") => op(
@@ -683,6 +741,30 @@ fn schemas() -> Value {
         "AdBreak": object(&["preroll", "postroll", "midrolls"], json!({
             "preroll": {"type": "boolean"}, "postroll": {"type": "boolean"},
             "midrolls": {"type": "array", "items": {"type": "number", "minimum": 0}},
+        })),
+        "WebhookRun": object(&["attempted", "delivered", "failed", "pending"], json!({
+            "attempted": {"type": "integer"}, "delivered": {"type": "integer"},
+            "failed": {"type": "integer"}, "pending": {"type": "integer"},
+        })),
+        "Webhook": object(&["id", "url", "events", "description", "created"], json!({
+            "id": string(), "url": string(),
+            "events": {"type": "array", "items": {"type": "string", "enum": podhost_core::webhooks::event::EventKind::ALL.map(|k| k.as_str())}, "description": "empty: every event"},
+            "description": string(), "created": string(),
+            "secret": {"type": "string", "description": "only in the answer to the creation"},
+        })),
+        "WebhookCreate": {"type": "object", "required": ["url"], "additionalProperties": false, "properties": {
+            "url": {"type": "string", "description": "http or https; private and loopback targets are refused unless the deployment allows them"},
+            "events": {"type": "array", "items": {"type": "string", "enum": podhost_core::webhooks::event::EventKind::ALL.map(|k| k.as_str())}},
+            "description": {"type": "string", "maxLength": 255},
+            "secret": {"type": "string", "description": "whsec_ and base64 of 24 to 64 bytes; generated when absent"},
+        }},
+        "Delivery": object(&["seq", "event_id", "type", "status", "attempts"], json!({
+            "seq": {"type": "integer"}, "event_id": string(), "type": string(),
+            "status": {"type": "string", "enum": ["pending", "delivered", "failed"]},
+            "next_at": {"type": "string", "nullable": true},
+            "attempts": {"type": "array", "items": object(&["at", "status", "excerpt", "manual"], json!({
+                "at": string(), "status": {"type": "integer", "nullable": true}, "excerpt": string(), "manual": {"type": "boolean"},
+            }))},
         })),
         "WaveformOptions": {"type": "object", "additionalProperties": false, "properties": {
             "samples_per_pixel": {"type": "integer", "minimum": 1, "description": "default 256; not with pixels_per_second"},

@@ -55,6 +55,18 @@ pub enum Endpoint {
     GetSilence(MediaId),
     /// `GET /api/jobs/{id}` (addition)
     GetJob(JobId),
+    /// `GET /api/webhooks`
+    ListWebhooks,
+    /// `POST /api/webhooks`
+    CreateWebhook,
+    /// `GET /api/webhooks/{id}`
+    GetWebhook(String),
+    /// `DELETE /api/webhooks/{id}`
+    DeleteWebhook(String),
+    /// `GET /api/webhooks/{id}/deliveries`
+    WebhookDeliveries(String),
+    /// `POST /api/webhooks/{id}/deliveries/{seq}/redeliver`
+    Redeliver(String, u64),
     /// `GET /api/stats` (addition): downloads of all the caller's podcasts
     StatsAccount,
     /// `GET /api/stats/feeds/{feed_id}` (addition)
@@ -91,6 +103,15 @@ pub const ROUTES: &[(Method, &str)] = &[
     (Method::GET, "/api/media/{id}/waveform"),
     (Method::GET, "/api/media/{id}/silence"),
     (Method::GET, "/api/jobs/{job_id}"),
+    (Method::GET, "/api/webhooks"),
+    (Method::POST, "/api/webhooks"),
+    (Method::GET, "/api/webhooks/{webhook_id}"),
+    (Method::DELETE, "/api/webhooks/{webhook_id}"),
+    (Method::GET, "/api/webhooks/{webhook_id}/deliveries"),
+    (
+        Method::POST,
+        "/api/webhooks/{webhook_id}/deliveries/{seq}/redeliver",
+    ),
     (Method::GET, "/api/stats"),
     (Method::GET, "/api/stats/feeds/{feed_id}"),
     (Method::GET, "/api/stats/feeds/{feed_id}/shows/{show_id}"),
@@ -161,6 +182,16 @@ pub fn route(method: &Method, path: &str) -> Result<Endpoint, RouteError> {
         (&M::GET, ["media", id, "waveform"]) => E::GetWaveform(media(id)?),
         (&M::GET, ["media", id, "silence"]) => E::GetSilence(media(id)?),
         (&M::GET, ["jobs", id]) => E::GetJob(id.parse().map_err(|_| RouteError::NotFound)?),
+        (&M::GET, ["webhooks"]) => E::ListWebhooks,
+        (&M::POST, ["webhooks"]) => E::CreateWebhook,
+        (&M::GET, ["webhooks", id]) => E::GetWebhook(id.to_string()),
+        (&M::DELETE, ["webhooks", id]) => E::DeleteWebhook(id.to_string()),
+        (&M::GET, ["webhooks", id, "deliveries"]) => E::WebhookDeliveries(id.to_string()),
+        (&M::POST, ["webhooks", id, "deliveries", seq, "redeliver"]) => E::Redeliver(
+            id.to_string(),
+            seq.parse()
+                .map_err(|_| RouteError::BadParameter(format!("{seq:?} is not an event number")))?,
+        ),
         (&M::GET, ["stats"]) => E::StatsAccount,
         (&M::GET, ["stats", "feeds", id]) => E::StatsFeed(feed(id)?),
         (&M::GET, ["stats", "feeds", id, "shows", show]) => {
@@ -364,7 +395,9 @@ mod tests {
                 .replace("{media_id}", "1")
                 .replace("{feed_id}", "f")
                 .replace("{show_id}", "pod-1")
-                .replace("{job_id}", "job_abcdefghijklmnopqrst");
+                .replace("{job_id}", "job_abcdefghijklmnopqrst")
+                .replace("{webhook_id}", "wh_x")
+                .replace("{seq}", "1");
             assert!(route(method, &path).is_ok(), "{method} {template}");
         }
     }

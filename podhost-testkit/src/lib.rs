@@ -23,11 +23,13 @@ use podhost_core::{HostConfig, ManualClock, PodcastHost};
 pub const TEST_PUBLIC_URL: &str = "https://pod.test";
 
 /// A host over `store` on a manual clock (starting 2026-01-01T00:00:00Z) that reads other
-/// processes' writes at once (refresh interval zero).
+/// processes' writes at once (refresh interval zero) and allows webhook targets on loopback
+/// (test servers run there).
 pub fn test_host(store: Arc<dyn object_store::ObjectStore>) -> (PodcastHost, ManualClock) {
     let clock = ManualClock::new("2026-01-01T00:00:00Z".parse().expect("a valid timestamp"));
     let mut config = HostConfig::new(TEST_PUBLIC_URL).expect("a valid URL");
     config.catalog.refresh_interval = std::time::Duration::ZERO;
+    config.allow_private_webhooks = true;
     (
         PodcastHost::with_clock(config, store, Arc::new(clock.clone())),
         clock,

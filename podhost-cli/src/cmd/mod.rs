@@ -5,6 +5,7 @@ pub mod serve;
 pub mod sweep;
 pub mod token;
 pub mod user;
+pub mod webhook;
 
 use podhost_core::{AccountId, PodcastHost, Principal};
 

@@ -62,6 +62,15 @@ pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()
         let until = until_stopped();
         async move { host.run_jobs(until).await }
     });
+    let deliveries = tokio::spawn({
+        let host = host.clone();
+        let until = until_stopped();
+        async move {
+            let sender = std::sync::Arc::new(podhost_http::HttpWebhookSender::new());
+            let renderer = std::sync::Arc::new(podhost_http::wire::WireEvents::new(host.clone()));
+            host.run_webhooks(sender, renderer, until).await
+        }
+    });
     let served = podhost_http::serve(
         listener,
         Api::new(host, config),
@@ -71,6 +80,7 @@ pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()
     let _ = stop.send(true);
     let _ = stats.await;
     let _ = workers.await;
+    let _ = deliveries.await;
     served?;
     eprintln!("podhost: stopped");
     Ok(())

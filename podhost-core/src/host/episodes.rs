@@ -5,6 +5,7 @@ use super::{
     feeds::{check_media_ref, feed_not_found},
     text,
 };
+use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{EpisodeId, FeedId},
@@ -123,6 +124,11 @@ fn view(
     Some(view_of(state, episode, now))
 }
 
+/// An episode as an event shows it.
+pub(super) fn snapshot(state: &AccountState, episode: &Episode, now: jiff::Timestamp) -> Subject {
+    Subject::Episode(Box::new(view_of(state, episode.clone(), now)))
+}
+
 pub(super) fn view_of(state: &AccountState, episode: Episode, now: jiff::Timestamp) -> EpisodeView {
     EpisodeView {
         media: episode.media.and_then(|m| state.media.get(&m).cloned()),
@@ -185,7 +191,13 @@ impl PodcastHost {
                 if new.fields.write_metadata {
                     super::metadata::check_write_metadata(state, &episode)?;
                 }
-                Ok((vec![Change::EpisodePut(episode.clone())], episode))
+                let mut events = vec![(K::EpisodeCreated, snapshot(state, &episode, now))];
+                if episode.is_published(now) {
+                    events.push((K::EpisodePublished, snapshot(state, &episode, now)));
+                }
+                let mut changes = vec![Change::EpisodePut(episode.clone())];
+                changes.extend(state.record(now, events));
+                Ok((changes, episode))
             })
             .await?;
         if new.fields.write_metadata {
@@ -235,7 +247,16 @@ impl PodcastHost {
                 }
                 episode.updated = now;
                 episode.version += 1;
-                Ok((vec![Change::EpisodePut(episode.clone())], episode))
+                let was_published = state
+                    .episode(feed, id)
+                    .is_some_and(|before| before.is_published(now));
+                let mut events = vec![(K::EpisodeUpdated, snapshot(state, &episode, now))];
+                if episode.is_published(now) && !was_published {
+                    events.push((K::EpisodePublished, snapshot(state, &episode, now)));
+                }
+                let mut changes = vec![Change::EpisodePut(episode.clone())];
+                changes.extend(state.record(now, events));
+                Ok((changes, episode))
             })
             .await?;
         if patch.write_metadata {
@@ -348,17 +369,18 @@ impl PodcastHost {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }
-                state
+                let before = state
                     .episode(feed, id)
                     .ok_or_else(|| episode_not_found(id))?;
-                Ok((
-                    vec![Change::EpisodeRemoved {
-                        feed: feed.clone(),
-                        id,
-                        at: Some(now),
-                    }],
-                    (),
-                ))
+                let mut changes = vec![Change::EpisodeRemoved {
+                    feed: feed.clone(),
+                    id,
+                    at: Some(now),
+                }];
+                changes.extend(
+                    state.record(now, vec![(K::EpisodeDeleted, snapshot(state, before, now))]),
+                );
+                Ok((changes, ()))
             })
             .await
     }
@@ -401,7 +423,11 @@ impl PodcastHost {
                     version: 1,
                     ..original.clone()
                 };
-                Ok((vec![Change::EpisodePut(copy.clone())], copy))
+                let mut changes = vec![Change::EpisodePut(copy.clone())];
+                changes.extend(
+                    state.record(now, vec![(K::EpisodeCreated, snapshot(state, &copy, now))]),
+                );
+                Ok((changes, copy))
             })
             .await?;
         Ok(catalog.read(|state| view_of(state, episode, now)).await)

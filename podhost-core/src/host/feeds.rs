@@ -4,6 +4,7 @@ use object_store::path::Path;
 use uuid::Uuid;
 
 use super::{PodcastHost, accounts, text};
+use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{FeedId, MediaId},
@@ -257,7 +258,12 @@ impl PodcastHost {
                     episode_count: 0,
                     feed: feed.clone(),
                 };
-                Ok((vec![Change::FeedPut(feed)], view))
+                let mut changes = vec![Change::FeedPut(feed)];
+                changes.extend(state.record(
+                    now,
+                    vec![(K::FeedCreated, Subject::Feed(Box::new(view.clone())))],
+                ));
+                Ok((changes, view))
             })
             .await
     }
@@ -283,7 +289,12 @@ impl PodcastHost {
                     episode_count: entry.episodes.len(),
                     feed: feed.clone(),
                 };
-                Ok((vec![Change::FeedPut(feed)], view))
+                let mut changes = vec![Change::FeedPut(feed)];
+                changes.extend(state.record(
+                    now,
+                    vec![(K::FeedUpdated, Subject::Feed(Box::new(view.clone())))],
+                ));
+                Ok((changes, view))
             })
             .await
     }
@@ -321,16 +332,15 @@ impl PodcastHost {
         let now = self.now();
         catalog
             .commit(now, |state| {
-                if !state.feeds.contains_key(id) {
-                    return Err(feed_not_found(id));
-                }
-                Ok((
-                    vec![Change::FeedRemoved {
-                        id: id.clone(),
-                        at: now,
-                    }],
-                    (),
-                ))
+                let before = view(state, id).ok_or_else(|| feed_not_found(id))?;
+                let mut changes = vec![Change::FeedRemoved {
+                    id: id.clone(),
+                    at: now,
+                }];
+                changes.extend(
+                    state.record(now, vec![(K::FeedDeleted, Subject::Feed(Box::new(before)))]),
+                );
+                Ok((changes, ()))
             })
             .await
     }

@@ -12,6 +12,7 @@ use object_store::{ObjectStoreExt, PutPayload};
 use serde_json::Value;
 
 use super::PodcastHost;
+use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, Result},
     ids::{AccountId, JobId, MediaId},
@@ -329,12 +330,19 @@ impl PodcastHost {
                     }
                     Err(e) => (JobStatus::Failed, Some(e.to_string())),
                 };
-                changes.push(Change::JobPut(Job {
+                let ended = Job {
                     status,
                     error,
                     finished: Some(finished),
                     ..current.clone()
-                }));
+                };
+                changes.push(Change::JobPut(ended.clone()));
+                let kind = if status == JobStatus::Succeeded {
+                    K::JobSucceeded
+                } else {
+                    K::JobFailed
+                };
+                changes.extend(state.record(finished, vec![(kind, Subject::Job(ended))]));
                 Ok((changes, ()))
             })
             .await?;

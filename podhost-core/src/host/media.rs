@@ -5,6 +5,7 @@ use futures::{Stream, StreamExt};
 use object_store::{ObjectStoreExt, WriteMultipart, path::Path};
 
 use super::{PodcastHost, text};
+use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, MediaId},
@@ -76,7 +77,11 @@ impl PodcastHost {
                     results: Default::default(),
                     chapters: Vec::new(),
                 };
-                Ok((vec![Change::MediaPut(media.clone())], media))
+                let mut changes = vec![Change::MediaPut(media.clone())];
+                changes.extend(
+                    state.record(now, vec![(K::MediaCreated, Subject::Media(media.clone()))]),
+                );
+                Ok((changes, media))
             })
             .await;
         match &result {
@@ -193,8 +198,9 @@ impl PodcastHost {
     pub async fn delete_media(&self, who: &Principal, id: MediaId) -> Result<()> {
         who.require(Scope::Media)?;
         let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
         let removed = catalog
-            .commit(self.now(), |state| {
+            .commit(now, |state| {
                 let media = media_or_not_found(state, id)?;
                 let users = state.media_users(id);
                 if !users.is_empty() {
@@ -203,7 +209,11 @@ impl PodcastHost {
                         users.join(", ")
                     )));
                 }
-                Ok((vec![Change::MediaRemoved { id }], media.clone()))
+                let mut changes = vec![Change::MediaRemoved { id }];
+                changes.extend(
+                    state.record(now, vec![(K::MediaDeleted, Subject::Media(media.clone()))]),
+                );
+                Ok((changes, media.clone()))
             })
             .await?;
         let shared = catalog.read(|s| s.blob_in_use(removed.blob.as_str())).await;
@@ -242,7 +252,11 @@ impl PodcastHost {
                     adbreak: None,
                     ..original.clone()
                 };
-                Ok((vec![Change::MediaPut(media.clone())], media))
+                let mut changes = vec![Change::MediaPut(media.clone())];
+                changes.extend(
+                    state.record(now, vec![(K::MediaCreated, Subject::Media(media.clone()))]),
+                );
+                Ok((changes, media))
             })
             .await
     }

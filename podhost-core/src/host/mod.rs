@@ -12,6 +12,7 @@ mod render_cache;
 mod stats;
 mod sweep;
 mod text;
+mod webhooks;
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -22,6 +23,7 @@ pub use job_kinds::WaveformFormat;
 pub use jobs::JobsConfig;
 pub use metadata::{Metadata, MetadataPatch};
 pub use sweep::SweepReport;
+pub use webhooks::WebhookRun;
 
 use crate::{
     catalog::{Catalog, OpenStats},

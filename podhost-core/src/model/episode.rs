@@ -127,7 +127,7 @@ impl EpisodeType {
 }
 
 /// An episode with what a listing needs beside it, read at one moment.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeView {
     /// The episode.
     pub episode: Episode,

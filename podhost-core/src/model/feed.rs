@@ -161,7 +161,7 @@ pub struct FeedPatch {
 }
 
 /// A feed with what a listing needs beside it, read at one moment.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FeedView {
     /// The feed.
     pub feed: Feed,

@@ -8,11 +8,12 @@ mod media;
 mod metadata;
 mod multipart;
 mod stats;
+mod webhooks;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use podhost_core::{
-    FieldErrors, Scope,
+    FieldErrors,
     model::{JobKind, PageRequest},
 };
 use serde_json::Value;
@@ -60,18 +61,15 @@ pub(crate) async fn dispatch<B: RequestBody>(
         // Mounted with the scopes of their issues; the behaviour comes with those issues.
         E::GetMetadata(id) => metadata::get(api, call, id).await,
         E::PutMetadata(id) => metadata::put(api, call, id).await,
-        E::WebhooksProcessing => not_yet(
-            &call,
-            Scope::Webhooks,
-            "webhook delivery (the webhooks issue)",
-        ),
+        E::WebhooksProcessing => webhooks::process(api, call).await,
+        E::ListWebhooks => webhooks::list(api, call).await,
+        E::CreateWebhook => webhooks::create(api, call).await,
+        E::GetWebhook(id) => webhooks::get(api, call, &id).await,
+        E::DeleteWebhook(id) => webhooks::delete(api, call, &id).await,
+        E::WebhookDeliveries(id) => webhooks::deliveries(api, call, &id).await,
+        E::Redeliver(id, seq) => webhooks::redeliver(api, call, &id, seq).await,
         E::OpenApi => Err(ApiError::NoRoute),
     }
-}
-
-fn not_yet<B: RequestBody>(call: &Call<B>, scope: Scope, what: &'static str) -> Answer {
-    call.require(scope)?;
-    Err(ApiError::NotImplemented(what))
 }
 
 /// A 200 answer reused from the cache while the account is at the same version, else

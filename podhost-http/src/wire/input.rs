@@ -78,6 +78,11 @@ impl Fields {
         }
     }
 
+    /// A field's JSON value as sent (lists and such); `None` when absent or null.
+    pub fn raw(&mut self, key: &str) -> Option<Value> {
+        self.take(key)
+    }
+
     /// True when the field was sent (even as null).
     pub fn has(&self, key: &str) -> bool {
         self.values.contains_key(key)

@@ -1,13 +1,15 @@
 //! The JSON wire shapes of the API: built from core types by hand, at the edge. Field names and
 //! order follow the specification; podhost's additions come after the specified fields.
 
+mod event;
 pub mod format;
 pub mod input;
 mod output;
 
+pub use event::WireEvents;
 pub use output::{
-    episode_item, episode_single, feed_list_item, feed_single, job, media_item, media_single,
-    metadata, silence_report, stats_report,
+    delivery, episode_item, episode_single, feed_list_item, feed_single, job, media_item,
+    media_single, metadata, silence_report, stats_report, webhook,
 };
 
 /// What the wire builders need besides the object: the host (URLs, time zone).

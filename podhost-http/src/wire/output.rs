@@ -345,3 +345,35 @@ pub fn metadata(m: &podhost_core::Metadata, job: Option<Value>) -> Value {
         "job": job,
     })
 }
+
+/// A webhook subscription; the secret only when it was just created.
+pub fn webhook(w: &podhost_core::webhooks::subscription::Webhook, with_secret: bool) -> Value {
+    let mut value = json!({
+        "id": w.id,
+        "url": w.url,
+        "events": w.events.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+        "description": w.description,
+        "created": w.created.to_string(),
+    });
+    if with_secret {
+        value["secret"] = json!(w.secret);
+    }
+    value
+}
+
+/// One event's delivery to a subscription, with its attempts.
+pub fn delivery(d: &podhost_core::webhooks::delivery::Delivery) -> Value {
+    json!({
+        "seq": d.seq,
+        "event_id": d.event_id,
+        "type": d.kind,
+        "status": d.status.as_str(),
+        "next_at": (d.status == podhost_core::webhooks::delivery::DeliveryStatus::Pending).then(|| d.next_at.to_string()),
+        "attempts": d.attempts.iter().map(|a| json!({
+            "at": a.at.to_string(),
+            "status": a.status,
+            "excerpt": a.excerpt,
+            "manual": a.manual,
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -68,6 +68,7 @@ impl Fixture {
     pub fn another_process(&self) -> (PodcastHost, Api) {
         let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
         config.catalog.refresh_interval = std::time::Duration::ZERO;
+        config.allow_private_webhooks = true;
         let host = PodcastHost::with_clock(
             config,
             self.store.clone(),

@@ -1,0 +1,443 @@
+//! Webhooks: subscriptions, and delivering the outbox's events to them.
+
+use std::sync::Arc;
+
+use jiff::Timestamp;
+
+use super::{PodcastHost, episodes::snapshot, text};
+use crate::{
+    error::{Error, FieldErrors, Result},
+    ids::AccountId,
+    principal::Principal,
+    scope::Scope,
+    state::Change,
+    webhooks::{
+        SendOutcome, WebhookRequest, WebhookSender,
+        delivery::{self, Attempt, Claim, Delivery, DeliveryStatus},
+        event::{Event, EventKind, EventRenderer},
+        signature::{self, Secret},
+        subscription::{NewWebhook, Webhook},
+        target,
+    },
+};
+
+/// Deliveries listed per subscription.
+const RECENT_DELIVERIES: usize = 50;
+
+/// What one delivery round did (`POST /api/webhooks-processing`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WebhookRun {
+    /// Attempts made.
+    pub attempted: usize,
+    /// Attempts answered 2xx.
+    pub delivered: usize,
+    /// Attempts that failed (an error status or no answer).
+    pub failed: usize,
+    /// Events still waiting for a subscription after the round.
+    pub pending: usize,
+}
+
+impl std::ops::AddAssign for WebhookRun {
+    fn add_assign(&mut self, other: WebhookRun) {
+        self.attempted += other.attempted;
+        self.delivered += other.delivered;
+        self.failed += other.failed;
+        self.pending += other.pending;
+    }
+}
+
+fn webhook_not_found(id: &str) -> Error {
+    Error::not_found("webhook", id)
+}
+
+fn new_webhook_id() -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let mut rng = rand::rng();
+    let tail: String = (0..20)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect();
+    format!("wh_{tail}")
+}
+
+impl PodcastHost {
+    /// Subscribes `new.url` to the caller's events (scope `webhooks`). The secret is generated
+    /// when not given; it is in the returned record and never shown again.
+    pub async fn create_webhook(&self, who: &Principal, new: NewWebhook) -> Result<Webhook> {
+        who.require(Scope::Webhooks)?;
+        let mut errors = FieldErrors::default();
+        if let Err(message) = target::check_url(&new.url, self.config().allow_private_webhooks) {
+            errors.add("url", message);
+        }
+        let mut events = Vec::new();
+        for name in &new.events {
+            match EventKind::parse(name) {
+                Some(kind) if !events.contains(&kind) => events.push(kind),
+                Some(_) => {}
+                None => errors.add(
+                    "events",
+                    format!(
+                        "unknown event {name:?} (known: {})",
+                        EventKind::ALL.map(EventKind::as_str).join(", ")
+                    ),
+                ),
+            }
+        }
+        let description = new.description.clone().unwrap_or_default();
+        text::check_line(&mut errors, "description", &description);
+        let secret = match &new.secret {
+            None => Some(Secret::generate()),
+            Some(given) => match Secret::parse(given) {
+                Ok(secret) => Some(secret),
+                Err(e) => {
+                    errors.add("secret", e.to_string());
+                    None
+                }
+            },
+        };
+        errors.into_result()?;
+        let secret = secret.ok_or_else(|| Error::invalid("secret", "missing"))?;
+        let catalog = self.catalog(who.account()).await?;
+        crate::webhooks::delivery::mark_account(self.store(), who.account()).await?;
+        let now = self.now();
+        let id = new_webhook_id();
+        catalog
+            .commit(now, |state| {
+                let webhook = Webhook {
+                    id: id.clone(),
+                    url: new.url.trim().to_string(),
+                    events: events.clone(),
+                    description: description.clone(),
+                    secret: secret.as_str().to_string(),
+                    created: now,
+                    after_seq: state.next_event.max(1) - 1,
+                };
+                Ok((vec![Change::WebhookPut(webhook.clone())], webhook))
+            })
+            .await
+    }
+
+    /// The caller's subscriptions (scope `webhooks`).
+    pub async fn list_webhooks(&self, who: &Principal) -> Result<Vec<Webhook>> {
+        who.require(Scope::Webhooks)?;
+        let catalog = self.catalog(who.account()).await?;
+        Ok(catalog
+            .read(|state| state.webhooks.values().cloned().collect())
+            .await)
+    }
+
+    /// One of the caller's subscriptions (scope `webhooks`).
+    pub async fn get_webhook(&self, who: &Principal, id: &str) -> Result<Webhook> {
+        who.require(Scope::Webhooks)?;
+        let catalog = self.catalog(who.account()).await?;
+        catalog
+            .read(|state| state.webhooks.get(id).cloned())
+            .await
+            .ok_or_else(|| webhook_not_found(id))
+    }
+
+    /// Removes one of the caller's subscriptions (scope `webhooks`); nothing more is sent to it.
+    pub async fn delete_webhook(&self, who: &Principal, id: &str) -> Result<()> {
+        who.require(Scope::Webhooks)?;
+        let catalog = self.catalog(who.account()).await?;
+        catalog
+            .commit(self.now(), |state| {
+                if !state.webhooks.contains_key(id) {
+                    return Err(webhook_not_found(id));
+                }
+                Ok((vec![Change::WebhookRemoved { id: id.to_string() }], ()))
+            })
+            .await
+    }
+
+    /// The recent deliveries of one of the caller's subscriptions, newest first.
+    pub async fn webhook_deliveries(&self, who: &Principal, id: &str) -> Result<Vec<Delivery>> {
+        self.get_webhook(who, id).await?;
+        delivery::recent(self.store(), who.account(), id, RECENT_DELIVERIES).await
+    }
+
+    /// Sends event `seq` to one of the caller's subscriptions again, now, outside the
+    /// schedule; the attempt is recorded with the delivery.
+    pub async fn redeliver(
+        &self,
+        who: &Principal,
+        id: &str,
+        seq: u64,
+        sender: &dyn WebhookSender,
+        renderer: &dyn EventRenderer,
+    ) -> Result<Delivery> {
+        let webhook = self.get_webhook(who, id).await?;
+        let account = who.account();
+        let catalog = self.catalog(account).await?;
+        let event = catalog
+            .read(|state| state.events.get(&seq).cloned())
+            .await
+            .ok_or_else(|| Error::not_found("event", seq))?;
+        let mut record = delivery::read(self.store(), account, id, seq)
+            .await?
+            .unwrap_or_else(|| fresh(&event, self.now()));
+        let attempt = self
+            .attempt(account, &webhook, &event, sender, renderer)
+            .await;
+        record.record(Attempt {
+            manual: true,
+            ..attempt
+        });
+        delivery::write(self.store(), account, id, &record).await?;
+        Ok(record)
+    }
+
+    /// Delivers the caller's due events now (scope `webhooks`) and says what happened.
+    pub async fn process_webhooks(
+        &self,
+        who: &Principal,
+        sender: &dyn WebhookSender,
+        renderer: &dyn EventRenderer,
+    ) -> Result<WebhookRun> {
+        who.require(Scope::Webhooks)?;
+        self.announce_publications(who.account()).await?;
+        self.deliver_account(who.account(), sender, renderer).await
+    }
+
+    /// Delivers every account's due events until `stop` completes, once a second (and records
+    /// `episode.published` when a scheduled episode's time comes).
+    pub async fn run_webhooks(
+        &self,
+        sender: Arc<dyn WebhookSender>,
+        renderer: Arc<dyn EventRenderer>,
+        stop: impl std::future::Future<Output = ()>,
+    ) {
+        let mut stop = std::pin::pin!(stop);
+        loop {
+            match delivery::accounts(self.store()).await {
+                Ok(accounts) => {
+                    for account in accounts {
+                        let round = async {
+                            self.announce_publications(&account).await?;
+                            self.deliver_account(&account, sender.as_ref(), renderer.as_ref())
+                                .await
+                        };
+                        if let Err(e) = round.await {
+                            tracing::warn!(%account, error = %e, "delivering webhooks failed; will retry");
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "listing webhook accounts failed"),
+            }
+            tokio::select! {
+                () = &mut stop => break,
+                () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+            }
+        }
+    }
+
+    /// Records `episode.published` for episodes whose scheduled time has come since they were
+    /// last written (an immediate publication is recorded with its write). Serial in the
+    /// catalog, so two processes never announce one publication twice.
+    async fn announce_publications(&self, account: &AccountId) -> Result<()> {
+        let catalog = match self.catalog(account).await {
+            Ok(catalog) => catalog,
+            Err(Error::NotFound { .. }) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let now = self.now();
+        let due = |state: &crate::state::AccountState| {
+            let Some(since) = state.webhooks.values().map(|w| w.created).min() else {
+                return Vec::new();
+            };
+            let mut events = Vec::new();
+            for entry in state.feeds.values() {
+                for episode in entry.episodes.values() {
+                    let scheduled =
+                        episode.publish_at > episode.updated && episode.publish_at > since;
+                    if scheduled
+                        && episode.is_published(now)
+                        && state.announced.get(&episode.id) != Some(&episode.publish_at)
+                    {
+                        events.push((EventKind::EpisodePublished, snapshot(state, episode, now)));
+                    }
+                }
+            }
+            events
+        };
+        if catalog.read(|state| due(state).is_empty()).await {
+            return Ok(());
+        }
+        catalog
+            .commit(now, |state| Ok((state.record(now, due(state)), ())))
+            .await
+    }
+
+    async fn deliver_account(
+        &self,
+        account: &AccountId,
+        sender: &dyn WebhookSender,
+        renderer: &dyn EventRenderer,
+    ) -> Result<WebhookRun> {
+        let catalog = match self.catalog(account).await {
+            Ok(catalog) => catalog,
+            Err(Error::NotFound { .. }) => return Ok(WebhookRun::default()),
+            Err(e) => return Err(e),
+        };
+        let webhooks: Vec<Webhook> = catalog
+            .read(|state| state.webhooks.values().cloned().collect())
+            .await;
+        let rounds = webhooks
+            .iter()
+            .map(|webhook| self.deliver_subscription(account, webhook, sender, renderer));
+        let mut total = WebhookRun::default();
+        for round in futures::future::join_all(rounds).await {
+            total += round?;
+        }
+        Ok(total)
+    }
+
+    /// Delivers a subscription's due events in order, stopping at the first that must wait.
+    async fn deliver_subscription(
+        &self,
+        account: &AccountId,
+        webhook: &Webhook,
+        sender: &dyn WebhookSender,
+        renderer: &dyn EventRenderer,
+    ) -> Result<WebhookRun> {
+        let store = self.store();
+        let catalog = self.catalog(account).await?;
+        let mut run = WebhookRun::default();
+        let mut done = delivery::cursor(store, account, &webhook.id)
+            .await?
+            .max(webhook.after_seq);
+        loop {
+            let next: Option<Event> = catalog
+                .read(|state| {
+                    state
+                        .events
+                        .range(done + 1..)
+                        .map(|(_, e)| e)
+                        .find(|e| webhook.wants(e.kind))
+                        .cloned()
+                })
+                .await;
+            let Some(event) = next else { break };
+            let now = self.now();
+            let mut record = delivery::read(store, account, &webhook.id, event.seq)
+                .await?
+                .unwrap_or_else(|| fresh(&event, now));
+            if record.status != DeliveryStatus::Pending {
+                delivery::advance(store, account, &webhook.id, event.seq).await?;
+                done = event.seq;
+                continue;
+            }
+            if now < record.next_at {
+                // Later events of this subscription wait for this one: order is kept.
+                run.pending += 1;
+                break;
+            }
+            let number = record.scheduled_attempts() + 1;
+            match delivery::claim(store, account, &webhook.id, event.seq, number, now).await? {
+                Claim::Held => {
+                    run.pending += 1;
+                    break;
+                }
+                Claim::Stale => {
+                    // Its sender died before recording it: count it as failed and go on.
+                    record.record(Attempt {
+                        at: now,
+                        status: None,
+                        excerpt: "the sending process stopped before an answer".into(),
+                        manual: false,
+                    });
+                    delivery::write(store, account, &webhook.id, &record).await?;
+                    continue;
+                }
+                Claim::Won => {}
+            }
+            let attempt = self
+                .attempt(account, webhook, &event, sender, renderer)
+                .await;
+            let success = attempt.status.is_some_and(|s| (200..300).contains(&s));
+            run.attempted += 1;
+            if success {
+                run.delivered += 1;
+            } else {
+                run.failed += 1;
+            }
+            record.record(attempt);
+            delivery::write(store, account, &webhook.id, &record).await?;
+            if record.status == DeliveryStatus::Pending {
+                run.pending += 1;
+                break;
+            }
+            delivery::advance(store, account, &webhook.id, event.seq).await?;
+            done = event.seq;
+        }
+        Ok(run)
+    }
+
+    /// Sends one attempt: the body `{type, timestamp, data}`, signed.
+    async fn attempt(
+        &self,
+        account: &AccountId,
+        webhook: &Webhook,
+        event: &Event,
+        sender: &dyn WebhookSender,
+        renderer: &dyn EventRenderer,
+    ) -> Attempt {
+        let now = self.now();
+        let body = serde_json::json!({
+            "type": event.kind.as_str(),
+            "timestamp": event.at.to_string(),
+            "data": renderer.render(account, &event.subject),
+        });
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let timestamp = now.as_second();
+        let signature = match Secret::parse(&webhook.secret) {
+            Ok(secret) => signature::sign(&secret, &event.id, timestamp, &body),
+            Err(e) => {
+                return Attempt {
+                    at: now,
+                    status: None,
+                    excerpt: format!("the subscription's secret is unusable: {e}"),
+                    manual: false,
+                };
+            }
+        };
+        let request = WebhookRequest {
+            url: webhook.url.clone(),
+            headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("user-agent".into(), "podhost-webhooks".into()),
+                ("webhook-id".into(), event.id.clone()),
+                ("webhook-timestamp".into(), timestamp.to_string()),
+                ("webhook-signature".into(), signature),
+            ],
+            body: body.into(),
+            allow_private: self.config().allow_private_webhooks,
+        };
+        match sender.send(request).await {
+            SendOutcome::Answered { status, excerpt } => Attempt {
+                at: now,
+                status: Some(status),
+                excerpt,
+                manual: false,
+            },
+            SendOutcome::Failed { reason } => Attempt {
+                at: now,
+                status: None,
+                excerpt: reason,
+                manual: false,
+            },
+        }
+    }
+}
+
+/// A delivery not yet attempted, due now.
+fn fresh(event: &Event, now: Timestamp) -> Delivery {
+    Delivery {
+        seq: event.seq,
+        event_id: event.id.clone(),
+        kind: event.kind.as_str().to_string(),
+        status: DeliveryStatus::Pending,
+        attempts: Vec::new(),
+        next_at: now,
+    }
+}

@@ -1,0 +1,125 @@
+//! Events: what happened to an account's objects, recorded in the same log entry as the change
+//! (a transactional outbox), with a snapshot of the object so that the delivered body shows it
+//! as it was.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ids::AccountId,
+    model::{EpisodeView, FeedView, Job, Media},
+};
+
+/// The kinds of events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum EventKind {
+    /// A media file was uploaded or copied.
+    #[serde(rename = "media.created")]
+    MediaCreated,
+    /// A media file was deleted.
+    #[serde(rename = "media.deleted")]
+    MediaDeleted,
+    /// A podcast was created.
+    #[serde(rename = "feed.created")]
+    FeedCreated,
+    /// A podcast's channel fields changed.
+    #[serde(rename = "feed.updated")]
+    FeedUpdated,
+    /// A podcast was deleted.
+    #[serde(rename = "feed.deleted")]
+    FeedDeleted,
+    /// An episode was created.
+    #[serde(rename = "episode.created")]
+    EpisodeCreated,
+    /// An episode changed.
+    #[serde(rename = "episode.updated")]
+    EpisodeUpdated,
+    /// An episode became published: made public with a date that has come, or its scheduled
+    /// time came.
+    #[serde(rename = "episode.published")]
+    EpisodePublished,
+    /// An episode was deleted.
+    #[serde(rename = "episode.deleted")]
+    EpisodeDeleted,
+    /// A background job succeeded.
+    #[serde(rename = "job.succeeded")]
+    JobSucceeded,
+    /// A background job failed.
+    #[serde(rename = "job.failed")]
+    JobFailed,
+}
+
+impl EventKind {
+    /// Every kind.
+    pub const ALL: [EventKind; 11] = [
+        EventKind::MediaCreated,
+        EventKind::MediaDeleted,
+        EventKind::FeedCreated,
+        EventKind::FeedUpdated,
+        EventKind::FeedDeleted,
+        EventKind::EpisodeCreated,
+        EventKind::EpisodeUpdated,
+        EventKind::EpisodePublished,
+        EventKind::EpisodeDeleted,
+        EventKind::JobSucceeded,
+        EventKind::JobFailed,
+    ];
+
+    /// The name on the wire, e.g. `episode.published`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::MediaCreated => "media.created",
+            EventKind::MediaDeleted => "media.deleted",
+            EventKind::FeedCreated => "feed.created",
+            EventKind::FeedUpdated => "feed.updated",
+            EventKind::FeedDeleted => "feed.deleted",
+            EventKind::EpisodeCreated => "episode.created",
+            EventKind::EpisodeUpdated => "episode.updated",
+            EventKind::EpisodePublished => "episode.published",
+            EventKind::EpisodeDeleted => "episode.deleted",
+            EventKind::JobSucceeded => "job.succeeded",
+            EventKind::JobFailed => "job.failed",
+        }
+    }
+
+    /// The kind of a wire name.
+    pub fn parse(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// The object an event is about, as it was.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "object", rename_all = "snake_case")]
+pub enum Subject {
+    /// A media file.
+    Media(Media),
+    /// A podcast.
+    Feed(Box<FeedView>),
+    /// An episode.
+    Episode(Box<EpisodeView>),
+    /// A job.
+    Job(Job),
+}
+
+/// One event of an account.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Its place in the account's sequence of events (deliveries keep this order).
+    pub seq: u64,
+    /// Its id, also the `webhook-id` of its deliveries (stable across retries).
+    pub id: String,
+    /// What happened.
+    pub kind: EventKind,
+    /// When.
+    pub at: Timestamp,
+    /// To what.
+    pub subject: Subject,
+}
+
+/// Turns an event's subject into the `data` of the delivered body: the object as the API shows
+/// it. Implemented by the frontend that owns the wire shapes (podhost-http).
+pub trait EventRenderer: std::fmt::Debug + Send + Sync {
+    /// The `data` of the body.
+    fn render(&self, account: &AccountId, subject: &Subject) -> serde_json::Value;
+}

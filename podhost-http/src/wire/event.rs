@@ -1,0 +1,37 @@
+//! The `data` of webhook bodies: the event's object as the API shows it.
+
+use podhost_core::{
+    AccountId, PodcastHost,
+    webhooks::event::{EventRenderer, Subject},
+};
+use serde_json::Value;
+
+use super::Ctx;
+
+/// Renders events' objects in the API's wire shapes.
+#[derive(Debug, Clone)]
+pub struct WireEvents {
+    host: PodcastHost,
+}
+
+impl WireEvents {
+    /// A renderer over `host` (its URLs and display time zone).
+    pub fn new(host: PodcastHost) -> Self {
+        WireEvents { host }
+    }
+}
+
+impl EventRenderer for WireEvents {
+    fn render(&self, account: &AccountId, subject: &Subject) -> Value {
+        let ctx = Ctx {
+            host: &self.host,
+            account,
+        };
+        match subject {
+            Subject::Media(media) => super::media_single(&ctx, media),
+            Subject::Feed(view) => super::feed_single(&ctx, view),
+            Subject::Episode(view) => super::episode_single(&ctx, view),
+            Subject::Job(job) => super::job(&self.host, job),
+        }
+    }
+}
