@@ -261,6 +261,45 @@ async fn refusals() {
             answer.body
         );
     }
+    // MP4 takes tags but not chapters (yet): asking for chapters there is refused, not dropped.
+    let m4a = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../podhost-core/tests/fixtures/aac_96k_mono.m4a"
+    ))
+    .unwrap();
+    let uploaded = fx
+        .multipart("/api/media", &fx.alice, &[], &[("media", "talk.m4a", m4a)])
+        .await;
+    let m4a = uploaded.body["id"].as_u64().unwrap();
+    let chapters = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{m4a}/metadata"),
+            &fx.alice,
+            Some(json!({"title": "x", "chapters": [{"start": 0, "title": "a"}]})),
+        )
+        .await;
+    assert_eq!(
+        chapters.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        chapters.body
+    );
+    assert!(
+        chapters.body["errors"]["chapters"].is_array(),
+        "{}",
+        chapters.body
+    );
+    let title_only = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{m4a}/metadata"),
+            &fx.alice,
+            Some(json!({"title": "x"})),
+        )
+        .await;
+    assert_eq!(title_only.status, StatusCode::OK, "{}", title_only.body);
+
     // An image's metadata says whether it meets Apple's artwork rule.
     let small = fx
         .multipart(

@@ -152,6 +152,18 @@ impl PodcastHost {
                 format!("tags cannot be written into {} files", media.facts.mime),
             );
         }
+        if patch.chapters.as_ref().is_some_and(|c| !c.is_empty())
+            && tags::can_write(&media.facts.mime)
+            && !tags::can_write_chapters(&media.facts.mime)
+        {
+            errors.add(
+                "chapters",
+                format!(
+                    "chapters cannot be written into {} files yet; the other tags can",
+                    media.facts.mime
+                ),
+            );
+        }
         if let Some(Some(image)) = patch.image {
             let is_image = catalog
                 .read(|state| {

@@ -156,6 +156,12 @@ pub fn can_write(mime: &str) -> bool {
     family(mime).is_some()
 }
 
+/// Whether [`write_tags`] writes chapters into files of this MIME type (all it can write but
+/// MP4: see [`WriteReport::chapters_written`]).
+pub fn can_write_chapters(mime: &str) -> bool {
+    matches!(family(mime), Some(f) if f != Family::Mp4)
+}
+
 /// Reads the tags of a file from any `Read + Seek` (a store-backed reader): only the tag
 /// structures are read, never the whole audio. A file without tags gives empty [`Tags`].
 ///
