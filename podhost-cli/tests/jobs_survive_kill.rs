@@ -1,39 +1,17 @@
 //! A background job survives a `kill -9` of the server running it: the restarted server takes
 //! it over once the dead one's lease expired, and finishes it.
 
+mod common;
+
 use std::{
-    io::{BufRead, BufReader},
-    process::{Child, Command, Stdio},
+    process::Child,
     time::{Duration, Instant},
 };
 
 use podhost_core::{HostConfig, MediaId, PodcastHost, model::JobKind, model::JobStatus};
 
 fn serve(store: &str) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_podhost"))
-        .args([
-            "--store",
-            store,
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--job-lease-seconds",
-            "2",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Started once it says where it serves.
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().contains("serving") {
-            break;
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
-    child
+    common::serve(store, &[], &["--job-lease-seconds", "2"])
 }
 
 #[test]

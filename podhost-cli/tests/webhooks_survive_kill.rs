@@ -2,10 +2,12 @@
 //! store with its event, the dead server's attempt failed, and the restarted server delivers it
 //! once the subscriber answers (at least once, with the same `webhook-id`).
 
+mod common;
+
 use std::{
-    io::{BufRead, BufReader, Read, Write},
+    io::{Read, Write},
     net::TcpListener,
-    process::{Child, Command, Stdio},
+    process::Child,
     sync::mpsc,
     time::{Duration, Instant},
 };
@@ -17,28 +19,7 @@ use podhost_core::{
 };
 
 fn serve(store: &str) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_podhost"))
-        .args([
-            "--store",
-            store,
-            "--allow-private-webhooks",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().contains("serving") {
-            break;
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
-    child
+    common::serve(store, &["--allow-private-webhooks"], &[])
 }
 
 /// A subscriber on `port` that answers 200 to every request and reports each request's head.

@@ -122,6 +122,17 @@ impl EpisodeId {
     }
 }
 
+/// A random identifier: `prefix` and `len` lowercase letters or digits (base32's alphabet).
+pub(crate) fn random_id(prefix: &str, len: usize) -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let mut rng = rand::rng();
+    let tail: String = (0..len)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect();
+    format!("{prefix}{tail}")
+}
+
 /// A token's public identifier (`tok_` and 16 lowercase letters or digits); it is not the secret.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -129,13 +140,7 @@ pub struct TokenId(String);
 
 impl TokenId {
     pub(crate) fn random() -> Self {
-        use rand::Rng;
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
-        let mut rng = rand::rng();
-        let tail: String = (0..16)
-            .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
-            .collect();
-        TokenId(format!("tok_{tail}"))
+        TokenId(random_id("tok_", 16))
     }
 
     /// The id as written.
@@ -171,13 +176,7 @@ pub struct JobId(String);
 
 impl JobId {
     pub(crate) fn random() -> Self {
-        use rand::Rng;
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
-        let mut rng = rand::rng();
-        let tail: String = (0..20)
-            .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
-            .collect();
-        JobId(format!("job_{tail}"))
+        JobId(random_id("job_", 20))
     }
 
     /// The id as written.

@@ -219,10 +219,12 @@ async fn write_tags(
             crate::tags::TagError::Io(e) => Error::storage(format!("writing tags: {e}")),
             e => Error::invalid("tags", e.to_string()),
         })?;
-        let file = tokio::fs::File::open(&work)
-            .await
-            .map_err(|e| Error::storage(e.to_string()))?;
-        let body = tokio_util_stream(file);
+        let file = std::fs::File::open(&work).map_err(|e| Error::storage(e.to_string()))?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::storage(e.to_string()))?
+            .len();
+        let body = super::publish::file_chunks(file, 0..len);
         let (blob, size, facts) = host.store_blob(account, &media.name, body).await?;
         media.blob = blob;
         media.size = size;
@@ -238,21 +240,6 @@ async fn write_tags(
     .await;
     let _ = tokio::fs::remove_dir_all(&dir).await;
     result
-}
-
-/// A file as a stream of chunks.
-fn tokio_util_stream(
-    file: tokio::fs::File,
-) -> impl futures::Stream<Item = std::io::Result<bytes::Bytes>> + Send {
-    futures::stream::try_unfold(file, |mut file| async move {
-        let mut buf = vec![0u8; 256 * 1024];
-        let n = tokio::io::AsyncReadExt::read(&mut file, &mut buf).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.truncate(n);
-        Ok(Some((bytes::Bytes::from(buf), file)))
-    })
 }
 
 async fn analyse(

@@ -113,11 +113,11 @@ impl PodcastHost {
     async fn public_catalog(&self, id: &FeedId) -> Result<(AccountId, Arc<AccountCatalog>)> {
         let not_found = || Error::not_found("feed", id);
         let account = self.feed_account(id).await?.ok_or_else(not_found)?;
-        match self.catalog(&account).await {
-            Ok(catalog) => Ok((account, catalog)),
-            Err(Error::NotFound { .. }) => Err(not_found()),
-            Err(e) => Err(e),
-        }
+        let catalog = self
+            .existing_catalog(&account)
+            .await?
+            .ok_or_else(not_found)?;
+        Ok((account, catalog))
     }
 
     /// A podcast's public feed: the RSS of its published episodes (scheduled ones appear when
@@ -259,11 +259,10 @@ impl PodcastHost {
     ) -> Result<crate::publish::PublicMedia> {
         let not_found = || Error::not_found("media", blob);
         let account = AccountId::new(account).map_err(|_| not_found())?;
-        let catalog = match self.catalog(&account).await {
-            Ok(catalog) => catalog,
-            Err(Error::NotFound { .. }) => return Err(not_found()),
-            Err(e) => return Err(e),
-        };
+        let catalog = self
+            .existing_catalog(&account)
+            .await?
+            .ok_or_else(not_found)?;
         let media = catalog
             .read(|state| state.media_by_blob(blob).cloned())
             .await
@@ -277,16 +276,25 @@ impl PodcastHost {
         })
     }
 
+    /// The catalog of an account named in a public URL; `None` when no such account exists
+    /// (the URL names nothing).
+    async fn existing_catalog(&self, account: &AccountId) -> Result<Option<Arc<AccountCatalog>>> {
+        match self.catalog(account).await {
+            Ok(catalog) => Ok(Some(catalog)),
+            Err(Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The JSON chapters of a public media file (`/chapters/{account}/{blob}.json`), for any
     /// caller. `NotFound` unless the account has a file with that blob and it has chapters.
     pub async fn public_chapters(&self, account: &str, blob: &str) -> Result<bytes::Bytes> {
         let not_found = || Error::not_found("chapters", blob);
         let account = AccountId::new(account).map_err(|_| not_found())?;
-        let catalog = match self.catalog(&account).await {
-            Ok(catalog) => catalog,
-            Err(Error::NotFound { .. }) => return Err(not_found()),
-            Err(e) => return Err(e),
-        };
+        let catalog = self
+            .existing_catalog(&account)
+            .await?
+            .ok_or_else(not_found)?;
         let chapters = catalog
             .read(|state| state.media_by_blob(blob).map(|m| m.chapters.clone()))
             .await
@@ -343,7 +351,7 @@ impl PodcastHost {
 const FILE_CHUNK: u64 = 256 * 1024;
 
 /// `range` of `file`, read in [`FILE_CHUNK`]s on the blocking pool.
-fn file_chunks(
+pub(super) fn file_chunks(
     file: std::fs::File,
     range: std::ops::Range<u64>,
 ) -> futures::stream::BoxStream<'static, Result<bytes::Bytes>> {

@@ -50,16 +50,6 @@ fn webhook_not_found(id: &str) -> Error {
     Error::not_found("webhook", id)
 }
 
-fn new_webhook_id() -> String {
-    use rand::Rng;
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
-    let mut rng = rand::rng();
-    let tail: String = (0..20)
-        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
-        .collect();
-    format!("wh_{tail}")
-}
-
 impl PodcastHost {
     /// Subscribes `new.url` to the caller's events (scope `webhooks`). The secret is generated
     /// when not given; it is in the returned record and never shown again.
@@ -100,7 +90,7 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         crate::webhooks::delivery::mark_account(self.store(), who.account()).await?;
         let now = self.now();
-        let id = new_webhook_id();
+        let id = crate::ids::random_id("wh_", 20);
         catalog
             .commit(now, |state| {
                 let webhook = Webhook {
