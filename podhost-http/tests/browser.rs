@@ -188,13 +188,14 @@ async fn publish(host: &PodcastHost) -> String {
     format!("/podcasts/tinkering-hour/{}", first.unwrap())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pages_load_in_headless_chromium() {
-    let (chromium, script_dir) = match tools() {
-        Ok(tools) => tools,
+/// [`tools`], or `None` after saying loudly why `test` is skipped (a failure when
+/// `PODHOST_REQUIRE_EXTERNAL=1`).
+fn tools_or_skip(test: &str) -> Option<(PathBuf, PathBuf)> {
+    match tools() {
+        Ok(tools) => Some(tools),
         Err(missing) if std::env::var("PODHOST_REQUIRE_EXTERNAL").as_deref() == Ok("1") => {
             panic!(
-                "the browser test needs Chromium and Node packages: {missing}; run scripts/test, which installs them"
+                "{test} needs Chromium and Node packages: {missing}; run scripts/test, which installs them"
             );
         }
         Err(missing) => {
@@ -202,11 +203,17 @@ async fn pages_load_in_headless_chromium() {
             use std::io::Write;
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "\n!!!!!!!!\nSKIPPED: pages_load_in_headless_chromium: {missing}; run scripts/test \
-                 which installs them\n!!!!!!!!\n"
+                "\n!!!!!!!!\nSKIPPED: {test}: {missing}; run scripts/test which installs them\n!!!!!!!!\n"
             );
-            return;
+            None
         }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_load_in_headless_chromium() {
+    let Some((chromium, script_dir)) = tools_or_skip("pages_load_in_headless_chromium") else {
+        return;
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -257,4 +264,70 @@ async fn pages_load_in_headless_chromium() {
         started.elapsed().as_secs_f64(),
         out.display()
     );
+}
+
+/// The waveform a job makes loads in peaks.js, in a browser, in both forms, with every value as
+/// we computed it, and peaks.js draws it.
+#[test]
+fn waveforms_load_in_peaks_js() {
+    use podhost_core::analysis::{WaveformOptions, analyze};
+    let Some((chromium, script_dir)) = tools_or_skip("waveforms_load_in_peaks_js") else {
+        return;
+    };
+    let audio = workspace().join("podhost-core/tests/fixtures/cbr_128k_stereo.mp3");
+    let file = std::fs::File::open(&audio).unwrap();
+    let waveform = analyze(
+        Box::new(file),
+        Some("audio/mpeg"),
+        Some(&WaveformOptions::default()),
+        None,
+    )
+    .unwrap()
+    .waveform
+    .unwrap();
+    assert!(waveform.len() > 100, "{} points", waveform.len());
+    let dir = tempfile::tempdir().unwrap();
+    let dat = dir.path().join("waveform.dat");
+    let json = dir.path().join("waveform.json");
+    std::fs::write(&dat, waveform.to_dat()).unwrap();
+    std::fs::write(&json, serde_json::to_vec(&waveform.to_json()).unwrap()).unwrap();
+
+    let output = std::process::Command::new("node")
+        .current_dir(&script_dir)
+        .env("PODHOST_CHROMIUM", &chromium)
+        .arg("check-peaks.mjs")
+        .arg(&dat)
+        .arg(&json)
+        .output()
+        .expect("node runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "peaks.js failed:\n{stderr}");
+    let loaded: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mins: Vec<i64> = waveform.data.iter().step_by(2).map(|&v| v.into()).collect();
+    let maxs: Vec<i64> = waveform
+        .data
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|&v| v.into())
+        .collect();
+    let ints = |v: &serde_json::Value| -> Vec<i64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_i64().unwrap())
+            .collect()
+    };
+    let loaded = loaded.as_array().unwrap();
+    assert_eq!(loaded.len(), 2, "{stderr}");
+    for read in loaded {
+        let what = &read["format"];
+        assert_eq!(read["channels"], 1, "{what}");
+        assert_eq!(read["bits"], 8, "{what}");
+        assert_eq!(read["sample_rate"], waveform.sample_rate, "{what}");
+        assert_eq!(read["scale"], waveform.samples_per_pixel, "{what}");
+        assert_eq!(ints(&read["min"]), mins, "{what}");
+        assert_eq!(ints(&read["max"]), maxs, "{what}");
+        assert!(read["drawn"].as_u64().unwrap() > 1000, "{what}: {read}");
+    }
 }

@@ -10,6 +10,40 @@ use common::Fixture;
 use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
+/// Publishes `media` as the one episode of a new feed, and returns the JSON chapters its
+/// `podcast:chapters` points at.
+async fn published_chapters(fx: &Fixture, media: u64) -> Value {
+    fx.feed("show").await;
+    fx.episode(
+        "show",
+        &[
+            ("title", "Pilot"),
+            ("is_public", "1"),
+            ("publishing_date", "2025-01-01"),
+            ("show_media", &media.to_string()),
+        ],
+    )
+    .await;
+    let rss = fx.public(Method::GET, "/feeds/show/rss", &[]).await;
+    let xml = String::from_utf8_lossy(&rss.raw).to_string();
+    let start = xml
+        .find("<podcast:chapters url=\"")
+        .unwrap_or_else(|| panic!("no podcast:chapters in {xml}"))
+        + 23;
+    let url = &xml[start..start + xml[start..].find('"').unwrap()];
+    assert!(xml.contains("type=\"application/json+chapters\""), "{xml}");
+    let doc = fx
+        .public(
+            Method::GET,
+            url.strip_prefix("https://pod.test").unwrap(),
+            &[],
+        )
+        .await;
+    assert_eq!(doc.status, StatusCode::OK);
+    assert_eq!(doc.headers["content-type"], "application/json+chapters");
+    serde_json::from_slice(&doc.raw).unwrap()
+}
+
 #[tokio::test]
 async fn tags_chapters_and_cover_are_written_into_a_new_file() {
     let fx = Fixture::new().await;
@@ -99,38 +133,7 @@ async fn tags_chapters_and_cover_are_written_into_a_new_file() {
     );
 
     // An episode with that audio publishes the chapters.
-    fx.feed("show").await;
-    fx.episode(
-        "show",
-        &[
-            ("title", "Pilot"),
-            ("is_public", "1"),
-            ("publishing_date", "2025-01-01"),
-            ("show_media", &audio.to_string()),
-        ],
-    )
-    .await;
-    let rss = fx.public(Method::GET, "/feeds/show/rss", &[]).await;
-    let xml = String::from_utf8_lossy(&rss.raw).to_string();
-    let start = xml
-        .find("<podcast:chapters url=\"")
-        .expect("podcast:chapters")
-        + 23;
-    let url = &xml[start..start + xml[start..].find('"').unwrap()];
-    assert!(xml.contains("type=\"application/json+chapters\""), "{xml}");
-    let chapters = fx
-        .public(
-            Method::GET,
-            url.strip_prefix("https://pod.test").unwrap(),
-            &[],
-        )
-        .await;
-    assert_eq!(chapters.status, StatusCode::OK);
-    assert_eq!(
-        chapters.headers["content-type"],
-        "application/json+chapters"
-    );
-    let doc: Value = serde_json::from_slice(&chapters.raw).unwrap();
+    let doc = published_chapters(&fx, audio).await;
     assert_eq!(doc["version"], "1.2.0");
     assert_eq!(
         doc["chapters"][0],
@@ -261,44 +264,53 @@ async fn refusals() {
             answer.body
         );
     }
-    // MP4 takes tags but not chapters (yet): asking for chapters there is refused, not dropped.
-    let m4a = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../podhost-core/tests/fixtures/aac_96k_mono.m4a"
-    ))
-    .unwrap();
-    let uploaded = fx
-        .multipart("/api/media", &fx.alice, &[], &[("media", "talk.m4a", m4a)])
-        .await;
-    let m4a = uploaded.body["id"].as_u64().unwrap();
-    let chapters = fx
+    // What the file's tag format cannot hold is refused before a job is queued: chapters out of
+    // order anywhere, and past the MP4 `chpl` limits (255 chapters, 255-byte titles) in M4A.
+    let m4a = fx.upload_m4a("talk.m4a").await;
+    let many: Vec<Value> = (0..256)
+        .map(|i| json!({"start": i, "title": "c"}))
+        .collect();
+    let cases = [
+        (
+            audio,
+            json!({"chapters": [{"start": 2, "title": "b"}, {"start": 1, "title": "a"}]}),
+        ),
+        (m4a, json!({"chapters": many})),
+        (
+            m4a,
+            json!({"chapters": [{"start": 0, "title": "x".repeat(256)}]}),
+        ),
+    ];
+    for (id, body) in cases {
+        let answer = fx
+            .call(
+                Method::PUT,
+                &format!("/api/media/{id}/metadata"),
+                &fx.alice,
+                Some(body),
+            )
+            .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            answer.body
+        );
+        assert!(
+            answer.body["errors"]["chapters"].is_array(),
+            "{}",
+            answer.body
+        );
+    }
+    let at_the_limit = fx
         .call(
             Method::PUT,
             &format!("/api/media/{m4a}/metadata"),
             &fx.alice,
-            Some(json!({"title": "x", "chapters": [{"start": 0, "title": "a"}]})),
+            Some(json!({"chapters": [{"start": 0, "title": "x".repeat(255)}]})),
         )
         .await;
-    assert_eq!(
-        chapters.status,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "{}",
-        chapters.body
-    );
-    assert!(
-        chapters.body["errors"]["chapters"].is_array(),
-        "{}",
-        chapters.body
-    );
-    let title_only = fx
-        .call(
-            Method::PUT,
-            &format!("/api/media/{m4a}/metadata"),
-            &fx.alice,
-            Some(json!({"title": "x"})),
-        )
-        .await;
-    assert_eq!(title_only.status, StatusCode::OK, "{}", title_only.body);
+    assert_eq!(at_the_limit.status, StatusCode::OK, "{}", at_the_limit.body);
 
     // An image's metadata says whether it meets Apple's artwork rule.
     let small = fx
@@ -332,5 +344,97 @@ async fn refusals() {
         m.body["data"]["artwork"]["meets_apple_rule"], true,
         "{}",
         m.body
+    );
+}
+
+#[tokio::test]
+async fn m4a_chapters_are_written_and_published_with_their_links() {
+    let fx = Fixture::new().await;
+    let m4a = fx.upload_m4a("talk.m4a").await;
+    let put = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{m4a}/metadata"),
+            &fx.alice,
+            Some(json!({
+                "title": "Pilot",
+                "chapters": [
+                    {"start": 0, "title": "Hello"},
+                    {"start": 0.25, "title": "News ✓", "url": "https://example.com/news"},
+                ],
+            })),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    let job = put.body["data"]["job"]["id"].as_str().unwrap().to_string();
+    let _workers = fx.start_workers();
+    let done = fx.until_done(&job).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+
+    // Read back from the file: the Nero chapters hold starts and titles.
+    let read = fx.get(&format!("/api/media/{m4a}/metadata")).await;
+    let tags = &read.body["data"]["tags"];
+    assert_eq!(tags["title"], "Pilot", "{}", read.body);
+    let chapters: Vec<(f64, &str)> = tags["chapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["start"].as_f64().unwrap(), c["title"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        chapters,
+        [(0.0, "Hello"), (0.25, "News ✓")],
+        "{}",
+        read.body
+    );
+
+    // Published: the link the file cannot hold is kept in the JSON chapters.
+    let doc = published_chapters(&fx, m4a).await;
+    assert_eq!(
+        doc["chapters"][1],
+        json!({"startTime": 0.25, "title": "News ✓", "url": "https://example.com/news"}),
+        "{doc}"
+    );
+}
+
+/// A file that arrives with chapters (from an editor such as Hindenburg or Auphonic) is
+/// published with them, without a metadata write.
+#[tokio::test]
+async fn chapters_already_in_an_uploaded_file_are_published() {
+    use podhost_core::tags::{Chapter, Tags, write_tags};
+    let fx = Fixture::new().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("edited.wav");
+    std::fs::write(&path, podhost_testkit::fixtures::wav(1.0, 8000)).unwrap();
+    let chapter = |start_ms, title: &str| Chapter {
+        start_ms,
+        end_ms: None,
+        title: title.into(),
+        url: None,
+    };
+    let tags = Tags {
+        chapters: vec![chapter(0, "Cold open"), chapter(400, "Interview")],
+        ..Tags::default()
+    };
+    write_tags(&path, "audio/wav", &tags, Some(1000)).unwrap();
+    let uploaded = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[("media", "edited.wav", std::fs::read(&path).unwrap())],
+        )
+        .await;
+    assert_eq!(uploaded.status, StatusCode::CREATED, "{}", uploaded.body);
+    let id = uploaded.body["id"].as_u64().unwrap();
+
+    let doc = published_chapters(&fx, id).await;
+    assert_eq!(
+        doc["chapters"],
+        json!([
+            {"startTime": 0.0, "endTime": 0.4, "title": "Cold open"},
+            {"startTime": 0.4, "endTime": 1.0, "title": "Interview"},
+        ]),
+        "{doc}"
     );
 }

@@ -6,6 +6,7 @@ use symphonia::core::audio::conv::FromSample;
 use symphonia::core::audio::{Audio, AudioBuffer, GenericAudioBufferRef};
 use symphonia::core::codecs::audio::well_known as ids;
 use symphonia::core::codecs::audio::{AudioCodecId, AudioDecoderOptions};
+use symphonia::core::codecs::registry::CodecRegistry;
 use symphonia::core::errors::Error as SymError;
 use symphonia::core::formats::probe::Hint;
 use symphonia::core::formats::{FormatOptions, TrackType};
@@ -77,10 +78,10 @@ pub(super) fn run(
         && track.padding.is_none();
     let edit = edits.iter().find(|e| e.track_id == track_id).copied();
 
-    let mut decoder = symphonia::default::get_codecs()
+    let mut decoder = codecs()
         .make_audio_decoder(&params, &AudioDecoderOptions::default())
         .map_err(|e| match e {
-            SymError::Unsupported(_) => AnalysisError::UnsupportedCodec(codec_name(params.codec)),
+            SymError::Unsupported(_) => AnalysisError::UnsupportedCodec(unsupported(params.codec)),
             other => stream_error(other, 0.0),
         })?;
 
@@ -240,6 +241,31 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, AnalysisError>
         }
     }
     Ok(got)
+}
+
+/// The decoders: symphonia's, and libopus's with the `opus` feature.
+fn codecs() -> &'static CodecRegistry {
+    #[cfg(feature = "opus")]
+    {
+        static WITH_OPUS: std::sync::LazyLock<CodecRegistry> = std::sync::LazyLock::new(|| {
+            let mut registry = CodecRegistry::new();
+            symphonia::default::register_enabled_codecs(&mut registry);
+            registry.register_audio_decoder::<symphonia_adapter_libopus::OpusDecoder>();
+            registry
+        });
+        &WITH_OPUS
+    }
+    #[cfg(not(feature = "opus"))]
+    symphonia::default::get_codecs()
+}
+
+/// The reason given for a codec without a decoder: its name, and the feature that adds it.
+fn unsupported(id: AudioCodecId) -> String {
+    if id == ids::CODEC_ID_OPUS && cfg!(not(feature = "opus")) {
+        "Opus (this build has no Opus decoder: build podhost with the `opus` feature)".to_owned()
+    } else {
+        codec_name(id)
+    }
 }
 
 fn codec_name(id: AudioCodecId) -> String {

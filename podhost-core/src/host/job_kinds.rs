@@ -15,6 +15,7 @@ use crate::{
     model::{Job, JobKind, Media},
     principal::Principal,
     scope::Scope,
+    tags::Chapter,
 };
 
 /// The stored outputs of the analysis jobs.
@@ -207,11 +208,10 @@ async fn write_tags(
         let wanted = tags.clone();
         // Written, then read back: the chapters published are the file's (with the end times
         // the writer derived), and a write that did not take is a failure, not a success.
-        let (report, written) = tokio::task::spawn_blocking(move || {
-            let report = crate::tags::write_tags(&path, &mime, &wanted, duration)?;
+        let written = tokio::task::spawn_blocking(move || {
+            crate::tags::write_tags(&path, &mime, &wanted, duration)?;
             let mut file = std::fs::File::open(&path)?;
-            let written = crate::tags::read_tags(&mut file, &mime)?;
-            Ok::<_, crate::tags::TagError>((report, written))
+            crate::tags::read_tags(&mut file, &mime)
         })
         .await
         .map_err(|e| Error::storage(format!("the tag writer stopped: {e}")))?
@@ -230,11 +230,7 @@ async fn write_tags(
         media.size = size;
         media.facts = facts;
         media.updated = host.now();
-        media.chapters = if report.chapters_written {
-            written.chapters
-        } else {
-            Vec::new()
-        };
+        media.chapters = published_chapters(&tags.chapters, written.chapters)?;
         Ok(Outcome { media: Some(media) })
     }
     .await;
@@ -337,4 +333,28 @@ impl PodcastHost {
             .ok_or_else(|| Error::not_found("media", media))?;
         pick(&file).ok_or_else(|| Error::not_found("result", media))
     }
+}
+
+/// The chapters published for a file: as read back from it, with what its format cannot hold
+/// (MP4 and Vorbis store no end, MP4 no link) taken from what was asked for.
+fn published_chapters(wanted: &[Chapter], written: Vec<Chapter>) -> Result<Vec<Chapter>> {
+    if written.len() != wanted.len()
+        || written
+            .iter()
+            .zip(wanted)
+            .any(|(w, asked)| w.start_ms != asked.start_ms || w.title != asked.title)
+    {
+        return Err(Error::storage(
+            "the chapters read back from the written file differ from those written",
+        ));
+    }
+    Ok(written
+        .into_iter()
+        .zip(wanted)
+        .map(|(w, asked)| Chapter {
+            end_ms: w.end_ms.or(asked.end_ms),
+            url: w.url.or_else(|| asked.url.clone()),
+            ..w
+        })
+        .collect())
 }

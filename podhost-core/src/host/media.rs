@@ -11,7 +11,7 @@ use crate::{
     ids::{AccountId, MediaId},
     model::{BlobKey, Media, MediaCopy, MediaListQuery, MediaSort, NewMedia, Page, SortDir},
     principal::Principal,
-    probe::{self, Sniffer},
+    probe::{self, MediaKind, Sniffer},
     scope::Scope,
     state::{AccountState, Change},
 };
@@ -59,6 +59,16 @@ impl PodcastHost {
         let name = text::clean_file_name(&new.name);
         let (blob, size, facts) = self.store_blob(who.account(), &name, body).await?;
         let path = blob_path(who.account(), &blob);
+        // Chapters the file already carries (from an editor) are published like those podhost
+        // writes; a tag that cannot be read never fails the upload.
+        let chapters = if facts.kind == MediaKind::Audio && crate::tags::can_write(&facts.mime) {
+            super::metadata::read_blob_tags(self, who.account(), &blob, size, &facts.mime)
+                .await
+                .map(|tags| tags.chapters)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let now = self.now();
         let result = catalog
             .commit(now, |state| {
@@ -75,7 +85,7 @@ impl PodcastHost {
                     facts: facts.clone(),
                     adbreak: None,
                     results: Default::default(),
-                    chapters: Vec::new(),
+                    chapters: chapters.clone(),
                 };
                 let mut changes = vec![Change::MediaPut(media.clone())];
                 changes.extend(

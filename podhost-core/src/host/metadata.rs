@@ -7,7 +7,7 @@ use super::{PodcastHost, media::blob_path};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, MediaId},
-    model::{AdBreak, Job, JobKind, Media},
+    model::{AdBreak, BlobKey, Job, JobKind, Media},
     principal::Principal,
     probe::{ArtworkCheck, MediaKind},
     scope::Scope,
@@ -87,13 +87,24 @@ pub(super) async fn read_file_tags(
     account: &AccountId,
     media: &Media,
 ) -> std::result::Result<Tags, tags::TagError> {
+    read_blob_tags(host, account, &media.blob, media.size, &media.facts.mime).await
+}
+
+/// [`read_file_tags`] of a blob that has no record yet.
+pub(super) async fn read_blob_tags(
+    host: &PodcastHost,
+    account: &AccountId,
+    blob: &BlobKey,
+    size: u64,
+    mime: &str,
+) -> std::result::Result<Tags, tags::TagError> {
     let mut source = crate::probe::source::StoreSource::whole(
         host.store().clone(),
-        blob_path(account, &media.blob),
+        blob_path(account, blob),
         tokio::runtime::Handle::current(),
-        media.size,
+        size,
     );
-    let mime = media.facts.mime.clone();
+    let mime = mime.to_owned();
     tokio::task::spawn_blocking(move || tags::read_tags(&mut source, &mime))
         .await
         .unwrap_or_else(|e| Err(tags::TagError::Corrupt(format!("the reader stopped: {e}"))))
@@ -152,17 +163,24 @@ impl PodcastHost {
                 format!("tags cannot be written into {} files", media.facts.mime),
             );
         }
-        if patch.chapters.as_ref().is_some_and(|c| !c.is_empty())
-            && tags::can_write(&media.facts.mime)
-            && !tags::can_write_chapters(&media.facts.mime)
-        {
-            errors.add(
-                "chapters",
-                format!(
-                    "chapters cannot be written into {} files yet; the other tags can",
-                    media.facts.mime
-                ),
-            );
+        if tags::can_write(&media.facts.mime) {
+            // What the job would refuse, refused now: the patch's own values against the rules
+            // and the limits of the file's tag format.
+            let asked = patch.apply(Tags::default());
+            let chapters = Tags {
+                chapters: asked.chapters.clone(),
+                ..Tags::default()
+            };
+            if let Err(e) = tags::check_tags(&media.facts.mime, &chapters) {
+                errors.add("chapters", tag_problem(e));
+            }
+            let others = Tags {
+                chapters: Vec::new(),
+                ..asked
+            };
+            if let Err(e) = tags::check_tags(&media.facts.mime, &others) {
+                errors.add("tags", tag_problem(e));
+            }
         }
         if let Some(Some(image)) = patch.image {
             let is_image = catalog
@@ -294,5 +312,13 @@ impl PodcastHost {
         let params = serde_json::to_value(&patch).map_err(|e| Error::storage(e.to_string()))?;
         self.queue_job(who.account(), media_id, JobKind::WriteTags, params)
             .await
+    }
+}
+
+/// A tag check's refusal as a field message (without the "invalid tags: " prefix).
+fn tag_problem(e: tags::TagError) -> String {
+    match e {
+        tags::TagError::Invalid(message) => message,
+        other => other.to_string(),
     }
 }

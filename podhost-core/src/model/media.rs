@@ -44,7 +44,8 @@ pub struct Media {
     /// The latest results of the analysis jobs.
     #[serde(default)]
     pub results: MediaResults,
-    /// The chapters podhost wrote into the file (published as `podcast:chapters`).
+    /// The chapters in the file: read from it on upload, or written by podhost (published as
+    /// `podcast:chapters`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chapters: Vec<crate::tags::Chapter>,
 }

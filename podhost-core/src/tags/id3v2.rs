@@ -11,7 +11,7 @@ use id3::frame::{
 };
 use id3::{ErrorKind, Frame, TagLike, Version};
 
-use super::{Chapter, Cover, TagError, Tags, WriteReport};
+use super::{Chapter, Cover, TagError, Tags};
 
 /// Element id of the table of contents podhost writes.
 const TOC_ID: &str = "toc";
@@ -133,11 +133,7 @@ fn chapters(tag: &id3::Tag) -> Vec<Chapter> {
 }
 
 /// Replaces the file's podhost fields and writes the tag back as ID3v2.4, in place.
-pub(super) fn write(
-    path: &Path,
-    tags: &Tags,
-    duration_ms: Option<u64>,
-) -> Result<WriteReport, TagError> {
+pub(super) fn write(path: &Path, tags: &Tags, duration_ms: Option<u64>) -> Result<(), TagError> {
     let mut tag = match id3::Tag::read_from_path(path) {
         Ok(tag) => tag,
         Err(err) if matches!(err.kind, ErrorKind::NoTag) => id3::Tag::with_version(Version::Id3v24),
@@ -145,9 +141,18 @@ pub(super) fn write(
     };
     apply(&mut tag, tags, duration_ms)?;
     tag.write_to_path(path, Version::Id3v24).map_err(map_err)?;
-    Ok(WriteReport {
-        chapters_written: true,
-    })
+    Ok(())
+}
+
+/// The limit of `CHAP` frames: times are 32-bit milliseconds.
+pub(super) fn check(chapters: &[Chapter]) -> Result<(), TagError> {
+    for chapter in chapters {
+        ms32(chapter.start_ms)?;
+        if let Some(end) = chapter.end_ms {
+            ms32(end)?;
+        }
+    }
+    Ok(())
 }
 
 fn apply(tag: &mut id3::Tag, tags: &Tags, duration_ms: Option<u64>) -> Result<(), TagError> {

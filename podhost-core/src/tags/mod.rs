@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | `audio/mpeg` (MP3), `audio/aac` (ADTS) | ID3v2.4 tag in front of the audio | `CHAP` frames (title in `TIT2`, link in `WXXX`) and one top-level ordered `CTOC` | `id3` |
 //! | `audio/wav`, `audio/aiff` | ID3v2.4 tag in an `id3 ` chunk | as MP3 | `id3` |
-//! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` atoms | **not written** ([`WriteReport::chapters_written`] is false); read from a Nero `chpl` atom | `lofty` |
+//! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` atoms | a Nero `moov.udta.chpl` box (start and title; at most 255 chapters of 255-byte titles) | `lofty`, `chpl.rs` |
 //! | `audio/ogg` (Vorbis, Opus, Speex) | Vorbis comments, cover as `METADATA_BLOCK_PICTURE` | `CHAPTERnnn` / `CHAPTERnnnNAME` / `CHAPTERnnnURL` comments | `lofty` |
 //! | `audio/flac` | Vorbis comments, cover as a `PICTURE` block | as Ogg | `lofty` |
 //!
@@ -23,8 +23,14 @@
 //! Memory: MP3, ADTS, WAV and AIFF are rewritten in place with a 64 KiB copy buffer (the `id3`
 //! crate moves the audio behind a grown tag), so a large file is never held in memory. `lofty`
 //! reads a whole FLAC or Ogg file into memory to rewrite it; MP4 is rewritten by `lofty` around
-//! the `moov` atom.
+//! the `moov` atom, and again by `chpl.rs`, which holds `moov` (headers and sample tables, not
+//! the audio) in memory and copies the rest with a 64 KiB buffer.
+//!
+//! MP4 chapters are Nero's `chpl`, which ffmpeg, mutagen, VLC and most players read. The
+//! QuickTime chapter track (a text track referenced by `tref.chap`), which Apple's players read,
+//! is not written; podcast apps get the chapters from `podcast:chapters` either way.
 
+mod chpl;
 mod id3v2;
 mod mp4;
 mod vorbis;
@@ -78,16 +84,6 @@ pub struct Tags {
     pub chapters: Vec<Chapter>,
     /// The front cover.
     pub cover: Option<Cover>,
-}
-
-/// What [`write_tags`] wrote, for what it could not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct WriteReport {
-    /// Whether the chapters were written into the file. False for MP4, whose chapters (a text
-    /// track or a Nero `chpl` atom) this module cannot write: the other tags were written and
-    /// the file's existing chapters, if any, were left as they were.
-    pub chapters_written: bool,
 }
 
 /// Why a tag could not be read or written.
@@ -149,17 +145,28 @@ fn family(mime: &str) -> Option<Family> {
 ///   an `audio/aac` file whose content is MP4 is written as MP4;
 /// - `audio/wav` and `audio/aiff`: an ID3v2.4 tag in an `id3 ` chunk (what ffmpeg, mutagen and
 ///   most players read in RIFF/AIFF), with CHAP/CTOC chapters;
-/// - `audio/mp4`, `audio/x-m4a`: MP4 `ilst` (no chapters, see [`WriteReport`]);
+/// - `audio/mp4`, `audio/x-m4a`: MP4 `ilst`, with Nero `chpl` chapters;
 /// - `audio/ogg` (Vorbis, Opus, Speex; not Ogg FLAC, refused on writing) and `audio/flac`:
 ///   Vorbis comments, cover as a FLAC picture, CHAPTERnnn chapters.
 pub fn can_write(mime: &str) -> bool {
     family(mime).is_some()
 }
 
-/// Whether [`write_tags`] writes chapters into files of this MIME type (all it can write but
-/// MP4: see [`WriteReport::chapters_written`]).
-pub fn can_write_chapters(mime: &str) -> bool {
-    matches!(family(mime), Some(f) if f != Family::Mp4)
+/// Checks that `tags` can be written into a file of this MIME type, without touching a file:
+/// the rules of [`write_tags`] and the limits of the format (ID3 times below 2^32 ms, at most
+/// 999 Vorbis chapters, at most 255 MP4 chapters with titles of at most 255 bytes).
+///
+/// # Errors
+///
+/// [`TagError::Unsupported`] (see [`can_write`]) and [`TagError::Invalid`], as [`write_tags`].
+pub fn check_tags(mime: &str, tags: &Tags) -> Result<(), TagError> {
+    let family = family(mime).ok_or_else(|| TagError::Unsupported(mime.to_owned()))?;
+    validate(tags)?;
+    match family {
+        Family::Id3 => id3v2::check(&tags.chapters),
+        Family::Mp4 => chpl::check(&tags.chapters),
+        Family::Ogg | Family::Flac => vorbis::check(&tags.chapters),
+    }
 }
 
 /// Reads the tags of a file from any `Read + Seek` (a store-backed reader): only the tag
@@ -194,8 +201,8 @@ pub fn read_tags<R: Read + Seek>(reader: &mut R, mime: &str) -> Result<Tags, Tag
 /// # Errors
 ///
 /// [`TagError::Unsupported`] (see [`can_write`]), [`TagError::Invalid`] for tags that cannot be
-/// written (chapters out of order, NUL characters, a year outside 0..=9999, an empty cover,
-/// times beyond the ID3 range of 2^32 ms, more than 999 Vorbis chapters),
+/// written (chapters out of order, NUL characters, a year outside 0..=9999, an empty cover, the
+/// format's limits: see [`check_tags`]),
 /// [`TagError::Corrupt`] when the file or its existing tag cannot be parsed, [`TagError::Io`].
 /// On an error the file may have been partly rewritten: the caller works on a copy.
 pub fn write_tags(
@@ -203,9 +210,9 @@ pub fn write_tags(
     mime: &str,
     tags: &Tags,
     duration_ms: Option<u64>,
-) -> Result<WriteReport, TagError> {
+) -> Result<(), TagError> {
+    check_tags(mime, tags)?;
     let family = family(mime).ok_or_else(|| TagError::Unsupported(mime.to_owned()))?;
-    validate(tags)?;
     guarded(|| {
         let family = {
             let mut file = std::fs::File::open(path)?;

@@ -15,7 +15,7 @@ use lofty::probe::Probe;
 use lofty::tag::items::Timestamp;
 use lofty::tag::{Accessor, TagExt};
 
-use super::{Chapter, Cover, TagError, Tags, WriteReport};
+use super::{Chapter, Cover, TagError, Tags};
 
 /// Most chapters the three-digit numbering holds.
 const MAX_CHAPTERS: usize = 999;
@@ -87,28 +87,36 @@ pub(super) fn read_flac<R: Read + Seek>(reader: &mut R) -> Result<Tags, TagError
     Ok(from_comments(&read_flac_comments(reader)?))
 }
 
-pub(super) fn write_ogg(path: &Path, mime: &str, tags: &Tags) -> Result<WriteReport, TagError> {
+pub(super) fn write_ogg(path: &Path, mime: &str, tags: &Tags) -> Result<(), TagError> {
     let mut file = std::fs::File::open(path)?;
     let mut comments = read_ogg_comments(&mut file, mime)?;
     drop(file);
     save(&mut comments, path, tags)
 }
 
-pub(super) fn write_flac(path: &Path, tags: &Tags) -> Result<WriteReport, TagError> {
+pub(super) fn write_flac(path: &Path, tags: &Tags) -> Result<(), TagError> {
     let mut file = std::fs::File::open(path)?;
     let mut comments = read_flac_comments(&mut file)?;
     drop(file);
     save(&mut comments, path, tags)
 }
 
-fn save(comments: &mut VorbisComments, path: &Path, tags: &Tags) -> Result<WriteReport, TagError> {
+fn save(comments: &mut VorbisComments, path: &Path, tags: &Tags) -> Result<(), TagError> {
     apply(comments, tags)?;
     comments
         .save_to_path(path, WriteOptions::default())
         .map_err(map_err)?;
-    Ok(WriteReport {
-        chapters_written: true,
-    })
+    Ok(())
+}
+
+/// The limit of the chapter comments (`CHAPTERnnn` has three digits).
+pub(super) fn check(chapters: &[Chapter]) -> Result<(), TagError> {
+    if chapters.len() > MAX_CHAPTERS {
+        return Err(TagError::Invalid(format!(
+            "at most {MAX_CHAPTERS} chapters fit in Vorbis comments"
+        )));
+    }
+    Ok(())
 }
 
 pub(super) fn timestamp(year: i32) -> Result<Timestamp, TagError> {
@@ -172,11 +180,7 @@ fn apply(comments: &mut VorbisComments, tags: &Tags) -> Result<(), TagError> {
             .insert_picture(picture(cover), None)
             .map_err(|e| TagError::Invalid(format!("the cover: {e}")))?;
     }
-    if tags.chapters.len() > MAX_CHAPTERS {
-        return Err(TagError::Invalid(format!(
-            "at most {MAX_CHAPTERS} chapters fit in Vorbis comments"
-        )));
-    }
+    check(&tags.chapters)?;
     let kept: Vec<(String, String)> = comments
         .take_items()
         .filter(|(key, _)| chapter_key(key).is_none())

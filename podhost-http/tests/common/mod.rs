@@ -210,6 +210,25 @@ impl Fixture {
         answer.body["id"].as_u64().unwrap()
     }
 
+    /// Uploads the AAC-in-MP4 fixture of podhost-core's tests.
+    pub async fn upload_m4a(&self, name: &str) -> u64 {
+        let m4a = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../podhost-core/tests/fixtures/aac_96k_mono.m4a"
+        ))
+        .unwrap();
+        let answer = self
+            .multipart(
+                "/api/media",
+                &self.alice.clone(),
+                &[],
+                &[("media", name, m4a)],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        answer.body["id"].as_u64().unwrap()
+    }
+
     pub async fn upload_png(&self, name: &str) -> u64 {
         let answer = self
             .multipart(
