@@ -187,8 +187,8 @@ fn main() {
     );
 }
 
-/// About 100 MB of 320 kb/s AAC (44 minutes: one encoded minute, repeated without
-/// re-encoding), `moov` before `mdat`.
+/// About 100 MB of AAC (one encoded minute, repeated without re-encoding), `moov` before
+/// `mdat`.
 fn make_m4a(dir: &Path) -> std::path::PathBuf {
     let minute = dir.join("minute.m4a");
     ffmpeg(&[
@@ -205,9 +205,10 @@ fn make_m4a(dir: &Path) -> std::path::PathBuf {
         minute.to_str().unwrap(),
     ]);
     let path = dir.join("big.m4a");
+    let repeats = (TARGET_BYTES / std::fs::metadata(&minute).unwrap().len()).to_string();
     ffmpeg(&[
         "-stream_loop",
-        "43",
+        &repeats,
         "-i",
         minute.to_str().unwrap(),
         "-c",

@@ -514,16 +514,43 @@ fn other_fields_are_kept() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let path = make_audio(
-        dir.path(),
-        "g.mp3",
-        &["-metadata", "genre=Podcast", "-c:a", "libmp3lame"],
-    );
     let tags = sample(make_png(dir.path(), "64x48"));
-    write_tags(&path, "audio/mpeg", &tags, Some(DURATION_MS)).unwrap();
-    let dump = mutagen(&path);
-    assert_eq!(values(&dump, "TCON"), ["Podcast"]);
-    assert!(values(&dump, "TSSE")[0].starts_with("Lavf"), "{dump}");
+    // (file, codec, MIME type, the title, genre and encoder keys as mutagen names them)
+    let cases: [(&str, &str, &str, [&str; 3]); 2] = [
+        (
+            "g.mp3",
+            "libmp3lame",
+            "audio/mpeg",
+            ["TIT2", "TCON", "TSSE"],
+        ),
+        (
+            "g.m4a",
+            "aac",
+            "audio/mp4",
+            ["\u{a9}nam", "\u{a9}gen", "\u{a9}too"],
+        ),
+    ];
+    for (name, codec, mime, [title, genre, encoder]) in cases {
+        let path = make_audio(
+            dir.path(),
+            name,
+            &["-metadata", "genre=Podcast", "-c:a", codec],
+        );
+        write_tags(&path, mime, &tags, Some(DURATION_MS)).unwrap();
+        // Twice: a rewrite keeps them too.
+        write_tags(&path, mime, &tags, Some(DURATION_MS)).unwrap();
+        let dump = mutagen(&path);
+        assert_eq!(values(&dump, genre), ["Podcast"], "{name}: {dump}");
+        assert!(
+            values(&dump, encoder)[0].starts_with("Lavf"),
+            "{name}: {dump}"
+        );
+        assert_eq!(
+            values(&dump, title),
+            [tags.title.as_deref().unwrap()],
+            "{name}: {dump}"
+        );
+    }
 }
 
 #[test]

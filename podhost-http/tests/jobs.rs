@@ -231,11 +231,26 @@ async fn refusals() {
 #[tokio::test]
 async fn a_broken_file_fails_its_job_and_harms_nothing() {
     let fx = Fixture::new().await;
-    // A WAV header that promises a minute, then noise that ends after a few bytes.
+    // A WAV whose data chunk promises a minute inside a RIFF chunk of a few bytes.
     let mut broken = wav_with_pauses(&[(0.01, true)]);
     broken[40..44].copy_from_slice(&(8000u32 * 2 * 60).to_le_bytes());
     broken.extend(std::iter::repeat_n(0x5a, 10));
-    let bad = upload(&fx, "broken.wav", broken).await;
+    let inconsistent = upload(&fx, "broken.wav", broken).await;
+    // An M4A whose audio data is noise after its first 4 KiB: the container is sound (the
+    // upload is accepted as audio), the AAC frames are not.
+    let mut m4a = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../podhost-core/tests/fixtures/aac_96k_mono.m4a"
+    ))
+    .unwrap();
+    let mdat = m4a.windows(4).position(|w| w == b"mdat").unwrap();
+    let moov = m4a.windows(4).position(|w| w == b"moov").unwrap();
+    let mut x = 7u32;
+    for b in &mut m4a[mdat + 4_096..moov - 4] {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        *b = (x >> 16) as u8;
+    }
+    let bad = upload(&fx, "damaged.m4a", m4a).await;
     let good = upload(
         &fx,
         "good.wav",
@@ -258,17 +273,29 @@ async fn a_broken_file_fails_its_job_and_harms_nothing() {
             answer.body["data"]["id"].as_str().unwrap().to_string()
         }
     };
-    let (bad_job, good_job) = (ask(bad).await, ask(good).await);
+    let (bad_job, inconsistent_job, good_job) =
+        (ask(bad).await, ask(inconsistent).await, ask(good).await);
     let bad_done = fx.until_done(&bad_job).await;
+    assert_eq!(bad_done["status"], "failed", "{bad_done}");
+    assert!(
+        bad_done["error"]
+            .as_str()
+            .unwrap()
+            .contains("corrupt audio data at "),
+        "{bad_done}"
+    );
+    // The WAV's data chunk claims more than its RIFF chunk holds: refused at its header.
+    let inconsistent_done = fx.until_done(&inconsistent_job).await;
+    assert_eq!(inconsistent_done["status"], "failed", "{inconsistent_done}");
+    assert!(
+        inconsistent_done["error"]
+            .as_str()
+            .unwrap()
+            .contains("corrupt audio data at 0.000 s"),
+        "{inconsistent_done}"
+    );
     let good_done = fx.until_done(&good_job).await;
     assert_eq!(good_done["status"], "succeeded", "{good_done}");
-    // A truncated WAV decodes what is there; either way the job ends and says how.
-    if bad_done["status"] == "failed" {
-        assert!(
-            !bad_done["error"].as_str().unwrap().is_empty(),
-            "{bad_done}"
-        );
-    }
     let png = fx.upload_png("cover.png").await;
     let refused = fx
         .call(

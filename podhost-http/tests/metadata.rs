@@ -270,18 +270,30 @@ async fn refusals() {
     let many: Vec<Value> = (0..256)
         .map(|i| json!({"start": i, "title": "c"}))
         .collect();
+    let webp = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[("media", "cover.webp", lossless_webp(1400, 1400))],
+        )
+        .await;
+    assert_eq!(webp.status, StatusCode::CREATED, "{}", webp.body);
+    assert_eq!(webp.body["mime"], "image/webp", "{}", webp.body);
+    let webp = webp.body["id"].as_u64().unwrap();
+    let out_of_order =
+        json!({"chapters": [{"start": 2, "title": "b"}, {"start": 1, "title": "a"}]});
     let cases = [
-        (
-            audio,
-            json!({"chapters": [{"start": 2, "title": "b"}, {"start": 1, "title": "a"}]}),
-        ),
-        (m4a, json!({"chapters": many})),
+        (audio, "chapters", out_of_order),
+        (m4a, "chapters", json!({"chapters": many})),
         (
             m4a,
+            "chapters",
             json!({"chapters": [{"start": 0, "title": "x".repeat(256)}]}),
         ),
+        (m4a, "image", json!({"image": webp})),
     ];
-    for (id, body) in cases {
+    for (id, field, body) in cases {
         let answer = fx
             .call(
                 Method::PUT,
@@ -296,11 +308,7 @@ async fn refusals() {
             "{}",
             answer.body
         );
-        assert!(
-            answer.body["errors"]["chapters"].is_array(),
-            "{}",
-            answer.body
-        );
+        assert!(answer.body["errors"][field].is_array(), "{}", answer.body);
     }
     let at_the_limit = fx
         .call(
@@ -437,4 +445,21 @@ async fn chapters_already_in_an_uploaded_file_are_published() {
         ]),
         "{doc}"
     );
+}
+
+/// The header of a lossless WebP image of `width` x `height` (enough to be recognised and
+/// measured).
+fn lossless_webp(width: u32, height: u32) -> Vec<u8> {
+    let size = (width - 1) | ((height - 1) << 14);
+    let mut vp8l = vec![0x2f];
+    vp8l.extend_from_slice(&size.to_le_bytes());
+    vp8l.extend_from_slice(&[0; 11]);
+    let mut chunk = b"VP8L".to_vec();
+    chunk.extend_from_slice(&u32::try_from(vp8l.len()).unwrap().to_le_bytes());
+    chunk.extend_from_slice(&vp8l);
+    let mut out = b"RIFF".to_vec();
+    out.extend_from_slice(&u32::try_from(chunk.len() + 4).unwrap().to_le_bytes());
+    out.extend_from_slice(b"WEBP");
+    out.extend_from_slice(&chunk);
+    out
 }

@@ -260,6 +260,52 @@ async fn a_delivery_is_given_up_after_about_a_day_and_kept() {
     );
 }
 
+/// A process that claimed an attempt and died before recording it: no other process sends that
+/// attempt while the claim is fresh; once it is stale the attempt counts as failed and the next
+/// one is sent, with the same id.
+#[tokio::test]
+async fn an_attempt_claimed_by_a_dead_process_is_failed_after_a_minute_and_retried() {
+    use object_store::ObjectStoreExt;
+    let fx = Fixture::new().await;
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&server)
+        .await;
+    let (id, _) = subscribe(&fx, &server.uri(), json!(["feed.created"])).await;
+    fx.feed("show").await;
+    // The dead process's claim of the first attempt of event 1, as the store layout has it.
+    let claim = object_store::path::Path::from(format!(
+        "accounts/alice/webhooks/{id}/claims/{:020}-{:03}",
+        1, 1
+    ));
+    let at = json!({"at": fx.host.now()}).to_string();
+    fx.store.put(&claim, at.into()).await.unwrap();
+
+    assert_eq!(counts(&process(&fx).await), (0, 0, 0, 1), "held");
+    fx.clock.advance(SignedDuration::from_secs(59));
+    assert_eq!(counts(&process(&fx).await), (0, 0, 0, 1), "still held");
+    assert!(received(&server).await.is_empty());
+
+    fx.clock.advance(SignedDuration::from_secs(2));
+    process(&fx).await;
+    fx.clock.advance(SignedDuration::from_secs(10));
+    assert_eq!(counts(&process(&fx).await), (1, 1, 0, 0), "the retry");
+    assert_eq!(received(&server).await.len(), 1);
+
+    let deliveries = fx.get(&format!("/api/webhooks/{id}/deliveries")).await;
+    let delivery = &deliveries.body["data"][0];
+    assert_eq!(delivery["status"], "delivered", "{delivery}");
+    let attempts = delivery["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "{delivery}");
+    assert_eq!(attempts[0]["status"], Value::Null);
+    assert_eq!(
+        attempts[0]["excerpt"],
+        "the sending process stopped before an answer"
+    );
+    assert_eq!(attempts[1]["status"], 204);
+}
+
 #[tokio::test]
 async fn timeouts_are_failures_and_retried() {
     let fx = Fixture::new().await;

@@ -183,17 +183,21 @@ impl PodcastHost {
             }
         }
         if let Some(Some(image)) = patch.image {
-            let is_image = catalog
+            let picture = catalog
                 .read(|state| {
                     state
                         .media
                         .get(&image)
-                        .map(|m| m.kind() == MediaKind::Image)
+                        .map(|m| (m.kind() == MediaKind::Image, m.facts.mime.clone()))
                 })
                 .await;
-            match is_image {
-                Some(true) => {}
-                Some(false) => errors.add("image", "must be the id of an image file"),
+            match picture {
+                Some((true, cover_mime)) => {
+                    if let Err(e) = tags::check_cover(&media.facts.mime, &cover_mime) {
+                        errors.add("image", tag_problem(e));
+                    }
+                }
+                Some((false, _)) => errors.add("image", "must be the id of an image file"),
                 None => errors.add("image", format!("no media file {image}")),
             }
         }

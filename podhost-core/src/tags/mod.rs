@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | `audio/mpeg` (MP3), `audio/aac` (ADTS) | ID3v2.4 tag in front of the audio | `CHAP` frames (title in `TIT2`, link in `WXXX`) and one top-level ordered `CTOC` | `id3` |
 //! | `audio/wav`, `audio/aiff` | ID3v2.4 tag in an `id3 ` chunk | as MP3 | `id3` |
-//! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` atoms | a Nero `moov.udta.chpl` box (start and title; at most 255 chapters of 255-byte titles) | `lofty`, `chpl.rs` |
+//! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` items (cover as JPEG, PNG, BMP or GIF) | a Nero `moov.udta.chpl` box (start and title; at most 255 chapters of 255-byte titles) | `lofty` reads; `mp4.rs` writes |
 //! | `audio/ogg` (Vorbis, Opus, Speex) | Vorbis comments, cover as `METADATA_BLOCK_PICTURE` | `CHAPTERnnn` / `CHAPTERnnnNAME` / `CHAPTERnnnURL` comments | `lofty` |
 //! | `audio/flac` | Vorbis comments, cover as a `PICTURE` block | as Ogg | `lofty` |
 //!
@@ -22,9 +22,9 @@
 //!
 //! Memory: MP3, ADTS, WAV and AIFF are rewritten in place with a 64 KiB copy buffer (the `id3`
 //! crate moves the audio behind a grown tag), so a large file is never held in memory. `lofty`
-//! reads a whole FLAC or Ogg file into memory to rewrite it; MP4 is rewritten by `lofty` around
-//! the `moov` atom, and again by `chpl.rs`, which holds `moov` (headers and sample tables, not
-//! the audio) in memory and copies the rest with a 64 KiB buffer.
+//! reads a whole FLAC or Ogg file into memory to rewrite it. MP4 is rewritten by `mp4box.rs`,
+//! which holds only `moov` (headers and sample tables, not the audio) in memory and copies the
+//! rest with a 64 KiB buffer.
 //!
 //! MP4 chapters are Nero's `chpl`, which ffmpeg, mutagen, VLC and most players read. The
 //! QuickTime chapter track (a text track referenced by `tref.chap`), which Apple's players read,
@@ -33,6 +33,7 @@
 mod chpl;
 mod id3v2;
 mod mp4;
+mod mp4box;
 mod vorbis;
 
 use std::io::{Read, Seek, SeekFrom};
@@ -154,7 +155,8 @@ pub fn can_write(mime: &str) -> bool {
 
 /// Checks that `tags` can be written into a file of this MIME type, without touching a file:
 /// the rules of [`write_tags`] and the limits of the format (ID3 times below 2^32 ms, at most
-/// 999 Vorbis chapters, at most 255 MP4 chapters with titles of at most 255 bytes).
+/// 999 Vorbis chapters, at most 255 MP4 chapters with titles of at most 255 bytes, MP4 covers
+/// in JPEG, PNG, BMP or GIF).
 ///
 /// # Errors
 ///
@@ -164,8 +166,21 @@ pub fn check_tags(mime: &str, tags: &Tags) -> Result<(), TagError> {
     validate(tags)?;
     match family {
         Family::Id3 => id3v2::check(&tags.chapters),
-        Family::Mp4 => chpl::check(&tags.chapters),
+        Family::Mp4 => mp4::check(tags),
         Family::Ogg | Family::Flac => vorbis::check(&tags.chapters),
+    }
+}
+
+/// Checks that a cover of type `cover_mime` can be embedded in a file of type `mime` (MP4 holds
+/// JPEG, PNG, BMP and GIF covers; the other formats any image).
+///
+/// # Errors
+///
+/// [`TagError::Unsupported`] (see [`can_write`]) and [`TagError::Invalid`].
+pub fn check_cover(mime: &str, cover_mime: &str) -> Result<(), TagError> {
+    match family(mime).ok_or_else(|| TagError::Unsupported(mime.to_owned()))? {
+        Family::Mp4 => mp4::check_cover(cover_mime),
+        Family::Id3 | Family::Ogg | Family::Flac => Ok(()),
     }
 }
 

@@ -1,16 +1,29 @@
-//! MP4 (M4A) tags: the `moov.udta.meta.ilst` atoms through `lofty`, and chapters as a Nero
-//! `moov.udta.chpl` box through [`super::chpl`] (lofty writes no MP4 chapters).
+//! MP4 (M4A) tags: the iTunes items of `moov.udta.meta.ilst` and the chapters of
+//! `moov.udta.chpl` ([`super::chpl`]).
+//!
+//! Read through `lofty`. Written here, in one rebuild of `moov` ([`super::mp4box`]): lofty
+//! would hold the whole file in memory to write it and writes no chapters. The items podhost
+//! manages (`©nam`, `©ART`, `©alb`, `©day`, `©cmt`, `covr`) are replaced or removed, every other
+//! item and box is kept byte for byte; a file without `udta`, `meta` or `ilst` gets them, with
+//! the `mdir` handler iTunes and every reader expect.
 
 use std::io::{Read, Seek};
 use std::path::Path;
 
-use lofty::config::WriteOptions;
 use lofty::file::AudioFile;
-use lofty::mp4::{Ilst, Mp4File};
-use lofty::tag::{Accessor, TagExt};
+use lofty::mp4::Mp4File;
+use lofty::tag::Accessor;
 
-use super::vorbis::{cover_of, map_err, parse_options, picture, timestamp};
+use super::mp4box::{self, Kind};
+use super::vorbis::{cover_of, map_err, parse_options};
 use super::{TagError, Tags, chpl};
+
+/// The `ilst` items podhost manages; the rest are kept.
+const MANAGED: [&Kind; 6] = [
+    b"\xa9nam", b"\xa9ART", b"\xa9alb", b"\xa9day", b"\xa9cmt", b"covr",
+];
+/// `data` box type of UTF-8 text.
+const UTF8: u32 = 1;
 
 pub(super) fn read<R: Read + Seek>(reader: &mut R) -> Result<Tags, TagError> {
     let file = Mp4File::read_from(reader, parse_options()).map_err(map_err)?;
@@ -30,36 +43,300 @@ pub(super) fn read<R: Read + Seek>(reader: &mut R) -> Result<Tags, TagError> {
     Ok(tags)
 }
 
+/// Writes `tags` (the complete desired set) into the MP4 file at `path`.
 pub(super) fn write(path: &Path, tags: &Tags) -> Result<(), TagError> {
-    let mut file = std::fs::File::open(path)?;
-    let mp4 = Mp4File::read_from(&mut file, parse_options()).map_err(map_err)?;
-    drop(file);
-    let mut ilst = mp4.ilst().cloned().unwrap_or_else(Ilst::new);
-    match &tags.title {
-        Some(v) => ilst.set_title(v.clone()),
-        None => ilst.remove_title(),
-    }
-    match &tags.artist {
-        Some(v) => ilst.set_artist(v.clone()),
-        None => ilst.remove_artist(),
-    }
-    match &tags.album {
-        Some(v) => ilst.set_album(v.clone()),
-        None => ilst.remove_album(),
-    }
-    match &tags.comment {
-        Some(v) => ilst.set_comment(v.clone()),
-        None => ilst.remove_comment(),
-    }
-    ilst.remove_date();
-    if let Some(year) = tags.year {
-        ilst.set_date(timestamp(year)?);
-    }
-    ilst.remove_pictures();
+    check(tags)?;
+    mp4box::rewrite_moov(path, |moov| rebuild_moov(moov, tags))
+}
+
+/// What MP4 cannot hold: chapters past the `chpl` limits, a cover other than JPEG, PNG, BMP or
+/// GIF (the image types of a `covr` item).
+pub(super) fn check(tags: &Tags) -> Result<(), TagError> {
+    chpl::check(&tags.chapters)?;
     if let Some(cover) = &tags.cover {
-        ilst.insert_picture(picture(cover));
+        check_cover(&cover.mime)?;
     }
-    ilst.save_to_path(path, WriteOptions::default())
-        .map_err(map_err)?;
-    chpl::write(path, &tags.chapters)
+    Ok(())
+}
+
+/// Whether a cover of this MIME type fits in a `covr` item.
+pub(super) fn check_cover(mime: &str) -> Result<(), TagError> {
+    cover_type(mime).map(|_| ())
+}
+
+/// The `data` type of a cover image.
+fn cover_type(mime: &str) -> Result<u32, TagError> {
+    let essence = mime.split(';').next().unwrap_or("").trim();
+    match essence.to_ascii_lowercase().as_str() {
+        "image/gif" => Ok(12),
+        "image/jpeg" | "image/jpg" => Ok(13),
+        "image/png" => Ok(14),
+        "image/bmp" => Ok(27),
+        other => Err(TagError::Invalid(format!(
+            "an MP4 cover is JPEG, PNG, BMP or GIF, not {other}"
+        ))),
+    }
+}
+
+/// `moov` (whole, header included) with the managed items and chapters of `tags`.
+fn rebuild_moov(moov: &[u8], tags: &Tags) -> Result<Vec<u8>, TagError> {
+    let (_, body) = mp4box::split(moov)?;
+    let mut out = Vec::with_capacity(body.len() + 1024);
+    let mut had_udta = false;
+    for (kind, child) in mp4box::children(body)? {
+        match &kind {
+            b"udta" => {
+                had_udta = true;
+                let (_, udta) = mp4box::split(child)?;
+                mp4box::put(&mut out, b"udta", &rebuild_udta(Some(udta), tags)?)?;
+            }
+            // An ISO-style `moov.meta`: its managed items are dropped so that no reader sees
+            // stale values next to the new ones in `udta`.
+            b"meta" => mp4box::put(&mut out, b"meta", &rebuild_meta(child, None)?)?,
+            _ => out.extend_from_slice(child),
+        }
+    }
+    if !had_udta {
+        mp4box::put(&mut out, b"udta", &rebuild_udta(None, tags)?)?;
+    }
+    mp4box::boxed(b"moov", &out)
+}
+
+fn rebuild_udta(udta: Option<&[u8]>, tags: &Tags) -> Result<Vec<u8>, TagError> {
+    let mut out = Vec::new();
+    let mut had_meta = false;
+    for (kind, child) in udta.map(mp4box::children).transpose()?.unwrap_or_default() {
+        match &kind {
+            b"chpl" => {}
+            b"meta" if !had_meta => {
+                had_meta = true;
+                mp4box::put(&mut out, b"meta", &rebuild_meta(child, Some(tags))?)?;
+            }
+            _ => out.extend_from_slice(child),
+        }
+    }
+    if !had_meta {
+        let items = items(tags)?;
+        if !items.is_empty() {
+            let mut meta = vec![0, 0, 0, 0];
+            meta.extend_from_slice(&mdir_handler()?);
+            mp4box::put(&mut meta, b"ilst", &items)?;
+            mp4box::put(&mut out, b"meta", &meta)?;
+        }
+    }
+    if !tags.chapters.is_empty() {
+        mp4box::put(&mut out, b"chpl", &chpl::encode(&tags.chapters))?;
+    }
+    Ok(out)
+}
+
+/// A `meta` box's body with its `ilst` rebuilt: the managed items removed, and those of `tags`
+/// (when given) added.
+fn rebuild_meta(meta: &[u8], tags: Option<&Tags>) -> Result<Vec<u8>, TagError> {
+    let (_, body) = mp4box::split(meta)?;
+    // ISO `meta` is a full box (4 bytes of version and flags before its children); QuickTime's
+    // is not.
+    let full = body.get(4..8) != Some(b"hdlr".as_slice());
+    let (prefix, rest) = body.split_at(if full { 4.min(body.len()) } else { 0 });
+    let mut out = prefix.to_vec();
+    let mut had_ilst = false;
+    for (kind, child) in mp4box::children(rest)? {
+        match &kind {
+            b"hdlr" => {
+                let (_, hdlr) = mp4box::split(child)?;
+                if tags.is_some() && hdlr.get(8..12) != Some(b"mdir".as_slice()) {
+                    return Err(TagError::Unsupported(format!(
+                        "MP4 metadata with the {} handler (iTunes items need mdir)",
+                        String::from_utf8_lossy(hdlr.get(8..12).unwrap_or_default())
+                    )));
+                }
+                out.extend_from_slice(child);
+            }
+            b"ilst" if !had_ilst => {
+                had_ilst = true;
+                let (_, ilst) = mp4box::split(child)?;
+                let mut items = Vec::with_capacity(ilst.len());
+                for (item_kind, item) in mp4box::children(ilst)? {
+                    if !MANAGED.contains(&&item_kind) {
+                        items.extend_from_slice(item);
+                    }
+                }
+                if let Some(tags) = tags {
+                    items.extend_from_slice(&self::items(tags)?);
+                }
+                mp4box::put(&mut out, b"ilst", &items)?;
+            }
+            _ => out.extend_from_slice(child),
+        }
+    }
+    if !had_ilst && let Some(tags) = tags {
+        mp4box::put(&mut out, b"ilst", &items(tags)?)?;
+    }
+    Ok(out)
+}
+
+/// The `hdlr` box of iTunes metadata.
+fn mdir_handler() -> Result<Vec<u8>, TagError> {
+    let mut body = vec![0u8; 8];
+    body.extend_from_slice(b"mdir");
+    body.extend_from_slice(b"appl");
+    body.extend_from_slice(&[0; 9]);
+    mp4box::boxed(b"hdlr", &body)
+}
+
+/// The managed items of `tags`, in iTunes's order.
+fn items(tags: &Tags) -> Result<Vec<u8>, TagError> {
+    let year = tags.year.map(|y| y.to_string());
+    let texts: [(&Kind, Option<&str>); 5] = [
+        (b"\xa9nam", tags.title.as_deref()),
+        (b"\xa9ART", tags.artist.as_deref()),
+        (b"\xa9alb", tags.album.as_deref()),
+        (b"\xa9day", year.as_deref()),
+        (b"\xa9cmt", tags.comment.as_deref()),
+    ];
+    let mut out = Vec::new();
+    for (kind, text) in texts {
+        if let Some(text) = text {
+            mp4box::put(&mut out, kind, &data(UTF8, text.as_bytes())?)?;
+        }
+    }
+    if let Some(cover) = &tags.cover {
+        mp4box::put(
+            &mut out,
+            b"covr",
+            &data(cover_type(&cover.mime)?, &cover.bytes)?,
+        )?;
+    }
+    Ok(out)
+}
+
+/// A `data` box: its type, a zero locale, the value.
+fn data(kind: u32, value: &[u8]) -> Result<Vec<u8>, TagError> {
+    let mut body = Vec::with_capacity(value.len() + 8);
+    body.extend_from_slice(&kind.to_be_bytes());
+    body.extend_from_slice(&[0; 4]);
+    body.extend_from_slice(value);
+    mp4box::boxed(b"data", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tags::{Chapter, Cover};
+
+    fn moov(extra: &[u8]) -> Vec<u8> {
+        let mut body = mp4box::boxed(b"mvhd", &[0; 100]).unwrap();
+        body.extend_from_slice(extra);
+        mp4box::boxed(b"moov", &body).unwrap()
+    }
+
+    fn item(kind: &Kind, text: &str) -> Vec<u8> {
+        mp4box::boxed(kind, &data(UTF8, text.as_bytes()).unwrap()).unwrap()
+    }
+
+    /// The types of the boxes at `path` below `moov` (e.g. `["udta", "meta"]`).
+    fn kinds_at(moov: &[u8], path: &[&Kind]) -> Vec<Kind> {
+        let (_, mut body) = mp4box::split(moov).unwrap();
+        for step in path {
+            let (_, child) = mp4box::children(body)
+                .unwrap()
+                .into_iter()
+                .find(|(k, _)| k == *step)
+                .unwrap_or_else(|| panic!("no {}", String::from_utf8_lossy(*step)));
+            body = mp4box::split(child).unwrap().1;
+            if *step == b"meta" {
+                body = &body[4..];
+            }
+        }
+        mp4box::children(body)
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    fn title_and_chapter() -> Tags {
+        Tags {
+            title: Some("T".into()),
+            chapters: vec![Chapter {
+                start_ms: 0,
+                end_ms: None,
+                title: "C".into(),
+                url: None,
+            }],
+            ..Tags::default()
+        }
+    }
+
+    #[test]
+    fn a_file_without_udta_gets_udta_meta_hdlr_ilst_and_chpl() {
+        let new = rebuild_moov(&moov(&[]), &title_and_chapter()).unwrap();
+        assert_eq!(kinds_at(&new, &[b"udta"]), [*b"meta", *b"chpl"]);
+        assert_eq!(kinds_at(&new, &[b"udta", b"meta"]), [*b"hdlr", *b"ilst"]);
+        assert_eq!(kinds_at(&new, &[b"udta", b"meta", b"ilst"]), [*b"\xa9nam"]);
+        assert!(new.windows(4).any(|w| w == b"mdir"));
+    }
+
+    #[test]
+    fn managed_items_are_replaced_and_others_kept() {
+        let ilst = [
+            item(b"\xa9nam", "old"),
+            item(b"trkn", "x"),
+            item(b"\xa9cmt", "c"),
+        ]
+        .concat();
+        let meta = [
+            vec![0, 0, 0, 0],
+            mdir_handler().unwrap(),
+            mp4box::boxed(b"ilst", &ilst).unwrap(),
+        ]
+        .concat();
+        let udta = mp4box::boxed(b"udta", &mp4box::boxed(b"meta", &meta).unwrap()).unwrap();
+        let old = moov(&udta);
+        let new = rebuild_moov(&old, &title_and_chapter()).unwrap();
+        assert_eq!(
+            kinds_at(&new, &[b"udta", b"meta", b"ilst"]),
+            [*b"trkn", *b"\xa9nam"]
+        );
+        assert!(!new.windows(3).any(|w| w == b"old"));
+        // Nothing asked for: the managed items and the chapters go, the rest stays.
+        let bare = rebuild_moov(&new, &Tags::default()).unwrap();
+        assert_eq!(kinds_at(&bare, &[b"udta", b"meta", b"ilst"]), [*b"trkn"]);
+        assert_eq!(kinds_at(&bare, &[b"udta"]), [*b"meta"]);
+    }
+
+    #[test]
+    fn an_iso_moov_meta_loses_its_stale_managed_items() {
+        let ilst = mp4box::boxed(
+            b"ilst",
+            &[item(b"\xa9nam", "stale"), item(b"trkn", "x")].concat(),
+        )
+        .unwrap();
+        let meta = mp4box::boxed(
+            b"meta",
+            &[vec![0; 4], mdir_handler().unwrap(), ilst].concat(),
+        )
+        .unwrap();
+        let new = rebuild_moov(&moov(&meta), &title_and_chapter()).unwrap();
+        assert!(!new.windows(5).any(|w| w == b"stale"));
+        assert_eq!(kinds_at(&new, &[b"meta", b"ilst"]), [*b"trkn"]);
+        assert_eq!(kinds_at(&new, &[b"udta", b"meta", b"ilst"]), [*b"\xa9nam"]);
+    }
+
+    #[test]
+    fn covers_mp4_cannot_hold_are_refused() {
+        let cover = |mime: &str| Tags {
+            cover: Some(Cover {
+                mime: mime.into(),
+                bytes: bytes::Bytes::from_static(b"x"),
+            }),
+            ..Tags::default()
+        };
+        assert!(check(&cover("image/png")).is_ok());
+        assert!(check(&cover("image/jpeg")).is_ok());
+        assert!(matches!(
+            check(&cover("image/webp")),
+            Err(TagError::Invalid(_))
+        ));
+    }
 }
