@@ -162,60 +162,73 @@ fn main() {
         read.chapters.len()
     );
 
-    // The same on a ~100 MB M4A with `moov` first (faststart): lofty rewrites `ilst`, then the
-    // Nero chapters grow `moov` and move the audio behind it.
-    let m4a = make_m4a(dir.path());
-    println!(
-        "M4A of {:.1} MiB (faststart)",
-        std::fs::metadata(&m4a).unwrap().len() as f64 / 1048576.0
-    );
-    for name in ["first write", "rewrite, same tags"] {
-        let before = vm_hwm_kib();
-        let start = Instant::now();
-        write_tags(&m4a, "audio/mp4", &tags, duration_ms).unwrap();
+    // The same on ~100 MB files of the other formats that take chapters: an M4A with `moov`
+    // first (faststart), so that the grown `moov` moves the audio behind it; FLAC; Ogg Vorbis.
+    let others: [(&str, &str, &[&str], &[&str]); 3] = [
+        (
+            "big.m4a",
+            "audio/mp4",
+            &["-c:a", "aac", "-b:a", "320k"],
+            &["-movflags", "+faststart"],
+        ),
+        ("big.flac", "audio/flac", &["-c:a", "flac"], &[]),
+        (
+            "big.ogg",
+            "audio/ogg",
+            &["-c:a", "libvorbis", "-q:a", "10"],
+            &[],
+        ),
+    ];
+    for (name, mime, codec, mux) in others {
+        let file = make_repeated(dir.path(), name, codec, mux);
         println!(
-            "write_tags M4A {name}: {:>8.1} ms, peak RSS {:.1} MiB (+{:.1} MiB)",
-            start.elapsed().as_secs_f64() * 1000.0,
-            mib(vm_hwm_kib()),
-            mib(vm_hwm_kib() - before),
+            "{name} of {:.1} MiB",
+            std::fs::metadata(&file).unwrap().len() as f64 / 1048576.0
         );
+        for step in ["first write", "rewrite, same tags"] {
+            let before = vm_hwm_kib();
+            let start = Instant::now();
+            write_tags(&file, mime, &tags, duration_ms).unwrap();
+            println!(
+                "write_tags {name} {step}: {:>8.1} ms, peak RSS {:.1} MiB (+{:.1} MiB)",
+                start.elapsed().as_secs_f64() * 1000.0,
+                mib(vm_hwm_kib()),
+                mib(vm_hwm_kib() - before),
+            );
+        }
+        let mut reader = std::fs::File::open(&file).unwrap();
+        assert_eq!(read_tags(&mut reader, mime).unwrap().chapters.len(), 10);
+        std::fs::remove_file(&file).unwrap();
     }
-    let mut file = std::fs::File::open(&m4a).unwrap();
-    assert_eq!(
-        read_tags(&mut file, "audio/mp4").unwrap().chapters.len(),
-        10
-    );
 }
 
-/// About 100 MB of AAC (one encoded minute, repeated without re-encoding), `moov` before
-/// `mdat`.
-fn make_m4a(dir: &Path) -> std::path::PathBuf {
-    let minute = dir.join("minute.m4a");
-    ffmpeg(&[
+/// About 100 MB of audio in `name`: one minute encoded with `codec`, repeated without
+/// re-encoding, muxed with `mux`.
+fn make_repeated(dir: &Path, name: &str, codec: &[&str], mux: &[&str]) -> std::path::PathBuf {
+    let minute = dir.join(format!("minute-{name}"));
+    let mut args = vec![
         "-f",
         "lavfi",
         "-i",
         "sine=frequency=440:duration=60",
         "-ac",
         "2",
-        "-c:a",
-        "aac",
-        "-b:a",
-        "320k",
-        minute.to_str().unwrap(),
-    ]);
-    let path = dir.join("big.m4a");
+    ];
+    args.extend_from_slice(codec);
+    args.push(minute.to_str().unwrap());
+    ffmpeg(&args);
+    let path = dir.join(name);
     let repeats = (TARGET_BYTES / std::fs::metadata(&minute).unwrap().len()).to_string();
-    ffmpeg(&[
+    let mut args = vec![
         "-stream_loop",
         &repeats,
         "-i",
         minute.to_str().unwrap(),
         "-c",
         "copy",
-        "-movflags",
-        "+faststart",
-        path.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(mux);
+    args.push(path.to_str().unwrap());
+    ffmpeg(&args);
     path
 }

@@ -10,8 +10,8 @@
 //! | `audio/mpeg` (MP3), `audio/aac` (ADTS) | ID3v2.4 tag in front of the audio | `CHAP` frames (title in `TIT2`, link in `WXXX`) and one top-level ordered `CTOC` | `id3` |
 //! | `audio/wav`, `audio/aiff` | ID3v2.4 tag in an `id3 ` chunk | as MP3 | `id3` |
 //! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` items (cover as JPEG, PNG, BMP or GIF) | a Nero `moov.udta.chpl` box (start and title; at most 255 chapters of 255-byte titles) | `lofty` reads; `mp4.rs` writes |
-//! | `audio/ogg` (Vorbis, Opus, Speex) | Vorbis comments, cover as `METADATA_BLOCK_PICTURE` | `CHAPTERnnn` / `CHAPTERnnnNAME` / `CHAPTERnnnURL` comments | `lofty` |
-//! | `audio/flac` | Vorbis comments, cover as a `PICTURE` block | as Ogg | `lofty` |
+//! | `audio/ogg` (Vorbis, Opus, Speex) | Vorbis comments, cover as `METADATA_BLOCK_PICTURE` | `CHAPTERnnn` / `CHAPTERnnnNAME` / `CHAPTERnnnURL` comments | `lofty` reads; `ogg.rs` writes |
+//! | `audio/flac` | Vorbis comments, cover as a `PICTURE` block | as Ogg | `lofty` reads; `flac.rs` writes |
 //!
 //! Anything else (Ogg FLAC, WebM, Matroska, video) is refused with [`TagError::Unsupported`].
 //!
@@ -20,20 +20,23 @@
 //! chapter in the file; the cover replaces the front cover (MP4 has no picture types: it
 //! replaces every `covr` picture).
 //!
-//! Memory: MP3, ADTS, WAV and AIFF are rewritten in place with a 64 KiB copy buffer (the `id3`
-//! crate moves the audio behind a grown tag), so a large file is never held in memory. `lofty`
-//! reads a whole FLAC or Ogg file into memory to rewrite it. MP4 is rewritten by `mp4box.rs`,
-//! which holds only `moov` (headers and sample tables, not the audio) in memory and copies the
-//! rest with a 64 KiB buffer.
+//! Memory: no format's file is held in memory to write it. MP3, ADTS, WAV and AIFF are rewritten
+//! in place with a 64 KiB copy buffer (the `id3` crate moves the audio behind a grown tag). MP4
+//! is rewritten by `mp4box.rs`, which holds only `moov` (headers and sample tables, not the
+//! audio). FLAC (`flac.rs`) holds its metadata blocks, Ogg (`ogg.rs`) its header packets and
+//! one page at a time. (lofty, which reads the tags, would read a whole MP4, FLAC or Ogg file
+//! into memory to write one.)
 //!
 //! MP4 chapters are Nero's `chpl`, which ffmpeg, mutagen, VLC and most players read. The
 //! QuickTime chapter track (a text track referenced by `tref.chap`), which Apple's players read,
 //! is not written; podcast apps get the chapters from `podcast:chapters` either way.
 
 mod chpl;
+mod flac;
 mod id3v2;
 mod mp4;
 mod mp4box;
+mod ogg;
 mod vorbis;
 
 use std::io::{Read, Seek, SeekFrom};
@@ -262,6 +265,28 @@ fn refine<R: Read + Seek>(reader: &mut R, family: Family) -> Result<Family, TagE
         return Ok(Family::Mp4);
     }
     Ok(family)
+}
+
+/// Writes a new file next to `path` through `write` (with a 64 KiB buffer), makes it durable and
+/// renames it over `path`; on failure the new file is removed and `path` is untouched.
+fn replace_file(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<(), TagError>,
+) -> Result<(), TagError> {
+    let tmp = path.with_extension("podhost-tmp");
+    let result = (|| {
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(&tmp)?);
+        write(&mut out)?;
+        out.into_inner()
+            .map_err(|e| TagError::Io(e.into_error()))?
+            .sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// Runs third-party parsing so that a panic inside a tag library on hostile content becomes a

@@ -185,22 +185,14 @@ pub(super) fn rewrite_moov(
         shift_chunk_offsets(&mut new, moov.start, delta)?;
     }
 
-    // The new file next to the old one, then renamed over it.
-    let tmp = path.with_extension("moov-tmp");
-    let result = (|| {
-        let mut out = std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(&tmp)?);
+    super::replace_file(path, |out| {
         file.seek(SeekFrom::Start(0))?;
-        std::io::copy(&mut (&mut file).take(moov.start), &mut out)?;
+        std::io::copy(&mut (&mut file).take(moov.start), out)?;
         out.write_all(&new)?;
         file.seek(SeekFrom::Start(moov.end))?;
-        std::io::copy(&mut file, &mut out)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    Ok(result?)
+        std::io::copy(&mut file, out)?;
+        Ok(())
+    })
 }
 
 /// Adds `delta` to every chunk offset at or past `from` in the `stco` and `co64` boxes of

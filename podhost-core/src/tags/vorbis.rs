@@ -1,4 +1,6 @@
-//! Vorbis comments (Ogg Vorbis, Opus, Speex and FLAC) through `lofty`, with chapters in the
+//! Vorbis comments (Ogg Vorbis, Opus, Speex and FLAC), read and edited through `lofty` and
+//! written by [`super::ogg`] and [`super::flac`] (which do not hold the file in memory), with
+//! chapters in the
 //! `CHAPTERnnn=HH:MM:SS.mmm` / `CHAPTERnnnNAME=` convention (what ffmpeg reads) and a
 //! `CHAPTERnnnURL=` link; numbering starts at 001. The convention has no end time.
 
@@ -6,15 +8,16 @@ use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use lofty::config::{ParseOptions, WriteOptions};
+use lofty::config::ParseOptions;
 use lofty::file::{AudioFile, FileType};
 use lofty::flac::FlacFile;
 use lofty::ogg::{OggPictureStorage, OpusFile, SpeexFile, VorbisComments, VorbisFile};
 use lofty::picture::{MimeType, Picture, PictureType};
 use lofty::probe::Probe;
+use lofty::tag::Accessor;
 use lofty::tag::items::Timestamp;
-use lofty::tag::{Accessor, TagExt};
 
+use super::ogg::Codec;
 use super::{Chapter, Cover, TagError, Tags};
 
 /// Most chapters the three-digit numbering holds.
@@ -89,24 +92,66 @@ pub(super) fn read_flac<R: Read + Seek>(reader: &mut R) -> Result<Tags, TagError
 
 pub(super) fn write_ogg(path: &Path, mime: &str, tags: &Tags) -> Result<(), TagError> {
     let mut file = std::fs::File::open(path)?;
+    let codec = match ogg_type(&mut file, mime)? {
+        FileType::Opus => Codec::Opus,
+        FileType::Speex => Codec::Speex,
+        _ => Codec::Vorbis,
+    };
     let mut comments = read_ogg_comments(&mut file, mime)?;
     drop(file);
-    save(&mut comments, path, tags)
+    apply(&mut comments, tags)?;
+    super::ogg::write(path, codec, &comments)
 }
 
 pub(super) fn write_flac(path: &Path, tags: &Tags) -> Result<(), TagError> {
     let mut file = std::fs::File::open(path)?;
     let mut comments = read_flac_comments(&mut file)?;
     drop(file);
-    save(&mut comments, path, tags)
+    apply(&mut comments, tags)?;
+    super::flac::write(path, &comments)
 }
 
-fn save(comments: &mut VorbisComments, path: &Path, tags: &Tags) -> Result<(), TagError> {
-    apply(comments, tags)?;
-    comments
-        .save_to_path(path, WriteOptions::default())
-        .map_err(map_err)?;
-    Ok(())
+/// The comments in their encoding (little-endian lengths: the vendor, the count, each
+/// `KEY=value`), without framing; with `pictures`, the pictures follow as base64
+/// `METADATA_BLOCK_PICTURE` comments (Ogg), else they are left to the caller (FLAC blocks).
+pub(super) fn encode_comments(
+    comments: &VorbisComments,
+    pictures: bool,
+) -> Result<Vec<u8>, TagError> {
+    let mut entries: Vec<Vec<u8>> = comments
+        .items()
+        .map(|(key, value)| format!("{key}={value}").into_bytes())
+        .collect();
+    if pictures {
+        for (picture, info) in comments.pictures() {
+            let mut entry = b"METADATA_BLOCK_PICTURE=".to_vec();
+            entry.extend_from_slice(&picture.as_flac_bytes(*info, true));
+            entries.push(entry);
+        }
+    }
+    let too_long = || TagError::Invalid("a comment over 4 GiB".into());
+    let mut out = Vec::new();
+    let vendor = comments.vendor().as_bytes();
+    out.extend_from_slice(
+        &u32::try_from(vendor.len())
+            .map_err(|_| too_long())?
+            .to_le_bytes(),
+    );
+    out.extend_from_slice(vendor);
+    out.extend_from_slice(
+        &u32::try_from(entries.len())
+            .map_err(|_| too_long())?
+            .to_le_bytes(),
+    );
+    for entry in entries {
+        out.extend_from_slice(
+            &u32::try_from(entry.len())
+                .map_err(|_| too_long())?
+                .to_le_bytes(),
+        );
+        out.extend_from_slice(&entry);
+    }
+    Ok(out)
 }
 
 /// The limit of the chapter comments (`CHAPTERnnn` has three digits).
