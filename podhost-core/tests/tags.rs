@@ -487,6 +487,108 @@ fn m4a_faststart_chunk_offsets_follow_the_audio() {
     );
 }
 
+/// The chapters are also a QuickTime chapter track (what Apple's players read), as ffmpeg writes
+/// them for `.m4a`: with the `chpl` box hidden, ffprobe still finds every chapter there. A
+/// rewrite replaces the track and its samples instead of adding more.
+#[test]
+fn m4a_chapter_track_for_apple_players() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // ffmpeg's own chapters (a chapter track inside the audio's mdat, and chpl), replaced.
+    let ffmetadata = dir.path().join("chapters.txt");
+    std::fs::write(
+        &ffmetadata,
+        ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2000\ntitle=Old\n",
+    )
+    .unwrap();
+    let with_chapters = [
+        "-i",
+        ffmetadata.to_str().unwrap(),
+        "-map_chapters",
+        "1",
+        "-c:a",
+        "aac",
+    ];
+    let cases: [(&str, &[&str]); 3] = [
+        ("t.m4a", &["-c:a", "aac"]),
+        ("tf.m4a", &["-c:a", "aac", "-movflags", "+faststart"]),
+        ("ff.m4a", &with_chapters),
+    ];
+    for (name, codec) in cases {
+        let path = make_audio(dir.path(), name, codec);
+        let before = std::fs::read(&path).unwrap();
+        let tracks_before = before
+            .windows(15)
+            .filter(|w| w == b"SubtitleHandler")
+            .count();
+        assert_eq!(tracks_before, usize::from(name == "ff.m4a"), "{name}");
+        let audio = decoded(&path);
+        let tags = sample(make_png(dir.path(), "64x48"));
+        write_tags(&path, "audio/mp4", &tags, Some(DURATION_MS)).unwrap();
+        let once = std::fs::metadata(&path).unwrap().len();
+        write_tags(&path, "audio/mp4", &tags, Some(DURATION_MS)).unwrap();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().len(),
+            once,
+            "{name}: rewritten in place of"
+        );
+        let mut renamed = tags.clone();
+        renamed.chapters[1].title = "Renamed".into();
+        write_tags(&path, "audio/mp4", &renamed, Some(DURATION_MS)).unwrap();
+        assert_eq!(decoded(&path), audio, "{name}: the audio changed");
+
+        let mut bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes.windows(4).filter(|w| w == b"chpl").count(), 1);
+        assert_eq!(
+            bytes
+                .windows(15)
+                .filter(|w| w == b"SubtitleHandler")
+                .count(),
+            1,
+            "{name}: one chapter track"
+        );
+        let at = bytes.windows(4).position(|w| w == b"chpl").unwrap();
+        bytes[at..at + 4].copy_from_slice(b"free");
+        let hidden = dir.path().join(format!("hidden-{name}"));
+        std::fs::write(&hidden, &bytes).unwrap();
+        let probe = ffprobe(&hidden);
+        let chapters = probe["chapters"].as_array().unwrap();
+        let got: Vec<(String, &str)> = chapters
+            .iter()
+            .map(|c| {
+                (
+                    text(&c["start_time"]).to_string(),
+                    text(&c["tags"]["title"]),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("0.000000".to_string(), "Intro"),
+                ("0.500000".to_string(), "Renamed"),
+                ("1.250000".to_string(), "Outro"),
+            ],
+            "{name}: {probe}"
+        );
+
+        // No chapters: the track goes too.
+        write_tags(&path, "audio/mp4", &Tags::default(), Some(DURATION_MS)).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !bytes.windows(4).any(|w| w == b"chap"),
+            "{name}: tref.chap left"
+        );
+        assert!(
+            !bytes.windows(15).any(|w| w == b"SubtitleHandler"),
+            "{name}"
+        );
+        assert_eq!(decoded(&path), audio, "{name}: the audio changed");
+    }
+}
+
 #[test]
 fn ogg_vorbis_comments() {
     round_trip("a.ogg", &["-c:a", "libvorbis"], "audio/ogg", Reader::Vorbis);

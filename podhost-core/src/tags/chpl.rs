@@ -107,15 +107,7 @@ pub(super) fn encode(chapters: &[Chapter]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn chapter(start_ms: u64, title: &str) -> Chapter {
-        Chapter {
-            start_ms,
-            end_ms: None,
-            title: title.into(),
-            url: None,
-        }
-    }
+    use crate::tags::test_chapter as chapter;
 
     #[test]
     fn encodes_what_it_parses() {

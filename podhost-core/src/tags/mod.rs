@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | `audio/mpeg` (MP3), `audio/aac` (ADTS) | ID3v2.4 tag in front of the audio | `CHAP` frames (title in `TIT2`, link in `WXXX`) and one top-level ordered `CTOC` | `id3` |
 //! | `audio/wav`, `audio/aiff` | ID3v2.4 tag in an `id3 ` chunk | as MP3 | `id3` |
-//! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` items (cover as JPEG, PNG, BMP or GIF) | a Nero `moov.udta.chpl` box (start and title; at most 255 chapters of 255-byte titles) | `lofty` reads; `mp4.rs` writes |
+//! | `audio/mp4`, `audio/x-m4a` | MP4 `moov.udta.meta.ilst` items (cover as JPEG, PNG, BMP or GIF) | a Nero `moov.udta.chpl` box (start and title; at most 255 chapters of 255-byte titles) and a QuickTime chapter track, as ffmpeg writes both | `lofty` reads; `mp4.rs` writes |
 //! | `audio/ogg` (Vorbis, Opus, Speex) | Vorbis comments, cover as `METADATA_BLOCK_PICTURE` | `CHAPTERnnn` / `CHAPTERnnnNAME` / `CHAPTERnnnURL` comments | `lofty` reads; `ogg.rs` writes |
 //! | `audio/flac` | Vorbis comments, cover as a `PICTURE` block | as Ogg | `lofty` reads; `flac.rs` writes |
 //!
@@ -27,10 +27,11 @@
 //! one page at a time. (lofty, which reads the tags, would read a whole MP4, FLAC or Ogg file
 //! into memory to write one.)
 //!
-//! MP4 chapters are Nero's `chpl`, which ffmpeg, mutagen, VLC and most players read. The
-//! QuickTime chapter track (a text track referenced by `tref.chap`), which Apple's players read,
-//! is not written; podcast apps get the chapters from `podcast:chapters` either way.
+//! MP4 chapters are written twice, as ffmpeg writes them for `.m4a`: Nero's `chpl` box, which
+//! ffmpeg, mutagen and VLC read (and [`read_tags`] reads), and a QuickTime chapter track (a
+//! text track referenced by the audio track's `tref.chap`), which Apple's players read.
 
+mod chapter_track;
 mod chpl;
 mod flac;
 mod id3v2;
@@ -348,4 +349,15 @@ fn check_text(text: &str) -> Result<(), TagError> {
         return Err(TagError::Invalid("text contains a NUL character".into()));
     }
     Ok(())
+}
+
+/// A chapter with a start and a title only, for the format modules' tests.
+#[cfg(test)]
+fn test_chapter(start_ms: u64, title: &str) -> Chapter {
+    Chapter {
+        start_ms,
+        end_ms: None,
+        title: title.into(),
+        url: None,
+    }
 }

@@ -14,9 +14,9 @@ use lofty::file::AudioFile;
 use lofty::mp4::Mp4File;
 use lofty::tag::Accessor;
 
-use super::mp4box::{self, Kind};
+use super::mp4box::{self, Kind, Layout, NewMoov};
 use super::vorbis::{cover_of, map_err, parse_options};
-use super::{TagError, Tags, chpl};
+use super::{TagError, Tags, chapter_track, chpl};
 
 /// The `ilst` items podhost manages; the rest are kept.
 const MANAGED: [&Kind; 6] = [
@@ -46,7 +46,7 @@ pub(super) fn read<R: Read + Seek>(reader: &mut R) -> Result<Tags, TagError> {
 /// Writes `tags` (the complete desired set) into the MP4 file at `path`.
 pub(super) fn write(path: &Path, tags: &Tags) -> Result<(), TagError> {
     check(tags)?;
-    mp4box::rewrite_moov(path, |moov| rebuild_moov(moov, tags))
+    mp4box::rewrite_moov(path, |moov, layout| rebuild_moov(moov, tags, layout))
 }
 
 /// What MP4 cannot hold: chapters past the `chpl` limits, a cover other than JPEG, PNG, BMP or
@@ -78,13 +78,82 @@ fn cover_type(mime: &str) -> Result<u32, TagError> {
     }
 }
 
-/// `moov` (whole, header included) with the managed items and chapters of `tags`.
-fn rebuild_moov(moov: &[u8], tags: &Tags) -> Result<Vec<u8>, TagError> {
+/// `moov` (whole, header included) with the managed items and chapters of `tags`: the chapters
+/// as a `chpl` box and as a chapter track (whose samples go in front of `moov`).
+fn rebuild_moov(moov: &[u8], tags: &Tags, layout: &Layout) -> Result<NewMoov, TagError> {
     let (_, body) = mp4box::split(moov)?;
-    let mut out = Vec::with_capacity(body.len() + 1024);
+    let children = mp4box::children(body)?;
+    let mut tracks = Vec::new();
+    for (kind, child) in &children {
+        if kind == b"trak" {
+            tracks.push(chapter_track::track_info(child)?);
+        }
+    }
+    let old_chapter_ids: Vec<u32> = tracks.iter().flat_map(|t| t.chapters.clone()).collect();
+    // The chapter track podhost wrote before sits alone in the `mdat` before `moov`.
+    let replaces_before = layout.before.as_ref().is_some_and(|(_, content)| {
+        tracks
+            .iter()
+            .any(|t| old_chapter_ids.contains(&t.id) && t.single_chunk.as_ref() == Some(content))
+    });
+    let audio = tracks
+        .iter()
+        .position(|t| &t.handler == b"soun" && !old_chapter_ids.contains(&t.id));
+    let mvhd = children
+        .iter()
+        .find(|(k, _)| k == b"mvhd")
+        .map(|(_, b)| mp4box::split(b).map(|(_, body)| body))
+        .transpose()?
+        .ok_or_else(|| TagError::Corrupt("the MP4 file has no mvhd box".into()))?;
+    let movie = Movie::of(mvhd)?;
+    let max_id = tracks.iter().map(|t| t.id).max().unwrap_or(0);
+    let new_id = match movie.next_track_id {
+        0 | u32::MAX => max_id.saturating_add(1),
+        next => next.max(max_id.saturating_add(1)),
+    };
+    let chapter_track = (!tags.chapters.is_empty() && audio.is_some())
+        .then(|| chapter_track::samples(&tags.chapters, movie.duration_ms()));
+
+    let mut out = Vec::with_capacity(body.len() + 2048);
     let mut had_udta = false;
-    for (kind, child) in mp4box::children(body)? {
-        match &kind {
+    let mut track_index = 0;
+    let last_trak = children.iter().rposition(|(k, _)| k == b"trak");
+    for (i, (kind, child)) in children.iter().enumerate() {
+        match kind {
+            b"mvhd" if chapter_track.is_some() => {
+                let mut mvhd = child.to_vec();
+                let at = mvhd.len() - 4;
+                mvhd[at..].copy_from_slice(&new_id.saturating_add(1).to_be_bytes());
+                out.extend_from_slice(&mvhd);
+            }
+            b"trak" => {
+                let info = &tracks[track_index];
+                if Some(track_index) == audio {
+                    let reference = chapter_track.as_ref().map(|_| new_id);
+                    out.extend_from_slice(&chapter_track::with_chapter_reference(
+                        child, reference,
+                    )?);
+                } else if !old_chapter_ids.contains(&info.id) {
+                    if info.chapters.is_empty() {
+                        out.extend_from_slice(child);
+                    } else {
+                        out.extend_from_slice(&chapter_track::with_chapter_reference(child, None)?);
+                    }
+                }
+                track_index += 1;
+                if Some(i) == last_trak
+                    && let Some((_, sizes, durations)) = &chapter_track
+                {
+                    let offset = NewMoov::front_offset(replaces_before, layout);
+                    out.extend_from_slice(&chapter_track::trak(
+                        new_id,
+                        sizes,
+                        durations,
+                        offset,
+                        movie.duration,
+                    )?);
+                }
+            }
             b"udta" => {
                 had_udta = true;
                 let (_, udta) = mp4box::split(child)?;
@@ -99,7 +168,47 @@ fn rebuild_moov(moov: &[u8], tags: &Tags) -> Result<Vec<u8>, TagError> {
     if !had_udta {
         mp4box::put(&mut out, b"udta", &rebuild_udta(None, tags)?)?;
     }
-    mp4box::boxed(b"moov", &out)
+    Ok(NewMoov {
+        moov: mp4box::boxed(b"moov", &out)?,
+        front: chapter_track.map(|(data, _, _)| data).unwrap_or_default(),
+        replaces_before,
+    })
+}
+
+/// What the movie header says: its timescale, duration and next free track id.
+struct Movie {
+    timescale: u32,
+    duration: u64,
+    next_track_id: u32,
+}
+
+impl Movie {
+    fn of(mvhd: &[u8]) -> Result<Self, TagError> {
+        let be32 = |at: usize| {
+            mvhd.get(at..at + 4)
+                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+                .ok_or_else(mp4box::overrun)
+        };
+        let (timescale, duration) = if mvhd.first() == Some(&1) {
+            (be32(20)?, u64::from(be32(24)?) << 32 | u64::from(be32(28)?))
+        } else {
+            (be32(12)?, u64::from(be32(16)?))
+        };
+        let next_track_id = be32(mvhd.len().checked_sub(4).ok_or_else(mp4box::overrun)?)?;
+        Ok(Movie {
+            timescale,
+            duration,
+            next_track_id,
+        })
+    }
+
+    fn duration_ms(&self) -> u64 {
+        if self.timescale == 0 {
+            return 0;
+        }
+        u64::try_from(u128::from(self.duration) * 1000 / u128::from(self.timescale))
+            .unwrap_or(u64::MAX)
+    }
 }
 
 fn rebuild_udta(udta: Option<&[u8]>, tags: &Tags) -> Result<Vec<u8>, TagError> {
@@ -224,6 +333,11 @@ mod tests {
     use super::*;
     use crate::tags::{Chapter, Cover};
 
+    const LAYOUT: Layout = Layout {
+        moov_start: 24,
+        before: None,
+    };
+
     fn moov(extra: &[u8]) -> Vec<u8> {
         let mut body = mp4box::boxed(b"mvhd", &[0; 100]).unwrap();
         body.extend_from_slice(extra);
@@ -270,7 +384,9 @@ mod tests {
 
     #[test]
     fn a_file_without_udta_gets_udta_meta_hdlr_ilst_and_chpl() {
-        let new = rebuild_moov(&moov(&[]), &title_and_chapter()).unwrap();
+        let new = rebuild_moov(&moov(&[]), &title_and_chapter(), &LAYOUT)
+            .unwrap()
+            .moov;
         assert_eq!(kinds_at(&new, &[b"udta"]), [*b"meta", *b"chpl"]);
         assert_eq!(kinds_at(&new, &[b"udta", b"meta"]), [*b"hdlr", *b"ilst"]);
         assert_eq!(kinds_at(&new, &[b"udta", b"meta", b"ilst"]), [*b"\xa9nam"]);
@@ -293,14 +409,16 @@ mod tests {
         .concat();
         let udta = mp4box::boxed(b"udta", &mp4box::boxed(b"meta", &meta).unwrap()).unwrap();
         let old = moov(&udta);
-        let new = rebuild_moov(&old, &title_and_chapter()).unwrap();
+        let new = rebuild_moov(&old, &title_and_chapter(), &LAYOUT)
+            .unwrap()
+            .moov;
         assert_eq!(
             kinds_at(&new, &[b"udta", b"meta", b"ilst"]),
             [*b"trkn", *b"\xa9nam"]
         );
         assert!(!new.windows(3).any(|w| w == b"old"));
         // Nothing asked for: the managed items and the chapters go, the rest stays.
-        let bare = rebuild_moov(&new, &Tags::default()).unwrap();
+        let bare = rebuild_moov(&new, &Tags::default(), &LAYOUT).unwrap().moov;
         assert_eq!(kinds_at(&bare, &[b"udta", b"meta", b"ilst"]), [*b"trkn"]);
         assert_eq!(kinds_at(&bare, &[b"udta"]), [*b"meta"]);
     }
@@ -317,7 +435,9 @@ mod tests {
             &[vec![0; 4], mdir_handler().unwrap(), ilst].concat(),
         )
         .unwrap();
-        let new = rebuild_moov(&moov(&meta), &title_and_chapter()).unwrap();
+        let new = rebuild_moov(&moov(&meta), &title_and_chapter(), &LAYOUT)
+            .unwrap()
+            .moov;
         assert!(!new.windows(5).any(|w| w == b"stale"));
         assert_eq!(kinds_at(&new, &[b"meta", b"ilst"]), [*b"trkn"]);
         assert_eq!(kinds_at(&new, &[b"udta", b"meta", b"ilst"]), [*b"\xa9nam"]);

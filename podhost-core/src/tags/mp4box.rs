@@ -7,6 +7,7 @@
 //! offset (`stco`, `co64`) that points past `moov` moves by the same amount.
 
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::Path;
 
 use super::TagError;
@@ -138,15 +139,45 @@ pub(super) fn boxed(kind: &Kind, body: &[u8]) -> Result<Vec<u8>, TagError> {
     Ok(out)
 }
 
-/// Rewrites the file at `path` with its `moov` replaced by `rebuild(old moov)` (whole boxes,
-/// headers included), moving the chunk offsets of the audio behind it.
+/// Where `moov` starts, and the top-level `mdat` right before it, if any (it may hold a chapter
+/// track that podhost wrote, see [`NewMoov::replaces_before`]).
+pub(super) struct Layout {
+    pub(super) moov_start: u64,
+    /// The box's start and its content's range.
+    pub(super) before: Option<(u64, Range<u64>)>,
+}
+
+/// What replaces `moov`.
+pub(super) struct NewMoov {
+    /// The new `moov` box.
+    pub(super) moov: Vec<u8>,
+    /// Media data put in an `mdat` just before `moov` (nothing when empty).
+    pub(super) front: Vec<u8>,
+    /// Whether that replaces the `mdat` right before the old `moov` ([`Layout::before`]).
+    pub(super) replaces_before: bool,
+}
+
+impl NewMoov {
+    /// Where the content of [`NewMoov::front`] will start in the file.
+    pub(super) fn front_offset(replaces_before: bool, layout: &Layout) -> u64 {
+        match (&layout.before, replaces_before) {
+            (Some((start, _)), true) => start + 8,
+            _ => layout.moov_start + 8,
+        }
+    }
+}
+
+/// Rewrites the file at `path` with its `moov` replaced by `rebuild(old moov, layout)` (whole
+/// boxes, headers included), moving the chunk offsets of the audio behind it.
 pub(super) fn rewrite_moov(
     path: &Path,
-    rebuild: impl FnOnce(&[u8]) -> Result<Vec<u8>, TagError>,
+    rebuild: impl FnOnce(&[u8], &Layout) -> Result<NewMoov, TagError>,
 ) -> Result<(), TagError> {
     let mut file = std::fs::File::open(path)?;
     let len = file.seek(SeekFrom::End(0))?;
     let mut moov = None;
+    let mut before = None;
+    let mut previous: Option<BoxHeader> = None;
     let mut fragmented = false;
     let mut pos = 0;
     while let Some(header) = next_box(&mut file, pos, len)? {
@@ -154,11 +185,17 @@ pub(super) fn rewrite_moov(
             b"moov" if moov.is_some() => {
                 return Err(TagError::Corrupt("the file has two moov boxes".into()));
             }
-            b"moov" => moov = Some(header.start..header.end),
+            b"moov" => {
+                moov = Some(header.start..header.end);
+                before = previous
+                    .filter(|p| &p.kind == b"mdat")
+                    .map(|p| (p.start, p.content..p.end));
+            }
             b"moof" => fragmented = true,
             _ => {}
         }
         pos = header.end;
+        previous = Some(header);
     }
     let moov = moov.ok_or_else(|| TagError::Corrupt("the MP4 file has no moov box".into()))?;
     if moov.end - moov.start > MAX_MOOV {
@@ -170,25 +207,41 @@ pub(super) fn rewrite_moov(
     let mut old = vec![0u8; usize::try_from(moov.end - moov.start).unwrap_or(0)];
     file.read_exact(&mut old)?;
 
-    let mut new = rebuild(&old)?;
-    if new == old {
+    let layout = Layout {
+        moov_start: moov.start,
+        before,
+    };
+    let mut new = rebuild(&old, &layout)?;
+    if new.moov == old && new.front.is_empty() && !new.replaces_before {
         return Ok(());
     }
-    let delta =
-        i64::try_from(new.len()).unwrap_or(i64::MAX) - i64::try_from(old.len()).unwrap_or(i64::MAX);
+    let region = match (&layout.before, new.replaces_before) {
+        (Some((start, _)), true) => *start..moov.end,
+        _ => moov.clone(),
+    };
+    let front = if new.front.is_empty() {
+        Vec::new()
+    } else {
+        boxed(b"mdat", &new.front)?
+    };
+    let grown = front.len() + new.moov.len();
+    let delta = i64::try_from(grown).unwrap_or(i64::MAX)
+        - i64::try_from(region.end - region.start).unwrap_or(i64::MAX);
     if delta != 0 && moov.end < len {
         if fragmented {
             return Err(TagError::Unsupported(
                 "tags that change the size of a fragmented MP4 file's moov".into(),
             ));
         }
-        shift_chunk_offsets(&mut new, moov.start, delta)?;
+        // Only what lies behind the old `moov` moves (the new front data is already placed).
+        shift_chunk_offsets(&mut new.moov, moov.end, delta)?;
     }
 
     super::replace_file(path, |out| {
         file.seek(SeekFrom::Start(0))?;
-        std::io::copy(&mut (&mut file).take(moov.start), out)?;
-        out.write_all(&new)?;
+        std::io::copy(&mut (&mut file).take(region.start), out)?;
+        out.write_all(&front)?;
+        out.write_all(&new.moov)?;
         file.seek(SeekFrom::Start(moov.end))?;
         std::io::copy(&mut file, out)?;
         Ok(())
