@@ -17,6 +17,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "../tests/support/silencedetect.rs"]
+mod silencedetect;
+use silencedetect::parse_silencedetect;
+
 use podhost_core::analysis::{SilenceOptions, WaveformOptions, analyze};
 
 const CHILD: &str = "PODHOST_ANALYSIS_BENCH_CHILD";
@@ -227,22 +231,4 @@ fn parse_pairs(text: &str, prefix: &str) -> Vec<(f64, f64)> {
             Some((it.next()??, it.next()??))
         })
         .collect()
-}
-
-fn parse_silencedetect(log: &str) -> Vec<(f64, f64)> {
-    let value = |line: &str, key: &str| -> Option<f64> {
-        let rest = &line[line.find(key)? + key.len()..];
-        rest.split_whitespace().next()?.parse().ok()
-    };
-    let mut out = Vec::new();
-    let mut start = None;
-    for line in log.lines() {
-        if let Some(s) = value(line, "silence_start: ") {
-            start = Some(s);
-        } else if let (Some(e), Some(s)) = (value(line, "silence_end: "), start) {
-            out.push((s, e));
-            start = None;
-        }
-    }
-    out
 }

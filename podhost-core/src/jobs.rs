@@ -17,12 +17,13 @@ use std::sync::Arc;
 
 use futures::TryStreamExt;
 use jiff::Timestamp;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path};
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path};
 use serde::{Deserialize, Serialize};
 
 use crate::{
     error::{Error, Result},
     ids::{AccountId, JobId},
+    store::{delete_quietly, get_json, put_if_absent},
 };
 
 fn queue_path(account: &AccountId, job: &JobId) -> Path {
@@ -99,16 +100,9 @@ pub(crate) async fn forget(
         .try_collect()
         .await?;
     for meta in leases {
-        ignore_missing(store.delete(&meta.location).await)?;
+        delete_quietly(store, &meta.location).await?;
     }
-    ignore_missing(store.delete(&queue_path(account, job)).await)
-}
-
-fn ignore_missing(result: object_store::Result<()>) -> Result<()> {
-    match result {
-        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
+    delete_quietly(store, &queue_path(account, job)).await
 }
 
 /// The newest lease of a job.
@@ -127,16 +121,7 @@ async fn newest(
     else {
         return Ok(None);
     };
-    match store.get(&meta.location).await {
-        Ok(got) => {
-            let bytes = got.bytes().await?;
-            serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| Error::storage(format!("{} is unreadable: {e}", meta.location)))
-        }
-        Err(object_store::Error::NotFound { .. }) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+    get_json(store, &meta.location).await
 }
 
 /// Claims the next attempt of a job for `owner` when nobody holds a live lease. Returns the
@@ -161,15 +146,8 @@ pub(crate) async fn claim(
     };
     let path = lease_dir(account, job).join(format!("{attempt:04}"));
     let body = serde_json::to_vec(&lease).map_err(|e| Error::storage(e.to_string()))?;
-    let opts = PutOptions {
-        mode: PutMode::Create,
-        ..Default::default()
-    };
-    match store.put_opts(&path, PutPayload::from(body), opts).await {
-        Ok(_) => Ok(Some(lease)),
-        Err(object_store::Error::AlreadyExists { .. }) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+    let won = put_if_absent(store, &path, PutPayload::from(body)).await?;
+    Ok(won.then_some(lease))
 }
 
 fn lease_ms(lease_for: std::time::Duration) -> i64 {

@@ -2,7 +2,7 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use object_store::{ObjectStore, local::LocalFileSystem, memory::InMemory};
+use object_store::{ObjectStore, ObjectStoreExt, local::LocalFileSystem, memory::InMemory};
 
 use crate::error::{Error, Result};
 
@@ -155,6 +155,60 @@ fn open_s3(_: &str) -> Result<OpenedStore> {
     Err(bad(
         "this build of podhost-core has no S3 support: enable its `s3` feature".into(),
     ))
+}
+
+/// Put-if-absent: `Ok(true)` when this call created the object, `Ok(false)` when it existed
+/// (another writer, or another process, was first).
+pub(crate) async fn put_if_absent(
+    store: &Arc<dyn ObjectStore>,
+    path: &object_store::path::Path,
+    payload: object_store::PutPayload,
+) -> Result<bool> {
+    let opts = object_store::PutOptions {
+        mode: object_store::PutMode::Create,
+        ..Default::default()
+    };
+    match store.put_opts(path, payload, opts).await {
+        Ok(_) => Ok(true),
+        Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// An object's bytes; `None` when it does not exist.
+pub(crate) async fn get_optional(
+    store: &Arc<dyn ObjectStore>,
+    path: &object_store::path::Path,
+) -> Result<Option<bytes::Bytes>> {
+    match store.get(path).await {
+        Ok(got) => Ok(Some(got.bytes().await?)),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// An object read as JSON; `None` when it does not exist.
+pub(crate) async fn get_json<T: for<'de> serde::Deserialize<'de>>(
+    store: &Arc<dyn ObjectStore>,
+    path: &object_store::path::Path,
+) -> Result<Option<T>> {
+    let Some(bytes) = get_optional(store, path).await? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| Error::storage(format!("{path} is unreadable: {e}")))
+}
+
+/// Deletes an object; one that is already gone is no error.
+pub(crate) async fn delete_quietly(
+    store: &Arc<dyn ObjectStore>,
+    path: &object_store::path::Path,
+) -> Result<()> {
+    match store.delete(path).await {
+        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/silencedetect.rs"]
+mod silencedetect;
+use silencedetect::parse_silencedetect;
+
 use podhost_core::analysis::{
     Analysis, AnalysisError, SilenceOptions, Waveform, WaveformOptions, analyze,
 };
@@ -481,23 +485,6 @@ fn ffmpeg_silences(path: &Path, noise_db: f64, duration: f64) -> Vec<(f64, f64)>
         .unwrap();
     assert!(out.status.success());
     parse_silencedetect(&String::from_utf8_lossy(&out.stderr))
-}
-
-fn parse_silencedetect(log: &str) -> Vec<(f64, f64)> {
-    let value = |line: &str, key: &str| -> Option<f64> {
-        let rest = &line[line.find(key)? + key.len()..];
-        rest.split_whitespace().next()?.parse().ok()
-    };
-    let mut out = Vec::new();
-    let mut start = None;
-    for line in log.lines() {
-        if let Some(s) = value(line, "silence_start: ") {
-            start = Some(s);
-        } else if let Some(e) = value(line, "silence_end: ") {
-            out.push((start.take().expect("an end after a start"), e));
-        }
-    }
-    out
 }
 
 #[test]

@@ -24,8 +24,6 @@ pub enum ApiError {
         /// Seconds until the window resets.
         retry_after: u64,
     },
-    /// Not implemented yet (with what and where it will come from).
-    NotImplemented(&'static str),
 }
 
 impl From<podhost_core::Error> for ApiError {
@@ -73,10 +71,6 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
             StatusCode::TOO_MANY_REQUESTS,
             format!("too many requests; try again in {retry_after} seconds"),
         ),
-        ApiError::NotImplemented(what) => message(
-            StatusCode::NOT_IMPLEMENTED,
-            format!("{what} is not implemented yet"),
-        ),
     }
 }
 
@@ -114,7 +108,6 @@ mod tests {
             (ApiError::BodyTooLarge(10), 413),
             (ApiError::Invalid(fields.clone()), 422),
             (ApiError::RateLimited { retry_after: 3 }, 429),
-            (ApiError::NotImplemented("waveforms"), 501),
             (
                 podhost_core::Error::Storage {
                     message: "disk on fire at /secret/path".into(),

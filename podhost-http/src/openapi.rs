@@ -35,7 +35,6 @@ fn error_responses(extra: &[u16]) -> serde_json::Map<String, Value> {
             ),
             413 => ("the body is larger than the limit", r("Error")),
             429 => ("rate limit reached; see retry-after", r("Error")),
-            501 => ("not implemented yet", r("Error")),
             500 => ("internal fault", r("Error")),
             405 => ("wrong method", r("Error")),
             _ => ("malformed request", r("Error")),

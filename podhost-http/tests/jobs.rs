@@ -275,24 +275,15 @@ async fn a_broken_file_fails_its_job_and_harms_nothing() {
     };
     let (bad_job, inconsistent_job, good_job) =
         (ask(bad).await, ask(inconsistent).await, ask(good).await);
-    let bad_done = fx.until_done(&bad_job).await;
-    assert_eq!(bad_done["status"], "failed", "{bad_done}");
-    assert!(
-        bad_done["error"]
-            .as_str()
-            .unwrap()
-            .contains("corrupt audio data at "),
-        "{bad_done}"
-    );
+    let failed_saying = |done: &serde_json::Value, reason: &str| {
+        assert_eq!(done["status"], "failed", "{done}");
+        assert!(done["error"].as_str().unwrap().contains(reason), "{done}");
+    };
+    failed_saying(&fx.until_done(&bad_job).await, "corrupt audio data at ");
     // The WAV's data chunk claims more than its RIFF chunk holds: refused at its header.
-    let inconsistent_done = fx.until_done(&inconsistent_job).await;
-    assert_eq!(inconsistent_done["status"], "failed", "{inconsistent_done}");
-    assert!(
-        inconsistent_done["error"]
-            .as_str()
-            .unwrap()
-            .contains("corrupt audio data at 0.000 s"),
-        "{inconsistent_done}"
+    failed_saying(
+        &fx.until_done(&inconsistent_job).await,
+        "corrupt audio data at 0.000 s",
     );
     let good_done = fx.until_done(&good_job).await;
     assert_eq!(good_done["status"], "succeeded", "{good_done}");

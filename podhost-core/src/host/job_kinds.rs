@@ -4,7 +4,6 @@ use serde_json::Value;
 
 use super::{
     PodcastHost,
-    jobs::Outcome,
     media::blob_path,
     metadata::{MetadataPatch, read_file_tags},
 };
@@ -128,7 +127,7 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
 }
 
 /// Does a job's work. Errors are the job's failure reason.
-pub(super) async fn execute(host: &PodcastHost, account: &AccountId, job: &Job) -> Result<Outcome> {
+pub(super) async fn execute(host: &PodcastHost, account: &AccountId, job: &Job) -> Result<Media> {
     let catalog = host.catalog(account).await?;
     let media = catalog
         .read(|state| state.media.get(&job.media).cloned())
@@ -148,7 +147,7 @@ async fn write_tags(
     account: &AccountId,
     job: &Job,
     mut media: Media,
-) -> Result<Outcome> {
+) -> Result<Media> {
     use futures::StreamExt;
     use object_store::ObjectStoreExt;
     let patch: MetadataPatch = serde_json::from_value(job.params.clone())
@@ -231,7 +230,7 @@ async fn write_tags(
         media.facts = facts;
         media.updated = host.now();
         media.chapters = published_chapters(&tags.chapters, written.chapters)?;
-        Ok(Outcome { media: Some(media) })
+        Ok(media)
     }
     .await;
     let _ = tokio::fs::remove_dir_all(&dir).await;
@@ -243,7 +242,7 @@ async fn analyse(
     account: &AccountId,
     job: &Job,
     mut media: Media,
-) -> Result<Outcome> {
+) -> Result<Media> {
     let (waveform, silence) = match job.kind {
         JobKind::Waveform => (Some(waveform_options(&job.params)?), None),
         _ => (None, Some(silence_options(&job.params)?)),
@@ -286,7 +285,7 @@ async fn analyse(
             .await?;
         media.results.silence = Some(job.id.clone());
     }
-    Ok(Outcome { media: Some(media) })
+    Ok(media)
 }
 
 impl PodcastHost {

@@ -17,7 +17,7 @@ use crate::{
     error::{Error, Result},
     ids::{AccountId, JobId, MediaId},
     jobs::{self, Lease},
-    model::{Job, JobKind, JobStatus, Media},
+    model::{Job, JobKind, JobStatus},
     principal::Principal,
     probe::MediaKind,
     scope::Scope,
@@ -68,10 +68,25 @@ impl Default for Workers {
     }
 }
 
-/// What finishing a job changes besides the job itself.
-pub(super) struct Outcome {
-    /// The media record as it is after the job (results, a new blob...).
-    pub media: Option<Media>,
+/// `Conflict` while tags are being written into the file: a second tag write would be lost in
+/// the first, so it waits for the caller to ask again.
+pub(super) fn no_tag_write_running(
+    state: &crate::state::AccountState,
+    media: MediaId,
+) -> Result<()> {
+    match state
+        .jobs
+        .values()
+        .find(|j| j.media == media && j.kind == JobKind::WriteTags && !j.status.is_final())
+    {
+        Some(running) => Err(Error::Conflict {
+            message: format!(
+                "tags are being written into this file (job {}); ask again when it has ended",
+                running.id
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 impl PodcastHost {
@@ -116,21 +131,15 @@ impl PodcastHost {
                         format!("{} is not an audio file ({})", file.name, file.facts.mime),
                     ));
                 }
+                if kind == JobKind::WriteTags {
+                    no_tag_write_running(state, media)?;
+                }
+                // The same analysis asked twice is one job.
                 if let Some(running) = state
                     .jobs
                     .values()
                     .find(|j| j.media == media && j.kind == kind && !j.status.is_final())
                 {
-                    // The same analysis asked twice is one job; a second tag write would be
-                    // lost in the first, so it waits for the caller to ask again.
-                    if kind == JobKind::WriteTags {
-                        return Err(Error::Conflict {
-                            message: format!(
-                                "tags are being written into this file (job {}); ask again when it has ended",
-                                running.id
-                            ),
-                        });
-                    }
                     return Ok((Vec::new(), running.clone()));
                 }
                 let job = Job {
@@ -196,10 +205,9 @@ impl PodcastHost {
             if self.is_running(&id) {
                 continue;
             }
-            let job = match self.catalog(&account).await {
-                Ok(catalog) => catalog.read(|state| state.jobs.get(&id).cloned()).await,
-                Err(Error::NotFound { .. }) => None,
-                Err(e) => return Err(e),
+            let job = match self.existing_catalog(&account).await? {
+                Some(catalog) => catalog.read(|state| state.jobs.get(&id).cloned()).await,
+                None => None,
             };
             let Some(job) = job else {
                 // A marker whose job was never committed: gone after a minute.
@@ -320,10 +328,9 @@ impl PodcastHost {
                 }
                 let mut changes = Vec::new();
                 let (status, error) = match &outcome {
-                    Ok(done) => {
-                        if let Some(media) = &done.media
-                            && state.media.contains_key(&media.id)
-                        {
+                    // The media record as it is after the job (results, a new blob...).
+                    Ok(media) => {
+                        if state.media.contains_key(&media.id) {
                             changes.push(Change::MediaPut(media.clone()));
                         }
                         (JobStatus::Succeeded, None)

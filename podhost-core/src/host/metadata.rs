@@ -236,10 +236,11 @@ impl PodcastHost {
 
 /// Whether `write_metadata` can be done for `episode` as it is about to be stored: it has
 /// audio, the audio's format takes tags, and no other tag write of that file is under way.
+/// Returns the audio's media id.
 pub(super) fn check_write_metadata(
     state: &crate::state::AccountState,
     episode: &crate::model::Episode,
-) -> Result<()> {
+) -> Result<MediaId> {
     let refuse = |message: String| Error::invalid("write_metadata", message);
     let media_id = episode
         .media
@@ -254,19 +255,8 @@ pub(super) fn check_write_metadata(
             media.facts.mime
         )));
     }
-    if let Some(job) = state
-        .jobs
-        .values()
-        .find(|j| j.media == media_id && j.kind == JobKind::WriteTags && !j.status.is_final())
-    {
-        return Err(Error::Conflict {
-            message: format!(
-                "tags are being written into this file (job {}); ask again when it has ended",
-                job.id
-            ),
-        });
-    }
-    Ok(())
+    super::jobs::no_tag_write_running(state, media_id)?;
+    Ok(media_id)
 }
 
 impl PodcastHost {
@@ -290,12 +280,9 @@ impl PodcastHost {
             })
             .await;
         let (feed, episode) = found.ok_or_else(|| Error::not_found("episode", episode))?;
-        catalog
+        let media_id = catalog
             .read(|state| check_write_metadata(state, &episode))
             .await?;
-        let media_id = episode
-            .media
-            .ok_or_else(|| Error::invalid("write_metadata", "the episode has no audio"))?;
         let first = |values: [&str; 3]| {
             values
                 .into_iter()

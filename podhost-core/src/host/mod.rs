@@ -141,6 +141,16 @@ impl PodcastHost {
         Path::from_iter(["accounts", account.as_str()])
     }
 
+    /// The account's catalog, or `None` when no such account exists (a public URL or a queue
+    /// entry that names nothing).
+    async fn existing_catalog(&self, account: &AccountId) -> Result<Option<Arc<AccountCatalog>>> {
+        match self.catalog(account).await {
+            Ok(catalog) => Ok(Some(catalog)),
+            Err(Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The account's catalog, opened on first use; `NotFound` for an unknown account.
     async fn catalog(&self, account: &AccountId) -> Result<Arc<AccountCatalog>> {
         let cell = {

@@ -201,7 +201,6 @@ impl PodcastHost {
                     .feeds
                     .get(id)
                     .ok_or_else(|| Error::not_found("feed", id))?;
-                let published = published(state, entry, now);
                 let site = page::Site {
                     urls: &urls,
                     account: &account,
@@ -212,26 +211,31 @@ impl PodcastHost {
                     logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
                 };
                 let (html, last_modified, changes_at) = match episode {
-                    None => (
-                        page::podcast_page(&site, &show, &published.episodes),
-                        published
-                            .last_modified
-                            .max(media_updated(show.logo, &published.episodes)),
-                        published.changes_at,
-                    ),
+                    None => {
+                        let published = published(state, entry, now);
+                        (
+                            page::podcast_page(&site, &show, &published.episodes),
+                            published
+                                .last_modified
+                                .max(media_updated(show.logo, &published.episodes)),
+                            published.changes_at,
+                        )
+                    }
                     Some(episode) => {
-                        let view = published
+                        // One episode's page needs only that episode's view.
+                        let view = entry
                             .episodes
-                            .iter()
-                            .find(|v| v.episode.id == episode)
+                            .get(&episode)
+                            .filter(|ep| ep.is_published(now))
+                            .map(|ep| view_of(state, ep.clone(), now))
                             .ok_or_else(|| Error::not_found("episode", episode))?;
                         let ep = &view.episode;
                         let changed = [entry.feed.updated, ep.updated, ep.publish_at]
                             .into_iter()
-                            .chain([media_updated(show.logo, std::slice::from_ref(view))])
+                            .chain([media_updated(show.logo, std::slice::from_ref(&view))])
                             .max()
                             .unwrap_or(ep.updated);
-                        (page::episode_page(&site, &show, view), changed, None)
+                        (page::episode_page(&site, &show, &view), changed, None)
                     }
                 };
                 Ok(PublicPage::Live(RenderedPage {
@@ -274,16 +278,6 @@ impl PodcastHost {
             last_modified: media.created,
             location: super::media::blob_path(&account, &media.blob),
         })
-    }
-
-    /// The catalog of an account named in a public URL; `None` when no such account exists
-    /// (the URL names nothing).
-    async fn existing_catalog(&self, account: &AccountId) -> Result<Option<Arc<AccountCatalog>>> {
-        match self.catalog(account).await {
-            Ok(catalog) => Ok(Some(catalog)),
-            Err(Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
     }
 
     /// The JSON chapters of a public media file (`/chapters/{account}/{blob}.json`), for any

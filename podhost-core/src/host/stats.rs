@@ -144,10 +144,8 @@ impl PodcastHost {
         let Ok(account) = AccountId::new(account) else {
             return Ok(0);
         };
-        let catalog = match self.catalog(&account).await {
-            Ok(catalog) => catalog,
-            Err(Error::NotFound { .. }) => return Ok(0),
-            Err(e) => return Err(e),
+        let Some(catalog) = self.existing_catalog(&account).await? else {
+            return Ok(0);
         };
         let now = self.now();
         // Which episode and how many bytes make a minute, for each report of an episode's audio.

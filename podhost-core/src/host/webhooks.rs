@@ -225,10 +225,8 @@ impl PodcastHost {
     /// last written (an immediate publication is recorded with its write). Serial in the
     /// catalog, so two processes never announce one publication twice.
     async fn announce_publications(&self, account: &AccountId) -> Result<()> {
-        let catalog = match self.catalog(account).await {
-            Ok(catalog) => catalog,
-            Err(Error::NotFound { .. }) => return Ok(()),
-            Err(e) => return Err(e),
+        let Some(catalog) = self.existing_catalog(account).await? else {
+            return Ok(());
         };
         let now = self.now();
         let due = |state: &crate::state::AccountState| {
@@ -264,10 +262,8 @@ impl PodcastHost {
         sender: &dyn WebhookSender,
         renderer: &dyn EventRenderer,
     ) -> Result<WebhookRun> {
-        let catalog = match self.catalog(account).await {
-            Ok(catalog) => catalog,
-            Err(Error::NotFound { .. }) => return Ok(WebhookRun::default()),
-            Err(e) => return Err(e),
+        let Some(catalog) = self.existing_catalog(account).await? else {
+            return Ok(WebhookRun::default());
         };
         let webhooks: Vec<Webhook> = catalog
             .read(|state| state.webhooks.values().cloned().collect())

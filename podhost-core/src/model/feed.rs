@@ -108,6 +108,17 @@ pub struct Funding {
     pub text: String,
 }
 
+impl Feed {
+    /// Who makes it: the iTunes author, else the Google Play author (empty when neither).
+    pub fn author(&self) -> &str {
+        if self.itunes.author.is_empty() {
+            &self.googleplay.author
+        } else {
+            &self.itunes.author
+        }
+    }
+}
+
 /// What a new feed is made of; only `id` and `title` are required.
 #[derive(Clone, Debug, Default)]
 pub struct NewFeed {

@@ -136,11 +136,7 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     };
     let logo = src.logo.map(|m| urls.media(src.account, m));
     let it = &feed.itunes;
-    let author = if it.author.is_empty() {
-        feed.googleplay.author.as_str()
-    } else {
-        it.author.as_str()
-    };
+    let author = feed.author();
 
     x.text("title", &feed.title);
     // RSS 2.0 requires a channel description.

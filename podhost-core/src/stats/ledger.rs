@@ -18,10 +18,11 @@ use std::{collections::BTreeSet, sync::Arc};
 
 use futures::{StreamExt, TryStreamExt};
 use jiff::civil::Date;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path};
+use object_store::{ObjectStore, PutPayload, path::Path};
 use serde::{Deserialize, Serialize};
 
 use super::counting::{Carry, Record, Row, count_day};
+use crate::store::{delete_quietly, get_optional, put_if_absent};
 use crate::{
     error::{Error, Result},
     ids::AccountId,
@@ -96,33 +97,6 @@ fn check(v: u32, path: &Path) -> Result<()> {
     }
 }
 
-/// Put-if-absent; `AlreadyExists` is fine (another process wrote the same thing first).
-async fn create(store: &Arc<dyn ObjectStore>, path: &Path, payload: PutPayload) -> Result<()> {
-    let opts = PutOptions {
-        mode: PutMode::Create,
-        ..Default::default()
-    };
-    match store.put_opts(path, payload, opts).await {
-        Ok(_) | Err(object_store::Error::AlreadyExists { .. }) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
-}
-
-async fn get_optional(store: &Arc<dyn ObjectStore>, path: &Path) -> Result<Option<bytes::Bytes>> {
-    match store.get(path).await {
-        Ok(got) => Ok(Some(got.bytes().await?)),
-        Err(object_store::Error::NotFound { .. }) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
-}
-
-async fn delete_quietly(store: &Arc<dyn ObjectStore>, path: &Path) -> Result<()> {
-    match store.delete(path).await {
-        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// The salt of `day`: made by the first process that needs it (put-if-absent), read by the rest.
 pub(crate) async fn salt(store: &Arc<dyn ObjectStore>, day: Date) -> Result<Vec<u8>> {
     let path = salt_path(day);
@@ -130,7 +104,7 @@ pub(crate) async fn salt(store: &Arc<dyn ObjectStore>, day: Date) -> Result<Vec<
         return Ok(bytes.to_vec());
     }
     let fresh: [u8; 32] = rand::random();
-    create(store, &path, PutPayload::from(fresh.to_vec())).await?;
+    put_if_absent(store, &path, PutPayload::from(fresh.to_vec())).await?;
     get_optional(store, &path)
         .await?
         .map(|b| b.to_vec())
@@ -168,8 +142,10 @@ pub(crate) async fn put_batch(
         v: VERSION,
         records,
     };
-    create(store, &path, encode(&batch)?).await?;
-    create(store, &pending_path(day, account), PutPayload::default()).await
+    put_if_absent(store, &path, encode(&batch)?).await?;
+    put_if_absent(store, &pending_path(day, account), PutPayload::default())
+        .await
+        .map(drop)
 }
 
 /// The days that have pending raw records, and the accounts of each.
@@ -313,13 +289,13 @@ pub(crate) async fn close_day(
             day,
             carry,
         };
-        create(store, &carry_path(account, day), encode(&carry)?).await?;
+        put_if_absent(store, &carry_path(account, day), encode(&carry)?).await?;
         let file = DayFile {
             v: VERSION,
             day,
             rows,
         };
-        create(store, &day_path(account, day), encode(&file)?).await?;
+        put_if_absent(store, &day_path(account, day), encode(&file)?).await?;
     } else if !paths.is_empty() {
         tracing::warn!(%account, %day, batches = paths.len(), "statistics arrived after the day closed; dropped");
     }

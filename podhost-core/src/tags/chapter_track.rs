@@ -7,7 +7,7 @@
 //! before, in such an `mdat`, is replaced with it; one inside the audio's `mdat` (ffmpeg's) is
 //! dropped from `moov` and its few bytes left unreferenced.
 
-use super::mp4box::{self, Kind};
+use super::mp4box::{self, Kind, be32, be64};
 use super::{Chapter, TagError};
 
 /// The text sample description ffmpeg writes for chapter tracks (QuickTime `text`, default
@@ -97,7 +97,7 @@ fn single_chunk(minf: &[u8]) -> Result<Option<std::ops::Range<u64>>, TagError> {
         match &kind {
             b"stco" if be32(body, 4)? == 1 => offset = Some(u64::from(be32(body, 8)?)),
             b"co64" if be32(body, 4)? == 1 => {
-                offset = Some(u64::from(be32(body, 8)?) << 32 | u64::from(be32(body, 12)?));
+                offset = Some(be64(body, 8)?);
             }
             b"stsz" => {
                 let (fixed, count) = (be32(body, 4)?, be32(body, 8)?);
@@ -113,12 +113,6 @@ fn single_chunk(minf: &[u8]) -> Result<Option<std::ops::Range<u64>>, TagError> {
         }
     }
     Ok(offset.zip(size).map(|(o, s)| o..o + s))
-}
-
-fn be32(data: &[u8], at: usize) -> Result<u32, TagError> {
-    data.get(at..at + 4)
-        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or_else(mp4box::overrun)
 }
 
 /// The samples of a chapter track for `chapters` (in order, checked), and each one's

@@ -14,7 +14,7 @@ use lofty::file::AudioFile;
 use lofty::mp4::Mp4File;
 use lofty::tag::Accessor;
 
-use super::mp4box::{self, Kind, Layout, NewMoov};
+use super::mp4box::{self, Kind, Layout, NewMoov, be32, be64};
 use super::vorbis::{cover_of, map_err, parse_options};
 use super::{TagError, Tags, chapter_track, chpl};
 
@@ -144,7 +144,7 @@ fn rebuild_moov(moov: &[u8], tags: &Tags, layout: &Layout) -> Result<NewMoov, Ta
                 if Some(i) == last_trak
                     && let Some((_, sizes, durations)) = &chapter_track
                 {
-                    let offset = NewMoov::front_offset(replaces_before, layout);
+                    let offset = layout.front_offset(replaces_before);
                     out.extend_from_slice(&chapter_track::trak(
                         new_id,
                         sizes,
@@ -184,17 +184,12 @@ struct Movie {
 
 impl Movie {
     fn of(mvhd: &[u8]) -> Result<Self, TagError> {
-        let be32 = |at: usize| {
-            mvhd.get(at..at + 4)
-                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-                .ok_or_else(mp4box::overrun)
-        };
         let (timescale, duration) = if mvhd.first() == Some(&1) {
-            (be32(20)?, u64::from(be32(24)?) << 32 | u64::from(be32(28)?))
+            (be32(mvhd, 20)?, be64(mvhd, 24)?)
         } else {
-            (be32(12)?, u64::from(be32(16)?))
+            (be32(mvhd, 12)?, u64::from(be32(mvhd, 16)?))
         };
-        let next_track_id = be32(mvhd.len().checked_sub(4).ok_or_else(mp4box::overrun)?)?;
+        let next_track_id = be32(mvhd, mvhd.len().checked_sub(4).ok_or_else(mp4box::overrun)?)?;
         Ok(Movie {
             timescale,
             duration,

@@ -84,18 +84,29 @@ pub(super) fn overrun() -> TagError {
     TagError::Corrupt("an MP4 box overruns its parent".into())
 }
 
+/// The big-endian `u32` at `at` of a box body.
+pub(super) fn be32(data: &[u8], at: usize) -> Result<u32, TagError> {
+    data.get(at..at + 4)
+        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or_else(overrun)
+}
+
+/// The big-endian `u64` at `at` of a box body.
+pub(super) fn be64(data: &[u8], at: usize) -> Result<u64, TagError> {
+    Ok(u64::from(be32(data, at)?) << 32 | u64::from(be32(data, at + 4)?))
+}
+
 /// The box at `at` in `data`: its type, header length and whole size (`0` means "to the end").
 fn box_at(data: &[u8], at: usize) -> Result<(Kind, usize, usize), TagError> {
     let head = data.get(at..at + 8).ok_or_else(overrun)?;
-    let size32 = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+    let size32 = be32(head, 0)?;
     let kind = [head[4], head[5], head[6], head[7]];
     let (header_len, size) = match size32 {
         0 => (8, data.len() - at),
-        1 => {
-            let large = data.get(at + 8..at + 16).ok_or_else(overrun)?;
-            let large = u64::from_be_bytes(large.try_into().map_err(|_| overrun())?);
-            (16, usize::try_from(large).map_err(|_| overrun())?)
-        }
+        1 => (
+            16,
+            usize::try_from(be64(data, at + 8)?).map_err(|_| overrun())?,
+        ),
         n => (8, n as usize),
     };
     if size < header_len || at.checked_add(size).is_none_or(|end| end > data.len()) {
@@ -157,13 +168,19 @@ pub(super) struct NewMoov {
     pub(super) replaces_before: bool,
 }
 
-impl NewMoov {
-    /// Where the content of [`NewMoov::front`] will start in the file.
-    pub(super) fn front_offset(replaces_before: bool, layout: &Layout) -> u64 {
-        match (&layout.before, replaces_before) {
-            (Some((start, _)), true) => start + 8,
-            _ => layout.moov_start + 8,
+impl Layout {
+    /// Where the rewritten part of the file starts: at `moov`, or at the `mdat` before it when
+    /// that is replaced.
+    pub(super) fn rewritten_from(&self, replaces_before: bool) -> u64 {
+        match (&self.before, replaces_before) {
+            (Some((start, _)), true) => *start,
+            _ => self.moov_start,
         }
+    }
+
+    /// Where the content of [`NewMoov::front`] will start in the file (after its `mdat` header).
+    pub(super) fn front_offset(&self, replaces_before: bool) -> u64 {
+        self.rewritten_from(replaces_before) + 8
     }
 }
 
@@ -215,10 +232,7 @@ pub(super) fn rewrite_moov(
     if new.moov == old && new.front.is_empty() && !new.replaces_before {
         return Ok(());
     }
-    let region = match (&layout.before, new.replaces_before) {
-        (Some((start, _)), true) => *start..moov.end,
-        _ => moov.clone(),
-    };
+    let region = layout.rewritten_from(new.replaces_before)..moov.end;
     let front = if new.front.is_empty() {
         Vec::new()
     } else {
@@ -277,10 +291,7 @@ pub(super) fn shift_chunk_offsets(moov: &mut [u8], from: u64, delta: i64) -> Res
 
 /// One `stco` (32-bit) or `co64` (64-bit) table: version and flags, a count, the offsets.
 fn shift_table(body: &mut [u8], wide: bool, from: u64, delta: i64) -> Result<(), TagError> {
-    let count = body
-        .get(4..8)
-        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or_else(overrun)?;
+    let count = be32(body, 4)?;
     let width = if wide { 8 } else { 4 };
     let entries = body.get_mut(8..).ok_or_else(overrun)?;
     if entries.len() < usize::try_from(count).unwrap_or(usize::MAX) * width {
@@ -290,9 +301,9 @@ fn shift_table(body: &mut [u8], wide: bool, from: u64, delta: i64) -> Result<(),
     }
     for entry in entries.chunks_exact_mut(width).take(count as usize) {
         let offset = if wide {
-            u64::from_be_bytes(entry.try_into().map_err(|_| overrun())?)
+            be64(entry, 0)?
         } else {
-            u64::from(u32::from_be_bytes(entry.try_into().map_err(|_| overrun())?))
+            u64::from(be32(entry, 0)?)
         };
         if offset < from {
             continue;

@@ -225,7 +225,6 @@ fn apply(comments: &mut VorbisComments, tags: &Tags) -> Result<(), TagError> {
             .insert_picture(picture(cover), None)
             .map_err(|e| TagError::Invalid(format!("the cover: {e}")))?;
     }
-    check(&tags.chapters)?;
     let kept: Vec<(String, String)> = comments
         .take_items()
         .filter(|(key, _)| chapter_key(key).is_none())

@@ -16,9 +16,10 @@ use std::{sync::Arc, time::Duration};
 
 use futures::TryStreamExt;
 use jiff::{SignedDuration, Timestamp};
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path};
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path};
 use serde::{Deserialize, Serialize};
 
+use crate::store::{get_json, put_if_absent};
 use crate::{
     error::{Error, Result},
     ids::AccountId,
@@ -137,22 +138,6 @@ fn claim_path(account: &AccountId, webhook: &str, seq: u64, attempt: usize) -> P
     root(account, webhook)
         .join("claims")
         .join(format!("{seq:020}-{attempt:03}"))
-}
-
-async fn get_json<T: for<'de> Deserialize<'de>>(
-    store: &Arc<dyn ObjectStore>,
-    path: &Path,
-) -> Result<Option<T>> {
-    match store.get(path).await {
-        Ok(got) => {
-            let bytes = got.bytes().await?;
-            serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| Error::storage(format!("{path} is unreadable: {e}")))
-        }
-        Err(object_store::Error::NotFound { .. }) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
 }
 
 async fn put_json<T: Serialize>(
@@ -283,25 +268,18 @@ pub(crate) async fn claim(
     let path = claim_path(account, webhook, seq, attempt);
     let body = serde_json::to_vec(&serde_json::json!({ "at": now }))
         .map_err(|e| Error::storage(e.to_string()))?;
-    let opts = PutOptions {
-        mode: PutMode::Create,
-        ..Default::default()
-    };
-    match store.put_opts(&path, PutPayload::from(body), opts).await {
-        Ok(_) => Ok(Claim::Won),
-        Err(object_store::Error::AlreadyExists { .. }) => {
-            #[derive(Deserialize)]
-            struct Held {
-                at: Timestamp,
-            }
-            let held: Option<Held> = get_json(store, &path).await?;
-            let stale = held.is_none_or(|h| {
-                now.duration_since(h.at) > SignedDuration::try_from(STALE_CLAIM).unwrap_or_default()
-            });
-            Ok(if stale { Claim::Stale } else { Claim::Held })
-        }
-        Err(e) => Err(e.into()),
+    if put_if_absent(store, &path, PutPayload::from(body)).await? {
+        return Ok(Claim::Won);
     }
+    #[derive(Deserialize)]
+    struct Held {
+        at: Timestamp,
+    }
+    let held: Option<Held> = get_json(store, &path).await?;
+    let stale = held.is_none_or(|h| {
+        now.duration_since(h.at) > SignedDuration::try_from(STALE_CLAIM).unwrap_or_default()
+    });
+    Ok(if stale { Claim::Stale } else { Claim::Held })
 }
 
 /// The result of a claim.

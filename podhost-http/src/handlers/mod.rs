@@ -58,7 +58,6 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::GetJob(id) => jobs::get(api, call, id).await,
         E::GetWaveform(id) => jobs::waveform(api, call, id).await,
         E::GetSilence(id) => jobs::silence(api, call, id).await,
-        // Mounted with the scopes of their issues; the behaviour comes with those issues.
         E::GetMetadata(id) => metadata::get(api, call, id).await,
         E::PutMetadata(id) => metadata::put(api, call, id).await,
         E::WebhooksProcessing => webhooks::process(api, call).await,

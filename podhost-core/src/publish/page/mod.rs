@@ -64,12 +64,7 @@ impl Show<'_> {
 
     /// Who makes it, as the feed says it.
     fn author(&self) -> &str {
-        let it = &self.feed.itunes;
-        if it.author.is_empty() {
-            &self.feed.googleplay.author
-        } else {
-            &it.author
-        }
+        self.feed.author()
     }
 }
 
