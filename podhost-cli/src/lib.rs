@@ -31,6 +31,11 @@ pub struct Cli {
     /// networks, tests).
     #[arg(long, global = true, env = "PODHOST_ALLOW_PRIVATE_WEBHOOKS", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
     pub allow_private_webhooks: bool,
+    /// A folder for the working files of background jobs (tag writing rewrites a copy of the
+    /// audio there) [default: .podhost/scratch in a local-folder store, else podhost in the
+    /// system's temporary folder].
+    #[arg(long, global = true, env = "PODHOST_SCRATCH_DIR")]
+    pub scratch_dir: Option<std::path::PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -67,6 +72,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let mut config = HostConfig::new(&public_url)?;
     config.local_root = opened.local_root;
+    config.scratch_dir = Some(
+        cli.scratch_dir
+            .clone()
+            .or(opened.scratch_dir)
+            .unwrap_or_else(|| std::env::temp_dir().join("podhost")),
+    );
     config.allow_private_webhooks = cli.allow_private_webhooks;
     if let Command::Serve(serve) = &cli.command {
         config.jobs.lease = std::time::Duration::from_secs(serve.job_lease_seconds);

@@ -27,6 +27,15 @@ pub struct HostConfig {
     /// Serve enclosure downloads by redirecting to the store's own presigned URLs (S3) instead
     /// of streaming them (default: stream). See [`OpenedStore::presigner`](crate::OpenedStore).
     pub presigned_downloads: Option<std::sync::Arc<dyn crate::store::Presigner>>,
+    /// A folder of this machine where jobs keep working files (tag writing rewrites a copy of
+    /// the audio there). The core touches no other file outside its store. [`open_store`]
+    /// suggests one under a local-folder store ([`OpenedStore::scratch_dir`]); for other stores
+    /// the frontend chooses (the CLI: the system's temporary folder). `None`: tag writing
+    /// fails with a message saying so.
+    ///
+    /// [`open_store`]: crate::open_store
+    /// [`OpenedStore::scratch_dir`]: crate::OpenedStore
+    pub scratch_dir: Option<PathBuf>,
     /// How this process runs background jobs.
     pub jobs: crate::host::JobsConfig,
     /// Whether webhook targets may be on loopback, private, link-local or metadata addresses
@@ -47,6 +56,7 @@ impl HostConfig {
             catalog: CatalogConfig::default(),
             local_root: None,
             presigned_downloads: None,
+            scratch_dir: None,
             jobs: Default::default(),
             allow_private_webhooks: false,
         })

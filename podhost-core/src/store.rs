@@ -18,6 +18,9 @@ pub struct OpenedStore {
     pub local_root: Option<PathBuf>,
     /// For S3: presigned download URLs, so that enclosures can be served by S3 itself.
     pub presigner: Option<Arc<dyn Presigner>>,
+    /// A scratch folder that goes with the store (for a local folder: `.podhost/scratch` in it),
+    /// the default of [`HostConfig::scratch_dir`](crate::HostConfig::scratch_dir).
+    pub scratch_dir: Option<PathBuf>,
 }
 
 /// Makes time-limited URLs under which the store itself serves an object to anyone (S3's
@@ -49,6 +52,7 @@ pub fn open_store(url: &str) -> Result<OpenedStore> {
             store: Arc::new(InMemory::new()),
             local_root: None,
             presigner: None,
+            scratch_dir: None,
         });
     }
     if let Some(rest) = url.strip_prefix("s3://") {
@@ -77,6 +81,7 @@ pub fn open_store(url: &str) -> Result<OpenedStore> {
         .with_automatic_cleanup(true);
     Ok(OpenedStore {
         store: Arc::new(local),
+        scratch_dir: Some(root.join(".podhost").join("scratch")),
         local_root: Some(root),
         presigner: None,
     })
@@ -118,6 +123,7 @@ fn s3_store(
         store,
         local_root: None,
         presigner: Some(Arc::new(S3Presigner { s3, prefix })),
+        scratch_dir: None,
     })
 }
 

@@ -60,7 +60,7 @@ impl Urls {
             self.base,
             account,
             media.blob.as_str(),
-            encode_segment(&media.name)
+            encode_segment(media.url_name())
         )
     }
 

@@ -1,5 +1,5 @@
-//! A fault-injecting [`ObjectStore`] wrapper: errors, ambiguous successes, delays, and counters
-//! of what went through.
+//! A fault-injecting [`ObjectStore`] wrapper: errors, ambiguous successes, delays, gates that
+//! hold chosen calls until a test lets them through, and counters of what went through.
 
 use std::{
     fmt,
@@ -61,12 +61,74 @@ struct Counters {
     injected: AtomicU64,
 }
 
+/// The kind of a store call, as a [`Gate`]'s predicate sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// A single put (plain or conditional).
+    Put,
+    /// The start of a multipart upload.
+    PutMultipart,
+    /// A get or a ranged read.
+    Get,
+    /// A delete.
+    Delete,
+    /// A copy.
+    Copy,
+}
+
+type GatePredicate = dyn Fn(Call, &Path) -> bool + Send + Sync;
+
+/// Holds the store calls that match its predicate until [`open`](Gate::open)ed: how a test stops
+/// a background job (or an upload) at a chosen point, acts meanwhile, then lets it finish.
+/// Made by [`FaultStore::gate`]; closed when made.
+#[derive(Clone)]
+pub struct Gate {
+    matches: Arc<GatePredicate>,
+    open: Arc<tokio::sync::watch::Sender<bool>>,
+    /// How many calls are waiting at the gate now.
+    waiting: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+impl Gate {
+    /// Waits until at least one call is held at the gate.
+    pub async fn reached(&self) {
+        let mut waiting = self.waiting.subscribe();
+        let _ = waiting.wait_for(|n| *n > 0).await;
+    }
+
+    /// Whether a call is held at the gate now.
+    pub fn is_holding(&self) -> bool {
+        *self.waiting.borrow() > 0
+    }
+
+    /// Lets the held calls, and every later one, through.
+    pub fn open(&self) {
+        self.open.send_replace(true);
+    }
+
+    /// Holds matching calls again from now on.
+    pub fn close(&self) {
+        self.open.send_replace(false);
+    }
+
+    async fn pass(&self, call: Call, path: &Path) {
+        if *self.open.borrow() || !(self.matches)(call, path) {
+            return;
+        }
+        let mut open = self.open.subscribe();
+        self.waiting.send_modify(|n| *n += 1);
+        let _ = open.wait_for(|open| *open).await;
+        self.waiting.send_modify(|n| *n -= 1);
+    }
+}
+
 /// Wraps a store and injects [`Faults`]; healthy until told otherwise.
 #[derive(Clone)]
 pub struct FaultStore {
     inner: Arc<dyn ObjectStore>,
     faults: Arc<Mutex<Faults>>,
     counters: Arc<Counters>,
+    gates: Arc<Mutex<Vec<Gate>>>,
 }
 
 impl fmt::Debug for FaultStore {
@@ -95,6 +157,30 @@ impl FaultStore {
             inner,
             faults: Default::default(),
             counters: Default::default(),
+            gates: Default::default(),
+        }
+    }
+
+    /// A new gate, closed: from now on, calls for which `matches` is true wait until it is
+    /// opened.
+    pub fn gate(&self, matches: impl Fn(Call, &Path) -> bool + Send + Sync + 'static) -> Gate {
+        let gate = Gate {
+            matches: Arc::new(matches),
+            open: Arc::new(tokio::sync::watch::channel(false).0),
+            waiting: Arc::new(tokio::sync::watch::channel(0).0),
+        };
+        self.gates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(gate.clone());
+        gate
+    }
+
+    /// Waits at every closed gate that holds this call.
+    async fn pass_gates(&self, call: Call, path: &Path) {
+        let gates = self.gates.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for gate in gates {
+            gate.pass(call, path).await;
         }
     }
 
@@ -178,6 +264,7 @@ impl ObjectStore for FaultStore {
         payload: PutPayload,
         opts: PutOptions,
     ) -> Result<PutResult> {
+        self.pass_gates(Call::Put, location).await;
         self.counters.puts.fetch_add(1, Ordering::Relaxed);
         self.counters
             .bytes_put
@@ -205,6 +292,7 @@ impl ObjectStore for FaultStore {
         location: &Path,
         opts: PutMultipartOptions,
     ) -> Result<Box<dyn MultipartUpload>> {
+        self.pass_gates(Call::PutMultipart, location).await;
         self.counters.puts.fetch_add(1, Ordering::Relaxed);
         if self.roll().await.0 {
             return Err(injected("multipart upload failed"));
@@ -213,6 +301,7 @@ impl ObjectStore for FaultStore {
     }
 
     async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        self.pass_gates(Call::Get, location).await;
         self.counters.gets.fetch_add(1, Ordering::Relaxed);
         if self.roll().await.0 {
             return Err(injected("get failed"));
@@ -225,6 +314,7 @@ impl ObjectStore for FaultStore {
         location: &Path,
         ranges: &[Range<u64>],
     ) -> Result<Vec<bytes::Bytes>> {
+        self.pass_gates(Call::Get, location).await;
         self.counters.gets.fetch_add(1, Ordering::Relaxed);
         if self.roll().await.0 {
             return Err(injected("get failed"));
@@ -242,6 +332,7 @@ impl ObjectStore for FaultStore {
                 let this = this.clone();
                 async move {
                     let location = location?;
+                    this.pass_gates(Call::Delete, &location).await;
                     this.counters.deletes.fetch_add(1, Ordering::Relaxed);
                     let (fail, ambiguous) = this.roll().await;
                     if fail {
@@ -285,6 +376,7 @@ impl ObjectStore for FaultStore {
     }
 
     async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.pass_gates(Call::Copy, to).await;
         self.counters.puts.fetch_add(1, Ordering::Relaxed);
         let (fail, ambiguous) = self.roll().await;
         if fail {

@@ -1,7 +1,8 @@
 //! podhost-testkit: what integrators and podhost's own tests test with.
 //!
 //! - [`FaultStore`]: an [`ObjectStore`](object_store::ObjectStore) wrapper that injects errors,
-//!   ambiguous successes (the write lands, the answer is lost) and delays, and counts calls.
+//!   ambiguous successes (the write lands, the answer is lost) and delays, holds chosen calls at
+//!   a [`Gate`] until the test opens it, and counts calls.
 //! - [`conformance`]: the behaviour of [`PodcastHost`], written once
 //!   as `pub async fn`s over a store, run against every backend.
 //! - [`fixtures`]: small media files made in code.
@@ -12,7 +13,7 @@ mod fault;
 pub mod fixtures;
 pub mod memory;
 
-pub use fault::{Counts, FaultStore, Faults};
+pub use fault::{Call, Counts, FaultStore, Faults, Gate};
 
 use std::sync::Arc;
 
@@ -23,17 +24,24 @@ use podhost_core::{HostConfig, ManualClock, PodcastHost};
 pub const TEST_PUBLIC_URL: &str = "https://pod.test";
 
 /// A host over `store` on a manual clock (starting 2026-01-01T00:00:00Z) that reads other
-/// processes' writes at once (refresh interval zero) and allows webhook targets on loopback
-/// (test servers run there).
+/// processes' writes at once (refresh interval zero), allows webhook targets on loopback (test
+/// servers run there) and keeps job files in [`scratch_dir`].
 pub fn test_host(store: Arc<dyn object_store::ObjectStore>) -> (PodcastHost, ManualClock) {
     let clock = ManualClock::new("2026-01-01T00:00:00Z".parse().expect("a valid timestamp"));
     let mut config = HostConfig::new(TEST_PUBLIC_URL).expect("a valid URL");
     config.catalog.refresh_interval = std::time::Duration::ZERO;
     config.allow_private_webhooks = true;
+    config.scratch_dir = Some(scratch_dir());
     (
         PodcastHost::with_clock(config, store, Arc::new(clock.clone())),
         clock,
     )
+}
+
+/// The scratch folder of test hosts: `podhost-testkit` in the system's temporary folder (jobs
+/// name their working files by job id, so tests never collide there).
+pub fn scratch_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join("podhost-testkit")
 }
 
 /// A byte stream of `bytes` in chunks of `chunk` bytes, as an upload body.

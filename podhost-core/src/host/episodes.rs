@@ -8,7 +8,7 @@ use super::{
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
-    ids::{EpisodeId, FeedId},
+    ids::{EpisodeId, FeedId, JobId},
     model::{
         Episode, EpisodeListQuery, EpisodePatch, EpisodeSort, EpisodeView, ItunesEpisode,
         NewEpisode, Page,
@@ -144,7 +144,40 @@ pub(super) fn view_of(state: &AccountState, episode: Episode, now: jiff::Timesta
     }
 }
 
+/// The tag-writing job of `write_metadata`, decided in the episode's own commit (so the episode
+/// and its job land together or not at all): pushed onto `changes` when new.
+fn tags_job(
+    state: &AccountState,
+    episode: &Episode,
+    reserved: Option<&JobId>,
+    now: jiff::Timestamp,
+    changes: &mut Vec<Change>,
+) -> Result<Option<JobId>> {
+    let Some(reserved) = reserved else {
+        return Ok(None);
+    };
+    let (job, new) = super::metadata::episode_tags_job(state, episode, reserved, now)?;
+    if new {
+        changes.push(Change::JobPut(job.clone()));
+    }
+    Ok(Some(job.id))
+}
+
 impl PodcastHost {
+    /// Settles the job reserved for an episode commit and returns the commit's result.
+    async fn settled<T>(
+        &self,
+        who: &Principal,
+        reserved: Option<JobId>,
+        committed: Result<(T, Option<JobId>)>,
+    ) -> Result<(T, Option<JobId>)> {
+        if let Some(reserved) = &reserved {
+            let recorded = committed.as_ref().ok().and_then(|(_, job)| job.as_ref());
+            self.settle_job(who.account(), reserved, recorded).await;
+        }
+        committed
+    }
+
     /// Creates an episode in a feed. Only the title is required; the publishing date defaults
     /// to now; a public episode with a future date is scheduled and publishes itself.
     pub async fn create_episode(
@@ -160,8 +193,12 @@ impl PodcastHost {
             e.into_result()?;
         }
         let catalog = self.catalog(who.account()).await?;
+        let reserved = match new.fields.write_metadata {
+            true => Some(self.reserve_job(who.account()).await?),
+            false => None,
+        };
         let now = self.now();
-        let episode = catalog
+        let committed = catalog
             .commit(now, |state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
@@ -188,21 +225,17 @@ impl PodcastHost {
                     version: 1,
                 };
                 apply_patch(&mut episode, &new.fields, state)?;
-                if new.fields.write_metadata {
-                    super::metadata::check_write_metadata(state, &episode)?;
-                }
+                let mut changes = vec![Change::EpisodePut(episode.clone())];
+                let job = tags_job(state, &episode, reserved.as_ref(), now, &mut changes)?;
                 let mut events = vec![(K::EpisodeCreated, snapshot(state, &episode, now))];
                 if episode.is_published(now) {
                     events.push((K::EpisodePublished, snapshot(state, &episode, now)));
                 }
-                let mut changes = vec![Change::EpisodePut(episode.clone())];
                 changes.extend(state.record(now, events));
-                Ok((changes, episode))
+                Ok((changes, (episode, job)))
             })
-            .await?;
-        if new.fields.write_metadata {
-            self.write_episode_metadata(who, feed, episode.id).await?;
-        }
+            .await;
+        let (episode, _) = self.settled(who, reserved, committed).await?;
         Ok(catalog.read(|state| view_of(state, episode, now)).await)
     }
 
@@ -229,8 +262,12 @@ impl PodcastHost {
     ) -> Result<EpisodeView> {
         who.require(Scope::Shows)?;
         let catalog = self.catalog(who.account()).await?;
+        let reserved = match patch.write_metadata {
+            true => Some(self.reserve_job(who.account()).await?),
+            false => None,
+        };
         let now = self.now();
-        let episode = catalog
+        let committed = catalog
             .commit(now, |state| {
                 let mut episode = state.episode(feed, id).cloned().ok_or_else(|| episode_not_found(id))?;
                 if let Some(expected) = patch.if_version
@@ -242,26 +279,22 @@ impl PodcastHost {
                     )));
                 }
                 apply_patch(&mut episode, patch, state)?;
-                if patch.write_metadata {
-                    super::metadata::check_write_metadata(state, &episode)?;
-                }
                 episode.updated = now;
                 episode.version += 1;
                 let was_published = state
                     .episode(feed, id)
                     .is_some_and(|before| before.is_published(now));
+                let mut changes = vec![Change::EpisodePut(episode.clone())];
+                let job = tags_job(state, &episode, reserved.as_ref(), now, &mut changes)?;
                 let mut events = vec![(K::EpisodeUpdated, snapshot(state, &episode, now))];
                 if episode.is_published(now) && !was_published {
                     events.push((K::EpisodePublished, snapshot(state, &episode, now)));
                 }
-                let mut changes = vec![Change::EpisodePut(episode.clone())];
                 changes.extend(state.record(now, events));
-                Ok((changes, episode))
+                Ok((changes, (episode, job)))
             })
-            .await?;
-        if patch.write_metadata {
-            self.write_episode_metadata(who, feed, id).await?;
-        }
+            .await;
+        let (episode, _) = self.settled(who, reserved, committed).await?;
         Ok(catalog.read(|state| view_of(state, episode, now)).await)
     }
 

@@ -10,9 +10,10 @@ use super::{
 use crate::{
     analysis::{self, SilenceOptions, SilenceReport, WaveformOptions},
     error::{Error, FieldErrors, Result},
-    ids::{AccountId, MediaId},
-    model::{Job, JobKind, Media},
+    ids::{AccountId, JobId, MediaId},
+    model::{BlobKey, Job, JobKind, Media},
     principal::Principal,
+    probe::MediaFacts,
     scope::Scope,
     tags::Chapter,
 };
@@ -126,33 +127,116 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
     }
 }
 
-/// Does a job's work. Errors are the job's failure reason.
-pub(super) async fn execute(host: &PodcastHost, account: &AccountId, job: &Job) -> Result<Media> {
+/// What a job changes in its media record. The job's finishing commit applies it to the record
+/// as it is then ([`JobOutput::apply`]), never writes back a copy read when the job began: other
+/// changes made while the job ran (ad breaks, a rename, another job's result) stay.
+#[derive(Debug)]
+pub(super) enum JobOutput {
+    /// The waveform is stored under the job's id; `outline` is what the episode page draws.
+    Waveform {
+        /// A coarse outline of the waveform.
+        outline: Vec<u8>,
+    },
+    /// The silence report is stored under the job's id.
+    Silence,
+    /// The file with its tags written is stored as `blob`, to replace `from`.
+    Tags {
+        /// The blob the job read.
+        from: BlobKey,
+        /// The blob the job wrote.
+        blob: BlobKey,
+        /// Its size.
+        size: u64,
+        /// What it is.
+        facts: MediaFacts,
+        /// The chapters it holds, as published.
+        chapters: Vec<Chapter>,
+    },
+}
+
+impl JobOutput {
+    /// The record `current` with this output of job `job` applied at `now`, or why it cannot be
+    /// (the job then fails with that reason and its output is discarded).
+    pub(super) fn apply(
+        &self,
+        current: &Media,
+        job: &JobId,
+        now: jiff::Timestamp,
+    ) -> std::result::Result<Media, String> {
+        let mut media = current.clone();
+        match self {
+            JobOutput::Waveform { outline } => {
+                media.results.waveform = Some(job.clone());
+                media.results.outline.clone_from(outline);
+            }
+            JobOutput::Silence => media.results.silence = Some(job.clone()),
+            JobOutput::Tags {
+                from,
+                blob,
+                size,
+                facts,
+                chapters,
+            } => {
+                if &current.blob != from {
+                    return Err(format!(
+                        "media {} changed while its tags were being written; nothing was \
+                         changed: ask again",
+                        current.id
+                    ));
+                }
+                media.blob = blob.clone();
+                media.size = *size;
+                media.facts = facts.clone();
+                media.chapters.clone_from(chapters);
+                // A new file has a new URL, named after the file as it is now.
+                media.url_name = None;
+                media.updated = now;
+            }
+        }
+        Ok(media)
+    }
+
+    /// The blob this output stored, which nothing references unless the output is applied.
+    pub(super) fn new_blob(&self) -> Option<&BlobKey> {
+        match self {
+            JobOutput::Tags { blob, .. } => Some(blob),
+            JobOutput::Waveform { .. } | JobOutput::Silence => None,
+        }
+    }
+}
+
+/// Does a job's work on the media record as it is when the job starts. Errors are the job's
+/// failure reason.
+pub(super) async fn execute(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &Job,
+) -> Result<JobOutput> {
     let catalog = host.catalog(account).await?;
     let media = catalog
         .read(|state| state.media.get(&job.media).cloned())
         .await
         .ok_or_else(|| Error::invalid("media", "the media file was deleted"))?;
     match job.kind {
-        JobKind::Waveform | JobKind::Silence => analyse(host, account, job, media).await,
-        JobKind::WriteTags => write_tags(host, account, job, media).await,
+        JobKind::Waveform | JobKind::Silence => analyse(host, account, job, &media).await,
+        JobKind::WriteTags => write_tags(host, account, job, &media).await,
     }
 }
 
-/// Writes the patched tags into a copy of the file and stores it as a new blob: the media
-/// record then points at it (a new download URL); the old blob stays until nothing uses it
+/// Writes the patched tags into a copy of the file and stores it as a new blob, which the
+/// finishing commit swaps in (a new download URL); the old blob stays until nothing uses it
 /// (then `sweep` removes it).
 async fn write_tags(
     host: &PodcastHost,
     account: &AccountId,
     job: &Job,
-    mut media: Media,
-) -> Result<Media> {
+    media: &Media,
+) -> Result<JobOutput> {
     use futures::StreamExt;
     use object_store::ObjectStoreExt;
     let patch: MetadataPatch = serde_json::from_value(job.params.clone())
         .map_err(|e| Error::invalid("params", format!("unreadable tag changes: {e}")))?;
-    let current = read_file_tags(host, account, &media)
+    let current = read_file_tags(host, account, media)
         .await
         .map_err(|e| Error::invalid("media", e.to_string()))?;
     let mut tags = patch.apply(current);
@@ -178,8 +262,15 @@ async fn write_tags(
             }
         };
     }
-    // A private working copy: tag writers rewrite files in place.
-    let dir = std::env::temp_dir().join(format!("podhost-tags-{}", job.id));
+    // A private working copy in the scratch folder: tag writers rewrite files in place.
+    let scratch = host.config().scratch_dir.as_ref().ok_or_else(|| {
+        Error::invalid(
+            "media",
+            "this server has no scratch folder for tag writing (HostConfig::scratch_dir, \
+             `serve --scratch-dir`)",
+        )
+    })?;
+    let dir = scratch.join(format!("tags-{}", job.id));
     tokio::fs::create_dir_all(&dir)
         .await
         .map_err(|e| Error::storage(format!("a working folder for tag writing: {e}")))?;
@@ -207,10 +298,12 @@ async fn write_tags(
         let wanted = tags.clone();
         // Written, then read back: the chapters published are the file's (with the end times
         // the writer derived), and a write that did not take is a failure, not a success.
-        let written = tokio::task::spawn_blocking(move || {
+        let (written, file, len) = tokio::task::spawn_blocking(move || {
             crate::tags::write_tags(&path, &mime, &wanted, duration)?;
             let mut file = std::fs::File::open(&path)?;
-            crate::tags::read_tags(&mut file, &mime)
+            let written = crate::tags::read_tags(&mut file, &mime)?;
+            let len = file.metadata()?.len();
+            Ok::<_, crate::tags::TagError>((written, file, len))
         })
         .await
         .map_err(|e| Error::storage(format!("the tag writer stopped: {e}")))?
@@ -218,19 +311,16 @@ async fn write_tags(
             crate::tags::TagError::Io(e) => Error::storage(format!("writing tags: {e}")),
             e => Error::invalid("tags", e.to_string()),
         })?;
-        let file = std::fs::File::open(&work).map_err(|e| Error::storage(e.to_string()))?;
-        let len = file
-            .metadata()
-            .map_err(|e| Error::storage(e.to_string()))?
-            .len();
         let body = super::publish::file_chunks(file, 0..len);
+        let chapters = published_chapters(&tags.chapters, written.chapters)?;
         let (blob, size, facts) = host.store_blob(account, &media.name, body).await?;
-        media.blob = blob;
-        media.size = size;
-        media.facts = facts;
-        media.updated = host.now();
-        media.chapters = published_chapters(&tags.chapters, written.chapters)?;
-        Ok(media)
+        Ok(JobOutput::Tags {
+            from: media.blob.clone(),
+            blob,
+            size,
+            facts,
+            chapters,
+        })
     }
     .await;
     let _ = tokio::fs::remove_dir_all(&dir).await;
@@ -241,8 +331,8 @@ async fn analyse(
     host: &PodcastHost,
     account: &AccountId,
     job: &Job,
-    mut media: Media,
-) -> Result<Media> {
+    media: &Media,
+) -> Result<JobOutput> {
     let (waveform, silence) = match job.kind {
         JobKind::Waveform => (Some(waveform_options(&job.params)?), None),
         _ => (None, Some(silence_options(&job.params)?)),
@@ -276,16 +366,17 @@ async fn analyse(
             .await?;
         host.put_result(account, &job.id, WAVEFORM_DAT, waveform.to_dat())
             .await?;
-        media.results.waveform = Some(job.id.clone());
-        media.results.outline = waveform.outline(OUTLINE_BARS);
+        return Ok(JobOutput::Waveform {
+            outline: waveform.outline(OUTLINE_BARS),
+        });
     }
-    if let Some(silence) = analysis.silence {
-        let json = serde_json::to_vec(&silence).map_err(|e| Error::storage(e.to_string()))?;
-        host.put_result(account, &job.id, SILENCE_JSON, json)
-            .await?;
-        media.results.silence = Some(job.id.clone());
-    }
-    Ok(media)
+    let silence = analysis
+        .silence
+        .ok_or_else(|| Error::storage("the analysis gave no silence report"))?;
+    let json = serde_json::to_vec(&silence).map_err(|e| Error::storage(e.to_string()))?;
+    host.put_result(account, &job.id, SILENCE_JSON, json)
+        .await?;
+    Ok(JobOutput::Silence)
 }
 
 impl PodcastHost {

@@ -22,6 +22,7 @@ use crate::{
     probe::MediaKind,
     scope::Scope,
     state::Change,
+    store::delete_quietly,
 };
 
 /// Attempts a job gets before it fails for good (each one ended by a crash or a store error).
@@ -89,6 +90,53 @@ pub(super) fn no_tag_write_running(
     }
 }
 
+/// The decision of asking for job `id` (scope checked by the caller): the job to record, or
+/// the one already waiting or running for the same file and kind (an analysis asked twice is
+/// one job; `false` then: nothing to record). Refused when the file is not audio, or when its
+/// tags are being written and this is another tag write.
+pub(super) fn job_for(
+    state: &crate::state::AccountState,
+    id: &JobId,
+    media: MediaId,
+    kind: JobKind,
+    params: &Value,
+    now: jiff::Timestamp,
+) -> Result<(Job, bool)> {
+    let file = state
+        .media
+        .get(&media)
+        .ok_or_else(|| Error::not_found("media", media))?;
+    if !matches!(file.kind(), MediaKind::Audio) {
+        return Err(Error::invalid(
+            "media",
+            format!("{} is not an audio file ({})", file.name, file.facts.mime),
+        ));
+    }
+    if kind == JobKind::WriteTags {
+        no_tag_write_running(state, media)?;
+    }
+    if let Some(running) = state
+        .jobs
+        .values()
+        .find(|j| j.media == media && j.kind == kind && !j.status.is_final())
+    {
+        return Ok((running.clone(), false));
+    }
+    let job = Job {
+        id: id.clone(),
+        kind,
+        media,
+        params: params.clone(),
+        status: JobStatus::Queued,
+        error: None,
+        created: now,
+        started: None,
+        finished: None,
+        attempts: 0,
+    };
+    Ok((job, true))
+}
+
 impl PodcastHost {
     /// Asks for a job on one of the caller's media files (scope `media`). Returns the job,
     /// queued; or the one already queued or running for the same media and kind. `Invalid`
@@ -101,69 +149,49 @@ impl PodcastHost {
         params: Value,
     ) -> Result<Job> {
         who.require(Scope::Media)?;
-        self.queue_job(who.account(), media, kind, params).await
-    }
-
-    /// Queues a job of an account (the caller checked the scope).
-    pub(super) async fn queue_job(
-        &self,
-        account: &AccountId,
-        media: MediaId,
-        kind: JobKind,
-        params: Value,
-    ) -> Result<Job> {
         super::job_kinds::check_params(kind, &params)?;
-        let catalog = self.catalog(account).await?;
-        let id = JobId::random();
-        // The queue marker first: a crash after it leaves a marker without a job (removed by
-        // the worker), never a job that no worker will find.
-        jobs::enqueue(self.store(), account, &id).await?;
+        let catalog = self.catalog(who.account()).await?;
+        let id = self.reserve_job(who.account()).await?;
         let now = self.now();
         let committed = catalog
             .commit(now, |state| {
-                let file = state
-                    .media
-                    .get(&media)
-                    .ok_or_else(|| Error::not_found("media", media))?;
-                if !matches!(file.kind(), MediaKind::Audio) {
-                    return Err(Error::invalid(
-                        "media",
-                        format!("{} is not an audio file ({})", file.name, file.facts.mime),
-                    ));
-                }
-                if kind == JobKind::WriteTags {
-                    no_tag_write_running(state, media)?;
-                }
-                // The same analysis asked twice is one job.
-                if let Some(running) = state
-                    .jobs
-                    .values()
-                    .find(|j| j.media == media && j.kind == kind && !j.status.is_final())
-                {
-                    return Ok((Vec::new(), running.clone()));
-                }
-                let job = Job {
-                    id: id.clone(),
-                    kind,
-                    media,
-                    params: params.clone(),
-                    status: JobStatus::Queued,
-                    error: None,
-                    created: now,
-                    started: None,
-                    finished: None,
-                    attempts: 0,
+                let (job, new) = job_for(state, &id, media, kind, &params, now)?;
+                let changes = if new {
+                    vec![Change::JobPut(job.clone())]
+                } else {
+                    Vec::new()
                 };
-                Ok((vec![Change::JobPut(job.clone())], job))
+                Ok((changes, job))
             })
             .await;
-        match &committed {
-            Ok(job) if job.id == id => self.inner.workers.wake.notify_one(),
-            _ => {
-                let _ = jobs::forget(self.store(), account, &id).await;
-            }
-        }
+        self.settle_job(who.account(), &id, committed.as_ref().ok().map(|j| &j.id))
+            .await;
         committed
+    }
+
+    /// A new job id with its queue marker written, for a commit that may record the job. The
+    /// marker comes first: a crash after it leaves a marker without a job (removed by the
+    /// workers), never a job that no worker will find. Call [`settle_job`](Self::settle_job)
+    /// after the commit.
+    pub(super) async fn reserve_job(&self, account: &AccountId) -> Result<JobId> {
+        let id = JobId::random();
+        jobs::enqueue(self.store(), account, &id).await?;
+        Ok(id)
+    }
+
+    /// After the commit of a reserved job: wakes the workers when the job recorded is the
+    /// reserved one, else removes the reserved marker.
+    pub(super) async fn settle_job(
+        &self,
+        account: &AccountId,
+        reserved: &JobId,
+        recorded: Option<&JobId>,
+    ) {
+        if recorded == Some(reserved) {
+            self.inner.workers.wake.notify_one();
+        } else {
+            let _ = jobs::forget(self.store(), account, reserved).await;
+        }
     }
 
     /// One of the caller's jobs (scope `media` or `media-read-only`).
@@ -317,25 +345,40 @@ impl PodcastHost {
             return Err(Error::storage(format!("job {id}, attempt {attempt}: {e}")));
         }
         let finished = self.now();
-        catalog
+        // The job's output is applied to the media record as it is now, so changes made while
+        // the job ran are kept; an output that no longer applies fails the job with the reason.
+        let applied = catalog
             .commit(finished, |state| {
                 let Some(current) = state.jobs.get(&id) else {
-                    return Ok((Vec::new(), ()));
+                    return Ok((Vec::new(), false));
                 };
                 // Only the newest attempt may finish the job, once.
                 if current.status.is_final() || current.attempts != attempt {
-                    return Ok((Vec::new(), ()));
+                    return Ok((Vec::new(), false));
                 }
                 let mut changes = Vec::new();
-                let (status, error) = match &outcome {
-                    // The media record as it is after the job (results, a new blob...).
-                    Ok(media) => {
-                        if state.media.contains_key(&media.id) {
-                            changes.push(Change::MediaPut(media.clone()));
+                let mut events = Vec::new();
+                let result = match &outcome {
+                    Ok(output) => match state.media.get(&current.media) {
+                        None => Err(format!(
+                            "media {} was deleted while the job ran",
+                            current.media
+                        )),
+                        Some(media) => output.apply(media, &id, finished),
+                    },
+                    Err(e) => Err(e.to_string()),
+                };
+                let applied = result.is_ok();
+                let (status, error) = match result {
+                    Ok(updated) => {
+                        if outcome.as_ref().is_ok_and(|o| o.new_blob().is_some()) {
+                            events
+                                .push((K::MediaUpdated, Subject::Media(Box::new(updated.clone()))));
                         }
+                        changes.push(Change::MediaPut(updated));
                         (JobStatus::Succeeded, None)
                     }
-                    Err(e) => (JobStatus::Failed, Some(e.to_string())),
+                    Err(reason) => (JobStatus::Failed, Some(reason)),
                 };
                 let ended = Job {
                     status,
@@ -349,10 +392,19 @@ impl PodcastHost {
                 } else {
                     K::JobFailed
                 };
-                changes.extend(state.record(finished, vec![(kind, Subject::Job(ended))]));
-                Ok((changes, ()))
+                events.push((kind, Subject::Job(ended)));
+                changes.extend(state.record(finished, events));
+                Ok((changes, applied))
             })
             .await?;
+        if !applied
+            && let Ok(output) = &outcome
+            && let Some(blob) = output.new_blob()
+        {
+            // Written by this attempt and referenced by nothing: the job failed, or a newer
+            // attempt finishes it.
+            let _ = delete_quietly(self.store(), &super::media::blob_path(account, blob)).await;
+        }
         jobs::forget(self.store(), account, &id).await
     }
 

@@ -9,7 +9,9 @@ use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, MediaId},
-    model::{BlobKey, Media, MediaCopy, MediaListQuery, MediaSort, NewMedia, Page, SortDir},
+    model::{
+        BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaSort, NewMedia, Page, SortDir,
+    },
     principal::Principal,
     probe::{self, MediaKind, Sniffer},
     scope::Scope,
@@ -77,6 +79,7 @@ impl PodcastHost {
                 let media = Media {
                     id,
                     name,
+                    url_name: None,
                     category: new.category.clone().filter(|c| !c.is_empty()),
                     size,
                     created: now,
@@ -88,9 +91,10 @@ impl PodcastHost {
                     chapters: chapters.clone(),
                 };
                 let mut changes = vec![Change::MediaPut(media.clone())];
-                changes.extend(
-                    state.record(now, vec![(K::MediaCreated, Subject::Media(media.clone()))]),
-                );
+                changes.extend(state.record(
+                    now,
+                    vec![(K::MediaCreated, Subject::Media(Box::new(media.clone())))],
+                ));
                 Ok((changes, media))
             })
             .await;
@@ -220,9 +224,10 @@ impl PodcastHost {
                     )));
                 }
                 let mut changes = vec![Change::MediaRemoved { id }];
-                changes.extend(
-                    state.record(now, vec![(K::MediaDeleted, Subject::Media(media.clone()))]),
-                );
+                changes.extend(state.record(
+                    now,
+                    vec![(K::MediaDeleted, Subject::Media(Box::new(media.clone())))],
+                ));
                 Ok((changes, media.clone()))
             })
             .await?;
@@ -256,6 +261,7 @@ impl PodcastHost {
                 let media = Media {
                     id: MediaId::new(state.next_media_id())?,
                     name: text::unique_name(&name, |n| state.media.values().any(|m| m.name == n)),
+                    url_name: None,
                     category: Some(copy.category.clone()).filter(|c| !c.is_empty()),
                     created: now,
                     updated: now,
@@ -263,9 +269,66 @@ impl PodcastHost {
                     ..original.clone()
                 };
                 let mut changes = vec![Change::MediaPut(media.clone())];
-                changes.extend(
-                    state.record(now, vec![(K::MediaCreated, Subject::Media(media.clone()))]),
-                );
+                changes.extend(state.record(
+                    now,
+                    vec![(K::MediaCreated, Subject::Media(Box::new(media.clone())))],
+                ));
+                Ok((changes, media))
+            })
+            .await
+    }
+
+    /// Renames a media file or moves it to another category (scope `media`). A name is cleaned
+    /// and made unique in the account (a numbered suffix on a clash); the download URL keeps the
+    /// name it had, so links already published stay valid.
+    pub async fn update_media(
+        &self,
+        who: &Principal,
+        id: MediaId,
+        patch: MediaPatch,
+    ) -> Result<Media> {
+        who.require(Scope::Media)?;
+        let mut errors = FieldErrors::default();
+        let name = match &patch.name {
+            Some(name) if name.trim().is_empty() => {
+                errors.add("name", "a file name may not be empty");
+                None
+            }
+            Some(name) => Some(text::clean_file_name(name)),
+            None => None,
+        };
+        let category = patch.category.clone().map(|c| c.filter(|c| !c.is_empty()));
+        check_category(&mut errors, category.as_ref().and_then(|c| c.as_deref()));
+        errors.into_result()?;
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        catalog
+            .commit(now, |state| {
+                let current = media_or_not_found(state, id)?;
+                let mut media = current.clone();
+                if let Some(name) = &name
+                    && name != &current.name
+                {
+                    media.name = text::unique_name(name, |n| {
+                        state.media.values().any(|m| m.id != id && m.name == n)
+                    });
+                    media.url_name = Some(current.url_name().to_string());
+                }
+                if let Some(category) = &category {
+                    media.category.clone_from(category);
+                }
+                if media == *current {
+                    return Ok((Vec::new(), media));
+                }
+                media.updated = now;
+                if media.url_name.as_deref() == Some(media.name.as_str()) {
+                    media.url_name = None;
+                }
+                let mut changes = vec![Change::MediaPut(media.clone())];
+                changes.extend(state.record(
+                    now,
+                    vec![(K::MediaUpdated, Subject::Media(Box::new(media.clone())))],
+                ));
                 Ok((changes, media))
             })
             .await

@@ -3,11 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{PodcastHost, media::blob_path};
+use super::{PodcastHost, jobs::job_for, media::blob_path};
+use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
-    ids::{AccountId, MediaId},
-    model::{AdBreak, BlobKey, Job, JobKind, Media},
+    ids::{AccountId, EpisodeId, FeedId, JobId, MediaId},
+    model::{AdBreak, BlobKey, Episode, Feed, Job, JobKind, Media},
     principal::Principal,
     probe::{ArtworkCheck, MediaKind},
     scope::Scope,
@@ -146,7 +147,9 @@ impl PodcastHost {
 
     /// Changes a media file's metadata (scope `media`): the ad breaks at once; the tags,
     /// chapters and cover by a job that writes them into a new file (a new download URL; the
-    /// old file stays until nothing uses it). Returns the metadata now and the job, if any.
+    /// old file stays until nothing uses it). Both in one commit: a refusal (a check, or another
+    /// tag write running: `Conflict`) changes nothing. Returns the metadata now and the job, if
+    /// any.
     pub async fn update_metadata(
         &self,
         who: &Principal,
@@ -154,84 +157,111 @@ impl PodcastHost {
         patch: MetadataPatch,
     ) -> Result<(Metadata, Option<Job>)> {
         who.require(Scope::Media)?;
-        let catalog = self.catalog(who.account()).await?;
-        let media = self.get_media(who, id).await?;
-        let mut errors = FieldErrors::default();
-        if patch.touches_file() && !tags::can_write(&media.facts.mime) {
-            errors.add(
-                "media",
-                format!("tags cannot be written into {} files", media.facts.mime),
-            );
-        }
-        if tags::can_write(&media.facts.mime) {
-            // What the job would refuse, refused now: the patch's own values against the rules
-            // and the limits of the file's tag format.
-            let asked = patch.apply(Tags::default());
-            let chapters = Tags {
-                chapters: asked.chapters.clone(),
-                ..Tags::default()
-            };
-            if let Err(e) = tags::check_tags(&media.facts.mime, &chapters) {
-                errors.add("chapters", tag_problem(e));
-            }
-            let others = Tags {
-                chapters: Vec::new(),
-                ..asked
-            };
-            if let Err(e) = tags::check_tags(&media.facts.mime, &others) {
-                errors.add("tags", tag_problem(e));
-            }
-        }
-        if let Some(Some(image)) = patch.image {
-            let picture = catalog
-                .read(|state| {
-                    state
-                        .media
-                        .get(&image)
-                        .map(|m| (m.kind() == MediaKind::Image, m.facts.mime.clone()))
-                })
-                .await;
-            match picture {
-                Some((true, cover_mime)) => {
-                    if let Err(e) = tags::check_cover(&media.facts.mime, &cover_mime) {
-                        errors.add("image", tag_problem(e));
-                    }
-                }
-                Some((false, _)) => errors.add("image", "must be the id of an image file"),
-                None => errors.add("image", format!("no media file {image}")),
-            }
-        }
         if let Some(Some(adbreak)) = &patch.adbreak
             && adbreak.midrolls.iter().any(|t| !t.is_finite() || *t < 0.0)
         {
-            errors.add("adbreak.midrolls", "seconds from the start, not negative");
+            return Err(Error::invalid(
+                "adbreak.midrolls",
+                "seconds from the start, not negative",
+            ));
         }
-        errors.into_result()?;
-        if let Some(adbreak) = &patch.adbreak {
-            let now = self.now();
-            catalog
-                .commit(now, |state| {
-                    let current = state
-                        .media
-                        .get(&id)
-                        .ok_or_else(|| Error::not_found("media", id))?;
-                    let media = Media {
+        let params = serde_json::to_value(&patch).map_err(|e| Error::storage(e.to_string()))?;
+        let catalog = self.catalog(who.account()).await?;
+        let reserved = match patch.touches_file() {
+            true => Some(self.reserve_job(who.account()).await?),
+            false => None,
+        };
+        let now = self.now();
+        let committed = catalog
+            .commit(now, |state| {
+                let media = state
+                    .media
+                    .get(&id)
+                    .ok_or_else(|| Error::not_found("media", id))?;
+                check_patch(state, media, &patch)?;
+                let mut changes = Vec::new();
+                let mut events = Vec::new();
+                if let Some(adbreak) = &patch.adbreak
+                    && &media.adbreak != adbreak
+                {
+                    let updated = Media {
                         adbreak: adbreak.clone(),
                         updated: now,
-                        ..current.clone()
+                        ..media.clone()
                     };
-                    Ok((vec![Change::MediaPut(media)], ()))
-                })
-                .await?;
+                    events.push((K::MediaUpdated, Subject::Media(Box::new(updated.clone()))));
+                    changes.push(Change::MediaPut(updated));
+                }
+                let job = match &reserved {
+                    Some(job_id) => {
+                        let (job, new) =
+                            job_for(state, job_id, id, JobKind::WriteTags, &params, now)?;
+                        if new {
+                            changes.push(Change::JobPut(job.clone()));
+                        }
+                        Some(job)
+                    }
+                    None => None,
+                };
+                changes.extend(state.record(now, events));
+                Ok((changes, job))
+            })
+            .await;
+        if let Some(reserved) = &reserved {
+            let recorded = committed
+                .as_ref()
+                .ok()
+                .and_then(|j| j.as_ref())
+                .map(|j| &j.id);
+            self.settle_job(who.account(), reserved, recorded).await;
         }
-        let job = if patch.touches_file() {
-            let params = serde_json::to_value(&patch).map_err(|e| Error::storage(e.to_string()))?;
-            Some(self.submit_job(who, id, JobKind::WriteTags, params).await?)
-        } else {
-            None
-        };
+        let job = committed?;
         Ok((self.media_metadata(who, id).await?, job))
     }
+}
+
+/// Refuses now what the tag-writing job would refuse: tags on a format that takes none, the
+/// patch's own values against the limits of the file's tag format, a cover that is not an image
+/// of a kind the format can embed.
+fn check_patch(
+    state: &crate::state::AccountState,
+    media: &Media,
+    patch: &MetadataPatch,
+) -> Result<()> {
+    let mut errors = FieldErrors::default();
+    let mime = &media.facts.mime;
+    if patch.touches_file() && !tags::can_write(mime) {
+        errors.add("media", format!("tags cannot be written into {mime} files"));
+    }
+    if tags::can_write(mime) {
+        let asked = patch.apply(Tags::default());
+        let chapters = Tags {
+            chapters: asked.chapters.clone(),
+            ..Tags::default()
+        };
+        if let Err(e) = tags::check_tags(mime, &chapters) {
+            errors.add("chapters", tag_problem(e));
+        }
+        let others = Tags {
+            chapters: Vec::new(),
+            ..asked
+        };
+        if let Err(e) = tags::check_tags(mime, &others) {
+            errors.add("tags", tag_problem(e));
+        }
+    }
+    if let Some(Some(image)) = patch.image {
+        match state.media.get(&image) {
+            Some(picture) if picture.kind() == MediaKind::Image => {
+                if let Err(e) = tags::check_cover(mime, &picture.facts.mime) {
+                    errors.add("image", tag_problem(e));
+                }
+            }
+            Some(_) => errors.add("image", "must be the id of an image file"),
+            None => errors.add("image", format!("no media file {image}")),
+        }
+    }
+    errors.into_result()
 }
 
 /// Whether `write_metadata` can be done for `episode` as it is about to be stored: it has
@@ -259,6 +289,48 @@ pub(super) fn check_write_metadata(
     Ok(media_id)
 }
 
+/// The tags `write_metadata` writes for `episode` of `feed`: its title, author, album (the
+/// podcast's title) and cover (the episode's, else the podcast's).
+pub(super) fn episode_tags(feed: &Feed, episode: &Episode) -> MetadataPatch {
+    let first = |values: [&str; 3]| {
+        values
+            .into_iter()
+            .find(|v| !v.trim().is_empty())
+            .map(str::to_string)
+    };
+    MetadataPatch {
+        title: Some(first([&episode.itunes.title, &episode.title, ""])),
+        artist: Some(first([
+            &episode.itunes.author,
+            &episode.author,
+            &feed.itunes.author,
+        ])),
+        album: Some(first([&feed.title, "", ""])),
+        image: episode.itunes.logo.or(feed.logo).map(Some),
+        ..Default::default()
+    }
+}
+
+/// The decision of `write_metadata` for `episode` as it is about to be stored (in the same
+/// commit): the tag-writing job of its audio file, reserved as `job`; `None` when the same job
+/// is already queued.
+pub(super) fn episode_tags_job(
+    state: &crate::state::AccountState,
+    episode: &Episode,
+    job: &JobId,
+    now: jiff::Timestamp,
+) -> Result<(Job, bool)> {
+    let media = check_write_metadata(state, episode)?;
+    let feed = state
+        .feeds
+        .get(&episode.feed)
+        .map(|entry| &entry.feed)
+        .ok_or_else(|| Error::not_found("feed", &episode.feed))?;
+    let params = serde_json::to_value(episode_tags(feed, episode))
+        .map_err(|e| Error::storage(e.to_string()))?;
+    job_for(state, job, media, JobKind::WriteTags, &params, now)
+}
+
 impl PodcastHost {
     /// `write_metadata` of an episode (scope `shows`): writes its title, author, album (the
     /// podcast's title), cover (the episode's, else the podcast's) and the chapters its file
@@ -267,42 +339,34 @@ impl PodcastHost {
     pub async fn write_episode_metadata(
         &self,
         who: &Principal,
-        feed: &crate::ids::FeedId,
-        episode: crate::ids::EpisodeId,
+        feed: &FeedId,
+        episode: EpisodeId,
     ) -> Result<Job> {
         who.require(Scope::Shows)?;
         let catalog = self.catalog(who.account()).await?;
-        let found = catalog
-            .read(|state| {
-                let entry = state.feeds.get(feed)?;
-                let episode = entry.episodes.get(&episode)?;
-                Some((entry.feed.clone(), episode.clone()))
+        let reserved = self.reserve_job(who.account()).await?;
+        let now = self.now();
+        let committed = catalog
+            .commit(now, |state| {
+                let found = state
+                    .episode(feed, episode)
+                    .ok_or_else(|| Error::not_found("episode", episode))?;
+                let (job, new) = episode_tags_job(state, found, &reserved, now)?;
+                let changes = if new {
+                    vec![Change::JobPut(job.clone())]
+                } else {
+                    Vec::new()
+                };
+                Ok((changes, job))
             })
             .await;
-        let (feed, episode) = found.ok_or_else(|| Error::not_found("episode", episode))?;
-        let media_id = catalog
-            .read(|state| check_write_metadata(state, &episode))
-            .await?;
-        let first = |values: [&str; 3]| {
-            values
-                .into_iter()
-                .find(|v| !v.trim().is_empty())
-                .map(str::to_string)
-        };
-        let patch = MetadataPatch {
-            title: Some(first([&episode.itunes.title, &episode.title, ""])),
-            artist: Some(first([
-                &episode.itunes.author,
-                &episode.author,
-                &feed.itunes.author,
-            ])),
-            album: Some(first([&feed.title, "", ""])),
-            image: episode.itunes.logo.or(feed.logo).map(Some),
-            ..Default::default()
-        };
-        let params = serde_json::to_value(&patch).map_err(|e| Error::storage(e.to_string()))?;
-        self.queue_job(who.account(), media_id, JobKind::WriteTags, params)
-            .await
+        self.settle_job(
+            who.account(),
+            &reserved,
+            committed.as_ref().ok().map(|j| &j.id),
+        )
+        .await;
+        committed
     }
 }
 

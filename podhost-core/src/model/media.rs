@@ -27,6 +27,10 @@ pub struct Media {
     pub id: MediaId,
     /// The cleaned file name, unique in the account.
     pub name: String,
+    /// The file name in the download URL when it differs from `name` (the file was renamed
+    /// after its bytes were stored: its URL stays as it was). `None`: `name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_name: Option<String>,
     /// The category (group); `None` for the default one.
     pub category: Option<String>,
     /// Size in bytes.
@@ -67,6 +71,21 @@ impl Media {
     pub fn kind(&self) -> MediaKind {
         self.facts.kind
     }
+
+    /// The file name its download URL ends with (fixed when its bytes were stored).
+    pub fn url_name(&self) -> &str {
+        self.url_name.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// A change of a media file's record: `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct MediaPatch {
+    /// A new name (cleaned, and made unique in the account with a numbered suffix). The
+    /// download URL keeps the name it had.
+    pub name: Option<String>,
+    /// A new category; `Some(None)` (or an empty one) is the default category.
+    pub category: Option<Option<String>>,
 }
 
 /// Where ads may be inserted into an audio file.

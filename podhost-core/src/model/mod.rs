@@ -18,7 +18,8 @@ pub use feed::{
 };
 pub use job::{Job, JobKind, JobStatus};
 pub use media::{
-    AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaResults, MediaSort, NewMedia,
+    AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaResults, MediaSort,
+    NewMedia,
 };
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
 pub use size::human_size;

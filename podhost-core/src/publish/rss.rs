@@ -336,6 +336,7 @@ mod tests {
         Media {
             id: MediaId::new(id).unwrap(),
             name: name.into(),
+            url_name: None,
             category: None,
             size: 1000,
             created: at,

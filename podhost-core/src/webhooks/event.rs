@@ -16,6 +16,10 @@ pub enum EventKind {
     /// A media file was uploaded or copied.
     #[serde(rename = "media.created")]
     MediaCreated,
+    /// A media file's record changed: renamed, another category, ad breaks, or a new file with
+    /// its tags written (a new download URL).
+    #[serde(rename = "media.updated")]
+    MediaUpdated,
     /// A media file was deleted.
     #[serde(rename = "media.deleted")]
     MediaDeleted,
@@ -51,8 +55,9 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind.
-    pub const ALL: [EventKind; 11] = [
+    pub const ALL: [EventKind; 12] = [
         EventKind::MediaCreated,
+        EventKind::MediaUpdated,
         EventKind::MediaDeleted,
         EventKind::FeedCreated,
         EventKind::FeedUpdated,
@@ -69,6 +74,7 @@ impl EventKind {
     pub fn as_str(self) -> &'static str {
         match self {
             EventKind::MediaCreated => "media.created",
+            EventKind::MediaUpdated => "media.updated",
             EventKind::MediaDeleted => "media.deleted",
             EventKind::FeedCreated => "feed.created",
             EventKind::FeedUpdated => "feed.updated",
@@ -93,7 +99,7 @@ impl EventKind {
 #[serde(tag = "type", content = "object", rename_all = "snake_case")]
 pub enum Subject {
     /// A media file.
-    Media(Media),
+    Media(Box<Media>),
     /// A podcast.
     Feed(Box<FeedView>),
     /// An episode.

@@ -69,6 +69,7 @@ impl Fixture {
         let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
         config.catalog.refresh_interval = std::time::Duration::ZERO;
         config.allow_private_webhooks = true;
+        config.scratch_dir = Some(podhost_testkit::scratch_dir());
         let host = PodcastHost::with_clock(
             config,
             self.store.clone(),
