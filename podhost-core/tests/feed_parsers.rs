@@ -1,6 +1,7 @@
 //! Real parsers read our feeds back field by field: podcast-partytime (npm; the Podcast Index's
-//! parser) and feedparser (PyPI; the parser of many Python podcast tools), on the rich and the
-//! hostile feed of `feeds/mod.rs`.
+//! parser) and feedparser (PyPI; the parser of many Python podcast tools), on the rich, the
+//! hostile and the markup feed of `feeds/mod.rs`; and neither gets any of the markup feed's
+//! hostile HTML, while both get its formatting.
 //!
 //! Each parser presents some values its own way (partytime decodes HTML entities in all text
 //! and folds white space in titles and descriptions; feedparser folds some tags into one key);
@@ -441,6 +442,48 @@ async fn partytime_reads_every_field_back() {
     }
 }
 
+/// What is wrong with the notes of the markup feed as a parser read them: in the channel under
+/// `channel_keys`, in each item under `item_keys` and, where the item has itunes:summary (the
+/// second, the older), `summary`.
+fn markup_problems(
+    parser: &str,
+    got: &Expected,
+    channel_keys: &[&str],
+    item_keys: &[&str],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for key in channel_keys {
+        let place = format!("{parser}: channel.{key}");
+        problems.extend(feeds::markup_problems(&place, got.channel.get(key)));
+    }
+    if got.items.len() != 2 {
+        problems.push(format!("{parser}: {} items, want 2", got.items.len()));
+    }
+    for (n, item) in got.items.iter().enumerate() {
+        for key in item_keys.iter().chain((n == 1).then_some(&"summary")) {
+            let place = format!("{parser}: item[{n}].{key}");
+            problems.extend(feeds::markup_problems(&place, item.get(key)));
+        }
+    }
+    problems
+}
+
+#[tokio::test]
+async fn partytime_gets_the_formatting_and_none_of_the_hostile_html() {
+    let Some(parser) = Parser::partytime() else {
+        return;
+    };
+    let markup = feeds::markup(&feeds::world().await).await;
+    let got = read_partytime(&parser.parse(&markup.xml));
+    let problems = markup_problems(
+        parser.name,
+        &got,
+        &["description", "summary"],
+        &["description", "content"],
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn partytimes_copy_of_apples_categories_is_ours() {
     let Some(parser) = Parser::partytime() else {
@@ -613,6 +656,24 @@ async fn feedparser_reads_every_field_back() {
         let problems = feeds::differences(parser.name, &want, &got, FEEDPARSER_UNREAD);
         assert!(problems.is_empty(), "{name}:\n{}", problems.join("\n"));
     }
+}
+
+#[tokio::test]
+async fn feedparser_gets_the_formatting_and_none_of_the_hostile_html() {
+    let Some(parser) = Parser::feedparser() else {
+        return;
+    };
+    let markup = feeds::markup(&feeds::world().await).await;
+    let got = read_feedparser(&parser.parse(&markup.xml));
+    // Without itunes:subtitle, its `subtitle` is the channel's description; an item's `summary`
+    // is its description, or its itunes:summary where it has one.
+    let problems = markup_problems(
+        parser.name,
+        &got,
+        &["subtitle", "summary", "googleplay.description"],
+        &["summary", "content"],
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

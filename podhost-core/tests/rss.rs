@@ -1,5 +1,6 @@
 //! The RSS feed: well-formed XML, the channel and item tags apps read, only published episodes
-//! newest first, hostile text carried safely, scheduled episodes appearing by themselves.
+//! newest first, hostile text carried safely (HTML cleaned, plain text as written), scheduled
+//! episodes appearing by themselves.
 
 use std::sync::Arc;
 
@@ -123,7 +124,7 @@ async fn world() -> World {
     let hostile_start = "<script>alert(1)</script> ]]> &amp; emoji 🎙️ RTL עברית العربية ";
     let hostile = format!("{hostile_start}{}", "x".repeat(4000 - hostile_start.len()));
     let eps = [
-        ("Oldest", "first".to_string(), 10, true),
+        ("Oldest", "first: a < b & ]]> plain".to_string(), 10, true),
         ("Hostile ]]> <script>", hostile, 5, true),
         ("Draft", "not yet".to_string(), 4, false),
         ("Newest", "latest".to_string(), 1, true),
@@ -182,8 +183,8 @@ async fn the_channel_carries_what_apps_read() {
     assert_eq!(c("title").text, "Tech & <Talk>");
     assert_eq!(
         c("description").text,
-        "<p>All about ]]> and <b>more</b></p>",
-        "CDATA survives ]]>"
+        "<p>All about ]]&gt; and <b>more</b></p>",
+        "HTML is cleaned and written anew: `>` in its text escaped"
     );
     assert_eq!(c("link").text, "https://alice.example");
     assert_eq!(c("language").text, "en-US");
@@ -272,11 +273,31 @@ async fn items_are_the_published_episodes_newest_first() {
     assert_eq!(i("itunes:image").len(), 1);
     let hostile = &i("description")[1].text;
     assert!(
-        hostile.starts_with("<script>alert(1)</script> ]]> &amp; emoji 🎙️ RTL עברית العربية"),
-        "the HTML comes back verbatim"
+        hostile.starts_with("]]&gt; &amp; emoji 🎙️ RTL עברית العربية xxx"),
+        "the script goes, the text stays: {hostile}"
     );
-    assert_eq!(hostile.len(), 4000, "the whole 4,000-byte text survives");
-    assert_eq!(hostile.len(), i("content:encoded")[1].text.len());
+    let xs = 4000 - "<script>alert(1)</script> ]]> &amp; emoji 🎙️ RTL עברית العربية ".len();
+    assert!(
+        hostile.ends_with(&format!(" {}", "x".repeat(xs))),
+        "all of it"
+    );
+    assert_eq!(*hostile, i("content:encoded")[1].text);
+    assert_eq!(
+        i("description")[2].text,
+        "first: a < b & ]]> plain",
+        "plain text as written; CDATA survives ]]>"
+    );
+    // The API keeps what was written; only the feed is cleaned.
+    let stored = w
+        .host
+        .list_episodes(&w.who, &w.feed, &Default::default())
+        .await
+        .unwrap();
+    assert!(stored.items.iter().any(|v| {
+        v.episode
+            .description
+            .starts_with("<script>alert(1)</script>")
+    }));
 }
 
 #[tokio::test]

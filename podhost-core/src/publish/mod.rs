@@ -1,7 +1,9 @@
 //! Publishing: what podcast apps and listeners read. The RSS feed of a podcast, rendered from
-//! the account's state with a real XML writer, and its public web pages ([`page`]).
+//! the account's state with a real XML writer, and its public web pages ([`page`]); show notes
+//! in both cleaned by one HTML policy ([`notes`]).
 
 pub mod chapters;
+pub mod notes;
 pub mod page;
 pub(crate) mod rss;
 mod xml_text;

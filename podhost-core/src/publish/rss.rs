@@ -1,5 +1,6 @@
 //! The RSS 2.0 document of a podcast, with the `itunes`, `podcast` (podcastindex.org), `atom`,
-//! `content` and `googleplay` namespaces, written with quick-xml.
+//! `content` and `googleplay` namespaces, written with quick-xml; show notes cleaned by the
+//! notes policy (`notes.rs`), one-line fields escaped as text.
 
 use std::io::Cursor;
 
@@ -9,7 +10,10 @@ use quick_xml::{
     events::{BytesCData, BytesDecl, BytesEnd, BytesStart, BytesText, Event},
 };
 
-use super::xml_text::{clean, clean_value};
+use super::{
+    notes::{feed_notes, text_as_notes},
+    xml_text::{clean, clean_value},
+};
 use crate::{
     ids::AccountId,
     model::{EpisodeView, Feed, Media, ShowType},
@@ -88,6 +92,13 @@ impl Xml {
         self.text_with(name, &[], text);
     }
 
+    /// `<name><![CDATA[notes]]></name>`: show notes, HTML cleaned by the notes policy the pages
+    /// share (`notes.rs`; links without `rel`, see `Medium::Feed`), plain text as written;
+    /// nothing when no text is left.
+    fn notes(&mut self, name: &str, notes: &str) {
+        self.cdata(name, &feed_notes(notes));
+    }
+
     /// `<name><![CDATA[html]]></name>`, the text cleaned, split where it holds `]]>`.
     fn cdata(&mut self, name: &str, html: &str) {
         let html = clean_value(html);
@@ -139,12 +150,14 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     let author = feed.author();
 
     x.text("title", &feed.title);
-    // RSS 2.0 requires a channel description.
-    let description = [&feed.description, &it.summary, &feed.title]
+    // RSS 2.0 requires a channel description: the first with text left after cleaning, else
+    // the title (text, not HTML).
+    let description = [&feed.description, &it.summary]
         .into_iter()
-        .find(|d| !clean_value(d).is_empty())
-        .map_or("", |d| d.as_str());
-    x.cdata("description", description);
+        .map(|d| feed_notes(d))
+        .find(|d| !d.is_empty())
+        .unwrap_or_else(|| text_as_notes(&feed.title));
+    x.cdata("description", &description);
     x.text("link", link);
     x.text("language", &feed.language);
     x.text("copyright", &feed.copyright);
@@ -182,7 +195,7 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     );
     x.text("itunes:author", author);
     x.text("itunes:subtitle", &it.subtitle);
-    x.cdata("itunes:summary", &it.summary);
+    x.notes("itunes:summary", &it.summary);
     x.text(
         "itunes:type",
         match it.show_type {
@@ -206,7 +219,7 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
         x.text("itunes:new-feed-url", url);
     }
     x.text("googleplay:author", &feed.googleplay.author);
-    x.cdata("googleplay:description", &feed.googleplay.description);
+    x.notes("googleplay:description", &feed.googleplay.description);
     x.text("googleplay:explicit", yes_no(it.explicit));
     x.text("podcast:guid", &feed.podcast.guid.to_string());
     let locked = yes_no(feed.podcast.locked);
@@ -235,8 +248,10 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
     let it = &ep.itunes;
     x.open("item", &[]);
     x.text("title", &ep.title);
-    x.cdata("description", &ep.description);
-    x.cdata("content:encoded", &ep.description);
+    // Cleaned once, carried twice.
+    let notes = feed_notes(&ep.description);
+    x.cdata("description", &notes);
+    x.cdata("content:encoded", &notes);
     let guid = clean_value(&ep.guid);
     // A permalink is a URL (the core accepts any text as an imported guid).
     let permalink = (guid.starts_with("http://") || guid.starts_with("https://"))
@@ -271,7 +286,7 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
     }
     x.text("itunes:title", &it.title);
     x.text("itunes:subtitle", &it.subtitle);
-    x.cdata("itunes:summary", &it.summary);
+    x.notes("itunes:summary", &it.summary);
     x.text("itunes:author", &it.author);
     if let Some(n) = it.episode {
         x.text("itunes:episode", &n.to_string());

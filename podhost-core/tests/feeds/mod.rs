@@ -1,7 +1,10 @@
 //! Feeds for the feed suites (`feed_validation.rs`, `feed_parsers.rs`), built through the public
-//! core API: a rich feed that sets every channel and item field podhost emits, and a hostile one
-//! whose text is made to break XML writers and parsers. Each comes with the values every parser
-//! must read back: the input, as the core stored it.
+//! core API: a rich feed that sets every channel and item field podhost emits, a hostile one
+//! whose text is made to break XML writers and parsers, and one whose show notes carry hostile
+//! HTML. Each comes with the values every parser must read back: the input, as the core stored
+//! it, with show notes as the feed carries them (cleaned by the notes policy,
+//! `podhost_core::publish::notes`; what that policy keeps is asserted by [`HOSTILE_PARTS`] and
+//! [`FORMATTING`] and by the policy's own unit tests).
 //!
 //! Values are compared as strings under one key per field: booleans as `true`/`false`, dates
 //! as Unix seconds, lists one entry per line. A key is absent when the feed has no such value.
@@ -17,7 +20,7 @@ use podhost_core::{
         EpisodePatch, EpisodeType, FeedPatch, Funding, Media, NewEpisode, NewFeed, NewMedia,
         ShowType,
     },
-    publish::PublicFeed,
+    publish::{PublicFeed, notes::feed_notes},
 };
 use quick_xml::events::{BytesStart, Event};
 
@@ -136,7 +139,7 @@ fn channel_expected(
     let s = |v: &Option<String>| v.clone().unwrap_or_default();
     let mut c = Fields::new();
     c.insert("title", s(&patch.title));
-    c.insert("description", s(&patch.description));
+    c.insert("description", feed_notes(&s(&patch.description)));
     c.insert("link", s(&patch.link));
     c.insert("language", s(&patch.language));
     c.insert("copyright", s(&patch.copyright));
@@ -144,7 +147,7 @@ fn channel_expected(
     c.insert("self", w.host.urls().rss(id));
     c.insert("author", s(&patch.itunes_author));
     c.insert("subtitle", s(&patch.itunes_subtitle));
-    c.insert("summary", s(&patch.itunes_summary));
+    c.insert("summary", feed_notes(&s(&patch.itunes_summary)));
     c.insert("category", s(&patch.itunes_category));
     c.insert("subcategory", s(&patch.itunes_subcategory));
     c.insert("explicit", yes(patch.itunes_explicit.unwrap()));
@@ -158,7 +161,10 @@ fn channel_expected(
     c.insert("block", yes(patch.itunes_block.unwrap()));
     c.insert("complete", yes(patch.itunes_complete.unwrap()));
     c.insert("googleplay.author", s(&patch.googleplay_author));
-    c.insert("googleplay.description", s(&patch.googleplay_description));
+    c.insert(
+        "googleplay.description",
+        feed_notes(&s(&patch.googleplay_description)),
+    );
     c.insert("guid", guid);
     c.insert("locked", yes(patch.podcast_locked.unwrap()));
     c.insert("locked.owner", s(&patch.itunes_owner_email));
@@ -226,8 +232,8 @@ async fn publish(
         let s = |v: &Option<String>| v.clone().unwrap_or_default();
         let mut i = Fields::new();
         i.insert("title", s(&p.title));
-        i.insert("description", s(&p.description));
-        i.insert("content", s(&p.description));
+        i.insert("description", feed_notes(&s(&p.description)));
+        i.insert("content", feed_notes(&s(&p.description)));
         i.insert("guid", ep.guid.clone());
         let permalink = ep.guid.starts_with("https://") || ep.guid.starts_with("http://");
         i.insert("guid.permalink", yes(permalink));
@@ -248,7 +254,7 @@ async fn publish(
         }
         i.insert("itunes.title", s(&p.itunes_title));
         i.insert("subtitle", s(&p.itunes_subtitle));
-        i.insert("summary", s(&p.itunes_summary));
+        i.insert("summary", feed_notes(&s(&p.itunes_summary)));
         i.insert("itunes.author", s(&p.itunes_author));
         if let Some(Some(n)) = p.itunes_episode {
             i.insert("episode", n.to_string());
@@ -486,9 +492,139 @@ pub async fn hostile(w: &World) -> Fixture {
     publish(w, "hostile", id, patch, &cover, episodes).await
 }
 
-/// The rich and the hostile feed, each from its own host.
+/// Show notes made to smuggle what podcast apps must not get: scripts, frames, images with
+/// event handlers, `javascript:` links, style attributes and elements, SVG, headings; around the
+/// formatting they must get: paragraphs, emphasis, `https` and `mailto` links, nested lists.
+pub const HOSTILE_HTML: &str = "<h1 style=\"color:red\">Heading text</h1>\
+     <p style=\"font-size:40px\" onclick=\"steal()\">Welcome to <strong>the show</strong>, with \
+     <b>bold</b>, <em>emphasis</em> and <i>italics</i>.<script>alert('script')</script></p>\
+     <iframe src=\"https://evil.example/frame\">framed text</iframe>\
+     <img src=\"https://tracker.example/pixel.gif\" onerror=\"alert('img')\">\
+     <p>Links: <a href=\"https://good.example/notes\" onclick=\"alert('click')\" \
+     target=\"_blank\" style=\"color:red\">the notes</a>, \
+     <a href=\"javascript:alert('js')\">a trap</a>, <a href=\"JaVaScRiPt:alert('js2')\">another</a>, \
+     <a href=\"mailto:host@good.example\">mail us</a>.</p>\
+     <ul><li>first</li><li>second<ol><li>nested</li></ol></li></ul>\
+     <style>body{display:none}</style>\
+     <svg onload=\"alert('svg')\"><circle r=\"1\"/></svg>\
+     <object data=\"https://evil.example/x.swf\">object text</object>";
+
+/// What of [`HOSTILE_HTML`] must reach no app (compared in lower case).
+pub const HOSTILE_PARTS: &[&str] = &[
+    "<script",
+    "alert(",
+    "steal(",
+    "<iframe",
+    "framed text",
+    "evil.example",
+    "<img",
+    "tracker.example",
+    "onerror",
+    "onclick",
+    "onload",
+    "javascript:",
+    "style=",
+    "<style",
+    "display:none",
+    "target=",
+    "<h1",
+    "<svg",
+    "<object",
+    "object text",
+];
+
+/// What of [`HOSTILE_HTML`] every app must get, as written.
+pub const FORMATTING: &[&str] = &[
+    "Heading text",
+    "<p>Welcome to <strong>the show</strong>, with <b>bold</b>, <em>emphasis</em> and <i>italics</i>.</p>",
+    "<a href=\"https://good.example/notes\">the notes</a>",
+    "<a>a trap</a>",
+    "<a>another</a>",
+    "<a href=\"mailto:host@good.example\">mail us</a>",
+    "<ul><li>first</li><li>second<ol><li>nested</li></ol></li></ul>",
+];
+
+/// What is wrong with a parsed show-notes value of the [`markup`] feed: hostile parts that
+/// reached it, formatting that did not.
+pub fn markup_problems(place: &str, value: Option<&String>) -> Vec<String> {
+    let Some(value) = value else {
+        return vec![format!("{place}: no value")];
+    };
+    let lower = value.to_lowercase();
+    let mut out: Vec<String> = HOSTILE_PARTS
+        .iter()
+        .filter(|part| lower.contains(*part))
+        .map(|part| format!("{place}: {part:?} reached it: {value:?}"))
+        .collect();
+    out.extend(
+        FORMATTING
+            .iter()
+            .filter(|part| !value.contains(*part))
+            .map(|part| format!("{place}: {part:?} did not reach it: {value:?}")),
+    );
+    out
+}
+
+/// What must not appear anywhere in the XML of any fixture (compared in lower case): markup
+/// that runs, whether as a tag in CDATA or as an attribute.
+pub const NOT_IN_ANY_FEED: &[&str] = &["<script", "<iframe", "onerror", "javascript:"];
+
+/// A feed whose channel description, itunes:summary and googleplay:description, and whose
+/// items' descriptions and itunes:summary, are [`HOSTILE_HTML`]. The first item has no
+/// itunes:summary, so that feedparser (which folds the two) reads its description.
+pub async fn markup(w: &World) -> Fixture {
+    let cover = w.upload_fixture("cover_1400.png").await;
+    let mp3 = w.upload_fixture("cbr_128k_stereo.mp3").await;
+    let patch = FeedPatch {
+        title: Some("Markup".into()),
+        description: Some(HOSTILE_HTML.into()),
+        language: Some("en".into()),
+        copyright: Some("© 2026 Markup".into()),
+        link: Some("https://good.example/".into()),
+        logo: Some(Some(cover.id)),
+        // No itunes:subtitle: feedparser then reads the channel description as its subtitle.
+        itunes_summary: Some(HOSTILE_HTML.into()),
+        itunes_author: Some("Markup".into()),
+        itunes_category: Some("Technology".into()),
+        itunes_explicit: Some(false),
+        itunes_type: Some(ShowType::Episodic),
+        itunes_owner_name: Some("Mark Up".into()),
+        itunes_owner_email: Some("owner@good.example".into()),
+        itunes_block: Some(false),
+        itunes_complete: Some(false),
+        googleplay_description: Some(HOSTILE_HTML.into()),
+        podcast_locked: Some(false),
+        podcast_medium: Some("podcast".into()),
+        ..Default::default()
+    };
+    let episode = |n: u32, summary: bool, hours: i64| EpisodeInput {
+        guid: None,
+        patch: EpisodePatch {
+            title: Some(format!("Episode {n}")),
+            description: Some(HOSTILE_HTML.into()),
+            is_public: Some(true),
+            publish_at: Some(w.ago(hours)),
+            media: Some(Some(mp3.id)),
+            itunes_summary: summary.then(|| HOSTILE_HTML.into()),
+            itunes_episode: Some(Some(n)),
+            ..Default::default()
+        },
+        audio: mp3.clone(),
+        enclosure_type: "audio/mpeg",
+        image: None,
+        transcript: None,
+    };
+    let episodes = vec![episode(1, true, 30), episode(2, false, 20)];
+    publish(w, "markup", "markup", patch, &cover, episodes).await
+}
+
+/// The rich, the hostile and the markup feed, each from its own host.
 pub async fn fixtures() -> Vec<Fixture> {
-    vec![rich(&world().await).await, hostile(&world().await).await]
+    vec![
+        rich(&world().await).await,
+        hostile(&world().await).await,
+        markup(&world().await).await,
+    ]
 }
 
 /// One element of a parsed document: its path from the root, attributes and text (CDATA

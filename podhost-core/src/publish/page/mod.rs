@@ -1,10 +1,10 @@
 //! The public web pages of a podcast, at its `links.web` URLs: the podcast page (cover,
 //! description, the feed to subscribe to, the published episodes) and one page per published
 //! episode (player, download, show notes). Rendered on the server with maud (the compiler checks
-//! the templates and every interpolation is escaped); user HTML goes through ammonia
-//! (`notes.rs`). A page is self-contained: one inline stylesheet, no script, and nothing loaded
-//! from elsewhere than the deployment's own media URLs, which [`content_security_policy`]
-//! states for the frontends to send.
+//! the templates and every interpolation is escaped); user HTML goes through the ammonia policy
+//! the feed shares (`publish/notes.rs`, via `notes.rs`). A page is self-contained: one inline
+//! stylesheet, no script, and nothing loaded from elsewhere than the deployment's own media
+//! URLs, which [`content_security_policy`] states for the frontends to send.
 //!
 //! The episode page lists the chapters written into the episode's audio file, if any.
 

@@ -1,12 +1,8 @@
-//! Show notes and descriptions: user HTML made safe to put on a page (ammonia, with an allowlist
-//! of formatting tags and `http`/`https`/`mailto` links), plain text turned into paragraphs, and
-//! short plain-text excerpts for lists and `<meta name="description">`.
+//! Show notes and descriptions on a page: user HTML cleaned by the policy the feed shares
+//! (`publish/notes.rs`), plain text turned into paragraphs, and short plain-text excerpts for
+//! lists and `<meta name="description">`.
 
-use std::{
-    cell::{Cell, RefCell},
-    collections::HashSet,
-    sync::LazyLock,
-};
+use std::cell::{Cell, RefCell};
 
 use html5ever::{
     tendril::StrTendril,
@@ -16,85 +12,18 @@ use html5ever::{
 };
 use maud::{Markup, PreEscaped, html};
 
-/// Formatting a podcaster may use in show notes. Headings start at `h3`: the notes sit under the
-/// page's own `h2`. No images (pages load nothing from other sites), no forms, frames, scripts,
-/// styles or event handlers.
-const TAGS: [&str; 30] = [
-    "a",
-    "abbr",
-    "b",
-    "blockquote",
-    "br",
-    "cite",
-    "code",
-    "dd",
-    "del",
-    "dl",
-    "dt",
-    "em",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "hr",
-    "i",
-    "ins",
-    "kbd",
-    "li",
-    "mark",
-    "ol",
-    "p",
-    "pre",
-    "q",
-    "s",
-    "small",
-    "strong",
-    "ul",
-];
-
-/// Inline formatting also kept (beside [`TAGS`]).
-const MORE_TAGS: [&str; 4] = ["sub", "sup", "u", "time"];
-
-/// Tags removed with everything inside them (the rest keep their text when the tag goes).
-const DROPPED_WITH_CONTENT: [&str; 12] = [
-    "script", "style", "iframe", "object", "embed", "template", "noscript", "svg", "math",
-    "select", "textarea", "title",
-];
+pub(crate) use crate::publish::notes::LINK_REL;
+use crate::publish::notes::{INLINE, Medium, clean, is_html};
 
 /// Paragraphs are taken for an excerpt until they hold this many characters.
 const LEAD: usize = 60;
 
-/// The `rel` of every link in user HTML: no `window.opener`, no endorsement, user content.
-pub(crate) const LINK_REL: &str = "noopener nofollow ugc";
-
-static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
-    let mut builder = ammonia::Builder::empty();
-    builder
-        .add_tags(TAGS)
-        .add_tags(MORE_TAGS)
-        .clean_content_tags(HashSet::from(DROPPED_WITH_CONTENT))
-        .generic_attributes(HashSet::from(["lang", "title", "dir"]))
-        .tag_attributes(
-            [
-                ("a", HashSet::from(["href", "hreflang"])),
-                ("ol", HashSet::from(["start", "reversed"])),
-                ("time", HashSet::from(["datetime"])),
-                ("abbr", HashSet::from(["title"])),
-            ]
-            .into(),
-        )
-        .url_schemes(HashSet::from(["http", "https", "mailto"]))
-        .url_relative(ammonia::UrlRelative::Deny)
-        .link_rel(Some(LINK_REL))
-        .strip_comments(true);
-    builder
-});
-
-/// User HTML (or plain text) as safe markup: HTML is sanitized with the allowlist above; text
-/// without markup becomes paragraphs, a blank line between two, a line break kept as `<br>`.
+/// User HTML (or plain text) as safe markup: HTML is cleaned with the shared policy, links
+/// getting `rel="`[`LINK_REL`]`"`; text without markup becomes paragraphs, a blank line between
+/// two, a line break kept as `<br>`.
 pub(super) fn rich_text(text: &str) -> Markup {
-    if ammonia::is_html(text) {
-        return PreEscaped(SANITIZER.clean(text).to_string());
+    if is_html(text) {
+        return PreEscaped(clean(text, Medium::Page));
     }
     let normalized = text.replace("\r\n", "\n");
     html! {
@@ -113,7 +42,7 @@ pub(super) fn rich_text(text: &str) -> Markup {
 /// while they are shorter than [`LEAD`] characters), cut at a word boundary to at most `max`
 /// characters with an ellipsis. For episode lists and page descriptions.
 pub(super) fn excerpt(text: &str, max: usize) -> String {
-    let plain = plain_text(&SANITIZER.clean(text).to_string());
+    let plain = plain_text(&clean(text, Medium::Page));
     if plain.chars().count() <= max {
         return plain;
     }
@@ -138,12 +67,6 @@ fn plain_text(html: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Inline tags among [`TAGS`] and [`MORE_TAGS`]: the words around them belong together.
-const INLINE: [&str; 19] = [
-    "a", "abbr", "b", "cite", "code", "del", "em", "i", "ins", "kbd", "mark", "q", "s", "small",
-    "strong", "sub", "sup", "u", "time",
-];
-
 /// Collects the characters of a token stream until the lead is complete.
 #[derive(Default)]
 struct TextSink {
@@ -160,12 +83,10 @@ impl TokenSink for TextSink {
         }
         match token {
             Token::CharacterTokens(chars) => self.text.borrow_mut().push_str(&chars),
-            // Words on both sides of a tag stay apart where the tag is a break or ends a
-            // block; inline tags (<b>, <a>) join what they surround.
-            Token::TagToken(tag)
-                if (tag.kind == TagKind::EndTag || &*tag.name == "br")
-                    && !INLINE.contains(&&*tag.name) =>
-            {
+            // Words on both sides of a tag stay apart where the tag is a break or starts or
+            // ends a block (text left by a removed heading runs into the list after it);
+            // inline tags (<b>, <a>) join what they surround.
+            Token::TagToken(tag) if !INLINE.contains(&&*tag.name) => {
                 let mut text = self.text.borrow_mut();
                 let lead: usize = text.split_whitespace().map(|w| w.chars().count() + 1).sum();
                 self.done.set(tag.kind == TagKind::EndTag && lead > LEAD);
@@ -212,12 +133,9 @@ mod tests {
     }
 
     #[test]
-    fn formatting_stays_and_page_level_headings_step_down() {
+    fn formatting_stays_and_headings_leave_their_text() {
         let out = clean("<h1>Big</h1><h3>Topics</h3><ul><li><strong>one</strong></li></ul>");
-        assert_eq!(
-            out,
-            "Big<h3>Topics</h3><ul><li><strong>one</strong></li></ul>"
-        );
+        assert_eq!(out, "BigTopics<ul><li><strong>one</strong></li></ul>");
     }
 
     #[test]
@@ -246,6 +164,14 @@ mod tests {
             ),
             "Alice visits Bob's shed workshop, where every tool hangs on the wall.",
             "the first paragraph when it says enough"
+        );
+        assert_eq!(
+            excerpt(
+                "<p>Short.</p><h3>In this episode</h3><ul><li>Vices</li><li>Saws</li></ul>",
+                200
+            ),
+            "Short. In this episode Vices Saws",
+            "a removed heading's text stays apart from the list"
         );
     }
 }
