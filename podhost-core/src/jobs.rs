@@ -23,20 +23,20 @@ use serde::{Deserialize, Serialize};
 use crate::{
     error::{Error, Result},
     ids::{AccountId, JobId},
-    store::{delete_quietly, get_json, put_if_absent},
+    store::{delete_quietly, get_json, layout, put_if_absent},
 };
 
 fn queue_path(account: &AccountId, job: &JobId) -> Path {
-    Path::from_iter(["jobs", "queue", account.as_str(), job.as_str()])
+    layout::queued_job(account, job)
 }
 
 fn lease_dir(account: &AccountId, job: &JobId) -> Path {
-    Path::from_iter(["jobs", "lease", account.as_str(), job.as_str()])
+    layout::job_leases(account, job)
 }
 
 /// Where a job's output `file` is stored.
 pub(crate) fn result_path(account: &AccountId, job: &JobId, file: &str) -> Path {
-    Path::from_iter(["accounts", account.as_str(), "results", job.as_str(), file])
+    layout::job_result(account, job, file)
 }
 
 /// A claim on one attempt of a job.
@@ -67,19 +67,10 @@ pub(crate) async fn enqueue(
 pub(crate) async fn queued(
     store: &Arc<dyn ObjectStore>,
 ) -> Result<Vec<(AccountId, JobId, Timestamp)>> {
-    let listed: Vec<_> = store
-        .list(Some(&Path::from("jobs/queue")))
-        .try_collect()
-        .await?;
+    let listed: Vec<_> = store.list(Some(&layout::job_queue())).try_collect().await?;
     let mut out = Vec::new();
     for meta in listed {
-        let parts: Vec<_> = meta.location.parts().collect();
-        if let [_, _, account, job] = parts.as_slice()
-            && let (Ok(account), Ok(job)) = (
-                AccountId::new(account.as_ref()),
-                job.as_ref().parse::<JobId>(),
-            )
-        {
+        if let Some((account, job)) = layout::queued_job_of(&meta.location) {
             let at = Timestamp::from_millisecond(meta.last_modified.timestamp_millis())
                 .unwrap_or(Timestamp::UNIX_EPOCH);
             out.push((account, job, at));
@@ -117,7 +108,7 @@ async fn newest(
         .await?;
     let Some(meta) = leases
         .iter()
-        .max_by_key(|m| m.location.filename().map(str::to_string))
+        .max_by_key(|m| layout::lease_attempt(&m.location))
     else {
         return Ok(None);
     };
@@ -144,7 +135,7 @@ pub(crate) async fn claim(
         attempt,
         expires_ms: now.as_millisecond() + lease_ms(lease_for),
     };
-    let path = lease_dir(account, job).join(format!("{attempt:04}"));
+    let path = layout::job_lease(account, job, attempt);
     let body = serde_json::to_vec(&lease).map_err(|e| Error::storage(e.to_string()))?;
     let won = put_if_absent(store, &path, PutPayload::from(body)).await?;
     Ok(won.then_some(lease))
@@ -171,7 +162,7 @@ pub(crate) async fn renew(
         return Ok(false);
     }
     lease.expires_ms = now.as_millisecond() + lease_ms(lease_for);
-    let path = lease_dir(account, job).join(format!("{:04}", lease.attempt));
+    let path = layout::job_lease(account, job, lease.attempt);
     let body = serde_json::to_vec(&*lease).map_err(|e| Error::storage(e.to_string()))?;
     store.put(&path, PutPayload::from(body)).await?;
     Ok(true)

@@ -37,6 +37,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
+use crate::store::layout;
 use codec::{Entry, Snapshot};
 
 /// A state that is built by applying changes in log order.
@@ -538,13 +539,11 @@ async fn backoff(attempt: u32) {
 }
 
 pub(crate) fn entry_path(root: &Path, seq: u64) -> Path {
-    root.clone().join("log").join(format!("{seq:020}.json"))
+    layout::log_entry(root, seq)
 }
 
 fn snapshot_path(root: &Path, seq: u64) -> Path {
-    root.clone()
-        .join("snapshots")
-        .join(format!("{seq:020}.json"))
+    layout::snapshot(root, seq)
 }
 
 async fn put_if_absent(
@@ -579,18 +578,13 @@ async fn read_entry<C: DeserializeOwned>(
 }
 
 async fn list_snapshots(store: &Arc<dyn ObjectStore>, root: &Path) -> Result<Vec<u64>> {
-    let prefix = root.clone().join("snapshots");
-    let listed = store.list_with_delimiter(Some(&prefix)).await?;
+    let listed = store
+        .list_with_delimiter(Some(&layout::snapshots(root)))
+        .await?;
     Ok(listed
         .objects
         .iter()
-        .filter_map(|meta| {
-            meta.location
-                .filename()?
-                .strip_suffix(".json")?
-                .parse()
-                .ok()
-        })
+        .filter_map(|meta| layout::snapshot_seq(&meta.location))
         .collect())
 }
 

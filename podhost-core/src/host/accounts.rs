@@ -15,13 +15,14 @@ use crate::{
     principal::Principal,
     scope::Scopes,
     state::Change,
+    store::layout,
 };
 
 /// Secrets look like `phk_<16 characters of the token id>_<43 characters of base64url>`.
 const SECRET_PREFIX: &str = "phk_";
 
 fn token_claim_path(id: &TokenId) -> Path {
-    Path::from_iter(["claims", "tokens", id.as_str()])
+    layout::token_claim(id)
 }
 
 fn sha256_hex(secret: &str) -> String {
@@ -108,11 +109,11 @@ impl PodcastHost {
     pub async fn list_accounts(&self) -> Result<Vec<Account>> {
         let listed = self
             .store()
-            .list_with_delimiter(Some(&Path::from("accounts")))
+            .list_with_delimiter(Some(&layout::accounts()))
             .await?;
         let mut accounts = Vec::new();
         for prefix in listed.common_prefixes {
-            let Some(Ok(id)) = prefix.filename().map(AccountId::new) else {
+            let Some(id) = layout::account_of(&prefix) else {
                 continue;
             };
             match self.catalog(&id).await {

@@ -44,7 +44,7 @@ const MEDIUMS: [&str; 18] = [
 ];
 
 pub(super) fn feed_claim_path(id: &FeedId) -> Path {
-    Path::from_iter(["claims", "feeds", &hex::encode(id.as_str())])
+    crate::store::layout::feed_claim(id)
 }
 
 /// `podcast:guid`: UUIDv5 of the feed URL without scheme and trailing slash.

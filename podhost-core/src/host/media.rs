@@ -24,7 +24,7 @@ const PART_BYTES: usize = 5 << 20;
 const PARTS_IN_FLIGHT: usize = 2;
 
 pub(super) fn blob_path(account: &AccountId, blob: &BlobKey) -> Path {
-    Path::from_iter(["accounts", account.as_str(), "blobs", blob.as_str()])
+    crate::store::layout::blob(account, blob)
 }
 
 fn check_category(errors: &mut FieldErrors, category: Option<&str>) {

@@ -138,7 +138,7 @@ impl PodcastHost {
     }
 
     fn account_root(account: &AccountId) -> Path {
-        Path::from_iter(["accounts", account.as_str()])
+        crate::store::layout::account(account)
     }
 
     /// The account's catalog, or `None` when no such account exists (a public URL or a queue

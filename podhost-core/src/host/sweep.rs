@@ -3,17 +3,22 @@
 use std::time::{Duration, SystemTime};
 
 use futures::TryStreamExt;
-use object_store::{ObjectStoreExt, path::Path};
+use object_store::ObjectStoreExt;
 
 use super::PodcastHost;
-use crate::{error::Result, ids::AccountId};
+use crate::{
+    error::Result,
+    ids::AccountId,
+    store::{layout, local},
+};
 
 /// What a sweep removed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct SweepReport {
     /// Blobs that no media record referenced.
     pub orphan_blobs: usize,
-    /// Staging files of uploads cut off by a crash (local folder only).
+    /// Staged uploads cut off by a crash (local folder only; S3 keeps incomplete multipart
+    /// uploads out of sight, to be expired by a lifecycle rule of the bucket).
     pub staging_files: usize,
 }
 
@@ -24,7 +29,7 @@ impl PodcastHost {
     pub async fn sweep(&self, account: &AccountId, grace: Duration) -> Result<SweepReport> {
         let catalog = self.catalog(account).await?;
         catalog.catch_up().await?;
-        let prefix = Path::from_iter(["accounts", account.as_str(), "blobs"]);
+        let prefix = layout::blobs(account);
         let cutoff_time = SystemTime::now()
             .checked_sub(grace)
             .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -34,7 +39,7 @@ impl PodcastHost {
         let blobs: Vec<_> = self.store().list(Some(&prefix)).try_collect().await?;
         let mut report = SweepReport::default();
         for meta in blobs {
-            let Some(key) = meta.location.filename() else {
+            let Some(key) = layout::blob_key(&meta.location) else {
                 continue;
             };
             let modified =
@@ -46,32 +51,8 @@ impl PodcastHost {
             report.orphan_blobs += 1;
         }
         if let Some(root) = &self.config().local_root {
-            let folder = root.join("accounts").join(account.as_str()).join("blobs");
-            report.staging_files = sweep_staging_files(&folder, cutoff_time);
+            report.staging_files = local::sweep_staging(root, cutoff_time).await?;
         }
         Ok(report)
     }
-}
-
-/// Removes `<blob>#<digits>` staging files older than `cutoff` in a local folder.
-fn sweep_staging_files(folder: &std::path::Path, cutoff: SystemTime) -> usize {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let is_staging = name
-            .rsplit_once('#')
-            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|m| m < cutoff);
-        if is_staging && old && std::fs::remove_file(entry.path()).is_ok() {
-            removed += 1;
-        }
-    }
-    removed
 }

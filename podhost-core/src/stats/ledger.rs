@@ -22,7 +22,7 @@ use object_store::{ObjectStore, PutPayload, path::Path};
 use serde::{Deserialize, Serialize};
 
 use super::counting::{Carry, Record, Row, count_day};
-use crate::store::{delete_quietly, get_optional, put_if_absent};
+use crate::store::{delete_quietly, get_optional, layout, put_if_absent};
 use crate::{
     error::{Error, Result},
     ids::AccountId,
@@ -51,30 +51,24 @@ struct BatchFile {
     records: Vec<Record>,
 }
 
-fn stats_root(account: &AccountId) -> Path {
-    Path::from_iter(["accounts", account.as_str(), "stats"])
-}
-
 fn salt_path(day: Date) -> Path {
-    Path::from_iter(["stats", "salts", &day.to_string()])
+    layout::salt(day)
 }
 
 fn pending_path(day: Date, account: &AccountId) -> Path {
-    Path::from_iter(["stats", "pending", &day.to_string(), account.as_str()])
+    layout::pending_day(day, account)
 }
 
 fn raw_dir(account: &AccountId, day: Date) -> Path {
-    stats_root(account).join("raw").join(day.to_string())
+    layout::raw_day(account, day)
 }
 
 fn day_path(account: &AccountId, day: Date) -> Path {
-    stats_root(account).join("days").join(format!("{day}.json"))
+    layout::closed_day(account, day)
 }
 
 fn carry_path(account: &AccountId, day: Date) -> Path {
-    stats_root(account)
-        .join("carry")
-        .join(format!("{day}.json"))
+    layout::carry(account, day)
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<PutPayload> {
@@ -113,15 +107,9 @@ pub(crate) async fn salt(store: &Arc<dyn ObjectStore>, day: Date) -> Result<Vec<
 
 /// Deletes the salts of days before `keep_from`.
 pub(crate) async fn forget_salts(store: &Arc<dyn ObjectStore>, keep_from: Date) -> Result<()> {
-    let listed = store
-        .list_with_delimiter(Some(&Path::from("stats/salts")))
-        .await?;
+    let listed = store.list_with_delimiter(Some(&layout::salts())).await?;
     for meta in listed.objects {
-        let old = meta
-            .location
-            .filename()
-            .and_then(|name| name.parse::<Date>().ok())
-            .is_some_and(|day| day < keep_from);
+        let old = layout::salt_day(&meta.location).is_some_and(|day| day < keep_from);
         if old {
             delete_quietly(store, &meta.location).await?;
         }
@@ -137,7 +125,7 @@ pub(crate) async fn put_batch(
     name: &str,
     records: Vec<Record>,
 ) -> Result<()> {
-    let path = raw_dir(account, day).join(format!("{name}.json"));
+    let path = layout::raw_batch(account, day, name);
     let batch = BatchFile {
         v: VERSION,
         records,
@@ -150,22 +138,11 @@ pub(crate) async fn put_batch(
 
 /// The days that have pending raw records, and the accounts of each.
 pub(crate) async fn pending(store: &Arc<dyn ObjectStore>) -> Result<Vec<(Date, AccountId)>> {
-    let listed: Vec<_> = store
-        .list(Some(&Path::from("stats/pending")))
-        .try_collect()
-        .await?;
-    let mut out = Vec::new();
-    for meta in listed {
-        let parts: Vec<_> = meta.location.parts().collect();
-        if let [_, _, day, account] = parts.as_slice()
-            && let (Ok(day), Ok(account)) = (
-                day.as_ref().parse::<Date>(),
-                AccountId::new(account.as_ref()),
-            )
-        {
-            out.push((day, account));
-        }
-    }
+    let listed: Vec<_> = store.list(Some(&layout::pending())).try_collect().await?;
+    let mut out: Vec<_> = listed
+        .iter()
+        .filter_map(|meta| layout::pending_of(&meta.location))
+        .collect();
     out.sort();
     Ok(out)
 }
@@ -176,12 +153,12 @@ pub(crate) async fn raw_days(
     account: &AccountId,
 ) -> Result<BTreeSet<Date>> {
     let listed = store
-        .list_with_delimiter(Some(&stats_root(account).join("raw")))
+        .list_with_delimiter(Some(&layout::raw_days(account)))
         .await?;
     Ok(listed
         .common_prefixes
         .iter()
-        .filter_map(|p| p.filename()?.parse().ok())
+        .filter_map(layout::raw_day_of)
         .collect())
 }
 
@@ -304,14 +281,10 @@ pub(crate) async fn close_day(
     }
     // Carries before this day are no longer read (a day without records leaves its carry).
     let carries = store
-        .list_with_delimiter(Some(&stats_root(account).join("carry")))
+        .list_with_delimiter(Some(&layout::carries(account)))
         .await?;
     for meta in carries.objects {
-        let before = meta
-            .location
-            .filename()
-            .and_then(|name| name.strip_suffix(".json")?.parse::<Date>().ok())
-            .is_some_and(|d| d < day);
+        let before = layout::carry_day(&meta.location).is_some_and(|d| d < day);
         if before {
             delete_quietly(store, &meta.location).await?;
         }

@@ -19,7 +19,7 @@ use jiff::{SignedDuration, Timestamp};
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path};
 use serde::{Deserialize, Serialize};
 
-use crate::store::{get_json, put_if_absent};
+use crate::store::{get_json, layout, put_if_absent};
 use crate::{
     error::{Error, Result},
     ids::AccountId,
@@ -124,20 +124,12 @@ impl Delivery {
     }
 }
 
-fn root(account: &AccountId, webhook: &str) -> Path {
-    Path::from_iter(["accounts", account.as_str(), "webhooks", webhook])
-}
-
 fn delivery_path(account: &AccountId, webhook: &str, seq: u64) -> Path {
-    root(account, webhook)
-        .join("deliveries")
-        .join(format!("{seq:020}.json"))
+    layout::webhook_delivery(account, webhook, seq)
 }
 
 fn claim_path(account: &AccountId, webhook: &str, seq: u64, attempt: usize) -> Path {
-    root(account, webhook)
-        .join("claims")
-        .join(format!("{seq:020}-{attempt:03}"))
+    layout::webhook_claim(account, webhook, seq, attempt)
 }
 
 async fn put_json<T: Serialize>(
@@ -153,10 +145,7 @@ async fn put_json<T: Serialize>(
 /// Marks an account as having subscriptions (the dispatcher's list of accounts to visit).
 pub(crate) async fn mark_account(store: &Arc<dyn ObjectStore>, account: &AccountId) -> Result<()> {
     store
-        .put(
-            &Path::from_iter(["webhooks", "accounts", account.as_str()]),
-            PutPayload::default(),
-        )
+        .put(&layout::webhook_account(account), PutPayload::default())
         .await?;
     Ok(())
 }
@@ -164,12 +153,12 @@ pub(crate) async fn mark_account(store: &Arc<dyn ObjectStore>, account: &Account
 /// The accounts that have (or had) subscriptions.
 pub(crate) async fn accounts(store: &Arc<dyn ObjectStore>) -> Result<Vec<AccountId>> {
     let listed: Vec<_> = store
-        .list(Some(&Path::from("webhooks/accounts")))
+        .list(Some(&layout::webhook_accounts()))
         .try_collect()
         .await?;
     Ok(listed
         .iter()
-        .filter_map(|m| AccountId::new(m.location.filename()?).ok())
+        .filter_map(|m| layout::webhook_account_of(&m.location))
         .collect())
 }
 
@@ -184,7 +173,7 @@ pub(crate) async fn cursor(
         seq: u64,
     }
     Ok(
-        get_json::<Cursor>(store, &root(account, webhook).join("cursor"))
+        get_json::<Cursor>(store, &layout::webhook_cursor(account, webhook))
             .await?
             .map_or(0, |c| c.seq),
     )
@@ -202,7 +191,7 @@ pub(crate) async fn advance(
     }
     put_json(
         store,
-        &root(account, webhook).join("cursor"),
+        &layout::webhook_cursor(account, webhook),
         &serde_json::json!({ "seq": seq }),
     )
     .await
@@ -241,7 +230,7 @@ pub(crate) async fn recent(
     limit: usize,
 ) -> Result<Vec<Delivery>> {
     let listed: Vec<_> = store
-        .list(Some(&root(account, webhook).join("deliveries")))
+        .list(Some(&layout::webhook_deliveries(account, webhook)))
         .try_collect()
         .await?;
     let mut paths: Vec<Path> = listed.into_iter().map(|m| m.location).collect();

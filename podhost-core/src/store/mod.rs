@@ -1,8 +1,12 @@
-//! Opening an object store from a URL: a local folder, memory, or S3.
+//! The store: opening it from a URL (a local folder, memory, or S3), where everything lives in
+//! it ([`layout`]), and small helpers every module reads and writes it with.
+
+pub(crate) mod layout;
+pub(crate) mod local;
 
 use std::{path::PathBuf, sync::Arc};
 
-use object_store::{ObjectStore, ObjectStoreExt, local::LocalFileSystem, memory::InMemory};
+use object_store::{ObjectStore, ObjectStoreExt, memory::InMemory};
 
 use crate::error::{Error, Result};
 
@@ -41,7 +45,8 @@ fn bad(message: String) -> Error {
 }
 
 /// Opens a store by URL:
-/// - a path or `file:///path`: a local folder (created if missing), with fsync on every write;
+/// - a path or `file:///path`: a local folder (created if missing), with fsync on every write
+///   and uploads staged in `.podhost/staging` (see [`local`]);
 /// - `memory://`: in memory, for tests;
 /// - `s3://bucket[/prefix]`: S3 or an S3-compatible server (with the `s3` feature), configured
 ///   from the `AWS_*` variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
@@ -75,13 +80,10 @@ pub fn open_store(url: &str) -> Result<OpenedStore> {
     };
     std::fs::create_dir_all(&path).map_err(|e| cannot("create", &e))?;
     let root = path.canonicalize().map_err(|e| cannot("open", &e))?;
-    let local = LocalFileSystem::new_with_prefix(&root)
-        .map_err(|e| cannot("open", &e))?
-        .with_fsync(true)
-        .with_automatic_cleanup(true);
+    let local = local::LocalStore::new(root.clone()).map_err(|e| cannot("open", &e))?;
     Ok(OpenedStore {
         store: Arc::new(local),
-        scratch_dir: Some(root.join(".podhost").join("scratch")),
+        scratch_dir: Some(local::scratch_dir(&root)),
         local_root: Some(root),
         presigner: None,
     })

@@ -1,0 +1,306 @@
+//! Where everything lives in the store: every key podhost reads or writes is formatted here,
+//! and every key it lists is parsed here. ARCHITECTURE.md's storage table mirrors this file.
+//!
+//! ```text
+//! accounts/{account}/log/{seq:020}.json          an account's log entries (put-if-absent)
+//! accounts/{account}/snapshots/{seq:020}.json    its state after entry seq (newest two kept)
+//! accounts/{account}/blobs/{uuid}                media bytes, immutable
+//! accounts/{account}/results/{job}/{file}        a job's outputs (waveform.json/.dat, silence.json)
+//! accounts/{account}/stats/raw/{day}/{name}.json a flushed batch of download records
+//! accounts/{account}/stats/carry/{day}.json      listeners inside a 24-hour window at day's end
+//! accounts/{account}/stats/days/{day}.json       a closed day: downloads per episode and app
+//! accounts/{account}/webhooks/{wh}/cursor        the last event finished for a subscription
+//! accounts/{account}/webhooks/{wh}/deliveries/{seq:020}.json   one event's delivery
+//! accounts/{account}/webhooks/{wh}/claims/{seq:020}-{n:03}     who sends attempt n
+//! claims/feeds/{hex of feed id}                  deployment-wide feed id ownership
+//! claims/tokens/{token id}                       which account a token belongs to
+//! jobs/queue/{account}/{job}                     a job waiting or running
+//! jobs/lease/{account}/{job}/{attempt:04}        who runs an attempt, until when
+//! stats/salts/{day}                              the day's random salt
+//! stats/pending/{day}/{account}                  this account has raw records of the day
+//! webhooks/accounts/{account}                    this account has webhook subscriptions
+//! ```
+//!
+//! A catalog partition (`accounts/{account}`) keeps its log and snapshots under its root; the
+//! catalog knows the root, not what it belongs to.
+
+use jiff::civil::Date;
+use object_store::path::Path;
+
+use crate::{
+    ids::{AccountId, FeedId, JobId, TokenId},
+    model::BlobKey,
+};
+
+const ACCOUNTS: &str = "accounts";
+
+/// Where the accounts are (listed with a delimiter, one folder per account).
+pub(crate) fn accounts() -> Path {
+    Path::from(ACCOUNTS)
+}
+
+/// An account's folder: the root of its catalog partition.
+pub(crate) fn account(account: &AccountId) -> Path {
+    Path::from_iter([ACCOUNTS, account.as_str()])
+}
+
+/// The account of an account folder listed under [`accounts`].
+pub(crate) fn account_of(folder: &Path) -> Option<AccountId> {
+    AccountId::new(folder.filename()?).ok()
+}
+
+fn seq_name(seq: u64) -> String {
+    format!("{seq:020}.json")
+}
+
+fn seq_of(path: &Path) -> Option<u64> {
+    path.filename()?.strip_suffix(".json")?.parse().ok()
+}
+
+/// Entry `seq` of the log of the partition at `root`.
+pub(crate) fn log_entry(root: &Path, seq: u64) -> Path {
+    root.clone().join("log").join(seq_name(seq))
+}
+
+/// The snapshots of the partition at `root`.
+pub(crate) fn snapshots(root: &Path) -> Path {
+    root.clone().join("snapshots")
+}
+
+/// The snapshot after entry `seq` of the partition at `root`.
+pub(crate) fn snapshot(root: &Path, seq: u64) -> Path {
+    snapshots(root).join(seq_name(seq))
+}
+
+/// The entry number of a snapshot listed under [`snapshots`].
+pub(crate) fn snapshot_seq(path: &Path) -> Option<u64> {
+    seq_of(path)
+}
+
+/// An account's blobs.
+pub(crate) fn blobs(account: &AccountId) -> Path {
+    self::account(account).join("blobs")
+}
+
+/// The bytes of one blob.
+pub(crate) fn blob(account: &AccountId, blob: &BlobKey) -> Path {
+    blobs(account).join(blob.as_str())
+}
+
+/// The key of a blob listed under [`blobs`].
+pub(crate) fn blob_key(path: &Path) -> Option<&str> {
+    path.filename()
+}
+
+/// Output `file` of job `job`.
+pub(crate) fn job_result(account: &AccountId, job: &JobId, file: &str) -> Path {
+    self::account(account)
+        .join("results")
+        .join(job.as_str())
+        .join(file)
+}
+
+/// The claim of a feed id, deployment-wide (hex, so that any id is one path segment).
+pub(crate) fn feed_claim(feed: &FeedId) -> Path {
+    Path::from_iter(["claims", "feeds", &hex::encode(feed.as_str())])
+}
+
+/// The claim of a token id: which account it belongs to.
+pub(crate) fn token_claim(token: &TokenId) -> Path {
+    Path::from_iter(["claims", "tokens", token.as_str()])
+}
+
+/// The queue of waiting and running jobs.
+pub(crate) fn job_queue() -> Path {
+    Path::from_iter(["jobs", "queue"])
+}
+
+/// The queue marker of one job.
+pub(crate) fn queued_job(account: &AccountId, job: &JobId) -> Path {
+    Path::from_iter(["jobs", "queue", account.as_str(), job.as_str()])
+}
+
+/// The account and job of a marker listed under [`job_queue`].
+pub(crate) fn queued_job_of(path: &Path) -> Option<(AccountId, JobId)> {
+    match path.parts().collect::<Vec<_>>().as_slice() {
+        [_, _, account, job] => Some((
+            AccountId::new(account.as_ref()).ok()?,
+            job.as_ref().parse().ok()?,
+        )),
+        _ => None,
+    }
+}
+
+/// The leases of a job's attempts.
+pub(crate) fn job_leases(account: &AccountId, job: &JobId) -> Path {
+    Path::from_iter(["jobs", "lease", account.as_str(), job.as_str()])
+}
+
+/// The lease of one attempt.
+pub(crate) fn job_lease(account: &AccountId, job: &JobId, attempt: u32) -> Path {
+    job_leases(account, job).join(format!("{attempt:04}"))
+}
+
+/// The attempt of a lease listed under [`job_leases`].
+pub(crate) fn lease_attempt(path: &Path) -> Option<u32> {
+    path.filename()?.parse().ok()
+}
+
+fn stats(account: &AccountId) -> Path {
+    self::account(account).join("stats")
+}
+
+/// The daily salts.
+pub(crate) fn salts() -> Path {
+    Path::from_iter(["stats", "salts"])
+}
+
+/// The salt of one day.
+pub(crate) fn salt(day: Date) -> Path {
+    salts().join(day.to_string())
+}
+
+/// The day of a salt listed under [`salts`].
+pub(crate) fn salt_day(path: &Path) -> Option<Date> {
+    path.filename()?.parse().ok()
+}
+
+/// The markers of accounts with raw records, by day.
+pub(crate) fn pending() -> Path {
+    Path::from_iter(["stats", "pending"])
+}
+
+/// The marker: `account` has raw records of `day`.
+pub(crate) fn pending_day(day: Date, account: &AccountId) -> Path {
+    pending().join(day.to_string()).join(account.as_str())
+}
+
+/// The day and account of a marker listed under [`pending`].
+pub(crate) fn pending_of(path: &Path) -> Option<(Date, AccountId)> {
+    match path.parts().collect::<Vec<_>>().as_slice() {
+        [_, _, day, account] => Some((
+            day.as_ref().parse().ok()?,
+            AccountId::new(account.as_ref()).ok()?,
+        )),
+        _ => None,
+    }
+}
+
+/// An account's raw download records, one folder per day.
+pub(crate) fn raw_days(account: &AccountId) -> Path {
+    stats(account).join("raw")
+}
+
+/// The raw batches of one day.
+pub(crate) fn raw_day(account: &AccountId, day: Date) -> Path {
+    raw_days(account).join(day.to_string())
+}
+
+/// The day of a folder listed under [`raw_days`].
+pub(crate) fn raw_day_of(folder: &Path) -> Option<Date> {
+    folder.filename()?.parse().ok()
+}
+
+/// One flushed batch, named by its writer.
+pub(crate) fn raw_batch(account: &AccountId, day: Date, name: &str) -> Path {
+    raw_day(account, day).join(format!("{name}.json"))
+}
+
+/// A closed day.
+pub(crate) fn closed_day(account: &AccountId, day: Date) -> Path {
+    stats(account).join("days").join(format!("{day}.json"))
+}
+
+/// The carries of an account.
+pub(crate) fn carries(account: &AccountId) -> Path {
+    stats(account).join("carry")
+}
+
+/// The carry at the end of one day.
+pub(crate) fn carry(account: &AccountId, day: Date) -> Path {
+    carries(account).join(format!("{day}.json"))
+}
+
+/// The day of a carry listed under [`carries`].
+pub(crate) fn carry_day(path: &Path) -> Option<Date> {
+    path.filename()?.strip_suffix(".json")?.parse().ok()
+}
+
+/// The markers of accounts with webhook subscriptions.
+pub(crate) fn webhook_accounts() -> Path {
+    Path::from_iter(["webhooks", "accounts"])
+}
+
+/// The marker of one account.
+pub(crate) fn webhook_account(account: &AccountId) -> Path {
+    webhook_accounts().join(account.as_str())
+}
+
+/// The account of a marker listed under [`webhook_accounts`].
+pub(crate) fn webhook_account_of(path: &Path) -> Option<AccountId> {
+    AccountId::new(path.filename()?).ok()
+}
+
+fn webhook(account: &AccountId, webhook: &str) -> Path {
+    self::account(account).join("webhooks").join(webhook)
+}
+
+/// A subscription's cursor.
+pub(crate) fn webhook_cursor(account: &AccountId, id: &str) -> Path {
+    webhook(account, id).join("cursor")
+}
+
+/// A subscription's deliveries.
+pub(crate) fn webhook_deliveries(account: &AccountId, id: &str) -> Path {
+    webhook(account, id).join("deliveries")
+}
+
+/// The delivery of event `seq`.
+pub(crate) fn webhook_delivery(account: &AccountId, id: &str, seq: u64) -> Path {
+    webhook_deliveries(account, id).join(seq_name(seq))
+}
+
+/// The claim of attempt `attempt` of event `seq`.
+pub(crate) fn webhook_claim(account: &AccountId, id: &str, seq: u64, attempt: usize) -> Path {
+    webhook(account, id)
+        .join("claims")
+        .join(format!("{seq:020}-{attempt:03}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_parsed_back() {
+        let alice = AccountId::new("alice").unwrap();
+        let job: JobId = "job_abcdefghijklmnopqrst".parse().unwrap();
+        let day: Date = "2026-03-04".parse().unwrap();
+        assert_eq!(
+            queued_job_of(&queued_job(&alice, &job)),
+            Some((alice.clone(), job.clone()))
+        );
+        assert_eq!(lease_attempt(&job_lease(&alice, &job, 7)), Some(7));
+        assert_eq!(snapshot_seq(&snapshot(&account(&alice), 256)), Some(256));
+        assert_eq!(salt_day(&salt(day)), Some(day));
+        assert_eq!(
+            pending_of(&pending_day(day, &alice)),
+            Some((day, alice.clone()))
+        );
+        assert_eq!(raw_day_of(&raw_day(&alice, day)), Some(day));
+        assert_eq!(carry_day(&carry(&alice, day)), Some(day));
+        assert_eq!(
+            webhook_account_of(&webhook_account(&alice)),
+            Some(alice.clone())
+        );
+        assert_eq!(account_of(&account(&alice)), Some(alice.clone()));
+        assert_eq!(
+            log_entry(&account(&alice), 3).as_ref(),
+            "accounts/alice/log/00000000000000000003.json"
+        );
+        assert_eq!(
+            feed_claim(&FeedId::new("a b").unwrap()).as_ref(),
+            "claims/feeds/612062"
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! A local folder as the store: object_store's `LocalFileSystem` (with fsync on every write),
+//! except that uploads are staged where podhost says, under names it chose, so that an upload
+//! cut off by a crash is a file the sweep finds and removes without knowing object_store's
+//! private staging names.
+//!
+//! ```text
+//! {root}/.podhost/staging/{uuid}   an upload in progress; renamed into place when complete
+//! {root}/.podhost/scratch/         jobs' working files (the default HostConfig::scratch_dir)
+//! ```
+//!
+//! `.podhost` is never listed as objects.
+
+use std::{
+    fmt,
+    ops::Range,
+    os::unix::fs::FileExt,
+    path::{Path as FsPath, PathBuf},
+    sync::Arc,
+    time::SystemTime,
+};
+
+use async_trait::async_trait;
+use futures::{StreamExt, TryStreamExt, stream::BoxStream};
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    PutMultipartOptions, PutOptions, PutPayload, PutResult, Result, UploadPart,
+    local::LocalFileSystem, path::Path,
+};
+
+/// The folder of podhost's own files in a local store.
+const OWN: &str = ".podhost";
+
+/// Where uploads in progress are staged.
+pub(crate) fn staging_dir(root: &FsPath) -> PathBuf {
+    root.join(OWN).join("staging")
+}
+
+/// The scratch folder that goes with a local store.
+pub(crate) fn scratch_dir(root: &FsPath) -> PathBuf {
+    root.join(OWN).join("scratch")
+}
+
+/// A local folder store whose uploads are staged in [`staging_dir`].
+#[derive(Debug)]
+pub(crate) struct LocalStore {
+    inner: LocalFileSystem,
+    root: PathBuf,
+}
+
+impl LocalStore {
+    /// The store of the folder `root` (which exists), fsyncing every write.
+    pub(crate) fn new(root: PathBuf) -> Result<Self> {
+        let inner = LocalFileSystem::new_with_prefix(&root)?
+            .with_fsync(true)
+            .with_automatic_cleanup(true);
+        Ok(LocalStore { inner, root })
+    }
+}
+
+impl fmt::Display for LocalStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LocalStore({})", self.root.display())
+    }
+}
+
+fn generic(e: std::io::Error) -> object_store::Error {
+    object_store::Error::Generic {
+        store: "LocalStore",
+        source: Box::new(e),
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| generic(std::io::Error::other(e)))?
+        .map_err(generic)
+}
+
+fn is_own(path: &Path) -> bool {
+    path.parts().next().is_some_and(|p| p.as_ref() == OWN)
+}
+
+#[async_trait]
+impl ObjectStore for LocalStore {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        _opts: PutMultipartOptions,
+    ) -> Result<Box<dyn MultipartUpload>> {
+        let dest = self.inner.path_to_filesystem(location)?;
+        let staging = staging_dir(&self.root).join(uuid::Uuid::new_v4().to_string());
+        let path = staging.clone();
+        let file = blocking(move || {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::File::create_new(&path)
+        })
+        .await?;
+        Ok(Box::new(StagedUpload {
+            file: Some(Arc::new(file)),
+            staging: Some(staging),
+            dest,
+            offset: 0,
+        }))
+    }
+
+    async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        self.inner.get_opts(location, options).await
+    }
+
+    async fn get_ranges(
+        &self,
+        location: &Path,
+        ranges: &[Range<u64>],
+    ) -> Result<Vec<bytes::Bytes>> {
+        self.inner.get_ranges(location, ranges).await
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, Result<Path>>,
+    ) -> BoxStream<'static, Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.inner
+            .list(prefix)
+            .try_filter(|meta| futures::future::ready(!is_own(&meta.location)))
+            .boxed()
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        let mut listed = self.inner.list_with_delimiter(prefix).await?;
+        listed.common_prefixes.retain(|p| !is_own(p));
+        listed.objects.retain(|m| !is_own(&m.location));
+        Ok(listed)
+    }
+
+    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+/// An upload written into a staging file at the offsets of its parts, then fsynced and renamed
+/// into place (and the folder fsynced) when complete: it appears whole or not at all.
+#[derive(Debug)]
+struct StagedUpload {
+    file: Option<Arc<std::fs::File>>,
+    /// `None` once completed or aborted.
+    staging: Option<PathBuf>,
+    dest: PathBuf,
+    offset: u64,
+}
+
+#[async_trait]
+impl MultipartUpload for StagedUpload {
+    fn put_part(&mut self, data: PutPayload) -> UploadPart {
+        let at = self.offset;
+        self.offset += data.content_length() as u64;
+        let file = self.file.clone();
+        Box::pin(async move {
+            let file = file.ok_or_else(|| generic(std::io::Error::other("the upload ended")))?;
+            blocking(move || {
+                let mut at = at;
+                for chunk in data.iter() {
+                    file.write_all_at(chunk, at)?;
+                    at += chunk.len() as u64;
+                }
+                Ok(())
+            })
+            .await
+        })
+    }
+
+    async fn complete(&mut self) -> Result<PutResult> {
+        let (Some(file), Some(staging)) = (self.file.take(), self.staging.take()) else {
+            return Err(generic(std::io::Error::other("the upload ended already")));
+        };
+        let dest = self.dest.clone();
+        blocking(move || {
+            file.sync_all()?;
+            drop(file);
+            let dir = dest
+                .parent()
+                .ok_or_else(|| std::io::Error::other("an object path without a folder"))?;
+            std::fs::create_dir_all(dir)?;
+            if let Err(e) = std::fs::rename(&staging, &dest) {
+                let _ = std::fs::remove_file(&staging);
+                return Err(e);
+            }
+            std::fs::File::open(dir)?.sync_all()?;
+            Ok(())
+        })
+        .await?;
+        Ok(PutResult {
+            e_tag: None,
+            version: None,
+            extensions: Default::default(),
+        })
+    }
+
+    async fn abort(&mut self) -> Result<()> {
+        self.file = None;
+        match self.staging.take() {
+            Some(staging) => blocking(move || std::fs::remove_file(staging)).await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for StagedUpload {
+    fn drop(&mut self) {
+        if let Some(staging) = self.staging.take() {
+            // Dropped without completing: the staged bytes go (the sweep would find them too).
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => drop(runtime.spawn_blocking(move || std::fs::remove_file(staging))),
+                Err(_) => drop(std::fs::remove_file(staging)),
+            }
+        }
+    }
+}
+
+/// Removes staged uploads of the store at `root` last written before `cutoff` (cut off by a
+/// crash; younger ones may be in progress). Returns how many went.
+pub(crate) async fn sweep_staging(root: &FsPath, cutoff: SystemTime) -> Result<usize> {
+    let dir = staging_dir(root);
+    blocking(move || {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|m| m < cutoff);
+            if old && std::fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    })
+    .await
+}
