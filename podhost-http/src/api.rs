@@ -1,5 +1,5 @@
 //! The API as a service: route, authenticate, limit, check the scope and the query, dispatch,
-//! answer; `HEAD` for every route.
+//! answer; `HEAD` and the draining of unread bodies for every route.
 
 use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, task::Poll, time::Instant};
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::{
     config::HttpConfig,
+    drain,
     error::ApiError,
     handlers,
     ratelimit::RateLimiter,
@@ -88,14 +89,21 @@ impl Api {
         &self.host
     }
 
-    /// Answers one request; a `HEAD` request gets its `GET` answer without the body.
+    /// Answers one request. What a handler left unread of the request body is read and
+    /// discarded afterwards, within limits ([`crate::drain`]), so that the client gets the
+    /// answer; a `HEAD` request gets its `GET` answer without the body.
     pub async fn handle<B: RequestBody>(&self, request: Request<B>) -> Response<Body> {
         let (parts, body) = request.into_parts();
+        let (body, rest) = drain::share(body, &parts.headers);
         let head = parts.method == Method::HEAD;
         let mut answer = self.answer(parts, body).await;
         if head {
             without_body(&mut answer);
         }
+        rest.discard(drain::Limits {
+            max_bytes: self.config.drain_max_bytes,
+            max_time: self.config.drain_max_time,
+        });
         answer
     }
 

@@ -16,6 +16,7 @@ mod api;
 mod cache;
 mod config;
 mod downloads;
+mod drain;
 pub mod error;
 mod handlers;
 mod openapi;
