@@ -90,8 +90,9 @@ impl Api {
     }
 
     /// Answers one request. What a handler left unread of the request body is read and
-    /// discarded afterwards, within limits ([`crate::drain`]), so that the client gets the
-    /// answer; a `HEAD` request gets its `GET` answer without the body.
+    /// discarded afterwards, within [`HttpConfig::drain_max_bytes`] and
+    /// [`HttpConfig::drain_max_time`], so that the client gets the answer; a `HEAD` request gets
+    /// its `GET` answer without the body.
     pub async fn handle<B: RequestBody>(&self, request: Request<B>) -> Response<Body> {
         let (parts, body) = request.into_parts();
         let (body, rest) = drain::share(body, &parts.headers);

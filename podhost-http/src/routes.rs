@@ -571,10 +571,6 @@ const TO: QueryParam = QueryParam {
     description: "last UTC day, included",
 };
 
-/// Media endpoints' examples.
-const WAVEFORM_EXAMPLE: &str = r#"{"samples_per_pixel": 256, "bits": 8}"#;
-const SILENCE_EXAMPLE: &str = r#"{"noise": -60, "duration": 2}"#;
-
 /// Every route.
 pub static ROUTES: &[Route] = &[
     Route {
@@ -604,7 +600,7 @@ pub static ROUTES: &[Route] = &[
         body: BodyKind::Json {
             schema: "WaveformOptions",
             required: false,
-            example: WAVEFORM_EXAMPLE,
+            example: r#"{"samples_per_pixel": 256, "bits": 8}"#,
         },
         addition: false,
         summary: "generate a waveform (a background job; BBC audiowaveform's format)",
@@ -625,7 +621,7 @@ pub static ROUTES: &[Route] = &[
         body: BodyKind::Json {
             schema: "SilenceOptions",
             required: false,
-            example: SILENCE_EXAMPLE,
+            example: r#"{"noise": -60, "duration": 2}"#,
         },
         addition: false,
         summary: "detect silences and suggest ad breaks (a background job; ffmpeg silencedetect's rule)",

@@ -93,39 +93,7 @@ pub(crate) async fn open(api: &Api, endpoint: Endpoint, parts: &Parts) -> Respon
         E::PodcastPage(feed) => crate::page::page(api, parts, &feed, None).await,
         E::EpisodePage(feed, episode) => crate::page::page(api, parts, &feed, Some(episode)).await,
         // With a token: `dispatch`.
-        E::WebhooksProcessing
-        | E::GenerateWaveform(_)
-        | E::GenerateSilence(_)
-        | E::ListMedia
-        | E::UploadMedia
-        | E::GetMedia(_)
-        | E::DeleteMedia(_)
-        | E::CopyMedia(_)
-        | E::GetMetadata(_)
-        | E::PutMetadata(_)
-        | E::ListFeeds
-        | E::CreateFeed
-        | E::GetFeed(_)
-        | E::UpdateFeed(_)
-        | E::DeleteFeed(_)
-        | E::ListEpisodes(_)
-        | E::CreateEpisode(_)
-        | E::GetEpisode(..)
-        | E::UpdateEpisode(..)
-        | E::DeleteEpisode(..)
-        | E::CopyEpisode(..)
-        | E::GetWaveform(_)
-        | E::GetSilence(_)
-        | E::GetJob(_)
-        | E::ListWebhooks
-        | E::CreateWebhook
-        | E::GetWebhook(_)
-        | E::DeleteWebhook(_)
-        | E::WebhookDeliveries(_)
-        | E::Redeliver(..)
-        | E::StatsAccount
-        | E::StatsFeed(_)
-        | E::StatsEpisode(..) => response::error(&ApiError::NoRoute),
+        _ => response::error(&ApiError::NoRoute),
     }
 }
 
