@@ -74,35 +74,6 @@ impl Urls {
             media.blob.as_str()
         )
     }
-
-    /// The API resource of a job: `{base}/api/jobs/{job}`.
-    pub fn api_job(&self, job: &crate::ids::JobId) -> String {
-        format!("{}/api/jobs/{job}", self.base)
-    }
-
-    /// The API resource of a media file's waveform: `{base}/api/media/{id}/waveform`.
-    pub fn api_waveform(&self, media: crate::ids::MediaId) -> String {
-        format!("{}/api/media/{media}/waveform", self.base)
-    }
-
-    /// The API resource of a media file's silences: `{base}/api/media/{id}/silence`.
-    pub fn api_silence(&self, media: crate::ids::MediaId) -> String {
-        format!("{}/api/media/{media}/silence", self.base)
-    }
-
-    /// The API resource of a feed: `{base}/api/feeds/{feed}`.
-    pub fn api_feed(&self, feed: &FeedId) -> String {
-        format!("{}/api/feeds/{}", self.base, encode_segment(feed.as_str()))
-    }
-
-    /// The API resource of an episode: `{base}/api/feed/{feed}/show/{episode}`.
-    pub fn api_episode(&self, feed: &FeedId, episode: EpisodeId) -> String {
-        format!(
-            "{}/api/feed/{}/show/{episode}",
-            self.base,
-            encode_segment(feed.as_str())
-        )
-    }
 }
 
 #[cfg(test)]
@@ -116,10 +87,6 @@ mod tests {
         assert_eq!(
             urls.rss(&feed),
             "https://pod.example/feeds/My%20Show%20%E2%98%95/rss"
-        );
-        assert_eq!(
-            urls.api_feed(&feed),
-            "https://pod.example/api/feeds/My%20Show%20%E2%98%95"
         );
     }
 }

@@ -1,21 +1,23 @@
-//! The API as a service: authenticate, limit, route, dispatch, answer.
+//! The API as a service: route, authenticate, limit, check the scope and the query, dispatch,
+//! answer; `HEAD` and the draining of unread bodies for every route.
 
 use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, task::Poll, time::Instant};
 
 use bytes::Bytes;
-use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Body as HttpBody;
-use podhost_core::{PodcastHost, Principal, Scope};
+use podhost_core::{FieldErrors, PodcastHost, Principal};
 use serde_json::Value;
 
 use crate::{
     config::HttpConfig,
+    drain,
     error::ApiError,
     handlers,
     ratelimit::RateLimiter,
     response::{self, Body},
-    routes::{self, Endpoint, RouteError},
+    routes::{self, ParamError, Route, RouteError, Surface},
 };
 
 /// A request body the API can read: any `http_body::Body` of `Bytes` (hyper's `Incoming`,
@@ -87,41 +89,65 @@ impl Api {
         &self.host
     }
 
-    /// Answers one request.
+    /// Answers one request. What a handler left unread of the request body is read and
+    /// discarded afterwards, within [`HttpConfig::drain_max_bytes`] and
+    /// [`HttpConfig::drain_max_time`], so that the client gets the answer; a `HEAD` request gets
+    /// its `GET` answer without the body.
     pub async fn handle<B: RequestBody>(&self, request: Request<B>) -> Response<Body> {
         let (parts, body) = request.into_parts();
+        let (body, rest) = drain::share(body, &parts.headers);
+        let head = parts.method == Method::HEAD;
+        let mut answer = self.answer(parts, body).await;
+        if head {
+            without_body(&mut answer);
+        }
+        rest.discard(drain::Limits {
+            max_bytes: self.config.drain_max_bytes,
+            max_time: self.config.drain_max_time,
+        });
+        answer
+    }
+
+    /// The answer to a request: route (the table of `routes.rs`), then for routes with a scope
+    /// authenticate (401), limit (429), check the scope (403) and the query parameters (422),
+    /// then the handler.
+    async fn answer<B: RequestBody>(&self, parts: Parts, body: B) -> Response<Body> {
         if parts.method == Method::OPTIONS {
             return response::preflight();
         }
-        if let Some(rest) = parts.uri.path().strip_prefix("/feeds/") {
-            return crate::public::feed(self, &parts, rest).await;
-        }
-        if let Some(rest) = parts.uri.path().strip_prefix("/media/") {
-            return crate::public::media(self, &parts, rest).await;
-        }
-        if let Some(rest) = parts.uri.path().strip_prefix("/chapters/") {
-            return crate::public::chapters(self, &parts, rest).await;
-        }
-        if let Some(rest) = parts.uri.path().strip_prefix("/podcasts/") {
-            return crate::page::page(self, &parts, rest).await;
-        }
-        let endpoint = match routes::route(&parts.method, parts.uri.path()) {
-            Ok(endpoint) => endpoint,
-            Err(RouteError::NotFound) => return response::error(&ApiError::NoRoute),
+        let (row, endpoint) = match routes::route(&parts.method, parts.uri.path()) {
+            Ok(found) => found,
+            Err(RouteError::NotFound(surface)) => return self.not_found(surface),
             Err(RouteError::MethodNotAllowed(allowed)) => {
                 return response::error(&ApiError::MethodNotAllowed(allowed));
             }
-            Err(RouteError::BadParameter(message)) => {
+            Err(RouteError::BadParameter(row, error)) => {
                 // Authentication still comes first: no hints to strangers.
-                return match self.authenticate(&parts.headers).await {
-                    Err(e) => response::error(&e),
-                    Ok(_) => response::error(&ApiError::BadRequest(message)),
+                if row.authenticated()
+                    && let Err(e) = self.authenticate(&parts.headers).await
+                {
+                    return response::error(&e);
+                }
+                // Off the API, a path that does not parse names nothing.
+                return match error {
+                    ParamError::BadRequest(message) if row.surface == Surface::Api => {
+                        response::error(&ApiError::BadRequest(message))
+                    }
+                    _ => self.not_found(row.surface),
                 };
             }
         };
-        if endpoint == Endpoint::OpenApi {
-            return response::json(StatusCode::OK, &self.openapi);
-        }
+        let query: Vec<(String, String)> = parts
+            .uri
+            .query()
+            .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+            .unwrap_or_default();
+        let Some(scope) = row.scope else {
+            if let Err(e) = known_params(row, &query) {
+                return response::error(&e);
+            }
+            return handlers::open(self, endpoint, &parts).await;
+        };
         let who = match self.authenticate(&parts.headers).await {
             Ok(who) => who,
             Err(e) => return response::error(&e),
@@ -131,25 +157,29 @@ impl Api {
             .map_or_else(|| who.account().to_string(), |t| t.to_string());
         let verdict = self.limiter.check(&key, Instant::now());
         let mut answer = if verdict.allowed {
-            let query: Vec<(String, String)> = parts
-                .uri
-                .query()
-                .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
-                .unwrap_or_default();
-            // The cache key: the path and the decoded parameters, sorted, so that spellings of one
-            // query share one entry.
-            let mut sorted: Vec<&(String, String)> = query.iter().collect();
-            sorted.sort();
-            let request_line = format!("{}?{:?}", parts.uri.path(), sorted);
-            let call = Call {
-                who,
-                query,
-                request_line,
-                headers: parts.headers,
-                body,
-            };
-            match handlers::dispatch(self, endpoint, call).await {
-                Ok(response) => response,
+            let checked = who
+                .require(scope)
+                .map_err(ApiError::from)
+                .and_then(|()| known_params(row, &query));
+            match checked {
+                Ok(()) => {
+                    // The cache key: the path and the decoded parameters, sorted, so that
+                    // spellings of one query share one entry.
+                    let mut sorted: Vec<&(String, String)> = query.iter().collect();
+                    sorted.sort();
+                    let request_line = format!("{}?{:?}", parts.uri.path(), sorted);
+                    let call = Call {
+                        who,
+                        query,
+                        request_line,
+                        headers: parts.headers,
+                        body,
+                    };
+                    match handlers::dispatch(self, endpoint, call).await {
+                        Ok(response) => response,
+                        Err(e) => response::error(&e),
+                    }
+                }
                 Err(e) => response::error(&e),
             }
         } else {
@@ -170,6 +200,14 @@ impl Api {
         answer
     }
 
+    /// 404 as the surface answers it: a page for pages, JSON elsewhere.
+    fn not_found(&self, surface: Surface) -> Response<Body> {
+        match surface {
+            Surface::Page => crate::page::not_found(self),
+            Surface::Api | Surface::Public => response::error(&ApiError::NoRoute),
+        }
+    }
+
     async fn authenticate(&self, headers: &http::HeaderMap) -> Result<Principal, ApiError> {
         let secret = headers
             .get(header::AUTHORIZATION)
@@ -182,6 +220,44 @@ impl Api {
             .ok_or(ApiError::Core(podhost_core::Error::Unauthenticated))?;
         Ok(self.host.authenticate(secret).await?)
     }
+
+    /// The OpenAPI document.
+    pub(crate) fn openapi(&self) -> &Value {
+        &self.openapi
+    }
+}
+
+/// Refuses query parameters an API route does not know (the public side takes any: apps add
+/// their own).
+fn known_params(row: &Route, query: &[(String, String)]) -> Result<(), ApiError> {
+    if row.surface != Surface::Api {
+        return Ok(());
+    }
+    let mut errors = FieldErrors::default();
+    for (key, _) in query {
+        if !row.knows(key) {
+            errors.add(key.clone(), "unknown query parameter");
+        }
+    }
+    Ok(errors.into_result()?)
+}
+
+/// The answer to `HEAD`: the `GET` answer's status and headers, `Content-Length` included, and
+/// no body.
+fn without_body(answer: &mut Response<Body>) {
+    let status = answer.status();
+    let bodyless = status.is_informational()
+        || status == StatusCode::NO_CONTENT
+        || status == StatusCode::NOT_MODIFIED;
+    if !bodyless
+        && !answer.headers().contains_key(header::CONTENT_LENGTH)
+        && let Some(length) = answer.body().size_hint().exact()
+    {
+        answer
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    }
+    *answer.body_mut() = response::full(Bytes::new());
 }
 
 impl<B: RequestBody> Call<B> {
@@ -191,11 +267,6 @@ impl<B: RequestBody> Call<B> {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
-    }
-
-    /// Checks a scope.
-    pub(crate) fn require(&self, scope: Scope) -> Result<(), ApiError> {
-        Ok(self.who.require(scope)?)
     }
 
     /// Reads a JSON body of at most `limit` bytes; `None` when the body is empty.

@@ -16,6 +16,13 @@ pub struct HttpConfig {
     /// Whether the server sits behind a proxy it trusts: download statistics then take the
     /// client address from the last `X-Forwarded-For` entry (default false: the peer address).
     pub trust_forwarded_for: bool,
+    /// How much of a request body left unread by an early answer (401, 403, 404, 413, ...) is
+    /// still read and discarded, so that a client sending it without `Expect: 100-continue`
+    /// gets the answer instead of a connection reset (default 64 MiB; a body with more left is
+    /// not read).
+    pub drain_max_bytes: u64,
+    /// How long, from the answer on, such a body is read (default 10 s).
+    pub drain_max_time: Duration,
 }
 
 impl Default for HttpConfig {
@@ -26,6 +33,8 @@ impl Default for HttpConfig {
             header_read_timeout: Duration::from_secs(10),
             max_header_bytes: 16 << 10,
             trust_forwarded_for: false,
+            drain_max_bytes: 64 << 20,
+            drain_max_time: Duration::from_secs(10),
         }
     }
 }

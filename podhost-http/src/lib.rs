@@ -5,9 +5,10 @@
 //! so an application can mount it in its own hyper/tower stack and tests can call it without a
 //! socket; [`serve`] runs it on a listener with graceful shutdown.
 //!
-//! This is the only crate that knows HTTP and the JSON wire shapes: requests are parsed into a
-//! typed [`Endpoint`] ([`routes`]), handled by calling the core, and answered with shapes built in
-//! [`wire`]; the mapping from errors to statuses is in one place ([`error`]).
+//! This is the only crate that knows HTTP and the JSON wire shapes: one table ([`ROUTES`]) declares
+//! every route, requests are parsed into a typed [`Endpoint`] ([`routes`]), checked (token, scope,
+//! query) by the API from the table, handled by calling the core, and answered with shapes built
+//! in [`wire`]; the mapping from errors to statuses is in one place ([`error`]).
 #![deny(missing_docs)]
 #![recursion_limit = "256"]
 
@@ -15,6 +16,7 @@ mod api;
 mod cache;
 mod config;
 mod downloads;
+mod drain;
 pub mod error;
 mod handlers;
 mod openapi;
@@ -25,13 +27,14 @@ mod ratelimit;
 mod response;
 pub mod routes;
 mod server;
+mod urls;
 mod webhook_sender;
 pub mod wire;
 
 pub use api::{Api, RequestBody};
 pub use config::HttpConfig;
 pub use downloads::ClientAddr;
-pub use routes::{Endpoint, ROUTES};
+pub use routes::{Endpoint, ROUTES, Route};
 pub use server::{serve, shutdown_signal};
 pub use webhook_sender::HttpWebhookSender;
 

@@ -1,563 +1,170 @@
-//! The OpenAPI 3.0.3 document served at `GET /api/openapi.json`. Its paths come from the route
-//! table ([`ROUTES`]); a test checks that the two are the same set.
+//! The OpenAPI 3.0.3 document served at `GET /api/openapi.json`, built from the route table
+//! ([`ROUTES`]): every [`Surface::Api`] row is an operation (parameters from its template and
+//! its query list, its body, its answers, its security). The component schemas (the wire
+//! shapes) are here, referenced by name from the rows.
 
-use http::Method;
-use podhost_core::{PodcastHost, model::PageRequest};
+use podhost_core::{PodcastHost, Scope, Scopes};
 use serde_json::{Value, json};
 
-use crate::routes::ROUTES;
+use crate::routes::{BodyKind, ROUTES, Route, Shape, Surface, path_param};
 
 fn r(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-fn body(schema: Value) -> Value {
-    json!({ "content": { "application/json": { "schema": schema } } })
-}
-
-fn error_responses(extra: &[u16]) -> serde_json::Map<String, Value> {
-    let mut map = serde_json::Map::new();
-    for status in [400u16, 401, 403, 404, 405, 429, 500].iter().chain(extra) {
-        let (description, schema) = match status {
-            422 => (
-                "validation failed: messages per field",
-                r("ValidationError"),
-            ),
-            401 => ("missing, unknown or revoked token", r("Error")),
-            403 => ("the token lacks the scope", r("Error")),
-            404 => (
-                "no such object (another account's objects never exist)",
-                r("Error"),
-            ),
-            409 => (
-                "conflict: an id that is taken, a file still in use, a changed version",
-                r("Error"),
-            ),
-            413 => ("the body is larger than the limit", r("Error")),
-            429 => ("rate limit reached; see retry-after", r("Error")),
-            500 => ("internal fault", r("Error")),
-            405 => ("wrong method", r("Error")),
-            _ => ("malformed request", r("Error")),
-        };
-        map.insert(status.to_string(), json!({ "description": description, "content": { "application/json": { "schema": schema } } }));
-    }
-    map
-}
-
-fn ok(status: u16, description: &str, schema: Option<Value>, extra_errors: &[u16]) -> Value {
-    let mut responses = error_responses(extra_errors);
-    let mut success = json!({ "description": description });
-    if let Some(schema) = schema {
-        success["content"] = json!({ "application/json": { "schema": schema } });
-    }
-    responses.insert(status.to_string(), success);
-    Value::Object(responses)
-}
-
-fn path_param(name: &str, schema: Value, description: &str) -> Value {
-    json!({ "name": name, "in": "path", "required": true, "schema": schema, "description": description })
-}
-
-fn query(name: &str, schema: Value, description: &str) -> Value {
-    json!({ "name": name, "in": "query", "required": false, "schema": schema, "description": description })
-}
-
-fn paging() -> Vec<Value> {
-    vec![
-        query(
-            "page[number]",
-            json!({"type": "integer", "minimum": 1, "default": 1}),
-            "page number, from 1",
+/// What each error status means, wherever it is answered.
+fn error_response(status: u16) -> Value {
+    let (description, schema) = match status {
+        400 => (
+            "malformed request: JSON, multipart or a path parameter",
+            "Error",
         ),
-        query(
-            "page[size]",
-            json!({"type": "integer", "minimum": 1, "maximum": PageRequest::MAX_SIZE, "default": PageRequest::DEFAULT_SIZE}),
-            "page size",
+        401 => ("missing, unknown or revoked token", "Error"),
+        403 => ("the token lacks the scope", "Error"),
+        404 => (
+            "no such object (another account's objects never exist)",
+            "Error",
         ),
-    ]
-}
-
-fn media_id(name: &str) -> Value {
-    path_param(
-        name,
-        json!({"type": "integer", "minimum": 1, "maximum": podhost_core::MAX_SAFE_ID}),
-        "media id",
-    )
-}
-
-fn feed_id() -> Value {
-    path_param(
-        "feed_id",
-        json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^/]+$"}),
-        "feed id (URL-encoded)",
-    )
-}
-
-fn webhook_id() -> Value {
-    path_param(
-        "webhook_id",
-        json!({"type": "string"}),
-        "subscription id (wh_…)",
-    )
-}
-
-fn show_id() -> Value {
-    path_param(
-        "show_id",
-        json!({"type": "string", "pattern": "^pod-[0-9]+$"}),
-        "episode id",
-    )
-}
-
-/// The operation object of one route.
-fn operation(method: &Method, path: &str) -> Value {
-    let op = |summary: &str,
-              scopes: &str,
-              params: Vec<Value>,
-              request: Option<Value>,
-              responses: Value,
-              addition: bool| {
-        let mut o = json!({
-            "summary": summary,
-            "description": format!("Scopes: {scopes}."),
-            "parameters": params,
-            "responses": responses,
-            "security": [{"bearer": []}],
-        });
-        if let Some(request) = request {
-            o["requestBody"] = request;
-        }
-        if addition {
-            o["x-podhost-addition"] = json!(true);
-            o["description"] = json!(format!(
-                "Scopes: {scopes}. An addition of podhost to the specification."
-            ));
-        }
-        o
+        405 => ("wrong method", "Error"),
+        409 => (
+            "conflict: an id that is taken, a file still in use, a changed version",
+            "Error",
+        ),
+        413 => ("the body is larger than the limit", "Error"),
+        422 => (
+            "validation failed (unknown query parameters included): messages per field",
+            "ValidationError",
+        ),
+        429 => ("rate limit reached; see retry-after", "Error"),
+        _ => ("internal fault", "Error"),
     };
-    let multipart = |schema: &str| json!({ "required": true, "content": { "multipart/form-data": { "schema": r(schema) } } });
-    let json_body = |schema: &str, required: bool| {
-        let mut b = body(r(schema));
-        b["required"] = json!(required);
-        b
-    };
-    let data = |schema: &str| json!({"type": "object", "required": ["data"], "properties": {"data": r(schema)}});
-    let data_list = |schema: &str| json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": r(schema)}}});
-    match (method.as_str(), path) {
-        ("POST", "/api/webhooks-processing") => op(
-            "deliver the caller's due webhook deliveries now (delivery otherwise runs in the background)",
-            "webhooks",
-            vec![],
-            None,
-            ok(200, "what was done", Some(data("WebhookRun")), &[]),
-            false,
-        ),
-        ("GET", "/api/webhooks") => op(
-            "the caller's webhook subscriptions (without their secrets)",
-            "webhooks",
-            vec![],
-            None,
-            ok(200, "the subscriptions", Some(data_list("Webhook")), &[]),
-            true,
-        ),
-        ("POST", "/api/webhooks") => op(
-            "subscribe a URL to events; the signing secret (Standard Webhooks, whsec_) is shown only in this answer",
-            "webhooks",
-            vec![],
-            Some(json_body("WebhookCreate", true)),
-            ok(
-                201,
-                "the subscription, with its secret",
-                Some(data("Webhook")),
-                &[413, 422],
-            ),
-            true,
-        ),
-        ("GET", "/api/webhooks/{webhook_id}") => op(
-            "one subscription",
-            "webhooks",
-            vec![webhook_id()],
-            None,
-            ok(200, "the subscription", Some(data("Webhook")), &[]),
-            true,
-        ),
-        ("DELETE", "/api/webhooks/{webhook_id}") => op(
-            "remove a subscription",
-            "webhooks",
-            vec![webhook_id()],
-            None,
-            ok(204, "removed", None, &[]),
-            true,
-        ),
-        ("GET", "/api/webhooks/{webhook_id}/deliveries") => op(
-            "the recent deliveries of a subscription, newest first, with their attempts",
-            "webhooks",
-            vec![webhook_id()],
-            None,
-            ok(200, "the deliveries", Some(data_list("Delivery")), &[]),
-            true,
-        ),
-        ("POST", "/api/webhooks/{webhook_id}/deliveries/{seq}/redeliver") => op(
-            "send an event to a subscription again, now",
-            "webhooks",
-            vec![
-                webhook_id(),
-                path_param(
-                    "seq",
-                    json!({"type": "integer", "minimum": 1}),
-                    "the event's number (`seq` of a delivery)",
-                ),
-            ],
-            None,
-            ok(
-                200,
-                "the delivery with the new attempt",
-                Some(data("Delivery")),
-                &[],
-            ),
-            true,
-        ),
-        ("POST", "/api/generate/waveform/{id}") => op(
-            "generate a waveform (a background job; BBC audiowaveform's format)",
-            "media",
-            vec![media_id("id")],
-            Some(json_body("WaveformOptions", false)),
-            ok(
-                202,
-                "the job, queued (or the one already queued or running for this file); Location: /api/jobs/{id}",
-                Some(data("Job")),
-                &[413, 422],
-            ),
-            false,
-        ),
-        ("POST", "/api/generate/silence/{id}") => op(
-            "detect silences and suggest ad breaks (a background job; ffmpeg silencedetect's rule)",
-            "media",
-            vec![media_id("id")],
-            Some(json_body("SilenceOptions", false)),
-            ok(
-                202,
-                "the job, queued (or the one already queued or running for this file); Location: /api/jobs/{id}",
-                Some(data("Job")),
-                &[413, 422],
-            ),
-            false,
-        ),
-        ("GET", "/api/jobs/{job_id}") => op(
-            "a background job",
-            "media, media-read-only",
-            vec![path_param(
-                "job_id",
-                json!({"type": "string", "pattern": "^job_[a-z0-9]{20}$"}),
-                "job id",
-            )],
-            None,
-            ok(200, "the job", Some(data("Job")), &[]),
-            true,
-        ),
-        ("GET", "/api/media/{id}/waveform") => {
-            let mut o = op(
-                "the latest waveform of a file, in audiowaveform's JSON (not wrapped, for peaks.js) or `.dat` form",
-                "media, media-read-only",
-                vec![
-                    media_id("id"),
-                    query(
-                        "format",
-                        json!({"type": "string", "enum": ["json", "dat"], "default": "json"}),
-                        "json or the binary dat",
-                    ),
-                ],
-                None,
-                ok(200, "the waveform", Some(r("Waveform")), &[422]),
-                true,
-            );
-            o["responses"]["200"]["content"]["application/octet-stream"] =
+    json!({ "description": description, "content": { "application/json": { "schema": r(schema) } } })
+}
+
+/// The statuses every operation of this kind may answer.
+fn common_errors(row: &Route) -> &'static [u16] {
+    if row.authenticated() {
+        &[400, 401, 403, 404, 405, 422, 429, 500]
+    } else {
+        &[422]
+    }
+}
+
+fn json_content(schema: Value) -> Value {
+    json!({ "application/json": { "schema": schema } })
+}
+
+/// The success response of a row.
+fn success(row: &Route) -> Value {
+    let mut answer = json!({ "description": row.success.description });
+    let data = |inner: Value| json!({"type": "object", "required": ["data"], "properties": {"data": inner}});
+    let content = match row.success.shape {
+        Shape::Empty => None,
+        Shape::Bare(name) => Some(json_content(r(name))),
+        Shape::Data(name) => Some(json_content(data(r(name)))),
+        Shape::DataList(name) => Some(json_content(data(
+            json!({"type": "array", "items": r(name)}),
+        ))),
+        Shape::JsonOrBinary(name) => {
+            let mut content = json_content(r(name));
+            content["application/octet-stream"] =
                 json!({"schema": {"type": "string", "format": "binary"}});
-            o
+            Some(content)
         }
-        ("GET", "/api/media/{id}/silence") => op(
-            "the latest silence report of a file",
-            "media, media-read-only",
-            vec![media_id("id")],
-            None,
-            ok(
-                200,
-                "the silences and suggested mid-roll positions",
-                Some(data("SilenceReport")),
-                &[],
-            ),
-            true,
-        ),
-        ("GET", "/api/media/{id}/metadata") => op(
-            "a media file's metadata: facts, the tags read from the file, ad breaks",
-            "media, media-read-only",
-            vec![media_id("id")],
-            None,
-            ok(200, "the metadata", Some(data("Metadata")), &[]),
-            false,
-        ),
-        ("PUT", "/api/media/{id}/metadata") => op(
-            "change a media file's metadata: ad breaks at once; tags, chapters and cover written into a new file (a new URL) by the job in `job`",
-            "media",
-            vec![media_id("id")],
-            Some(json_body("MetadataUpdate", false)),
-            ok(
-                200,
-                "the metadata now, and the tag-writing job",
-                Some(data("Metadata")),
-                &[409, 413, 422],
-            ),
-            false,
-        ),
-        ("GET", "/api/media") => {
-            let mut params = vec![
-                query(
-                    "sort_by",
-                    json!({"type": "string", "enum": ["name", "size", "created"], "default": "name"}),
-                    "sort key",
-                ),
-                query(
-                    "sort_dir",
-                    json!({"type": "string", "enum": ["asc", "desc"], "default": "desc"}),
-                    "sort direction",
-                ),
-                query(
-                    "filter",
-                    json!({"type": "string"}),
-                    "case-insensitive substring of the file name",
-                ),
-                query(
-                    "strict",
-                    json!({"type": "integer", "enum": [0, 1], "default": 0}),
-                    "1: filter is an exact name",
-                ),
-            ];
-            params.extend(paging());
-            op(
-                "list files",
-                "media, media-read-only",
-                params,
-                None,
-                ok(200, "the files", Some(r("MediaList")), &[422]),
-                false,
-            )
+        Shape::AnyObject => Some(json_content(json!({"type": "object"}))),
+        Shape::Document(media_type) => {
+            Some(json!({ media_type: { "schema": {"type": "string", "format": "binary"} } }))
         }
-        ("POST", "/api/media") => op(
-            "upload a file",
-            "media",
-            vec![],
-            Some(multipart("MediaUpload")),
-            ok(201, "the stored file", Some(r("MediaRecord")), &[413, 422]),
-            false,
-        ),
-        ("GET", "/api/media/{media_id}") => op(
-            "get a file",
-            "media, media-read-only",
-            vec![media_id("media_id")],
-            None,
-            ok(200, "the file", Some(r("MediaRecord")), &[]),
-            false,
-        ),
-        ("DELETE", "/api/media/{media_id}") => op(
-            "delete a file",
-            "media",
-            vec![media_id("media_id")],
-            None,
-            ok(204, "deleted", None, &[409]),
-            false,
-        ),
-        ("POST", "/api/media/{media_id}/copy") => op(
-            "copy a file",
-            "media",
-            vec![media_id("media_id")],
-            Some(json_body("MediaCopy", true)),
-            ok(201, "the copy", Some(r("MediaRecord")), &[413, 422]),
-            false,
-        ),
-        ("GET", "/api/feeds") => op(
-            "list podcasts",
-            "feeds, feeds-read-only",
-            paging(),
-            None,
-            ok(200, "the podcasts", Some(data_list("FeedListItem")), &[422]),
-            false,
-        ),
-        ("POST", "/api/feeds") => op(
-            "create a podcast",
-            "feeds",
-            vec![],
-            Some(json_body("FeedCreate", true)),
-            ok(201, "the podcast", Some(data("Feed")), &[409, 413, 422]),
-            true,
-        ),
-        ("GET", "/api/feeds/{feed_id}") => op(
-            "get a podcast",
-            "feeds, feeds-read-only",
-            vec![feed_id()],
-            None,
-            ok(200, "the podcast", Some(data("Feed")), &[]),
-            false,
-        ),
-        ("PUT", "/api/feeds/{feed_id}") => op(
-            "change a podcast",
-            "feeds",
-            vec![feed_id()],
-            Some(json_body("FeedUpdate", false)),
-            ok(200, "the podcast", Some(data("Feed")), &[413, 422]),
-            true,
-        ),
-        ("DELETE", "/api/feeds/{feed_id}") => op(
-            "delete a podcast and its episodes",
-            "feeds",
-            vec![feed_id()],
-            None,
-            ok(204, "deleted", None, &[]),
-            false,
-        ),
-        ("GET", "/api/feed/{feed_id}/shows") => {
-            let mut params = vec![feed_id()];
-            params.extend(paging());
-            params.push(query(
-                "sortBy",
-                json!({"type": "string", "enum": ["lastUpdate", "is_public"]}),
-                "sort key; default: publishing date",
-            ));
-            params.push(query(
-                "sortDesc",
-                json!({"type": "string", "enum": ["desc", "asc", "true", "false"]}),
-                "desc or true: descending",
-            ));
-            params.push(query(
-                "filter",
-                json!({"type": "string"}),
-                "searched in title and description (also accepted as a JSON body field)",
-            ));
-            op(
-                "list episodes",
-                "shows, shows-read-only",
-                params,
-                None,
-                ok(
-                    200,
-                    "the episodes",
-                    Some(data_list("EpisodeListItem")),
-                    &[422],
-                ),
-                false,
-            )
+    };
+    if let Some(content) = content {
+        answer["content"] = content;
+    }
+    answer
+}
+
+/// The request body of a row.
+fn request_body(row: &Route) -> Option<Value> {
+    match row.body {
+        BodyKind::None => None,
+        BodyKind::Json {
+            schema,
+            required,
+            example,
+        } => {
+            let example: Value = serde_json::from_str(example).unwrap_or(Value::Null);
+            Some(json!({
+                "required": required,
+                "content": { "application/json": { "schema": r(schema), "example": example } },
+            }))
         }
-        ("POST", "/api/feed/{feed_id}/show") => op(
-            "create an episode",
-            "shows",
-            vec![feed_id()],
-            Some(multipart("EpisodeCreate")),
-            ok(201, "the episode", Some(data("Episode")), &[413, 422]),
-            false,
-        ),
-        ("GET", "/api/feed/{feed_id}/show/{show_id}") => op(
-            "get an episode",
-            "shows, shows-read-only",
-            vec![
-                feed_id(),
-                show_id(),
-                query(
-                    "feed_id",
-                    json!({"type": "string"}),
-                    "ignored; the path names the feed",
-                ),
-            ],
-            None,
-            ok(200, "the episode", Some(data("Episode")), &[]),
-            false,
-        ),
-        ("PUT", "/api/feed/{feed_id}/show/{show_id}") => op(
-            "change an episode",
-            "shows",
-            vec![feed_id(), show_id()],
-            Some(json_body("EpisodeUpdate", false)),
-            ok(200, "the episode", Some(data("Episode")), &[409, 413, 422]),
-            false,
-        ),
-        ("DELETE", "/api/feed/{feed_id}/show/{show_id}") => op(
-            "delete an episode",
-            "shows",
-            vec![feed_id(), show_id()],
-            None,
-            ok(204, "deleted", None, &[]),
-            false,
-        ),
-        ("POST", "/api/feed/{feed_id}/show/{show_id}/copy") => op(
-            "copy an episode as a draft",
-            "shows",
-            vec![
-                feed_id(),
-                show_id(),
-                query(
-                    "feed_id_to",
-                    json!({"type": "string"}),
-                    "the target feed; default: the same feed",
-                ),
-            ],
-            None,
-            ok(201, "the copy", Some(data("Episode")), &[422]),
-            false,
-        ),
-        ("GET", "/api/stats") => op(
-            "downloads of all the caller's podcasts",
-            "stats",
-            stats_period(),
-            None,
-            ok(200, "the report", Some(data("StatsReport")), &[422]),
-            true,
-        ),
-        ("GET", "/api/stats/feeds/{feed_id}") => op(
-            "downloads of one podcast",
-            "stats",
-            [vec![feed_id()], stats_period()].concat(),
-            None,
-            ok(200, "the report", Some(data("StatsReport")), &[422]),
-            true,
-        ),
-        ("GET", "/api/stats/feeds/{feed_id}/shows/{show_id}") => op(
-            "downloads of one episode",
-            "stats",
-            [vec![feed_id(), show_id()], stats_period()].concat(),
-            None,
-            ok(200, "the report", Some(data("StatsReport")), &[422]),
-            true,
-        ),
-        ("GET", "/api/openapi.json") => json!({
-            "summary": "this document",
-            "description": "No authentication. An addition of podhost to the specification.",
-            "security": [],
-            "x-podhost-addition": true,
-            "responses": { "200": { "description": "the OpenAPI document", "content": { "application/json": { "schema": {"type": "object"} } } } },
-        }),
-        _ => json!({}),
+        BodyKind::Multipart {
+            schema, example, ..
+        } => {
+            let mut media = json!({ "schema": r(schema) });
+            if !example.is_empty() {
+                let fields: serde_json::Map<String, Value> = example
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), json!(v)))
+                    .collect();
+                media["example"] = Value::Object(fields);
+            }
+            Some(json!({ "required": true, "content": { "multipart/form-data": media } }))
+        }
     }
 }
 
-/// `from` and `to` of the statistics queries.
-fn stats_period() -> Vec<Value> {
-    let day = json!({"type": "string", "format": "date"});
-    vec![
-        query(
-            "from",
-            day.clone(),
-            &format!(
-                "first UTC day (YYYY-MM-DD); default {} days before `to`",
-                podhost_core::stats::DEFAULT_DAYS - 1
-            ),
-        ),
-        query(
-            "to",
-            day,
-            &format!(
-                "last UTC day, included; default today; at most {} days in all",
-                podhost_core::stats::MAX_DAYS
-            ),
-        ),
-    ]
+/// The scopes that allow what `needed` allows, e.g. `media, media-read-only`.
+fn scopes_allowing(needed: Scope) -> String {
+    let names: Vec<&str> = Scope::ALL
+        .into_iter()
+        .filter(|s| Scopes::from_iter([*s]).allows(needed))
+        .map(Scope::as_str)
+        .collect();
+    names.join(", ")
+}
+
+/// The operation object of one row.
+fn operation(row: &Route) -> Value {
+    let mut parameters: Vec<Value> = row
+        .path_params()
+        .filter_map(path_param)
+        .map(|p| {
+            json!({"name": p.name, "in": "path", "required": true, "schema": p.kind.schema(), "description": p.description})
+        })
+        .collect();
+    parameters.extend(row.query.iter().map(|q| {
+        json!({"name": q.name, "in": "query", "required": false, "schema": (q.schema)(), "description": q.description})
+    }));
+    let mut responses = serde_json::Map::new();
+    for status in common_errors(row).iter().chain(row.errors) {
+        responses.insert(status.to_string(), error_response(*status));
+    }
+    responses.insert(row.success.status.to_string(), success(row));
+    let mut description = match row.scope {
+        Some(scope) => format!("Scopes: {}.", scopes_allowing(scope)),
+        None => "No authentication.".to_string(),
+    };
+    if row.addition {
+        description.push_str(" An addition of podhost to the specification.");
+    }
+    let security = match row.scope {
+        Some(_) => json!([{"bearer": []}]),
+        None => json!([]),
+    };
+    let mut op = json!({
+        "summary": row.summary,
+        "description": description,
+        "parameters": parameters,
+        "responses": responses,
+        "security": security,
+    });
+    if let Some(body) = request_body(row) {
+        op["requestBody"] = body;
+    }
+    if row.addition {
+        op["x-podhost-addition"] = json!(true);
+    }
+    op
 }
 
 fn string() -> Value {
@@ -812,9 +419,11 @@ fn schemas() -> Value {
 /// The document.
 pub fn document(host: &PodcastHost) -> Value {
     let mut paths = serde_json::Map::new();
-    for (method, path) in ROUTES {
-        let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
-        entry[method.as_str().to_lowercase()] = operation(method, path);
+    for row in ROUTES.iter().filter(|r| r.surface == Surface::Api) {
+        let entry = paths
+            .entry(row.path.to_string())
+            .or_insert_with(|| json!({}));
+        entry[row.method.as_str().to_lowercase()] = operation(row);
     }
     json!({
         "openapi": "3.0.3",
@@ -830,4 +439,86 @@ pub fn document(host: &PodcastHost) -> Value {
             "schemas": schemas(),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `$ref` in `value`.
+    fn refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    match (key.as_str(), inner) {
+                        ("$ref", Value::String(target)) => out.push(target),
+                        _ => refs(inner, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_referenced_schema_exists() {
+        let (host, _) =
+            podhost_testkit::test_host(std::sync::Arc::new(object_store::memory::InMemory::new()));
+        let doc = document(&host);
+        let mut found = Vec::new();
+        refs(&doc, &mut found);
+        let schemas = &doc["components"]["schemas"];
+        for target in &found {
+            let name = target
+                .strip_prefix("#/components/schemas/")
+                .unwrap_or_else(|| panic!("{target} points into the schemas"));
+            assert!(schemas.get(name).is_some(), "{target} is not defined");
+        }
+        // And every schema a row names.
+        for row in ROUTES.iter().filter(|r| r.surface == Surface::Api) {
+            let named = [
+                match row.body {
+                    BodyKind::Json { schema, .. } | BodyKind::Multipart { schema, .. } => {
+                        Some(schema)
+                    }
+                    BodyKind::None => None,
+                },
+                match row.success.shape {
+                    Shape::Bare(name)
+                    | Shape::Data(name)
+                    | Shape::DataList(name)
+                    | Shape::JsonOrBinary(name) => Some(name),
+                    Shape::Empty | Shape::AnyObject | Shape::Document(_) => None,
+                },
+            ];
+            for name in named.into_iter().flatten() {
+                assert!(schemas.get(name).is_some(), "{} {name}", row.path);
+            }
+        }
+    }
+
+    #[test]
+    fn operations_follow_their_rows() {
+        let (host, _) =
+            podhost_testkit::test_host(std::sync::Arc::new(object_store::memory::InMemory::new()));
+        let doc = document(&host);
+        let op = &doc["paths"]["/api/media/{media_id}"]["get"];
+        assert_eq!(op["security"], json!([{"bearer": []}]));
+        assert_eq!(op["description"], "Scopes: media, media-read-only.");
+        assert_eq!(op["parameters"][0]["name"], "media_id");
+        assert_eq!(op["parameters"][0]["schema"]["type"], "integer");
+        let document_op = &doc["paths"]["/api/openapi.json"]["get"];
+        assert_eq!(document_op["security"], json!([]));
+        assert_eq!(document_op["x-podhost-addition"], true);
+        let copy = &doc["paths"]["/api/feed/{feed_id}/show/{show_id}/copy"]["post"];
+        let names: Vec<&str> = copy["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["feed_id", "show_id", "feed_id_to"]);
+        assert!(doc["paths"].get("/feeds/{feed_id}/rss").is_none());
+    }
 }

@@ -3,7 +3,7 @@
 //! like the feed (validators, 304, gzip: [`public::document`]) with a Content-Security-Policy
 //! that allows nothing but the page's own stylesheet and the deployment's media.
 
-use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
+use http::{HeaderValue, Response, StatusCode, header, request::Parts};
 use podhost_core::{
     EpisodeId, FeedId,
     publish::{
@@ -21,15 +21,14 @@ use crate::{
 
 const HTML: &str = "text/html; charset=utf-8";
 
-/// `GET`/`HEAD /podcasts/{feed_id}[/{episode_id}]`; `rest` is the path after `/podcasts/`.
-pub(crate) async fn page(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {
-    if parts.method != Method::GET && parts.method != Method::HEAD {
-        return response::error(&ApiError::MethodNotAllowed(vec![Method::GET, Method::HEAD]));
-    }
-    let Some((feed, episode)) = parse(rest) else {
-        return notice(api, StatusCode::NOT_FOUND, Notice::NotFound);
-    };
-    let rendered = match api.host.public_page(&feed, episode).await {
+/// `GET /podcasts/{feed_id}[/{episode_id}]`.
+pub(crate) async fn page(
+    api: &Api,
+    parts: &Parts,
+    feed: &FeedId,
+    episode: Option<EpisodeId>,
+) -> Response<Body> {
+    let rendered = match api.host.public_page(feed, episode).await {
         Ok(PublicPage::Live(rendered)) => rendered,
         Ok(PublicPage::Gone) => return notice(api, StatusCode::GONE, Notice::Gone),
         Err(podhost_core::Error::NotFound { .. }) => {
@@ -51,23 +50,9 @@ pub(crate) async fn page(api: &Api, parts: &Parts, rest: &str) -> Response<Body>
     answer
 }
 
-/// The feed id and episode id of a page path; `None` when the path names no page.
-fn parse(rest: &str) -> Option<(FeedId, Option<EpisodeId>)> {
-    let mut segments = rest.split('/');
-    let feed = segments.next()?;
-    let episode = segments.next();
-    if segments.next().is_some() {
-        return None;
-    }
-    let decoded = percent_encoding::percent_decode_str(feed)
-        .decode_utf8()
-        .ok()?;
-    let feed = FeedId::new(&decoded).ok()?;
-    let episode = match episode {
-        None => None,
-        Some(id) => Some(id.parse::<EpisodeId>().ok()?),
-    };
-    Some((feed, episode))
+/// The page answered for a path that names no page.
+pub(crate) fn not_found(api: &Api) -> Response<Body> {
+    notice(api, StatusCode::NOT_FOUND, Notice::NotFound)
 }
 
 /// A short HTML page saying why there is no page, never cached for long (a scheduled episode's
@@ -97,22 +82,4 @@ fn protect(api: &Api, answer: &mut Response<Body>) {
         header::REFERRER_POLICY,
         HeaderValue::from_static("strict-origin-when-cross-origin"),
     );
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn page_paths() {
-        let ok = |rest: &str| {
-            super::parse(rest).map(|(f, e)| (f.as_str().to_string(), e.map(|e| e.to_string())))
-        };
-        assert_eq!(ok("my%20show"), Some(("my show".into(), None)));
-        assert_eq!(
-            ok("show/pod-7"),
-            Some(("show".into(), Some("pod-7".into())))
-        );
-        for bad in ["", "show/", "show/7", "show/pod-7/x", "%FF"] {
-            assert_eq!(ok(bad), None, "{bad}");
-        }
-    }
 }

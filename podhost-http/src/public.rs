@@ -1,6 +1,7 @@
 //! The public side: what podcast apps fetch without a token. The RSS feed at
 //! `/feeds/{feed_id}/rss`, with validators, conditional requests and gzip ([`document`], which
-//! the web pages of `page.rs` share).
+//! the web pages of `page.rs` share); downloads at `/media/{account}/{blob}/{name}`; chapters at
+//! `/chapters/{account}/{blob}.json`. Routing, `405` and `HEAD` are the API's (the route table).
 
 use std::io::Write;
 
@@ -17,19 +18,9 @@ use crate::{
 /// How long apps, browsers and proxies may reuse a feed or a page without asking.
 const PUBLIC_MAX_AGE: &str = "public, max-age=300";
 
-/// `GET`/`HEAD /feeds/{feed_id}/rss`; `rest` is the path after `/feeds/`.
-pub(crate) async fn feed(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {
-    let Some(encoded) = rest.strip_suffix("/rss") else {
-        return response::error(&ApiError::NoRoute);
-    };
-    if parts.method != Method::GET && parts.method != Method::HEAD {
-        return response::error(&ApiError::MethodNotAllowed(vec![Method::GET, Method::HEAD]));
-    }
-    let decoded = percent_encoding::percent_decode_str(encoded).decode_utf8_lossy();
-    let Ok(id) = FeedId::new(&decoded) else {
-        return response::error(&ApiError::NoRoute);
-    };
-    let rendered = match api.host.public_feed(&id).await {
+/// `GET /feeds/{feed_id}/rss`.
+pub(crate) async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body> {
+    let rendered = match api.host.public_feed(id).await {
         Ok(PublicFeed::Live(rendered)) => rendered,
         Ok(PublicFeed::Moved(url)) => {
             let mut moved = plain(StatusCode::MOVED_PERMANENTLY, "this podcast moved");
@@ -184,31 +175,21 @@ fn plain(status: StatusCode, message: &str) -> Response<Body> {
     response::json(status, &serde_json::json!({ "message": message }))
 }
 
-/// `GET`/`HEAD /chapters/{account}/{blob}.json`: a file's JSON chapters (`podcast:chapters`).
+/// `GET /chapters/{account}/{blob}.json`: a file's JSON chapters (`podcast:chapters`).
 /// A file's chapters change only with a new file (a new blob), so they may be cached a day.
-pub(crate) async fn chapters(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {
-    let Some((account, blob)) = rest.strip_suffix(".json").and_then(|r| r.split_once('/')) else {
-        return response::error(&ApiError::NoRoute);
-    };
-    if parts.method != Method::GET && parts.method != Method::HEAD {
-        return response::error(&ApiError::MethodNotAllowed(vec![Method::GET, Method::HEAD]));
-    }
+pub(crate) async fn chapters(api: &Api, account: &str, blob: &str) -> Response<Body> {
     let json = match api.host.public_chapters(account, blob).await {
         Ok(json) => json,
         Err(e) => return response::error(&ApiError::Core(e)),
     };
-    let body = if parts.method == Method::HEAD {
-        Bytes::new()
-    } else {
-        json.clone()
-    };
-    let mut answer = Response::new(response::full(body));
+    let length = json.len();
+    let mut answer = Response::new(response::full(json));
     let h = answer.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(podhost_core::publish::chapters::MIME),
     );
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(json.len()));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=86400"),
@@ -220,20 +201,12 @@ pub(crate) async fn chapters(api: &Api, parts: &Parts, rest: &str) -> Response<B
     answer
 }
 
-/// `GET`/`HEAD /media/{account}/{blob}/{name}`: a download, with single ranges, validators and
-/// `If-Range`; never compressed; streamed from the store.
-pub(crate) async fn media(api: &Api, parts: &Parts, rest: &str) -> Response<Body> {
+/// `GET /media/{account}/{blob}/{name}`: a download, with single ranges, validators and
+/// `If-Range`; never compressed; streamed from the store. The API answers `HEAD` with the `GET`
+/// answer's head; here `HEAD` only spares the store read (and so records no delivery).
+pub(crate) async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
     use futures::StreamExt;
     use http_body_util::{BodyExt, StreamBody};
-    let mut segments = rest.splitn(3, '/');
-    let (Some(account), Some(blob), Some(_name)) =
-        (segments.next(), segments.next(), segments.next())
-    else {
-        return response::error(&ApiError::NoRoute);
-    };
-    if parts.method != Method::GET && parts.method != Method::HEAD {
-        return response::error(&ApiError::MethodNotAllowed(vec![Method::GET, Method::HEAD]));
-    }
     let media = match api.host.public_media(account, blob).await {
         Ok(media) => media,
         Err(e) => return response::error(&ApiError::Core(e)),

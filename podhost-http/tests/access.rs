@@ -1,274 +1,488 @@
-//! Who may do what: every endpoint against every scope, and every endpoint with another
-//! account's ids.
+//! Who may do what, generated from the route table (`podhost_http::ROUTES`): every row against
+//! every scope, with another account's ids, without a valid token, with an unknown query
+//! parameter, `HEAD` for every `GET`, and `405` for every other method. A row added to the
+//! table is covered here the day it is declared.
+//!
+//! Path parameters are filled by name with objects made through the core (not the API, whose
+//! rate limit they would spend); bodies come from the row's example. Requests that change
+//! something get objects of their own, so that no request depends on another.
 
 mod common;
 
-use common::Fixture;
-use http::{Method, StatusCode};
-use podhost_core::Scope;
+use bytes::Bytes;
+use common::{Answer, Fixture, multipart_body};
+use http::{Method, Request, StatusCode};
+use http_body_util::Full;
+use podhost_core::{
+    EpisodeId, FeedId, JobId, MediaId, MetadataPatch, Principal, Scope, Scopes,
+    model::{JobKind, NewEpisode, NewFeed, NewMedia},
+    tags::Chapter,
+    webhooks::subscription::NewWebhook,
+};
+use podhost_http::{
+    Route,
+    routes::{BodyKind, Surface},
+};
 use serde_json::{Value, json};
 
-/// A request for each route, with the scope it needs. `{media}`, `{feed}`, `{show}` are filled in.
-fn requests() -> Vec<(Method, &'static str, Body, Scope)> {
-    use Body::*;
-    use Scope as S;
-    vec![
-        (Method::POST, "/api/webhooks-processing", Empty, S::Webhooks),
-        (
-            Method::POST,
-            "/api/generate/waveform/{media}",
-            Empty,
-            S::Media,
-        ),
-        (
-            Method::POST,
-            "/api/generate/silence/{media}",
-            Empty,
-            S::Media,
-        ),
-        (Method::GET, "/api/media", Empty, S::MediaReadOnly),
-        (Method::POST, "/api/media", Upload, S::Media),
-        (Method::GET, "/api/media/{media}", Empty, S::MediaReadOnly),
-        (
-            Method::GET,
-            "/api/media/{media}/metadata",
-            Empty,
-            S::MediaReadOnly,
-        ),
-        (
-            Method::PUT,
-            "/api/media/{media}/metadata",
-            Json(json!({})),
-            S::Media,
-        ),
-        (
-            Method::POST,
-            "/api/media/{media}/copy",
-            Json(json!({"label": "c.wav", "category": "x"})),
-            S::Media,
-        ),
-        (Method::GET, "/api/feeds", Empty, S::FeedsReadOnly),
-        (
-            Method::POST,
-            "/api/feeds",
-            Json(json!({"id": "new-{n}", "title": "New"})),
-            S::Feeds,
-        ),
-        (Method::GET, "/api/feeds/{feed}", Empty, S::FeedsReadOnly),
-        (
-            Method::PUT,
-            "/api/feeds/{feed}",
-            Json(json!({"description": "changed"})),
-            S::Feeds,
-        ),
-        (
-            Method::GET,
-            "/api/feed/{feed}/shows",
-            Empty,
-            S::ShowsReadOnly,
-        ),
-        (Method::POST, "/api/feed/{feed}/show", Form, S::Shows),
-        (
-            Method::GET,
-            "/api/feed/{feed}/show/{show}",
-            Empty,
-            S::ShowsReadOnly,
-        ),
-        (
-            Method::PUT,
-            "/api/feed/{feed}/show/{show}",
-            Json(json!({"title": "changed"})),
-            S::Shows,
-        ),
-        (
-            Method::POST,
-            "/api/feed/{feed}/show/{show}/copy",
-            Empty,
-            S::Shows,
-        ),
-        (
-            Method::DELETE,
-            "/api/feed/{feed}/show/{show}",
-            Empty,
-            S::Shows,
-        ),
-        (Method::DELETE, "/api/media/{spare}", Empty, S::Media),
-        (Method::DELETE, "/api/feeds/{feed}", Empty, S::Feeds),
-    ]
-}
-
+/// The objects a request's path names: alice's.
 #[derive(Clone)]
-enum Body {
-    Empty,
-    Json(Value),
-    Upload,
-    Form,
+struct World {
+    media: MediaId,
+    feed: FeedId,
+    show: EpisodeId,
+    job: JobId,
+    webhook: String,
+    seq: u64,
+    /// `account`, `blob` and `name` of a public download with chapters.
+    account: String,
+    blob: String,
+    name: String,
 }
 
-struct Ids {
-    media: u64,
-    spare: u64,
-    feed: String,
-    show: String,
+async fn alice(fx: &Fixture) -> Principal {
+    fx.host.owner(&"alice".parse().unwrap()).await.unwrap()
 }
 
-async fn objects(fx: &Fixture) -> Ids {
-    let media = fx.upload_wav("a.wav").await;
-    let spare = fx.upload_wav("spare.wav").await;
-    fx.feed("show").await;
-    let show = fx
-        .episode(
-            "show",
-            &[("title", "One"), ("show_media", &media.to_string())],
-        )
-        .await;
-    Ids {
-        media,
-        spare,
-        feed: "show".into(),
-        show,
+async fn upload(fx: &Fixture, who: &Principal, name: &str) -> MediaId {
+    let wav = podhost_testkit::fixtures::wav(0.1, 8000);
+    let new = NewMedia {
+        name: name.into(),
+        category: None,
+    };
+    let body = podhost_testkit::body(wav, 4096);
+    fx.host.upload_media(who, new, body).await.unwrap().id
+}
+
+/// Waits until a job of alice ended, and wants it to have succeeded.
+async fn succeeded(fx: &Fixture, who: &Principal, job: &JobId) {
+    for _ in 0..2400 {
+        let job = fx.host.get_job(who, job).await.unwrap();
+        if job.status.is_final() {
+            assert_eq!(job.status.as_str(), "succeeded", "{:?}", job.error);
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("job {job} did not end");
+}
+
+impl World {
+    /// Alice's objects for the requests that only read: a media file with chapters, a
+    /// waveform and a silence report; a podcast with a published episode; a job; a webhook
+    /// subscription and an event.
+    async fn readable(fx: &Fixture) -> World {
+        let who = alice(fx).await;
+        let mut world = World::fresh_objects(fx, &who, "read").await;
+        let stop = fx.start_workers();
+        let chapters = MetadataPatch {
+            chapters: Some(vec![Chapter {
+                start_ms: 0,
+                end_ms: None,
+                title: "Start".into(),
+                url: None,
+            }]),
+            ..MetadataPatch::default()
+        };
+        let (_, job) = fx
+            .host
+            .update_metadata(&who, world.media, chapters)
+            .await
+            .unwrap();
+        succeeded(fx, &who, &job.unwrap().id).await;
+        for kind in [JobKind::Silence, JobKind::Waveform] {
+            let job = fx
+                .host
+                .submit_job(&who, world.media, kind, Value::Null)
+                .await
+                .unwrap();
+            succeeded(fx, &who, &job.id).await;
+            world.job = job.id;
+        }
+        drop(stop);
+        let media = fx.host.get_media(&who, world.media).await.unwrap();
+        let url = fx.host.media_url(who.account(), &media);
+        let parts: Vec<&str> = url.rsplitn(4, '/').collect();
+        (world.name, world.blob, world.account) =
+            (parts[0].into(), parts[1].into(), parts[2].into());
+        world
+    }
+
+    /// A copy of `self` with objects of its own for one request that changes something.
+    async fn fresh(&self, fx: &Fixture, n: usize) -> World {
+        let who = alice(fx).await;
+        let fresh = World::fresh_objects(fx, &who, &n.to_string()).await;
+        World {
+            job: self.job.clone(),
+            account: self.account.clone(),
+            blob: self.blob.clone(),
+            name: self.name.clone(),
+            ..fresh
+        }
+    }
+
+    async fn fresh_objects(fx: &Fixture, who: &Principal, tag: &str) -> World {
+        let webhook = fx
+            .host
+            .create_webhook(
+                who,
+                NewWebhook {
+                    url: "http://127.0.0.1:9/hook".into(),
+                    events: Vec::new(),
+                    description: None,
+                    secret: None,
+                },
+            )
+            .await
+            .unwrap();
+        // The first change after the subscription is its first event.
+        let media = upload(fx, who, &format!("{tag}.wav")).await;
+        let feed = fx
+            .host
+            .create_feed(who, NewFeed::titled(format!("world-{tag}"), "World"))
+            .await
+            .unwrap()
+            .feed
+            .id;
+        let mut episode = NewEpisode::titled("Pilot");
+        episode.fields.is_public = Some(true);
+        let show = fx
+            .host
+            .create_episode(who, &feed, episode)
+            .await
+            .unwrap()
+            .episode
+            .id;
+        World {
+            media,
+            feed,
+            show,
+            job: "job_aaaaaaaaaaaaaaaaaaaa".parse().unwrap(),
+            seq: webhook.after_seq + 1,
+            webhook: webhook.id,
+            account: String::new(),
+            blob: String::new(),
+            name: String::new(),
+        }
+    }
+
+    /// The row's path with this world's objects.
+    fn path(&self, row: &Route) -> String {
+        let mut path = row.path.to_string();
+        for name in row.path_params() {
+            let value = match name {
+                "media_id" | "id" => self.media.to_string(),
+                "feed_id" => self.feed.as_str().to_string(),
+                "show_id" => self.show.to_string(),
+                "job_id" => self.job.to_string(),
+                "webhook_id" => self.webhook.clone(),
+                "seq" => self.seq.to_string(),
+                "account" => self.account.clone(),
+                "blob" => self.blob.clone(),
+                "name" => self.name.clone(),
+                other => panic!("{}: no object for {{{other}}}", row.path),
+            };
+            path = path.replace(&format!("{{{name}}}"), &value);
+        }
+        path
     }
 }
 
+/// Sends the row's request (its example body) with `token` (none when empty) and `query`.
 async fn send(
     fx: &Fixture,
+    row: &Route,
+    method: Method,
+    world: &World,
     token: &str,
-    method: &Method,
-    template: &str,
-    body: &Body,
-    ids: &Ids,
-    n: usize,
-) -> common::Answer {
-    let path = template
-        .replace("{media}", &ids.media.to_string())
-        .replace("{spare}", &ids.spare.to_string())
-        .replace("{feed}", &ids.feed)
-        .replace("{show}", &ids.show);
-    match body {
-        Body::Empty => fx.call(method.clone(), &path, token, None).await,
-        Body::Json(v) => {
-            let text = v.to_string().replace("{n}", &n.to_string());
-            fx.call(
-                method.clone(),
-                &path,
-                token,
-                Some(serde_json::from_str(&text).unwrap()),
-            )
-            .await
-        }
-        Body::Upload => {
-            fx.multipart(
-                &path,
-                token,
-                &[],
-                &[("media", "u.wav", podhost_testkit::fixtures::wav(0.1, 8000))],
-            )
-            .await
-        }
-        Body::Form => fx.multipart(&path, token, &[("title", "Made")], &[]).await,
+    query: &str,
+) -> Answer {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(format!("{}{query}", world.path(row)));
+    if !token.is_empty() {
+        request = request.header("authorization", format!("Bearer {token}"));
     }
+    let body = match row.body {
+        BodyKind::None => Vec::new(),
+        BodyKind::Json { example, .. } => {
+            request = request.header("content-type", "application/json");
+            example.as_bytes().to_vec()
+        }
+        BodyKind::Multipart { file, example, .. } => {
+            let wav = podhost_testkit::fixtures::wav(0.1, 8000);
+            let files: Vec<_> = file
+                .into_iter()
+                .map(|f| (f, "a.wav", wav.clone()))
+                .collect();
+            let (content_type, body) = multipart_body(example, &files);
+            request = request.header("content-type", content_type);
+            body
+        }
+    };
+    fx.send(request.body(Full::new(Bytes::from(body))).unwrap())
+        .await
+}
+
+fn authenticated() -> impl Iterator<Item = &'static Route> {
+    podhost_http::ROUTES.iter().filter(|r| r.authenticated())
+}
+
+fn what(row: &Route) -> String {
+    format!("{} {}", row.method, row.path)
+}
+
+/// The version of alice's account: a refused request leaves it as it was.
+async fn version(fx: &Fixture) -> u64 {
+    fx.host.account_version(&alice(fx).await).await.unwrap()
 }
 
 #[tokio::test]
-async fn every_endpoint_against_every_scope() {
+async fn every_authenticated_row_against_every_scope() {
+    let fx = Fixture::new().await;
+    let readable = World::readable(&fx).await;
+    let mut n = 0;
     for scope in Scope::ALL {
-        let fx = Fixture::new().await;
-        let ids = objects(&fx).await;
         let token = fx.token(scope.as_str()).await;
-        for (n, (method, template, body, needed)) in requests().iter().enumerate() {
-            let answer = send(&fx, &token, method, template, body, &ids, n).await;
-            let allowed = podhost_core::Scopes::from_iter([scope]).allows(*needed);
-            if allowed {
-                assert!(
-                    answer.status.is_success() || answer.status == StatusCode::NOT_IMPLEMENTED,
-                    "{scope} {method} {template}: {} {}",
-                    answer.status,
+        for row in authenticated() {
+            n += 1;
+            let needed = row.scope.unwrap();
+            let world = match row.method {
+                Method::GET => readable.clone(),
+                _ => readable.fresh(&fx, n).await,
+            };
+            let before = version(&fx).await;
+            let answer = send(&fx, row, row.method.clone(), &world, &token, "").await;
+            if Scopes::from_iter([scope]).allows(needed) {
+                assert_eq!(
+                    answer.status.as_u16(),
+                    row.success.status,
+                    "{scope} {}: {}",
+                    what(row),
                     answer.body
                 );
+                if let Some(location) = answer.headers.get("location") {
+                    assert!(
+                        location
+                            .to_str()
+                            .unwrap()
+                            .starts_with("https://pod.test/api/"),
+                        "{}: an absolute Location: {location:?}",
+                        what(row)
+                    );
+                }
             } else {
                 assert_eq!(
                     answer.status,
                     StatusCode::FORBIDDEN,
-                    "{scope} {method} {template}: {}",
+                    "{scope} {}: {}",
+                    what(row),
                     answer.body
                 );
-                assert!(
-                    answer.body["message"]
-                        .as_str()
-                        .unwrap()
-                        .contains(needed.as_str()),
-                    "names the scope: {}",
-                    answer.body
+                assert_eq!(
+                    answer.body["message"],
+                    format!("this operation needs the scope {needed}"),
+                    "{scope} {}",
+                    what(row)
+                );
+                assert_eq!(
+                    version(&fx).await,
+                    before,
+                    "{scope} {}: unchanged",
+                    what(row)
                 );
             }
         }
-        // Nothing the forbidden calls touched changed.
-        if scope != Scope::Media && scope != Scope::Feeds && scope != Scope::Shows {
-            assert_eq!(fx.get("/api/media").await.body["count"], 2, "{scope}");
-            assert_eq!(
-                fx.get("/api/feeds/show").await.status,
-                StatusCode::OK,
-                "{scope}"
-            );
-        }
     }
 }
 
 #[tokio::test]
-async fn another_accounts_objects_are_not_found_on_every_endpoint() {
+async fn another_accounts_objects_are_not_found_on_every_row() {
     let fx = Fixture::new().await;
-    let ids = objects(&fx).await;
-    for (n, (method, template, body, _)) in requests().iter().enumerate() {
-        if !template.contains('{') {
+    let readable = World::readable(&fx).await;
+    for (n, row) in authenticated().enumerate() {
+        if row.path_params().next().is_none() {
             continue; // lists and creations act on the caller's own account
         }
-        let answer = send(&fx, &fx.mallory, method, template, body, &ids, n).await;
+        let world = match row.method {
+            Method::GET => readable.clone(),
+            _ => readable.fresh(&fx, n).await,
+        };
+        let before = version(&fx).await;
+        let answer = send(&fx, row, row.method.clone(), &world, &fx.mallory, "").await;
         assert_eq!(
             answer.status,
             StatusCode::NOT_FOUND,
-            "{method} {template}: {}",
+            "{}: {}",
+            what(row),
             answer.body
         );
+        assert_eq!(
+            version(&fx).await,
+            before,
+            "{}: alice's things unchanged",
+            what(row)
+        );
     }
-    // And alice's things are all still there.
-    assert_eq!(fx.get("/api/media").await.body["count"], 2);
-    assert_eq!(
-        fx.get(&format!("/api/feed/show/show/{}", ids.show))
-            .await
-            .body["data"]["attributes"]["title"],
-        "One"
-    );
 }
 
 #[tokio::test]
-async fn without_a_valid_token_everything_is_401_but_the_document() {
+async fn without_a_valid_token_every_authenticated_row_is_401() {
     let fx = Fixture::new().await;
-    let ids = objects(&fx).await;
-    let owner = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let readable = World::readable(&fx).await;
+    let owner = alice(&fx).await;
     let revoked = fx
         .host
-        .create_token(&owner, "gone", podhost_core::Scopes::all())
+        .create_token(&owner, "gone", Scopes::all())
         .await
         .unwrap();
     fx.host
         .revoke_token(&owner, &revoked.token.id)
         .await
         .unwrap();
+    let before = version(&fx).await;
     for token in ["", "nonsense", revoked.secret.as_str()] {
-        for (n, (method, template, body, _)) in requests().iter().enumerate() {
-            let answer = send(&fx, token, method, template, body, &ids, n).await;
+        for row in authenticated() {
+            let answer = send(&fx, row, row.method.clone(), &readable, token, "").await;
             assert_eq!(
-                answer.status,
-                StatusCode::UNAUTHORIZED,
-                "{token:?} {method} {template}"
+                (answer.status, &answer.body),
+                (
+                    StatusCode::UNAUTHORIZED,
+                    &json!({"message": "Unauthenticated."})
+                ),
+                "{token:?} {}",
+                what(row)
             );
-            assert_eq!(answer.body, json!({"message": "Unauthenticated."}));
         }
     }
-    assert_eq!(
-        fx.call(Method::GET, "/api/openapi.json", "", None)
-            .await
-            .status,
-        StatusCode::OK
-    );
+    assert_eq!(version(&fx).await, before);
+}
+
+#[tokio::test]
+async fn an_unknown_query_parameter_is_422_on_every_api_row() {
+    let fx = Fixture::new().await;
+    let readable = World::readable(&fx).await;
+    let before = version(&fx).await;
+    for row in podhost_http::ROUTES
+        .iter()
+        .filter(|r| r.surface == Surface::Api)
+    {
+        let answer = send(
+            &fx,
+            row,
+            row.method.clone(),
+            &readable,
+            &fx.alice,
+            "?bogus=1",
+        )
+        .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}: {}",
+            what(row),
+            answer.body
+        );
+        assert!(answer.body["message"].is_string(), "{}", what(row));
+        assert_eq!(
+            answer.body["errors"],
+            json!({"bogus": ["unknown query parameter"]}),
+            "{}",
+            what(row)
+        );
+    }
+    assert_eq!(version(&fx).await, before, "nothing was handled");
+}
+
+/// The headers of an answer, `Content-Length` included (the in-process body does not set it),
+/// without the one that counts requests.
+fn head_of(answer: &Answer) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = answer
+        .headers
+        .iter()
+        .filter(|(name, _)| name.as_str() != "x-ratelimit-remaining")
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
+        .collect();
+    if !answer.headers.contains_key("content-length") {
+        headers.push(("content-length".into(), answer.raw.len().to_string()));
+    }
+    headers.sort();
+    headers
+}
+
+#[tokio::test]
+async fn head_answers_every_get_row_without_the_body() {
+    let fx = Fixture::new().await;
+    let readable = World::readable(&fx).await;
+    for row in podhost_http::ROUTES
+        .iter()
+        .filter(|r| r.method == Method::GET)
+    {
+        let token = if row.authenticated() {
+            fx.alice.as_str()
+        } else {
+            ""
+        };
+        let get = send(&fx, row, Method::GET, &readable, token, "").await;
+        assert_eq!(
+            get.status.as_u16(),
+            row.success.status,
+            "{}: {}",
+            what(row),
+            get.body
+        );
+        let head = send(&fx, row, Method::HEAD, &readable, token, "").await;
+        assert_eq!(head.status, get.status, "{}", what(row));
+        assert_eq!(head_of(&head), head_of(&get), "{}", what(row));
+        assert!(head.raw.is_empty(), "{}: no body", what(row));
+    }
+}
+
+#[tokio::test]
+async fn other_methods_are_405_with_the_methods_of_the_table() {
+    let fx = Fixture::new().await;
+    let readable = World::readable(&fx).await;
+    for row in podhost_http::ROUTES {
+        let path = readable.path(row);
+        let mut allowed: Vec<String> = podhost_http::ROUTES
+            .iter()
+            .filter(|r| r.path == row.path)
+            .flat_map(|r| match r.method {
+                Method::GET => vec!["GET".to_string(), "HEAD".to_string()],
+                ref m => vec![m.to_string()],
+            })
+            .collect();
+        allowed.sort();
+        let answer = fx.public(Method::PATCH, &path, &[]).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{}",
+            row.path
+        );
+        let mut listed: Vec<String> = answer.headers["allow"]
+            .to_str()
+            .unwrap()
+            .split(", ")
+            .map(str::to_string)
+            .collect();
+        listed.sort();
+        assert_eq!(listed, allowed, "{}", row.path);
+    }
+}
+
+/// Files sent with a new episode become media items: the token needs `media` besides `shows`.
+#[tokio::test]
+async fn an_episodes_uploaded_files_need_the_media_scope_too() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    let wav = || vec![("media", "a.wav", podhost_testkit::fixtures::wav(0.1, 8000))];
+    let cases = [("shows", 403), ("media", 403), ("shows,media", 201)];
+    for (scopes, status) in cases {
+        let token = fx.token(scopes).await;
+        let answer = fx
+            .multipart("/api/feed/show/show", &token, &[("title", "T")], &wav())
+            .await;
+        assert_eq!(answer.status.as_u16(), status, "{scopes}: {}", answer.body);
+    }
 }

@@ -2,26 +2,22 @@
 
 use http::StatusCode;
 use podhost_core::{
-    EpisodeId, FeedId, FieldErrors, Scope,
+    EpisodeId, FeedId, FieldErrors,
     model::{EpisodeListQuery, EpisodeSort, Media, NewEpisode, NewMedia},
 };
 use serde_json::{Value, json};
 
-use super::{Answer, cached, created, data, known_params, multipart, page};
+use super::{Answer, cached, created, data, multipart, page};
 use crate::{
     api::{Api, Call, RequestBody},
     error::ApiError,
     response,
+    urls::ApiUrls,
     wire::{self, Ctx, input::Fields},
 };
 
 /// `GET /api/feed/{feed_id}/shows`: query parameters, or the same in a JSON body.
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {
-    call.require(Scope::ShowsReadOnly)?;
-    known_params(
-        &call.query,
-        &["page[number]", "page[size]", "sortBy", "sortDesc", "filter"],
-    )?;
     let request_line = call.request_line.clone();
     let (who, query, body) = call.json(api.config.max_json_bytes).await?;
     let param = |name: &str| -> Option<String> {
@@ -87,7 +83,6 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
 /// `POST /api/feed/{feed_id}/show`: multipart fields of 4.16; `media` and `cover` files
 /// stream to storage as new media.
 pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {
-    call.require(Scope::Shows)?;
     // Unknown feeds are refused before any byte is stored.
     api.host.check_episode_target(&call.who, &feed).await?;
     let who = call.who.clone();
@@ -182,7 +177,7 @@ async fn create_from(
         .await?;
     let ctx = Ctx::of(&api.host, who);
     created(
-        &api.host.urls().api_episode(feed, view.episode.id),
+        &ApiUrls::new(&api.host).episode(feed, view.episode.id),
         wire::episode_single(&ctx, &view),
     )
 }
@@ -194,7 +189,6 @@ pub(super) async fn get<B: RequestBody>(
     feed: FeedId,
     id: EpisodeId,
 ) -> Answer {
-    known_params(&call.query, &["feed_id"])?;
     let view = api.host.get_episode(&call.who, &feed, id).await?;
     let ctx = Ctx::of(&api.host, &call.who);
     data(StatusCode::OK, wire::episode_single(&ctx, &view))
@@ -207,7 +201,6 @@ pub(super) async fn update<B: RequestBody>(
     feed: FeedId,
     id: EpisodeId,
 ) -> Answer {
-    call.require(Scope::Shows)?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
     let (mut patch, write_metadata) =
@@ -238,7 +231,6 @@ pub(super) async fn copy<B: RequestBody>(
     feed: FeedId,
     id: EpisodeId,
 ) -> Answer {
-    known_params(&call.query, &["feed_id_to"])?;
     let to = match call.param("feed_id_to").filter(|s| !s.is_empty()) {
         None => None,
         Some(to) => Some(FeedId::new(to).map_err(|_| {
@@ -253,9 +245,7 @@ pub(super) async fn copy<B: RequestBody>(
         .await?;
     let ctx = Ctx::of(&api.host, &call.who);
     created(
-        &api.host
-            .urls()
-            .api_episode(&view.episode.feed, view.episode.id),
+        &ApiUrls::new(&api.host).episode(&view.episode.feed, view.episode.id),
         wire::episode_single(&ctx, &view),
     )
 }

@@ -3,12 +3,14 @@
 //! and `GET /api/media/{id}/silence`.
 
 use http::{HeaderValue, StatusCode, header};
-use podhost_core::{JobId, MediaId, Scope, WaveformFormat, model::JobKind};
+use podhost_core::{JobId, MediaId, WaveformFormat, model::JobKind};
 
-use super::{Answer, data, known_params, with_location};
+use super::{Answer, data, with_location};
 use crate::{
     api::{Api, Call, RequestBody},
-    response, wire,
+    response,
+    urls::ApiUrls,
+    wire,
 };
 
 /// `POST /api/generate/waveform/{id}` and `/silence/{id}`: the options in an optional JSON body.
@@ -18,14 +20,12 @@ pub(super) async fn generate<B: RequestBody>(
     media: MediaId,
     kind: JobKind,
 ) -> Answer {
-    call.require(Scope::Media)?;
-    known_params(&call.query, &[])?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let job = api
         .host
         .submit_job(&who, media, kind, body.unwrap_or(serde_json::Value::Null))
         .await?;
-    let location = api.host.urls().api_job(&job.id);
+    let location = ApiUrls::new(&api.host).job(&job.id);
     let answer = response::json(
         StatusCode::ACCEPTED,
         &serde_json::json!({ "data": wire::job(&api.host, &job) }),
@@ -35,8 +35,6 @@ pub(super) async fn generate<B: RequestBody>(
 
 /// `GET /api/jobs/{id}`
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: JobId) -> Answer {
-    call.require(Scope::MediaReadOnly)?;
-    known_params(&call.query, &[])?;
     let job = api.host.get_job(&call.who, &id).await?;
     data(StatusCode::OK, wire::job(&api.host, &job))
 }
@@ -44,8 +42,6 @@ pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: JobId) -> 
 /// `GET /api/media/{id}/waveform[?format=json|dat]`: audiowaveform's own form, not wrapped, so
 /// that peaks.js can load the URL directly.
 pub(super) async fn waveform<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
-    call.require(Scope::MediaReadOnly)?;
-    known_params(&call.query, &["format"])?;
     let format = match call.param("format") {
         None | Some("json") => WaveformFormat::Json,
         Some("dat") => WaveformFormat::Dat,
@@ -68,8 +64,6 @@ pub(super) async fn waveform<B: RequestBody>(api: &Api, call: Call<B>, media: Me
 
 /// `GET /api/media/{id}/silence`
 pub(super) async fn silence<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
-    call.require(Scope::MediaReadOnly)?;
-    known_params(&call.query, &[])?;
     let report = api.host.silence(&call.who, media).await?;
     data(StatusCode::OK, wire::silence_report(&report))
 }

@@ -2,33 +2,22 @@
 
 use http::StatusCode;
 use podhost_core::{
-    FieldErrors, MediaId, Scope,
+    FieldErrors, MediaId,
     model::{MediaCopy, MediaListQuery, MediaSort, NewMedia, SortDir},
 };
 use serde_json::json;
 
-use super::{Answer, cached, created_record, known_params, multipart, page};
+use super::{Answer, cached, created_record, multipart, page};
 use crate::{
     api::{Api, Call, RequestBody},
     error::ApiError,
     response,
+    urls::ApiUrls,
     wire::{self, Ctx},
 };
 
 /// `GET /api/media`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    call.require(Scope::MediaReadOnly)?;
-    known_params(
-        &call.query,
-        &[
-            "sort_by",
-            "sort_dir",
-            "filter",
-            "strict",
-            "page[number]",
-            "page[size]",
-        ],
-    )?;
     let mut errors = FieldErrors::default();
     let sort_by = match call.param("sort_by") {
         None | Some("name") => MediaSort::Name,
@@ -79,7 +68,6 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `POST /api/media`: multipart with the file in `media`.
 pub(super) async fn upload<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    call.require(Scope::Media)?;
     let mut form = multipart::reader(&call.headers, call.body)?;
     let mut uploaded = None;
     let mut errors = FieldErrors::default();
@@ -114,7 +102,7 @@ pub(super) async fn upload<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     }
     let ctx = Ctx::of(&api.host, &call.who);
     created_record(
-        &format!("/api/media/{}", media.id),
+        &ApiUrls::new(&api.host).media(media.id),
         wire::media_single(&ctx, &media),
     )
 }
@@ -137,7 +125,6 @@ pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId
 
 /// `POST /api/media/{media_id}/copy` with `{"label", "category"}`.
 pub(super) async fn copy<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    call.require(Scope::Media)?;
     let limit = api.config.max_json_bytes;
     let (who, _, body) = call.json(limit).await?;
     let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| json!({})));
@@ -162,7 +149,7 @@ pub(super) async fn copy<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) 
     let media = api.host.copy_media(&who, id, copy).await?;
     let ctx = Ctx::of(&api.host, &who);
     created_record(
-        &format!("/api/media/{}", media.id),
+        &ApiUrls::new(&api.host).media(media.id),
         wire::media_single(&ctx, &media),
     )
 }

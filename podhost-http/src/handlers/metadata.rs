@@ -1,9 +1,9 @@
 //! Metadata endpoints: 4.9 `GET` and 4.10 `PUT /api/media/{id}/metadata`.
 
 use http::StatusCode;
-use podhost_core::{MediaId, Scope};
+use podhost_core::MediaId;
 
-use super::{Answer, data, known_params};
+use super::{Answer, data};
 use crate::{
     api::{Api, Call, RequestBody},
     wire::{self, input::Fields},
@@ -11,8 +11,6 @@ use crate::{
 
 /// `GET /api/media/{id}/metadata`: facts, tags read from the file, ad breaks.
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    call.require(Scope::MediaReadOnly)?;
-    known_params(&call.query, &[])?;
     let metadata = api.host.media_metadata(&call.who, id).await?;
     data(StatusCode::OK, wire::metadata(&metadata, None))
 }
@@ -20,8 +18,6 @@ pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -
 /// `PUT /api/media/{id}/metadata`: ad breaks change at once; tags, chapters and the cover are
 /// written into a new file by a job, shown as `job`.
 pub(super) async fn put<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    call.require(Scope::Media)?;
-    known_params(&call.query, &[])?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let mut fields = Fields::from_json(body.unwrap_or_else(|| serde_json::json!({})));
     let patch = wire::input::metadata_patch(&mut fields);

@@ -1,4 +1,5 @@
-//! One handler per endpoint, grouped by resource. Handlers check nothing the core checks; they
+//! One handler per endpoint, grouped by resource. Handlers enforce no rule: the API checked the
+//! token, scope and query parameters from the route table, and the core checks the rest; they
 //! translate between the wire and the core.
 
 mod episodes;
@@ -11,7 +12,7 @@ mod stats;
 mod webhooks;
 
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{HeaderValue, Response, StatusCode, header, request::Parts};
 use podhost_core::{
     FieldErrors,
     model::{JobKind, PageRequest},
@@ -27,6 +28,8 @@ use crate::{
 
 type Answer = Result<Response<Body>, ApiError>;
 
+/// The handler of an endpoint with a token, after the API checked the scope and the query
+/// parameters.
 pub(crate) async fn dispatch<B: RequestBody>(
     api: &Api,
     endpoint: Endpoint,
@@ -67,7 +70,30 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::DeleteWebhook(id) => webhooks::delete(api, call, &id).await,
         E::WebhookDeliveries(id) => webhooks::deliveries(api, call, &id).await,
         E::Redeliver(id, seq) => webhooks::redeliver(api, call, &id, seq).await,
-        E::OpenApi => Err(ApiError::NoRoute),
+        // Without a token: `open`.
+        E::OpenApi
+        | E::Rss(_)
+        | E::Download(..)
+        | E::Chapters(..)
+        | E::PodcastPage(_)
+        | E::EpisodePage(..) => Err(ApiError::NoRoute),
+    }
+}
+
+/// The handler of an endpoint without a token (the public side and the OpenAPI document).
+pub(crate) async fn open(api: &Api, endpoint: Endpoint, parts: &Parts) -> Response<Body> {
+    use Endpoint as E;
+    match endpoint {
+        E::OpenApi => response::json(StatusCode::OK, api.openapi()),
+        E::Rss(feed) => crate::public::feed(api, parts, &feed).await,
+        E::Download(account, blob, _name) => {
+            crate::public::media(api, parts, &account, &blob).await
+        }
+        E::Chapters(account, blob) => crate::public::chapters(api, &account, &blob).await,
+        E::PodcastPage(feed) => crate::page::page(api, parts, &feed, None).await,
+        E::EpisodePage(feed, episode) => crate::page::page(api, parts, &feed, Some(episode)).await,
+        // With a token: `dispatch`.
+        _ => response::error(&ApiError::NoRoute),
     }
 }
 
@@ -158,13 +184,98 @@ fn page(query: &[(String, String)], body: Option<&Value>) -> Result<PageRequest,
     Ok(PageRequest::new(number, size)?)
 }
 
-/// Rejects query parameters that the endpoint does not know.
-fn known_params(query: &[(String, String)], known: &[&str]) -> Result<(), ApiError> {
-    let mut errors = FieldErrors::default();
-    for (key, _) in query {
-        if !known.contains(&key.as_str()) {
-            errors.add(key.clone(), "unknown query parameter");
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use http::{HeaderMap, HeaderValue, header};
+    use http_body_util::Full;
+    use podhost_core::{Scope, Scopes};
+
+    use super::dispatch;
+    use crate::{
+        Api, HttpConfig,
+        api::Call,
+        error::status_and_body,
+        routes::{BodyKind, ROUTES, Route, route, samples::sample_path},
+    };
+
+    /// The headers and body of the row's example.
+    fn example(row: &Route) -> (HeaderMap, Bytes) {
+        let mut headers = HeaderMap::new();
+        let body = match row.body {
+            BodyKind::None => Vec::new(),
+            BodyKind::Json { example, .. } => {
+                headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                example.as_bytes().to_vec()
+            }
+            BodyKind::Multipart { file, example, .. } => {
+                let boundary = "example-boundary";
+                let mut body = Vec::new();
+                for (name, value) in example {
+                    body.extend_from_slice(
+                        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes(),
+                    );
+                }
+                if let Some(file) = file {
+                    body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{file}\"; filename=\"a.wav\"\r\n\r\n").as_bytes());
+                    body.extend_from_slice(&podhost_testkit::fixtures::wav(0.1, 8000));
+                    body.extend_from_slice(b"\r\n");
+                }
+                body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+                let content_type = format!("multipart/form-data; boundary={boundary}");
+                headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_str(&content_type).unwrap(),
+                );
+                body
+            }
+        };
+        (headers, Bytes::from(body))
+    }
+
+    /// The table's scopes are the core's: called past the API's own check, the core refuses
+    /// (403) exactly the pairs of row and scope that the table refuses.
+    #[tokio::test]
+    async fn the_core_refuses_exactly_what_the_table_refuses() {
+        let (host, _clock) =
+            podhost_testkit::test_host(std::sync::Arc::new(object_store::memory::InMemory::new()));
+        host.create_account("alice").await.unwrap();
+        let owner = host.owner(&"alice".parse().unwrap()).await.unwrap();
+        let api = Api::new(host.clone(), HttpConfig::default());
+        for scope in Scope::ALL {
+            let token = host
+                .create_token(&owner, scope.as_str(), Scopes::from_iter([scope]))
+                .await
+                .unwrap();
+            let who = host.authenticate(&token.secret).await.unwrap();
+            for row in ROUTES.iter() {
+                let Some(needed) = row.scope else { continue };
+                let path = sample_path(row);
+                let (_, endpoint) = route(&row.method, &path).unwrap();
+                let (headers, body) = example(row);
+                let call = Call {
+                    who: who.clone(),
+                    query: Vec::new(),
+                    request_line: path.clone(),
+                    headers,
+                    body: Full::new(body),
+                };
+                let status = match dispatch(&api, endpoint, call).await {
+                    Ok(answer) => answer.status(),
+                    Err(e) => status_and_body(&e).0,
+                };
+                let refused = !Scopes::from_iter([scope]).allows(needed);
+                assert_eq!(
+                    status == http::StatusCode::FORBIDDEN,
+                    refused,
+                    "{scope} {} {}: {status}",
+                    row.method,
+                    row.path
+                );
+            }
         }
     }
-    Ok(errors.into_result()?)
 }

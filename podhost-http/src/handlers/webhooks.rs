@@ -2,20 +2,19 @@
 //! (`GET`/`POST /api/webhooks`, `GET`/`DELETE /api/webhooks/{id}`, deliveries, redelivery).
 
 use http::StatusCode;
-use podhost_core::{Scope, webhooks::subscription::NewWebhook};
+use podhost_core::webhooks::subscription::NewWebhook;
 use serde_json::{Value, json};
 
-use super::{Answer, created, data, known_params};
+use super::{Answer, created, data};
 use crate::{
     api::{Api, Call, RequestBody},
     response,
+    urls::ApiUrls,
     wire::{self, input::Fields},
 };
 
 /// `POST /api/webhooks-processing`: delivers the caller's due deliveries now.
 pub(super) async fn process<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    call.require(Scope::Webhooks)?;
-    known_params(&call.query, &[])?;
     let run = api
         .host
         .process_webhooks(
@@ -37,8 +36,6 @@ pub(super) async fn process<B: RequestBody>(api: &Api, call: Call<B>) -> Answer 
 
 /// `GET /api/webhooks`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    call.require(Scope::Webhooks)?;
-    known_params(&call.query, &[])?;
     let webhooks = api.host.list_webhooks(&call.who).await?;
     let items: Vec<Value> = webhooks.iter().map(|w| wire::webhook(w, false)).collect();
     data(StatusCode::OK, Value::Array(items))
@@ -46,8 +43,6 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `POST /api/webhooks`: `{url, events?, description?, secret?}`; the secret is shown only here.
 pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    call.require(Scope::Webhooks)?;
-    known_params(&call.query, &[])?;
     let (who, _, body) = call.json(api.config.max_json_bytes).await?;
     let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
     let url = fields.string("url");
@@ -88,28 +83,25 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         )
         .await?;
     created(
-        &format!("{}/api/webhooks/{}", api.host.urls().base(), webhook.id),
+        &ApiUrls::new(&api.host).webhook(&webhook.id),
         wire::webhook(&webhook, true),
     )
 }
 
 /// `GET /api/webhooks/{id}`
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -> Answer {
-    known_params(&call.query, &[])?;
     let webhook = api.host.get_webhook(&call.who, id).await?;
     data(StatusCode::OK, wire::webhook(&webhook, false))
 }
 
 /// `DELETE /api/webhooks/{id}`
 pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -> Answer {
-    known_params(&call.query, &[])?;
     api.host.delete_webhook(&call.who, id).await?;
     Ok(response::no_content())
 }
 
 /// `GET /api/webhooks/{id}/deliveries`: the recent deliveries, newest first.
 pub(super) async fn deliveries<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -> Answer {
-    known_params(&call.query, &[])?;
     let deliveries = api.host.webhook_deliveries(&call.who, id).await?;
     let items: Vec<Value> = deliveries.iter().map(wire::delivery).collect();
     data(StatusCode::OK, Value::Array(items))
@@ -122,7 +114,6 @@ pub(super) async fn redeliver<B: RequestBody>(
     id: &str,
     seq: u64,
 ) -> Answer {
-    known_params(&call.query, &[])?;
     let delivery = api
         .host
         .redeliver(

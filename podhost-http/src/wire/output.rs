@@ -7,6 +7,7 @@ use podhost_core::{
 use serde_json::{Value, json};
 
 use super::{Ctx, format};
+use crate::urls::ApiUrls;
 
 fn kind_name(kind: MediaKind) -> &'static str {
     match kind {
@@ -68,7 +69,7 @@ fn logo_url(ctx: &Ctx<'_>, logo: Option<&Media>) -> String {
 fn feed_links(ctx: &Ctx<'_>, v: &FeedView) -> Value {
     let urls = ctx.host.urls();
     json!({
-        "self": urls.api_feed(&v.feed.id),
+        "self": ApiUrls::new(ctx.host).feed(&v.feed.id),
         "rss": urls.rss(&v.feed.id),
         "web": urls.feed_page(&v.feed.id),
         "logo": logo_url(ctx, v.logo.as_ref()),
@@ -183,7 +184,7 @@ pub fn episode_item(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
         "id": e.id.to_string(),
         "feed_id": e.feed.as_str(),
         "links": {
-            "self": urls.api_episode(&e.feed, e.id),
+            "self": ApiUrls::new(ctx.host).episode(&e.feed, e.id),
             "web": urls.episode_page(&e.feed, e.id),
             "logo": logo_url(ctx, v.logo.as_ref()),
             "media": media_url,
@@ -261,16 +262,14 @@ pub fn stats_report(r: &podhost_core::stats::StatsReport) -> Value {
 /// the job succeeded.
 pub fn job(host: &podhost_core::PodcastHost, j: &podhost_core::model::Job) -> Value {
     use podhost_core::model::{JobKind, JobStatus};
-    let urls = host.urls();
+    let urls = ApiUrls::new(host);
     let result = match (j.status, j.kind) {
         (JobStatus::Succeeded, JobKind::Waveform) => json!({
-            "waveform": urls.api_waveform(j.media),
-            "waveform_dat": format!("{}?format=dat", urls.api_waveform(j.media)),
+            "waveform": urls.waveform(j.media),
+            "waveform_dat": format!("{}?format=dat", urls.waveform(j.media)),
         }),
-        (JobStatus::Succeeded, JobKind::Silence) => json!({ "silence": urls.api_silence(j.media) }),
-        (JobStatus::Succeeded, JobKind::WriteTags) => {
-            json!({ "metadata": format!("{}/api/media/{}/metadata", urls.base(), j.media) })
-        }
+        (JobStatus::Succeeded, JobKind::Silence) => json!({ "silence": urls.silence(j.media) }),
+        (JobStatus::Succeeded, JobKind::WriteTags) => json!({ "metadata": urls.metadata(j.media) }),
         _ => Value::Null,
     };
     let time = |t: Option<jiff::Timestamp>| t.map(|t| t.to_string());
