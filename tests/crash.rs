@@ -24,6 +24,61 @@ struct Acked {
     episodes: HashMap<EpisodeId, String>,
     edits: HashMap<EpisodeId, u64>,
     media: HashMap<MediaId, (String, u64)>,
+    /// Episodes created with their uploaded audio (and cover).
+    with_files: HashMap<EpisodeId, MediaId>,
+}
+
+/// Starts `WRITERS` crash writers on `store_dir` (with `mode`), lets them write for a random
+/// while, kills them with SIGKILL, and records every write they acknowledged.
+fn round(store_dir: &str, name: &str, mode: Option<&str>, acked: &mut Acked) {
+    let mut rng = rand::rng();
+    let (tx, rx) = mpsc::channel::<String>();
+    let mut children = Vec::new();
+    for w in 0..WRITERS {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_podhost-crash-writer"));
+        command.args([store_dir, &format!("{name}w{w}")]);
+        command.args(mode);
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        children.push(child);
+    }
+    drop(tx);
+    // Wait for every writer to start, then let them write for a random while.
+    let mut ready = 0;
+    while ready < WRITERS {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a writer starts");
+        if line == "READY" {
+            ready += 1;
+        } else {
+            record(acked, &line);
+        }
+    }
+    std::thread::sleep(Duration::from_millis(rng.random_range(20..400)));
+    for child in &mut children {
+        child.kill().unwrap(); // SIGKILL
+    }
+    for mut child in children {
+        child.wait().unwrap();
+    }
+    // Every line printed before the kill is an acknowledged write.
+    for line in rx.iter() {
+        record(acked, &line);
+    }
 }
 
 #[test]
@@ -31,54 +86,9 @@ fn acknowledged_writes_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
     let store_dir = dir.path().to_str().unwrap().to_string();
     let mut acked = Acked::default();
-    let mut rng = rand::rng();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    for round in 0..ROUNDS {
-        let (tx, rx) = mpsc::channel::<String>();
-        let mut children = Vec::new();
-        for w in 0..WRITERS {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_podhost-crash-writer"))
-                .args([&store_dir, &format!("r{round}w{w}")])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::inherit())
-                .spawn()
-                .unwrap();
-            let stdout = child.stdout.take().unwrap();
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    let Ok(line) = line else { break };
-                    if tx.send(line).is_err() {
-                        break;
-                    }
-                }
-            });
-            children.push(child);
-        }
-        drop(tx);
-        // Wait for both writers to start, then let them write for a random while.
-        let mut ready = 0;
-        while ready < WRITERS {
-            let line = rx
-                .recv_timeout(Duration::from_secs(60))
-                .expect("a writer starts");
-            if line == "READY" {
-                ready += 1;
-            } else {
-                record(&mut acked, &line);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(rng.random_range(20..400)));
-        for child in &mut children {
-            child.kill().unwrap(); // SIGKILL
-        }
-        for mut child in children {
-            child.wait().unwrap();
-        }
-        // Every line printed before the kill is an acknowledged write.
-        for line in rx.iter() {
-            record(&mut acked, &line);
-        }
+    for r in 0..ROUNDS {
+        round(&store_dir, &format!("r{r}"), None, &mut acked);
         runtime.block_on(check(&store_dir, &acked));
     }
     assert!(
@@ -87,6 +97,90 @@ fn acknowledged_writes_survive_kill_9() {
         acked.episodes.len()
     );
     assert!(!acked.media.is_empty());
+}
+
+/// An episode created with its uploaded audio and cover is one commit: killed at any moment,
+/// the store holds the episode with both files, or none of them, and never a visible file of an
+/// episode that does not exist.
+#[test]
+fn an_episode_with_its_uploads_is_whole_or_absent_after_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().to_str().unwrap().to_string();
+    let mut acked = Acked::default();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for r in 0..ROUNDS {
+        round(
+            &store_dir,
+            &format!("r{r}"),
+            Some("episodes-with-files"),
+            &mut acked,
+        );
+        runtime.block_on(check_with_files(&store_dir, &acked));
+    }
+    assert!(
+        acked.with_files.len() > 10,
+        "the writers wrote something: {}",
+        acked.with_files.len()
+    );
+}
+
+/// A fresh host on the store after a round, its owner, and the writers' feed.
+async fn reopen(
+    store_dir: &str,
+) -> (
+    std::sync::Arc<dyn object_store::ObjectStore>,
+    PodcastHost,
+    podhost_core::Principal,
+    FeedId,
+) {
+    let opened = podhost_core::open_store(store_dir).unwrap();
+    let host = PodcastHost::new(
+        HostConfig::new("https://crash.test").unwrap(),
+        opened.store.clone(),
+    );
+    let owner = host.owner(&"crash".parse().unwrap()).await.unwrap();
+    (opened.store, host, owner, FeedId::new("crash").unwrap())
+}
+
+async fn check_with_files(store_dir: &str, acked: &Acked) {
+    let (_, host, owner, feed) = reopen(store_dir).await;
+    for (id, media) in &acked.with_files {
+        let episode = host
+            .get_episode(&owner, &feed, *id)
+            .await
+            .unwrap_or_else(|e| panic!("acknowledged {id} lost: {e}"));
+        assert_eq!(episode.media.map(|m| m.id), Some(*media), "{id}");
+    }
+    let query = EpisodeListQuery {
+        page: PageRequest::new(Some(1), Some(500)).unwrap(),
+        ..Default::default()
+    };
+    let mut used = std::collections::HashSet::new();
+    for view in host
+        .list_episodes(&owner, &feed, &query)
+        .await
+        .unwrap()
+        .items
+    {
+        let id = view.episode.id;
+        let media = view.media.unwrap_or_else(|| panic!("{id} lost its audio"));
+        let cover = view.logo.unwrap_or_else(|| panic!("{id} lost its cover"));
+        assert_eq!(media.name, format!("{}.wav", view.episode.title), "{id}");
+        assert_eq!(cover.name, format!("{}.png", view.episode.title), "{id}");
+        used.extend([media.id, cover.id]);
+    }
+    let query = MediaListQuery {
+        page: PageRequest::new(Some(1), Some(500)).unwrap(),
+        ..Default::default()
+    };
+    for media in host.list_media(&owner, &query).await.unwrap().items {
+        assert!(
+            used.contains(&media.id),
+            "media {} ({}) is visible without its episode",
+            media.id,
+            media.name
+        );
+    }
 }
 
 fn record(acked: &mut Acked, line: &str) {
@@ -102,6 +196,11 @@ fn record(acked: &mut Acked, line: &str) {
                 .edits
                 .insert(id.parse().unwrap(), version.parse().unwrap());
         }
+        ["ACK", "withfiles", id, media, _title] => {
+            acked
+                .with_files
+                .insert(id.parse().unwrap(), media.parse().unwrap());
+        }
         ["ACK", "media", id, name, len] => {
             acked.media.insert(
                 id.parse().unwrap(),
@@ -113,13 +212,7 @@ fn record(acked: &mut Acked, line: &str) {
 }
 
 async fn check(store_dir: &str, acked: &Acked) {
-    let opened = podhost_core::open_store(store_dir).unwrap();
-    let host = PodcastHost::new(
-        HostConfig::new("https://crash.test").unwrap(),
-        opened.store.clone(),
-    );
-    let owner = host.owner(&"crash".parse().unwrap()).await.unwrap();
-    let feed = FeedId::new("crash").unwrap();
+    let (store, host, owner, feed) = reopen(store_dir).await;
     for (id, title) in &acked.episodes {
         let episode = host
             .get_episode(&owner, &feed, *id)
@@ -151,8 +244,7 @@ async fn check(store_dir: &str, acked: &Acked) {
             "blobs",
             media.blob.as_str(),
         ]);
-        let head = opened
-            .store
+        let head = store
             .head(&path)
             .await
             .unwrap_or_else(|e| panic!("blob of media {} missing: {e}", media.id));

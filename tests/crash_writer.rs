@@ -1,12 +1,13 @@
 //! The child of the crash test: writes as fast as it can to a store and prints `ACK ...` for
 //! every write the core acknowledged, until it is killed.
 //!
-//! Usage: `podhost-crash-writer STORE_DIR WRITER_NAME`
+//! Usage: `podhost-crash-writer STORE_DIR WRITER_NAME [episodes-with-files]`; the last mode
+//! creates only episodes whose audio and cover are uploaded with them.
 
 use std::io::Write;
 
 use podhost_core::{
-    Error, FeedId, HostConfig, PodcastHost,
+    EpisodeFiles, Error, FeedId, HostConfig, PodcastHost, UploadTarget,
     model::{EpisodePatch, NewEpisode, NewFeed, NewMedia},
 };
 
@@ -17,6 +18,7 @@ async fn main() -> anyhow::Result<()> {
         args.next().expect("STORE_DIR"),
         args.next().expect("WRITER_NAME"),
     );
+    let with_files = args.next().as_deref() == Some("episodes-with-files");
     let opened = podhost_core::open_store(&dir)?;
     let mut config = HostConfig::new("https://crash.test")?;
     // Snapshot often, so that kills also land in the middle of snapshot writes.
@@ -37,6 +39,44 @@ async fn main() -> anyhow::Result<()> {
     writeln!(stdout, "READY")?;
     stdout.flush()?;
     for i in 0u64.. {
+        if with_files {
+            let title = format!("{writer}-{i}");
+            let target = UploadTarget::Episode(feed.clone());
+            let audio = podhost_testkit::fixtures::wav(0.5, 8000);
+            let media = host
+                .stage_upload(
+                    &owner,
+                    target.clone(),
+                    &format!("{title}.wav"),
+                    podhost_testkit::body(audio, 1000),
+                )
+                .await?;
+            let cover = podhost_testkit::fixtures::png(64, 64);
+            let cover = host
+                .stage_upload(
+                    &owner,
+                    target,
+                    &format!("{title}.png"),
+                    podhost_testkit::body(cover, 1000),
+                )
+                .await?;
+            let files = EpisodeFiles {
+                media: Some(media),
+                cover: Some(cover),
+            };
+            let new = NewEpisode::titled(title.clone());
+            let view = host
+                .create_episode_with_files(&owner, &feed, new, files)
+                .await?;
+            let media = view.media.expect("the uploaded audio");
+            writeln!(
+                stdout,
+                "ACK withfiles {} {} {title}",
+                view.episode.id, media.id
+            )?;
+            stdout.flush()?;
+            continue;
+        }
         if i % 7 == 3 {
             let name = format!("{writer}-{i}.wav");
             let bytes = podhost_testkit::fixtures::wav(0.25, 8000);

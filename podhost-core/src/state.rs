@@ -197,6 +197,45 @@ impl Journal for AccountState {
     }
 }
 
+/// What a decision reads of an account: its state, seen together with the media records the
+/// same decision creates before they are written (so an episode and the files uploaded with it
+/// are checked and announced in one commit).
+pub(crate) trait Records {
+    /// The state as written.
+    fn state(&self) -> &AccountState;
+    /// A media record, written or about to be.
+    fn media(&self, id: MediaId) -> Option<&Media>;
+}
+
+impl Records for AccountState {
+    fn state(&self) -> &AccountState {
+        self
+    }
+
+    fn media(&self, id: MediaId) -> Option<&Media> {
+        self.media.get(&id)
+    }
+}
+
+/// An account's state with media records a decision is about to write.
+pub(crate) struct WithMedia<'a> {
+    pub(crate) state: &'a AccountState,
+    pub(crate) media: &'a [Media],
+}
+
+impl Records for WithMedia<'_> {
+    fn state(&self) -> &AccountState {
+        self.state
+    }
+
+    fn media(&self, id: MediaId) -> Option<&Media> {
+        self.media
+            .iter()
+            .find(|m| m.id == id)
+            .or_else(|| self.state.media.get(&id))
+    }
+}
+
 impl AccountState {
     /// The changes that record `events` (kind, subject) at `at`, numbered after the account's
     /// last event; none when the account has no webhook subscription (nobody would read them).

@@ -270,6 +270,10 @@ fn schemas() -> Value {
         ),
         "MediaUpload": object(&["media"], json!({"media": {"type": "string", "format": "binary"}})),
         "MediaCopy": object(&["label", "category"], json!({"label": string(), "category": string()})),
+        "MediaUpdate": {"type": "object", "additionalProperties": false, "properties": {
+            "name": {"type": "string", "minLength": 1, "description": "cleaned and made unique in the account; the download URL keeps the name it had"},
+            "category": {"type": "string", "nullable": true, "description": "null or empty: the default category"},
+        }},
         "FeedListItem": object(&["type", "id", "links", "attributes", "shows_count", "relationships"], json!({
             "type": {"type": "string", "enum": ["feed"]}, "id": string(), "links": links(&["self", "rss", "web", "logo"]),
             "attributes": object(&["rss", "logo"], json!({"rss": links(&["title", "description", "copyright"]), "logo": string()})),

@@ -28,6 +28,8 @@ pub enum Endpoint {
     UploadMedia,
     /// `GET /api/media/{media_id}`
     GetMedia(MediaId),
+    /// `PUT /api/media/{media_id}` (addition: rename, category)
+    UpdateMedia(MediaId),
     /// `DELETE /api/media/{media_id}`
     DeleteMedia(MediaId),
     /// `POST /api/media/{media_id}/copy`
@@ -711,6 +713,27 @@ pub static ROUTES: &[Route] = &[
         errors: &[],
     },
     Route {
+        method: Method::PUT,
+        path: "/api/media/{media_id}",
+        build: Build::Media(Endpoint::UpdateMedia),
+        surface: Surface::Api,
+        scope: Some(Scope::Media),
+        query: &[],
+        body: BodyKind::Json {
+            schema: "MediaUpdate",
+            required: false,
+            example: r#"{"name": "interview-final.wav", "category": "archive"}"#,
+        },
+        addition: true,
+        summary: "rename a file (its download URL keeps its name) or move it to another category",
+        success: Success {
+            status: 200,
+            description: "the file",
+            shape: Shape::Bare("MediaRecord"),
+        },
+        errors: &[413],
+    },
+    Route {
         method: Method::DELETE,
         path: "/api/media/{media_id}",
         build: Build::Media(Endpoint::DeleteMedia),
@@ -923,13 +946,11 @@ pub static ROUTES: &[Route] = &[
         query: &[],
         body: BodyKind::Multipart {
             schema: "EpisodeCreate",
-            // Files sent in `media` or `cover` become media items: that needs the scope
-            // `media` too (the core's rule), so the example takes none.
-            file: None,
+            file: Some("media"),
             example: &[("title", "Pilot"), ("is_public", "1")],
         },
         addition: false,
-        summary: "create an episode; files sent in `media` or `cover` become media items and need the scope media too",
+        summary: "create an episode; files sent in `media` (its audio) and `cover` become media items in the same commit as the episode",
         success: Success {
             status: 201,
             description: "the episode; Location: the episode",
@@ -1494,7 +1515,11 @@ mod tests {
                 "/podcasts/show/7",
                 Err(s("400 \"7\" is not an episode id (pod-<digits>)")),
             ),
-            (M::PATCH, "/api/media/42", Err(s("405 [GET, HEAD, DELETE]"))),
+            (
+                M::PATCH,
+                "/api/media/42",
+                Err(s("405 [GET, HEAD, PUT, DELETE]")),
+            ),
             (M::PUT, "/api/media", Err(s("405 [GET, HEAD, POST]"))),
             (M::POST, "/feeds/x/rss", Err(s("405 [GET, HEAD]"))),
             (M::HEAD, "/api/webhooks-processing", Err(s("405 [POST]"))),
@@ -1563,9 +1588,10 @@ mod tests {
             E::Chapters(..) => 36,
             E::PodcastPage(_) => 37,
             E::EpisodePage(..) => 38,
+            E::UpdateMedia(_) => 39,
         }
     }
-    const VARIANTS: usize = 39;
+    const VARIANTS: usize = 40;
 
     #[test]
     fn every_row_agrees_with_its_constructor_and_routes_to_itself() {

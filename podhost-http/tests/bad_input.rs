@@ -364,4 +364,19 @@ async fn bad_input_table() {
             json!("kept")
         );
     }
+    // Nor bytes: the files of refused requests were staged and are gone again (the core removes
+    // what it staged; no handler cleans up), leaving kept.wav's blob alone.
+    let blobs = || async {
+        use futures::TryStreamExt;
+        let prefix = object_store::path::Path::from("accounts/alice/blobs");
+        let listed: Vec<_> = fx.store.list(Some(&prefix)).try_collect().await.unwrap();
+        listed.len()
+    };
+    for _ in 0..200 {
+        if blobs().await == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(blobs().await, 1, "only kept.wav's bytes are stored");
 }

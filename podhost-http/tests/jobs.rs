@@ -428,3 +428,54 @@ async fn at_most_the_configured_number_of_jobs_run_at_once() {
     }
     assert_eq!(most, 1, "jobs running at once");
 }
+
+/// The lost update, reproduced through the API: on a 2-minute WAV, a waveform and a silence job
+/// asked for back to back both leave their results, and an ad break stored while the waveform
+/// job runs is still there when it ends. (Each job used to write back the whole record it read
+/// when it began, erasing what landed meanwhile.)
+#[tokio::test]
+async fn results_and_metadata_written_while_a_job_runs_are_all_kept() {
+    use podhost_testkit::{Call, FaultStore};
+    let store = FaultStore::new(std::sync::Arc::new(object_store::memory::InMemory::new()));
+    let fx = Fixture::on_store(
+        std::sync::Arc::new(store.clone()),
+        podhost_http::HttpConfig::default(),
+    )
+    .await;
+    let id = upload(&fx, "talk.wav", podhost_testkit::fixtures::wav(120.0, 8000)).await;
+    // The waveform job is held after it read the record, just before it stores its result.
+    let gate =
+        store.gate(|call, path| call == Call::Put && path.as_ref().ends_with("/waveform.json"));
+    let _workers = fx.start_workers();
+    let ask = |kind: &'static str| {
+        let path = format!("/api/generate/{kind}/{id}");
+        let fx = &fx;
+        async move {
+            let answer = fx.call(Method::POST, &path, &fx.alice, None).await;
+            assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.body);
+            answer.body["data"]["id"].as_str().unwrap().to_string()
+        }
+    };
+    let waveform = ask("waveform").await;
+    let silence = ask("silence").await;
+    gate.reached().await;
+    assert_eq!(fx.until_done(&silence).await["status"], "succeeded");
+    let adbreak = json!({"preroll": true, "postroll": false, "midrolls": [61.5]});
+    let put = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{id}/metadata"),
+            &fx.alice,
+            Some(json!({ "adbreak": adbreak })),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    gate.open();
+    assert_eq!(fx.until_done(&waveform).await["status"], "succeeded");
+    for result in ["waveform", "silence"] {
+        let answer = fx.get(&format!("/api/media/{id}/{result}")).await;
+        assert_eq!(answer.status, StatusCode::OK, "{result}: {}", answer.body);
+    }
+    let metadata = fx.get(&format!("/api/media/{id}/metadata")).await;
+    assert_eq!(metadata.body["data"]["adbreak"], adbreak);
+}

@@ -624,3 +624,44 @@ async fn list_answers_are_never_staler_than_the_account() {
         "published by the clock alone"
     );
 }
+
+/// `PUT /api/media/{media_id}` (an addition): a rename keeps the download URL, so links already
+/// published stay valid; a clash gets a numbered suffix; null moves back to the default category.
+#[tokio::test]
+async fn a_renamed_file_keeps_its_url() {
+    let fx = Fixture::new().await;
+    let id = fx.upload_wav("talk.wav").await;
+    fx.upload_wav("taken.wav").await;
+    let before = fx.get(&format!("/api/media/{id}")).await.body;
+    let put = |body: serde_json::Value| {
+        let fx = &fx;
+        async move {
+            fx.call(
+                http::Method::PUT,
+                &format!("/api/media/{id}"),
+                &fx.alice,
+                Some(body),
+            )
+            .await
+        }
+    };
+    let renamed = put(json!({"name": "taken.wav", "category": "archive"})).await;
+    assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.body);
+    assert_eq!(renamed.body["name"], "taken (2).wav");
+    assert_eq!(renamed.body["cat"], "archive");
+    assert_eq!(renamed.body["url"], before["url"], "the URL stays");
+    let listed = fx.get("/api/media?filter=taken%20(2)").await;
+    assert_eq!(listed.body["items"][0]["url"], before["url"]);
+    let back = put(json!({"category": null})).await;
+    assert_eq!(back.body["cat"], serde_json::Value::Null);
+    assert_eq!(back.body["name"], "taken (2).wav");
+    for (body, field) in [
+        (json!({"name": "  "}), "name"),
+        (json!({"size": 3}), "size"),
+        (json!({"category": "x\u{7}"}), "category"),
+    ] {
+        let refused = put(body).await;
+        assert_eq!(refused.status.as_u16(), 422, "{}", refused.body);
+        assert!(refused.body["errors"][field].is_array(), "{}", refused.body);
+    }
+}

@@ -2,29 +2,39 @@
 
 use super::{
     PodcastHost,
-    feeds::{check_media_ref, feed_not_found},
+    feeds::{check_media_ref, feed_not_found, kind_names},
     text,
+    uploads::{StagedUpload, UploadTarget},
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
-    ids::{EpisodeId, FeedId, JobId},
+    ids::{EpisodeId, FeedId, JobId, MediaId},
     model::{
-        Episode, EpisodeListQuery, EpisodePatch, EpisodeSort, EpisodeView, ItunesEpisode,
+        Episode, EpisodeListQuery, EpisodePatch, EpisodeSort, EpisodeView, ItunesEpisode, Media,
         NewEpisode, Page,
     },
     principal::Principal,
     probe::MediaKind,
     scope::Scope,
-    state::{AccountState, Change},
+    state::{AccountState, Change, Records, WithMedia},
 };
+
+/// Files uploaded with a new episode ([`PodcastHost::create_episode_with_files`]).
+#[derive(Debug, Default)]
+pub struct EpisodeFiles {
+    /// The audio (or video): the episode's enclosure.
+    pub media: Option<StagedUpload>,
+    /// The cover: the episode's `itunes:image`.
+    pub cover: Option<StagedUpload>,
+}
 
 fn episode_not_found(id: EpisodeId) -> Error {
     Error::not_found("episode", id)
 }
 
 /// Applies a patch to an episode, collecting every problem.
-fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, state: &AccountState) -> Result<()> {
+fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) -> Result<()> {
     let set = |target: &mut String, value: &Option<String>| {
         if let Some(v) = value {
             target.clone_from(v);
@@ -91,19 +101,19 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, state: &AccountState) -> 
     text::check_email(&mut e, "email", &ep.email);
     check_media_ref(
         &mut e,
-        state,
+        records,
         "show_media",
         ep.media,
         &[MediaKind::Audio, MediaKind::Video],
     );
     check_media_ref(
         &mut e,
-        state,
+        records,
         "itunes.logo",
         ep.itunes.logo,
         &[MediaKind::Image],
     );
-    check_media_ref(&mut e, state, "podcast.transcript", ep.transcript, &[]);
+    check_media_ref(&mut e, records, "podcast.transcript", ep.transcript, &[]);
     e.into_result()
 }
 
@@ -125,20 +135,20 @@ fn view(
 }
 
 /// An episode as an event shows it.
-pub(super) fn snapshot(state: &AccountState, episode: &Episode, now: jiff::Timestamp) -> Subject {
-    Subject::Episode(Box::new(view_of(state, episode.clone(), now)))
+pub(super) fn snapshot(records: &dyn Records, episode: &Episode, now: jiff::Timestamp) -> Subject {
+    Subject::Episode(Box::new(view_of(records, episode.clone(), now)))
 }
 
-pub(super) fn view_of(state: &AccountState, episode: Episode, now: jiff::Timestamp) -> EpisodeView {
+pub(super) fn view_of(
+    records: &dyn Records,
+    episode: Episode,
+    now: jiff::Timestamp,
+) -> EpisodeView {
+    let media = |id: Option<MediaId>| id.and_then(|m| records.media(m).cloned());
     EpisodeView {
-        media: episode.media.and_then(|m| state.media.get(&m).cloned()),
-        logo: episode
-            .itunes
-            .logo
-            .and_then(|m| state.media.get(&m).cloned()),
-        transcript: episode
-            .transcript
-            .and_then(|m| state.media.get(&m).cloned()),
+        media: media(episode.media),
+        logo: media(episode.itunes.logo),
+        transcript: media(episode.transcript),
         is_published: episode.is_published(now),
         episode,
     }
@@ -147,7 +157,7 @@ pub(super) fn view_of(state: &AccountState, episode: Episode, now: jiff::Timesta
 /// The tag-writing job of `write_metadata`, decided in the episode's own commit (so the episode
 /// and its job land together or not at all): pushed onto `changes` when new.
 fn tags_job(
-    state: &AccountState,
+    records: &dyn Records,
     episode: &Episode,
     reserved: Option<&JobId>,
     now: jiff::Timestamp,
@@ -156,7 +166,7 @@ fn tags_job(
     let Some(reserved) = reserved else {
         return Ok(None);
     };
-    let (job, new) = super::metadata::episode_tags_job(state, episode, reserved, now)?;
+    let (job, new) = super::metadata::episode_tags_job(records, episode, reserved, now)?;
     if new {
         changes.push(Change::JobPut(job.clone()));
     }
@@ -186,12 +196,82 @@ impl PodcastHost {
         feed: &FeedId,
         new: NewEpisode,
     ) -> Result<EpisodeView> {
-        who.require(Scope::Shows)?;
-        if let Some(guid) = &new.guid {
-            let mut e = FieldErrors::default();
-            check_guid(&mut e, guid);
-            e.into_result()?;
+        self.create_episode_with_files(who, feed, new, EpisodeFiles::default())
+            .await
+    }
+
+    /// Creates an episode with files uploaded for it ([`stage_upload`](Self::stage_upload) with
+    /// [`UploadTarget::Episode`]): one commit writes their media records, the episode using them
+    /// (`media` as its audio, `cover` as its `itunes:image`), a tag-writing job when
+    /// `write_metadata` asks for one, and all their events; or, refused, nothing (the staged
+    /// bytes are then deleted). Scope `shows`, as for any episode.
+    pub async fn create_episode_with_files(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        new: NewEpisode,
+        files: EpisodeFiles,
+    ) -> Result<EpisodeView> {
+        let result = self.commit_episode(who, feed, &new, &files).await;
+        for staged in [files.media, files.cover].into_iter().flatten() {
+            staged.settle(&result).await;
         }
+        result
+    }
+
+    async fn commit_episode(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        new: &NewEpisode,
+        files: &EpisodeFiles,
+    ) -> Result<EpisodeView> {
+        who.require(Scope::Shows)?;
+        let mut e = FieldErrors::default();
+        if let Some(guid) = &new.guid {
+            check_guid(&mut e, guid);
+        }
+        let target = UploadTarget::Episode(feed.clone());
+        let uploads = [
+            (
+                "media",
+                "show_media",
+                &files.media,
+                new.fields.media.is_some(),
+            ),
+            (
+                "cover",
+                "itunes.logo",
+                &files.cover,
+                new.fields.itunes_logo.is_some(),
+            ),
+        ];
+        for (field, alias, staged, also_by_id) in &uploads {
+            let Some(staged) = staged else { continue };
+            staged.check(who, &target, field)?;
+            if *also_by_id {
+                e.add(
+                    *field,
+                    format!("give the file `{field}` or `{alias}`, not both"),
+                );
+            }
+            let kinds: &[MediaKind] = match *field {
+                "media" => &[MediaKind::Audio, MediaKind::Video],
+                _ => &[MediaKind::Image],
+            };
+            if !kinds.contains(&staged.facts().kind) {
+                e.add(
+                    *field,
+                    format!(
+                        "{} is not {} ({})",
+                        staged.name(),
+                        kind_names(kinds),
+                        staged.facts().mime
+                    ),
+                );
+            }
+        }
+        e.into_result()?;
         let catalog = self.catalog(who.account()).await?;
         let reserved = match new.fields.write_metadata {
             true => Some(self.reserve_job(who.account()).await?),
@@ -203,6 +283,27 @@ impl PodcastHost {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }
+                // The files' records first, named uniquely among the account's and each other's.
+                let mut created: Vec<Media> = Vec::new();
+                let mut fields = new.fields.clone();
+                let mut next = state.next_media_id();
+                for (field, _, staged, _) in &uploads {
+                    let Some(staged) = staged else { continue };
+                    let record = staged.record(MediaId::new(next)?, None, now, |n| {
+                        state.media.values().any(|m| m.name == n)
+                            || created.iter().any(|m| m.name == n)
+                    });
+                    next += 1;
+                    match *field {
+                        "media" => fields.media = Some(Some(record.id)),
+                        _ => fields.itunes_logo = Some(Some(record.id)),
+                    }
+                    created.push(record);
+                }
+                let records = WithMedia {
+                    state,
+                    media: &created,
+                };
                 let id = EpisodeId::new(state.next_episode_id())?;
                 let mut episode = Episode {
                     id,
@@ -224,12 +325,18 @@ impl PodcastHost {
                     updated: now,
                     version: 1,
                 };
-                apply_patch(&mut episode, &new.fields, state)?;
-                let mut changes = vec![Change::EpisodePut(episode.clone())];
-                let job = tags_job(state, &episode, reserved.as_ref(), now, &mut changes)?;
-                let mut events = vec![(K::EpisodeCreated, snapshot(state, &episode, now))];
+                apply_patch(&mut episode, &fields, &records)?;
+                let mut changes: Vec<Change> =
+                    created.iter().cloned().map(Change::MediaPut).collect();
+                changes.push(Change::EpisodePut(episode.clone()));
+                let job = tags_job(&records, &episode, reserved.as_ref(), now, &mut changes)?;
+                let mut events: Vec<_> = created
+                    .iter()
+                    .map(|m| (K::MediaCreated, Subject::Media(Box::new(m.clone()))))
+                    .collect();
+                events.push((K::EpisodeCreated, snapshot(&records, &episode, now)));
                 if episode.is_published(now) {
-                    events.push((K::EpisodePublished, snapshot(state, &episode, now)));
+                    events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
                 }
                 changes.extend(state.record(now, events));
                 Ok((changes, (episode, job)))

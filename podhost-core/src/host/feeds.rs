@@ -15,7 +15,7 @@ use crate::{
     principal::Principal,
     probe::MediaKind,
     scope::Scope,
-    state::{AccountState, Change},
+    state::{AccountState, Change, Records},
 };
 
 /// The namespace of `podcast:guid` (podcastindex.org namespace, `guid` tag).
@@ -71,13 +71,13 @@ fn check_language(errors: &mut FieldErrors, language: &str) {
 /// Checks that a media id names a file of the account of the wanted kind.
 pub(super) fn check_media_ref(
     errors: &mut FieldErrors,
-    state: &AccountState,
+    records: &dyn Records,
     field: &str,
     id: Option<MediaId>,
     kinds: &[MediaKind],
 ) {
     let Some(id) = id else { return };
-    match state.media.get(&id) {
+    match records.media(id) {
         None => errors.add(field, format!("there is no media {id}")),
         Some(media) if !kinds.is_empty() && !kinds.contains(&media.facts.kind) => {
             errors.add(field, format!("media {id} is not {}", kind_names(kinds)));
@@ -86,7 +86,7 @@ pub(super) fn check_media_ref(
     }
 }
 
-fn kind_names(kinds: &[MediaKind]) -> String {
+pub(super) fn kind_names(kinds: &[MediaKind]) -> String {
     let names: Vec<_> = kinds
         .iter()
         .map(|k| match k {

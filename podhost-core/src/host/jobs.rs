@@ -95,16 +95,16 @@ pub(super) fn no_tag_write_running(
 /// one job; `false` then: nothing to record). Refused when the file is not audio, or when its
 /// tags are being written and this is another tag write.
 pub(super) fn job_for(
-    state: &crate::state::AccountState,
+    records: &dyn crate::state::Records,
     id: &JobId,
     media: MediaId,
     kind: JobKind,
     params: &Value,
     now: jiff::Timestamp,
 ) -> Result<(Job, bool)> {
-    let file = state
-        .media
-        .get(&media)
+    let state = records.state();
+    let file = records
+        .media(media)
         .ok_or_else(|| Error::not_found("media", media))?;
     if !matches!(file.kind(), MediaKind::Audio) {
         return Err(Error::invalid(

@@ -4,7 +4,10 @@ use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use object_store::{ObjectStoreExt, WriteMultipart, path::Path};
 
-use super::{PodcastHost, text};
+use super::{
+    PodcastHost, text,
+    uploads::{StagedUpload, UploadTarget},
+};
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
@@ -13,7 +16,7 @@ use crate::{
         BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaSort, NewMedia, Page, SortDir,
     },
     principal::Principal,
-    probe::{self, MediaKind, Sniffer},
+    probe::{self, Sniffer},
     scope::Scope,
     state::{AccountState, Change},
 };
@@ -44,10 +47,9 @@ fn media_or_not_found(state: &AccountState, id: MediaId) -> Result<&Media> {
 }
 
 impl PodcastHost {
-    /// Uploads a file from a byte stream. The bytes stream to a new blob with a multipart
-    /// upload, so memory stays bounded whatever the size; the type is detected from the content
-    /// and audio and images are probed. Nothing is visible until the record is committed; a
-    /// failed upload removes its blob (a crash leaves one for [`sweep`](Self::sweep)).
+    /// Uploads a file from a byte stream: [`stage_upload`](Self::stage_upload) then
+    /// [`create_media`](Self::create_media). Nothing is visible until the record is committed; a
+    /// failed upload leaves nothing (a crash leaves a blob for [`sweep`](Self::sweep)).
     pub async fn upload_media<S, E>(&self, who: &Principal, new: NewMedia, body: S) -> Result<Media>
     where
         S: Stream<Item = std::result::Result<Bytes, E>> + Send,
@@ -57,39 +59,44 @@ impl PodcastHost {
         let mut errors = FieldErrors::default();
         check_category(&mut errors, new.category.as_deref());
         errors.into_result()?;
+        let staged = self
+            .stage_upload(who, UploadTarget::Media, &new.name, body)
+            .await?;
+        self.create_media(who, staged, new.category).await
+    }
+
+    /// Makes a staged upload a media file of the caller's account (scope `media`): one commit
+    /// writes its record and its `media.created` event. Its name is made unique in the account.
+    pub async fn create_media(
+        &self,
+        who: &Principal,
+        staged: StagedUpload,
+        category: Option<String>,
+    ) -> Result<Media> {
+        let result = self.commit_media(who, &staged, category).await;
+        staged.settle(&result).await;
+        result
+    }
+
+    async fn commit_media(
+        &self,
+        who: &Principal,
+        staged: &StagedUpload,
+        category: Option<String>,
+    ) -> Result<Media> {
+        who.require(Scope::Media)?;
+        staged.check(who, &UploadTarget::Media, "media")?;
+        let mut errors = FieldErrors::default();
+        check_category(&mut errors, category.as_deref());
+        errors.into_result()?;
         let catalog = self.catalog(who.account()).await?;
-        let name = text::clean_file_name(&new.name);
-        let (blob, size, facts) = self.store_blob(who.account(), &name, body).await?;
-        let path = blob_path(who.account(), &blob);
-        // Chapters the file already carries (from an editor) are published like those podhost
-        // writes; a tag that cannot be read never fails the upload.
-        let chapters = if facts.kind == MediaKind::Audio && crate::tags::can_write(&facts.mime) {
-            super::metadata::read_blob_tags(self, who.account(), &blob, size, &facts.mime)
-                .await
-                .map(|tags| tags.chapters)
-                .unwrap_or_default()
-        } else {
-            Vec::new()
-        };
         let now = self.now();
-        let result = catalog
+        catalog
             .commit(now, |state| {
                 let id = MediaId::new(state.next_media_id())?;
-                let name = text::unique_name(&name, |n| state.media.values().any(|m| m.name == n));
-                let media = Media {
-                    id,
-                    name,
-                    url_name: None,
-                    category: new.category.clone().filter(|c| !c.is_empty()),
-                    size,
-                    created: now,
-                    updated: now,
-                    blob: blob.clone(),
-                    facts: facts.clone(),
-                    adbreak: None,
-                    results: Default::default(),
-                    chapters: chapters.clone(),
-                };
+                let media = staged.record(id, category.clone(), now, |n| {
+                    state.media.values().any(|m| m.name == n)
+                });
                 let mut changes = vec![Change::MediaPut(media.clone())];
                 changes.extend(state.record(
                     now,
@@ -97,17 +104,7 @@ impl PodcastHost {
                 ));
                 Ok((changes, media))
             })
-            .await;
-        match &result {
-            // A refusal is definite: nothing points at the blob.
-            Err(e) if !matches!(e, Error::Storage { .. }) => {
-                let _ = self.store().delete(&path).await;
-            }
-            // After a storage error the record may have landed: the blob stays, and the sweep
-            // removes it if nothing references it.
-            _ => {}
-        }
-        result
+            .await
     }
 
     /// Streams `body` into a new blob of the account and probes it (`name` helps only when the

@@ -12,7 +12,7 @@ use crate::{
     principal::Principal,
     probe::{ArtworkCheck, MediaKind},
     scope::Scope,
-    state::Change,
+    state::{Change, Records},
     tags::{self, Chapter, Tags},
 };
 
@@ -268,16 +268,15 @@ fn check_patch(
 /// audio, the audio's format takes tags, and no other tag write of that file is under way.
 /// Returns the audio's media id.
 pub(super) fn check_write_metadata(
-    state: &crate::state::AccountState,
+    records: &dyn Records,
     episode: &crate::model::Episode,
 ) -> Result<MediaId> {
     let refuse = |message: String| Error::invalid("write_metadata", message);
     let media_id = episode
         .media
         .ok_or_else(|| refuse("the episode has no audio file to write tags into".into()))?;
-    let media = state
-        .media
-        .get(&media_id)
+    let media = records
+        .media(media_id)
         .ok_or_else(|| refuse(format!("no media file {media_id}")))?;
     if !tags::can_write(&media.facts.mime) {
         return Err(refuse(format!(
@@ -285,7 +284,7 @@ pub(super) fn check_write_metadata(
             media.facts.mime
         )));
     }
-    super::jobs::no_tag_write_running(state, media_id)?;
+    super::jobs::no_tag_write_running(records.state(), media_id)?;
     Ok(media_id)
 }
 
@@ -315,20 +314,21 @@ pub(super) fn episode_tags(feed: &Feed, episode: &Episode) -> MetadataPatch {
 /// commit): the tag-writing job of its audio file, reserved as `job`; `None` when the same job
 /// is already queued.
 pub(super) fn episode_tags_job(
-    state: &crate::state::AccountState,
+    records: &dyn Records,
     episode: &Episode,
     job: &JobId,
     now: jiff::Timestamp,
 ) -> Result<(Job, bool)> {
-    let media = check_write_metadata(state, episode)?;
-    let feed = state
+    let media = check_write_metadata(records, episode)?;
+    let feed = records
+        .state()
         .feeds
         .get(&episode.feed)
         .map(|entry| &entry.feed)
         .ok_or_else(|| Error::not_found("feed", &episode.feed))?;
     let params = serde_json::to_value(episode_tags(feed, episode))
         .map_err(|e| Error::storage(e.to_string()))?;
-    job_for(state, job, media, JobKind::WriteTags, &params, now)
+    job_for(records, job, media, JobKind::WriteTags, &params, now)
 }
 
 impl PodcastHost {

@@ -12,6 +12,7 @@ mod render_cache;
 mod stats;
 mod sweep;
 mod text;
+mod uploads;
 mod webhooks;
 
 use std::{collections::HashMap, sync::Arc};
@@ -19,10 +20,12 @@ use std::{collections::HashMap, sync::Arc};
 use object_store::{ObjectStore, path::Path};
 use tokio::sync::OnceCell;
 
+pub use episodes::EpisodeFiles;
 pub use job_kinds::WaveformFormat;
 pub use jobs::JobsConfig;
 pub use metadata::{Metadata, MetadataPatch};
 pub use sweep::SweepReport;
+pub use uploads::{StagedUpload, UploadTarget};
 pub use webhooks::WebhookRun;
 
 use crate::{

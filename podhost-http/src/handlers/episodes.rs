@@ -2,8 +2,8 @@
 
 use http::StatusCode;
 use podhost_core::{
-    EpisodeId, FeedId, FieldErrors,
-    model::{EpisodeListQuery, EpisodeSort, Media, NewEpisode, NewMedia},
+    EpisodeFiles, EpisodeId, FeedId, FieldErrors, UploadTarget,
+    model::{EpisodeListQuery, EpisodeSort, NewEpisode},
 };
 use serde_json::{Value, json};
 
@@ -80,104 +80,62 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
     cached(api, &who, &request_line, render).await
 }
 
-/// `POST /api/feed/{feed_id}/show`: multipart fields of 4.16; `media` and `cover` files
-/// stream to storage as new media.
+/// `POST /api/feed/{feed_id}/show`: multipart fields of 4.16; the `media` and `cover` files are
+/// staged by the core as they stream in, and one commit creates their records and the episode
+/// once the whole request was read. Bad input stores nothing (staged files that are not
+/// committed are the core's to remove).
 pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {
-    // Unknown feeds are refused before any byte is stored.
-    api.host.check_episode_target(&call.who, &feed).await?;
     let who = call.who.clone();
     let mut form = multipart::reader(&call.headers, call.body)?;
     let mut fields = Fields::default();
-    let mut files: Vec<(String, Media)> = Vec::new();
-    let outcome: Result<(), ApiError> = async {
-        let (mut text_bytes, mut count) = (0usize, 0usize);
-        while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
-            count += 1;
-            if count > multipart::MAX_FIELDS {
-                return Err(ApiError::BodyTooLarge(multipart::MAX_TEXT_TOTAL as u64));
+    let mut files = EpisodeFiles::default();
+    let (mut text_bytes, mut count) = (0usize, 0usize);
+    while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
+        count += 1;
+        if count > multipart::MAX_FIELDS {
+            return Err(ApiError::BodyTooLarge(multipart::MAX_TEXT_TOTAL as u64));
+        }
+        let name = field.name().unwrap_or("").to_string();
+        match (name.as_str(), field.file_name().map(str::to_string)) {
+            ("media" | "cover", Some(file_name)) => {
+                let slot = match name.as_str() {
+                    "media" => &mut files.media,
+                    _ => &mut files.cover,
+                };
+                if slot.is_some() {
+                    fields.errors.add(name.clone(), "only one file");
+                    continue;
+                }
+                let target = UploadTarget::Episode(feed.clone());
+                *slot = Some(
+                    api.host
+                        .stage_upload(&who, target, &file_name, field)
+                        .await?,
+                );
             }
-            let name = field.name().unwrap_or("").to_string();
-            match (name.as_str(), field.file_name().map(str::to_string)) {
-                ("media" | "cover", Some(file_name)) => {
-                    if files.iter().any(|(n, _)| *n == name) {
-                        fields.errors.add(name.clone(), "only one file");
-                        continue;
-                    }
-                    let media = api
-                        .host
-                        .upload_media(
-                            &who,
-                            NewMedia {
-                                name: file_name,
-                                category: None,
-                            },
-                            field,
-                        )
-                        .await?;
-                    files.push((name, media));
-                }
-                (_, _) => {
-                    let text = multipart::text(field, &mut text_bytes).await?;
-                    fields.add_form_field(&name, text);
-                }
+            (_, _) => {
+                let text = multipart::text(field, &mut text_bytes).await?;
+                fields.add_form_field(&name, text);
             }
         }
-        Ok(())
     }
-    .await;
-    let result = match outcome {
-        Ok(()) => create_from(api, &who, &feed, fields, &files).await,
-        Err(e) => Err(e),
-    };
-    if result.is_err() {
-        // Bad input stores nothing: the files of this request go again.
-        for (_, media) in &files {
-            let _ = api.host.delete_media(&who, media.id).await;
-        }
-    }
-    result
-}
-
-async fn create_from(
-    api: &Api,
-    who: &podhost_core::Principal,
-    feed: &FeedId,
-    mut fields: Fields,
-    files: &[(String, Media)],
-) -> Answer {
     let guid = fields.string("guid");
     let (mut patch, write_metadata) =
         wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
     patch.write_metadata = write_metadata;
     fields.reject_unknown();
-    for (name, media) in files {
-        let (slot, alias) = match name.as_str() {
-            "media" => (&mut patch.media, "show_media"),
-            _ => (&mut patch.itunes_logo, "itunes.logo"),
-        };
-        if slot.is_some() {
-            fields.errors.add(
-                name.clone(),
-                format!("give the file `{name}` or `{alias}`, not both"),
-            );
-        }
-        *slot = Some(Some(media.id));
-    }
     fields.errors.into_result()?;
+    let new = NewEpisode {
+        guid,
+        fields: patch,
+    };
     let view = api
         .host
-        .create_episode(
-            who,
-            feed,
-            NewEpisode {
-                guid,
-                fields: patch,
-            },
-        )
+        .create_episode_with_files(&who, &feed, new, files)
         .await?;
-    let ctx = Ctx::of(&api.host, who);
+    let ctx = Ctx::of(&api.host, &who);
     created(
-        &ApiUrls::new(&api.host).episode(feed, view.episode.id),
+        &ApiUrls::new(&api.host).episode(&feed, view.episode.id),
         wire::episode_single(&ctx, &view),
     )
 }

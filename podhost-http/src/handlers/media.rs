@@ -2,8 +2,8 @@
 
 use http::StatusCode;
 use podhost_core::{
-    FieldErrors, MediaId,
-    model::{MediaCopy, MediaListQuery, MediaSort, NewMedia, SortDir},
+    FieldErrors, MediaId, UploadTarget,
+    model::{MediaCopy, MediaListQuery, MediaPatch, MediaSort, SortDir},
 };
 use serde_json::json;
 
@@ -66,40 +66,32 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     .await
 }
 
-/// `POST /api/media`: multipart with the file in `media`.
+/// `POST /api/media`: multipart with the file in `media`. The file is staged by the core and
+/// committed once the whole request was read; bad input stores nothing (a staged file that is
+/// not committed is the core's to remove).
 pub(super) async fn upload<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let mut form = multipart::reader(&call.headers, call.body)?;
-    let mut uploaded = None;
+    let mut staged = None;
     let mut errors = FieldErrors::default();
     while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
         let name = field.name().unwrap_or("").to_string();
-        if name == "media" && uploaded.is_none() {
+        if name == "media" && staged.is_none() {
             let file_name = field.file_name().unwrap_or("upload").to_string();
-            let media = api
+            let upload = api
                 .host
-                .upload_media(
-                    &call.who,
-                    NewMedia {
-                        name: file_name,
-                        category: None,
-                    },
-                    field,
-                )
+                .stage_upload(&call.who, UploadTarget::Media, &file_name, field)
                 .await?;
-            uploaded = Some(media);
+            staged = Some(upload);
         } else {
             errors.add(name, "unknown field (the file goes in `media`)");
         }
     }
-    let Some(media) = uploaded else {
+    let Some(staged) = staged else {
         errors.add("media", "a file is required");
         return Err(ApiError::Invalid(errors));
     };
-    if !errors.is_empty() {
-        // Bad input stores nothing.
-        let _ = api.host.delete_media(&call.who, media.id).await;
-        return Err(ApiError::Invalid(errors));
-    }
+    errors.into_result()?;
+    let media = api.host.create_media(&call.who, staged, None).await?;
     let ctx = Ctx::of(&api.host, &call.who);
     created_record(
         &ApiUrls::new(&api.host).media(media.id),
@@ -121,6 +113,30 @@ pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -
 pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
     api.host.delete_media(&call.who, id).await?;
     Ok(response::no_content())
+}
+
+/// `PUT /api/media/{media_id}` with `{"name"?, "category"?}` (an addition): rename, category.
+pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
+    let limit = api.config.max_json_bytes;
+    let (who, _, body) = call.json(limit).await?;
+    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| json!({})));
+    let name = fields.string("name");
+    // Absent: unchanged; null or "": the default category.
+    let category = match fields.has("category") {
+        true => Some(fields.string("category").filter(|c| !c.is_empty())),
+        false => None,
+    };
+    fields.reject_unknown();
+    fields.errors.into_result()?;
+    let media = api
+        .host
+        .update_media(&who, id, MediaPatch { name, category })
+        .await?;
+    let ctx = Ctx::of(&api.host, &who);
+    Ok(response::json(
+        StatusCode::OK,
+        &wire::media_single(&ctx, &media),
+    ))
 }
 
 /// `POST /api/media/{media_id}/copy` with `{"label", "category"}`.

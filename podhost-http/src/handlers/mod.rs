@@ -40,6 +40,7 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::ListMedia => media::list(api, call).await,
         E::UploadMedia => media::upload(api, call).await,
         E::GetMedia(id) => media::get(api, call, id).await,
+        E::UpdateMedia(id) => media::update(api, call, id).await,
         E::DeleteMedia(id) => media::delete(api, call, id).await,
         E::CopyMedia(id) => media::copy(api, call, id).await,
         E::ListFeeds => feeds::list(api, call).await,

@@ -37,8 +37,18 @@ impl Fixture {
     }
 
     pub async fn with_config(config: HttpConfig) -> Self {
-        let store: std::sync::Arc<dyn object_store::ObjectStore> =
-            std::sync::Arc::new(object_store::memory::InMemory::new());
+        Self::on_store(
+            std::sync::Arc::new(object_store::memory::InMemory::new()),
+            config,
+        )
+        .await
+    }
+
+    /// The fixture over a store of the test's (a `FaultStore` with gates, say).
+    pub async fn on_store(
+        store: std::sync::Arc<dyn object_store::ObjectStore>,
+        config: HttpConfig,
+    ) -> Self {
         let (host, clock) = podhost_testkit::test_host(store.clone());
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
