@@ -46,7 +46,7 @@ fn bad(message: String) -> Error {
 
 /// Opens a store by URL:
 /// - a path or `file:///path`: a local folder (created if missing), with fsync on every write
-///   and uploads staged in `.podhost/staging` (see [`local`]);
+///   and uploads staged in `.podhost/staging` (see `store/local.rs`);
 /// - `memory://`: in memory, for tests;
 /// - `s3://bucket[/prefix]`: S3 or an S3-compatible server (with the `s3` feature), configured
 ///   from the `AWS_*` variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
