@@ -63,6 +63,7 @@ async fn main() -> anyhow::Result<()> {
             let files = EpisodeFiles {
                 media: Some(media),
                 cover: Some(cover),
+                transcript: None,
             };
             let new = NewEpisode::titled(title.clone());
             let view = host

@@ -79,6 +79,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             .unwrap_or_else(|| std::env::temp_dir().join("podhost")),
     );
     config.allow_private_webhooks = cli.allow_private_webhooks;
+    config.fetcher = Some(std::sync::Arc::new(podhost_http::HttpFetcher::new()));
     if let Command::Serve(serve) = &cli.command {
         config.jobs.lease = std::time::Duration::from_secs(serve.job_lease_seconds);
     }

@@ -8,7 +8,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use podhost_core::{HostConfig, MediaId, PodcastHost, model::JobKind, model::JobStatus};
+use podhost_core::{HostConfig, PodcastHost, model::JobKind, model::JobStatus};
 
 fn serve(store: &str) -> Child {
     common::serve(store, &[], &["--job-lease-seconds", "2"])
@@ -80,7 +80,7 @@ fn a_job_survives_kill_9_of_its_server() {
     second.wait().unwrap();
     assert_eq!(done.status, JobStatus::Succeeded, "{done:?}");
     assert_eq!(done.attempts, 2, "{done:?}");
-    let report = runtime.block_on(host.silence(&admin, MediaId::new(done.media.get()).unwrap()));
+    let report = runtime.block_on(host.silence(&admin, done.media.unwrap()));
     let report = report.unwrap();
     assert_eq!(report.silences.len(), 1, "{report:?}");
     assert!(

@@ -38,6 +38,9 @@ pub struct HostConfig {
     pub scratch_dir: Option<PathBuf>,
     /// How this process runs background jobs.
     pub jobs: crate::host::JobsConfig,
+    /// How imports fetch feeds and files (podhost-http's `HttpFetcher`); `None`: import jobs
+    /// fail saying so.
+    pub fetcher: Option<std::sync::Arc<dyn crate::import::Fetcher>>,
     /// Whether webhook targets may be on loopback, private, link-local or metadata addresses
     /// (default false; tests and closed networks turn it on).
     pub allow_private_webhooks: bool,
@@ -58,6 +61,7 @@ impl HostConfig {
             presigned_downloads: None,
             scratch_dir: None,
             jobs: Default::default(),
+            fetcher: None,
             allow_private_webhooks: false,
         })
     }

@@ -15,6 +15,7 @@ mod config;
 mod error;
 mod host;
 mod ids;
+pub mod import;
 mod jobs;
 pub mod model;
 mod principal;

@@ -293,6 +293,10 @@ fn schemas() -> Value {
         })),
         "FeedCreate": {"type": "object", "required": ["id", "title"], "properties": feed_create, "additionalProperties": false},
         "FeedUpdate": {"type": "object", "properties": feed_fields, "additionalProperties": false},
+        "FeedImport": {"type": "object", "required": ["url"], "additionalProperties": false, "properties": {
+            "url": {"type": "string", "description": "the http(s) URL of the podcast's RSS feed"},
+            "feed_id": {"type": "string", "minLength": 1, "maxLength": 100, "description": "the podcast's id here; by default one made from its title"},
+        }},
         "EpisodeListItem": object(&["type", "id", "feed_id", "links", "attributes", "relationships"], json!({
             "type": {"type": "string", "enum": ["show"]}, "id": string(), "feed_id": string(),
             "links": links(&["self", "web", "logo", "media"]),
@@ -387,11 +391,11 @@ fn schemas() -> Value {
         }},
         "Job": object(&["id", "kind", "media_id", "status", "error", "result"], json!({
             "id": string(),
-            "kind": {"type": "string", "enum": ["waveform", "silence", "write_tags"]},
-            "media_id": {"type": "integer"},
+            "kind": {"type": "string", "enum": ["waveform", "silence", "write_tags", "import"]},
+            "media_id": {"type": "integer", "nullable": true, "description": "null for an import"},
             "status": {"type": "string", "enum": ["queued", "running", "succeeded", "failed"]},
             "error": {"type": "string", "nullable": true},
-            "result": {"type": "object", "nullable": true},
+            "result": {"type": "object", "nullable": true, "description": "links to the output; for an import, its report: feed_id, feed, rss_url, items, created, completed, unchanged, files, bytes, problems"},
             "created": string(),
             "started": {"type": "string", "nullable": true},
             "finished": {"type": "string", "nullable": true},

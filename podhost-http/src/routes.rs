@@ -42,6 +42,8 @@ pub enum Endpoint {
     ListFeeds,
     /// `POST /api/feeds` (addition)
     CreateFeed,
+    /// `POST /api/feeds/import` (addition): a podcast imported from its RSS feed, by a job
+    ImportFeed,
     /// `GET /api/feeds/{feed_id}`
     GetFeed(FeedId),
     /// `PUT /api/feeds/{feed_id}` (addition)
@@ -848,6 +850,27 @@ pub static ROUTES: &[Route] = &[
         errors: &[409, 413],
     },
     Route {
+        method: Method::POST,
+        path: "/api/feeds/import",
+        build: Build::Unit(Endpoint::ImportFeed),
+        surface: Surface::Api,
+        scope: Some(Scope::Feeds),
+        query: &[],
+        body: BodyKind::Json {
+            schema: "FeedImport",
+            required: true,
+            example: r#"{"url": "https://feeds.example.com/my-show.xml", "feed_id": "my-show"}"#,
+        },
+        addition: true,
+        summary: "import a podcast from its RSS feed on another host, with its episodes and files (a background job; running it again completes it and duplicates nothing)",
+        success: Success {
+            status: 202,
+            description: "the job, queued (or the one already queued or running for this feed); Location: the job; its result is the import's report",
+            shape: Shape::Data("Job"),
+        },
+        errors: &[413],
+    },
+    Route {
         method: Method::GET,
         path: "/api/feeds/{feed_id}",
         build: Build::Feed(Endpoint::GetFeed),
@@ -1589,9 +1612,10 @@ mod tests {
             E::PodcastPage(_) => 37,
             E::EpisodePage(..) => 38,
             E::UpdateMedia(_) => 39,
+            E::ImportFeed => 40,
         }
     }
-    const VARIANTS: usize = 40;
+    const VARIANTS: usize = 41;
 
     #[test]
     fn every_row_agrees_with_its_constructor_and_routes_to_itself() {

@@ -20,13 +20,126 @@ use crate::{
     state::{AccountState, Change, Records, WithMedia},
 };
 
-/// Files uploaded with a new episode ([`PodcastHost::create_episode_with_files`]).
+/// Files uploaded with an episode ([`PodcastHost::create_episode_with_files`],
+/// [`PodcastHost::update_episode_with_files`]).
 #[derive(Debug, Default)]
 pub struct EpisodeFiles {
     /// The audio (or video): the episode's enclosure.
     pub media: Option<StagedUpload>,
     /// The cover: the episode's `itunes:image`.
     pub cover: Option<StagedUpload>,
+    /// The transcript: the episode's `podcast:transcript`.
+    pub transcript: Option<StagedUpload>,
+}
+
+impl EpisodeFiles {
+    /// Whether no file is given.
+    pub fn is_empty(&self) -> bool {
+        self.media.is_none() && self.cover.is_none() && self.transcript.is_none()
+    }
+
+    /// The files with their field names, the names of the id fields they stand for, and the
+    /// kinds each may be (any, when empty).
+    fn slots(
+        &self,
+    ) -> [(
+        &'static str,
+        &'static str,
+        Option<&StagedUpload>,
+        &'static [MediaKind],
+    ); 3] {
+        [
+            (
+                "media",
+                "show_media",
+                self.media.as_ref(),
+                &[MediaKind::Audio, MediaKind::Video],
+            ),
+            (
+                "cover",
+                "itunes.logo",
+                self.cover.as_ref(),
+                &[MediaKind::Image],
+            ),
+            (
+                "transcript",
+                "podcast.transcript",
+                self.transcript.as_ref(),
+                &[],
+            ),
+        ]
+    }
+
+    /// Checks, before any commit, that the files were staged for this episode's feed and are
+    /// of the right kinds, and that no file is also given by id in `patch`.
+    fn check(&self, who: &Principal, feed: &FeedId, patch: &EpisodePatch) -> Result<()> {
+        let target = UploadTarget::Episode(feed.clone());
+        let mut e = FieldErrors::default();
+        for (field, alias, staged, kinds) in self.slots() {
+            let Some(staged) = staged else { continue };
+            staged.check(who, &target, field)?;
+            let by_id = match field {
+                "media" => patch.media.is_some(),
+                "cover" => patch.itunes_logo.is_some(),
+                _ => patch.transcript.is_some(),
+            };
+            if by_id {
+                e.add(
+                    field,
+                    format!("give the file `{field}` or `{alias}`, not both"),
+                );
+            }
+            if !kinds.is_empty() && !kinds.contains(&staged.facts().kind) {
+                e.add(
+                    field,
+                    format!(
+                        "{} is not {} ({})",
+                        staged.name(),
+                        kind_names(kinds),
+                        staged.facts().mime
+                    ),
+                );
+            }
+        }
+        e.into_result()
+    }
+
+    /// In a decision: the media records of the files, named uniquely among the account's and
+    /// each other's, and `fields` pointing at them.
+    fn records(
+        &self,
+        state: &AccountState,
+        fields: &mut EpisodePatch,
+        now: jiff::Timestamp,
+    ) -> Result<Vec<Media>> {
+        let mut created: Vec<Media> = Vec::new();
+        let mut next = state.next_media_id();
+        for (field, _, staged, _) in self.slots() {
+            let Some(staged) = staged else { continue };
+            let record = staged.record(MediaId::new(next)?, None, now, |n| {
+                state.media.values().any(|m| m.name == n) || created.iter().any(|m| m.name == n)
+            });
+            next += 1;
+            let id = Some(Some(record.id));
+            match field {
+                "media" => fields.media = id,
+                "cover" => fields.itunes_logo = id,
+                _ => fields.transcript = id,
+            }
+            created.push(record);
+        }
+        Ok(created)
+    }
+
+    /// After the commit: each staged file settled by its outcome.
+    async fn settle<T>(self, outcome: &Result<T>) {
+        for staged in [self.media, self.cover, self.transcript]
+            .into_iter()
+            .flatten()
+        {
+            staged.settle(outcome).await;
+        }
+    }
 }
 
 fn episode_not_found(id: EpisodeId) -> Error {
@@ -213,9 +326,7 @@ impl PodcastHost {
         files: EpisodeFiles,
     ) -> Result<EpisodeView> {
         let result = self.commit_episode(who, feed, &new, &files).await;
-        for staged in [files.media, files.cover].into_iter().flatten() {
-            staged.settle(&result).await;
-        }
+        files.settle(&result).await;
         result
     }
 
@@ -231,47 +342,8 @@ impl PodcastHost {
         if let Some(guid) = &new.guid {
             check_guid(&mut e, guid);
         }
-        let target = UploadTarget::Episode(feed.clone());
-        let uploads = [
-            (
-                "media",
-                "show_media",
-                &files.media,
-                new.fields.media.is_some(),
-            ),
-            (
-                "cover",
-                "itunes.logo",
-                &files.cover,
-                new.fields.itunes_logo.is_some(),
-            ),
-        ];
-        for (field, alias, staged, also_by_id) in &uploads {
-            let Some(staged) = staged else { continue };
-            staged.check(who, &target, field)?;
-            if *also_by_id {
-                e.add(
-                    *field,
-                    format!("give the file `{field}` or `{alias}`, not both"),
-                );
-            }
-            let kinds: &[MediaKind] = match *field {
-                "media" => &[MediaKind::Audio, MediaKind::Video],
-                _ => &[MediaKind::Image],
-            };
-            if !kinds.contains(&staged.facts().kind) {
-                e.add(
-                    *field,
-                    format!(
-                        "{} is not {} ({})",
-                        staged.name(),
-                        kind_names(kinds),
-                        staged.facts().mime
-                    ),
-                );
-            }
-        }
         e.into_result()?;
+        files.check(who, feed, &new.fields)?;
         let catalog = self.catalog(who.account()).await?;
         let reserved = match new.fields.write_metadata {
             true => Some(self.reserve_job(who.account()).await?),
@@ -284,22 +356,8 @@ impl PodcastHost {
                     return Err(feed_not_found(feed));
                 }
                 // The files' records first, named uniquely among the account's and each other's.
-                let mut created: Vec<Media> = Vec::new();
                 let mut fields = new.fields.clone();
-                let mut next = state.next_media_id();
-                for (field, _, staged, _) in &uploads {
-                    let Some(staged) = staged else { continue };
-                    let record = staged.record(MediaId::new(next)?, None, now, |n| {
-                        state.media.values().any(|m| m.name == n)
-                            || created.iter().any(|m| m.name == n)
-                    });
-                    next += 1;
-                    match *field {
-                        "media" => fields.media = Some(Some(record.id)),
-                        _ => fields.itunes_logo = Some(Some(record.id)),
-                    }
-                    created.push(record);
-                }
+                let created = files.records(state, &mut fields, now)?;
                 let records = WithMedia {
                     state,
                     media: &created,
@@ -367,7 +425,36 @@ impl PodcastHost {
         id: EpisodeId,
         patch: &EpisodePatch,
     ) -> Result<EpisodeView> {
+        self.update_episode_with_files(who, feed, id, patch, EpisodeFiles::default())
+            .await
+    }
+
+    /// Changes fields of an episode and gives it files uploaded for it (staged with
+    /// [`UploadTarget::Episode`]): one commit writes their media records and the episode using
+    /// them, with their events, or nothing (the staged bytes are then deleted).
+    pub async fn update_episode_with_files(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        id: EpisodeId,
+        patch: &EpisodePatch,
+        files: EpisodeFiles,
+    ) -> Result<EpisodeView> {
+        let result = self.commit_update(who, feed, id, patch, &files).await;
+        files.settle(&result).await;
+        result
+    }
+
+    async fn commit_update(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        id: EpisodeId,
+        patch: &EpisodePatch,
+        files: &EpisodeFiles,
+    ) -> Result<EpisodeView> {
         who.require(Scope::Shows)?;
+        files.check(who, feed, patch)?;
         let catalog = self.catalog(who.account()).await?;
         let reserved = match patch.write_metadata {
             true => Some(self.reserve_job(who.account()).await?),
@@ -385,17 +472,29 @@ impl PodcastHost {
                         episode.version
                     )));
                 }
-                apply_patch(&mut episode, patch, state)?;
+                let mut fields = patch.clone();
+                let created = files.records(state, &mut fields, now)?;
+                let records = WithMedia {
+                    state,
+                    media: &created,
+                };
+                apply_patch(&mut episode, &fields, &records)?;
                 episode.updated = now;
                 episode.version += 1;
                 let was_published = state
                     .episode(feed, id)
                     .is_some_and(|before| before.is_published(now));
-                let mut changes = vec![Change::EpisodePut(episode.clone())];
-                let job = tags_job(state, &episode, reserved.as_ref(), now, &mut changes)?;
-                let mut events = vec![(K::EpisodeUpdated, snapshot(state, &episode, now))];
+                let mut changes: Vec<Change> =
+                    created.iter().cloned().map(Change::MediaPut).collect();
+                changes.push(Change::EpisodePut(episode.clone()));
+                let job = tags_job(&records, &episode, reserved.as_ref(), now, &mut changes)?;
+                let mut events: Vec<_> = created
+                    .iter()
+                    .map(|m| (K::MediaCreated, Subject::Media(Box::new(m.clone()))))
+                    .collect();
+                events.push((K::EpisodeUpdated, snapshot(&records, &episode, now)));
                 if episode.is_published(now) && !was_published {
-                    events.push((K::EpisodePublished, snapshot(state, &episode, now)));
+                    events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
                 }
                 changes.extend(state.record(now, events));
                 Ok((changes, (episode, job)))

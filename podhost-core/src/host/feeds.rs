@@ -3,7 +3,10 @@
 use object_store::path::Path;
 use uuid::Uuid;
 
-use super::{PodcastHost, accounts, text};
+use super::{
+    PodcastHost, accounts, text,
+    uploads::{StagedUpload, UploadTarget},
+};
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
@@ -22,7 +25,7 @@ use crate::{
 const PODCAST_GUID_NAMESPACE: Uuid = Uuid::from_u128(0xead4c236_bf58_58c6_a2c6_a6b28d128cb6);
 
 /// Values of `podcast:medium`.
-const MEDIUMS: [&str; 18] = [
+pub(super) const MEDIUMS: [&str; 18] = [
     "podcast",
     "music",
     "video",
@@ -148,6 +151,14 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
         feed.podcast.funding.clone_from(v);
     }
     set(&mut feed.podcast.medium, &patch.podcast_medium);
+    if let Some(guid) = patch.podcast_guid
+        && guid != feed.podcast.guid
+    {
+        e.add(
+            "podcast.guid",
+            "a podcast's guid is set when it is created and never changes",
+        );
+    }
     if let Some(logo) = patch.logo {
         feed.logo = logo;
     }
@@ -227,7 +238,10 @@ impl PodcastHost {
             itunes: ItunesChannel::default(),
             googleplay: GooglePlayChannel::default(),
             podcast: PodcastChannel {
-                guid: podcast_guid(&rss),
+                guid: new
+                    .fields
+                    .podcast_guid
+                    .unwrap_or_else(|| podcast_guid(&rss)),
                 locked: false,
                 funding: Vec::new(),
                 medium: "podcast".into(),
@@ -294,6 +308,84 @@ impl PodcastHost {
                     now,
                     vec![(K::FeedUpdated, Subject::Feed(Box::new(view.clone())))],
                 ));
+                Ok((changes, view))
+            })
+            .await
+    }
+
+    /// Whether `patch` would change the caller's feed `id` (an import run twice writes nothing).
+    pub(super) async fn feed_differs(
+        &self,
+        who: &Principal,
+        id: &FeedId,
+        patch: &FeedPatch,
+    ) -> Result<bool> {
+        let catalog = self.catalog(who.account()).await?;
+        catalog
+            .read(|state| {
+                let entry = state.feeds.get(id).ok_or_else(|| feed_not_found(id))?;
+                let mut feed = entry.feed.clone();
+                Ok(apply_patch(&mut feed, patch, state).is_err() || feed != entry.feed)
+            })
+            .await
+    }
+
+    /// Makes a staged image the cover of the caller's feed `id` (scope `feeds`): one commit
+    /// writes its media record and the feed pointing at it, with their events.
+    pub async fn set_feed_logo(
+        &self,
+        who: &Principal,
+        id: &FeedId,
+        staged: StagedUpload,
+    ) -> Result<FeedView> {
+        let result = self.commit_feed_logo(who, id, &staged).await;
+        staged.settle(&result).await;
+        result
+    }
+
+    async fn commit_feed_logo(
+        &self,
+        who: &Principal,
+        id: &FeedId,
+        staged: &StagedUpload,
+    ) -> Result<FeedView> {
+        who.require(Scope::Feeds)?;
+        staged.check(who, &UploadTarget::Feed(id.clone()), "logo")?;
+        if staged.facts().kind != MediaKind::Image {
+            return Err(Error::invalid(
+                "logo",
+                format!(
+                    "{} is not an image ({})",
+                    staged.name(),
+                    staged.facts().mime
+                ),
+            ));
+        }
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        catalog
+            .commit(now, |state| {
+                let entry = state.feeds.get(id).ok_or_else(|| feed_not_found(id))?;
+                let media = staged.record(
+                    crate::ids::MediaId::new(state.next_media_id())?,
+                    None,
+                    now,
+                    |n| state.media.values().any(|m| m.name == n),
+                );
+                let mut feed = entry.feed.clone();
+                feed.logo = Some(media.id);
+                feed.updated = now;
+                let view = FeedView {
+                    logo: Some(media.clone()),
+                    episode_count: entry.episodes.len(),
+                    feed: feed.clone(),
+                };
+                let events = vec![
+                    (K::MediaCreated, Subject::Media(Box::new(media.clone()))),
+                    (K::FeedUpdated, Subject::Feed(Box::new(view.clone()))),
+                ];
+                let mut changes = vec![Change::MediaPut(media), Change::FeedPut(feed)];
+                changes.extend(state.record(now, events));
                 Ok((changes, view))
             })
             .await

@@ -124,10 +124,24 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
         JobKind::Waveform => waveform_options(params).map(drop),
         JobKind::Silence => silence_options(params).map(drop),
         JobKind::WriteTags => Ok(()),
+        JobKind::Import => {
+            let params: ImportParams = serde_json::from_value(params.clone())
+                .map_err(|e| Error::invalid("body", format!("import options: {e}")))?;
+            let mut errors = FieldErrors::default();
+            if let Err(why) = crate::webhooks::target::check_fetch_url(&params.url, true) {
+                errors.add("url", why);
+            }
+            if let Some(id) = &params.feed_id
+                && crate::ids::FeedId::new(id).is_err()
+            {
+                errors.add("feed_id", "1 to 100 characters, no /");
+            }
+            errors.into_result()
+        }
     }
 }
 
-/// What a job changes in its media record. The job's finishing commit applies it to the record
+/// What a job changes in its media record (or, for an import, what it did). The job's finishing commit applies it to the record
 /// as it is then ([`JobOutput::apply`]), never writes back a copy read when the job began: other
 /// changes made while the job ran (ad breaks, a rename, another job's result) stay.
 #[derive(Debug)]
@@ -152,6 +166,8 @@ pub(super) enum JobOutput {
         /// The chapters it holds, as published.
         chapters: Vec<Chapter>,
     },
+    /// An import ran (its episodes and files were committed as it went).
+    Import(crate::import::ImportReport),
 }
 
 impl JobOutput {
@@ -170,6 +186,7 @@ impl JobOutput {
                 media.results.outline.clone_from(outline);
             }
             JobOutput::Silence => media.results.silence = Some(job.clone()),
+            JobOutput::Import(_) => {}
             JobOutput::Tags {
                 from,
                 blob,
@@ -200,7 +217,7 @@ impl JobOutput {
     pub(super) fn new_blob(&self) -> Option<&BlobKey> {
         match self {
             JobOutput::Tags { blob, .. } => Some(blob),
-            JobOutput::Waveform { .. } | JobOutput::Silence => None,
+            JobOutput::Waveform { .. } | JobOutput::Silence | JobOutput::Import(_) => None,
         }
     }
 }
@@ -212,15 +229,56 @@ pub(super) async fn execute(
     account: &AccountId,
     job: &Job,
 ) -> Result<JobOutput> {
+    if job.kind == JobKind::Import {
+        return import(host, account, job).await;
+    }
     let catalog = host.catalog(account).await?;
-    let media = catalog
-        .read(|state| state.media.get(&job.media).cloned())
-        .await
-        .ok_or_else(|| Error::invalid("media", "the media file was deleted"))?;
+    let media = match job.media {
+        Some(id) => catalog.read(|state| state.media.get(&id).cloned()).await,
+        None => None,
+    }
+    .ok_or_else(|| Error::invalid("media", "the media file was deleted"))?;
     match job.kind {
         JobKind::Waveform | JobKind::Silence => analyse(host, account, job, &media).await,
         JobKind::WriteTags => write_tags(host, account, job, &media).await,
+        JobKind::Import => Err(Error::storage("an import job has no media file")),
     }
+}
+
+/// The options of an import job: `{url, feed_id?}`.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(super) struct ImportParams {
+    pub(super) url: String,
+    #[serde(default)]
+    pub(super) feed_id: Option<String>,
+}
+
+/// Imports a podcast for the account as its owner (the scope `feeds` was checked when the job
+/// was asked for), through the deployment's fetcher.
+async fn import(host: &PodcastHost, account: &AccountId, job: &Job) -> Result<JobOutput> {
+    let params: ImportParams = serde_json::from_value(job.params.clone())
+        .map_err(|e| Error::invalid("params", format!("unreadable import options: {e}")))?;
+    let fetcher = host.config().fetcher.clone().ok_or_else(|| {
+        Error::invalid(
+            "url",
+            "this server fetches nothing (HostConfig::fetcher is not set)",
+        )
+    })?;
+    let owner = Principal::owner(account.clone());
+    let options = crate::import::ImportOptions {
+        feed_id: params.feed_id,
+        ..Default::default()
+    };
+    let report = host
+        .import_feed(
+            &owner,
+            crate::import::ImportSource::Url(params.url),
+            &options,
+            fetcher.as_ref(),
+            &crate::import::Quietly,
+        )
+        .await?;
+    Ok(JobOutput::Import(report))
 }
 
 /// Writes the patched tags into a copy of the file and stores it as a new blob, which the

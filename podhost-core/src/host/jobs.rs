@@ -11,7 +11,7 @@ use std::{collections::HashSet, sync::Arc, time::Duration};
 use object_store::{ObjectStoreExt, PutPayload};
 use serde_json::Value;
 
-use super::PodcastHost;
+use super::{PodcastHost, job_kinds::JobOutput};
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, Result},
@@ -78,7 +78,7 @@ pub(super) fn no_tag_write_running(
     match state
         .jobs
         .values()
-        .find(|j| j.media == media && j.kind == JobKind::WriteTags && !j.status.is_final())
+        .find(|j| j.media == Some(media) && j.kind == JobKind::WriteTags && !j.status.is_final())
     {
         Some(running) => Err(Error::Conflict {
             message: format!(
@@ -118,14 +118,14 @@ pub(super) fn job_for(
     if let Some(running) = state
         .jobs
         .values()
-        .find(|j| j.media == media && j.kind == kind && !j.status.is_final())
+        .find(|j| j.media == Some(media) && j.kind == kind && !j.status.is_final())
     {
         return Ok((running.clone(), false));
     }
     let job = Job {
         id: id.clone(),
         kind,
-        media,
+        media: Some(media),
         params: params.clone(),
         status: JobStatus::Queued,
         error: None,
@@ -133,6 +133,7 @@ pub(super) fn job_for(
         started: None,
         finished: None,
         attempts: 0,
+        report: None,
     };
     Ok((job, true))
 }
@@ -162,6 +163,52 @@ impl PodcastHost {
                     Vec::new()
                 };
                 Ok((changes, job))
+            })
+            .await;
+        self.settle_job(who.account(), &id, committed.as_ref().ok().map(|j| &j.id))
+            .await;
+        committed
+    }
+
+    /// Asks for a podcast to be imported from its RSS feed at `url` (scope `feeds`), by a
+    /// background job ([`import_feed`](Self::import_feed) through `HostConfig::fetcher`); the
+    /// podcast gets the id `feed_id`, or one made from its title. Returns the job, queued; or
+    /// the one already waiting or running for the same feed.
+    pub async fn submit_import(
+        &self,
+        who: &Principal,
+        url: &str,
+        feed_id: Option<&str>,
+    ) -> Result<Job> {
+        who.require(Scope::Feeds)?;
+        let params = serde_json::json!({ "url": url.trim(), "feed_id": feed_id });
+        super::job_kinds::check_params(JobKind::Import, &params)?;
+        crate::webhooks::target::check_fetch_url(url, self.config().allow_private_webhooks)
+            .map_err(|why| Error::invalid("url", why))?;
+        let catalog = self.catalog(who.account()).await?;
+        let id = self.reserve_job(who.account()).await?;
+        let now = self.now();
+        let committed = catalog
+            .commit(now, |state| {
+                if let Some(running) = state.jobs.values().find(|j| {
+                    j.kind == JobKind::Import && !j.status.is_final() && j.params == params
+                }) {
+                    return Ok((Vec::new(), running.clone()));
+                }
+                let job = Job {
+                    id: id.clone(),
+                    kind: JobKind::Import,
+                    media: None,
+                    params: params.clone(),
+                    status: JobStatus::Queued,
+                    error: None,
+                    created: now,
+                    started: None,
+                    finished: None,
+                    attempts: 0,
+                    report: None,
+                };
+                Ok((vec![Change::JobPut(job.clone())], job))
             })
             .await;
         self.settle_job(who.account(), &id, committed.as_ref().ok().map(|j| &j.id))
@@ -358,32 +405,40 @@ impl PodcastHost {
                 }
                 let mut changes = Vec::new();
                 let mut events = Vec::new();
-                let result = match &outcome {
-                    Ok(output) => match state.media.get(&current.media) {
-                        None => Err(format!(
-                            "media {} was deleted while the job ran",
-                            current.media
-                        )),
-                        Some(media) => output.apply(media, &id, finished),
+                let result = match (&outcome, current.media) {
+                    (Ok(JobOutput::Import(_)), _) => Ok(None),
+                    (Ok(output), Some(media)) => match state.media.get(&media) {
+                        None => Err(format!("media {media} was deleted while the job ran")),
+                        Some(record) => output.apply(record, &id, finished).map(Some),
                     },
-                    Err(e) => Err(e.to_string()),
+                    (Ok(_), None) => Err("the job names no media file".to_string()),
+                    (Err(e), _) => Err(e.to_string()),
                 };
                 let applied = result.is_ok();
                 let (status, error) = match result {
                     Ok(updated) => {
-                        if outcome.as_ref().is_ok_and(|o| o.new_blob().is_some()) {
-                            events
-                                .push((K::MediaUpdated, Subject::Media(Box::new(updated.clone()))));
+                        if let Some(updated) = updated {
+                            if outcome.as_ref().is_ok_and(|o| o.new_blob().is_some()) {
+                                events.push((
+                                    K::MediaUpdated,
+                                    Subject::Media(Box::new(updated.clone())),
+                                ));
+                            }
+                            changes.push(Change::MediaPut(updated));
                         }
-                        changes.push(Change::MediaPut(updated));
                         (JobStatus::Succeeded, None)
                     }
                     Err(reason) => (JobStatus::Failed, Some(reason)),
+                };
+                let report = match &outcome {
+                    Ok(JobOutput::Import(report)) => serde_json::to_value(report).ok(),
+                    _ => None,
                 };
                 let ended = Job {
                     status,
                     error,
                     finished: Some(finished),
+                    report,
                     ..current.clone()
                 };
                 changes.push(Change::JobPut(ended.clone()));
@@ -392,7 +447,7 @@ impl PodcastHost {
                 } else {
                     K::JobFailed
                 };
-                events.push((kind, Subject::Job(ended)));
+                events.push((kind, Subject::Job(Box::new(ended))));
                 changes.extend(state.record(finished, events));
                 Ok((changes, applied))
             })

@@ -3,6 +3,7 @@
 mod accounts;
 mod episodes;
 mod feeds;
+mod import;
 mod job_kinds;
 mod jobs;
 mod media;

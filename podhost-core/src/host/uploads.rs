@@ -35,6 +35,8 @@ pub enum UploadTarget {
     /// A file of a new episode of this feed ([`PodcastHost::create_episode_with_files`]; scope
     /// `shows`).
     Episode(FeedId),
+    /// The cover of this feed ([`PodcastHost::set_feed_logo`]; scope `feeds`).
+    Feed(FeedId),
 }
 
 /// An uploaded file stored with no record yet ([`PodcastHost::stage_upload`]). Nothing shows
@@ -67,6 +69,12 @@ impl StagedUpload {
     /// What its content is.
     pub fn facts(&self) -> &MediaFacts {
         &self.facts
+    }
+
+    /// Publishes `chapters` with the file (chapters another host published beside it), instead
+    /// of those read from its tags.
+    pub fn set_chapters(&mut self, chapters: Vec<Chapter>) {
+        self.chapters = chapters;
     }
 
     fn path(&self) -> Path {
@@ -159,6 +167,10 @@ impl PodcastHost {
         match &target {
             UploadTarget::Media => who.require(Scope::Media)?,
             UploadTarget::Episode(feed) => self.check_episode_target(who, feed).await?,
+            UploadTarget::Feed(feed) => {
+                who.require(Scope::Feeds)?;
+                self.get_feed(who, feed).await.map(drop)?;
+            }
         }
         self.catalog(who.account()).await?;
         let name = text::clean_file_name(name);

@@ -169,6 +169,9 @@ pub struct FeedPatch {
     pub podcast_locked: Option<bool>,
     pub podcast_funding: Option<Vec<Funding>>,
     pub podcast_medium: Option<String>,
+    /// `podcast:guid`: only when the podcast is created (an import keeps its guid); the one a
+    /// podcast has never changes.
+    pub podcast_guid: Option<Uuid>,
 }
 
 /// A feed with what a listing needs beside it, read at one moment.

@@ -16,6 +16,8 @@ pub enum JobKind {
     Silence,
     /// Tags, chapters and cover written into the file (a new file, a new URL).
     WriteTags,
+    /// A podcast imported from its RSS feed.
+    Import,
 }
 
 impl JobKind {
@@ -25,6 +27,7 @@ impl JobKind {
             JobKind::Waveform => "waveform",
             JobKind::Silence => "silence",
             JobKind::WriteTags => "write_tags",
+            JobKind::Import => "import",
         }
     }
 }
@@ -67,8 +70,8 @@ pub struct Job {
     pub id: JobId,
     /// What it does.
     pub kind: JobKind,
-    /// The media file it works on.
-    pub media: MediaId,
+    /// The media file it works on (none for an import).
+    pub media: Option<MediaId>,
     /// Its options, as the kind reads them.
     pub params: serde_json::Value,
     /// Where it is.
@@ -83,4 +86,7 @@ pub struct Job {
     pub finished: Option<Timestamp>,
     /// How many times a worker started it (more than one after a crash).
     pub attempts: u32,
+    /// What it did, when it says more than its status (an import's report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<serde_json::Value>,
 }

@@ -105,7 +105,7 @@ pub enum Subject {
     /// An episode.
     Episode(Box<EpisodeView>),
     /// A job.
-    Job(Job),
+    Job(Box<Job>),
 }
 
 /// One event of an account.

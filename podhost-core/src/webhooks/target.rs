@@ -19,6 +19,24 @@ use url::{Host, Url};
 ///
 /// Host names are checked again when sending, on the addresses they resolve to.
 pub fn check_url(url: &str, allow_private: bool) -> Result<(), String> {
+    check_target(
+        url,
+        allow_private,
+        "which this deployment does not deliver webhooks to",
+    )
+}
+
+/// [`check_url`] for a URL podhost fetches (an imported feed, its files): the same rules, with
+/// `why` ending the refusal ("which this deployment does not fetch from").
+pub fn check_fetch_url(url: &str, allow_private: bool) -> Result<(), String> {
+    check_target(
+        url,
+        allow_private,
+        "which this deployment does not fetch from",
+    )
+}
+
+fn check_target(url: &str, allow_private: bool, why: &str) -> Result<(), String> {
     let parsed = Url::parse(url.trim()).map_err(|e| format!("the URL is not valid ({e})"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!(
@@ -35,11 +53,7 @@ pub fn check_url(url: &str, allow_private: bool) -> Result<(), String> {
     if allow_private {
         return Ok(());
     }
-    let refused = |what: &str| {
-        Err(format!(
-            "the URL points at {what}, which this deployment does not deliver webhooks to"
-        ))
-    };
+    let refused = |what: &str| Err(format!("the URL points at {what}, {why}"));
     match host {
         Host::Ipv4(ip) if is_forbidden(IpAddr::V4(ip)) => refused(&format!(
             "{ip}, a loopback, private, link-local or reserved address"

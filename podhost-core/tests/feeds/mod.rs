@@ -332,6 +332,7 @@ pub async fn rich(w: &World) -> Fixture {
             },
         ]),
         podcast_medium: Some("podcast".into()),
+        podcast_guid: None,
     };
     let full = EpisodeInput {
         guid: Some("https://rich.example/episodes/2".into()),
@@ -460,6 +461,7 @@ pub async fn hostile(w: &World) -> Fixture {
             text: line("Give"),
         }]),
         podcast_medium: Some("podcast".into()),
+        podcast_guid: None,
     };
     let episode = |n: u32, guid: Option<String>, hours: i64| EpisodeInput {
         guid,
@@ -595,6 +597,7 @@ pub async fn markup(w: &World) -> Fixture {
         googleplay_description: Some(HOSTILE_HTML.into()),
         podcast_locked: Some(false),
         podcast_medium: Some("podcast".into()),
+        podcast_guid: None,
         ..Default::default()
     };
     let episode = |n: u32, summary: bool, hours: i64| EpisodeInput {

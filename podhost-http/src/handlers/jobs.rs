@@ -33,6 +33,31 @@ pub(super) async fn generate<B: RequestBody>(
     Ok(with_location(answer, &location))
 }
 
+/// `POST /api/feeds/import` with `{"url", "feed_id"?}`: 202 with the import's job.
+pub(super) async fn import<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
+    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
+    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| serde_json::json!({})));
+    let url = fields.string("url");
+    let feed_id = fields.string("feed_id").filter(|id| !id.is_empty());
+    fields.reject_unknown();
+    if url.is_none() {
+        fields
+            .errors
+            .add("url", "the URL of the podcast's RSS feed is required");
+    }
+    fields.errors.into_result()?;
+    let job = api
+        .host
+        .submit_import(&who, &url.unwrap_or_default(), feed_id.as_deref())
+        .await?;
+    let location = ApiUrls::new(&api.host).job(&job.id);
+    let answer = response::json(
+        StatusCode::ACCEPTED,
+        &serde_json::json!({ "data": wire::job(&api.host, &job) }),
+    );
+    Ok(with_location(answer, &location))
+}
+
 /// `GET /api/jobs/{id}`
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: JobId) -> Answer {
     let job = api.host.get_job(&call.who, &id).await?;

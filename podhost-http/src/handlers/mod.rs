@@ -45,6 +45,7 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::CopyMedia(id) => media::copy(api, call, id).await,
         E::ListFeeds => feeds::list(api, call).await,
         E::CreateFeed => feeds::create(api, call).await,
+        E::ImportFeed => jobs::import(api, call).await,
         E::GetFeed(id) => feeds::get(api, call, id).await,
         E::UpdateFeed(id) => feeds::update(api, call, id).await,
         E::DeleteFeed(id) => feeds::delete(api, call, id).await,

@@ -263,20 +263,33 @@ pub fn stats_report(r: &podhost_core::stats::StatsReport) -> Value {
 pub fn job(host: &podhost_core::PodcastHost, j: &podhost_core::model::Job) -> Value {
     use podhost_core::model::{JobKind, JobStatus};
     let urls = ApiUrls::new(host);
-    let result = match (j.status, j.kind) {
-        (JobStatus::Succeeded, JobKind::Waveform) => json!({
-            "waveform": urls.waveform(j.media),
-            "waveform_dat": format!("{}?format=dat", urls.waveform(j.media)),
+    let result = match (j.status, j.kind, j.media) {
+        (JobStatus::Succeeded, JobKind::Waveform, Some(m)) => json!({
+            "waveform": urls.waveform(m),
+            "waveform_dat": format!("{}?format=dat", urls.waveform(m)),
         }),
-        (JobStatus::Succeeded, JobKind::Silence) => json!({ "silence": urls.silence(j.media) }),
-        (JobStatus::Succeeded, JobKind::WriteTags) => json!({ "metadata": urls.metadata(j.media) }),
+        (JobStatus::Succeeded, JobKind::Silence, Some(m)) => json!({ "silence": urls.silence(m) }),
+        (JobStatus::Succeeded, JobKind::WriteTags, Some(m)) => {
+            json!({ "metadata": urls.metadata(m) })
+        }
+        // The import's report, with a link to the podcast it made.
+        (JobStatus::Succeeded, JobKind::Import, _) => {
+            let mut report = j.report.clone().unwrap_or_else(|| json!({}));
+            let feed = report["feed_id"]
+                .as_str()
+                .and_then(|id| podhost_core::FeedId::new(id).ok());
+            if let (Some(feed), Some(object)) = (feed, report.as_object_mut()) {
+                object.insert("feed".into(), json!(urls.feed(&feed)));
+            }
+            report
+        }
         _ => Value::Null,
     };
     let time = |t: Option<jiff::Timestamp>| t.map(|t| t.to_string());
     json!({
         "id": j.id.as_str(),
         "kind": j.kind.as_str(),
-        "media_id": j.media.get(),
+        "media_id": j.media.map(podhost_core::MediaId::get),
         "status": j.status.as_str(),
         "error": j.error,
         "result": result,
