@@ -60,6 +60,10 @@ pub enum Command {
     Webhook(cmd::webhook::WebhookCommand),
     /// Runs the REST API server.
     Serve(cmd::serve::ServeArgs),
+    /// Imports a podcast from its RSS feed (a URL, or the feed.xml of `podhost export`).
+    Import(cmd::import::ImportArgs),
+    /// Writes everything of one podcast to a folder that `podhost import` restores.
+    Export(cmd::export::ExportArgs),
 }
 
 /// Runs a parsed command line.
@@ -104,6 +108,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Sweep(c) => cmd::sweep::run(&host, &out, c).await,
         Command::Webhook(c) => cmd::webhook::run(&host, &out, c).await,
         Command::Serve(c) => cmd::serve::run(host, c).await,
+        Command::Import(c) => cmd::import::run(&host, &out, c).await,
+        Command::Export(c) => cmd::export::run(&host, &out, c).await,
     }
 }
 

@@ -14,6 +14,11 @@ impl Output {
         Output { json }
     }
 
+    /// Whether JSON is asked for.
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
     /// Prints a value: `json` when JSON is asked for, else `text`.
     pub fn print(
         &self,

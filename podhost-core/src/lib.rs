@@ -34,8 +34,8 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::HostConfig;
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
-    EpisodeFiles, JobsConfig, Metadata, MetadataPatch, PodcastHost, StagedUpload, SweepReport,
-    UploadTarget, WaveformFormat, WebhookRun,
+    EpisodeFiles, FeedExport, JobsConfig, Metadata, MetadataPatch, PodcastHost, StagedUpload,
+    SweepReport, UploadTarget, WaveformFormat, WebhookRun,
 };
 pub use ids::{AccountId, EpisodeId, FeedId, JobId, MAX_SAFE_ID, MediaId, TokenId};
 pub use principal::Principal;

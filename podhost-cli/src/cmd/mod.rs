@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
+pub mod export;
 pub mod feed;
+pub mod import;
 pub mod serve;
 pub mod sweep;
 pub mod token;

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod episodes;
+mod export;
 mod feeds;
 mod import;
 mod job_kinds;
@@ -22,6 +23,7 @@ use object_store::{ObjectStore, path::Path};
 use tokio::sync::OnceCell;
 
 pub use episodes::EpisodeFiles;
+pub use export::FeedExport;
 pub use job_kinds::WaveformFormat;
 pub use jobs::JobsConfig;
 pub use metadata::{Metadata, MetadataPatch};

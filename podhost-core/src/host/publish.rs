@@ -21,7 +21,7 @@ pub(super) const RENDER_CACHE_BYTES: usize = 64 << 20;
 pub(super) type PageKey = (FeedId, Option<EpisodeId>);
 
 /// What of a feed is public at one moment: what its RSS feed and its pages show.
-struct Published {
+pub(super) struct Published {
     /// The published episodes, newest first.
     episodes: Vec<EpisodeView>,
     /// When a scheduled episode publishes next.
@@ -29,6 +29,26 @@ struct Published {
     /// The last change of anything the feed shows: the channel, any episode's last change (an
     /// unpublished one drops out, and that is a change too), publications that came, removals.
     last_modified: Timestamp,
+}
+
+/// The RSS of a feed's published episodes at `now`, and what was selected.
+pub(super) fn render_rss(
+    state: &AccountState,
+    entry: &FeedEntry,
+    account: &AccountId,
+    urls: &crate::urls::Urls,
+    now: Timestamp,
+) -> (Vec<u8>, Published) {
+    let published = published(state, entry, now);
+    let source = rss::FeedSource {
+        account,
+        feed: &entry.feed,
+        logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
+        episodes: &published.episodes,
+        last_modified: published.last_modified,
+        block_drafts: false,
+    };
+    (rss::render(&source, urls), published)
 }
 
 /// The one selection of a feed's public episodes, shared by the feed and the pages.
@@ -144,16 +164,7 @@ impl PodcastHost {
                 if let Some(url) = &entry.feed.itunes.new_feed_url {
                     return Ok(PublicFeed::Moved(url.clone()));
                 }
-                let published = published(state, entry, now);
-                let logo = entry.feed.logo.and_then(|m| state.media.get(&m));
-                let source = rss::FeedSource {
-                    account: &account,
-                    feed: &entry.feed,
-                    logo,
-                    episodes: &published.episodes,
-                    last_modified: published.last_modified,
-                };
-                let xml = rss::render(&source, &urls);
+                let (xml, published) = render_rss(state, entry, &account, &urls, now);
                 Ok(PublicFeed::Live(RenderedFeed {
                     etag: etag_of(&xml),
                     xml: xml.into(),

@@ -39,6 +39,9 @@ pub(crate) struct FeedSource<'a> {
     /// Published episodes, newest first.
     pub(crate) episodes: &'a [EpisodeView],
     pub(crate) last_modified: Timestamp,
+    /// Marks episodes that are not public `itunes:block` (an export's document of drafts, so
+    /// that an import makes them drafts again); the served feed has none.
+    pub(crate) block_drafts: bool,
 }
 
 /// RFC 2822 date, as RSS 2.0 wants it.
@@ -297,6 +300,9 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
         x.text("podcast:season", &n.to_string());
     }
     x.text("itunes:episodeType", it.episode_type.as_str());
+    if src.block_drafts && !ep.is_public {
+        x.text("itunes:block", "Yes");
+    }
     x.text(
         "itunes:explicit",
         if it.explicit.unwrap_or(feed_explicit) {
@@ -453,6 +459,7 @@ mod tests {
             logo: None,
             episodes: &[view],
             last_modified: at,
+            block_drafts: false,
         };
         String::from_utf8(render(&source, &Urls::new("https://pod.example"))).unwrap()
     }

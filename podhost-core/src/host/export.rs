@@ -1,0 +1,123 @@
+//! Moving out: everything a podcaster owns about one podcast, read at one moment, so that a
+//! frontend can write it down (`podhost export`) and another podhost can import it again.
+
+use futures::stream::BoxStream;
+
+use super::{PodcastHost, episodes::view_of, media::blob_path};
+use crate::{
+    error::{Error, Result},
+    ids::{FeedId, MediaId},
+    model::{EpisodeView, FeedView, Media},
+    principal::Principal,
+    scope::Scope,
+};
+
+/// One podcast as it is: its record, every episode (drafts included), every media file it uses,
+/// and its RSS as podhost serves it.
+#[derive(Debug, Clone)]
+pub struct FeedExport {
+    /// The podcast.
+    pub feed: FeedView,
+    /// Its episodes, newest first.
+    pub episodes: Vec<EpisodeView>,
+    /// The media files it uses (its cover, its episodes' audio, covers and transcripts), by id.
+    pub media: Vec<Media>,
+    /// Its RSS feed: the published episodes, as the feed URL serves them now.
+    pub rss: bytes::Bytes,
+    /// The rest as RSS: its drafts (marked `itunes:block`) and scheduled episodes, so that an
+    /// import of both documents restores every episode as it was.
+    pub drafts: bytes::Bytes,
+}
+
+impl PodcastHost {
+    /// Everything of one of the caller's podcasts (scopes `feeds-read-only`, `shows-read-only`
+    /// and `media-read-only`), read at one moment. The RSS is rendered even when the podcast
+    /// moved away (its feed URL then answers a redirect).
+    pub async fn export_feed(&self, who: &Principal, id: &FeedId) -> Result<FeedExport> {
+        for scope in [
+            Scope::FeedsReadOnly,
+            Scope::ShowsReadOnly,
+            Scope::MediaReadOnly,
+        ] {
+            who.require(scope)?;
+        }
+        let catalog = self.catalog(who.account()).await?;
+        let now = self.now();
+        let urls = self.urls().clone();
+        catalog
+            .read(|state| {
+                let entry = state
+                    .feeds
+                    .get(id)
+                    .ok_or_else(|| Error::not_found("feed", id))?;
+                let mut episodes: Vec<EpisodeView> = entry
+                    .episodes
+                    .values()
+                    .map(|e| view_of(state, e.clone(), now))
+                    .collect();
+                episodes.sort_by(|a, b| {
+                    b.episode
+                        .publish_at
+                        .cmp(&a.episode.publish_at)
+                        .then(b.episode.id.cmp(&a.episode.id))
+                });
+                let mut ids: Vec<MediaId> = entry.feed.logo.into_iter().collect();
+                ids.extend(entry.episodes.values().flat_map(|e| e.media_ids()));
+                ids.sort();
+                ids.dedup();
+                let media = ids
+                    .iter()
+                    .filter_map(|m| state.media.get(m).cloned())
+                    .collect();
+                let (rss, _) = super::publish::render_rss(state, entry, who.account(), &urls, now);
+                let unpublished: Vec<EpisodeView> = episodes
+                    .iter()
+                    .filter(|v| !v.is_published)
+                    .cloned()
+                    .collect();
+                let drafts = crate::publish::rss::render(
+                    &crate::publish::rss::FeedSource {
+                        account: who.account(),
+                        feed: &entry.feed,
+                        logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
+                        episodes: &unpublished,
+                        last_modified: entry.feed.updated,
+                        block_drafts: true,
+                    },
+                    &urls,
+                );
+                Ok(FeedExport {
+                    feed: FeedView {
+                        feed: entry.feed.clone(),
+                        episode_count: entry.episodes.len(),
+                        logo: entry.feed.logo.and_then(|m| state.media.get(&m).cloned()),
+                    },
+                    episodes,
+                    media,
+                    rss: rss.into(),
+                    drafts: drafts.into(),
+                })
+            })
+            .await
+    }
+
+    /// The bytes of one of the caller's media files (scope `media` or `media-read-only`), as a
+    /// stream read from the store.
+    pub async fn media_content(
+        &self,
+        who: &Principal,
+        id: MediaId,
+    ) -> Result<(Media, BoxStream<'static, Result<bytes::Bytes>>)> {
+        use futures::StreamExt;
+        use object_store::ObjectStoreExt;
+        let media = self.get_media(who, id).await?;
+        let stream = self
+            .store()
+            .get(&blob_path(who.account(), &media.blob))
+            .await?
+            .into_stream()
+            .map(|chunk| chunk.map_err(Error::from))
+            .boxed();
+        Ok((media, stream))
+    }
+}
