@@ -27,23 +27,6 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// A WAV header and noise: probed as audio, incompressible like real audio.
-fn wav(bytes: usize) -> Vec<u8> {
-    let mut wav = podhost_testkit::fixtures::wav(0.01, 8000);
-    wav.truncate(44);
-    let data = (bytes - 44) as u32;
-    wav[4..8].copy_from_slice(&(36 + data).to_le_bytes());
-    wav[40..44].copy_from_slice(&data.to_le_bytes());
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    wav.extend((0..bytes - 44).map(|_| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x as u8
-    }));
-    wav
-}
-
 fn feed(base: &str, episodes: usize, length: usize) -> String {
     let mut xml = String::from(
         r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -115,7 +98,7 @@ fn main() {
             Ok(dir) => tempfile::tempdir_in(dir).unwrap(),
             Err(_) => tempfile::tempdir().unwrap(),
         };
-        let audio = Bytes::from(wav(mb << 20));
+        let audio = Bytes::from(podhost_testkit::fixtures::noise_wav(mb << 20));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let base = format!("http://{addr}");

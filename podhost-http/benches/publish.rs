@@ -27,23 +27,6 @@ const EPISODES: usize = 1_000;
 const ENCLOSURE_BYTES: usize = 100 << 20;
 const RANGE_BYTES: usize = 1 << 20;
 
-/// A WAV header and noise: probed as audio, incompressible like real audio.
-fn big_wav(bytes: usize) -> Vec<u8> {
-    let mut wav = podhost_testkit::fixtures::wav(0.01, 8000);
-    wav.truncate(44);
-    let data = (bytes - 44) as u32;
-    wav[4..8].copy_from_slice(&(36 + data).to_le_bytes());
-    wav[40..44].copy_from_slice(&data.to_le_bytes());
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    wav.extend((0..bytes - 44).map(|_| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x as u8
-    }));
-    wav
-}
-
 struct Measured {
     rps: f64,
     bytes_per_sec: f64,
@@ -159,7 +142,10 @@ async fn build(host: &PodcastHost) -> (String, String) {
                 name: "episode.wav".into(),
                 category: None,
             },
-            podhost_testkit::body(big_wav(ENCLOSURE_BYTES), 1 << 20),
+            podhost_testkit::body(
+                podhost_testkit::fixtures::noise_wav(ENCLOSURE_BYTES),
+                1 << 20,
+            ),
         )
         .await
         .unwrap();

@@ -5,6 +5,24 @@ pub fn wav(seconds: f64, rate: u32) -> Vec<u8> {
     tone_and_silence(&[(seconds, true)], rate)
 }
 
+/// A WAV of exactly `bytes` bytes: a header and noise, probed as audio and incompressible like
+/// real audio (for benchmarks of large files).
+pub fn noise_wav(bytes: usize) -> Vec<u8> {
+    let mut wav = wav(0.01, 8000);
+    wav.truncate(44);
+    let data = (bytes - 44) as u32;
+    wav[4..8].copy_from_slice(&(36 + data).to_le_bytes());
+    wav[40..44].copy_from_slice(&data.to_le_bytes());
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    wav.extend((0..bytes - 44).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x as u8
+    }));
+    wav
+}
+
 /// A 16-bit PCM mono WAV at `rate` Hz made of parts: `(seconds, true)` a 440 Hz tone,
 /// `(seconds, false)` digital silence. Silences sit at known positions, for analysis tests.
 pub fn tone_and_silence(parts: &[(f64, bool)], rate: u32) -> Vec<u8> {

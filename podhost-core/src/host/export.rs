@@ -3,7 +3,7 @@
 
 use futures::stream::BoxStream;
 
-use super::{PodcastHost, episodes::view_of, media::blob_path};
+use super::{PodcastHost, media::blob_path};
 use crate::{
     error::{Error, Result},
     ids::{FeedId, MediaId},
@@ -50,17 +50,7 @@ impl PodcastHost {
                     .feeds
                     .get(id)
                     .ok_or_else(|| Error::not_found("feed", id))?;
-                let mut episodes: Vec<EpisodeView> = entry
-                    .episodes
-                    .values()
-                    .map(|e| view_of(state, e.clone(), now))
-                    .collect();
-                episodes.sort_by(|a, b| {
-                    b.episode
-                        .publish_at
-                        .cmp(&a.episode.publish_at)
-                        .then(b.episode.id.cmp(&a.episode.id))
-                });
+                let episodes = super::publish::newest_first(state, entry, now, |_| true);
                 let mut ids: Vec<MediaId> = entry.feed.logo.into_iter().collect();
                 ids.extend(entry.episodes.values().flat_map(|e| e.media_ids()));
                 ids.sort();

@@ -51,12 +51,17 @@ pub(super) fn render_rss(
     (rss::render(&source, urls), published)
 }
 
-/// The one selection of a feed's public episodes, shared by the feed and the pages.
-fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
+/// The views of a feed's episodes that `keep` selects, newest first.
+pub(super) fn newest_first(
+    state: &AccountState,
+    entry: &FeedEntry,
+    now: Timestamp,
+    keep: impl Fn(&crate::model::Episode) -> bool,
+) -> Vec<EpisodeView> {
     let mut episodes: Vec<EpisodeView> = entry
         .episodes
         .values()
-        .filter(|ep| ep.is_published(now))
+        .filter(|ep| keep(ep))
         .map(|ep| view_of(state, ep.clone(), now))
         .collect();
     episodes.sort_by(|a, b| {
@@ -65,6 +70,12 @@ fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Publish
             .cmp(&a.episode.publish_at)
             .then(b.episode.id.cmp(&a.episode.id))
     });
+    episodes
+}
+
+/// The one selection of a feed's public episodes, shared by the feed and the pages.
+fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
+    let episodes = newest_first(state, entry, now, |ep| ep.is_published(now));
     let changes_at = entry
         .episodes
         .values()
