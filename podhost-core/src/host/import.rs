@@ -478,7 +478,7 @@ fn item_patch(item: &SourceItem, now: jiff::Timestamp, problems: &mut Vec<String
 impl PodcastHost {
     /// Imports a podcast from its RSS feed (scope `feeds`): the channel with every field podhost
     /// models (`podcast:guid` kept), and an episode per item matched by guid (kept verbatim),
-    /// with its enclosure, artwork, first transcript and chapters downloaded into the store
+    /// with its enclosure, artwork, transcript (captions first) and chapters downloaded into the store
     /// through `fetcher`, `options.concurrency` files at a time. Published items stay published
     /// at their dates; `itunes:block` and unreadable dates make drafts. Running it again changes
     /// nothing and fetches nothing already stored, and completes what an interrupted run left.
@@ -779,7 +779,7 @@ impl PodcastHost {
                 }
             }
             if have.is_none_or(|h| !h.transcript)
-                && let Some(transcript) = item.transcripts.first()
+                && let Some(transcript) = item.transcript()
             {
                 match run
                     .stage(
