@@ -477,8 +477,9 @@ fn item_patch(item: &SourceItem, now: jiff::Timestamp, problems: &mut Vec<String
 
 impl PodcastHost {
     /// Imports a podcast from its RSS feed (scope `feeds`): the channel with every field podhost
-    /// models (`podcast:guid` kept), and an episode per item matched by guid (kept verbatim),
-    /// with its enclosure, artwork, transcript (captions first) and chapters downloaded into the store
+    /// models (`podcast:guid` kept; without one, the one computed from the feed's URL, as the
+    /// Podcast Index does), and an episode per item matched by guid (kept verbatim), with its
+    /// enclosure, artwork, transcript (captions first) and chapters downloaded into the store
     /// through `fetcher`, `options.concurrency` files at a time. Published items stay published
     /// at their dates; `itunes:block` and unreadable dates make drafts. Running it again changes
     /// nothing and fetches nothing already stored, and completes what an interrupted run left.
@@ -496,7 +497,8 @@ impl PodcastHost {
         let owner = Principal::owner(who.account().clone());
         let allow_private = self.config().allow_private_webhooks;
         let refused = |e: String| Error::invalid("feed", e);
-        let (xml_bytes, base) = match source {
+        // `address`: where the feed is known to live (the URL asked for, before redirects).
+        let (xml_bytes, base, address) = match source {
             ImportSource::Url(url) => {
                 let body = fetch::follow(fetcher, &url, allow_private)
                     .await
@@ -509,7 +511,7 @@ impl PodcastHost {
                             FetchError::Refused(why) => refused(why),
                             other => refused(format!("the feed {url} could not be read: {other}")),
                         })?;
-                (bytes, Some(base))
+                (bytes, Some(base), Some(url))
             }
             ImportSource::Document { xml, url } => {
                 if xml.len() as u64 > MAX_FEED_BYTES {
@@ -518,13 +520,21 @@ impl PodcastHost {
                         MAX_FEED_BYTES >> 20
                     )));
                 }
-                (xml, url)
+                (xml, url.clone(), url)
             }
         };
         let root = xml::parse(&xml_bytes).map_err(refused)?;
         let mut feed = source::read(&root, base.as_deref()).map_err(refused)?;
         drop(root);
         drop(xml_bytes);
+        // A feed without podcast:guid is known by the guid the namespace computes from its URL
+        // (the Podcast Index does, for every feed): the podcast keeps that one when it moves
+        // here, or apps that follow guids would take it for a new podcast.
+        if feed.channel.podcast_guid.is_none()
+            && let Some(address) = &address
+        {
+            feed.channel.podcast_guid = Some(super::feeds::podcast_guid(address.trim()));
+        }
         // The newest first, so that `limit` keeps the newest.
         feed.items
             .sort_by_key(|item| std::cmp::Reverse(item.pub_date));
