@@ -535,6 +535,31 @@ impl PodcastHost {
         {
             feed.channel.podcast_guid = Some(super::feeds::podcast_guid(address.trim()));
         }
+        // An item whose guid podhost cannot keep (too long, control characters) would have its
+        // files fetched, then its episode refused, and that refusal would end the import half
+        // done, on every run: it is skipped, and said, before anything is made.
+        feed.items.retain(|item| {
+            let mut errors = FieldErrors::default();
+            super::episodes::check_guid(&mut errors, &item.guid);
+            if errors.is_empty() {
+                return true;
+            }
+            let why: Vec<&str> = errors
+                .fields()
+                .values()
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            let name = match item.title.is_empty() {
+                true => "an item".to_string(),
+                false => format!("{:?}", item.title),
+            };
+            feed.problems.push(format!(
+                "{name}: its guid cannot be kept ({}); skipped",
+                why.join("; ")
+            ));
+            false
+        });
         // The newest first, so that `limit` keeps the newest.
         feed.items
             .sort_by_key(|item| std::cmp::Reverse(item.pub_date));
