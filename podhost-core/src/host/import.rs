@@ -577,10 +577,11 @@ impl PodcastHost {
                 ..Default::default()
             }),
         };
+        // The feed first, so that a display can say what the problems it reads are about.
+        progress.feed(&feed.channel.title, feed.items.len());
         for problem in std::mem::take(&mut feed.problems) {
             run.problem(problem);
         }
-        progress.feed(&feed.channel.title, feed.items.len());
         let feed_id = self.import_channel(&run, &feed.channel, options).await?;
         let have = self.what_is_there(&run, &feed_id).await?;
         let concurrency = options
