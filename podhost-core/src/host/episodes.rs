@@ -230,7 +230,7 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) ->
     e.into_result()
 }
 
-fn check_guid(errors: &mut FieldErrors, guid: &str) {
+pub(super) fn check_guid(errors: &mut FieldErrors, guid: &str) {
     if guid.trim().is_empty() {
         errors.add("guid", "a guid may not be empty");
     }

@@ -477,8 +477,9 @@ fn item_patch(item: &SourceItem, now: jiff::Timestamp, problems: &mut Vec<String
 
 impl PodcastHost {
     /// Imports a podcast from its RSS feed (scope `feeds`): the channel with every field podhost
-    /// models (`podcast:guid` kept), and an episode per item matched by guid (kept verbatim),
-    /// with its enclosure, artwork, first transcript and chapters downloaded into the store
+    /// models (`podcast:guid` kept; without one, the one computed from the feed's URL, as the
+    /// Podcast Index does), and an episode per item matched by guid (kept verbatim), with its
+    /// enclosure, artwork, transcript (captions first) and chapters downloaded into the store
     /// through `fetcher`, `options.concurrency` files at a time. Published items stay published
     /// at their dates; `itunes:block` and unreadable dates make drafts. Running it again changes
     /// nothing and fetches nothing already stored, and completes what an interrupted run left.
@@ -496,7 +497,8 @@ impl PodcastHost {
         let owner = Principal::owner(who.account().clone());
         let allow_private = self.config().allow_private_webhooks;
         let refused = |e: String| Error::invalid("feed", e);
-        let (xml_bytes, base) = match source {
+        // `address`: where the feed is known to live (the URL asked for, before redirects).
+        let (xml_bytes, base, address) = match source {
             ImportSource::Url(url) => {
                 let body = fetch::follow(fetcher, &url, allow_private)
                     .await
@@ -509,7 +511,7 @@ impl PodcastHost {
                             FetchError::Refused(why) => refused(why),
                             other => refused(format!("the feed {url} could not be read: {other}")),
                         })?;
-                (bytes, Some(base))
+                (bytes, Some(base), Some(url))
             }
             ImportSource::Document { xml, url } => {
                 if xml.len() as u64 > MAX_FEED_BYTES {
@@ -518,13 +520,46 @@ impl PodcastHost {
                         MAX_FEED_BYTES >> 20
                     )));
                 }
-                (xml, url)
+                (xml, url.clone(), url)
             }
         };
         let root = xml::parse(&xml_bytes).map_err(refused)?;
         let mut feed = source::read(&root, base.as_deref()).map_err(refused)?;
         drop(root);
         drop(xml_bytes);
+        // A feed without podcast:guid is known by the guid the namespace computes from its URL
+        // (the Podcast Index does, for every feed): the podcast keeps that one when it moves
+        // here, or apps that follow guids would take it for a new podcast.
+        if feed.channel.podcast_guid.is_none()
+            && let Some(address) = &address
+        {
+            feed.channel.podcast_guid = Some(super::feeds::podcast_guid(address.trim()));
+        }
+        // An item whose guid podhost cannot keep (too long, control characters) would have its
+        // files fetched, then its episode refused, and that refusal would end the import half
+        // done, on every run: it is skipped, and said, before anything is made.
+        feed.items.retain(|item| {
+            let mut errors = FieldErrors::default();
+            super::episodes::check_guid(&mut errors, &item.guid);
+            if errors.is_empty() {
+                return true;
+            }
+            let why: Vec<&str> = errors
+                .fields()
+                .values()
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            let name = match item.title.is_empty() {
+                true => "an item".to_string(),
+                false => format!("{:?}", item.title),
+            };
+            feed.problems.push(format!(
+                "{name}: its guid cannot be kept ({}); skipped",
+                why.join("; ")
+            ));
+            false
+        });
         // The newest first, so that `limit` keeps the newest.
         feed.items
             .sort_by_key(|item| std::cmp::Reverse(item.pub_date));
@@ -542,10 +577,11 @@ impl PodcastHost {
                 ..Default::default()
             }),
         };
+        // The feed first, so that a display can say what the problems it reads are about.
+        progress.feed(&feed.channel.title, feed.items.len());
         for problem in std::mem::take(&mut feed.problems) {
             run.problem(problem);
         }
-        progress.feed(&feed.channel.title, feed.items.len());
         let feed_id = self.import_channel(&run, &feed.channel, options).await?;
         let have = self.what_is_there(&run, &feed_id).await?;
         let concurrency = options
@@ -779,7 +815,7 @@ impl PodcastHost {
                 }
             }
             if have.is_none_or(|h| !h.transcript)
-                && let Some(transcript) = item.transcripts.first()
+                && let Some(transcript) = item.transcript()
             {
                 match run
                     .stage(

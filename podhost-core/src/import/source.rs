@@ -88,6 +88,43 @@ pub struct SourceItem {
     pub chapters: Option<SourceFile>,
 }
 
+impl SourceItem {
+    /// The transcript to import (podhost publishes one): the first in a captions format
+    /// (WebVTT or SRT: what Apple reads and apps show in time with the audio), else the first
+    /// JSON one, else the first. Hosts list several, and not best first: Buzzsprout lists its
+    /// HTML page before its captions.
+    pub(crate) fn transcript(&self) -> Option<&SourceTranscript> {
+        self.transcripts.iter().min_by_key(|t| transcript_rank(t))
+    }
+}
+
+/// How fit a transcript is to import, by its declared type or else its extension: 0 captions,
+/// 1 JSON, 2 anything else (HTML, plain text).
+fn transcript_rank(transcript: &SourceTranscript) -> u8 {
+    let file = &transcript.file;
+    match file.mime.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        Some(
+            "text/vtt"
+            | "application/x-subrip"
+            | "application/srt"
+            | "application/x-srt"
+            | "text/srt",
+        ) => 0,
+        Some("application/json") => 1,
+        Some(_) => 2,
+        None => {
+            let path = url::Url::parse(&file.url)
+                .map(|u| u.path().to_ascii_lowercase())
+                .unwrap_or_default();
+            match path.rsplit_once('.').map(|(_, extension)| extension) {
+                Some("vtt" | "srt") => 0,
+                Some("json") => 1,
+                _ => 2,
+            }
+        }
+    }
+}
+
 /// A source feed and what reading it found wrong.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SourceFeed {
@@ -326,4 +363,67 @@ fn read_item(e: &Element, base: Option<&url::Url>, problems: &mut Vec<String>) -
 /// carries the HTML that `description` flattens).
 fn richer(a: String, b: String) -> String {
     if b.len() > a.len() { b } else { a }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_transcript_imported_is_captions_first() {
+        let t = |url: &str, mime: Option<&str>| SourceTranscript {
+            file: SourceFile {
+                url: url.into(),
+                mime: mime.map(str::to_string),
+                length: None,
+            },
+            language: None,
+            rel: None,
+        };
+        let cases: [(Vec<SourceTranscript>, Option<&str>); 5] = [
+            // Buzzsprout's order: the HTML page first.
+            (
+                vec![
+                    t("https://b.example/1/transcript", Some("text/html")),
+                    t(
+                        "https://b.example/1/transcript.json",
+                        Some("application/json"),
+                    ),
+                    t(
+                        "https://b.example/1/transcript.srt",
+                        Some("application/x-subrip"),
+                    ),
+                    t("https://b.example/1/transcript.vtt", Some("text/vtt")),
+                ],
+                Some("https://b.example/1/transcript.srt"),
+            ),
+            (
+                vec![
+                    t("https://b.example/t.txt", Some("text/plain")),
+                    t("https://b.example/t.json", Some("application/json")),
+                ],
+                Some("https://b.example/t.json"),
+            ),
+            // No type: the extension.
+            (
+                vec![
+                    t("https://b.example/t.html", None),
+                    t("https://b.example/t.VTT?v=2", None),
+                ],
+                Some("https://b.example/t.VTT?v=2"),
+            ),
+            (
+                vec![t("https://b.example/t.html", Some("text/html"))],
+                Some("https://b.example/t.html"),
+            ),
+            (vec![], None),
+        ];
+        for (transcripts, expected) in cases {
+            let item = SourceItem {
+                transcripts,
+                ..Default::default()
+            };
+            assert_eq!(item.transcript().map(|t| t.file.url.as_str()), expected);
+        }
+    }
 }

@@ -50,6 +50,32 @@ impl Fixture {
         config: HttpConfig,
     ) -> Self {
         let (host, clock) = podhost_testkit::test_host(store.clone());
+        Self::on_host(host, clock, store, config).await
+    }
+
+    /// The fixture over a host configured as `podhost_testkit::test_host`'s, then `adjust`ed
+    /// (a `fetcher` for import jobs, private targets refused...).
+    pub async fn with_host_config(adjust: impl FnOnce(&mut podhost_core::HostConfig)) -> Self {
+        let store: std::sync::Arc<dyn object_store::ObjectStore> =
+            std::sync::Arc::new(object_store::memory::InMemory::new());
+        let clock =
+            podhost_core::ManualClock::new("2026-01-01T00:00:00Z".parse().expect("a timestamp"));
+        let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+        config.catalog.refresh_interval = std::time::Duration::ZERO;
+        config.allow_private_webhooks = true;
+        config.scratch_dir = Some(podhost_testkit::scratch_dir());
+        adjust(&mut config);
+        let host =
+            PodcastHost::with_clock(config, store.clone(), std::sync::Arc::new(clock.clone()));
+        Self::on_host(host, clock, store, HttpConfig::default()).await
+    }
+
+    async fn on_host(
+        host: PodcastHost,
+        clock: podhost_core::ManualClock,
+        store: std::sync::Arc<dyn object_store::ObjectStore>,
+        config: HttpConfig,
+    ) -> Self {
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
             host.create_account(name).await.unwrap();
