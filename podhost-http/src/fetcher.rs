@@ -8,10 +8,10 @@ use bytes::Bytes;
 use futures::StreamExt;
 use http::{Request, Uri, header};
 use http_body_util::{BodyDataStream, Full};
-use podhost_core::import::{FetchRequest, Fetched, Fetcher};
+use podhost_core::import::{FetchRequest, Fetched, Fetcher, fetch::FetchError};
 use podhost_core::webhooks::target::check_fetch_url;
 
-use crate::outbound::{HttpsClient, Overrides, client, describe};
+use crate::outbound::{Forbidden, HttpsClient, Overrides, client, describe};
 
 /// The `user-agent` of imports.
 const USER_AGENT: &str = concat!("podhost-import/", env!("CARGO_PKG_VERSION"));
@@ -60,17 +60,21 @@ impl fmt::Debug for HttpFetcher {
 
 #[async_trait::async_trait]
 impl Fetcher for HttpFetcher {
-    async fn get(&self, request: FetchRequest) -> Result<Fetched, String> {
-        let (strict, lenient) = self.clients.as_ref().map_err(Clone::clone)?;
-        check_fetch_url(&request.url, request.allow_private)?;
+    async fn get(&self, request: FetchRequest) -> Result<Fetched, FetchError> {
+        let (strict, lenient) = self
+            .clients
+            .as_ref()
+            .map_err(|e| FetchError::Failed(e.clone()))?;
+        check_fetch_url(&request.url, request.allow_private).map_err(FetchError::Refused)?;
         let url = request.url.trim();
         let url = url.split_once('#').map_or(url, |(before, _)| before);
-        let uri = Uri::try_from(url).map_err(|e| format!("{url} cannot be requested: {e}"))?;
+        let uri = Uri::try_from(url)
+            .map_err(|e| FetchError::Refused(format!("{url} cannot be requested: {e}")))?;
         let http_request = Request::get(uri)
             .header(header::USER_AGENT, USER_AGENT)
             .header(header::ACCEPT, "*/*")
             .body(Full::new(Bytes::new()))
-            .map_err(|e| format!("{url} cannot be requested: {e}"))?;
+            .map_err(|e| FetchError::Refused(format!("{url} cannot be requested: {e}")))?;
         let client = if request.allow_private {
             lenient
         } else {
@@ -79,12 +83,17 @@ impl Fetcher for HttpFetcher {
         let response =
             match tokio::time::timeout(request.timeout, client.request(http_request)).await {
                 Ok(Ok(response)) => response,
-                Ok(Err(e)) => return Err(describe(&e)),
+                // A name that resolves to a forbidden address is refused, not failed: asking
+                // again would be refused again.
+                Ok(Err(e)) if Forbidden::caused(&e) => {
+                    return Err(FetchError::Refused(describe(&e)));
+                }
+                Ok(Err(e)) => return Err(FetchError::Failed(describe(&e))),
                 Err(_) => {
-                    return Err(format!(
+                    return Err(FetchError::Failed(format!(
                         "{url} did not answer within {} seconds",
                         request.timeout.as_secs()
-                    ));
+                    )));
                 }
             };
         let headers = response.headers();

@@ -94,14 +94,45 @@ impl tower::Service<Name> for CheckedResolver {
                 return Err(std::io::Error::other(format!("{host} has no address")));
             }
             if !allow_private && let Some(bad) = addrs.iter().find(|a| is_forbidden(a.ip())) {
-                return Err(std::io::Error::other(format!(
+                return Err(std::io::Error::other(Forbidden(format!(
                     "{host} resolves to {}, a loopback, private, link-local or reserved \
                      address, which this deployment does not connect to",
                     bad.ip()
-                )));
+                ))));
             }
             Ok(addrs.into_iter())
         })
+    }
+}
+
+/// The resolver's refusal of a forbidden address, told apart from failures in an error's chain.
+#[derive(Debug)]
+pub(crate) struct Forbidden(String);
+
+impl std::fmt::Display for Forbidden {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Forbidden {}
+
+impl Forbidden {
+    /// Whether `error` or one of its causes is a refusal.
+    pub(crate) fn caused(error: &(dyn std::error::Error + 'static)) -> bool {
+        let mut next = Some(error);
+        while let Some(e) = next {
+            if e.is::<Forbidden>() {
+                return true;
+            }
+            if let Some(io) = e.downcast_ref::<std::io::Error>()
+                && io.get_ref().is_some_and(|inner| inner.is::<Forbidden>())
+            {
+                return true;
+            }
+            next = e.source();
+        }
+        false
     }
 }
 

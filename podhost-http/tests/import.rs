@@ -1522,7 +1522,10 @@ struct RedirectingCdn {
 
 #[async_trait::async_trait]
 impl Fetcher for RedirectingCdn {
-    async fn get(&self, request: FetchRequest) -> Result<Fetched, String> {
+    async fn get(
+        &self,
+        request: FetchRequest,
+    ) -> Result<Fetched, podhost_core::import::fetch::FetchError> {
         if !request.url.starts_with("https://cdn.public.example/") {
             return self.inner.get(request).await;
         }

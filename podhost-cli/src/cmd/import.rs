@@ -12,7 +12,10 @@ use futures::StreamExt;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use podhost_core::{
     PodcastHost,
-    import::{FetchRequest, Fetched, Fetcher, ImportOptions, ImportProgress, ImportSource},
+    import::{
+        FetchRequest, Fetched, Fetcher, ImportOptions, ImportProgress, ImportSource,
+        fetch::FetchError,
+    },
 };
 
 use crate::output::Output;
@@ -171,14 +174,14 @@ impl Fetcher for LocalFiles {
         self.files.contains_key(url)
     }
 
-    async fn get(&self, request: FetchRequest) -> Result<Fetched, String> {
+    async fn get(&self, request: FetchRequest) -> Result<Fetched, FetchError> {
         let Some(name) = self.files.get(&request.url) else {
             return self.network.get(request).await;
         };
         let path = self.dir.join(name);
         let file = tokio::fs::File::open(&path)
             .await
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| FetchError::Refused(format!("cannot read {}: {e}", path.display())))?;
         let length = file.metadata().await.map(|m| m.len()).ok();
         let body = futures::stream::unfold(Some(file), |file| async move {
             use tokio::io::AsyncReadExt;

@@ -67,8 +67,10 @@ impl std::fmt::Debug for Fetched {
 /// they checked.
 #[async_trait::async_trait]
 pub trait Fetcher: std::fmt::Debug + Send + Sync {
-    /// One request; an error is a sentence saying why there is no answer.
-    async fn get(&self, request: FetchRequest) -> Result<Fetched, String>;
+    /// One request. [`FetchError::Refused`] when the target may not be reached (another
+    /// attempt would be refused too), [`FetchError::Failed`] when there is no answer (another
+    /// attempt may get one).
+    async fn get(&self, request: FetchRequest) -> Result<Fetched, FetchError>;
 
     /// Whether this fetcher answers `url` without the network (an exported podcast's files
     /// read from its folder): such a URL is not an outbound target, so the target rules do not
@@ -139,8 +141,7 @@ pub async fn follow(
                 allow_private,
                 timeout: ANSWER_TIMEOUT,
             })
-            .await
-            .map_err(FetchError::Failed)?;
+            .await?;
         match answer.status {
             200..=299 => {
                 return Ok(Body {
