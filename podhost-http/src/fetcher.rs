@@ -85,10 +85,12 @@ impl Fetcher for HttpFetcher {
                 Ok(Ok(response)) => response,
                 // A name that resolves to a forbidden address is refused, not failed: asking
                 // again would be refused again.
-                Ok(Err(e)) if Forbidden::caused(&e) => {
-                    return Err(FetchError::Refused(describe(&e)));
+                Ok(Err(e)) => {
+                    return Err(match Forbidden::find(&e) {
+                        Some(refusal) => FetchError::Refused(refusal),
+                        None => FetchError::Failed(describe(&e)),
+                    });
                 }
-                Ok(Err(e)) => return Err(FetchError::Failed(describe(&e))),
                 Err(_) => {
                     return Err(FetchError::Failed(format!(
                         "{url} did not answer within {} seconds",

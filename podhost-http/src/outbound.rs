@@ -118,21 +118,23 @@ impl std::fmt::Display for Forbidden {
 impl std::error::Error for Forbidden {}
 
 impl Forbidden {
-    /// Whether `error` or one of its causes is a refusal.
-    pub(crate) fn caused(error: &(dyn std::error::Error + 'static)) -> bool {
+    /// The refusal among `error` and its causes, in words, if it is one.
+    pub(crate) fn find(error: &(dyn std::error::Error + 'static)) -> Option<String> {
         let mut next = Some(error);
         while let Some(e) = next {
-            if e.is::<Forbidden>() {
-                return true;
+            if let Some(forbidden) = e.downcast_ref::<Forbidden>() {
+                return Some(forbidden.0.clone());
             }
-            if let Some(io) = e.downcast_ref::<std::io::Error>()
-                && io.get_ref().is_some_and(|inner| inner.is::<Forbidden>())
+            if let Some(forbidden) = e
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .and_then(|inner| inner.downcast_ref::<Forbidden>())
             {
-                return true;
+                return Some(forbidden.0.clone());
             }
             next = e.source();
         }
-        false
+        None
     }
 }
 

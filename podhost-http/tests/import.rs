@@ -1588,9 +1588,14 @@ async fn enclosures_on_private_addresses_are_refused() {
                 "item \"loopback\": the enclosure {private} could not be fetched after 1 \
                  attempt: {refused}"
             ),
-            "hostile.example resolves to 127.0.0.1, a loopback, private, link-local or \
-             reserved address, which this deployment does not connect to; the episode stays a \
-             draft",
+            // Refused once, not retried: another attempt would be refused too.
+            &format!(
+                "item \"named\": the enclosure {} could not be fetched after 1 attempt: \
+                 hostile.example resolves to 127.0.0.1, a loopback, private, link-local or \
+                 reserved address, which this deployment does not connect to; the episode stays \
+                 a draft",
+                server.url("hostile.example/private.mp3")
+            ),
             &format!(
                 "item \"redirected\": the enclosure https://cdn.public.example/episode.mp3 could \
                  not be fetched after 1 attempt: {refused}"
