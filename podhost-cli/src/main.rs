@@ -5,7 +5,15 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = podhost_cli::Cli::parse();
+    let cli = match podhost_cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // Looked for by hand: a refused command line is reported as JSON too.
+        Err(e) => {
+            let json = std::env::args_os().any(|arg| arg == "--json");
+            return podhost_cli::error::report_usage(&e, json);
+        }
+    };
+    let json = cli.global.json;
     // Log lines go to stderr; PODHOST_LOG=debug (or any tracing filter) says how much.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -16,17 +24,10 @@ fn main() -> ExitCode {
         .init();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("podhost: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return podhost_cli::error::report(&e.into(), json),
     };
     match runtime.block_on(podhost_cli::run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if podhost_cli::is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("podhost: {e:#}");
-            ExitCode::from(podhost_cli::exit_code(&e))
-        }
+        Err(e) => podhost_cli::error::report(&e, json),
     }
 }

@@ -14,11 +14,6 @@ impl Output {
         Output { json }
     }
 
-    /// Whether JSON is asked for.
-    pub fn is_json(&self) -> bool {
-        self.json
-    }
-
     /// Prints a value: `json` when JSON is asked for, else `text`.
     pub fn print(
         &self,
@@ -39,6 +34,29 @@ impl Output {
         }
     }
 
+    /// Whether JSON is asked for.
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
+    /// Prints one object: `json` when JSON is asked for, else `fields` as aligned `key  value`
+    /// lines.
+    pub fn fields(
+        &self,
+        json: serde_json::Value,
+        fields: impl FnOnce() -> Vec<(&'static str, String)>,
+    ) -> std::io::Result<()> {
+        self.print(json, || {
+            let fields = fields();
+            let width = fields.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            fields
+                .iter()
+                .map(|(key, value)| format!("{key:<width$}  {value}").trim_end().to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
+
     /// Prints rows: a JSON array, or a text table with a header.
     pub fn table(
         &self,
@@ -52,32 +70,42 @@ impl Output {
             return writeln!(stdout);
         }
         let cells: Vec<Vec<String>> = rows.into_iter().map(|(_, cells)| cells).collect();
-        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-        for row in &cells {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let line = |cells: Vec<&str>| {
-            let mut s = String::new();
-            for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-                if i + 1 == cells.len() {
-                    s.push_str(cell);
-                } else {
-                    s.push_str(&format!("{cell:<w$}  "));
-                }
-            }
-            s
-        };
-        writeln!(stdout, "{}", line(header.to_vec()))?;
-        for row in &cells {
-            writeln!(stdout, "{}", line(row.iter().map(String::as_str).collect()))?;
-        }
-        Ok(())
+        writeln!(stdout, "{}", text_table(header, &cells))
     }
+}
+
+/// Rows as aligned text columns under a header, without a final line break.
+pub fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(cell);
+            } else {
+                s.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        s
+    };
+    let mut lines = vec![line(header.to_vec())];
+    for row in rows {
+        lines.push(line(row.iter().map(String::as_str).collect()));
+    }
+    lines.join("\n")
 }
 
 /// A timestamp as RFC 3339, seconds precision, UTC.
 pub fn time(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// An optional value as text: empty when absent.
+pub fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
 }

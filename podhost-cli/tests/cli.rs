@@ -1,45 +1,18 @@
-//! The `podhost` command line as admins' scripts use it: forms, output, exit codes.
+//! The `podhost` command line as admins' scripts use it: users, tokens, podcasts, completions;
+//! forms, output, exit codes and errors.
 
-use std::process::{Command, Output, Stdio};
+mod common;
 
-struct Cli {
-    store: tempfile::TempDir,
-}
+use std::process::Stdio;
 
-impl Cli {
-    fn new() -> Self {
-        Cli {
-            store: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_podhost"))
-            .args(["--store", self.store.path().to_str().unwrap()])
-            .args(args)
-            .env_remove("PODHOST_STORE")
-            .output()
-            .unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-}
+use common::Cli;
 
 #[test]
 fn users_tokens_and_feeds_as_scripts_use_them() {
     let cli = Cli::new();
     cli.ok(&["user", "create", "alice"]);
     cli.ok(&["user", "create", "bob"]);
-    let users: serde_json::Value =
-        serde_json::from_str(&cli.ok(&["--json", "user", "list"])).unwrap();
+    let users = cli.json(&["user", "list"]);
     let names: Vec<_> = users
         .as_array()
         .unwrap()
@@ -75,11 +48,11 @@ fn users_tokens_and_feeds_as_scripts_use_them() {
     assert!(text.starts_with("ID") && text.contains(&id), "{text}");
 
     cli.ok(&["token", "revoke", &id]);
-    let tokens: serde_json::Value =
-        serde_json::from_str(&cli.ok(&["--json", "token", "list", "--user", "alice"])).unwrap();
+    let tokens = cli.json(&["token", "list", "--user", "alice"]);
     assert!(tokens[0]["revoked"].is_string());
 
-    cli.ok(&[
+    // A podcast as the API shows it (`GET /api/feeds/{id}`, `GET /api/feeds`).
+    let created = cli.json(&[
         "feed",
         "create",
         "--user",
@@ -91,46 +64,261 @@ fn users_tokens_and_feeds_as_scripts_use_them() {
         "--description",
         "About",
     ]);
-    let feeds: serde_json::Value =
-        serde_json::from_str(&cli.ok(&["--json", "feed", "list", "--user", "alice"])).unwrap();
+    assert_eq!(created["id"], "my show");
+    assert_eq!(created["attributes"]["rss"]["title"], "My Show");
+    assert_eq!(created["attributes"]["itunes"]["explicit"], false);
+    let feeds = cli.json(&["feed", "list", "--user", "alice"]);
+    assert_eq!(feeds[0]["type"], "feed");
     assert_eq!(feeds[0]["id"], "my show");
-    assert_eq!(feeds[0]["title"], "My Show");
-    assert_eq!(feeds[0]["rss"], "http://127.0.0.1:8080/feeds/my%20show/rss");
+    assert_eq!(feeds[0]["attributes"]["rss"]["title"], "My Show");
     assert_eq!(
-        cli.ok(&["--json", "feed", "list", "--user", "bob"]).trim(),
-        "[]"
+        feeds[0]["links"]["rss"],
+        "http://127.0.0.1:8080/feeds/my%20show/rss"
+    );
+    assert_eq!(feeds[0]["shows_count"], 0);
+    assert_eq!(
+        cli.json(&["feed", "list", "--user", "bob"]),
+        serde_json::json!([])
+    );
+    let text = cli.ok(&["feed", "list", "--user", "alice"]);
+    assert!(text.starts_with("ID") && text.contains("My Show"), "{text}");
+}
+
+#[test]
+fn a_podcast_is_read_changed_published_and_deleted() {
+    let cli = Cli::with_users(&["alice"]);
+    let png = podhost_testkit::fixtures::png(1400, 1400);
+    let logo = cli.upload("alice", "cover.png", &png);
+
+    let feed = cli.json(&["feed", "get", "--user", "alice", "--id", "daily"]);
+    assert_eq!(feed["attributes"]["rss"]["title"], "Daily");
+    assert_eq!(feed["links"]["web"], "http://127.0.0.1:8080/podcasts/daily");
+    assert_eq!(feed["links"]["logo"], "");
+
+    let updated = cli.json(&[
+        "feed",
+        "update",
+        "--user",
+        "alice",
+        "--id",
+        "daily",
+        "--title",
+        "Daily News",
+        "--author",
+        "Alice",
+        "--category",
+        "News",
+        "--explicit",
+        "--logo",
+        &logo,
+    ]);
+    let attributes = &updated["attributes"];
+    assert_eq!(attributes["rss"]["title"], "Daily News");
+    assert_eq!(attributes["rss"]["description"], "", "untouched");
+    assert_eq!(attributes["itunes"]["author"], "Alice");
+    assert_eq!(attributes["itunes"]["category"], "News");
+    assert_eq!(attributes["itunes"]["explicit"], true);
+    assert!(
+        updated["links"]["logo"]
+            .as_str()
+            .unwrap()
+            .ends_with("/cover.png"),
+        "{updated}"
+    );
+    let unmarked = cli.json(&[
+        "feed",
+        "update",
+        "--user",
+        "alice",
+        "--id",
+        "daily",
+        "--explicit",
+        "false",
+        "--logo",
+        "none",
+    ]);
+    assert_eq!(unmarked["attributes"]["itunes"]["explicit"], false);
+    assert_eq!(unmarked["links"]["logo"], "");
+    let text = cli.ok(&["feed", "get", "--user", "alice", "--id", "daily"]);
+    assert!(text.contains("title        Daily News"), "{text}");
+
+    // The RSS podhost serves: text is the document, JSON carries it with its validators.
+    let rss = cli.ok(&["feed", "rss", "--user", "alice", "--id", "daily"]);
+    assert!(rss.starts_with("<?xml"), "{rss}");
+    assert!(rss.contains("<title>Daily News</title>"), "{rss}");
+    let rss = cli.json(&["feed", "rss", "--user", "alice", "--id", "daily"]);
+    assert_eq!(rss["id"], "daily");
+    assert_eq!(rss["url"], "http://127.0.0.1:8080/feeds/daily/rss");
+    assert!(rss["xml"].as_str().unwrap().contains("<rss"), "{rss}");
+    assert!(rss["etag"].is_string() && rss["last_modified"].is_string());
+
+    let deleted = cli.json(&["feed", "delete", "--user", "alice", "--id", "daily"]);
+    assert_eq!(deleted, serde_json::json!({"id": "daily", "deleted": true}));
+    for args in [
+        &["feed", "get", "--user", "alice", "--id", "daily"][..],
+        &["feed", "rss", "--user", "alice", "--id", "daily"],
+        &["feed", "delete", "--user", "alice", "--id", "daily"],
+    ] {
+        let (code, message) = cli.json_error(args, 3);
+        assert_eq!(code, "not_found");
+        assert_eq!(
+            message,
+            "no feed daily for alice: list them with `podhost feed list --user alice`"
+        );
+    }
+    // Its id stays taken: its public URL must not change hands.
+    cli.fails(
+        &[
+            "feed", "create", "--user", "alice", "--id", "daily", "--title", "Again",
+        ],
+        4,
     );
 }
 
 #[test]
 fn failures_say_why_and_exit_with_their_code() {
-    let cli = Cli::new();
-    cli.ok(&["user", "create", "alice"]);
-    let cases: [(&[&str], i32, &str); 5] = [
-        (&["user", "create", "alice"], 4, "exists already"),
-        (&["user", "create", "Bad Name"], 2, "account name"),
-        (&["token", "list", "--user", "nobody"], 3, "not found"),
+    let cli = Cli::with_users(&["alice", "bob"]);
+    let cases: &[(&[&str], i32, &str, &str)] = &[
+        (
+            &["user", "create", "alice"],
+            4,
+            "conflict",
+            "exists already",
+        ),
+        (
+            &["user", "create", "Bad Name"],
+            2,
+            "invalid",
+            "account name",
+        ),
+        (
+            &["token", "list", "--user", "nobody"],
+            3,
+            "not_found",
+            "user nobody not found: the users are alice, bob",
+        ),
         (
             &["token", "create", "--user", "alice", "--scopes", "root"],
-            1,
+            2,
+            "invalid",
             "unknown scope",
         ),
-        (&["token", "revoke", "tok_aaaaaaaaaaaaaaaa"], 3, "not found"),
+        (
+            &["token", "revoke", "tok_aaaaaaaaaaaaaaaa"],
+            3,
+            "not_found",
+            "not found",
+        ),
+        (
+            &[
+                "feed", "create", "--user", "bob", "--id", "daily", "--title", "X",
+            ],
+            4,
+            "conflict",
+            "is taken",
+        ),
+        (
+            &[
+                "feed", "create", "--user", "alice", "--id", "a/b", "--title", "X",
+            ],
+            2,
+            "invalid",
+            "feed id",
+        ),
+        (
+            &[
+                "feed", "update", "--user", "alice", "--id", "daily", "--logo", "x",
+            ],
+            2,
+            "invalid",
+            "--logo takes a media id",
+        ),
+        (
+            &["feed", "get", "--user", "bob", "--id", "daily"],
+            3,
+            "not_found",
+            "no feed daily for bob",
+        ),
+        (
+            &["feed", "frobnicate"],
+            2,
+            "usage",
+            "unrecognized subcommand",
+        ),
+        (&["feed", "list", "--bogus"], 2, "usage", "--bogus"),
     ];
-    for (args, code, message) in cases {
-        let out = cli.run(args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    for (args, exit, code, message) in cases {
+        // Text: one line on stderr, nothing on stdout.
+        let stderr = cli.fails(args, *exit);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
-        assert!(out.stdout.is_empty());
+        // JSON: the same, as {"error": {"message", "code"}}.
+        let (got_code, got_message) = cli.json_error(args, *exit);
+        assert_eq!(got_code, *code, "{args:?}");
+        assert!(got_message.contains(message), "{args:?}: {got_message}");
     }
-    cli.ok(&[
-        "feed", "create", "--user", "alice", "--id", "x", "--title", "X",
-    ]);
-    let out = cli.run(&[
-        "feed", "create", "--user", "alice", "--id", "x", "--title", "Again",
-    ]);
-    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn a_missing_or_unknown_user_is_answered_with_the_users() {
+    let cli = Cli::with_users(&["alice", "bob"]);
+    let commands: &[&[&str]] = &[
+        &["token", "list"],
+        &["feed", "list"],
+        &["feed", "get", "--id", "daily"],
+        &["media", "list"],
+        &["media", "get", "1"],
+        &["episode", "list", "--feed", "daily"],
+        &["metadata", "get", "1"],
+        &["waveform", "1"],
+        &["silence", "1"],
+        &["stats"],
+        &["webhook", "list"],
+        &["webhook", "process"],
+    ];
+    for args in commands {
+        let stderr = cli.fails(args, 2);
+        assert!(
+            stderr.contains("--user NAME is required: the users are alice, bob"),
+            "{args:?}: {stderr}"
+        );
+        let (code, _) = cli.json_error(args, 2);
+        assert_eq!(code, "usage");
+        let mut unknown = args.to_vec();
+        unknown.extend(["--user", "carol"]);
+        let (code, message) = cli.json_error(&unknown, 3);
+        assert_eq!(code, "not_found");
+        assert_eq!(message, "user carol not found: the users are alice, bob");
+    }
+    let empty = Cli::new();
+    let stderr = empty.fails(&["feed", "list"], 2);
+    assert!(
+        stderr.contains("no users yet: create one with `podhost user create NAME`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn completions_are_printed_without_a_store() {
+    let cli = Cli::new();
+    let missing = cli.store.path().join("not-created");
+    for shell in ["bash", "zsh", "fish"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_podhost"))
+            .args(["--store", missing.to_str().unwrap(), "completions", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(script.contains("podhost"), "{shell}: {script}");
+        assert!(script.contains("episode"), "{shell}: every subcommand");
+    }
+    let bash = cli.ok(&["completions", "bash"]);
+    assert!(bash.contains("_podhost()"), "{bash}");
+    assert!(!missing.exists(), "no store is created for completions");
+    assert_eq!(
+        cli.json(&["completions", "bash"]).as_str().unwrap().trim(),
+        bash.trim()
+    );
+    cli.fails(&["completions", "tcsh"], 2);
 }
 
 #[test]
@@ -139,13 +327,8 @@ fn a_closed_pipe_is_not_an_error() {
     for i in 0..30 {
         cli.ok(&["user", "create", &format!("user{i}")]);
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_podhost"))
-        .args([
-            "--store",
-            cli.store.path().to_str().unwrap(),
-            "user",
-            "list",
-        ])
+    let mut child = cli
+        .command(&["user", "list"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

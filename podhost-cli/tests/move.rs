@@ -49,7 +49,7 @@ struct Kept {
 }
 
 async fn sha256(host: &PodcastHost, who: &Principal, id: podhost_core::MediaId) -> String {
-    let (_, mut bytes) = host.media_content(who, id).await.unwrap();
+    let (_, mut bytes) = host.download_media(who, id).await.unwrap();
     let mut digest = Sha256::new();
     while let Some(chunk) = bytes.next().await {
         digest.update(chunk.unwrap());

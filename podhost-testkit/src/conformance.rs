@@ -205,8 +205,32 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
     let alice = owner(&host, "alice").await;
     let wav = fixtures::wav(2.0, 8000);
     let size = wav.len() as u64;
-    let audio = upload(&host, &alice, "../talk.wav", wav).await;
+    let audio = upload(&host, &alice, "../talk.wav", wav.clone()).await;
     assert_eq!(audio.name, "talk.wav");
+    // Its owner reads its bytes back as they were uploaded.
+    let (record, bytes) = host.download_media(&alice, audio.id).await.unwrap();
+    assert_eq!(record, audio);
+    let bytes: Vec<bytes::Bytes> = futures::TryStreamExt::try_collect(bytes).await.unwrap();
+    assert_eq!(bytes.concat(), wav);
+    // A job run in this process, with no worker loop, ends with its result stored.
+    let job = host
+        .submit_job(
+            &alice,
+            audio.id,
+            podhost_core::model::JobKind::Waveform,
+            serde_json::Value::Null,
+        )
+        .await
+        .unwrap();
+    let ended = host.run_job(&alice, &job.id).await.unwrap();
+    assert_eq!(
+        ended.status,
+        podhost_core::model::JobStatus::Succeeded,
+        "{ended:?}"
+    );
+    host.waveform(&alice, audio.id, podhost_core::WaveformFormat::Json)
+        .await
+        .unwrap();
     assert_eq!(audio.size, size);
     assert_eq!(audio.facts.mime, "audio/wav");
     assert_eq!(audio.facts.kind, podhost_core::probe::MediaKind::Audio);
@@ -778,6 +802,10 @@ pub async fn ownership(store: Arc<dyn ObjectStore>) {
     let m = &mallory;
     let results: Vec<(&str, Result<(), Error>)> = vec![
         ("get_media", host.get_media(m, audio.id).await.map(drop)),
+        (
+            "download_media",
+            host.download_media(m, audio.id).await.map(drop),
+        ),
         ("delete_media", host.delete_media(m, audio.id).await),
         (
             "copy_media",
@@ -899,6 +927,10 @@ pub async fn scopes(store: Arc<dyn ObjectStore>) {
             (
                 Scope::MediaReadOnly,
                 host.get_media(&who, audio.id).await.map(drop),
+            ),
+            (
+                Scope::MediaReadOnly,
+                host.download_media(&who, audio.id).await.map(drop),
             ),
             (
                 Scope::Media,

@@ -16,17 +16,21 @@ use clap::Args;
 use futures::StreamExt;
 use podhost_core::{FeedId, PodcastHost};
 use podhost_http::wire::{self, Ctx};
+
 use tokio::io::AsyncWriteExt;
 
 use super::import::{DRAFTS, FEED, RECORDS};
-use crate::output::Output;
+use crate::{
+    context::{Env, User},
+    output::Output,
+};
 
 /// Export options.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// The account the podcast belongs to.
     #[arg(long)]
-    pub user: String,
+    pub user: Option<String>,
     /// The podcast's id.
     #[arg(long)]
     pub feed: String,
@@ -34,19 +38,32 @@ pub struct ExportArgs {
     pub dir: PathBuf,
 }
 
-pub(crate) async fn run(host: &PodcastHost, out: &Output, args: ExportArgs) -> anyhow::Result<()> {
-    let owner = super::owner(host, &args.user).await?;
+impl super::Run for ExportArgs {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let host = env.host()?;
+        let user = env.user(&host, self.user.as_deref()).await?;
+        export(&host, env.out(), &user, self).await
+    }
+}
+
+async fn export(
+    host: &PodcastHost,
+    out: &Output,
+    user: &User,
+    args: ExportArgs,
+) -> anyhow::Result<()> {
+    let owner = &user.who;
     let feed = FeedId::new(&args.feed)?;
-    let export = host.export_feed(&owner, &feed).await?;
+    let export = user.hint(host.export_feed(owner, &feed).await)?;
     tokio::fs::create_dir_all(&args.dir)
         .await
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.dir.display()))?;
-    let ctx = Ctx::of(host, &owner);
+    let ctx = Ctx::of(host, owner);
     let mut files = serde_json::Map::new();
     let mut bytes = 0u64;
     for media in &export.media {
         let path = args.dir.join(&media.name);
-        let (_, mut content) = host.media_content(&owner, media.id).await?;
+        let (_, mut content) = host.download_media(owner, media.id).await?;
         // Written beside its final name and renamed: a file in DIR is whole or absent.
         let partial = args.dir.join(format!(".{}.part", media.name));
         let mut file = tokio::fs::File::create(&partial)

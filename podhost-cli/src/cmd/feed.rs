@@ -1,13 +1,19 @@
-//! `podhost feed create|list`.
+//! `podhost feed create|list|get|update|delete|rss`: an account's podcasts.
 
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use podhost_core::{
-    PodcastHost,
-    model::{FeedPatch, FeedView, NewFeed, PageRequest},
+    FeedId, MediaId, PodcastHost,
+    model::{FeedPatch, FeedView, NewFeed},
+    publish::PublicFeed,
 };
+use podhost_http::wire;
 use serde_json::json;
 
-use crate::output::Output;
+use crate::{
+    context::{Env, User},
+    error::{Code, Failure},
+    output::{opt, time},
+};
 
 /// Feed commands.
 #[derive(Debug, Subcommand)]
@@ -16,110 +22,255 @@ pub enum FeedCommand {
     Create {
         /// The account.
         #[arg(long)]
-        user: String,
+        user: Option<String>,
         /// The feed id: unique in the deployment, part of public URLs.
         #[arg(long)]
         id: String,
         /// The title.
         #[arg(long)]
         title: String,
-        /// The description.
-        #[arg(long)]
-        description: Option<String>,
-        /// The language tag (default en).
-        #[arg(long)]
-        language: Option<String>,
-        /// The author shown in podcast apps.
-        #[arg(long)]
-        author: Option<String>,
-        /// Apple Podcasts category, e.g. Technology.
-        #[arg(long)]
-        category: Option<String>,
-        /// Marks the podcast explicit.
-        #[arg(long)]
-        explicit: bool,
+        /// The channel fields.
+        #[command(flatten)]
+        fields: FeedFields,
     },
     /// Lists an account's podcasts.
     List {
         /// The account.
         #[arg(long)]
-        user: String,
+        user: Option<String>,
+    },
+    /// Shows a podcast.
+    Get {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The feed id.
+        #[arg(long)]
+        id: String,
+    },
+    /// Changes a podcast's channel fields (those given).
+    Update {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The feed id.
+        #[arg(long)]
+        id: String,
+        /// The title.
+        #[arg(long)]
+        title: Option<String>,
+        /// The channel fields.
+        #[command(flatten)]
+        fields: FeedFields,
+        /// The cover: the id of an image media file (`none` removes it).
+        #[arg(long, value_name = "MEDIA_ID")]
+        logo: Option<String>,
+    },
+    /// Deletes a podcast and its episodes (its media files stay; its id stays taken).
+    Delete {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The feed id.
+        #[arg(long)]
+        id: String,
+    },
+    /// Prints the RSS feed podhost serves for a podcast (its published episodes).
+    Rss {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The feed id.
+        #[arg(long)]
+        id: String,
     },
 }
 
-fn feed_json(host: &PodcastHost, view: &FeedView) -> serde_json::Value {
-    json!({
-        "id": view.feed.id.as_str(),
-        "title": view.feed.title,
-        "episodes": view.episode_count,
-        "rss": host.urls().rss(&view.feed.id),
-    })
+/// The channel fields `feed create` and `feed update` take.
+#[derive(Debug, Args)]
+pub struct FeedFields {
+    /// The description.
+    #[arg(long)]
+    description: Option<String>,
+    /// The language tag (default en).
+    #[arg(long)]
+    language: Option<String>,
+    /// The author shown in podcast apps.
+    #[arg(long)]
+    author: Option<String>,
+    /// Apple Podcasts category, e.g. Technology.
+    #[arg(long)]
+    category: Option<String>,
+    /// Marks the podcast explicit (`--explicit false` unmarks it).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    explicit: Option<bool>,
 }
 
-pub(crate) async fn run(
-    host: &PodcastHost,
-    out: &Output,
-    command: FeedCommand,
-) -> anyhow::Result<()> {
-    match command {
-        FeedCommand::Create {
-            user,
-            id,
+impl FeedFields {
+    fn patch(self, title: Option<String>) -> FeedPatch {
+        FeedPatch {
             title,
-            description,
-            language,
-            author,
-            category,
-            explicit,
-        } => {
-            let owner = super::owner(host, &user).await?;
-            let fields = FeedPatch {
-                title: Some(title),
-                description,
-                language,
-                itunes_author: author,
-                itunes_category: category,
-                itunes_explicit: Some(explicit),
-                ..Default::default()
-            };
-            let view = host.create_feed(&owner, NewFeed { id, fields }).await?;
-            out.print(feed_json(host, &view), || {
-                format!(
-                    "created feed {} at {}",
-                    view.feed.id,
-                    host.urls().rss(&view.feed.id)
-                )
-            })?;
-        }
-        FeedCommand::List { user } => {
-            let owner = super::owner(host, &user).await?;
-            let mut rows = Vec::new();
-            let mut number = 1;
-            loop {
-                let page = host
-                    .list_feeds(
-                        &owner,
-                        PageRequest::new(Some(number), Some(i64::from(PageRequest::MAX_SIZE)))?,
-                    )
-                    .await?;
-                let done = page.items.len() < PageRequest::MAX_SIZE as usize;
-                for view in page.items {
-                    rows.push((
-                        feed_json(host, &view),
-                        vec![
-                            view.feed.id.to_string(),
-                            view.episode_count.to_string(),
-                            view.feed.title.clone(),
-                        ],
-                    ));
-                }
-                if done {
-                    break;
-                }
-                number += 1;
-            }
-            out.table(&["ID", "EPISODES", "TITLE"], rows)?;
+            description: self.description,
+            language: self.language,
+            itunes_author: self.author,
+            itunes_category: self.category,
+            itunes_explicit: self.explicit,
+            ..Default::default()
         }
     }
+}
+
+/// `--logo`: a media id, or `none`/empty to remove the cover.
+fn parse_logo(logo: &str) -> anyhow::Result<Option<MediaId>> {
+    match logo.trim() {
+        "" | "none" => Ok(None),
+        id => id.parse::<MediaId>().map(Some).map_err(|_| {
+            Failure::invalid(format!(
+                "--logo takes a media id (see `podhost media list`) or none, not {id:?}"
+            ))
+            .into()
+        }),
+    }
+}
+
+fn feed_id(id: &str) -> anyhow::Result<FeedId> {
+    Ok(id.parse::<FeedId>()?)
+}
+
+fn print_single(env: &Env, host: &PodcastHost, user: &User, view: &FeedView) -> anyhow::Result<()> {
+    let f = &view.feed;
+    let urls = host.urls();
+    env.out()
+        .fields(wire::feed_single(&user.ctx(host), view), || {
+            vec![
+                ("id", f.id.to_string()),
+                ("title", f.title.clone()),
+                ("description", f.description.clone()),
+                ("language", f.language.clone()),
+                ("author", f.itunes.author.clone()),
+                ("category", f.itunes.category.clone()),
+                ("explicit", f.itunes.explicit.to_string()),
+                ("logo", opt(f.logo)),
+                ("episodes", view.episode_count.to_string()),
+                ("rss", urls.rss(&f.id)),
+                ("web", urls.feed_page(&f.id)),
+                ("updated", time(f.updated)),
+            ]
+        })?;
     Ok(())
+}
+
+impl super::Run for FeedCommand {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let host = env.host()?;
+        let out = env.out();
+        match self {
+            FeedCommand::Create {
+                user,
+                id,
+                title,
+                mut fields,
+            } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                fields.explicit = Some(fields.explicit.unwrap_or(false));
+                let new = NewFeed {
+                    id,
+                    fields: fields.patch(Some(title)),
+                };
+                let view = host.create_feed(&user.who, new).await?;
+                out.print(wire::feed_single(&user.ctx(&host), &view), || {
+                    format!(
+                        "created feed {} at {}",
+                        view.feed.id,
+                        host.urls().rss(&view.feed.id)
+                    )
+                })?;
+            }
+            FeedCommand::List { user } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                let views = super::all_pages(|page| {
+                    let (host, who) = (&host, &user.who);
+                    async move { Ok(host.list_feeds(who, page).await?.items) }
+                })
+                .await?;
+                let ctx = user.ctx(&host);
+                let rows = views
+                    .iter()
+                    .map(|view| {
+                        (
+                            wire::feed_list_item(&ctx, view),
+                            vec![
+                                view.feed.id.to_string(),
+                                view.episode_count.to_string(),
+                                view.feed.title.clone(),
+                            ],
+                        )
+                    })
+                    .collect();
+                out.table(&["ID", "EPISODES", "TITLE"], rows)?;
+            }
+            FeedCommand::Get { user, id } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                let view = user.hint(host.get_feed(&user.who, &feed_id(&id)?).await)?;
+                print_single(env, &host, &user, &view)?;
+            }
+            FeedCommand::Update {
+                user,
+                id,
+                title,
+                fields,
+                logo,
+            } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                let mut patch = fields.patch(title);
+                patch.logo = logo.as_deref().map(parse_logo).transpose()?;
+                let view = user.hint(host.update_feed(&user.who, &feed_id(&id)?, &patch).await)?;
+                print_single(env, &host, &user, &view)?;
+            }
+            FeedCommand::Delete { user, id } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                let id = feed_id(&id)?;
+                user.hint(host.delete_feed(&user.who, &id).await)?;
+                out.print(json!({"id": id.as_str(), "deleted": true}), || {
+                    format!("deleted feed {id}")
+                })?;
+            }
+            FeedCommand::Rss { user, id } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                let id = feed_id(&id)?;
+                // The feed is public, but the command answers for the user's own podcasts.
+                user.hint(host.get_feed(&user.who, &id).await)?;
+                match host.public_feed(&id).await? {
+                    PublicFeed::Live(rendered) => {
+                        let xml = String::from_utf8_lossy(&rendered.xml).into_owned();
+                        out.print(
+                            json!({
+                                "id": id.as_str(),
+                                "url": host.urls().rss(&id),
+                                "etag": rendered.etag,
+                                "last_modified": time(rendered.last_modified),
+                                "xml": xml,
+                            }),
+                            || xml.trim_end().to_string(),
+                        )?;
+                    }
+                    PublicFeed::Moved(to) => {
+                        return Err(Failure::new(
+                            Code::NotFound,
+                            format!("feed {id} has moved to {to} (its itunes new-feed-url): podcast apps are redirected there"),
+                        )
+                        .into());
+                    }
+                    PublicFeed::Gone => {
+                        return Err(Failure::new(
+                            Code::NotFound,
+                            format!("feed {id} was deleted: its RSS URL answers 410 Gone"),
+                        )
+                        .into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }

@@ -18,14 +18,17 @@ use podhost_core::{
     },
 };
 
-use crate::output::Output;
+use crate::{
+    context::{Env, User},
+    output::Output,
+};
 
 /// Import options.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// The account to import into.
     #[arg(long)]
-    pub user: String,
+    pub user: Option<String>,
     /// The feed: an http(s) URL, or a file (the feed.xml of `podhost export` restores that
     /// podcast with the files beside it).
     pub source: String,
@@ -46,8 +49,21 @@ pub(crate) const FEED: &str = "feed.xml";
 pub(crate) const DRAFTS: &str = "drafts.xml";
 pub(crate) const RECORDS: &str = "podcast.json";
 
-pub(crate) async fn run(host: &PodcastHost, out: &Output, args: ImportArgs) -> anyhow::Result<()> {
-    let owner = super::owner(host, &args.user).await?;
+impl super::Run for ImportArgs {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let host = env.host()?;
+        let user = env.user(&host, self.user.as_deref()).await?;
+        import(&host, env.out(), &user, self).await
+    }
+}
+
+async fn import(
+    host: &PodcastHost,
+    out: &Output,
+    user: &User,
+    args: ImportArgs,
+) -> anyhow::Result<()> {
+    let owner = &user.who;
     let network: Arc<dyn Fetcher> = host
         .config()
         .fetcher
@@ -86,7 +102,7 @@ pub(crate) async fn run(host: &PodcastHost, out: &Output, args: ImportArgs) -> a
     };
     let progress = Bars::new(out.is_json());
     let report = host
-        .import_feed(&owner, source, &options, fetcher.as_ref(), &progress)
+        .import_feed(owner, source, &options, fetcher.as_ref(), &progress)
         .await;
     progress.finish();
     let report = report?;

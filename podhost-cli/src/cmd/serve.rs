@@ -6,6 +6,8 @@ use clap::Args;
 use podhost_core::{Error, PodcastHost, Scopes};
 use podhost_http::{Api, HttpConfig};
 
+use crate::{context::Env, error::Failure};
+
 /// Server options.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -28,7 +30,25 @@ pub struct ServeArgs {
     pub job_lease_seconds: u64,
 }
 
-pub(crate) async fn run(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
+impl super::Run for ServeArgs {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let args = self;
+        let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
+            config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
+            if args.presign_downloads {
+                let presigner = opened
+                    .presigner
+                    .clone()
+                    .ok_or_else(|| Failure::invalid("--presign-downloads needs an s3:// store"))?;
+                config.presigned_downloads = Some(presigner);
+            }
+            Ok(())
+        })?;
+        serve(host, args).await
+    }
+}
+
+async fn serve(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
     bootstrap(&host).await?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

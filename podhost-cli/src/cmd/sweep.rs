@@ -3,10 +3,9 @@
 use std::time::Duration;
 
 use clap::Args;
-use podhost_core::PodcastHost;
 use serde_json::json;
 
-use crate::output::Output;
+use crate::context::Env;
 
 /// Sweep options.
 #[derive(Debug, Args)]
@@ -16,16 +15,20 @@ pub struct SweepArgs {
     pub older_than_hours: u64,
 }
 
-pub(crate) async fn run(host: &PodcastHost, out: &Output, args: SweepArgs) -> anyhow::Result<()> {
-    let grace = Duration::from_secs(args.older_than_hours.saturating_mul(3600));
-    let mut rows = Vec::new();
-    for account in host.list_accounts().await? {
-        let report = host.sweep(&account.id, grace).await?;
-        rows.push((
-            json!({"user": account.id.as_str(), "orphan_blobs": report.orphan_blobs, "staging_files": report.staging_files}),
-            vec![account.id.to_string(), report.orphan_blobs.to_string(), report.staging_files.to_string()],
-        ));
+impl super::Run for SweepArgs {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let host = env.host()?;
+        let grace = Duration::from_secs(self.older_than_hours.saturating_mul(3600));
+        let mut rows = Vec::new();
+        for account in host.list_accounts().await? {
+            let report = host.sweep(&account.id, grace).await?;
+            rows.push((
+                json!({"user": account.id.as_str(), "orphan_blobs": report.orphan_blobs, "staging_files": report.staging_files}),
+                vec![account.id.to_string(), report.orphan_blobs.to_string(), report.staging_files.to_string()],
+            ));
+        }
+        env.out()
+            .table(&["USER", "ORPHAN_BLOBS", "STAGING_FILES"], rows)?;
+        Ok(())
     }
-    out.table(&["USER", "ORPHAN_BLOBS", "STAGING_FILES"], rows)?;
-    Ok(())
 }

@@ -1,10 +1,10 @@
 //! `podhost token create|list|revoke`.
 
 use clap::Subcommand;
-use podhost_core::{PodcastHost, Scopes, TokenId};
+use podhost_core::{Scopes, TokenId};
 use serde_json::json;
 
-use crate::output::{Output, time};
+use crate::{context::Env, output::time};
 
 /// Token commands.
 #[derive(Debug, Subcommand)]
@@ -13,7 +13,7 @@ pub enum TokenCommand {
     Create {
         /// The account.
         #[arg(long)]
-        user: String,
+        user: Option<String>,
         /// Comma-separated: media, media-read-only, feeds, feeds-read-only, shows,
         /// shows-read-only, webhooks, stats.
         #[arg(long)]
@@ -26,7 +26,7 @@ pub enum TokenCommand {
     List {
         /// The account.
         #[arg(long)]
-        user: String,
+        user: Option<String>,
     },
     /// Revokes a token by its id (tok_...); it stops working on every server within a second.
     Revoke {
@@ -35,50 +35,50 @@ pub enum TokenCommand {
     },
 }
 
-pub(crate) async fn run(
-    host: &PodcastHost,
-    out: &Output,
-    command: TokenCommand,
-) -> anyhow::Result<()> {
-    match command {
-        TokenCommand::Create {
-            user,
-            scopes,
-            label,
-        } => {
-            let scopes = Scopes::parse_list(&scopes)?;
-            let owner = super::owner(host, &user).await?;
-            let new = host.create_token(&owner, &label, scopes).await?;
-            out.print(
-                json!({"id": new.token.id.as_str(), "label": new.token.label, "scopes": new.token.scopes.to_string(), "token": new.secret}),
-                || new.secret.clone(),
-            )?;
+impl super::Run for TokenCommand {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let host = env.host()?;
+        let out = env.out();
+        match self {
+            TokenCommand::Create {
+                user,
+                scopes,
+                label,
+            } => {
+                let scopes = Scopes::parse_list(&scopes)?;
+                let user = env.user(&host, user.as_deref()).await?;
+                let new = host.create_token(&user.who, &label, scopes).await?;
+                out.print(
+                    json!({"id": new.token.id.as_str(), "label": new.token.label, "scopes": new.token.scopes.to_string(), "token": new.secret}),
+                    || new.secret.clone(),
+                )?;
+            }
+            TokenCommand::List { user } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                let rows = host
+                    .list_tokens(&user.who)
+                    .await?
+                    .into_iter()
+                    .map(|t| {
+                        let created = time(t.created);
+                        let revoked = t.revoked.map(time);
+                        (
+                            json!({"id": t.id.as_str(), "label": t.label, "scopes": t.scopes.to_string(), "created": created, "revoked": revoked}),
+                            vec![t.id.to_string(), t.label, t.scopes.to_string(), created, revoked.unwrap_or_default()],
+                        )
+                    })
+                    .collect();
+                out.table(&["ID", "LABEL", "SCOPES", "CREATED", "REVOKED"], rows)?;
+            }
+            TokenCommand::Revoke { token_id } => {
+                let id: TokenId = token_id.parse()?;
+                let token = host.revoke_token_by_id(&id).await?;
+                out.print(
+                    json!({"id": token.id.as_str(), "revoked": token.revoked.map(time)}),
+                    || format!("revoked {}", token.id),
+                )?;
+            }
         }
-        TokenCommand::List { user } => {
-            let owner = super::owner(host, &user).await?;
-            let rows = host
-                .list_tokens(&owner)
-                .await?
-                .into_iter()
-                .map(|t| {
-                    let created = time(t.created);
-                    let revoked = t.revoked.map(time);
-                    (
-                        json!({"id": t.id.as_str(), "label": t.label, "scopes": t.scopes.to_string(), "created": created, "revoked": revoked}),
-                        vec![t.id.to_string(), t.label, t.scopes.to_string(), created, revoked.unwrap_or_default()],
-                    )
-                })
-                .collect();
-            out.table(&["ID", "LABEL", "SCOPES", "CREATED", "REVOKED"], rows)?;
-        }
-        TokenCommand::Revoke { token_id } => {
-            let id: TokenId = token_id.parse()?;
-            let token = host.revoke_token_by_id(&id).await?;
-            out.print(
-                json!({"id": token.id.as_str(), "revoked": token.revoked.map(time)}),
-                || format!("revoked {}", token.id),
-            )?;
-        }
+        Ok(())
     }
-    Ok(())
 }

@@ -1,10 +1,12 @@
-//! `podhost webhook add|list|remove`: an account's webhook subscriptions.
+//! `podhost webhook add|list|remove|deliveries|redeliver|process`: an account's webhook
+//! subscriptions and the deliveries of their events.
 
 use clap::Subcommand;
 use podhost_core::{PodcastHost, webhooks::subscription::NewWebhook};
+use podhost_http::{HttpWebhookSender, wire};
 use serde_json::json;
 
-use crate::output::{Output, time};
+use crate::{context::Env, output::time};
 
 /// Webhook commands.
 #[derive(Debug, Subcommand)]
@@ -13,7 +15,7 @@ pub enum WebhookCommand {
     Add {
         /// The account.
         #[arg(long)]
-        user: String,
+        user: Option<String>,
         /// Where to send events (http or https).
         #[arg(long)]
         url: String,
@@ -31,23 +33,77 @@ pub enum WebhookCommand {
     List {
         /// The account.
         #[arg(long)]
-        user: String,
+        user: Option<String>,
     },
     /// Removes a subscription.
     Remove {
         /// The account.
         #[arg(long)]
-        user: String,
+        user: Option<String>,
         /// The subscription id (wh_...).
         webhook_id: String,
     },
+    /// Lists the recent deliveries of a subscription's events, newest first.
+    Deliveries {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The subscription id (wh_...).
+        webhook_id: String,
+    },
+    /// Sends an event to a subscription again, now.
+    Redeliver {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The subscription id (wh_...).
+        webhook_id: String,
+        /// The event's sequence number (SEQ in `podhost webhook deliveries`).
+        seq: u64,
+    },
+    /// Delivers the account's due events now (a running `podhost serve` does it every second).
+    Process {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+    },
 }
 
-pub(crate) async fn run(
-    host: &PodcastHost,
-    out: &Output,
-    command: WebhookCommand,
-) -> anyhow::Result<()> {
+fn delivery_row(
+    d: &podhost_core::webhooks::delivery::Delivery,
+) -> (serde_json::Value, Vec<String>) {
+    let value = wire::delivery(d);
+    let last = d
+        .attempts
+        .last()
+        .map(|a| {
+            a.status
+                .map_or_else(|| "no answer".to_string(), |s| s.to_string())
+        })
+        .unwrap_or_default();
+    let next = value["next_at"].as_str().unwrap_or_default().to_string();
+    let cells = vec![
+        d.seq.to_string(),
+        d.kind.clone(),
+        d.status.as_str().to_string(),
+        d.attempts.len().to_string(),
+        last,
+        next,
+    ];
+    (value, cells)
+}
+
+const DELIVERY_HEADER: [&str; 6] = ["SEQ", "TYPE", "STATUS", "ATTEMPTS", "LAST", "NEXT"];
+
+impl super::Run for WebhookCommand {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let host = env.host()?;
+        run(&host, env, self).await
+    }
+}
+
+async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::Result<()> {
+    let out = env.out();
     match command {
         WebhookCommand::Add {
             user,
@@ -56,7 +112,7 @@ pub(crate) async fn run(
             description,
             secret,
         } => {
-            let owner = super::owner(host, &user).await?;
+            let user = env.user(host, user.as_deref()).await?;
             let events = events
                 .split(',')
                 .map(str::trim)
@@ -65,7 +121,7 @@ pub(crate) async fn run(
                 .collect();
             let webhook = host
                 .create_webhook(
-                    &owner,
+                    &user.who,
                     NewWebhook {
                         url,
                         events,
@@ -74,15 +130,14 @@ pub(crate) async fn run(
                     },
                 )
                 .await?;
-            out.print(
-                json!({"id": webhook.id, "url": webhook.url, "secret": webhook.secret}),
-                || format!("{} {}", webhook.id, webhook.secret),
-            )?;
+            out.print(wire::webhook(&webhook, true), || {
+                format!("{} {}", webhook.id, webhook.secret)
+            })?;
         }
         WebhookCommand::List { user } => {
-            let owner = super::owner(host, &user).await?;
+            let user = env.user(host, user.as_deref()).await?;
             let rows = host
-                .list_webhooks(&owner)
+                .list_webhooks(&user.who)
                 .await?
                 .into_iter()
                 .map(|w| {
@@ -94,7 +149,7 @@ pub(crate) async fn run(
                     };
                     let created = time(w.created);
                     (
-                        json!({"id": w.id, "url": w.url, "events": events, "description": w.description, "created": created}),
+                        wire::webhook(&w, false),
                         vec![w.id, w.url, events, w.description, created],
                     )
                 })
@@ -102,10 +157,49 @@ pub(crate) async fn run(
             out.table(&["ID", "URL", "EVENTS", "DESCRIPTION", "CREATED"], rows)?;
         }
         WebhookCommand::Remove { user, webhook_id } => {
-            let owner = super::owner(host, &user).await?;
-            host.delete_webhook(&owner, &webhook_id).await?;
+            let user = env.user(host, user.as_deref()).await?;
+            user.hint(host.delete_webhook(&user.who, &webhook_id).await)?;
             out.print(json!({"id": webhook_id, "removed": true}), || {
                 format!("removed {webhook_id}")
+            })?;
+        }
+        WebhookCommand::Deliveries { user, webhook_id } => {
+            let user = env.user(host, user.as_deref()).await?;
+            let deliveries = user.hint(host.webhook_deliveries(&user.who, &webhook_id).await)?;
+            out.table(
+                &DELIVERY_HEADER,
+                deliveries.iter().map(delivery_row).collect(),
+            )?;
+        }
+        WebhookCommand::Redeliver {
+            user,
+            webhook_id,
+            seq,
+        } => {
+            let user = env.user(host, user.as_deref()).await?;
+            let sender = HttpWebhookSender::new();
+            let renderer = wire::WireEvents::new(host.clone());
+            let delivery = user.hint(
+                host.redeliver(&user.who, &webhook_id, seq, &sender, &renderer)
+                    .await,
+            )?;
+            let (value, cells) = delivery_row(&delivery);
+            out.print(value, || {
+                crate::output::text_table(&DELIVERY_HEADER, &[cells])
+            })?;
+        }
+        WebhookCommand::Process { user } => {
+            let user = env.user(host, user.as_deref()).await?;
+            let sender = HttpWebhookSender::new();
+            let renderer = wire::WireEvents::new(host.clone());
+            let run = host.process_webhooks(&user.who, &sender, &renderer).await?;
+            out.fields(wire::webhook_run(&run), || {
+                vec![
+                    ("attempted", run.attempted.to_string()),
+                    ("delivered", run.delivered.to_string()),
+                    ("failed", run.failed.to_string()),
+                    ("pending", run.pending.to_string()),
+                ]
             })?;
         }
     }

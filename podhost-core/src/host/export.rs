@@ -1,9 +1,7 @@
 //! Moving out: everything a podcaster owns about one podcast, read at one moment, so that a
 //! frontend can write it down (`podhost export`) and another podhost can import it again.
 
-use futures::stream::BoxStream;
-
-use super::{PodcastHost, media::blob_path};
+use super::PodcastHost;
 use crate::{
     error::{Error, Result},
     ids::{FeedId, MediaId},
@@ -89,25 +87,5 @@ impl PodcastHost {
                 })
             })
             .await
-    }
-
-    /// The bytes of one of the caller's media files (scope `media` or `media-read-only`), as a
-    /// stream read from the store.
-    pub async fn media_content(
-        &self,
-        who: &Principal,
-        id: MediaId,
-    ) -> Result<(Media, BoxStream<'static, Result<bytes::Bytes>>)> {
-        use futures::StreamExt;
-        use object_store::ObjectStoreExt;
-        let media = self.get_media(who, id).await?;
-        let stream = self
-            .store()
-            .get(&blob_path(who.account(), &media.blob))
-            .await?
-            .into_stream()
-            .map(|chunk| chunk.map_err(Error::from))
-            .boxed();
-        Ok((media, stream))
     }
 }

@@ -251,6 +251,53 @@ impl PodcastHost {
             .ok_or_else(|| Error::not_found("job", id))
     }
 
+    /// Runs one of the caller's jobs in this process until it ends (scope `media`), for a
+    /// frontend with no server beside it (`podhost waveform --wait`): claims the job's next
+    /// attempt like a worker when it waits or its worker died (its lease expired), else waits
+    /// while another process runs it. Returns the job as it ended. Other queued jobs are left to
+    /// the workers.
+    pub async fn run_job(&self, who: &Principal, id: &JobId) -> Result<Job> {
+        who.require(Scope::Media)?;
+        let account = who.account();
+        let catalog = self.catalog(account).await?;
+        loop {
+            let job = catalog
+                .read(|state| state.jobs.get(id).cloned())
+                .await
+                .ok_or_else(|| Error::not_found("job", id))?;
+            if job.status.is_final() {
+                return Ok(job);
+            }
+            if !self.is_running(id) {
+                let lease_for = self.config().jobs.lease;
+                let owner = &self.inner.workers.owner;
+                let claimed =
+                    jobs::claim(self.store(), account, id, owner, self.now(), lease_for).await?;
+                if let Some(lease) = claimed {
+                    self.inner
+                        .workers
+                        .running
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(id.clone());
+                    let ran = self.run_attempt(account, job, lease).await;
+                    self.inner
+                        .workers
+                        .running
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(id);
+                    if let Err(e) = ran {
+                        // The store failed; the next attempt is claimed once the lease expired.
+                        tracing::warn!(job = %id, error = %e, "a job attempt could not be recorded; it will be taken over");
+                    }
+                    continue;
+                }
+            }
+            tokio::time::sleep(self.config().jobs.poll).await;
+        }
+    }
+
     /// Runs queued jobs until `stop` completes: at most `JobsConfig::workers` at once in this
     /// process, any account's, taking over those whose worker died. Jobs in progress at the stop
     /// are abandoned to their lease (another process, or this one restarted, takes them over).

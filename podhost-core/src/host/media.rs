@@ -1,4 +1,4 @@
-//! Media operations: upload (streamed), list, get, delete, copy.
+//! Media operations: upload (streamed), list, get, rename, delete, copy, download.
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
@@ -329,6 +329,28 @@ impl PodcastHost {
                 Ok((changes, media))
             })
             .await
+    }
+
+    /// The bytes of one of the caller's media files (scope `media` or `media-read-only`), with
+    /// its record: streamed from the store with a range read, so memory stays bounded whatever
+    /// the size. For frontends that hand a file to its owner (`podhost media download`); the
+    /// public download URL serves the same bytes to anyone.
+    pub async fn download_media(
+        &self,
+        who: &Principal,
+        id: MediaId,
+    ) -> Result<(
+        Media,
+        futures::stream::BoxStream<'static, Result<bytes::Bytes>>,
+    )> {
+        let media = self.get_media(who, id).await?;
+        let path = blob_path(who.account(), &media.blob);
+        let bytes = if media.size == 0 {
+            futures::stream::empty().boxed()
+        } else {
+            self.read_range(&path, 0..media.size).await?
+        };
+        Ok((media, bytes))
     }
 
     /// The public download URL of a media file.

@@ -345,12 +345,21 @@ impl PodcastHost {
         media: &crate::publish::PublicMedia,
         range: std::ops::Range<u64>,
     ) -> Result<futures::stream::BoxStream<'static, Result<bytes::Bytes>>> {
+        self.read_range(&media.location, range).await
+    }
+
+    /// The bytes `range` of the object at `location`, streamed with a range read.
+    pub(super) async fn read_range(
+        &self,
+        location: &object_store::path::Path,
+        range: std::ops::Range<u64>,
+    ) -> Result<futures::stream::BoxStream<'static, Result<bytes::Bytes>>> {
         use futures::StreamExt;
         let options = object_store::GetOptions {
             range: Some(object_store::GetRange::Bounded(range.clone())),
             ..Default::default()
         };
-        let got = self.store().get_opts(&media.location, options).await?;
+        let got = self.store().get_opts(location, options).await?;
         match got.payload {
             // A local file: read in large chunks (object_store's own stream reads 8 KiB per
             // blocking task, a fifth of what the disk and the socket can do).

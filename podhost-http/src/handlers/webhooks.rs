@@ -23,15 +23,7 @@ pub(super) async fn process<B: RequestBody>(api: &Api, call: Call<B>) -> Answer 
             &wire::WireEvents::new(api.host.clone()),
         )
         .await?;
-    data(
-        StatusCode::OK,
-        json!({
-            "attempted": run.attempted,
-            "delivered": run.delivered,
-            "failed": run.failed,
-            "pending": run.pending,
-        }),
-    )
+    data(StatusCode::OK, wire::webhook_run(&run))
 }
 
 /// `GET /api/webhooks`

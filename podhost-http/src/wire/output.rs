@@ -389,3 +389,13 @@ pub fn delivery(d: &podhost_core::webhooks::delivery::Delivery) -> Value {
         })).collect::<Vec<_>>(),
     })
 }
+
+/// What a round of webhook deliveries did (`POST /api/webhooks-processing`).
+pub fn webhook_run(r: &podhost_core::WebhookRun) -> Value {
+    json!({
+        "attempted": r.attempted,
+        "delivered": r.delivered,
+        "failed": r.failed,
+        "pending": r.pending,
+    })
+}

@@ -1,0 +1,170 @@
+//! What every command starts from: the global options, the host they open, the user `--user`
+//! names.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use podhost_core::{AccountId, HostConfig, OpenedStore, PodcastHost, Principal};
+
+use crate::{
+    error::{Code, Failure, not_found_hint},
+    output::Output,
+};
+
+/// The public base URL when neither `--public-url` nor a listen address says otherwise.
+const DEFAULT_PUBLIC_URL: &str = "http://127.0.0.1:8080";
+
+/// The options every command takes.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Where podhost keeps everything: a folder, file://PATH, memory:// or s3://BUCKET/PREFIX.
+    #[arg(long, global = true, env = "PODHOST_STORE", default_value = podhost_core::DEFAULT_STORE)]
+    pub store: String,
+    /// The public base URL links start with [default: http://LISTEN for serve, else
+    /// http://127.0.0.1:8080].
+    #[arg(long, global = true, env = "PODHOST_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Print JSON: one value on stdout; a failure as {"error": {"message", "code"}} on stderr.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Allow webhook targets on loopback, private, link-local and metadata addresses (closed
+    /// networks, tests).
+    #[arg(long, global = true, env = "PODHOST_ALLOW_PRIVATE_WEBHOOKS", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
+    pub allow_private_webhooks: bool,
+    /// A folder for the working files of background jobs (tag writing rewrites a copy of the
+    /// audio there) [default: .podhost/scratch in a local-folder store, else podhost in the
+    /// system's temporary folder].
+    #[arg(long, global = true, env = "PODHOST_SCRATCH_DIR")]
+    pub scratch_dir: Option<PathBuf>,
+}
+
+/// A command's surroundings: the global options and where to print.
+#[derive(Debug)]
+pub struct Env {
+    global: Global,
+    out: Output,
+}
+
+impl Env {
+    /// The surroundings of a command run with `global`.
+    pub fn new(global: Global) -> Self {
+        let out = Output::new(global.json);
+        Env { global, out }
+    }
+
+    /// Where results go.
+    pub fn out(&self) -> &Output {
+        &self.out
+    }
+
+    /// The host over the store of `--store`, configured by the global options.
+    pub fn host(&self) -> anyhow::Result<PodcastHost> {
+        self.host_with(DEFAULT_PUBLIC_URL, |_, _| Ok(()))
+    }
+
+    /// The host, with `default_public_url` when `--public-url` is not given and the command's
+    /// own settings applied by `adjust`.
+    pub fn host_with(
+        &self,
+        default_public_url: &str,
+        adjust: impl FnOnce(&mut HostConfig, &OpenedStore) -> anyhow::Result<()>,
+    ) -> anyhow::Result<PodcastHost> {
+        let opened = podhost_core::open_store(&self.global.store)?;
+        let public_url = self
+            .global
+            .public_url
+            .as_deref()
+            .unwrap_or(default_public_url);
+        let mut config = HostConfig::new(public_url)?;
+        config.local_root = opened.local_root.clone();
+        config.scratch_dir = Some(
+            self.global
+                .scratch_dir
+                .clone()
+                .or_else(|| opened.scratch_dir.clone())
+                .unwrap_or_else(|| std::env::temp_dir().join("podhost")),
+        );
+        config.allow_private_webhooks = self.global.allow_private_webhooks;
+        config.fetcher = Some(std::sync::Arc::new(podhost_http::HttpFetcher::new()));
+        adjust(&mut config, &opened)?;
+        Ok(PodcastHost::new(config, opened.store))
+    }
+
+    /// The user `--user NAME` names, acting as the account's owner. Without `--user`, or with
+    /// a user that does not exist, the failure lists the users there are.
+    pub async fn user(&self, host: &PodcastHost, name: Option<&str>) -> anyhow::Result<User> {
+        let Some(name) = name else {
+            let names = user_names(host).await?;
+            let message = if names.is_empty() {
+                "--user NAME is required, and there are no users yet: create one with `podhost user create NAME`".to_string()
+            } else {
+                format!(
+                    "--user NAME is required: the users are {}",
+                    names.join(", ")
+                )
+            };
+            return Err(Failure::new(Code::Usage, message).into());
+        };
+        let found = match name.parse::<AccountId>() {
+            Ok(account) => match host.owner(&account).await {
+                Ok(who) => Some(who),
+                Err(podhost_core::Error::NotFound { .. }) => None,
+                Err(e) => return Err(e.into()),
+            },
+            Err(_) => None,
+        };
+        match found {
+            Some(who) => Ok(User {
+                name: name.to_string(),
+                who,
+            }),
+            None => {
+                let names = user_names(host).await?;
+                let message = if names.is_empty() {
+                    format!(
+                        "user {name} not found: there are no users yet; create one with `podhost user create NAME`"
+                    )
+                } else {
+                    format!("user {name} not found: the users are {}", names.join(", "))
+                };
+                Err(Failure::new(Code::NotFound, message).into())
+            }
+        }
+    }
+}
+
+/// The user a command acts for, as the account's owner.
+#[derive(Debug)]
+pub struct User {
+    /// The name given with `--user`.
+    pub name: String,
+    /// The owner of the account.
+    pub who: Principal,
+}
+
+impl User {
+    /// A core answer, with a `NotFound` that says where to look.
+    pub fn hint<T>(&self, result: podhost_core::Result<T>) -> anyhow::Result<T> {
+        result.map_err(|e| not_found_hint(e, &self.name, None))
+    }
+
+    /// [`hint`](Self::hint) for an answer about an episode of the podcast `feed`.
+    pub fn hint_in<T>(&self, feed: &str, result: podhost_core::Result<T>) -> anyhow::Result<T> {
+        result.map_err(|e| not_found_hint(e, &self.name, Some(feed)))
+    }
+
+    /// The wire context of answers to this user (`podhost_http::wire`).
+    pub fn ctx<'a>(&'a self, host: &'a PodcastHost) -> podhost_http::wire::Ctx<'a> {
+        podhost_http::wire::Ctx::of(host, &self.who)
+    }
+}
+
+/// The names of the deployment's users, for messages that list them.
+async fn user_names(host: &PodcastHost) -> anyhow::Result<Vec<String>> {
+    Ok(host
+        .list_accounts()
+        .await?
+        .into_iter()
+        .map(|a| a.id.to_string())
+        .collect())
+}

@@ -1,0 +1,176 @@
+//! `podhost waveform` and `podhost silence`: jobs queued for a server, or run here with
+//! `--wait` (no server running) and their results printed.
+
+mod common;
+
+use common::Cli;
+use podhost_testkit::fixtures;
+
+#[test]
+fn a_waveform_is_made_here_with_wait() {
+    let cli = Cli::with_users(&["alice"]);
+    // 2.5 s at 8 kHz: 20,000 samples.
+    let audio = cli.upload("alice", "talk.wav", &fixtures::wav(2.5, 8000));
+    let cases: &[(&[&str], u64, u64, u64)] = &[
+        // flags, samples per pixel, bits, length (points: the last partial block kept)
+        (&[], 256, 8, 20_000u64.div_ceil(256)),
+        (
+            &["--samples-per-pixel", "1000", "--bits", "16"],
+            1000,
+            16,
+            20,
+        ),
+        (&["--pixels-per-second", "10"], 800, 8, 25),
+    ];
+    for (flags, samples_per_pixel, bits, length) in cases {
+        let mut args = vec!["waveform", "--user", "alice", &audio, "--wait"];
+        args.extend_from_slice(flags);
+        let waveform = cli.json(&args);
+        assert_eq!(waveform["version"], 2, "{flags:?}");
+        assert_eq!(waveform["channels"], 1);
+        assert_eq!(waveform["sample_rate"], 8000);
+        assert_eq!(
+            waveform["samples_per_pixel"], *samples_per_pixel,
+            "{flags:?}"
+        );
+        assert_eq!(waveform["bits"], *bits, "{flags:?}");
+        assert_eq!(waveform["length"], *length, "{flags:?}");
+        let data = waveform["data"].as_array().unwrap();
+        assert_eq!(data.len() as u64, 2 * length, "a min and a max per point");
+        // The text form is the same JSON.
+        let text = cli.ok(&args);
+        let again: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(again["length"], *length);
+    }
+    let metadata = cli.json(&["metadata", "get", "--user", "alice", &audio]);
+    assert!(metadata["job"].is_null());
+}
+
+#[test]
+fn silences_are_found_here_with_wait() {
+    let cli = Cli::with_users(&["alice"]);
+    // Tone 0-4 s, silence 4-7 s, tone 7-10 s.
+    let audio = cli.upload(
+        "alice",
+        "talk.wav",
+        &fixtures::tone_and_silence(&[(4.0, true), (3.0, false), (3.0, true)], 8000),
+    );
+    let report = cli.json(&["silence", "--user", "alice", &audio, "--wait"]);
+    let silences = report["silences"].as_array().unwrap();
+    assert_eq!(silences.len(), 1, "{report}");
+    let start = silences[0]["start"].as_f64().unwrap();
+    let end = silences[0]["end"].as_f64().unwrap();
+    assert!(
+        (start - 4.0).abs() < 0.01 && (end - 7.0).abs() < 0.01,
+        "{report}"
+    );
+    assert_eq!(report["duration"], 10.0);
+    assert!(report["midrolls"].is_array());
+    // Options as the API takes them: a silence shorter than --duration is not one.
+    let report = cli.json(&[
+        "silence",
+        "--user",
+        "alice",
+        &audio,
+        "--wait",
+        "--duration",
+        "5",
+        "--noise",
+        "-50",
+    ]);
+    assert_eq!(report["silences"], serde_json::json!([]));
+    let text = cli.ok(&["silence", "--user", "alice", &audio, "--wait"]);
+    assert!(text.starts_with("START"), "{text}");
+    assert!(text.contains("duration 10.000 s"), "{text}");
+}
+
+#[test]
+fn without_wait_the_job_is_queued_for_a_server() {
+    let cli = Cli::with_users(&["alice"]);
+    let audio = cli.upload("alice", "talk.wav", &fixtures::wav(1.0, 8000));
+    let notes = cli.upload("alice", "notes.txt", b"plain text\n");
+    for kind in ["waveform", "silence"] {
+        // The job as `GET /api/jobs/{id}` shows it.
+        let job = cli.json(&[kind, "--user", "alice", &audio]);
+        assert!(job["id"].as_str().unwrap().starts_with("job_"), "{job}");
+        assert_eq!(job["kind"], kind);
+        assert_eq!(job["media_id"], 1);
+        assert_eq!(job["status"], "queued");
+        assert!(job["result"].is_null());
+        // Asked again while it waits: the same job.
+        let again = cli.json(&[kind, "--user", "alice", &audio]);
+        assert_eq!(again["id"], job["id"]);
+        let text = cli.ok(&[kind, "--user", "alice", &audio]);
+        assert!(text.contains("--wait"), "{text}");
+        // --wait finishes the job that was waiting.
+        cli.ok(&[kind, "--user", "alice", &audio, "--wait"]);
+    }
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["waveform", "--user", "alice", "99", "--wait"],
+            3,
+            "no media 99 for alice",
+        ),
+        (
+            &["silence", "--user", "alice", "99"],
+            3,
+            "no media 99 for alice",
+        ),
+        (
+            &["waveform", "--user", "alice", &notes, "--wait"],
+            2,
+            "audio",
+        ),
+        (
+            &["waveform", "--user", "alice", &audio, "--bits", "12"],
+            2,
+            "bits",
+        ),
+        (
+            &[
+                "waveform",
+                "--user",
+                "alice",
+                &audio,
+                "--samples-per-pixel",
+                "10",
+                "--pixels-per-second",
+                "10",
+            ],
+            2,
+            "cannot be used with",
+        ),
+        (
+            &["silence", "--user", "alice", &audio, "--duration", "-1"],
+            2,
+            "duration",
+        ),
+        (&["silence", "--user", "alice", "x"], 2, "media id"),
+    ];
+    for (args, exit, message) in cases {
+        let (_, got) = cli.json_error(args, *exit);
+        assert!(got.contains(message), "{args:?}: {got}");
+    }
+}
+
+#[test]
+fn a_job_that_fails_says_why() {
+    let cli = Cli::with_users(&["alice"]);
+    // A WAV whose data chunk promises a minute inside a RIFF chunk of a few bytes: accepted as
+    // audio on upload, refused at its header when decoded.
+    let mut broken = fixtures::wav(0.01, 8000);
+    broken[40..44].copy_from_slice(&(8000u32 * 2 * 60).to_le_bytes());
+    broken.extend(std::iter::repeat_n(0x5a, 10));
+    let audio = cli.upload("alice", "broken.wav", &broken);
+    let (code, message) = cli.json_error(&["waveform", "--user", "alice", &audio, "--wait"], 1);
+    assert_eq!(code, "job_failed");
+    assert!(
+        message.starts_with("the waveform job job_") && message.contains("corrupt audio data"),
+        "{message}"
+    );
+    let stderr = cli.fails(&["silence", "--user", "alice", &audio, "--wait"], 1);
+    assert!(
+        stderr.starts_with("podhost: the silence job job_"),
+        "{stderr}"
+    );
+}
