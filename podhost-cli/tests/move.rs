@@ -271,3 +271,89 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
     let (host, who) = host_of(c.path()).await;
     assert_eq!(host.account_version(&who).await.unwrap(), version);
 }
+
+mod common;
+
+/// What goes wrong moving in or out is one line naming it, with the documented exit code, in
+/// text and as JSON.
+#[test]
+fn moving_in_and_out_fails_clearly() {
+    let cli = common::Cli::with_users(&["alice"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let not_xml = cli.file("notes.txt", b"not a feed");
+    let missing = dir.path().join("nothing.xml");
+    let missing = missing.to_str().unwrap();
+    let no_title = cli.file("empty.xml", b"<rss><channel></channel></rss>");
+    let laughs = cli.file(
+        "laughs.xml",
+        br#"<!DOCTYPE r [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><rss><channel><title>&b;</title></channel></rss>"#,
+    );
+    // (arguments, exit code, JSON error code, words the message has)
+    let cases: Vec<(Vec<&str>, i32, &str, &str)> = vec![
+        (
+            vec!["export", "--feed", "daily", out],
+            2,
+            "usage",
+            "--user NAME is required",
+        ),
+        (
+            vec!["export", "--user", "bob", "--feed", "daily", out],
+            3,
+            "not_found",
+            "user bob not found",
+        ),
+        (
+            vec!["export", "--user", "alice", "--feed", "nope", out],
+            3,
+            "not_found",
+            "nope",
+        ),
+        (
+            vec!["import", "--user", "alice", missing],
+            1,
+            "internal",
+            "cannot read",
+        ),
+        (
+            vec!["import", "--user", "alice", &not_xml],
+            2,
+            "invalid",
+            "not well-formed XML",
+        ),
+        (
+            vec!["import", "--user", "alice", &no_title],
+            2,
+            "invalid",
+            "no title",
+        ),
+        (
+            vec!["import", "--user", "alice", &laughs],
+            2,
+            "invalid",
+            "entities",
+        ),
+        (
+            vec!["import", "--user", "alice", "http://127.0.0.1:9/feed.xml"],
+            2,
+            "invalid",
+            "does not fetch from",
+        ),
+        (
+            vec!["import", "--user", "alice", "--feed-id", "a/b", &laughs],
+            2,
+            "invalid",
+            "entities",
+        ),
+    ];
+    for (args, code, json_code, words) in cases {
+        let text = cli.fails(&args, code);
+        assert!(text.contains(words), "{args:?}: {text}");
+        let (got, message) = cli.json_error(&args, code);
+        assert_eq!(got, json_code, "{args:?}: {message}");
+        assert!(message.contains(words), "{args:?}: {message}");
+    }
+    // Nothing was made by the refused imports.
+    let feeds = cli.json(&["feed", "list", "--user", "alice"]);
+    assert_eq!(feeds.as_array().unwrap().len(), 1, "only daily: {feeds}");
+}

@@ -171,7 +171,10 @@ pub(crate) fn parse(xml: &[u8]) -> Result<Element, String> {
                     }
                 }
             }
-            Event::Eof => return Err("the feed ends before its root element does".into()),
+            Event::Eof if stack.is_empty() => {
+                return Err("the feed is not well-formed XML: it holds no element".into());
+            }
+            Event::Eof => return Err("the feed is not well-formed XML: it ends too soon".into()),
             _ => {}
         }
         buf.clear();
