@@ -64,6 +64,8 @@ commands! {
     Waveform(cmd::waveform::WaveformArgs),
     /// Asks for the silences of an audio file and suggested ad breaks.
     Silence(cmd::silence::SilenceArgs),
+    /// Background jobs (waveforms, silences, tag writes, imports).
+    #[command(subcommand)] Job(cmd::job::JobCommand),
     /// Download statistics.
     Stats(cmd::stats::StatsArgs),
     /// Webhook subscriptions and their deliveries.

@@ -174,3 +174,39 @@ fn a_job_that_fails_says_why() {
         "{stderr}"
     );
 }
+
+/// A job is read back by its id (`job get`, as `GET /api/jobs/{id}`), and the latest results by
+/// `--latest` without asking for another job (as `GET /api/media/{id}/waveform` and `/silence`).
+#[test]
+fn jobs_and_latest_results_are_read_back() {
+    let cli = Cli::with_users(&["alice"]);
+    let audio = cli.upload("alice", "talk.wav", &fixtures::wav(1.0, 8000));
+    // Nothing made yet: not found (3), saying what.
+    for kind in ["waveform", "silence"] {
+        let (code, message) = cli.json_error(&[kind, "--user", "alice", &audio, "--latest"], 3);
+        assert_eq!(code, "not_found", "{kind}: {message}");
+    }
+    let queued = cli.json(&["waveform", "--user", "alice", &audio]);
+    let job = queued["id"].as_str().unwrap();
+    let read = cli.json(&["job", "get", "--user", "alice", job]);
+    assert_eq!(read["id"], job);
+    assert_eq!(read["kind"], "waveform");
+    assert_eq!(read["status"], "queued");
+    assert_eq!(read["media_id"].to_string(), audio);
+    let made = cli.json(&["waveform", "--user", "alice", &audio, "--wait"]);
+    assert_eq!(
+        cli.json(&["job", "get", "--user", "alice", job])["status"],
+        "succeeded"
+    );
+    let latest = cli.json(&["waveform", "--user", "alice", &audio, "--latest"]);
+    assert_eq!(latest, made);
+    cli.json(&["silence", "--user", "alice", &audio, "--wait"]);
+    let report = cli.json(&["silence", "--user", "alice", &audio, "--latest"]);
+    assert!(report["silences"].is_array(), "{report}");
+    // Unknown jobs: 3; another user's: 3 as well.
+    cli.json_error(
+        &["job", "get", "--user", "alice", "job_xxxxxxxxxxxxxxxxxxxx"],
+        3,
+    );
+    cli.json_error(&["job", "get", "--user", "alice", "nonsense"], 3);
+}

@@ -5,6 +5,7 @@ pub mod episode;
 pub mod export;
 pub mod feed;
 pub mod import;
+pub mod job;
 pub mod media;
 pub mod metadata;
 pub mod serve;

@@ -26,6 +26,9 @@ pub struct SilenceArgs {
     /// without it, the job is queued for `podhost serve`.
     #[arg(long)]
     wait: bool,
+    /// Prints the latest report made (`GET /api/media/{id}/silence`) instead of asking for one.
+    #[arg(long, conflicts_with = "wait")]
+    latest: bool,
 }
 
 impl super::Run for SilenceArgs {
@@ -39,11 +42,13 @@ impl super::Run for SilenceArgs {
                 params.insert(key.into(), json!(value));
             }
         }
-        let job = super::submit_job(&host, &user, id, JobKind::Silence, params).await?;
-        if !self.wait {
-            return super::print_queued(env, &host, &user, &job);
+        if !self.latest {
+            let job = super::submit_job(&host, &user, id, JobKind::Silence, params).await?;
+            if !self.wait {
+                return super::print_queued(env, &host, &user, &job);
+            }
+            wait_for_job(&host, &user, &job).await?;
         }
-        wait_for_job(&host, &user, &job).await?;
         let report = user.hint(host.silence(&user.who, id).await)?;
         env.out().print(wire::silence_report(&report), || {
             let rows: Vec<Vec<String>> = report

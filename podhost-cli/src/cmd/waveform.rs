@@ -26,8 +26,12 @@ pub struct WaveformArgs {
     bits: Option<u32>,
     /// Runs the job in this process until it ends (no server needed) and prints the waveform
     /// JSON; without it, the job is queued for `podhost serve`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "latest")]
     wait: bool,
+    /// Prints the latest waveform made (`GET /api/media/{id}/waveform`) instead of asking for
+    /// one.
+    #[arg(long)]
+    latest: bool,
 }
 
 impl super::Run for WaveformArgs {
@@ -35,6 +39,9 @@ impl super::Run for WaveformArgs {
         let host = env.host()?;
         let user = env.user(&host, self.user.as_deref()).await?;
         let id = super::media_id(&self.id)?;
+        if self.latest {
+            return print(env, &host, &user, id).await;
+        }
         let mut params = serde_json::Map::new();
         let options = [
             ("samples_per_pixel", self.samples_per_pixel),
@@ -51,9 +58,19 @@ impl super::Run for WaveformArgs {
             return super::print_queued(env, &host, &user, &job);
         }
         wait_for_job(&host, &user, &job).await?;
-        let bytes = user.hint(host.waveform(&user.who, id, WaveformFormat::Json).await)?;
-        let waveform: Value = serde_json::from_slice(&bytes)?;
-        env.out().print(waveform.clone(), || waveform.to_string())?;
-        Ok(())
+        print(env, &host, &user, id).await
     }
+}
+
+/// Prints the latest waveform of media `id`.
+async fn print(
+    env: &Env,
+    host: &podhost_core::PodcastHost,
+    user: &crate::context::User,
+    id: podhost_core::MediaId,
+) -> anyhow::Result<()> {
+    let bytes = user.hint(host.waveform(&user.who, id, WaveformFormat::Json).await)?;
+    let waveform: Value = serde_json::from_slice(&bytes)?;
+    env.out().print(waveform.clone(), || waveform.to_string())?;
+    Ok(())
 }

@@ -1,0 +1,47 @@
+//! `podhost job get`: a background job as `GET /api/jobs/{id}` shows it.
+
+use clap::Subcommand;
+
+use crate::context::Env;
+
+/// Jobs.
+#[derive(Debug, Subcommand)]
+pub enum JobCommand {
+    /// One job: its kind, status, error and result.
+    Get {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The job id (job_…).
+        id: String,
+    },
+}
+
+impl super::Run for JobCommand {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let JobCommand::Get { user, id } = self;
+        let host = env.host()?;
+        let user = env.user(&host, user.as_deref()).await?;
+        let id: podhost_core::JobId = id
+            .trim()
+            .parse()
+            .map_err(|_| anyhow::Error::from(podhost_core::Error::NotFound { what: "job", id }))?;
+        let job = user.hint(host.get_job(&user.who, &id).await)?;
+        let json = podhost_http::wire::job(&host, &job);
+        env.out().print(json.clone(), || {
+            let mut lines = vec![
+                format!("id        {}", job.id),
+                format!("kind      {} {}", job.kind.as_str(), super::subject(&job)),
+                format!("status    {}", job.status.as_str()),
+            ];
+            if let Some(error) = &job.error {
+                lines.push(format!("error     {error}"));
+            }
+            if !json["result"].is_null() {
+                lines.push(format!("result    {}", json["result"]));
+            }
+            lines.join("\n")
+        })?;
+        Ok(())
+    }
+}
