@@ -38,6 +38,10 @@ pub struct HostConfig {
     pub scratch_dir: Option<PathBuf>,
     /// How this process runs background jobs.
     pub jobs: crate::host::JobsConfig,
+    /// How long sessions of the key-management site last.
+    pub sessions: crate::host::SessionConfig,
+    /// How long OAuth access tokens last.
+    pub oauth: crate::host::OAuthConfig,
     /// How imports fetch feeds and files (podhost-http's `HttpFetcher`); `None`: import jobs
     /// fail saying so.
     pub fetcher: Option<std::sync::Arc<dyn crate::import::Fetcher>>,
@@ -61,6 +65,8 @@ impl HostConfig {
             presigned_downloads: None,
             scratch_dir: None,
             jobs: Default::default(),
+            sessions: Default::default(),
+            oauth: Default::default(),
             fetcher: None,
             allow_private_webhooks: false,
         })

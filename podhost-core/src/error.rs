@@ -54,6 +54,12 @@ pub enum Error {
         /// Why the stream ended early.
         reason: String,
     },
+    /// Too many failed attempts (signing in, authenticating): the caller must wait this long.
+    #[error("too many failed attempts; try again in {} seconds", .retry_after.as_secs().max(1))]
+    Throttled {
+        /// How long to wait.
+        retry_after: std::time::Duration,
+    },
     /// The object store failed or holds something unreadable. Nothing partial is visible.
     #[error("storage error: {message}")]
     Storage {

@@ -259,7 +259,61 @@ macro_rules! string_conversions {
         }
     )*};
 }
-string_conversions!(AccountId, FeedId, EpisodeId, TokenId, JobId);
+/// Ids made of a prefix and random lowercase letters or digits (not secrets: secrets carry
+/// them and more).
+macro_rules! random_ids {
+    ($($(#[$doc:meta])* $name:ident = $prefix:literal + $len:literal, $field:literal;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            pub(crate) fn random() -> Self {
+                $name(random_id($prefix, $len))
+            }
+
+            /// The id as written.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+
+            fn from_str(s: &str) -> Result<Self> {
+                let ok = s.len() == $prefix.len() + $len
+                    && s.starts_with($prefix)
+                    && s[$prefix.len()..]
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+                if ok {
+                    Ok($name(s.to_string()))
+                } else {
+                    Err(Error::invalid(
+                        $field,
+                        concat!("an id that looks like ", $prefix, " followed by ", $len, " letters or digits"),
+                    ))
+                }
+            }
+        }
+    )*};
+}
+
+random_ids! {
+    /// An OAuth client's public id (`cli_` and 16 letters or digits), deployment-wide.
+    ClientId = "cli_" + 16, "client_id";
+    /// A grant an account gave an OAuth client (`gr_` and 20 letters or digits).
+    GrantId = "gr_" + 20, "grant_id";
+    /// A signed-in session's public id (`ses_` and 20 letters or digits); the cookie carries it
+    /// with a secret.
+    SessionId = "ses_" + 20, "session_id";
+}
+
+string_conversions!(
+    AccountId, FeedId, EpisodeId, TokenId, JobId, ClientId, GrantId, SessionId
+);
 
 impl TryFrom<u64> for MediaId {
     type Error = Error;
@@ -294,7 +348,9 @@ macro_rules! display_inner_string {
         }
     )*};
 }
-display_inner_string!(AccountId, FeedId, TokenId, JobId);
+display_inner_string!(
+    AccountId, FeedId, TokenId, JobId, ClientId, GrantId, SessionId
+);
 
 impl fmt::Display for MediaId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -34,10 +34,15 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::HostConfig;
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
-    EpisodeFiles, FeedExport, JobsConfig, Metadata, MetadataPatch, PodcastHost, StagedUpload,
-    SweepReport, UploadTarget, WaveformFormat, WebhookRun,
+    Authorization, AuthorizeError, AuthorizeRequest, EpisodeFiles, FeedExport, JobsConfig,
+    Metadata, MetadataPatch, OAuthConfig, OAuthError, PodcastHost, Session, SessionConfig,
+    SignedIn, StagedUpload, SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat,
+    WebhookRun,
 };
-pub use ids::{AccountId, EpisodeId, FeedId, JobId, MAX_SAFE_ID, MediaId, TokenId};
+pub use ids::{
+    AccountId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId, SessionId,
+    TokenId,
+};
 pub use principal::Principal;
 pub use scope::{Scope, Scopes, UnknownScope};
 pub use store::{DEFAULT_STORE, OpenedStore, Presigner, open_store};

@@ -56,15 +56,4 @@ impl Principal {
             Err(Error::missing_scope(scope))
         }
     }
-
-    /// `Forbidden` unless the caller is the account's owner (tokens cannot manage tokens).
-    pub(crate) fn require_owner(&self) -> Result<()> {
-        if self.token.is_none() {
-            Ok(())
-        } else {
-            Err(Error::Forbidden {
-                message: "only the account's owner manages tokens, not a token".into(),
-            })
-        }
-    }
 }

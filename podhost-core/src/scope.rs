@@ -24,11 +24,14 @@ pub enum Scope {
     Webhooks,
     /// Download statistics.
     Stats,
+    /// Personal tokens and OAuth clients: list, create, revoke (a token may only make tokens
+    /// with scopes it has itself).
+    Tokens,
 }
 
 impl Scope {
     /// Every scope, in display order.
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::Media,
         Scope::MediaReadOnly,
         Scope::Feeds,
@@ -37,6 +40,7 @@ impl Scope {
         Scope::ShowsReadOnly,
         Scope::Webhooks,
         Scope::Stats,
+        Scope::Tokens,
     ];
 
     /// The wire name, e.g. `media-read-only`.
@@ -50,6 +54,7 @@ impl Scope {
             Scope::ShowsReadOnly => "shows-read-only",
             Scope::Webhooks => "webhooks",
             Scope::Stats => "stats",
+            Scope::Tokens => "tokens",
         }
     }
 
@@ -73,7 +78,7 @@ impl fmt::Display for Scope {
 /// A scope name that is not one of [`Scope::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown scope {0:?} (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats)"
+    "unknown scope {0:?} (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats, tokens)"
 )]
 pub struct UnknownScope(pub String);
 
@@ -111,6 +116,11 @@ impl Scopes {
     /// scope).
     pub fn allows(&self, needed: Scope) -> bool {
         self.0.contains(&needed) || self.0.contains(&needed.write_scope())
+    }
+
+    /// Whether every scope of `other` is allowed by these.
+    pub fn covers(&self, other: &Scopes) -> bool {
+        other.iter().all(|s| self.allows(s))
     }
 
     /// The scopes in order.
@@ -167,7 +177,7 @@ mod tests {
         assert!(Scopes::parse_list("media,admin").is_err());
         assert_eq!(
             Scopes::all().to_string(),
-            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats"
+            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats,tokens"
         );
     }
 }

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     catalog::Journal,
-    ids::{EpisodeId, FeedId, JobId, MediaId, TokenId},
-    model::{Account, Episode, Feed, Job, Media, Token},
+    ids::{ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, TokenId},
+    model::{Account, Episode, Feed, Grant, Job, Media, OAuthClient, Token},
     webhooks::{
         event::{Event, EventKind, Subject},
         subscription::Webhook,
@@ -20,7 +20,16 @@ use crate::{
 #[serde(tag = "op", rename_all = "snake_case")]
 pub(crate) enum Change {
     AccountCreated(Account),
+    /// The account's password (its Argon2id PHC string), or none.
+    PasswordSet {
+        hash: Option<String>,
+    },
     TokenPut(Token),
+    ClientPut(OAuthClient),
+    ClientRemoved {
+        id: ClientId,
+    },
+    GrantPut(Grant),
     MediaPut(Media),
     MediaRemoved {
         id: MediaId,
@@ -67,6 +76,15 @@ pub(crate) struct FeedEntry {
 pub(crate) struct AccountState {
     pub(crate) account: Option<Account>,
     pub(crate) tokens: BTreeMap<TokenId, Token>,
+    /// The password's Argon2id PHC string; none: the account cannot sign in.
+    #[serde(default)]
+    pub(crate) password: Option<String>,
+    /// OAuth clients the account registered.
+    #[serde(default)]
+    pub(crate) clients: BTreeMap<ClientId, OAuthClient>,
+    /// Grants the account gave to OAuth clients.
+    #[serde(default)]
+    pub(crate) grants: BTreeMap<GrantId, Grant>,
     pub(crate) media: BTreeMap<MediaId, Media>,
     pub(crate) feeds: BTreeMap<FeedId, FeedEntry>,
     /// Deleted feeds and when; their ids stay taken and their RSS URLs answer 410.
@@ -99,8 +117,26 @@ impl Journal for AccountState {
     fn apply(&mut self, change: &Change) {
         match change {
             Change::AccountCreated(account) => self.account = Some(account.clone()),
+            Change::PasswordSet { hash } => self.password.clone_from(hash),
             Change::TokenPut(token) => {
+                // An access token of a grant makes the grant's tokens that expired before it
+                // was made unneeded: the map holds live ones (and personal ones, revoked too).
+                if let Some(grant) = &token.grant {
+                    self.tokens.retain(|_, t| {
+                        t.grant.as_ref() != Some(grant)
+                            || t.expires.is_none_or(|e| e > token.created)
+                    });
+                }
                 self.tokens.insert(token.id.clone(), token.clone());
+            }
+            Change::ClientPut(client) => {
+                self.clients.insert(client.id.clone(), client.clone());
+            }
+            Change::ClientRemoved { id } => {
+                self.clients.remove(id);
+            }
+            Change::GrantPut(grant) => {
+                self.grants.insert(grant.id.clone(), grant.clone());
             }
             Change::MediaPut(media) => {
                 self.next_media = self.next_media.max(media.id.get() + 1);

@@ -177,7 +177,7 @@ pub async fn tokens(store: Arc<dyn ObjectStore>) {
 
     let listed = host.list_tokens(&alice).await.unwrap();
     assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].label, "ci");
+    assert_eq!(listed[0].token.label, "ci");
     assert!(
         !format!("{listed:?}").contains(&new.secret),
         "the secret is never listed"

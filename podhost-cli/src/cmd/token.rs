@@ -59,16 +59,21 @@ impl super::Run for TokenCommand {
                     .list_tokens(&user.who)
                     .await?
                     .into_iter()
-                    .map(|t| {
+                    .map(|listed| {
+                        let t = listed.token;
                         let created = time(t.created);
                         let revoked = t.revoked.map(time);
+                        let used = listed.last_used.map(time);
                         (
-                            json!({"id": t.id.as_str(), "label": t.label, "scopes": t.scopes.to_string(), "created": created, "revoked": revoked}),
-                            vec![t.id.to_string(), t.label, t.scopes.to_string(), created, revoked.unwrap_or_default()],
+                            json!({"id": t.id.as_str(), "label": t.label, "scopes": t.scopes.to_string(), "created": created, "last_used": used, "revoked": revoked}),
+                            vec![t.id.to_string(), t.label, t.scopes.to_string(), created, used.unwrap_or_default(), revoked.unwrap_or_default()],
                         )
                     })
                     .collect();
-                out.table(&["ID", "LABEL", "SCOPES", "CREATED", "REVOKED"], rows)?;
+                out.table(
+                    &["ID", "LABEL", "SCOPES", "CREATED", "LAST USED", "REVOKED"],
+                    rows,
+                )?;
             }
             TokenCommand::Revoke { token_id } => {
                 let id: TokenId = token_id.parse()?;

@@ -13,7 +13,7 @@ use crate::{
     ids::{AccountId, TokenId},
     model::{Account, NewToken, Token},
     principal::Principal,
-    scope::Scopes,
+    scope::{Scope, Scopes},
     state::Change,
     store::layout,
 };
@@ -139,35 +139,23 @@ impl PodcastHost {
         Ok(Principal::owner(account.clone()))
     }
 
-    /// Creates a token for the caller's account. Only the owner manages tokens. The secret is
-    /// in the answer and nowhere else.
-    pub async fn create_token(
+    /// A new token of `account` (not yet committed): its id claimed deployment-wide, its
+    /// secret, and the record holding only the secret's hash.
+    pub(super) async fn mint_token(
         &self,
-        who: &Principal,
+        account: &AccountId,
         label: &str,
         scopes: Scopes,
+        expires: Option<jiff::Timestamp>,
+        grant: Option<crate::ids::GrantId>,
     ) -> Result<NewToken> {
-        who.require_owner()?;
-        let mut errors = crate::error::FieldErrors::default();
-        super::text::check_line(&mut errors, "label", label);
-        if scopes.is_empty() {
-            errors.add("scopes", "a token needs at least one scope");
-        }
-        errors.into_result()?;
-        let catalog = self.catalog(who.account()).await?;
         // The claim maps the token id to the account, so a secret finds its account without a
         // deployment-wide index of secrets. Ids are random: a taken one is drawn again.
         let mut id = TokenId::random();
-        while &claim(self, &token_claim_path(&id), who.account()).await? != who.account() {
+        while &claim(self, &token_claim_path(&id), account).await? != account {
             id = TokenId::random();
         }
-        let mut random = [0u8; 32];
-        rand::rng().fill_bytes(&mut random);
-        let secret = format!(
-            "{SECRET_PREFIX}{}_{}",
-            &id.as_str()[4..],
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random)
-        );
+        let secret = format!("{SECRET_PREFIX}{}_{}", &id.as_str()[4..], random_secret());
         let token = Token {
             id,
             label: label.to_string(),
@@ -175,30 +163,78 @@ impl PodcastHost {
             created: self.now(),
             revoked: None,
             secret_sha256: sha256_hex(&secret),
+            expires,
+            grant,
         };
-        let stored = token.clone();
+        Ok(NewToken { token, secret })
+    }
+
+    /// Creates a personal token for the caller's account (scope `tokens`; a token may only make
+    /// tokens with scopes it has itself). The secret is in the answer and nowhere else.
+    pub async fn create_token(
+        &self,
+        who: &Principal,
+        label: &str,
+        scopes: Scopes,
+    ) -> Result<NewToken> {
+        who.require(Scope::Tokens)?;
+        let mut errors = crate::error::FieldErrors::default();
+        super::text::check_line(&mut errors, "label", label);
+        if label.trim().is_empty() {
+            errors.add("label", "a label to recognise the token by is required");
+        }
+        if scopes.is_empty() {
+            errors.add("scopes", "a token needs at least one scope");
+        }
+        errors.into_result()?;
+        if !who.scopes().covers(&scopes) {
+            return Err(Error::Forbidden {
+                message: format!(
+                    "a token with the scopes {} cannot make one with more",
+                    who.scopes()
+                ),
+            });
+        }
+        let catalog = self.catalog(who.account()).await?;
+        let new = self
+            .mint_token(who.account(), label, scopes, None, None)
+            .await?;
+        let stored = new.token.clone();
         catalog
             .commit(self.now(), move |_| {
                 Ok((vec![Change::TokenPut(stored.clone())], ()))
             })
             .await?;
-        Ok(NewToken { token, secret })
+        Ok(new)
     }
 
-    /// The caller's account's tokens (revoked ones included), oldest first. Owner only.
-    pub async fn list_tokens(&self, who: &Principal) -> Result<Vec<Token>> {
-        who.require_owner()?;
+    /// The caller's account's personal tokens (revoked ones included), oldest first, with when
+    /// each was last used (to the minute; scope `tokens`). OAuth access tokens are the grants'.
+    pub async fn list_tokens(&self, who: &Principal) -> Result<Vec<crate::model::ListedToken>> {
+        who.require(Scope::Tokens)?;
         let catalog = self.catalog(who.account()).await?;
         let mut tokens = catalog
-            .read(|s| s.tokens.values().cloned().collect::<Vec<_>>())
+            .read(|s| {
+                s.tokens
+                    .values()
+                    .filter(|t| t.grant.is_none())
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
             .await;
         tokens.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
-        Ok(tokens)
+        let mut listed = Vec::with_capacity(tokens.len());
+        for token in tokens {
+            let last_used = last_used(self, who.account(), &token.id).await?;
+            listed.push(crate::model::ListedToken { token, last_used });
+        }
+        Ok(listed)
     }
 
-    /// Revokes a token of the caller's account. Owner only. Revoking twice is not an error.
+    /// Revokes a token of the caller's account (scope `tokens`). Revoking twice is not an
+    /// error.
     pub async fn revoke_token(&self, who: &Principal, id: &TokenId) -> Result<Token> {
-        who.require_owner()?;
+        who.require(Scope::Tokens)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
@@ -258,15 +294,87 @@ impl PodcastHost {
             Err(e) => return Err(e),
         };
         let digest = sha256_hex(secret);
-        let token = catalog.read(|s| s.tokens.get(&id).cloned()).await;
-        match token {
-            Some(token)
-                if token.revoked.is_none()
-                    && bool::from(token.secret_sha256.as_bytes().ct_eq(digest.as_bytes())) =>
-            {
+        let now = self.now();
+        let found = catalog
+            .read(|s| {
+                let token = s.tokens.get(&id)?;
+                // A grant's tokens end with the grant.
+                let grant_live = token
+                    .grant
+                    .as_ref()
+                    .is_none_or(|g| s.grants.get(g).is_some_and(|g| g.revoked.is_none()));
+                (token.is_live(now) && grant_live).then(|| token.clone())
+            })
+            .await;
+        match found {
+            Some(token) if bool::from(token.secret_sha256.as_bytes().ct_eq(digest.as_bytes())) => {
+                if token.grant.is_none() {
+                    self.note_use(&account, &token.id).await;
+                }
                 Ok(Principal::token(account, token.scopes, token.id))
             }
             _ => Err(Error::Unauthenticated),
+        }
+    }
+}
+
+/// 256 random bits in URL-safe base64 (43 characters): the secret part of tokens, sessions and
+/// codes.
+pub(super) fn random_secret() -> String {
+    let mut random = [0u8; 32];
+    rand::rng().fill_bytes(&mut random);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random)
+}
+
+/// How often a token's last use is written down (at most once per this, per process).
+const USE_RESOLUTION: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// When a token was last used, as written down.
+async fn last_used(
+    host: &PodcastHost,
+    account: &AccountId,
+    id: &TokenId,
+) -> Result<Option<jiff::Timestamp>> {
+    #[derive(serde::Deserialize)]
+    struct Used {
+        at: jiff::Timestamp,
+    }
+    Ok(
+        crate::store::get_json::<Used>(host.store(), &layout::token_used(account, id))
+            .await?
+            .map(|u| u.at),
+    )
+}
+
+impl PodcastHost {
+    /// Writes down that a token was used now, unless this process did in the last minute.
+    /// Never fails a request: a store error is logged.
+    async fn note_use(&self, account: &AccountId, id: &TokenId) {
+        let now = self.now();
+        {
+            let mut noted = self
+                .inner
+                .token_uses
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if noted.get(id).is_some_and(|at: &jiff::Timestamp| {
+                now.duration_since(*at)
+                    < jiff::SignedDuration::try_from(USE_RESOLUTION).unwrap_or_default()
+            }) {
+                return;
+            }
+            noted.insert(id.clone(), now);
+        }
+        let body = serde_json::json!({ "at": now });
+        if let Err(e) = self
+            .store()
+            .put(
+                &layout::token_used(account, id),
+                PutPayload::from(body.to_string().into_bytes()),
+            )
+            .await
+        {
+            tracing::warn!(token = %id, error = %e, "could not write down a token's use");
         }
     }
 }

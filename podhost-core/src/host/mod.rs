@@ -9,8 +9,10 @@ mod job_kinds;
 mod jobs;
 mod media;
 mod metadata;
+mod oauth;
 mod publish;
 mod render_cache;
+mod signin;
 mod stats;
 mod sweep;
 mod text;
@@ -27,6 +29,11 @@ pub use export::FeedExport;
 pub use job_kinds::WaveformFormat;
 pub use jobs::JobsConfig;
 pub use metadata::{Metadata, MetadataPatch};
+pub use oauth::{
+    Authorization, AuthorizeError, AuthorizeRequest, OAuthConfig, OAuthError, TokenRequest,
+    TokenResponse,
+};
+pub use signin::{Session, SessionConfig, SignedIn};
 pub use sweep::SweepReport;
 pub use uploads::{StagedUpload, UploadTarget};
 pub use webhooks::WebhookRun;
@@ -72,6 +79,12 @@ struct Inner {
     urls: Urls,
     accounts: std::sync::Mutex<HashMap<AccountId, Arc<OnceCell<Arc<AccountCatalog>>>>>,
     token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
+    /// Addresses this process knows are throttled for bearer tokens, until when.
+    throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
+    /// Sessions this process read lately.
+    sessions: signin::SessionCache,
+    /// When this process last wrote down each token's use.
+    token_uses: std::sync::Mutex<HashMap<crate::ids::TokenId, jiff::Timestamp>>,
     /// Which account holds each feed id (claims never change).
     feed_accounts: std::sync::Mutex<HashMap<crate::ids::FeedId, AccountId>>,
     /// Rendered feeds by feed id.
@@ -114,6 +127,9 @@ impl PodcastHost {
                 urls,
                 accounts: Default::default(),
                 token_accounts: Default::default(),
+                token_uses: Default::default(),
+                sessions: Default::default(),
+                throttled: Default::default(),
                 feed_accounts: Default::default(),
                 rendered: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
                 pages: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),

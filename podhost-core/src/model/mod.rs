@@ -9,7 +9,7 @@ mod media;
 mod page;
 mod size;
 
-pub use account::{Account, NewToken, Token};
+pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use category::{APPLE_CATEGORIES, AppleCategory, apple_category};
 pub use episode::{Episode, EpisodePatch, EpisodeType, EpisodeView, ItunesEpisode, NewEpisode};
 pub use feed::{

@@ -6,6 +6,7 @@
 //! accounts/{account}/snapshots/{seq:020}.json    its state after entry seq (newest two kept)
 //! accounts/{account}/blobs/{uuid}                media bytes, immutable
 //! accounts/{account}/results/{job}/{file}        a job's outputs (waveform.json/.dat, silence.json)
+//! accounts/{account}/tokens/{token}/used         when a personal token was last used
 //! accounts/{account}/stats/raw/{day}/{name}.json a flushed batch of download records
 //! accounts/{account}/stats/carry/{day}.json      listeners inside a 24-hour window at day's end
 //! accounts/{account}/stats/days/{day}.json       a closed day: downloads per episode and app
@@ -14,6 +15,11 @@
 //! accounts/{account}/webhooks/{wh}/claims/{seq:020}-{n:03}     who sends attempt n
 //! claims/feeds/{hex of feed id}                  deployment-wide feed id ownership
 //! claims/tokens/{token id}                       which account a token belongs to
+//! claims/clients/{client id}                     which account registered an OAuth client
+//! claims/grants/{grant id}                       which account gave an OAuth grant
+//! oauth/codes/{sha256 of code}[.used]            an authorization code; its use, once
+//! sessions/{session}                             a signed-in session (the cookie's secret hashed)
+//! throttle/{kind}/{sha256 of key}                failed attempts of an account or an address
 //! jobs/queue/{account}/{job}                     a job waiting or running
 //! jobs/lease/{account}/{job}/{attempt:04}        who runs an attempt, until when
 //! stats/salts/{day}                              the day's random salt
@@ -108,6 +114,44 @@ pub(crate) fn feed_claim(feed: &FeedId) -> Path {
 /// The claim of a token id: which account it belongs to.
 pub(crate) fn token_claim(token: &TokenId) -> Path {
     Path::from_iter(["claims", "tokens", token.as_str()])
+}
+
+/// When a personal token was last used (to the minute).
+pub(crate) fn token_used(account: &AccountId, token: &TokenId) -> Path {
+    self::account(account)
+        .join("tokens")
+        .join(token.as_str())
+        .join("used")
+}
+
+/// A signed-in session of the key-management site.
+pub(crate) fn session(id: &crate::ids::SessionId) -> Path {
+    Path::from_iter(["sessions", id.as_str()])
+}
+
+/// The failures of one key (a hash) of one kind of throttled attempt.
+pub(crate) fn throttle(kind: &str, key_hash: &str) -> Path {
+    Path::from_iter(["throttle", kind, key_hash])
+}
+
+/// The claim of an OAuth client id: which account registered it.
+pub(crate) fn client_claim(id: &crate::ids::ClientId) -> Path {
+    Path::from_iter(["claims", "clients", id.as_str()])
+}
+
+/// The claim of a grant id: which account gave it.
+pub(crate) fn grant_claim(id: &crate::ids::GrantId) -> Path {
+    Path::from_iter(["claims", "grants", id.as_str()])
+}
+
+/// An OAuth authorization code, by the SHA-256 of the code.
+pub(crate) fn oauth_code(code_hash: &str) -> Path {
+    Path::from_iter(["oauth", "codes", code_hash])
+}
+
+/// The mark that an authorization code was exchanged (holding the grant it gave).
+pub(crate) fn oauth_code_used(code_hash: &str) -> Path {
+    Path::from_iter(["oauth", "codes", &format!("{code_hash}.used")])
 }
 
 /// The queue of waiting and running jobs.

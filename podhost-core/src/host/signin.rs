@@ -1,0 +1,481 @@
+//! Signing in to the key-management site: account passwords (Argon2id), sessions kept in the
+//! store (so that signing out holds on every process within a second), and the throttling of
+//! failed attempts (sign-in per account and per address, bearer tokens per address), also in
+//! the store, so that no process is a way around it.
+
+use std::{collections::HashMap, time::Duration};
+
+use argon2::{
+    Algorithm, Argon2, Params, Version,
+    password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
+};
+use jiff::{SignedDuration, Timestamp};
+use object_store::{ObjectStoreExt, PutPayload};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::{PodcastHost, accounts::random_secret};
+use crate::{
+    error::{Error, FieldErrors, Result},
+    ids::{AccountId, SessionId},
+    principal::Principal,
+    state::Change,
+    store::{delete_quietly, get_json, layout},
+};
+
+/// How long sessions last (part of [`HostConfig`](crate::HostConfig)).
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// A session not used for this long ends (default 1 hour).
+    pub idle: Duration,
+    /// A session ends this long after signing in, used or not (default 12 hours).
+    pub absolute: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            idle: Duration::from_secs(3600),
+            absolute: Duration::from_secs(12 * 3600),
+        }
+    }
+}
+
+/// Passwords are at least this long (OWASP: 8 without other rules) and at most this long
+/// (Argon2 takes any length; this bounds the work a request can cause).
+const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=1024;
+
+/// OWASP's Argon2id parameters: 19 MiB of memory, 2 passes, 1 lane.
+fn argon2() -> Argon2<'static> {
+    let params = Params::new(19 * 1024, 2, 1, None).unwrap_or_default();
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// A hash of a password no one has, checked when the account is unknown so that the answer
+/// takes as long as for a wrong password.
+fn dummy_hash() -> &'static str {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DUMMY.get_or_init(|| hash_password("not the password of anyone").unwrap_or_default())
+}
+
+fn hash_password(password: &str) -> Result<String> {
+    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
+        .map_err(|e| Error::storage(format!("a salt: {e}")))?;
+    argon2()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|e| Error::storage(format!("hashing a password: {e}")))
+}
+
+fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|parsed| {
+        argon2()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok()
+    })
+}
+
+fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// A signed-in session, as the site uses it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// Its id.
+    pub id: SessionId,
+    /// The account signed in.
+    pub account: AccountId,
+    /// The token every form of the site carries (a request without it is refused).
+    pub csrf: String,
+    /// When it began.
+    pub created: Timestamp,
+    /// When it was last used (to the minute).
+    pub last_seen: Timestamp,
+    /// Hex SHA-256 of the cookie's secret.
+    secret_sha256: String,
+}
+
+/// A session just begun: the only moment its cookie value is known.
+#[derive(Clone, Debug)]
+pub struct SignedIn {
+    /// The session.
+    pub session: Session,
+    /// The cookie's value (`ses_…_…`); it is the session's key.
+    pub cookie: String,
+}
+
+/// Failures of one kind from one key (an account, an address) and when they may try again.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Failures {
+    count: u32,
+    last: Timestamp,
+    until: Timestamp,
+}
+
+/// What is throttled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Throttle {
+    /// Signing in as one account.
+    Account,
+    /// Signing in from one address.
+    SignInAddress,
+    /// Bearer tokens from one address.
+    TokenAddress,
+}
+
+impl Throttle {
+    fn name(self) -> &'static str {
+        match self {
+            Throttle::Account => "account",
+            Throttle::SignInAddress => "sign-in-address",
+            Throttle::TokenAddress => "token-address",
+        }
+    }
+
+    /// Failures that cost nothing (typos happen; a token may be pasted wrong).
+    fn free(self) -> u32 {
+        match self {
+            Throttle::TokenAddress => 10,
+            _ => 3,
+        }
+    }
+}
+
+/// The wait after `count` failures: none for the free ones, then 1, 2, 4, … seconds, at most
+/// 15 minutes.
+pub(crate) fn backoff(kind: Throttle, count: u32) -> Duration {
+    let over = count.saturating_sub(kind.free());
+    if over == 0 {
+        return Duration::ZERO;
+    }
+    Duration::from_secs(1u64 << (over - 1).min(10)).min(Duration::from_secs(15 * 60))
+}
+
+/// Failures older than this are forgotten.
+const FORGET: SignedDuration = SignedDuration::from_hours(1);
+
+impl PodcastHost {
+    fn throttle_path(kind: Throttle, key: &str) -> object_store::path::Path {
+        // Hashed: addresses are not kept as they are.
+        layout::throttle(kind.name(), &sha256_hex(key))
+    }
+
+    /// `Throttled` while `key` must wait after its failures.
+    pub(crate) async fn check_throttle(&self, kind: Throttle, key: &str) -> Result<()> {
+        let now = self.now();
+        let failures: Option<Failures> =
+            get_json(self.store(), &Self::throttle_path(kind, key)).await?;
+        match failures {
+            Some(f) if f.until > now && now.duration_since(f.last) < FORGET => {
+                Err(Error::Throttled {
+                    retry_after: f.until.duration_since(now).try_into().unwrap_or_default(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a failure of `key`.
+    pub(crate) async fn fail_throttle(&self, kind: Throttle, key: &str) -> Result<()> {
+        let now = self.now();
+        let path = Self::throttle_path(kind, key);
+        let before: Failures = get_json(self.store(), &path).await?.unwrap_or_default();
+        let count = match now.duration_since(before.last) < FORGET {
+            true => before.count + 1,
+            false => 1,
+        };
+        let wait = SignedDuration::try_from(backoff(kind, count)).unwrap_or_default();
+        let failures = Failures {
+            count,
+            last: now,
+            until: now + wait,
+        };
+        let body = serde_json::to_vec(&failures).map_err(|e| Error::storage(e.to_string()))?;
+        self.store().put(&path, PutPayload::from(body)).await?;
+        Ok(())
+    }
+
+    /// [`authenticate`](Self::authenticate) for a request from `address`, with failed attempts
+    /// from one address throttled: after 10 free failures `Throttled` with an exponential
+    /// back-off, whatever the secret. Valid requests cost no store access: a process learns
+    /// that an address is throttled when it sees one of its failures, so across processes each
+    /// one may let a single attempt through per back-off period.
+    pub async fn authenticate_from(&self, secret: &str, address: &str) -> Result<Principal> {
+        let now = self.now();
+        let waiting = self
+            .inner
+            .throttled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(address)
+            .copied()
+            .filter(|until| *until > now);
+        if let Some(until) = waiting {
+            return Err(Error::Throttled {
+                retry_after: until.duration_since(now).try_into().unwrap_or_default(),
+            });
+        }
+        match self.authenticate(secret).await {
+            Err(Error::Unauthenticated) => {
+                let kind = Throttle::TokenAddress;
+                let throttled = self.check_throttle(kind, address).await;
+                self.fail_throttle(kind, address).await?;
+                let until: Option<Failures> =
+                    get_json(self.store(), &Self::throttle_path(kind, address)).await?;
+                let mut throttled_map = self
+                    .inner
+                    .throttled
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if throttled_map.len() > 100_000 {
+                    throttled_map.retain(|_, until| *until > now);
+                }
+                if let Some(f) = until.filter(|f| f.until > now) {
+                    throttled_map.insert(address.to_string(), f.until);
+                }
+                throttled?;
+                Err(Error::Unauthenticated)
+            }
+            other => other,
+        }
+    }
+
+    /// Forgets the failures of `key` (it succeeded).
+    pub(crate) async fn clear_throttle(&self, kind: Throttle, key: &str) -> Result<()> {
+        delete_quietly(self.store(), &Self::throttle_path(kind, key)).await
+    }
+
+    /// Sets (or with `None` removes) an account's password for the key-management site.
+    /// Operator-level (`podhost user passwd`). `Invalid` for a password shorter than 8 or longer
+    /// than 1,024 characters.
+    pub async fn set_password(&self, account: &AccountId, password: Option<&str>) -> Result<()> {
+        let hash = match password {
+            Some(password) => {
+                let chars = password.chars().count();
+                if !PASSWORD_CHARS.contains(&chars) {
+                    let mut errors = FieldErrors::default();
+                    errors.add(
+                        "password",
+                        format!(
+                            "{} to {} characters; this has {chars}",
+                            PASSWORD_CHARS.start(),
+                            PASSWORD_CHARS.end()
+                        ),
+                    );
+                    return Err(Error::Invalid(errors));
+                }
+                let password = password.to_string();
+                let hashed = tokio::task::spawn_blocking(move || hash_password(&password))
+                    .await
+                    .map_err(|e| Error::storage(format!("hashing a password: {e}")))??;
+                Some(hashed)
+            }
+            None => None,
+        };
+        let catalog = self.catalog(account).await?;
+        catalog
+            .commit(self.now(), |_| {
+                Ok((vec![Change::PasswordSet { hash: hash.clone() }], ()))
+            })
+            .await
+    }
+
+    /// Signs in with an account's name and password from `address` (the client's). The same
+    /// `Unauthenticated` answers an unknown account, one without a password and a wrong
+    /// password, after the same work; `Throttled` after repeated failures of the account or the
+    /// address (exponential back-off). Returns the new session and its cookie value.
+    pub async fn sign_in(&self, name: &str, password: &str, address: &str) -> Result<SignedIn> {
+        let name = name.trim().to_lowercase();
+        self.check_throttle(Throttle::SignInAddress, address)
+            .await?;
+        self.check_throttle(Throttle::Account, &name).await?;
+        let account = AccountId::new(&name).ok();
+        let hash = match &account {
+            Some(account) => match self.existing_catalog(account).await? {
+                Some(catalog) => catalog.read(|s| s.password.clone()).await,
+                None => None,
+            },
+            None => None,
+        };
+        let known = hash.is_some();
+        let hash = hash.unwrap_or_else(|| dummy_hash().to_string());
+        let given = password
+            .chars()
+            .take(*PASSWORD_CHARS.end() + 1)
+            .collect::<String>();
+        let matches = tokio::task::spawn_blocking(move || verify_password(&given, &hash))
+            .await
+            .map_err(|e| Error::storage(format!("checking a password: {e}")))?;
+        let (Some(account), true, true) = (account, known, matches) else {
+            self.fail_throttle(Throttle::SignInAddress, address).await?;
+            self.fail_throttle(Throttle::Account, &name).await?;
+            return Err(Error::Unauthenticated);
+        };
+        self.clear_throttle(Throttle::Account, &name).await?;
+        let now = self.now();
+        let secret = random_secret();
+        let id = SessionId::random();
+        let session = Session {
+            id: id.clone(),
+            account,
+            csrf: random_secret(),
+            created: now,
+            last_seen: now,
+            secret_sha256: sha256_hex(&secret),
+        };
+        self.put_session(&session).await?;
+        Ok(SignedIn {
+            cookie: format!("{id}_{secret}"),
+            session,
+        })
+    }
+
+    async fn put_session(&self, session: &Session) -> Result<()> {
+        let body = serde_json::to_vec(session).map_err(|e| Error::storage(e.to_string()))?;
+        self.store()
+            .put(&layout::session(&session.id), PutPayload::from(body))
+            .await?;
+        Ok(())
+    }
+
+    /// The session of a cookie value and the account's owner acting in it. `Unauthenticated`
+    /// for a value that names no live session: unknown, signed out (on any process, within a
+    /// second), idle longer than [`SessionConfig::idle`] or older than
+    /// [`SessionConfig::absolute`].
+    pub async fn session(&self, cookie: &str) -> Result<(Principal, Session)> {
+        let (id, secret) = parse_cookie(cookie).ok_or(Error::Unauthenticated)?;
+        let now = self.now();
+        let mut session = self
+            .read_session(&id)
+            .await?
+            .ok_or(Error::Unauthenticated)?;
+        let digest = sha256_hex(secret);
+        if !bool::from(session.secret_sha256.as_bytes().ct_eq(digest.as_bytes())) {
+            return Err(Error::Unauthenticated);
+        }
+        let config = &self.config().sessions;
+        let idle = SignedDuration::try_from(config.idle).unwrap_or_default();
+        let absolute = SignedDuration::try_from(config.absolute).unwrap_or_default();
+        if now.duration_since(session.last_seen) >= idle
+            || now.duration_since(session.created) >= absolute
+        {
+            let _ = self.end_session(&id).await;
+            return Err(Error::Unauthenticated);
+        }
+        if now.duration_since(session.last_seen) >= SignedDuration::from_mins(1) {
+            session.last_seen = now;
+            self.put_session(&session).await?;
+            self.inner
+                .sessions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id, (std::time::Instant::now(), session.clone()));
+        }
+        Ok((Principal::owner(session.account.clone()), session))
+    }
+
+    /// A session as stored, read again when this process's copy is older than a second.
+    async fn read_session(&self, id: &SessionId) -> Result<Option<Session>> {
+        let cached = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .filter(|(at, _)| at.elapsed() < SESSION_FRESHNESS)
+            .map(|(_, s)| s.clone());
+        if cached.is_some() {
+            return Ok(cached);
+        }
+        let read: Option<Session> = get_json(self.store(), &layout::session(id)).await?;
+        let mut sessions = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if sessions.len() > 10_000 {
+            sessions.retain(|_, (at, _)| at.elapsed() < SESSION_FRESHNESS);
+        }
+        match &read {
+            Some(session) => {
+                sessions.insert(id.clone(), (std::time::Instant::now(), session.clone()));
+            }
+            None => {
+                sessions.remove(id);
+            }
+        }
+        Ok(read)
+    }
+
+    /// Ends the session of a cookie value (signing out); an unknown one is no error.
+    pub async fn sign_out(&self, cookie: &str) -> Result<()> {
+        match parse_cookie(cookie) {
+            Some((id, _)) => self.end_session(&id).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn end_session(&self, id: &SessionId) -> Result<()> {
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        delete_quietly(self.store(), &layout::session(id)).await
+    }
+}
+
+/// How long a process trusts its copy of a session (signing out elsewhere holds within it).
+const SESSION_FRESHNESS: std::time::Duration = std::time::Duration::from_millis(900);
+
+/// Sessions a process has read, and when.
+pub(super) type SessionCache = std::sync::Mutex<HashMap<SessionId, (std::time::Instant, Session)>>;
+
+fn parse_cookie(cookie: &str) -> Option<(SessionId, &str)> {
+    let cookie = cookie.trim();
+    let (id, secret) = cookie.split_at_checked(24)?;
+    let secret = secret.strip_prefix('_')?;
+    (secret.len() == 43).then_some(())?;
+    Some((id.parse().ok()?, secret))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn back_off_doubles_after_the_free_failures_up_to_a_quarter_hour() {
+        let waits: Vec<u64> = (1..=6)
+            .map(|n| backoff(Throttle::Account, n).as_secs())
+            .collect();
+        assert_eq!(waits, [0, 0, 0, 1, 2, 4]);
+        assert_eq!(backoff(Throttle::Account, 40), Duration::from_secs(900));
+        assert_eq!(backoff(Throttle::TokenAddress, 10), Duration::ZERO);
+        assert_eq!(backoff(Throttle::TokenAddress, 11), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn passwords_are_argon2id_with_owasp_parameters() {
+        let hash = hash_password("correct horse battery staple").unwrap();
+        assert!(
+            hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{hash}"
+        );
+        assert!(verify_password("correct horse battery staple", &hash));
+        assert!(!verify_password("correct horse battery stapler", &hash));
+        assert!(!verify_password("anything", "not a hash"));
+    }
+
+    #[test]
+    fn cookies_are_an_id_and_a_secret() {
+        let secret = random_secret();
+        let id = SessionId::random();
+        let cookie = format!("{id}_{secret}");
+        let (parsed, s) = parse_cookie(&cookie).unwrap();
+        assert_eq!((parsed, s), (id, secret.as_str()));
+        assert!(parse_cookie("ses_x_y").is_none());
+        assert!(parse_cookie("").is_none());
+    }
+}
