@@ -10,6 +10,7 @@ mod jobs;
 mod media;
 mod metadata;
 mod publish;
+mod ratelimit;
 mod render_cache;
 mod stats;
 mod sweep;
@@ -82,6 +83,8 @@ struct Inner {
     stats: crate::stats::Recorder,
     /// This process's job workers.
     workers: jobs::Workers,
+    /// This process's side of the rate limit.
+    ratelimit: crate::ratelimit::Limiter,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -119,6 +122,7 @@ impl PodcastHost {
                 pages: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
                 stats: Default::default(),
                 workers: Default::default(),
+                ratelimit: Default::default(),
             }),
         }
     }
