@@ -86,6 +86,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     config.fetcher = Some(std::sync::Arc::new(podhost_http::HttpFetcher::new()));
     if let Command::Serve(serve) = &cli.command {
         config.jobs.lease = std::time::Duration::from_secs(serve.job_lease_seconds);
+        config.rate_limit = serve.rate_limit;
     }
     if let Command::Serve(serve) = &cli.command
         && serve.presign_downloads

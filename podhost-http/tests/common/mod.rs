@@ -44,12 +44,33 @@ impl Fixture {
         .await
     }
 
+    /// The fixture with a rate limit of `limit` requests per token per minute.
+    pub async fn with_rate_limit(limit: u32) -> Self {
+        let mut host_config = podhost_testkit::test_config();
+        host_config.rate_limit = limit;
+        Self::on_store_with(
+            std::sync::Arc::new(object_store::memory::InMemory::new()),
+            HttpConfig::default(),
+            host_config,
+        )
+        .await
+    }
+
     /// The fixture over a store of the test's (a `FaultStore` with gates, say).
     pub async fn on_store(
         store: std::sync::Arc<dyn object_store::ObjectStore>,
         config: HttpConfig,
     ) -> Self {
-        let (host, clock) = podhost_testkit::test_host(store.clone());
+        Self::on_store_with(store, config, podhost_testkit::test_config()).await
+    }
+
+    /// The fixture over a store and with a host configuration of the test's.
+    pub async fn on_store_with(
+        store: std::sync::Arc<dyn object_store::ObjectStore>,
+        config: HttpConfig,
+        host_config: podhost_core::HostConfig,
+    ) -> Self {
+        let (host, clock) = podhost_testkit::test_host_with(store.clone(), host_config);
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
             host.create_account(name).await.unwrap();
@@ -73,15 +94,11 @@ impl Fixture {
         }
     }
 
-    /// Another server process on the same store and clock: its own host and API, sharing
-    /// nothing in memory with this one.
+    /// Another server process on the same store and clock, with the same configuration: its
+    /// own host and API, sharing nothing in memory with this one.
     pub fn another_process(&self) -> (PodcastHost, Api) {
-        let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
-        config.catalog.refresh_interval = std::time::Duration::ZERO;
-        config.allow_private_webhooks = true;
-        config.scratch_dir = Some(podhost_testkit::scratch_dir());
         let host = PodcastHost::with_clock(
-            config,
+            self.host.config().clone(),
             self.store.clone(),
             std::sync::Arc::new(self.clock.clone()),
         );
