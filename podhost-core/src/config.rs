@@ -48,11 +48,18 @@ pub struct HostConfig {
     /// Whether webhook targets may be on loopback, private, link-local or metadata addresses
     /// (default false; tests and closed networks turn it on).
     pub allow_private_webhooks: bool,
+    /// Requests per token per 60-second window, counted across every process on the store
+    /// (default 180; see [`ratelimit`](crate::ratelimit)). Every process on one store should
+    /// use the same value: they share the numbered leases of each window.
+    pub rate_limit: u32,
 }
 
 impl HostConfig {
     /// The default upload limit: 2 GiB.
     pub const DEFAULT_MAX_UPLOAD: u64 = 2 << 30;
+
+    /// The default rate limit: 180 requests per token per minute.
+    pub const DEFAULT_RATE_LIMIT: u32 = 180;
 
     /// A configuration with defaults and the given public URL.
     pub fn new(public_url: &str) -> Result<Self> {
@@ -69,6 +76,7 @@ impl HostConfig {
             oauth: Default::default(),
             fetcher: None,
             allow_private_webhooks: false,
+            rate_limit: Self::DEFAULT_RATE_LIMIT,
         })
     }
 }

@@ -21,6 +21,7 @@ pub mod model;
 mod principal;
 pub mod probe;
 pub mod publish;
+pub mod ratelimit;
 mod scope;
 mod state;
 pub mod stats;

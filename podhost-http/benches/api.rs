@@ -17,16 +17,17 @@ use podhost_core::{
 use podhost_http::{Api, HttpConfig};
 use tokio::{io::AsyncWriteExt, net::TcpListener};
 
+/// A host whose rate limit never refuses (a benchmark is not a client to limit).
+fn unlimited(public_url: &str) -> podhost_core::HostConfig {
+    let mut config = podhost_core::HostConfig::new(public_url).unwrap();
+    config.rate_limit = u32::MAX;
+    config
+}
+
 async fn serve_api(host: PodcastHost) -> std::net::SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let api = Api::new(
-        host,
-        HttpConfig {
-            rate_limit: u32::MAX,
-            ..HttpConfig::default()
-        },
-    );
+    let api = Api::new(host, HttpConfig::default());
     tokio::spawn(podhost_http::serve(listener, api, std::future::pending()));
     addr
 }
@@ -126,10 +127,7 @@ async fn upload_1gib() {
     let dir =
         tempfile::tempdir_in(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into())).unwrap();
     let opened = podhost_core::open_store(dir.path().to_str().unwrap()).unwrap();
-    let host = PodcastHost::new(
-        podhost_core::HostConfig::new("http://bench.test").unwrap(),
-        opened.store,
-    );
+    let host = PodcastHost::new(unlimited("http://bench.test"), opened.store);
     host.create_account("up").await.unwrap();
     let owner = host.owner(&"up".parse().unwrap()).await.unwrap();
     let token = host
@@ -183,7 +181,7 @@ fn main() {
         .unwrap();
     runtime.block_on(async {
         let store = Arc::new(object_store::memory::InMemory::new());
-        let host = PodcastHost::new(podhost_core::HostConfig::new("https://bench.test").unwrap(), store);
+        let host = PodcastHost::new(unlimited("https://bench.test"), store);
         host.create_account("bench").await.unwrap();
         let owner = host.owner(&"bench".parse().unwrap()).await.unwrap();
         let token = host.create_token(&owner, "bench", Scopes::all()).await.unwrap().secret;

@@ -1,7 +1,7 @@
 //! The API as a service: route, authenticate, limit, check the scope and the query, dispatch,
 //! answer; `HEAD` and the draining of unread bodies for every route.
 
-use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, task::Poll, time::Instant};
+use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, task::Poll};
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
@@ -15,7 +15,6 @@ use crate::{
     drain,
     error::ApiError,
     handlers,
-    ratelimit::RateLimiter,
     response::{self, Body},
     routes::{self, ParamError, Route, RouteError, Surface},
 };
@@ -41,7 +40,6 @@ impl<B> RequestBody for B where
 pub struct Api {
     pub(crate) host: PodcastHost,
     pub(crate) config: Arc<HttpConfig>,
-    limiter: Arc<RateLimiter>,
     openapi: Arc<Value>,
     pub(crate) cache: Arc<crate::cache::ResponseCache>,
     /// Gzipped feeds and pages by ETag, compressed once per rendered version.
@@ -65,7 +63,6 @@ impl Api {
     pub fn new(host: PodcastHost, config: HttpConfig) -> Self {
         let openapi = crate::openapi::document(&host);
         Api {
-            limiter: Arc::new(RateLimiter::new(config.rate_limit)),
             config: Arc::new(config),
             host,
             openapi: Arc::new(openapi),
@@ -152,10 +149,7 @@ impl Api {
             Ok(who) => who,
             Err(e) => return response::error(&e),
         };
-        let key = who
-            .token_id()
-            .map_or_else(|| who.account().to_string(), |t| t.to_string());
-        let verdict = self.limiter.check(&key, Instant::now());
+        let verdict = self.host.rate_check(&who).await;
         let mut answer = if verdict.allowed {
             let checked = who
                 .require(scope)

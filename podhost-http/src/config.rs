@@ -2,11 +2,10 @@
 
 use std::time::Duration;
 
-/// Limits and settings of the REST API.
+/// Limits and settings of the REST API. (The rate limit is the core's:
+/// [`HostConfig::rate_limit`](podhost_core::HostConfig).)
 #[derive(Clone, Debug)]
 pub struct HttpConfig {
-    /// Requests per token per 60-second window (default 180).
-    pub rate_limit: u32,
     /// The largest JSON body (default 1 MiB). Uploads are limited by the core's upload limit.
     pub max_json_bytes: usize,
     /// How long a client may take to send its request headers (default 10 s).
@@ -28,7 +27,6 @@ pub struct HttpConfig {
 impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
-            rate_limit: 180,
             max_json_bytes: 1 << 20,
             header_read_timeout: Duration::from_secs(10),
             max_header_bytes: 16 << 10,

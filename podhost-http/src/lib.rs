@@ -25,7 +25,6 @@ mod outbound;
 mod page;
 mod public;
 mod ranges;
-mod ratelimit;
 mod response;
 pub mod routes;
 mod server;

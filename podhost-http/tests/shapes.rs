@@ -512,11 +512,7 @@ async fn episode_list_paging_sorting_and_filter_in_query_or_body() {
 
 #[tokio::test]
 async fn every_api_answer_carries_the_standard_headers_and_the_rate_limit() {
-    let fx = Fixture::with_config(podhost_http::HttpConfig {
-        rate_limit: 3,
-        ..Default::default()
-    })
-    .await;
+    let fx = Fixture::with_rate_limit(3).await;
     for (i, path) in ["/api/feeds", "/api/nope", "/api/media/abc"]
         .iter()
         .enumerate()

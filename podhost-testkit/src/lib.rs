@@ -27,15 +27,29 @@ pub const TEST_PUBLIC_URL: &str = "https://pod.test";
 /// processes' writes at once (refresh interval zero), allows webhook targets on loopback (test
 /// servers run there) and keeps job files in [`scratch_dir`].
 pub fn test_host(store: Arc<dyn object_store::ObjectStore>) -> (PodcastHost, ManualClock) {
+    test_host_with(store, test_config())
+}
+
+/// [`test_host`] with a configuration of the test's (start from [`test_config`]).
+pub fn test_host_with(
+    store: Arc<dyn object_store::ObjectStore>,
+    config: HostConfig,
+) -> (PodcastHost, ManualClock) {
     let clock = ManualClock::new("2026-01-01T00:00:00Z".parse().expect("a valid timestamp"));
-    let mut config = HostConfig::new(TEST_PUBLIC_URL).expect("a valid URL");
-    config.catalog.refresh_interval = std::time::Duration::ZERO;
-    config.allow_private_webhooks = true;
-    config.scratch_dir = Some(scratch_dir());
     (
         PodcastHost::with_clock(config, store, Arc::new(clock.clone())),
         clock,
     )
+}
+
+/// The configuration of [`test_host`]: [`TEST_PUBLIC_URL`], refresh interval zero, webhooks to
+/// loopback allowed, job files in [`scratch_dir`].
+pub fn test_config() -> HostConfig {
+    let mut config = HostConfig::new(TEST_PUBLIC_URL).expect("a valid URL");
+    config.catalog.refresh_interval = std::time::Duration::ZERO;
+    config.allow_private_webhooks = true;
+    config.scratch_dir = Some(scratch_dir());
+    config
 }
 
 /// The scratch folder of test hosts: `podhost-testkit` in the system's temporary folder (jobs

@@ -14,7 +14,7 @@ pub struct ServeArgs {
     /// The address to listen on.
     #[arg(long, env = "PODHOST_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Requests per token per minute.
+    /// Requests per token per minute, across every server on the store.
     #[arg(long, env = "PODHOST_RATE_LIMIT", default_value_t = 180)]
     pub rate_limit: u32,
     /// Behind a trusted reverse proxy: count downloads by the last `X-Forwarded-For` address.
@@ -35,6 +35,7 @@ impl super::Run for ServeArgs {
         let args = self;
         let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
             config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
+            config.rate_limit = args.rate_limit;
             if args.presign_downloads {
                 let presigner = opened
                     .presigner
@@ -54,7 +55,6 @@ async fn serve(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.listen))?;
     let config = HttpConfig {
-        rate_limit: args.rate_limit,
         trust_forwarded_for: args.trust_proxy,
         ..HttpConfig::default()
     };

@@ -177,3 +177,13 @@ pub fn serve_at(store: &str, global: &[&str], serve_args: &[&str]) -> (Child, St
     std::thread::spawn(move || for _ in lines {});
     (child, address)
 }
+
+/// [`serve_at`], with the address parsed.
+pub fn serve_listening(
+    store: &str,
+    global: &[&str],
+    serve_args: &[&str],
+) -> (Child, std::net::SocketAddr) {
+    let (child, address) = serve_at(store, global, serve_args);
+    (child, address.parse().expect("the address serve prints"))
+}

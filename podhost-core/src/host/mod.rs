@@ -11,6 +11,7 @@ mod media;
 mod metadata;
 mod oauth;
 mod publish;
+mod ratelimit;
 mod render_cache;
 mod signin;
 mod stats;
@@ -95,6 +96,8 @@ struct Inner {
     stats: crate::stats::Recorder,
     /// This process's job workers.
     workers: jobs::Workers,
+    /// This process's side of the rate limit.
+    ratelimit: crate::ratelimit::Limiter,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -135,6 +138,7 @@ impl PodcastHost {
                 pages: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
                 stats: Default::default(),
                 workers: Default::default(),
+                ratelimit: Default::default(),
             }),
         }
     }

@@ -22,6 +22,8 @@
 //! throttle/{kind}/{sha256 of key}                failed attempts of an account or an address
 //! jobs/queue/{account}/{job}                     a job waiting or running
 //! jobs/lease/{account}/{job}/{attempt:04}        who runs an attempt, until when
+//! ratelimit/{window:010}/{key}/{n:04}            lease n of a key's requests in a window
+//! ratelimit/{window:010}/swept                   who sweeps the windows before the previous one
 //! stats/salts/{day}                              the day's random salt
 //! stats/pending/{day}/{account}                  this account has raw records of the day
 //! webhooks/accounts/{account}                    this account has webhook subscriptions
@@ -311,6 +313,30 @@ pub(crate) fn webhook_claim(account: &AccountId, id: &str, seq: u64, attempt: us
         .join(format!("{seq:020}-{attempt:03}"))
 }
 
+/// The rate limit's leases, one folder per window.
+pub(crate) fn rate_windows() -> Path {
+    Path::from("ratelimit")
+}
+
+fn rate_window(window: u64) -> Path {
+    rate_windows().join(format!("{window:010}"))
+}
+
+/// The window of a folder listed under [`rate_windows`].
+pub(crate) fn rate_window_of(folder: &Path) -> Option<u64> {
+    folder.filename()?.parse().ok()
+}
+
+/// Lease `n` of the requests of `key` (a hash, one segment) in `window`.
+pub(crate) fn rate_lease(window: u64, key: &str, n: u32) -> Path {
+    rate_window(window).join(key).join(format!("{n:04}"))
+}
+
+/// The marker of the sweep started in `window` (of the windows before the previous one).
+pub(crate) fn rate_sweep(window: u64) -> Path {
+    rate_window(window).join("swept")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +364,11 @@ mod tests {
             Some(alice.clone())
         );
         assert_eq!(account_of(&account(&alice)), Some(alice.clone()));
+        assert_eq!(
+            rate_lease(29_462_400, "0f", 7).as_ref(),
+            "ratelimit/0029462400/0f/0007"
+        );
+        assert_eq!(rate_window_of(&rate_window(29_462_400)), Some(29_462_400));
         assert_eq!(
             log_entry(&account(&alice), 3).as_ref(),
             "accounts/alice/log/00000000000000000003.json"

@@ -44,38 +44,46 @@ impl Fixture {
         .await
     }
 
+    /// The fixture with a rate limit of `limit` requests per token per minute.
+    pub async fn with_rate_limit(limit: u32) -> Self {
+        let mut host_config = podhost_testkit::test_config();
+        host_config.rate_limit = limit;
+        Self::on_store_with(
+            std::sync::Arc::new(object_store::memory::InMemory::new()),
+            HttpConfig::default(),
+            host_config,
+        )
+        .await
+    }
+
     /// The fixture over a store of the test's (a `FaultStore` with gates, say).
     pub async fn on_store(
         store: std::sync::Arc<dyn object_store::ObjectStore>,
         config: HttpConfig,
     ) -> Self {
-        let (host, clock) = podhost_testkit::test_host(store.clone());
-        Self::on_host(host, clock, store, config).await
+        Self::on_store_with(store, config, podhost_testkit::test_config()).await
     }
 
     /// The fixture over a host configured as `podhost_testkit::test_host`'s, then `adjust`ed
     /// (a `fetcher` for import jobs, private targets refused...).
     pub async fn with_host_config(adjust: impl FnOnce(&mut podhost_core::HostConfig)) -> Self {
-        let store: std::sync::Arc<dyn object_store::ObjectStore> =
-            std::sync::Arc::new(object_store::memory::InMemory::new());
-        let clock =
-            podhost_core::ManualClock::new("2026-01-01T00:00:00Z".parse().expect("a timestamp"));
-        let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
-        config.catalog.refresh_interval = std::time::Duration::ZERO;
-        config.allow_private_webhooks = true;
-        config.scratch_dir = Some(podhost_testkit::scratch_dir());
-        adjust(&mut config);
-        let host =
-            PodcastHost::with_clock(config, store.clone(), std::sync::Arc::new(clock.clone()));
-        Self::on_host(host, clock, store, HttpConfig::default()).await
+        let mut host_config = podhost_testkit::test_config();
+        adjust(&mut host_config);
+        Self::on_store_with(
+            std::sync::Arc::new(object_store::memory::InMemory::new()),
+            HttpConfig::default(),
+            host_config,
+        )
+        .await
     }
 
-    async fn on_host(
-        host: PodcastHost,
-        clock: podhost_core::ManualClock,
+    /// The fixture over a store and with a host configuration of the test's.
+    pub async fn on_store_with(
         store: std::sync::Arc<dyn object_store::ObjectStore>,
         config: HttpConfig,
+        host_config: podhost_core::HostConfig,
     ) -> Self {
+        let (host, clock) = podhost_testkit::test_host_with(store.clone(), host_config);
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
             host.create_account(name).await.unwrap();
@@ -99,15 +107,11 @@ impl Fixture {
         }
     }
 
-    /// Another server process on the same store and clock: its own host and API, sharing
-    /// nothing in memory with this one.
+    /// Another server process on the same store and clock, with the same configuration: its
+    /// own host and API, sharing nothing in memory with this one.
     pub fn another_process(&self) -> (PodcastHost, Api) {
-        let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
-        config.catalog.refresh_interval = std::time::Duration::ZERO;
-        config.allow_private_webhooks = true;
-        config.scratch_dir = Some(podhost_testkit::scratch_dir());
         let host = PodcastHost::with_clock(
-            config,
+            self.host.config().clone(),
             self.store.clone(),
             std::sync::Arc::new(self.clock.clone()),
         );
