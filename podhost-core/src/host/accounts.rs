@@ -180,9 +180,6 @@ impl PodcastHost {
         who.require(Scope::Tokens)?;
         let mut errors = crate::error::FieldErrors::default();
         super::text::check_line(&mut errors, "label", label);
-        if label.trim().is_empty() {
-            errors.add("label", "a label to recognise the token by is required");
-        }
         if scopes.is_empty() {
             errors.add("scopes", "a token needs at least one scope");
         }
