@@ -99,7 +99,7 @@ async fn two_processes_on_a_local_folder_share_one_budget() {
 }
 
 /// One process asking alone gets exactly the limit, claiming a lease of 9 requests per store
-/// write.
+/// write (the store sees 20 lease writes for 180 requests, not 180).
 #[tokio::test]
 async fn the_store_sees_one_write_per_lease() {
     let store = podhost_testkit::FaultStore::new(std::sync::Arc::new(
@@ -110,9 +110,10 @@ async fn the_store_sees_one_write_per_lease() {
     let answers = burst(&[&fx.api], &fx.alice, 200).await;
     let accepted = answers.iter().filter(|(s, _)| s.is_success()).count();
     assert_eq!(accepted, 180);
-    // 20 leases, and the marker of this window's sweep.
+    // 20 leases, the note of the token's last use (once a minute), and the marker of this
+    // window's sweep (written in the background, so perhaps not yet).
     let puts = store.counts().puts;
-    assert!((20..=21).contains(&puts), "{puts} writes");
+    assert!((21..=22).contains(&puts), "{puts} writes");
 }
 
 /// When the store fails, the limit falls back to each process counting alone: no 500, and a
