@@ -38,7 +38,7 @@ pub use host::{
     Authorization, AuthorizeError, AuthorizeRequest, EpisodeFiles, FeedExport, JobsConfig,
     Metadata, MetadataPatch, OAuthConfig, OAuthError, PodcastHost, Session, SessionConfig,
     SignedIn, StagedUpload, SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat,
-    WebhookRun,
+    WebhookRun, random_secret,
 };
 pub use ids::{
     AccountId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId, SessionId,

@@ -58,6 +58,21 @@ impl Scope {
         }
     }
 
+    /// What it allows, in a few words for people (the consent page lists these).
+    pub fn description(self) -> &'static str {
+        match self {
+            Scope::Media => "upload, change and delete media files",
+            Scope::MediaReadOnly => "see media files",
+            Scope::Feeds => "create, change and delete podcasts",
+            Scope::FeedsReadOnly => "see podcasts",
+            Scope::Shows => "create, change, publish and delete episodes",
+            Scope::ShowsReadOnly => "see episodes, drafts included",
+            Scope::Webhooks => "manage webhook subscriptions and deliveries",
+            Scope::Stats => "see download statistics",
+            Scope::Tokens => "manage personal tokens and OAuth clients",
+        }
+    }
+
     /// The write scope that includes this one (itself for write scopes).
     fn write_scope(self) -> Scope {
         match self {

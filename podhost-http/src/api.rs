@@ -121,7 +121,7 @@ impl Api {
             Err(RouteError::BadParameter(row, error)) => {
                 // Authentication still comes first: no hints to strangers.
                 if row.authenticated()
-                    && let Err(e) = self.authenticate(&parts.headers).await
+                    && let Err(e) = self.authenticate(&parts).await
                 {
                     return response::error(&e);
                 }
@@ -139,13 +139,21 @@ impl Api {
             .query()
             .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
             .unwrap_or_default();
+        match row.surface {
+            Surface::Site => return crate::site::answer(self, endpoint, &parts, body).await,
+            Surface::OAuth if endpoint == routes::Endpoint::Authorize => {
+                return crate::site::answer(self, endpoint, &parts, body).await;
+            }
+            Surface::OAuth => return crate::oauth::answer(self, endpoint, &parts, body).await,
+            Surface::Api | Surface::Public | Surface::Page => {}
+        }
         let Some(scope) = row.scope else {
             if let Err(e) = known_params(row, &query) {
                 return response::error(&e);
             }
             return handlers::open(self, endpoint, &parts).await;
         };
-        let who = match self.authenticate(&parts.headers).await {
+        let who = match self.authenticate(&parts).await {
             Ok(who) => who,
             Err(e) => return response::error(&e),
         };
@@ -197,13 +205,16 @@ impl Api {
     /// 404 as the surface answers it: a page for pages, JSON elsewhere.
     fn not_found(&self, surface: Surface) -> Response<Body> {
         match surface {
-            Surface::Page => crate::page::not_found(self),
-            Surface::Api | Surface::Public => response::error(&ApiError::NoRoute),
+            Surface::Page | Surface::Site => crate::page::not_found(self),
+            Surface::Api | Surface::Public | Surface::OAuth => response::error(&ApiError::NoRoute),
         }
     }
 
-    async fn authenticate(&self, headers: &http::HeaderMap) -> Result<Principal, ApiError> {
-        let secret = headers
+    /// The caller of a request with a bearer token. Failed attempts are throttled per client
+    /// address by the core (429 after too many).
+    async fn authenticate(&self, parts: &Parts) -> Result<Principal, ApiError> {
+        let secret = parts
+            .headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| {
@@ -212,7 +223,11 @@ impl Api {
             })
             .map(str::trim)
             .ok_or(ApiError::Core(podhost_core::Error::Unauthenticated))?;
-        Ok(self.host.authenticate(secret).await?)
+        let address = crate::downloads::client_ip(parts, self.config.trust_forwarded_for);
+        Ok(self
+            .host
+            .authenticate_from(secret, &address.to_string())
+            .await?)
     }
 
     /// The OpenAPI document.

@@ -45,6 +45,7 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
             E::Conflict { .. } => message(StatusCode::CONFLICT, e.to_string()),
             E::TooLarge { .. } => message(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
             E::Interrupted { .. } => message(StatusCode::BAD_REQUEST, e.to_string()),
+            E::Throttled { .. } => message(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
             other => {
                 tracing::error!(error = %other, "internal error");
                 message(

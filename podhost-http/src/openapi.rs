@@ -41,9 +41,38 @@ fn error_response(status: u16) -> Value {
     json!({ "description": description, "content": { "application/json": { "schema": r(schema) } } })
 }
 
+/// The rows in the document: the API's and the OAuth endpoints.
+pub(crate) fn documented(row: &Route) -> bool {
+    matches!(row.surface, Surface::Api | Surface::OAuth)
+}
+
+/// An error answer of an OAuth endpoint (RFC 6749 §5.2), or its authorization page's.
+fn oauth_error_response(row: &Route, status: u16) -> Value {
+    match (&row.success.shape, status) {
+        (Shape::Document(_), 303) => json!({
+            "description": "back to the client's redirect URI with `error` (or to the sign-in form's next page)",
+            "headers": {"Location": {"schema": {"type": "string"}}},
+        }),
+        (Shape::Document(media_type), _) => json!({
+            "description": "a page saying what is wrong with the request (an unknown client or redirect URI is never redirected to)",
+            "content": { *media_type: { "schema": {"type": "string"} } },
+        }),
+        (_, 401) => json!({
+            "description": "the client failed to authenticate (invalid_client)",
+            "content": json_content(r("OAuthError")),
+        }),
+        _ => json!({
+            "description": "invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or unauthorized_client",
+            "content": json_content(r("OAuthError")),
+        }),
+    }
+}
+
 /// The statuses every operation of this kind may answer.
 fn common_errors(row: &Route) -> &'static [u16] {
-    if row.authenticated() {
+    if row.surface == Surface::OAuth {
+        &[]
+    } else if row.authenticated() {
         &[400, 401, 403, 404, 405, 422, 429, 500]
     } else {
         &[422]
@@ -97,6 +126,16 @@ fn request_body(row: &Route) -> Option<Value> {
                 "content": { "application/json": { "schema": r(schema), "example": example } },
             }))
         }
+        BodyKind::Form { schema, example } => {
+            let fields: serde_json::Map<String, Value> = example
+                .iter()
+                .map(|(k, v)| (k.to_string(), json!(v)))
+                .collect();
+            Some(json!({
+                "required": true,
+                "content": { "application/x-www-form-urlencoded": { "schema": r(schema), "example": fields } },
+            }))
+        }
         BodyKind::Multipart {
             schema, example, ..
         } => {
@@ -137,12 +176,19 @@ fn operation(row: &Route) -> Value {
     }));
     let mut responses = serde_json::Map::new();
     for status in common_errors(row).iter().chain(row.errors) {
-        responses.insert(status.to_string(), error_response(*status));
+        let response = match row.surface {
+            Surface::OAuth => oauth_error_response(row, *status),
+            _ => error_response(*status),
+        };
+        responses.insert(status.to_string(), response);
     }
     responses.insert(row.success.status.to_string(), success(row));
-    let mut description = match row.scope {
-        Some(scope) => format!("Scopes: {}.", scopes_allowing(scope)),
-        None => "No authentication.".to_string(),
+    let mut description = match (row.scope, row.surface) {
+        (Some(scope), _) => format!("Scopes: {}.", scopes_allowing(scope)),
+        (None, Surface::OAuth) if matches!(row.body, BodyKind::Form { .. }) => {
+            "No bearer token: a confidential client authenticates with HTTP Basic or client_secret in the form, a public one sends its client_id.".to_string()
+        }
+        (None, _) => "No authentication.".to_string(),
     };
     if row.addition {
         description.push_str(" An addition of podhost to the specification.");
@@ -247,6 +293,7 @@ fn schemas() -> Value {
     });
     let mut feed_create = feed_fields.clone();
     feed_create["id"] = json!({"type": "string", "minLength": 1, "maxLength": 100});
+    let scope_list = json!({"type": "array", "items": {"type": "string", "enum": Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>()}});
     let links = |keys: &[&str]| {
         let props: serde_json::Map<String, Value> =
             keys.iter().map(|k| (k.to_string(), string())).collect();
@@ -421,13 +468,54 @@ fn schemas() -> Value {
             "apps": {"type": "array", "items": object(&["app", "downloads"], json!({"app": string(), "downloads": {"type": "integer", "minimum": 0}}))},
         })),
         "EpisodeUpdate": {"type": "object", "properties": update, "additionalProperties": false},
+        "Token": object(&["id", "label", "scopes", "created", "last_used", "revoked"], json!({
+            "id": string(), "label": string(), "scopes": scope_list.clone(),
+            "created": {"type": "string", "format": "date-time"},
+            "last_used": {"type": "string", "format": "date-time", "nullable": true, "description": "to the minute"},
+            "revoked": {"type": "string", "format": "date-time", "nullable": true},
+        })),
+        "NewToken": {"type": "object", "required": ["scopes"], "properties": {
+            "label": {"type": "string", "maxLength": 255}, "scopes": scope_list.clone(),
+        }, "additionalProperties": false},
+        "CreatedToken": object(&["id", "label", "scopes", "created", "last_used", "revoked", "token"], json!({
+            "id": string(), "label": string(), "scopes": scope_list.clone(),
+            "created": {"type": "string", "format": "date-time"},
+            "last_used": {"type": "string", "nullable": true}, "revoked": {"type": "string", "nullable": true},
+            "token": {"type": "string", "description": "the bearer secret; shown only here"},
+        })),
+        "OAuthTokenRequest": object(&["grant_type"], json!({
+            "grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]},
+            "code": string(), "redirect_uri": string(), "code_verifier": string(),
+            "refresh_token": string(), "client_id": string(), "client_secret": string(),
+        })),
+        "OAuthRevokeRequest": object(&["token"], json!({
+            "token": string(), "token_type_hint": {"type": "string", "enum": ["access_token", "refresh_token"]},
+            "client_id": string(), "client_secret": string(),
+        })),
+        "OAuthTokenResponse": object(&["access_token", "token_type", "expires_in", "refresh_token", "scope"], json!({
+            "access_token": string(), "token_type": {"type": "string", "enum": ["Bearer"]},
+            "expires_in": {"type": "integer", "minimum": 0}, "refresh_token": string(),
+            "scope": {"type": "string", "description": "space-separated"},
+        })),
+        "OAuthError": object(&["error"], json!({"error": string(), "error_description": string()})),
+        "OAuthMetadata": object(&["issuer", "authorization_endpoint", "token_endpoint", "response_types_supported"], json!({
+            "issuer": string(), "authorization_endpoint": string(), "token_endpoint": string(),
+            "revocation_endpoint": string(), "service_documentation": string(),
+            "scopes_supported": {"type": "array", "items": string()},
+            "response_types_supported": {"type": "array", "items": string()},
+            "response_modes_supported": {"type": "array", "items": string()},
+            "grant_types_supported": {"type": "array", "items": string()},
+            "code_challenge_methods_supported": {"type": "array", "items": string()},
+            "token_endpoint_auth_methods_supported": {"type": "array", "items": string()},
+            "revocation_endpoint_auth_methods_supported": {"type": "array", "items": string()},
+        })),
     })
 }
 
 /// The document.
 pub fn document(host: &PodcastHost) -> Value {
     let mut paths = serde_json::Map::new();
-    for row in ROUTES.iter().filter(|r| r.surface == Surface::Api) {
+    for row in ROUTES.iter().filter(|r| documented(r)) {
         let entry = paths
             .entry(row.path.to_string())
             .or_insert_with(|| json!({}));
@@ -484,12 +572,12 @@ mod tests {
             assert!(schemas.get(name).is_some(), "{target} is not defined");
         }
         // And every schema a row names.
-        for row in ROUTES.iter().filter(|r| r.surface == Surface::Api) {
+        for row in ROUTES.iter().filter(|r| documented(r)) {
             let named = [
                 match row.body {
-                    BodyKind::Json { schema, .. } | BodyKind::Multipart { schema, .. } => {
-                        Some(schema)
-                    }
+                    BodyKind::Json { schema, .. }
+                    | BodyKind::Multipart { schema, .. }
+                    | BodyKind::Form { schema, .. } => Some(schema),
                     BodyKind::None => None,
                 },
                 match row.success.shape {
@@ -528,5 +616,16 @@ mod tests {
             .collect();
         assert_eq!(names, ["feed_id", "show_id", "feed_id_to"]);
         assert!(doc["paths"].get("/feeds/{feed_id}/rss").is_none());
+        assert!(
+            doc["paths"].get("/account").is_none(),
+            "the site is not the API"
+        );
+        let token = &doc["paths"]["/oauth/token"]["post"];
+        assert_eq!(token["security"], json!([]));
+        assert!(token["requestBody"]["content"]["application/x-www-form-urlencoded"].is_object());
+        assert_eq!(
+            token["responses"]["400"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/OAuthError"
+        );
     }
 }

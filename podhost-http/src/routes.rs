@@ -9,9 +9,11 @@
 
 use http::Method;
 use podhost_core::{
-    EpisodeId, FeedId, JobId, MediaId, Scope, model::PageRequest, stats as core_stats,
+    EpisodeId, FeedId, JobId, MediaId, Scope, TokenId, model::PageRequest, stats as core_stats,
 };
 use serde_json::{Value, json};
+
+use crate::site;
 
 /// One operation, with its path parameters parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +100,40 @@ pub enum Endpoint {
     PodcastPage(FeedId),
     /// `GET /podcasts/{feed_id}/{show_id}`: an episode's web page
     EpisodePage(FeedId, EpisodeId),
+    /// `GET /api/tokens` (addition): the caller's personal tokens
+    ListTokens,
+    /// `POST /api/tokens` (addition): a new personal token
+    CreateToken,
+    /// `DELETE /api/tokens/{token_id}` (addition): revoke a personal token
+    RevokeToken(TokenId),
+    /// `GET /oauth/authorize`: the OAuth authorization endpoint (the consent page)
+    Authorize,
+    /// `POST /oauth/authorize`: the user's answer on the consent page
+    Consent,
+    /// `POST /oauth/token`: the OAuth token endpoint
+    OAuthToken,
+    /// `POST /oauth/revoke`: OAuth token revocation (RFC 7009)
+    OAuthRevoke,
+    /// `GET /.well-known/oauth-authorization-server`: OAuth server metadata (RFC 8414)
+    OAuthMetadata,
+    /// `GET /`: the home page
+    Home,
+    /// `GET /account`: the key-management site (the sign-in form when signed out)
+    Account,
+    /// `POST /account/sign-in`
+    SignIn,
+    /// `POST /account/sign-out`
+    SignOut,
+    /// `POST /account/tokens`: a personal token made on the site
+    SiteCreateToken,
+    /// `POST /account/tokens/{token_id}/revoke`
+    SiteRevokeToken(TokenId),
+    /// `POST /account/clients`: an OAuth client registered on the site
+    SiteCreateClient,
+    /// `POST /account/clients/{client_id}/delete`
+    SiteDeleteClient(String),
+    /// `POST /account/grants/{grant_id}/revoke`
+    SiteRevokeGrant(String),
 }
 
 /// How a row builds its [`Endpoint`] from the path parameters of its template, in order. The
@@ -115,10 +151,13 @@ pub enum Build {
     FeedShow(fn(FeedId, EpisodeId) -> Endpoint),
     /// A job id.
     Job(fn(JobId) -> Endpoint),
-    /// A webhook subscription id.
-    Webhook(fn(String) -> Endpoint),
+    /// A personal token's id.
+    Token(fn(TokenId) -> Endpoint),
+    /// An id kept as text (a webhook subscription, a token, a client, a grant), parsed by its
+    /// handler.
+    Text(fn(String) -> Endpoint),
     /// A webhook subscription id and an event number.
-    WebhookSeq(fn(String, u64) -> Endpoint),
+    TextSeq(fn(String, u64) -> Endpoint),
     /// An account and a blob (a stored file version).
     Blob(fn(String, String) -> Endpoint),
     /// An account, a blob and a file name.
@@ -135,8 +174,9 @@ impl Build {
             Build::Feed(_) => &[K::Feed],
             Build::FeedShow(_) => &[K::Feed, K::Episode],
             Build::Job(_) => &[K::Job],
-            Build::Webhook(_) => &[K::Text],
-            Build::WebhookSeq(_) => &[K::Text, K::Seq],
+            Build::Token(_) => &[K::Token],
+            Build::Text(_) => &[K::Text],
+            Build::TextSeq(_) => &[K::Text, K::Seq],
             Build::Blob(_) => &[K::Text, K::Text],
             Build::BlobFile(_) => &[K::Text, K::Text, K::Text],
         }
@@ -151,8 +191,9 @@ impl Build {
             (Build::Feed(f), [A::Feed(feed)]) => f(feed.clone()),
             (Build::FeedShow(f), [A::Feed(feed), A::Episode(e)]) => f(feed.clone(), *e),
             (Build::Job(f), [A::Job(j)]) => f(j.clone()),
-            (Build::Webhook(f), [A::Text(w)]) => f(w.clone()),
-            (Build::WebhookSeq(f), [A::Text(w), A::Seq(s)]) => f(w.clone(), *s),
+            (Build::Token(f), [A::Token(t)]) => f(t.clone()),
+            (Build::Text(f), [A::Text(w)]) => f(w.clone()),
+            (Build::TextSeq(f), [A::Text(w), A::Seq(s)]) => f(w.clone(), *s),
             (Build::Blob(f), [A::Text(a), A::Text(b)]) => f(a.clone(), b.clone()),
             (Build::BlobFile(f), [A::Text(a), A::Text(b), A::Text(n)]) => {
                 f(a.clone(), b.clone(), n.clone())
@@ -172,6 +213,12 @@ pub enum Surface {
     Public,
     /// The web pages: like [`Surface::Public`], and a missing page is an HTML page too.
     Page,
+    /// The site for browsers (home, the key-management site, the consent form): HTML, a
+    /// session cookie instead of a token, forms with a CSRF token; not in the OpenAPI document.
+    Site,
+    /// The OAuth 2 endpoints: no bearer token (clients authenticate as OAuth says), answers as
+    /// OAuth says; in the OpenAPI document.
+    OAuth,
 }
 
 /// The kind of a path parameter: how it is parsed and what its OpenAPI schema is.
@@ -185,6 +232,8 @@ pub enum ParamKind {
     Episode,
     /// A job id; malformed: 404.
     Job,
+    /// A personal token's id; malformed: 404.
+    Token,
     /// Any non-empty text (a webhook id, an account, a blob, a file name).
     Text,
     /// An event number; malformed: 400.
@@ -240,6 +289,21 @@ pub static PATH_PARAMS: &[PathParam] = &[
         description: "the event's number (`seq` of a delivery)",
     },
     PathParam {
+        name: "token_id",
+        kind: ParamKind::Token,
+        description: "token id (tok_…)",
+    },
+    PathParam {
+        name: "client_id",
+        kind: ParamKind::Text,
+        description: "OAuth client id (cli_…)",
+    },
+    PathParam {
+        name: "grant_id",
+        kind: ParamKind::Text,
+        description: "grant id (gr_…)",
+    },
+    PathParam {
         name: "account",
         kind: ParamKind::Text,
         description: "the account",
@@ -273,6 +337,7 @@ impl ParamKind {
             }
             ParamKind::Episode => json!({"type": "string", "pattern": "^pod-[0-9]+$"}),
             ParamKind::Job => json!({"type": "string", "pattern": "^job_[a-z0-9]{20}$"}),
+            ParamKind::Token => json!({"type": "string", "pattern": "^tok_[a-z0-9]{16}$"}),
             ParamKind::Text => json!({"type": "string", "minLength": 1}),
             ParamKind::Seq => json!({"type": "integer", "minimum": 1}),
         }
@@ -293,6 +358,7 @@ impl ParamKind {
                 .map(Arg::Episode)
                 .map_err(|_| bad("an episode id (pod-<digits>)")),
             ParamKind::Job => s.parse().map(Arg::Job).map_err(|_| ParamError::NotFound),
+            ParamKind::Token => s.parse().map(Arg::Token).map_err(|_| ParamError::NotFound),
             ParamKind::Text if s.is_empty() => Err(ParamError::NotFound),
             ParamKind::Text => Ok(Arg::Text(s.to_string())),
             ParamKind::Seq => s.parse().map(Arg::Seq).map_err(|_| bad("an event number")),
@@ -307,6 +373,7 @@ enum Arg {
     Feed(FeedId),
     Episode(EpisodeId),
     Job(JobId),
+    Token(TokenId),
     Text(String),
     Seq(u64),
 }
@@ -335,6 +402,14 @@ pub enum BodyKind {
         required: bool,
         /// An example body, as JSON text.
         example: &'static str,
+    },
+    /// `application/x-www-form-urlencoded` of the named component schema (the OAuth endpoints,
+    /// the site's forms).
+    Form {
+        /// The component schema.
+        schema: &'static str,
+        /// Example fields.
+        example: &'static [(&'static str, &'static str)],
     },
     /// `multipart/form-data` of the named component schema.
     Multipart {
@@ -1157,7 +1232,7 @@ pub static ROUTES: &[Route] = &[
     Route {
         method: Method::GET,
         path: "/api/webhooks/{webhook_id}",
-        build: Build::Webhook(Endpoint::GetWebhook),
+        build: Build::Text(Endpoint::GetWebhook),
         surface: Surface::Api,
         scope: Some(Scope::Webhooks),
         query: &[],
@@ -1174,7 +1249,7 @@ pub static ROUTES: &[Route] = &[
     Route {
         method: Method::DELETE,
         path: "/api/webhooks/{webhook_id}",
-        build: Build::Webhook(Endpoint::DeleteWebhook),
+        build: Build::Text(Endpoint::DeleteWebhook),
         surface: Surface::Api,
         scope: Some(Scope::Webhooks),
         query: &[],
@@ -1191,7 +1266,7 @@ pub static ROUTES: &[Route] = &[
     Route {
         method: Method::GET,
         path: "/api/webhooks/{webhook_id}/deliveries",
-        build: Build::Webhook(Endpoint::WebhookDeliveries),
+        build: Build::Text(Endpoint::WebhookDeliveries),
         surface: Surface::Api,
         scope: Some(Scope::Webhooks),
         query: &[],
@@ -1208,7 +1283,7 @@ pub static ROUTES: &[Route] = &[
     Route {
         method: Method::POST,
         path: "/api/webhooks/{webhook_id}/deliveries/{seq}/redeliver",
-        build: Build::WebhookSeq(Endpoint::Redeliver),
+        build: Build::TextSeq(Endpoint::Redeliver),
         surface: Surface::Api,
         scope: Some(Scope::Webhooks),
         query: &[],
@@ -1219,6 +1294,61 @@ pub static ROUTES: &[Route] = &[
             status: 200,
             description: "the delivery with the new attempt",
             shape: Shape::Data("Delivery"),
+        },
+        errors: &[],
+    },
+    Route {
+        method: Method::GET,
+        path: "/api/tokens",
+        build: Build::Unit(Endpoint::ListTokens),
+        surface: Surface::Api,
+        scope: Some(Scope::Tokens),
+        query: &[],
+        body: BodyKind::None,
+        addition: true,
+        summary: "the caller's personal tokens, oldest first, revoked ones included (never a secret)",
+        success: Success {
+            status: 200,
+            description: "the tokens",
+            shape: Shape::DataList("Token"),
+        },
+        errors: &[],
+    },
+    Route {
+        method: Method::POST,
+        path: "/api/tokens",
+        build: Build::Unit(Endpoint::CreateToken),
+        surface: Surface::Api,
+        scope: Some(Scope::Tokens),
+        query: &[],
+        body: BodyKind::Json {
+            schema: "NewToken",
+            required: true,
+            example: r#"{"label": "helper", "scopes": ["tokens"]}"#,
+        },
+        addition: true,
+        summary: "a new personal token (scopes at most the caller's); its secret is shown only here",
+        success: Success {
+            status: 201,
+            description: "the token, with its secret in `token`",
+            shape: Shape::Data("CreatedToken"),
+        },
+        errors: &[],
+    },
+    Route {
+        method: Method::DELETE,
+        path: "/api/tokens/{token_id}",
+        build: Build::Token(Endpoint::RevokeToken),
+        surface: Surface::Api,
+        scope: Some(Scope::Tokens),
+        query: &[],
+        body: BodyKind::None,
+        addition: true,
+        summary: "revoke a personal token (it stops working on every server within a second)",
+        success: Success {
+            status: 204,
+            description: "revoked (also when it already was)",
+            shape: Shape::Empty,
         },
         errors: &[],
     },
@@ -1376,8 +1506,215 @@ pub static ROUTES: &[Route] = &[
         },
         errors: &[304, 404, 410],
     },
+    // OAuth 2: no bearer token; in the OpenAPI document.
+    Route {
+        method: Method::GET,
+        path: site::paths::AUTHORIZE,
+        build: Build::Unit(Endpoint::Authorize),
+        surface: Surface::OAuth,
+        scope: None,
+        query: &[
+            oauth_param("response_type", "`code`"),
+            oauth_param("client_id", "the client's id"),
+            oauth_param("redirect_uri", "one of the client's redirect URIs, exactly"),
+            oauth_param(
+                "scope",
+                "space-separated scopes (default: all the client may ask for)",
+            ),
+            oauth_param("state", "carried back to the client"),
+            oauth_param(
+                "code_challenge",
+                "PKCE: base64url of the SHA-256 of the verifier",
+            ),
+            oauth_param("code_challenge_method", "`S256`"),
+        ],
+        body: BodyKind::None,
+        addition: true,
+        summary: "OAuth authorization endpoint: the consent page (the sign-in form first when signed out)",
+        success: Success {
+            status: 200,
+            description: "the consent page, or the sign-in form",
+            shape: Shape::Document("text/html"),
+        },
+        errors: &[303, 400],
+    },
+    Route {
+        method: Method::POST,
+        path: site::paths::TOKEN,
+        build: Build::Unit(Endpoint::OAuthToken),
+        surface: Surface::OAuth,
+        scope: None,
+        query: &[],
+        body: BodyKind::Form {
+            schema: "OAuthTokenRequest",
+            example: &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", "phr_x"),
+                ("client_id", "cli_x"),
+            ],
+        },
+        addition: true,
+        summary: "OAuth token endpoint: an authorization code (with its PKCE verifier) or a refresh token exchanged for tokens",
+        success: Success {
+            status: 200,
+            description: "the tokens",
+            shape: Shape::Bare("OAuthTokenResponse"),
+        },
+        errors: &[400, 401],
+    },
+    Route {
+        method: Method::POST,
+        path: site::paths::REVOKE,
+        build: Build::Unit(Endpoint::OAuthRevoke),
+        surface: Surface::OAuth,
+        scope: None,
+        query: &[],
+        body: BodyKind::Form {
+            schema: "OAuthRevokeRequest",
+            example: &[("token", "phr_x"), ("client_id", "cli_x")],
+        },
+        addition: true,
+        summary: "OAuth token revocation (RFC 7009): a refresh token ends its grant, an access token itself",
+        success: Success {
+            status: 200,
+            description: "revoked, or there was no such token",
+            shape: Shape::Empty,
+        },
+        errors: &[400, 401],
+    },
+    Route {
+        method: Method::GET,
+        path: site::paths::METADATA,
+        build: Build::Unit(Endpoint::OAuthMetadata),
+        surface: Surface::OAuth,
+        scope: None,
+        query: &[],
+        body: BodyKind::None,
+        addition: true,
+        summary: "OAuth authorization server metadata (RFC 8414)",
+        success: Success {
+            status: 200,
+            description: "the metadata",
+            shape: Shape::Bare("OAuthMetadata"),
+        },
+        errors: &[],
+    },
+    // The site for browsers: HTML and forms, a session cookie; not in the OpenAPI document.
+    site_row(
+        Method::GET,
+        site::paths::HOME,
+        Build::Unit(Endpoint::Home),
+        BodyKind::None,
+        "the home page: what this server is, where to go",
+    ),
+    site_row(
+        Method::GET,
+        site::paths::ACCOUNT,
+        Build::Unit(Endpoint::Account),
+        BodyKind::None,
+        "the key-management site: tokens, OAuth clients, grants (the sign-in form when signed out)",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::SIGN_IN,
+        Build::Unit(Endpoint::SignIn),
+        form("SignInForm"),
+        "sign in with an account's name and password",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::SIGN_OUT,
+        Build::Unit(Endpoint::SignOut),
+        form("CsrfForm"),
+        "sign out",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::TOKENS,
+        Build::Unit(Endpoint::SiteCreateToken),
+        form("TokenForm"),
+        "create a personal token (shown once)",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::TOKEN_REVOKE,
+        Build::Token(Endpoint::SiteRevokeToken),
+        form("CsrfForm"),
+        "revoke a personal token",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::CLIENTS,
+        Build::Unit(Endpoint::SiteCreateClient),
+        form("ClientForm"),
+        "register an OAuth client (a confidential one's secret shown once)",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::CLIENT_DELETE,
+        Build::Text(Endpoint::SiteDeleteClient),
+        form("CsrfForm"),
+        "delete an OAuth client",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::GRANT_REVOKE,
+        Build::Text(Endpoint::SiteRevokeGrant),
+        form("CsrfForm"),
+        "revoke what the account allowed a client",
+    ),
+    site_row(
+        Method::POST,
+        site::paths::AUTHORIZE,
+        Build::Unit(Endpoint::Consent),
+        form("ConsentForm"),
+        "the answer on the consent page: a redirect to the client with a code, or with access_denied",
+    ),
 ];
 
+/// An OAuth query parameter of the authorization endpoint.
+const fn oauth_param(name: &'static str, description: &'static str) -> QueryParam {
+    QueryParam {
+        name,
+        schema: || json!({"type": "string"}),
+        description,
+    }
+}
+
+/// A form body of the site.
+const fn form(schema: &'static str) -> BodyKind {
+    BodyKind::Form {
+        schema,
+        example: &[],
+    }
+}
+
+/// A row of the site: HTML, no token.
+const fn site_row(
+    method: Method,
+    path: &'static str,
+    build: Build,
+    body: BodyKind,
+    summary: &'static str,
+) -> Route {
+    Route {
+        method,
+        path,
+        build,
+        surface: Surface::Site,
+        scope: None,
+        query: &[],
+        body,
+        addition: true,
+        summary,
+        success: Success {
+            status: 200,
+            description: "a page, or 303 to one",
+            shape: Shape::Document("text/html"),
+        },
+        errors: &[303, 400, 401, 403, 404, 422, 429],
+    }
+}
 /// Sample values for tests that need a path of every row.
 #[cfg(test)]
 pub(crate) mod samples {
@@ -1390,6 +1727,7 @@ pub(crate) mod samples {
             ParamKind::Feed => "f",
             ParamKind::Episode => "pod-1",
             ParamKind::Job => "job_abcdefghijklmnopqrst",
+            ParamKind::Token => "tok_abcdefghijklmnop",
             ParamKind::Text => "t",
             ParamKind::Seq => "1",
         }
@@ -1525,8 +1863,30 @@ mod tests {
                 "/podcasts/show/pod-7",
                 Ok(E::EpisodePage(feed("show"), e(7))),
             ),
+            (M::GET, "/", Ok(E::Home)),
+            (M::GET, "/account", Ok(E::Account)),
+            (
+                M::POST,
+                "/account/tokens/tok_abcdefghijklmnop/revoke",
+                Ok(E::SiteRevokeToken("tok_abcdefghijklmnop".parse().unwrap())),
+            ),
+            (M::POST, "/account/tokens/tok_1/revoke", Err(s("404"))),
+            (M::GET, "/oauth/authorize", Ok(E::Authorize)),
+            (M::POST, "/oauth/authorize", Ok(E::Consent)),
+            (M::POST, "/oauth/token", Ok(E::OAuthToken)),
+            (
+                M::GET,
+                "/.well-known/oauth-authorization-server",
+                Ok(E::OAuthMetadata),
+            ),
+            (
+                M::DELETE,
+                "/api/tokens/tok_abcdefghijklmnop",
+                Ok(E::RevokeToken("tok_abcdefghijklmnop".parse().unwrap())),
+            ),
             // Errors.
-            (M::GET, "/", Err(s("404 Api"))),
+            (M::GET, "/oauth/token", Err(s("405 [POST]"))),
+            (M::GET, "/account/nothing", Err(s("404 Site"))),
             (M::GET, "/api/nothing", Err(s("404 Api"))),
             (M::GET, "/api/media/42/extra", Err(s("404 Api"))),
             (M::GET, "/api/jobs/job_x", Err(s("404"))),
@@ -1613,9 +1973,26 @@ mod tests {
             E::EpisodePage(..) => 38,
             E::UpdateMedia(_) => 39,
             E::ImportFeed => 40,
+            E::ListTokens => 41,
+            E::CreateToken => 42,
+            E::RevokeToken(_) => 43,
+            E::Authorize => 44,
+            E::Consent => 45,
+            E::OAuthToken => 46,
+            E::OAuthRevoke => 47,
+            E::OAuthMetadata => 48,
+            E::Home => 49,
+            E::Account => 50,
+            E::SignIn => 51,
+            E::SignOut => 52,
+            E::SiteCreateToken => 53,
+            E::SiteRevokeToken(_) => 54,
+            E::SiteCreateClient => 55,
+            E::SiteDeleteClient(_) => 56,
+            E::SiteRevokeGrant(_) => 57,
         }
     }
-    const VARIANTS: usize = 41;
+    const VARIANTS: usize = 58;
 
     #[test]
     fn every_row_agrees_with_its_constructor_and_routes_to_itself() {

@@ -34,6 +34,10 @@ struct World {
     job: JobId,
     webhook: String,
     seq: u64,
+    /// A personal token of alice's (its id).
+    token: String,
+    /// A valid authorization request of an OAuth client of alice's (a query string).
+    authorize: String,
     /// `account`, `blob` and `name` of a public download with chapters.
     account: String,
     blob: String,
@@ -153,10 +157,37 @@ impl World {
             .unwrap()
             .episode
             .id;
+        let token = fx
+            .host
+            .create_token(who, &format!("token-{tag}"), Scopes::all())
+            .await
+            .unwrap()
+            .token
+            .id
+            .to_string();
+        let client = fx
+            .host
+            .create_client(
+                who,
+                "App",
+                vec!["https://app.example/cb".into()],
+                false,
+                Scopes::all(),
+            )
+            .await
+            .unwrap()
+            .client
+            .id;
+        let authorize = format!(
+            "?response_type=code&client_id={client}&redirect_uri=https%3A%2F%2Fapp.example%2Fcb\
+             &code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
+        );
         World {
             media,
             feed,
             show,
+            token,
+            authorize,
             job: "job_aaaaaaaaaaaaaaaaaaaa".parse().unwrap(),
             seq: webhook.after_seq + 1,
             webhook: webhook.id,
@@ -180,6 +211,10 @@ impl World {
                 "account" => self.account.clone(),
                 "blob" => self.blob.clone(),
                 "name" => self.name.clone(),
+                "token_id" => self.token.clone(),
+                // The site's (no token; only routing is tested with them here).
+                "client_id" => "cli_aaaaaaaaaaaaaaaa".into(),
+                "grant_id" => "gr_aaaaaaaaaaaaaaaaaaaa".into(),
                 other => panic!("{}: no object for {{{other}}}", row.path),
             };
             path = path.replace(&format!("{{{name}}}"), &value);
@@ -197,6 +232,11 @@ async fn send(
     token: &str,
     query: &str,
 ) -> Answer {
+    // The authorization page needs a valid request to answer 200.
+    let query = match row.path == "/oauth/authorize" && query.is_empty() {
+        true => world.authorize.as_str(),
+        false => query,
+    };
     let mut request = Request::builder()
         .method(method)
         .uri(format!("{}{query}", world.path(row)));
@@ -208,6 +248,13 @@ async fn send(
         BodyKind::Json { example, .. } => {
             request = request.header("content-type", "application/json");
             example.as_bytes().to_vec()
+        }
+        BodyKind::Form { example, .. } => {
+            request = request.header("content-type", "application/x-www-form-urlencoded");
+            form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(example.iter())
+                .finish()
+                .into_bytes()
         }
         BodyKind::Multipart { file, example, .. } => {
             let wav = podhost_testkit::fixtures::wav(0.1, 8000);
@@ -343,6 +390,9 @@ async fn without_a_valid_token_every_authenticated_row_is_401() {
     let before = version(&fx).await;
     for token in ["", "nonsense", revoked.secret.as_str()] {
         for row in authenticated() {
+            // Failed tokens are throttled per address after ten; an hour later the address's
+            // failures are forgotten.
+            fx.clock.advance(jiff::SignedDuration::from_hours(2));
             let answer = send(&fx, row, row.method.clone(), &readable, token, "").await;
             assert_eq!(
                 (answer.status, &answer.body),
@@ -401,7 +451,15 @@ fn head_of(answer: &Answer) -> Vec<(String, String)> {
         .headers
         .iter()
         .filter(|(name, _)| name.as_str() != "x-ratelimit-remaining")
-        .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
+        .map(|(k, v)| {
+            let v = v.to_str().unwrap();
+            // A cookie of random value (the sign-in form's CSRF token): its name.
+            let v = match k == http::header::SET_COOKIE {
+                true => v.split('=').next().unwrap(),
+                false => v,
+            };
+            (k.to_string(), v.to_string())
+        })
         .collect();
     if !answer.headers.contains_key("content-length") {
         headers.push(("content-length".into(), answer.raw.len().to_string()));

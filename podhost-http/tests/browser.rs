@@ -8,58 +8,19 @@
 //! Chromium and `tests/browser/node_modules` are installed by `scripts/test`. Without them this
 //! test says SKIPPED and passes, unless `PODHOST_REQUIRE_EXTERNAL=1`, which makes it fail.
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-    time::Duration,
-};
+use std::{sync::Arc, time::Duration};
 
 use podhost_core::{
     HostConfig, PodcastHost,
     model::{EpisodePatch, EpisodeType, FeedPatch, Funding, NewEpisode, NewFeed, NewMedia},
 };
+use podhost_testkit::browser::{self, BrowserTools};
 use tokio::net::TcpListener;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the crate is in the workspace")
-        .to_path_buf()
-}
-
-/// The browser binary, and the folder of the Node check with its `node_modules`; or what is
-/// missing.
-fn tools() -> Result<(PathBuf, PathBuf), String> {
-    let chromium = std::env::var_os("PODHOST_CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if !chromium.exists() {
-        return Err(format!("no Chromium at {}", chromium.display()));
-    }
-    let node = std::process::Command::new("node").arg("--version").output();
-    if !node.is_ok_and(|o| o.status.success()) {
-        return Err("no `node` on the PATH".into());
-    }
-    let dir = workspace().join("tests/browser");
-    if !dir
-        .join("node_modules/playwright-core/package.json")
-        .exists()
-    {
-        return Err(format!("no {}/node_modules (npm ci)", dir.display()));
-    }
-    Ok((chromium, dir))
-}
-
-/// Where test artifacts go: `target/artifacts/` of the workspace (or of `CARGO_TARGET_DIR`).
-fn artifacts() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target"))
-        .join("artifacts")
-}
-
 fn fixture(name: &str) -> Vec<u8> {
-    let path = workspace().join("podhost-core/tests/fixtures").join(name);
+    let path = browser::workspace()
+        .join("podhost-core/tests/fixtures")
+        .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -188,31 +149,13 @@ async fn publish(host: &PodcastHost) -> String {
     format!("/podcasts/tinkering-hour/{}", first.unwrap())
 }
 
-/// [`tools`], or `None` after saying loudly why `test` is skipped (a failure when
-/// `PODHOST_REQUIRE_EXTERNAL=1`).
-fn tools_or_skip(test: &str) -> Option<(PathBuf, PathBuf)> {
-    match tools() {
-        Ok(tools) => Some(tools),
-        Err(missing) if std::env::var("PODHOST_REQUIRE_EXTERNAL").as_deref() == Ok("1") => {
-            panic!(
-                "{test} needs Chromium and Node packages: {missing}; run scripts/test, which installs them"
-            );
-        }
-        Err(missing) => {
-            // Straight to stderr, past the test harness's capture: a skip must be seen.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr().lock(),
-                "\n!!!!!!!!\nSKIPPED: {test}: {missing}; run scripts/test which installs them\n!!!!!!!!\n"
-            );
-            None
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_load_in_headless_chromium() {
-    let Some((chromium, script_dir)) = tools_or_skip("pages_load_in_headless_chromium") else {
+    let Some(BrowserTools {
+        chromium,
+        scripts: script_dir,
+    }) = browser::find_or_skip("pages_load_in_headless_chromium", &["playwright-core"])
+    else {
         return;
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -226,7 +169,7 @@ async fn pages_load_in_headless_chromium() {
         let _ = stopped.await;
     }));
 
-    let out = artifacts();
+    let out = browser::artifacts();
     let started = std::time::Instant::now();
     let run = tokio::process::Command::new("node")
         .current_dir(&script_dir)
@@ -271,10 +214,17 @@ async fn pages_load_in_headless_chromium() {
 #[test]
 fn waveforms_load_in_peaks_js() {
     use podhost_core::analysis::{WaveformOptions, analyze};
-    let Some((chromium, script_dir)) = tools_or_skip("waveforms_load_in_peaks_js") else {
+    let Some(BrowserTools {
+        chromium,
+        scripts: script_dir,
+    }) = browser::find_or_skip(
+        "waveforms_load_in_peaks_js",
+        &["playwright-core", "peaks.js"],
+    )
+    else {
         return;
     };
-    let audio = workspace().join("podhost-core/tests/fixtures/cbr_128k_stereo.mp3");
+    let audio = browser::workspace().join("podhost-core/tests/fixtures/cbr_128k_stereo.mp3");
     let file = std::fs::File::open(&audio).unwrap();
     let waveform = analyze(
         Box::new(file),

@@ -8,7 +8,7 @@ use http::{Method, StatusCode};
 use serde_json::json;
 
 #[tokio::test]
-async fn the_openapi_document_has_exactly_the_api_routes_of_the_table() {
+async fn the_openapi_document_has_exactly_the_api_and_oauth_routes_of_the_table() {
     let fx = Fixture::new().await;
     let doc = fx.call(Method::GET, "/api/openapi.json", "", None).await;
     assert_eq!(doc.status, StatusCode::OK);
@@ -22,7 +22,10 @@ async fn the_openapi_document_has_exactly_the_api_routes_of_the_table() {
     }
     let mut routed: Vec<(String, String)> = podhost_http::ROUTES
         .iter()
-        .filter(|r| r.surface == podhost_http::routes::Surface::Api)
+        .filter(|r| {
+            use podhost_http::routes::Surface;
+            matches!(r.surface, Surface::Api | Surface::OAuth)
+        })
         .map(|r| (r.method.to_string(), r.path.to_string()))
         .collect();
     documented.sort();

@@ -6,8 +6,10 @@
 //! - [`conformance`]: the behaviour of [`PodcastHost`], written once
 //!   as `pub async fn`s over a store, run against every backend.
 //! - [`fixtures`]: small media files made in code.
+//! - [`browser`]: the headless Chromium and Node scripts of the page and site tests.
 #![deny(missing_docs)]
 
+pub mod browser;
 pub mod conformance;
 mod fault;
 pub mod fixtures;

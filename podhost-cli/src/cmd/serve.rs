@@ -28,6 +28,15 @@ pub struct ServeArgs {
     /// taken over by another (or the restarted) server after this.
     #[arg(long, env = "PODHOST_JOB_LEASE_SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub job_lease_seconds: u64,
+    /// Minutes a signed-in session of the key-management site lasts without being used.
+    #[arg(long, env = "PODHOST_SESSION_IDLE_MINUTES", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=525_600))]
+    pub session_idle_minutes: u64,
+    /// Hours a signed-in session lasts at most, used or not.
+    #[arg(long, env = "PODHOST_SESSION_MAX_HOURS", default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=8_760))]
+    pub session_max_hours: u64,
+    /// Minutes an OAuth access token works (its refresh token gets new ones).
+    #[arg(long, env = "PODHOST_ACCESS_TOKEN_MINUTES", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=10_080))]
+    pub access_token_minutes: u64,
 }
 
 impl super::Run for ServeArgs {
@@ -36,6 +45,11 @@ impl super::Run for ServeArgs {
         let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
             config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
             config.rate_limit = args.rate_limit;
+            config.sessions.idle = std::time::Duration::from_secs(args.session_idle_minutes * 60);
+            config.sessions.absolute =
+                std::time::Duration::from_secs(args.session_max_hours * 3600);
+            config.oauth.access_token_lifetime =
+                std::time::Duration::from_secs(args.access_token_minutes * 60);
             if args.presign_downloads {
                 let presigner = opened
                     .presigner

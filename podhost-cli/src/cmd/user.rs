@@ -1,4 +1,5 @@
-//! `podhost user create NAME`, `podhost user list`.
+//! `podhost user create NAME [--password-stdin]`, `podhost user list`, `podhost user passwd
+//! NAME [--stdin | --remove]`.
 
 use clap::Subcommand;
 use serde_json::json;
@@ -12,9 +13,45 @@ pub enum UserCommand {
     Create {
         /// Lowercase letters, digits, '-' and '_'.
         name: String,
+        /// Also set the account's password for the key-management site, read from the first
+        /// line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
     },
     /// Lists the accounts.
     List,
+    /// Sets the password an account signs in to the key-management site (`/account`) with:
+    /// asked for twice on a terminal, or read from the first line of standard input.
+    Passwd {
+        /// The account.
+        name: String,
+        /// Read the password from the first line of standard input instead of asking.
+        #[arg(long, conflicts_with = "remove")]
+        stdin: bool,
+        /// Remove the password: the account can no longer sign in (its tokens keep working).
+        #[arg(long)]
+        remove: bool,
+    },
+}
+
+/// The first line of standard input, without its line ending.
+fn password_from_stdin() -> anyhow::Result<String> {
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_string())
+}
+
+/// Asks for a new password twice on the terminal, without echo.
+fn password_from_terminal() -> anyhow::Result<String> {
+    let first = rpassword::prompt_password("New password: ")?;
+    let again = rpassword::prompt_password("Again: ")?;
+    if first != again {
+        return Err(crate::error::Failure::invalid(
+            "the two passwords differ; nothing was changed",
+        )
+        .into());
+    }
+    Ok(first)
 }
 
 impl super::Run for UserCommand {
@@ -22,8 +59,18 @@ impl super::Run for UserCommand {
         let host = env.host()?;
         let out = env.out();
         match self {
-            UserCommand::Create { name } => {
+            UserCommand::Create {
+                name,
+                password_stdin,
+            } => {
+                let password = match password_stdin {
+                    true => Some(password_from_stdin()?),
+                    false => None,
+                };
                 let account = host.create_account(&name).await?;
+                if let Some(password) = password {
+                    host.set_password(&account.id, Some(&password)).await?;
+                }
                 out.print(
                     json!({"name": account.id.as_str(), "created": time(account.created)}),
                     || format!("created user {}", account.id),
@@ -43,6 +90,31 @@ impl super::Run for UserCommand {
                     })
                     .collect();
                 out.table(&["NAME", "CREATED"], rows)?;
+            }
+            UserCommand::Passwd {
+                name,
+                stdin,
+                remove,
+            } => {
+                let account: podhost_core::AccountId = name.trim().parse()?;
+                // Refuse an unknown account before asking for anything.
+                host.owner(&account).await?;
+                let password = match (remove, stdin) {
+                    (true, _) => None,
+                    (false, true) => Some(password_from_stdin()?),
+                    (false, false) => Some(password_from_terminal()?),
+                };
+                host.set_password(&account, password.as_deref()).await?;
+                let set = password.is_some();
+                out.print(
+                    json!({"name": account.as_str(), "password": set}),
+                    || match set {
+                        true => {
+                            format!("the password of {account} is set; it signs in at /account")
+                        }
+                        false => format!("{account} has no password now; it cannot sign in"),
+                    },
+                )?;
             }
         }
         Ok(())

@@ -147,12 +147,18 @@ pub fn serve(store: &str, global: &[&str], serve_args: &[&str]) -> Child {
     serve_at(store, global, serve_args).0
 }
 
-/// [`serve`], also returning the address it listens on (`127.0.0.1:PORT`).
+/// [`serve`], also returning the address it listens on (`127.0.0.1:PORT`). `serve_args` may
+/// name the address (`--listen`); else any free port.
 pub fn serve_at(store: &str, global: &[&str], serve_args: &[&str]) -> (Child, String) {
+    let listen: &[&str] = match serve_args.contains(&"--listen") {
+        true => &[],
+        false => &["--listen", "127.0.0.1:0"],
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_podhost"))
         .args(["--store", store])
         .args(global)
-        .args(["serve", "--listen", "127.0.0.1:0"])
+        .arg("serve")
+        .args(listen)
         .args(serve_args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -315,9 +315,23 @@ impl PodcastHost {
     }
 }
 
+impl PodcastHost {
+    /// Whether this process has already found the account of `secret`'s token id (so checking
+    /// it needs no store access).
+    pub(super) fn knows_token(&self, secret: &str) -> bool {
+        parse_secret(secret).is_some_and(|id| {
+            self.inner
+                .token_accounts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains_key(id.as_str())
+        })
+    }
+}
+
 /// 256 random bits in URL-safe base64 (43 characters): the secret part of tokens, sessions and
-/// codes.
-pub(super) fn random_secret() -> String {
+/// codes; frontends use it for values of their own that must not be guessed (CSRF tokens).
+pub fn random_secret() -> String {
     let mut random = [0u8; 32];
     rand::rng().fill_bytes(&mut random);
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random)

@@ -25,6 +25,7 @@ use std::{collections::HashMap, sync::Arc};
 use object_store::{ObjectStore, path::Path};
 use tokio::sync::OnceCell;
 
+pub use accounts::random_secret;
 pub use episodes::EpisodeFiles;
 pub use export::FeedExport;
 pub use job_kinds::WaveformFormat;

@@ -198,6 +198,33 @@ impl PodcastHost {
         page::content_security_policy(self.urls(), self.config().presigned_downloads.is_some())
     }
 
+    /// Up to `limit` podcasts of the deployment, every account's, by title: their ids and
+    /// titles (the home page links to their pages). Deleted podcasts are not listed.
+    pub async fn public_podcasts(&self, limit: usize) -> Result<Vec<(FeedId, String)>> {
+        let mut podcasts = Vec::new();
+        for account in self.list_accounts().await? {
+            let catalog = self.catalog(&account.id).await?;
+            let feeds: Vec<(FeedId, String)> = catalog
+                .read(|state| {
+                    state
+                        .feeds
+                        .values()
+                        .filter(|entry| !state.deleted_feeds.contains_key(&entry.feed.id))
+                        .map(|entry| (entry.feed.id.clone(), entry.feed.title.clone()))
+                        .collect()
+                })
+                .await;
+            podcasts.extend(feeds);
+        }
+        podcasts.sort_by(|a, b| {
+            a.1.to_lowercase()
+                .cmp(&b.1.to_lowercase())
+                .then(a.0.cmp(&b.0))
+        });
+        podcasts.truncate(limit);
+        Ok(podcasts)
+    }
+
     /// A podcast's public web page (`episode` none), or the page of one of its published
     /// episodes: HTML that shows what the feed shows, rendered once per version of the account
     /// (and again when a scheduled episode's time comes). A moved podcast's pages stay, pointing

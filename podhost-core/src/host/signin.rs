@@ -198,8 +198,11 @@ impl PodcastHost {
     }
 
     /// [`authenticate`](Self::authenticate) for a request from `address`, with failed attempts
-    /// from one address throttled: after 10 free failures `Throttled` with an exponential
-    /// back-off, whatever the secret. Valid requests cost no store access: a process learns
+    /// from one address throttled: after 10 free failures, `Throttled` with an exponential
+    /// back-off. While an address waits, only tokens this process has already seen are checked
+    /// (in memory, so a guesser costs the store nothing); a valid one still works, so that one
+    /// misbehaving client behind a shared address does not lock out the others; any other
+    /// secret is `Throttled` unchecked. Valid requests cost no store access: a process learns
     /// that an address is throttled when it sees one of its failures, so across processes each
     /// one may let a single attempt through per back-off period.
     pub async fn authenticate_from(&self, secret: &str, address: &str) -> Result<Principal> {
@@ -213,6 +216,11 @@ impl PodcastHost {
             .copied()
             .filter(|until| *until > now);
         if let Some(until) = waiting {
+            if self.knows_token(secret)
+                && let Ok(who) = self.authenticate(secret).await
+            {
+                return Ok(who);
+            }
             return Err(Error::Throttled {
                 retry_after: until.duration_since(now).try_into().unwrap_or_default(),
             });

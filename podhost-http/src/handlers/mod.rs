@@ -9,6 +9,7 @@ mod media;
 mod metadata;
 mod multipart;
 mod stats;
+mod tokens;
 mod webhooks;
 
 use bytes::Bytes;
@@ -72,13 +73,30 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::DeleteWebhook(id) => webhooks::delete(api, call, &id).await,
         E::WebhookDeliveries(id) => webhooks::deliveries(api, call, &id).await,
         E::Redeliver(id, seq) => webhooks::redeliver(api, call, &id, seq).await,
-        // Without a token: `open`.
+        E::ListTokens => tokens::list(api, call).await,
+        E::CreateToken => tokens::create(api, call).await,
+        E::RevokeToken(id) => tokens::revoke(api, call, &id).await,
+        // Without a token: `open`, the site and the OAuth endpoints.
         E::OpenApi
         | E::Rss(_)
         | E::Download(..)
         | E::Chapters(..)
         | E::PodcastPage(_)
-        | E::EpisodePage(..) => Err(ApiError::NoRoute),
+        | E::EpisodePage(..)
+        | E::Authorize
+        | E::Consent
+        | E::OAuthToken
+        | E::OAuthRevoke
+        | E::OAuthMetadata
+        | E::Home
+        | E::Account
+        | E::SignIn
+        | E::SignOut
+        | E::SiteCreateToken
+        | E::SiteRevokeToken(_)
+        | E::SiteCreateClient
+        | E::SiteDeleteClient(_)
+        | E::SiteRevokeGrant(_) => Err(ApiError::NoRoute),
     }
 }
 
@@ -132,6 +150,14 @@ fn data(status: StatusCode, value: Value) -> Answer {
         status,
         &serde_json::json!({ "data": value }),
     ))
+}
+
+/// The answer with `Cache-Control: no-store` (it shows a secret).
+fn no_store(mut answer: Response<Body>) -> Response<Body> {
+    answer
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    answer
 }
 
 /// 201 `{"data": value}` with a `Location`.
@@ -212,6 +238,16 @@ mod tests {
                     HeaderValue::from_static("application/json"),
                 );
                 example.as_bytes().to_vec()
+            }
+            BodyKind::Form { example, .. } => {
+                headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/x-www-form-urlencoded"),
+                );
+                form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(example.iter())
+                    .finish()
+                    .into_bytes()
             }
             BodyKind::Multipart { file, example, .. } => {
                 let boundary = "example-boundary";

@@ -358,6 +358,19 @@ pub fn metadata(m: &podhost_core::Metadata, job: Option<Value>) -> Value {
     })
 }
 
+/// A personal token as its list shows it (never its secret): `{id, label, scopes, created,
+/// last_used, revoked}`.
+pub fn token(t: &podhost_core::model::Token, last_used: Option<jiff::Timestamp>) -> Value {
+    json!({
+        "id": t.id.as_str(),
+        "label": t.label,
+        "scopes": t.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        "created": t.created.to_string(),
+        "last_used": last_used.map(|t| t.to_string()),
+        "revoked": t.revoked.map(|t| t.to_string()),
+    })
+}
+
 /// A webhook subscription; the secret only when it was just created.
 pub fn webhook(w: &podhost_core::webhooks::subscription::Webhook, with_secret: bool) -> Value {
     let mut value = json!({

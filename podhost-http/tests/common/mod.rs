@@ -165,21 +165,7 @@ impl Fixture {
     }
 
     pub async fn send(&self, request: Request<Full<Bytes>>) -> Answer {
-        let response = self.api.handle(request).await;
-        let status = response.status();
-        let headers = response.headers().clone();
-        let raw = response.into_body().collect().await.unwrap().to_bytes();
-        let body = if raw.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&raw).unwrap_or(Value::Null)
-        };
-        Answer {
-            status,
-            headers,
-            body,
-            raw,
-        }
+        send_to(&self.api, request).await
     }
 
     /// A request without a token, with these headers (the public routes).
@@ -349,4 +335,23 @@ pub fn shaped(s: &str, pattern: &str) -> bool {
         && s.chars()
             .zip(pattern.chars())
             .all(|(c, p)| if p == '9' { c.is_ascii_digit() } else { c == p })
+}
+
+/// Sends a request to `api` (this fixture's, or another process's) and reads the answer.
+pub async fn send_to(api: &Api, request: Request<Full<Bytes>>) -> Answer {
+    let response = api.handle(request).await;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let raw = response.into_body().collect().await.unwrap().to_bytes();
+    let body = if raw.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&raw).unwrap_or(Value::Null)
+    };
+    Answer {
+        status,
+        headers,
+        body,
+        raw,
+    }
 }

@@ -90,6 +90,44 @@ pub fn content_security_policy(urls: &Urls, media_redirects: bool) -> String {
     )
 }
 
+/// A page of the site around the podcasts (the home page, the key-management site, the OAuth
+/// consent page): `body` in the pages' layout and stylesheet, in English. Frontends render
+/// what goes in `body` (their forms post to their routes).
+pub fn site_page(title: &str, body: Markup) -> String {
+    let head = layout::Head {
+        lang: "en",
+        title,
+        description: "",
+        canonical: None,
+        feed: None,
+        image: None,
+        kind: "website",
+    };
+    let body = html! {
+        div.site { (body) }
+    };
+    layout::document(&head, body).into_string()
+}
+
+/// The Content-Security-Policy of [`site_page`]s: nothing but the inline stylesheet, forms that
+/// post to this site, and to `form_targets` (an OAuth client's redirect URI, which a consent
+/// form's answer redirects to: browsers apply `form-action` to that redirect too).
+pub fn site_policy(form_targets: &[&str]) -> String {
+    let mut targets = String::new();
+    for target in form_targets {
+        // Only what a policy can carry: no spaces, `;` or `,`.
+        if !target.contains(|c: char| c.is_whitespace() || c == ';' || c == ',') {
+            targets.push(' ');
+            targets.push_str(target);
+        }
+    }
+    format!(
+        "default-src 'none'; style-src {style}; img-src 'self' data:; base-uri 'none'; \
+         form-action 'self'{targets}; frame-ancestors 'none'",
+        style = style::csp_source()
+    )
+}
+
 /// A link a page may follow: `http` and `https` only (never `javascript:` and the like).
 fn web_url(url: &str) -> Option<&str> {
     let url = url.trim();

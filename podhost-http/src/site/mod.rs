@@ -1,0 +1,723 @@
+//! The site around the podcasts, for browsers: the home page (`/`), the key-management site
+//! (`/account`: sign in and out, personal tokens, OAuth clients, the grants given to clients)
+//! and the OAuth consent page (`/oauth/authorize`). Server-rendered HTML ([`views`]) that needs
+//! no script, sent with a strict Content-Security-Policy.
+//!
+//! Every rule is the core's (passwords, sessions, throttling, tokens, clients, grants, the
+//! authorization request); this module carries them over HTTP: the session cookie, the CSRF
+//! token every form carries (the session's own once signed in; before that, a random value in
+//! a cookie of its own that the sign-in form repeats), and redirects.
+
+// The `Err` of the handlers here is the page to answer instead (a refusal, the sign-in form):
+// one per request, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
+mod views;
+
+use bytes::Bytes;
+use cookie::{Cookie, SameSite};
+use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
+use podhost_core::{
+    AuthorizeError, AuthorizeRequest, ClientId, Error, GrantId, Principal, Scopes, Session,
+};
+use subtle::ConstantTimeEq;
+
+use crate::{
+    api::{Api, RequestBody},
+    response::{self, Body},
+    routes::Endpoint,
+};
+
+/// The site's paths: the route table's rows and the pages' forms and links use these.
+pub(crate) mod paths {
+    /// The home page.
+    pub(crate) const HOME: &str = "/";
+    /// The account page (sign-in form when signed out).
+    pub(crate) const ACCOUNT: &str = "/account";
+    /// Where the sign-in form posts.
+    pub(crate) const SIGN_IN: &str = "/account/sign-in";
+    /// Where the sign-out form posts.
+    pub(crate) const SIGN_OUT: &str = "/account/sign-out";
+    /// Where the new-token form posts.
+    pub(crate) const TOKENS: &str = "/account/tokens";
+    /// Where a token's revoke button posts (template).
+    pub(crate) const TOKEN_REVOKE: &str = "/account/tokens/{token_id}/revoke";
+    /// Where the new-client form posts.
+    pub(crate) const CLIENTS: &str = "/account/clients";
+    /// Where a client's delete button posts (template).
+    pub(crate) const CLIENT_DELETE: &str = "/account/clients/{client_id}/delete";
+    /// Where a grant's revoke button posts (template).
+    pub(crate) const GRANT_REVOKE: &str = "/account/grants/{grant_id}/revoke";
+    /// The OAuth authorization endpoint (the consent page) and where its form posts.
+    pub(crate) const AUTHORIZE: &str = "/oauth/authorize";
+    /// The OAuth token endpoint.
+    pub(crate) const TOKEN: &str = "/oauth/token";
+    /// The OAuth revocation endpoint.
+    pub(crate) const REVOKE: &str = "/oauth/revoke";
+    /// The OAuth server metadata (RFC 8414).
+    pub(crate) const METADATA: &str = "/.well-known/oauth-authorization-server";
+    /// The API's OpenAPI document.
+    pub(crate) const OPENAPI: &str = "/api/openapi.json";
+
+    fn fill(template: &str, value: &str) -> String {
+        let start = template.find('{').unwrap_or(template.len());
+        let end = template.find('}').map_or(template.len(), |e| e + 1);
+        format!("{}{}{}", &template[..start], value, &template[end..])
+    }
+
+    pub(crate) fn token_revoke(id: &str) -> String {
+        fill(TOKEN_REVOKE, id)
+    }
+
+    pub(crate) fn client_delete(id: &str) -> String {
+        fill(CLIENT_DELETE, id)
+    }
+
+    pub(crate) fn grant_revoke(id: &str) -> String {
+        fill(GRANT_REVOKE, id)
+    }
+}
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "podhost_session";
+/// The cookie of the sign-in form's CSRF token (before there is a session).
+pub const CSRF_COOKIE: &str = "podhost_csrf";
+/// The largest form the site reads.
+const MAX_FORM_BYTES: usize = 64 << 10;
+/// How many podcasts the home page lists.
+const HOME_PODCASTS: usize = 100;
+
+type Form = Vec<(String, String)>;
+
+fn field<'f>(form: &'f Form, name: &str) -> Option<&'f str> {
+    form.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn fields<'f>(form: &'f Form, name: &'f str) -> impl Iterator<Item = &'f str> + 'f {
+    form.iter()
+        .filter(move |(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// A request to the site, as its handlers see it.
+struct Visit<'a> {
+    api: &'a Api,
+    parts: &'a Parts,
+    /// The signed-in owner and the session, when the session cookie names a live session.
+    session: Option<(Principal, Session)>,
+    /// The submitted form (POST).
+    form: Form,
+}
+
+/// Answers a request to a site route (`Surface::Site`).
+pub(crate) async fn answer<B: RequestBody>(
+    api: &Api,
+    endpoint: Endpoint,
+    parts: &Parts,
+    body: B,
+) -> Response<Body> {
+    match visit(api, endpoint, parts, body).await {
+        Ok(answer) | Err(answer) => answer,
+    }
+}
+
+type Page = Result<Response<Body>, Response<Body>>;
+
+async fn visit<B: RequestBody>(api: &Api, endpoint: Endpoint, parts: &Parts, body: B) -> Page {
+    let session = match cookie(parts, SESSION_COOKIE) {
+        Some(value) => match api.host.session(&value).await {
+            Ok(found) => Some(found),
+            Err(Error::Unauthenticated) => None,
+            Err(e) => return Err(failure(api, &e)),
+        },
+        None => None,
+    };
+    let form = if parts.method == Method::POST {
+        read_form(api, parts, body).await?
+    } else {
+        Form::new()
+    };
+    let visit = Visit {
+        api,
+        parts,
+        session,
+        form,
+    };
+    if parts.method == Method::POST {
+        visit.check_origin()?;
+    }
+    use Endpoint as E;
+    match endpoint {
+        E::Home => home(&visit).await,
+        E::Account => match &visit.session {
+            Some(_) => visit.account_page(StatusCode::OK, None).await,
+            None => Ok(visit.sign_in_page(StatusCode::OK, paths::ACCOUNT, "", None)),
+        },
+        E::SignIn => sign_in(&visit).await,
+        E::SignOut => {
+            visit.signed_in()?;
+            if let Some(value) = cookie(parts, SESSION_COOKIE) {
+                api.host
+                    .sign_out(&value)
+                    .await
+                    .map_err(|e| failure(api, &e))?;
+            }
+            let mut answer = see_other(api, paths::ACCOUNT);
+            set_cookie(&mut answer, expired(SESSION_COOKIE));
+            Ok(answer)
+        }
+        E::SiteCreateToken => create_token(&visit).await,
+        E::SiteRevokeToken(id) => {
+            let who = visit.signed_in()?;
+            match api.host.revoke_token(&who, &id).await {
+                Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
+                Err(Error::NotFound { .. }) => Err(visit.not_found()),
+                Err(e) => Err(failure(api, &e)),
+            }
+        }
+        E::SiteCreateClient => create_client(&visit).await,
+        E::SiteDeleteClient(id) => {
+            let who = visit.signed_in()?;
+            let id: ClientId = id.parse().map_err(|_| visit.not_found())?;
+            match api.host.delete_client(&who, &id).await {
+                Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
+                Err(Error::NotFound { .. }) => Err(visit.not_found()),
+                Err(e) => Err(failure(api, &e)),
+            }
+        }
+        E::SiteRevokeGrant(id) => {
+            let who = visit.signed_in()?;
+            let id: GrantId = id.parse().map_err(|_| visit.not_found())?;
+            match api.host.revoke_grant(&who, &id).await {
+                Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
+                Err(Error::NotFound { .. }) => Err(visit.not_found()),
+                Err(e) => Err(failure(api, &e)),
+            }
+        }
+        E::Authorize => authorize(&visit).await,
+        E::Consent => consent(&visit).await,
+        _ => Err(visit.not_found()),
+    }
+}
+
+impl Visit<'_> {
+    /// The signed-in owner, after checking the form's CSRF token against the session's; the
+    /// sign-in page (401) when there is no live session.
+    fn signed_in(&self) -> Result<Principal, Response<Body>> {
+        let Some((who, session)) = &self.session else {
+            return Err(self.sign_in_page(
+                StatusCode::UNAUTHORIZED,
+                paths::ACCOUNT,
+                "",
+                Some("You are not signed in (or your session has ended). Sign in, then try again."),
+            ));
+        };
+        if self.parts.method == Method::POST
+            && !same(field(&self.form, views::CSRF_FIELD), &session.csrf)
+        {
+            return Err(csrf_refused(self.api));
+        }
+        Ok(who.clone())
+    }
+
+    /// Refuses a form posted from another site: its `Origin`, when the browser sent one, must
+    /// be this deployment's (`null`, which privacy settings send, leaves it to the CSRF token).
+    fn check_origin(&self) -> Result<(), Response<Body>> {
+        let Some(origin) = self.parts.headers.get(header::ORIGIN) else {
+            return Ok(());
+        };
+        if origin == "null" {
+            return Ok(());
+        }
+        let base = self.api.host.urls().base();
+        let ours = url::Url::parse(base)
+            .ok()
+            .map(|u| u.origin().ascii_serialization());
+        match (origin.to_str().ok(), ours) {
+            (Some(origin), Some(ours)) if origin == ours => Ok(()),
+            _ => Err(csrf_refused(self.api)),
+        }
+    }
+
+    fn not_found(&self) -> Response<Body> {
+        html(
+            self.api,
+            StatusCode::NOT_FOUND,
+            views::message(
+                "Not found",
+                "There is nothing here (or it is not yours).",
+                Some((paths::ACCOUNT, "Back to your account")),
+            ),
+            &[],
+        )
+    }
+
+    /// The sign-in form, with a new CSRF cookie when the browser has none.
+    fn sign_in_page(
+        &self,
+        status: StatusCode,
+        next: &str,
+        name: &str,
+        problem: Option<&str>,
+    ) -> Response<Body> {
+        let (token, fresh) = match cookie(self.parts, CSRF_COOKIE).filter(|t| t.len() >= 32) {
+            Some(token) => (token, false),
+            None => (podhost_core::random_secret(), true),
+        };
+        let mut answer = html(
+            self.api,
+            status,
+            views::sign_in(&token, next, name, problem),
+            &[],
+        );
+        if fresh {
+            set_cookie(&mut answer, self.cookie(CSRF_COOKIE, token, None));
+        }
+        answer
+    }
+
+    /// A cookie of this site: `HttpOnly`, `SameSite=Lax`, on every path, `Secure` when the
+    /// public URL is https.
+    fn cookie(&self, name: &'static str, value: String, max_age: Option<u64>) -> Cookie<'static> {
+        let mut cookie = Cookie::build((name, value))
+            .path("/")
+            .http_only(true)
+            .same_site(SameSite::Lax)
+            .secure(self.api.host.urls().base().starts_with("https://"))
+            .build();
+        if let Some(seconds) = max_age {
+            cookie.set_max_age(cookie::time::Duration::seconds(
+                i64::try_from(seconds).unwrap_or(i64::MAX),
+            ));
+        }
+        cookie
+    }
+
+    /// The account page, with a notice on top.
+    async fn account_page(&self, status: StatusCode, notice: Option<maud::Markup>) -> Page {
+        let api = self.api;
+        let Some((who, session)) = &self.session else {
+            return Err(self.sign_in_page(StatusCode::UNAUTHORIZED, paths::ACCOUNT, "", None));
+        };
+        let tokens = api
+            .host
+            .list_tokens(who)
+            .await
+            .map_err(|e| failure(api, &e))?;
+        let clients = api
+            .host
+            .list_clients(who)
+            .await
+            .map_err(|e| failure(api, &e))?;
+        let grants = api
+            .host
+            .list_grants(who)
+            .await
+            .map_err(|e| failure(api, &e))?;
+        let page = views::account(&views::Account {
+            name: who.account().as_str(),
+            csrf: &session.csrf,
+            tokens: &tokens,
+            clients: &clients,
+            grants: &grants,
+            notice,
+        });
+        Ok(html(api, status, page, &[]))
+    }
+}
+
+async fn home(visit: &Visit<'_>) -> Page {
+    let api = visit.api;
+    let podcasts = api
+        .host
+        .public_podcasts(HOME_PODCASTS + 1)
+        .await
+        .map_err(|e| failure(api, &e))?;
+    let more = podcasts.len() > HOME_PODCASTS;
+    let listed: Vec<views::Listed> = podcasts
+        .into_iter()
+        .take(HOME_PODCASTS)
+        .map(|(id, title)| views::Listed {
+            url: api.host.urls().feed_page(&id),
+            title,
+        })
+        .collect();
+    Ok(html(api, StatusCode::OK, views::home(&listed, more), &[]))
+}
+
+/// `POST /account/sign-in`: `name`, `password`, `next`, and the CSRF token of the form.
+async fn sign_in(visit: &Visit<'_>) -> Page {
+    let api = visit.api;
+    let name = field(&visit.form, "name").unwrap_or("");
+    let next = field(&visit.form, "next")
+        .filter(|n| local_path(n))
+        .unwrap_or(paths::ACCOUNT);
+    let expected = cookie(visit.parts, CSRF_COOKIE);
+    if expected.is_none_or(|expected| !same(field(&visit.form, views::CSRF_FIELD), &expected)) {
+        return Err(csrf_refused(api));
+    }
+    let password = field(&visit.form, "password").unwrap_or("");
+    let address = crate::downloads::client_ip(visit.parts, api.config.trust_forwarded_for);
+    match api.host.sign_in(name, password, &address.to_string()).await {
+        Ok(signed_in) => {
+            let lifetime = api.host.config().sessions.absolute.as_secs();
+            let mut answer = see_other(api, next);
+            set_cookie(
+                &mut answer,
+                visit.cookie(SESSION_COOKIE, signed_in.cookie, Some(lifetime)),
+            );
+            Ok(answer)
+        }
+        Err(Error::Unauthenticated) => Err(visit.sign_in_page(
+            StatusCode::UNAUTHORIZED,
+            next,
+            name,
+            Some("The account name or the password is wrong."),
+        )),
+        Err(Error::Throttled { retry_after }) => {
+            let seconds = retry_after.as_secs().max(1);
+            let mut answer = html(
+                api,
+                StatusCode::TOO_MANY_REQUESTS,
+                views::message(
+                    "Too many attempts",
+                    &format!("Signing in failed too often. Try again in {seconds} seconds."),
+                    Some((paths::ACCOUNT, "Back to the sign-in form")),
+                ),
+                &[],
+            );
+            answer
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            Err(answer)
+        }
+        Err(e) => Err(failure(api, &e)),
+    }
+}
+
+fn scopes_of(form: &Form) -> Result<Scopes, String> {
+    let names: Vec<&str> = fields(form, "scope").collect();
+    Scopes::parse_list(&names.join(",")).map_err(|e| e.to_string())
+}
+
+/// The account page again with the problems of a refused form (422), or an error page.
+async fn refused(visit: &Visit<'_>, title: &str, error: Error) -> Page {
+    match error {
+        Error::Invalid(fields) => {
+            let problems: Vec<String> = fields
+                .fields()
+                .iter()
+                .flat_map(|(field, messages)| messages.iter().map(move |m| format!("{field}: {m}")))
+                .collect();
+            visit
+                .account_page(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    Some(views::problems(title, &problems)),
+                )
+                .await
+        }
+        Error::Forbidden { message } => {
+            visit
+                .account_page(
+                    StatusCode::FORBIDDEN,
+                    Some(views::problems(title, &[message])),
+                )
+                .await
+        }
+        other => Err(failure(visit.api, &other)),
+    }
+}
+
+/// `POST /account/tokens`: `label` and `scope` (repeated). The page shows the secret once.
+async fn create_token(visit: &Visit<'_>) -> Page {
+    let who = visit.signed_in()?;
+    let label = field(&visit.form, "label").unwrap_or("").trim().to_string();
+    let scopes = match scopes_of(&visit.form) {
+        Ok(scopes) => scopes,
+        Err(e) => {
+            return refused(visit, "The token was not created.", invalid("scopes", e)).await;
+        }
+    };
+    match visit.api.host.create_token(&who, &label, scopes).await {
+        Ok(new) => {
+            let shown = if label.is_empty() {
+                new.token.id.as_str()
+            } else {
+                &label
+            };
+            let notice = views::token_created(shown, &new.secret);
+            visit.account_page(StatusCode::CREATED, Some(notice)).await
+        }
+        Err(e) => refused(visit, "The token was not created.", e).await,
+    }
+}
+
+/// `POST /account/clients`: `name`, `redirect_uris` (one per line), `kind`
+/// (`public`/`confidential`) and `scope` (repeated).
+async fn create_client(visit: &Visit<'_>) -> Page {
+    let who = visit.signed_in()?;
+    let form = &visit.form;
+    let name = field(form, "name").unwrap_or("");
+    let uris: Vec<String> = field(form, "redirect_uris")
+        .unwrap_or("")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let confidential = match field(form, "kind").unwrap_or("public") {
+        "public" => false,
+        "confidential" => true,
+        other => {
+            let e = invalid("kind", format!("{other:?}: public or confidential"));
+            return refused(visit, "The client was not created.", e).await;
+        }
+    };
+    let scopes = match scopes_of(form) {
+        Ok(scopes) => scopes,
+        Err(e) => return refused(visit, "The client was not created.", invalid("scopes", e)).await,
+    };
+    match visit
+        .api
+        .host
+        .create_client(&who, name, uris, confidential, scopes)
+        .await
+    {
+        Ok(new) => {
+            let notice = views::client_created(&new.client, new.secret.as_deref());
+            visit.account_page(StatusCode::CREATED, Some(notice)).await
+        }
+        Err(e) => refused(visit, "The client was not created.", e).await,
+    }
+}
+
+fn invalid(field: &str, message: impl Into<String>) -> Error {
+    let mut errors = podhost_core::FieldErrors::default();
+    errors.add(field, message);
+    Error::Invalid(errors)
+}
+
+/// The authorization request's parameters, from the query (GET) or the consent form (POST).
+const AUTHORIZE_PARAMS: [&str; 7] = [
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "scope",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+];
+
+fn authorize_request(params: &Form) -> AuthorizeRequest {
+    let get = |name: &str| field(params, name).map(str::to_string);
+    AuthorizeRequest {
+        response_type: get("response_type"),
+        client_id: get("client_id"),
+        redirect_uri: get("redirect_uri"),
+        scope: get("scope"),
+        state: get("state"),
+        code_challenge: get("code_challenge"),
+        code_challenge_method: get("code_challenge_method"),
+    }
+}
+
+/// Checks an authorization request with the core: `Ok` to ask the user, or the answer (an
+/// error page for an unknown client or redirect URI, a redirect back to the client otherwise).
+async fn check(
+    visit: &Visit<'_>,
+    params: &Form,
+) -> Result<podhost_core::Authorization, Response<Body>> {
+    let api = visit.api;
+    match api.host.check_authorize(&authorize_request(params)).await {
+        Ok(authorization) => Ok(authorization),
+        Err(AuthorizeError::Show(message)) => Err(html(
+            api,
+            StatusCode::BAD_REQUEST,
+            views::message("This authorization request is not valid", &message, None),
+            &[],
+        )),
+        Err(AuthorizeError::Redirect(url)) => Err(redirect_to(api, &url)),
+    }
+}
+
+/// `GET /oauth/authorize`: the consent page, or the sign-in form that comes back here.
+async fn authorize(visit: &Visit<'_>) -> Page {
+    let params: Form = visit
+        .parts
+        .uri
+        .query()
+        .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+        .unwrap_or_default();
+    let authorization = check(visit, &params).await?;
+    let Some((who, session)) = &visit.session else {
+        let here = visit
+            .parts
+            .uri
+            .path_and_query()
+            .map_or(paths::AUTHORIZE, |p| p.as_str());
+        return Ok(visit.sign_in_page(StatusCode::OK, here, "", None));
+    };
+    let request: Form = params
+        .into_iter()
+        .filter(|(k, _)| AUTHORIZE_PARAMS.contains(&k.as_str()))
+        .collect();
+    let page = views::consent(&views::Consent {
+        account: who.account().as_str(),
+        csrf: &session.csrf,
+        client: &authorization.client,
+        scopes: &authorization.scopes,
+        redirect_uri: &authorization.redirect_uri,
+        request: &request,
+    });
+    Ok(html(
+        visit.api,
+        StatusCode::OK,
+        page,
+        &[authorization.redirect_uri.as_str()],
+    ))
+}
+
+/// `POST /oauth/authorize`: the user's answer on the consent page (`decision` allow or deny,
+/// with the request's parameters), checked again by the core.
+async fn consent(visit: &Visit<'_>) -> Page {
+    let who = visit.signed_in()?;
+    let authorization = check(visit, &visit.form).await?;
+    let api = visit.api;
+    let url = match field(&visit.form, "decision") {
+        Some("allow") => api
+            .host
+            .approve(&who, &authorization)
+            .await
+            .map_err(|e| failure(api, &e))?,
+        _ => api.host.deny(&authorization),
+    };
+    Ok(redirect_to(api, &url))
+}
+
+/// Whether `next` is a path of this site (never another site: no scheme, no `//host`).
+fn local_path(next: &str) -> bool {
+    next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.starts_with("/\\")
+        && !next.chars().any(|c| c.is_control() || c.is_whitespace())
+}
+
+fn same(given: Option<&str>, expected: &str) -> bool {
+    given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(expected.as_bytes())))
+}
+
+fn cookie(parts: &Parts, name: &str) -> Option<String> {
+    parts
+        .headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == name)
+        .map(|c| c.value().to_string())
+}
+
+fn expired(name: &'static str) -> Cookie<'static> {
+    let mut cookie = Cookie::build((name, "")).path("/").http_only(true).build();
+    cookie.make_removal();
+    cookie
+}
+
+fn set_cookie(answer: &mut Response<Body>, cookie: Cookie<'static>) {
+    if let Ok(value) = HeaderValue::from_str(&cookie.to_string()) {
+        answer.headers_mut().append(header::SET_COOKIE, value);
+    }
+}
+
+async fn read_form<B: RequestBody>(
+    api: &Api,
+    parts: &Parts,
+    body: B,
+) -> Result<Form, Response<Body>> {
+    crate::forms::read(parts, body, MAX_FORM_BYTES)
+        .await
+        .map_err(|problem| {
+            html(
+                api,
+                StatusCode::BAD_REQUEST,
+                views::message(
+                    "The form could not be read",
+                    problem,
+                    Some((paths::ACCOUNT, "Back")),
+                ),
+                &[],
+            )
+        })
+}
+
+fn csrf_refused(api: &Api) -> Response<Body> {
+    html(
+        api,
+        StatusCode::FORBIDDEN,
+        views::message(
+            "The form was refused",
+            "It was not sent from this site's own page, or that page is too old. Go back, reload the page and try again.",
+            Some((paths::ACCOUNT, "Back to your account")),
+        ),
+        &[],
+    )
+}
+
+/// The page of an internal fault (details in the log).
+fn failure(api: &Api, error: &Error) -> Response<Body> {
+    tracing::error!(%error, "site: internal error");
+    html(
+        api,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        views::message(
+            "Something went wrong",
+            "The server could not do this now; try again in a moment.",
+            None,
+        ),
+        &[],
+    )
+}
+
+/// An HTML answer of the site: never cached (pages show secrets and CSRF tokens), never framed,
+/// with the site's Content-Security-Policy (`form_targets`: where a form's answer may redirect
+/// to besides this site).
+fn html(api: &Api, status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
+    let mut answer = Response::new(response::full(Bytes::from(page)));
+    *answer.status_mut() = status;
+    let h = answer.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let _ = api;
+    if let Ok(v) = HeaderValue::from_str(&podhost_core::publish::page::site_policy(form_targets)) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    // Not `no-referrer`: browsers would then send `Origin: null` with the site's own forms.
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    answer
+}
+
+/// 303 to a path of this site (absolute, as every `Location`).
+fn see_other(api: &Api, path: &str) -> Response<Body> {
+    redirect_to(api, &format!("{}{path}", api.host.urls().base()))
+}
+
+/// 303 to `url` (a client's redirect URI with the answer of an authorization request).
+fn redirect_to(api: &Api, url: &str) -> Response<Body> {
+    let mut answer = html(api, StatusCode::SEE_OTHER, String::new(), &[]);
+    if let Ok(v) = HeaderValue::from_str(url) {
+        answer.headers_mut().insert(header::LOCATION, v);
+    }
+    answer
+}
