@@ -341,3 +341,89 @@ fn a_closed_pipe_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `podhost user passwd` and `user create --password-stdin`: the password signs in (the core's
+/// check), is never printed, and `--remove` takes it away.
+#[test]
+fn passwords_for_the_key_management_site() {
+    use std::io::Write;
+    let cli = Cli::new();
+    let set = |args: &[&str], input: &str| {
+        let mut child = cli
+            .command(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        write!(child.stdin.take().unwrap(), "{input}").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = set(
+        &["--json", "user", "create", "alice", "--password-stdin"],
+        "first password\n",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = set(&["--json", "user", "passwd", "alice", "--stdin"], "second password\r\n");
+    assert!(out.status.success());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&printed).unwrap(),
+        serde_json::json!({"name": "alice", "password": true})
+    );
+    assert!(!printed.contains("second password"));
+    let signs_in = |password: &str| {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async {
+            let opened = podhost_core::open_store(cli.store_path()).unwrap();
+            let host = podhost_core::PodcastHost::new(
+                podhost_core::HostConfig::new("http://127.0.0.1:8080").unwrap(),
+                opened.store,
+            );
+            host.sign_in("alice", password, "127.0.0.1").await.is_ok()
+        })
+    };
+    assert!(!signs_in("first password"));
+    assert!(signs_in("second password"), "the line ending is not part of it");
+    // Too short: refused with the validation exit code, nothing changed.
+    let out = set(&["user", "passwd", "alice", "--stdin"], "short\n");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("password"));
+    assert!(signs_in("second password"));
+    // An unknown account is refused before anything is read.
+    cli.fails(&["user", "passwd", "nobody", "--stdin"], 3);
+    cli.ok(&["user", "passwd", "alice", "--remove"]);
+    assert!(!signs_in("second password"));
+}
+
+/// `podhost sweep` removes a blob no record uses and a staged upload a crash cut off, and
+/// nothing that is in use.
+#[test]
+fn sweep_removes_what_cut_off_uploads_left() {
+    let cli = Cli::with_users(&["alice"]);
+    let id = cli.upload("alice", "kept.wav", &podhost_testkit::fixtures::wav(0.2, 8000));
+    let store = cli.store.path();
+    let orphan = store.join("accounts/alice/blobs/0b8e7a4c-1c55-4c1f-9a61-2f1a5d6c7e80");
+    std::fs::write(&orphan, b"bytes of an upload whose record was never written").unwrap();
+    let staging = store.join(".podhost/staging");
+    std::fs::create_dir_all(&staging).unwrap();
+    let cut_off = staging.join("5d0c2a91-7f43-4f0e-8d1e-3c2b1a0f9e8d");
+    std::fs::write(&cut_off, b"half an upload").unwrap();
+    // Young files may be uploads in progress: the default grace keeps them.
+    let kept = cli.json(&["sweep"]);
+    assert_eq!(
+        kept,
+        serde_json::json!([{"user": "alice", "orphan_blobs": 0, "staging_files": 0}])
+    );
+    assert!(orphan.exists() && cut_off.exists());
+    let swept = cli.json(&["sweep", "--older-than-hours", "0"]);
+    assert_eq!(
+        swept,
+        serde_json::json!([{"user": "alice", "orphan_blobs": 1, "staging_files": 1}])
+    );
+    assert!(!orphan.exists() && !cut_off.exists());
+    let media = cli.json(&["media", "get", "--user", "alice", &id]);
+    assert_eq!(media["name"], "kept.wav");
+    let out = cli.run(&["media", "download", "--user", "alice", &id, "-o", "/dev/null"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -270,6 +270,33 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
     assert_eq!(again["files"], 0, "nothing fetched again");
     let (host, who) = host_of(c.path()).await;
     assert_eq!(host.account_version(&who).await.unwrap(), version);
+    drop(host);
+
+    // `--limit 2 --no-media`: the newest two items, without their files.
+    let d = tempfile::tempdir().unwrap();
+    podhost(d.path(), &["user", "create", "alice"]);
+    let report = podhost(
+        d.path(),
+        &[
+            "import", "--user", "alice", "--feed-id", "show", "--limit", "2", "--no-media",
+            feed_xml,
+        ],
+    );
+    assert_eq!((report["created"].clone(), report["files"].clone()), (2.into(), 0.into()));
+    let mut newest: Vec<(&jiff::Timestamp, &String)> =
+        before.iter().map(|(guid, k)| (&k.publish_at, guid)).collect();
+    newest.sort();
+    let newest: Vec<&String> = newest.iter().rev().take(2).map(|(_, g)| *g).collect();
+    let limited = kept(d.path()).await;
+    let mut guids: Vec<&String> = limited.keys().collect();
+    guids.sort();
+    let mut expected = newest.clone();
+    expected.sort();
+    assert_eq!(guids, expected);
+    for (guid, k) in &limited {
+        assert_eq!((&k.audio_sha256, &k.cover_sha256), (&None, &None), "{guid}");
+        assert_eq!(k.title, before[guid].title);
+    }
 }
 
 mod common;
