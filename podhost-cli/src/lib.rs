@@ -68,6 +68,8 @@ commands! {
     #[command(subcommand)] Job(cmd::job::JobCommand),
     /// Download statistics.
     Stats(cmd::stats::StatsArgs),
+    /// Subscribers of a private podcast, each with a feed URL of their own.
+    #[command(subcommand)] Subscriber(cmd::subscriber::SubscriberCommand),
     /// Webhook subscriptions and their deliveries.
     #[command(subcommand)] Webhook(cmd::webhook::WebhookCommand),
     /// Removes blobs of failed or cut-off uploads.

@@ -363,8 +363,15 @@ fn passwords_for_the_key_management_site() {
         &["--json", "user", "create", "alice", "--password-stdin"],
         "first password\n",
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = set(&["--json", "user", "passwd", "alice", "--stdin"], "second password\r\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = set(
+        &["--json", "user", "passwd", "alice", "--stdin"],
+        "second password\r\n",
+    );
     assert!(out.status.success());
     let printed = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
@@ -384,10 +391,18 @@ fn passwords_for_the_key_management_site() {
         })
     };
     assert!(!signs_in("first password"));
-    assert!(signs_in("second password"), "the line ending is not part of it");
+    assert!(
+        signs_in("second password"),
+        "the line ending is not part of it"
+    );
     // Too short: refused with the validation exit code, nothing changed.
     let out = set(&["user", "passwd", "alice", "--stdin"], "short\n");
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("password"));
     assert!(signs_in("second password"));
     // An unknown account is refused before anything is read.
@@ -401,10 +416,18 @@ fn passwords_for_the_key_management_site() {
 #[test]
 fn sweep_removes_what_cut_off_uploads_left() {
     let cli = Cli::with_users(&["alice"]);
-    let id = cli.upload("alice", "kept.wav", &podhost_testkit::fixtures::wav(0.2, 8000));
+    let id = cli.upload(
+        "alice",
+        "kept.wav",
+        &podhost_testkit::fixtures::wav(0.2, 8000),
+    );
     let store = cli.store.path();
     let orphan = store.join("accounts/alice/blobs/0b8e7a4c-1c55-4c1f-9a61-2f1a5d6c7e80");
-    std::fs::write(&orphan, b"bytes of an upload whose record was never written").unwrap();
+    std::fs::write(
+        &orphan,
+        b"bytes of an upload whose record was never written",
+    )
+    .unwrap();
     let staging = store.join(".podhost/staging");
     std::fs::create_dir_all(&staging).unwrap();
     let cut_off = staging.join("5d0c2a91-7f43-4f0e-8d1e-3c2b1a0f9e8d");
@@ -424,6 +447,83 @@ fn sweep_removes_what_cut_off_uploads_left() {
     assert!(!orphan.exists() && !cut_off.exists());
     let media = cli.json(&["media", "get", "--user", "alice", &id]);
     assert_eq!(media["name"], "kept.wav");
-    let out = cli.run(&["media", "download", "--user", "alice", &id, "-o", "/dev/null"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cli.run(&[
+        "media",
+        "download",
+        "--user",
+        "alice",
+        &id,
+        "-o",
+        "/dev/null",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `podhost subscriber add|list|remove` on a podcast made private with `feed update --private`.
+#[test]
+fn subscribers_of_a_private_podcast() {
+    let cli = Cli::with_users(&["alice"]);
+    cli.ok(&[
+        "feed", "create", "--user", "alice", "--id", "club", "--title", "Club",
+    ]);
+    let updated = cli.json(&[
+        "feed",
+        "update",
+        "--user",
+        "alice",
+        "--id",
+        "club",
+        "--private",
+    ]);
+    assert_eq!(updated["attributes"]["private"], true);
+    let jane = cli.json(&[
+        "subscriber",
+        "add",
+        "--user",
+        "alice",
+        "--feed",
+        "club",
+        "--label",
+        "Jane",
+    ]);
+    let url = jane["feed_url"].as_str().unwrap();
+    assert!(
+        url.starts_with("http://127.0.0.1:8080/private/club/sub_"),
+        "{url}"
+    );
+    let text = cli.ok(&["subscriber", "list", "--user", "alice", "--feed", "club"]);
+    assert!(text.starts_with("ID") && text.contains(url), "{text}");
+    let id = jane["id"].as_str().unwrap();
+    let removed = cli.json(&[
+        "subscriber",
+        "remove",
+        "--user",
+        "alice",
+        "--feed",
+        "club",
+        id,
+    ]);
+    assert!(removed["revoked"].is_string());
+    let listed = cli.json(&["subscriber", "list", "--user", "alice", "--feed", "club"]);
+    assert!(listed[0]["revoked"].is_string());
+    cli.fails(
+        &["subscriber", "list", "--user", "alice", "--feed", "nope"],
+        3,
+    );
+    cli.fails(
+        &[
+            "subscriber",
+            "remove",
+            "--user",
+            "alice",
+            "--feed",
+            "club",
+            "sub_aaaaaaaaaaaaaaaa",
+        ],
+        3,
+    );
 }

@@ -278,13 +278,25 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
     let report = podhost(
         d.path(),
         &[
-            "import", "--user", "alice", "--feed-id", "show", "--limit", "2", "--no-media",
+            "import",
+            "--user",
+            "alice",
+            "--feed-id",
+            "show",
+            "--limit",
+            "2",
+            "--no-media",
             feed_xml,
         ],
     );
-    assert_eq!((report["created"].clone(), report["files"].clone()), (2.into(), 0.into()));
-    let mut newest: Vec<(&jiff::Timestamp, &String)> =
-        before.iter().map(|(guid, k)| (&k.publish_at, guid)).collect();
+    assert_eq!(
+        (report["created"].clone(), report["files"].clone()),
+        (2.into(), 0.into())
+    );
+    let mut newest: Vec<(&jiff::Timestamp, &String)> = before
+        .iter()
+        .map(|(guid, k)| (&k.publish_at, guid))
+        .collect();
     newest.sort();
     let newest: Vec<&String> = newest.iter().rev().take(2).map(|(_, g)| *g).collect();
     let limited = kept(d.path()).await;

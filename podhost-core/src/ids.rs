@@ -309,10 +309,21 @@ random_ids! {
     /// A signed-in session's public id (`ses_` and 20 letters or digits); the cookie carries it
     /// with a secret.
     SessionId = "ses_" + 20, "session_id";
+    /// A subscriber of a private podcast (`sub_` and 16 letters or digits); their feed URL
+    /// carries it with a secret.
+    SubscriberId = "sub_" + 16, "subscriber_id";
 }
 
 string_conversions!(
-    AccountId, FeedId, EpisodeId, TokenId, JobId, ClientId, GrantId, SessionId
+    AccountId,
+    FeedId,
+    EpisodeId,
+    TokenId,
+    JobId,
+    ClientId,
+    GrantId,
+    SessionId,
+    SubscriberId
 );
 
 impl TryFrom<u64> for MediaId {
@@ -349,7 +360,14 @@ macro_rules! display_inner_string {
     )*};
 }
 display_inner_string!(
-    AccountId, FeedId, TokenId, JobId, ClientId, GrantId, SessionId
+    AccountId,
+    FeedId,
+    TokenId,
+    JobId,
+    ClientId,
+    GrantId,
+    SessionId,
+    SubscriberId
 );
 
 impl fmt::Display for MediaId {

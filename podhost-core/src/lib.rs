@@ -36,13 +36,13 @@ pub use config::HostConfig;
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
     Authorization, AuthorizeError, AuthorizeRequest, EpisodeFiles, FeedExport, JobsConfig,
-    Metadata, MetadataPatch, OAuthConfig, OAuthError, PodcastHost, Session, SessionConfig,
+    Metadata, MetadataPatch, OAuthConfig, OAuthError, PodcastHost, Private, Session, SessionConfig,
     SignedIn, StagedUpload, SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat,
     WebhookRun, random_secret,
 };
 pub use ids::{
     AccountId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId, SessionId,
-    TokenId,
+    SubscriberId, TokenId,
 };
 pub use principal::Principal;
 pub use scope::{Scope, Scopes, UnknownScope};

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     catalog::Journal,
-    ids::{ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, TokenId},
-    model::{Account, Episode, Feed, Grant, Job, Media, OAuthClient, Token},
+    ids::{ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, SubscriberId, TokenId},
+    model::{Account, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber, Token},
     webhooks::{
         event::{Event, EventKind, Subject},
         subscription::Webhook,
@@ -30,6 +30,7 @@ pub(crate) enum Change {
         id: ClientId,
     },
     GrantPut(Grant),
+    SubscriberPut(Subscriber),
     MediaPut(Media),
     MediaRemoved {
         id: MediaId,
@@ -85,6 +86,9 @@ pub(crate) struct AccountState {
     /// Grants the account gave to OAuth clients.
     #[serde(default)]
     pub(crate) grants: BTreeMap<GrantId, Grant>,
+    /// Subscribers of the account's private podcasts (revoked ones kept).
+    #[serde(default)]
+    pub(crate) subscribers: BTreeMap<SubscriberId, Subscriber>,
     pub(crate) media: BTreeMap<MediaId, Media>,
     pub(crate) feeds: BTreeMap<FeedId, FeedEntry>,
     /// Deleted feeds and when; their ids stay taken and their RSS URLs answer 410.
@@ -137,6 +141,10 @@ impl Journal for AccountState {
             }
             Change::GrantPut(grant) => {
                 self.grants.insert(grant.id.clone(), grant.clone());
+            }
+            Change::SubscriberPut(subscriber) => {
+                self.subscribers
+                    .insert(subscriber.id.clone(), subscriber.clone());
             }
             Change::MediaPut(media) => {
                 self.next_media = self.next_media.max(media.id.get() + 1);

@@ -10,6 +10,9 @@ use crate::{
 #[derive(Clone, Debug)]
 pub struct Urls {
     base: String,
+    /// A private podcast's subscriber: `{base}/private/{feed}/{key}`, the prefix of the feed
+    /// and media URLs that subscriber's copy of the feed carries.
+    private: Option<String>,
 }
 
 /// Characters kept as they are in a path segment (RFC 3986 unreserved).
@@ -29,6 +32,7 @@ impl Urls {
     pub(crate) fn new(base: &str) -> Self {
         Urls {
             base: base.to_string(),
+            private: None,
         }
     }
 
@@ -37,9 +41,26 @@ impl Urls {
         &self.base
     }
 
-    /// The RSS feed: `{base}/feeds/{feed}/rss`.
+    /// The URLs of a private podcast's subscriber, whose key (`sub_…_…`) is in every feed and
+    /// media URL: `{base}/private/{feed}/{key}/rss`, `…/media/{blob}/{name}`.
+    pub fn for_subscriber(&self, feed: &FeedId, key: &str) -> Urls {
+        Urls {
+            base: self.base.clone(),
+            private: Some(format!(
+                "{}/private/{}/{}",
+                self.base,
+                encode_segment(feed.as_str()),
+                encode_segment(key)
+            )),
+        }
+    }
+
+    /// The RSS feed: `{base}/feeds/{feed}/rss` (a subscriber's: `{base}/private/{feed}/{key}/rss`).
     pub fn rss(&self, feed: &FeedId) -> String {
-        format!("{}/feeds/{}/rss", self.base, encode_segment(feed.as_str()))
+        match &self.private {
+            Some(prefix) => format!("{prefix}/rss"),
+            None => format!("{}/feeds/{}/rss", self.base, encode_segment(feed.as_str())),
+        }
     }
 
     /// The public podcast page: `{base}/podcasts/{feed}`.
@@ -55,6 +76,13 @@ impl Urls {
     /// The download URL of a media file: `{base}/media/{account}/{blob}/{name}`. A changed file
     /// is a new blob and so a new URL.
     pub fn media(&self, account: &AccountId, media: &Media) -> String {
+        if let Some(prefix) = &self.private {
+            return format!(
+                "{prefix}/media/{}/{}",
+                media.blob.as_str(),
+                encode_segment(media.url_name())
+            );
+        }
         format!(
             "{}/media/{}/{}/{}",
             self.base,

@@ -291,6 +291,8 @@ fn schemas() -> Value {
             "funding": {"type": "array", "items": {"type": "object", "required": ["url"], "properties": {"url": string(), "text": string()}}},
         }},
     });
+    let mut feed_fields = feed_fields;
+    feed_fields["private"] = json!({"type": "boolean", "description": "addition: no public feed or pages; subscribers get feed URLs of their own"});
     let mut feed_create = feed_fields.clone();
     feed_create["id"] = json!({"type": "string", "minLength": 1, "maxLength": 100});
     let scope_list = json!({"type": "array", "items": {"type": "string", "enum": Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>()}});
@@ -468,6 +470,13 @@ fn schemas() -> Value {
             "apps": {"type": "array", "items": object(&["app", "downloads"], json!({"app": string(), "downloads": {"type": "integer", "minimum": 0}}))},
         })),
         "EpisodeUpdate": {"type": "object", "properties": update, "additionalProperties": false},
+        "Subscriber": object(&["id", "label", "feed_url", "created", "revoked"], json!({
+            "id": string(), "label": string(),
+            "feed_url": {"type": "string", "description": "the subscriber's own feed URL"},
+            "created": {"type": "string", "format": "date-time"},
+            "revoked": {"type": "string", "format": "date-time", "nullable": true},
+        })),
+        "NewSubscriber": {"type": "object", "properties": {"label": {"type": "string", "maxLength": 255}}, "additionalProperties": false},
         "Token": object(&["id", "label", "scopes", "created", "last_used", "revoked"], json!({
             "id": string(), "label": string(), "scopes": scope_list.clone(),
             "created": {"type": "string", "format": "date-time"},

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
-use podhost_core::{FeedId, publish::PublicFeed};
+use podhost_core::{FeedId, Private, publish::PublicFeed};
 
 use crate::{
     api::Api,
@@ -42,6 +42,57 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body
             content_type: "application/rss+xml; charset=utf-8",
         },
     )
+}
+
+/// `GET /private/{feed_id}/{key}/rss`: a subscriber's copy of a private podcast's feed, as the
+/// public feed is answered (validators, 304, gzip); 410 once the subscriber was revoked.
+pub(crate) async fn private_feed(
+    api: &Api,
+    parts: &Parts,
+    id: &FeedId,
+    key: &str,
+) -> Response<Body> {
+    let rendered = match api.host.private_feed(id, key).await {
+        Ok(Private::Live(rendered)) => rendered,
+        Ok(Private::Gone) => {
+            return plain(StatusCode::GONE, "this subscription was revoked");
+        }
+        Err(e) => return response::error(&ApiError::Core(e)),
+    };
+    let mut answer = document(
+        api,
+        parts,
+        &Document {
+            bytes: &rendered.xml,
+            etag: &rendered.etag,
+            last_modified: rendered.last_modified,
+            content_type: "application/rss+xml; charset=utf-8",
+        },
+    );
+    // One subscriber's feed is theirs alone: no shared cache keeps it.
+    answer.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=300"),
+    );
+    answer
+}
+
+/// `GET /private/{feed_id}/{key}/media/{blob}/{name}`: a private podcast's file through a
+/// subscriber's key, answered as public downloads are; 410 once the subscriber was revoked.
+pub(crate) async fn private_media(
+    api: &Api,
+    parts: &Parts,
+    feed: &FeedId,
+    key: &str,
+    blob: &str,
+) -> Response<Body> {
+    match api.host.private_media(feed, key, blob).await {
+        Ok(Private::Live((account, media))) => {
+            serve_media(api, parts, account.as_str(), blob, media).await
+        }
+        Ok(Private::Gone) => plain(StatusCode::GONE, "this subscription was revoked"),
+        Err(e) => response::error(&ApiError::Core(e)),
+    }
 }
 
 /// A document rendered by the core (an RSS feed, a web page) with what HTTP caching needs.
@@ -205,12 +256,22 @@ pub(crate) async fn chapters(api: &Api, account: &str, blob: &str) -> Response<B
 /// `If-Range`; never compressed; streamed from the store. The API answers `HEAD` with the `GET`
 /// answer's head; here `HEAD` only spares the store read (and so records no delivery).
 pub(crate) async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
+    match api.host.public_media(account, blob).await {
+        Ok(media) => serve_media(api, parts, account, blob, media).await,
+        Err(e) => response::error(&ApiError::Core(e)),
+    }
+}
+
+/// Answers a download of `media` (found by its account and blob).
+async fn serve_media(
+    api: &Api,
+    parts: &Parts,
+    account: &str,
+    blob: &str,
+    media: podhost_core::publish::PublicMedia,
+) -> Response<Body> {
     use futures::StreamExt;
     use http_body_util::{BodyExt, StreamBody};
-    let media = match api.host.public_media(account, blob).await {
-        Ok(media) => media,
-        Err(e) => return response::error(&ApiError::Core(e)),
-    };
     match api.host.media_redirect(&media).await {
         Ok(Some(url)) => {
             return crate::downloads::redirect(api, parts, account, blob, &media, &url);

@@ -9,7 +9,8 @@
 
 use http::Method;
 use podhost_core::{
-    EpisodeId, FeedId, JobId, MediaId, Scope, TokenId, model::PageRequest, stats as core_stats,
+    EpisodeId, FeedId, JobId, MediaId, Scope, SubscriberId, TokenId, model::PageRequest,
+    stats as core_stats,
 };
 use serde_json::{Value, json};
 
@@ -102,6 +103,16 @@ pub enum Endpoint {
     EpisodePage(FeedId, EpisodeId),
     /// `GET /api/tokens` (addition): the caller's personal tokens
     ListTokens,
+    /// `GET /api/feeds/{feed_id}/subscribers` (addition): a private podcast's subscribers
+    ListSubscribers(FeedId),
+    /// `POST /api/feeds/{feed_id}/subscribers` (addition)
+    AddSubscriber(FeedId),
+    /// `DELETE /api/feeds/{feed_id}/subscribers/{subscriber_id}` (addition)
+    RemoveSubscriber(FeedId, SubscriberId),
+    /// `GET /private/{feed_id}/{key}/rss`: a subscriber's feed of a private podcast
+    PrivateRss(FeedId, String),
+    /// `GET /private/{feed_id}/{key}/media/{blob}/{name}`: a file of a private podcast
+    PrivateDownload(FeedId, String, String),
     /// `POST /api/tokens` (addition): a new personal token
     CreateToken,
     /// `DELETE /api/tokens/{token_id}` (addition): revoke a personal token
@@ -153,6 +164,12 @@ pub enum Build {
     Job(fn(JobId) -> Endpoint),
     /// A personal token's id.
     Token(fn(TokenId) -> Endpoint),
+    /// A feed id and a subscriber id.
+    FeedSubscriber(fn(FeedId, SubscriberId) -> Endpoint),
+    /// A feed id and a subscriber's key.
+    FeedKey(fn(FeedId, String) -> Endpoint),
+    /// A feed id, a subscriber's key, a blob and a file name.
+    FeedKeyFile(fn(FeedId, String, String) -> Endpoint),
     /// An id kept as text (a webhook subscription, a token, a client, a grant), parsed by its
     /// handler.
     Text(fn(String) -> Endpoint),
@@ -175,6 +192,9 @@ impl Build {
             Build::FeedShow(_) => &[K::Feed, K::Episode],
             Build::Job(_) => &[K::Job],
             Build::Token(_) => &[K::Token],
+            Build::FeedSubscriber(_) => &[K::Feed, K::Subscriber],
+            Build::FeedKey(_) => &[K::Feed, K::Text],
+            Build::FeedKeyFile(_) => &[K::Feed, K::Text, K::Text, K::Text],
             Build::Text(_) => &[K::Text],
             Build::TextSeq(_) => &[K::Text, K::Seq],
             Build::Blob(_) => &[K::Text, K::Text],
@@ -192,6 +212,13 @@ impl Build {
             (Build::FeedShow(f), [A::Feed(feed), A::Episode(e)]) => f(feed.clone(), *e),
             (Build::Job(f), [A::Job(j)]) => f(j.clone()),
             (Build::Token(f), [A::Token(t)]) => f(t.clone()),
+            (Build::FeedSubscriber(f), [A::Feed(feed), A::Subscriber(s)]) => {
+                f(feed.clone(), s.clone())
+            }
+            (Build::FeedKey(f), [A::Feed(feed), A::Text(key)]) => f(feed.clone(), key.clone()),
+            (Build::FeedKeyFile(f), [A::Feed(feed), A::Text(key), A::Text(blob), A::Text(_)]) => {
+                f(feed.clone(), key.clone(), blob.clone())
+            }
             (Build::Text(f), [A::Text(w)]) => f(w.clone()),
             (Build::TextSeq(f), [A::Text(w), A::Seq(s)]) => f(w.clone(), *s),
             (Build::Blob(f), [A::Text(a), A::Text(b)]) => f(a.clone(), b.clone()),
@@ -234,6 +261,8 @@ pub enum ParamKind {
     Job,
     /// A personal token's id; malformed: 404.
     Token,
+    /// A subscriber's id; malformed: 404.
+    Subscriber,
     /// Any non-empty text (a webhook id, an account, a blob, a file name).
     Text,
     /// An event number; malformed: 400.
@@ -294,6 +323,16 @@ pub static PATH_PARAMS: &[PathParam] = &[
         description: "token id (tok_…)",
     },
     PathParam {
+        name: "subscriber_id",
+        kind: ParamKind::Subscriber,
+        description: "subscriber id (sub_…)",
+    },
+    PathParam {
+        name: "key",
+        kind: ParamKind::Text,
+        description: "a subscriber's key (sub_…_…)",
+    },
+    PathParam {
         name: "client_id",
         kind: ParamKind::Text,
         description: "OAuth client id (cli_…)",
@@ -338,6 +377,7 @@ impl ParamKind {
             ParamKind::Episode => json!({"type": "string", "pattern": "^pod-[0-9]+$"}),
             ParamKind::Job => json!({"type": "string", "pattern": "^job_[a-z0-9]{20}$"}),
             ParamKind::Token => json!({"type": "string", "pattern": "^tok_[a-z0-9]{16}$"}),
+            ParamKind::Subscriber => json!({"type": "string", "pattern": "^sub_[a-z0-9]{16}$"}),
             ParamKind::Text => json!({"type": "string", "minLength": 1}),
             ParamKind::Seq => json!({"type": "integer", "minimum": 1}),
         }
@@ -359,6 +399,10 @@ impl ParamKind {
                 .map_err(|_| bad("an episode id (pod-<digits>)")),
             ParamKind::Job => s.parse().map(Arg::Job).map_err(|_| ParamError::NotFound),
             ParamKind::Token => s.parse().map(Arg::Token).map_err(|_| ParamError::NotFound),
+            ParamKind::Subscriber => s
+                .parse()
+                .map(Arg::Subscriber)
+                .map_err(|_| ParamError::NotFound),
             ParamKind::Text if s.is_empty() => Err(ParamError::NotFound),
             ParamKind::Text => Ok(Arg::Text(s.to_string())),
             ParamKind::Seq => s.parse().map(Arg::Seq).map_err(|_| bad("an event number")),
@@ -374,6 +418,7 @@ enum Arg {
     Episode(EpisodeId),
     Job(JobId),
     Token(TokenId),
+    Subscriber(SubscriberId),
     Text(String),
     Seq(u64),
 }
@@ -1299,6 +1344,61 @@ pub static ROUTES: &[Route] = &[
     },
     Route {
         method: Method::GET,
+        path: "/api/feeds/{feed_id}/subscribers",
+        build: Build::Feed(Endpoint::ListSubscribers),
+        surface: Surface::Api,
+        scope: Some(Scope::FeedsReadOnly),
+        query: &[],
+        body: BodyKind::None,
+        addition: true,
+        summary: "a podcast's subscribers (for a private podcast), oldest first, revoked ones included",
+        success: Success {
+            status: 200,
+            description: "the subscribers, each with their feed URL",
+            shape: Shape::DataList("Subscriber"),
+        },
+        errors: &[],
+    },
+    Route {
+        method: Method::POST,
+        path: "/api/feeds/{feed_id}/subscribers",
+        build: Build::Feed(Endpoint::AddSubscriber),
+        surface: Surface::Api,
+        scope: Some(Scope::Feeds),
+        query: &[],
+        body: BodyKind::Json {
+            schema: "NewSubscriber",
+            required: false,
+            example: r#"{"label": "Jane (patron)"}"#,
+        },
+        addition: true,
+        summary: "a subscriber of a private podcast: a feed URL of their own",
+        success: Success {
+            status: 201,
+            description: "the subscriber",
+            shape: Shape::Data("Subscriber"),
+        },
+        errors: &[],
+    },
+    Route {
+        method: Method::DELETE,
+        path: "/api/feeds/{feed_id}/subscribers/{subscriber_id}",
+        build: Build::FeedSubscriber(Endpoint::RemoveSubscriber),
+        surface: Surface::Api,
+        scope: Some(Scope::Feeds),
+        query: &[],
+        body: BodyKind::None,
+        addition: true,
+        summary: "revoke a subscriber: their feed and files answer 410 on every server within a second",
+        success: Success {
+            status: 204,
+            description: "revoked (also when it already was)",
+            shape: Shape::Empty,
+        },
+        errors: &[],
+    },
+    Route {
+        method: Method::GET,
         path: "/api/tokens",
         build: Build::Unit(Endpoint::ListTokens),
         surface: Surface::Api,
@@ -1454,6 +1554,40 @@ pub static ROUTES: &[Route] = &[
             shape: Shape::Document("*/*"),
         },
         errors: &[206, 302, 304, 404, 416],
+    },
+    Route {
+        method: Method::GET,
+        path: "/private/{feed_id}/{key}/rss",
+        build: Build::FeedKey(Endpoint::PrivateRss),
+        surface: Surface::Public,
+        scope: None,
+        query: &[],
+        body: BodyKind::None,
+        addition: true,
+        summary: "a subscriber's feed of a private podcast (blocked from directories)",
+        success: Success {
+            status: 200,
+            description: "the feed",
+            shape: Shape::Document("application/rss+xml"),
+        },
+        errors: &[304, 404, 410],
+    },
+    Route {
+        method: Method::GET,
+        path: "/private/{feed_id}/{key}/media/{blob}/{name}",
+        build: Build::FeedKeyFile(Endpoint::PrivateDownload),
+        surface: Surface::Public,
+        scope: None,
+        query: &[],
+        body: BodyKind::None,
+        addition: true,
+        summary: "a file of a private podcast, through a subscriber's key (ranges, validators)",
+        success: Success {
+            status: 200,
+            description: "the file",
+            shape: Shape::Document("*/*"),
+        },
+        errors: &[206, 302, 304, 404, 410, 416],
     },
     Route {
         method: Method::GET,
@@ -1728,6 +1862,7 @@ pub(crate) mod samples {
             ParamKind::Episode => "pod-1",
             ParamKind::Job => "job_abcdefghijklmnopqrst",
             ParamKind::Token => "tok_abcdefghijklmnop",
+            ParamKind::Subscriber => "sub_abcdefghijklmnop",
             ParamKind::Text => "t",
             ParamKind::Seq => "1",
         }
@@ -1990,9 +2125,14 @@ mod tests {
             E::SiteCreateClient => 55,
             E::SiteDeleteClient(_) => 56,
             E::SiteRevokeGrant(_) => 57,
+            E::ListSubscribers(_) => 58,
+            E::AddSubscriber(_) => 59,
+            E::RemoveSubscriber(..) => 60,
+            E::PrivateRss(..) => 61,
+            E::PrivateDownload(..) => 62,
         }
     }
-    const VARIANTS: usize = 58;
+    const VARIANTS: usize = 63;
 
     #[test]
     fn every_row_agrees_with_its_constructor_and_routes_to_itself() {

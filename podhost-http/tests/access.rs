@@ -36,6 +36,9 @@ struct World {
     seq: u64,
     /// A personal token of alice's (its id).
     token: String,
+    /// A subscriber of `feed`: its id and its key.
+    subscriber: String,
+    key: String,
     /// A valid authorization request of an OAuth client of alice's (a query string).
     authorize: String,
     /// `account`, `blob` and `name` of a public download with chapters.
@@ -104,6 +107,15 @@ impl World {
             world.job = job.id;
         }
         drop(stop);
+        // The file is the episode's too, so a subscriber's key opens it.
+        let patch = podhost_core::model::EpisodePatch {
+            media: Some(Some(world.media)),
+            ..Default::default()
+        };
+        fx.host
+            .update_episode(&who, &world.feed, world.show, &patch)
+            .await
+            .unwrap();
         let media = fx.host.get_media(&who, world.media).await.unwrap();
         let url = fx.host.media_url(who.account(), &media);
         let parts: Vec<&str> = url.rsplitn(4, '/').collect();
@@ -182,11 +194,14 @@ impl World {
             "?response_type=code&client_id={client}&redirect_uri=https%3A%2F%2Fapp.example%2Fcb\
              &code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
         );
+        let subscriber = fx.host.add_subscriber(who, &feed, "tester").await.unwrap();
         World {
             media,
             feed,
             show,
             token,
+            key: subscriber.key().to_string(),
+            subscriber: subscriber.id.to_string(),
             authorize,
             job: "job_aaaaaaaaaaaaaaaaaaaa".parse().unwrap(),
             seq: webhook.after_seq + 1,
@@ -212,6 +227,8 @@ impl World {
                 "blob" => self.blob.clone(),
                 "name" => self.name.clone(),
                 "token_id" => self.token.clone(),
+                "subscriber_id" => self.subscriber.clone(),
+                "key" => self.key.clone(),
                 // The site's (no token; only routing is tested with them here).
                 "client_id" => "cli_aaaaaaaaaaaaaaaa".into(),
                 "grant_id" => "gr_aaaaaaaaaaaaaaaaaaaa".into(),

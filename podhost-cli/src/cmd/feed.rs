@@ -104,6 +104,10 @@ pub struct FeedFields {
     /// Marks the podcast explicit (`--explicit false` unmarks it).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     explicit: Option<bool>,
+    /// Makes the podcast private: no public feed or pages, a feed URL per subscriber
+    /// (`podhost subscriber add`); `--private false` makes it public again.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    private: Option<bool>,
 }
 
 impl FeedFields {
@@ -115,6 +119,7 @@ impl FeedFields {
             itunes_author: self.author,
             itunes_category: self.category,
             itunes_explicit: self.explicit,
+            private: self.private,
             ..Default::default()
         }
     }

@@ -11,6 +11,7 @@ pub mod metadata;
 pub mod serve;
 pub mod silence;
 pub mod stats;
+pub mod subscriber;
 pub mod sweep;
 pub mod token;
 pub mod user;

@@ -57,7 +57,8 @@ impl PodcastHost {
                     .iter()
                     .filter_map(|m| state.media.get(m).cloned())
                     .collect();
-                let (rss, _) = super::publish::render_rss(state, entry, who.account(), &urls, now);
+                let (rss, _) =
+                    super::publish::render_rss(state, entry, who.account(), &urls, now, false);
                 let unpublished: Vec<EpisodeView> = episodes
                     .iter()
                     .filter(|v| !v.is_published)
@@ -71,6 +72,7 @@ impl PodcastHost {
                         episodes: &unpublished,
                         last_modified: entry.feed.updated,
                         block_drafts: true,
+                        private: false,
                     },
                     &urls,
                 );

@@ -151,6 +151,9 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
         feed.podcast.funding.clone_from(v);
     }
     set(&mut feed.podcast.medium, &patch.podcast_medium);
+    if let Some(private) = patch.private {
+        feed.private = private;
+    }
     if let Some(guid) = patch.podcast_guid
         && guid != feed.podcast.guid
     {
@@ -246,6 +249,7 @@ impl PodcastHost {
                 funding: Vec::new(),
                 medium: "podcast".into(),
             },
+            private: false,
             created: now,
             updated: now,
         };

@@ -15,6 +15,7 @@ mod ratelimit;
 mod render_cache;
 mod signin;
 mod stats;
+mod subscribers;
 mod sweep;
 mod text;
 mod uploads;
@@ -36,6 +37,7 @@ pub use oauth::{
     TokenResponse,
 };
 pub use signin::{Session, SessionConfig, SignedIn};
+pub use subscribers::Private;
 pub use sweep::SweepReport;
 pub use uploads::{StagedUpload, UploadTarget};
 pub use webhooks::WebhookRun;
@@ -91,6 +93,9 @@ struct Inner {
     feed_accounts: std::sync::Mutex<HashMap<crate::ids::FeedId, AccountId>>,
     /// Rendered feeds by feed id.
     rendered: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedFeed>,
+    /// Subscribers' copies of private feeds, by feed and key.
+    private_rendered:
+        render_cache::RenderCache<(crate::ids::FeedId, String), crate::publish::RenderedFeed>,
     /// Rendered public pages by feed id and episode (none for the podcast page).
     pages: render_cache::RenderCache<publish::PageKey, crate::publish::RenderedPage>,
     /// Download reports waiting for the store, salts, closed statistics days.
@@ -136,6 +141,7 @@ impl PodcastHost {
                 throttled: Default::default(),
                 feed_accounts: Default::default(),
                 rendered: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
+                private_rendered: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
                 pages: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
                 stats: Default::default(),
                 workers: Default::default(),

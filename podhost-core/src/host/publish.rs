@@ -25,10 +25,10 @@ pub(super) struct Published {
     /// The published episodes, newest first.
     episodes: Vec<EpisodeView>,
     /// When a scheduled episode publishes next.
-    changes_at: Option<Timestamp>,
+    pub(super) changes_at: Option<Timestamp>,
     /// The last change of anything the feed shows: the channel, any episode's last change (an
     /// unpublished one drops out, and that is a change too), publications that came, removals.
-    last_modified: Timestamp,
+    pub(super) last_modified: Timestamp,
 }
 
 /// The RSS of a feed's published episodes at `now`, and what was selected.
@@ -38,6 +38,7 @@ pub(super) fn render_rss(
     account: &AccountId,
     urls: &crate::urls::Urls,
     now: Timestamp,
+    private: bool,
 ) -> (Vec<u8>, Published) {
     let published = published(state, entry, now);
     let source = rss::FeedSource {
@@ -47,6 +48,7 @@ pub(super) fn render_rss(
         episodes: &published.episodes,
         last_modified: published.last_modified,
         block_drafts: false,
+        private,
     };
     (rss::render(&source, urls), published)
 }
@@ -112,7 +114,7 @@ fn media_updated(logo: Option<&Media>, episodes: &[EpisodeView]) -> Timestamp {
 }
 
 /// A strong validator of rendered bytes: the SHA-256, hex, first 32 characters.
-fn etag_of(bytes: &[u8]) -> String {
+pub(super) fn etag_of(bytes: &[u8]) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(bytes))[..32].to_string()
 }
@@ -141,7 +143,10 @@ impl PodcastHost {
     }
 
     /// The account and catalog behind a public feed id; `NotFound` for an id no podcast ever had.
-    async fn public_catalog(&self, id: &FeedId) -> Result<(AccountId, Arc<AccountCatalog>)> {
+    pub(super) async fn public_catalog(
+        &self,
+        id: &FeedId,
+    ) -> Result<(AccountId, Arc<AccountCatalog>)> {
         let not_found = || Error::not_found("feed", id);
         let account = self.feed_account(id).await?.ok_or_else(not_found)?;
         let catalog = self
@@ -175,7 +180,11 @@ impl PodcastHost {
                 if let Some(url) = &entry.feed.itunes.new_feed_url {
                     return Ok(PublicFeed::Moved(url.clone()));
                 }
-                let (xml, published) = render_rss(state, entry, &account, &urls, now);
+                // A private podcast has no public feed: only its subscribers' copies.
+                if entry.feed.private {
+                    return Err(Error::not_found("feed", id));
+                }
+                let (xml, published) = render_rss(state, entry, &account, &urls, now, false);
                 Ok(PublicFeed::Live(RenderedFeed {
                     etag: etag_of(&xml),
                     xml: xml.into(),
@@ -209,7 +218,9 @@ impl PodcastHost {
                     state
                         .feeds
                         .values()
-                        .filter(|entry| !state.deleted_feeds.contains_key(&entry.feed.id))
+                        .filter(|entry| {
+                            !entry.feed.private && !state.deleted_feeds.contains_key(&entry.feed.id)
+                        })
                         .map(|entry| (entry.feed.id.clone(), entry.feed.title.clone()))
                         .collect()
                 })
@@ -249,6 +260,7 @@ impl PodcastHost {
                 let entry = state
                     .feeds
                     .get(id)
+                    .filter(|entry| !entry.feed.private)
                     .ok_or_else(|| Error::not_found("feed", id))?;
                 let site = page::Site {
                     urls: &urls,

@@ -29,6 +29,10 @@ pub struct Feed {
     pub googleplay: GooglePlayChannel,
     /// Podcasting 2.0 fields.
     pub podcast: PodcastChannel,
+    /// A private podcast has no public feed or pages: each subscriber gets a feed URL of their
+    /// own ([`Subscriber`](super::Subscriber)).
+    #[serde(default)]
+    pub private: bool,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -172,6 +176,8 @@ pub struct FeedPatch {
     /// `podcast:guid`: only when the podcast is created (an import keeps its guid); the one a
     /// podcast has never changes.
     pub podcast_guid: Option<Uuid>,
+    /// Whether the podcast is private (subscribers only).
+    pub private: Option<bool>,
 }
 
 /// A feed with what a listing needs beside it, read at one moment.

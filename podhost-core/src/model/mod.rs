@@ -8,6 +8,7 @@ mod job;
 mod media;
 mod page;
 mod size;
+mod subscriber;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use category::{APPLE_CATEGORIES, AppleCategory, apple_category};
@@ -23,3 +24,4 @@ pub use media::{
 };
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
 pub use size::human_size;
+pub use subscriber::Subscriber;

@@ -42,6 +42,9 @@ pub(crate) struct FeedSource<'a> {
     /// Marks episodes that are not public `itunes:block` (an export's document of drafts, so
     /// that an import makes them drafts again); the served feed has none.
     pub(crate) block_drafts: bool,
+    /// A subscriber's copy of a private podcast: blocked from every directory
+    /// (`itunes:block` and `podcast:block` yes, whatever the podcast says).
+    pub(crate) private: bool,
 }
 
 /// RFC 2822 date, as RSS 2.0 wants it.
@@ -212,7 +215,7 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
         x.text("itunes:email", &it.owner_email);
         x.close("itunes:owner");
     }
-    if it.block {
+    if it.block || src.private {
         x.text("itunes:block", "Yes");
     }
     if it.complete {
@@ -235,6 +238,9 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
         x.text_with("podcast:funding", &[("url", &funding.url)], &funding.text);
     }
     x.text("podcast:medium", &feed.podcast.medium);
+    if src.private {
+        x.text("podcast:block", "yes");
+    }
 
     for view in src.episodes {
         item(&mut x, src, view, urls, it.explicit);
@@ -415,6 +421,7 @@ mod tests {
                 }],
                 medium: "podcast".into(),
             },
+            private: false,
             created: at,
             updated: at,
         };
@@ -460,6 +467,7 @@ mod tests {
             episodes: &[view],
             last_modified: at,
             block_drafts: false,
+            private: false,
         };
         String::from_utf8(render(&source, &Urls::new("https://pod.example"))).unwrap()
     }

@@ -333,6 +333,7 @@ pub async fn rich(w: &World) -> Fixture {
         ]),
         podcast_medium: Some("podcast".into()),
         podcast_guid: None,
+        private: None,
     };
     let full = EpisodeInput {
         guid: Some("https://rich.example/episodes/2".into()),
@@ -462,6 +463,7 @@ pub async fn hostile(w: &World) -> Fixture {
         }]),
         podcast_medium: Some("podcast".into()),
         podcast_guid: None,
+        private: None,
     };
     let episode = |n: u32, guid: Option<String>, hours: i64| EpisodeInput {
         guid,

@@ -9,6 +9,7 @@ mod media;
 mod metadata;
 mod multipart;
 mod stats;
+mod subscribers;
 mod tokens;
 mod webhooks;
 
@@ -74,6 +75,9 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::WebhookDeliveries(id) => webhooks::deliveries(api, call, &id).await,
         E::Redeliver(id, seq) => webhooks::redeliver(api, call, &id, seq).await,
         E::ListTokens => tokens::list(api, call).await,
+        E::ListSubscribers(feed) => subscribers::list(api, call, &feed).await,
+        E::AddSubscriber(feed) => subscribers::add(api, call, &feed).await,
+        E::RemoveSubscriber(feed, id) => subscribers::remove(api, call, &feed, &id).await,
         E::CreateToken => tokens::create(api, call).await,
         E::RevokeToken(id) => tokens::revoke(api, call, &id).await,
         // Without a token: `open`, the site and the OAuth endpoints.
@@ -83,6 +87,8 @@ pub(crate) async fn dispatch<B: RequestBody>(
         | E::Chapters(..)
         | E::PodcastPage(_)
         | E::EpisodePage(..)
+        | E::PrivateRss(..)
+        | E::PrivateDownload(..)
         | E::Authorize
         | E::Consent
         | E::OAuthToken
@@ -112,6 +118,10 @@ pub(crate) async fn open(api: &Api, endpoint: Endpoint, parts: &Parts) -> Respon
         E::Chapters(account, blob) => crate::public::chapters(api, &account, &blob).await,
         E::PodcastPage(feed) => crate::page::page(api, parts, &feed, None).await,
         E::EpisodePage(feed, episode) => crate::page::page(api, parts, &feed, Some(episode)).await,
+        E::PrivateRss(feed, key) => crate::public::private_feed(api, parts, &feed, &key).await,
+        E::PrivateDownload(feed, key, blob) => {
+            crate::public::private_media(api, parts, &feed, &key, &blob).await
+        }
         // With a token: `dispatch`.
         _ => response::error(&ApiError::NoRoute),
     }

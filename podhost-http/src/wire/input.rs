@@ -308,6 +308,7 @@ pub fn feed_patch(fields: &mut Fields) -> FeedPatch {
         googleplay_description: f.string("googleplay.description"),
         podcast_locked: f.boolean("podcast.locked"),
         podcast_medium: f.string("podcast.medium"),
+        private: f.boolean("private"),
         ..Default::default()
     };
     if f.has("itunes.new-feed-url") {

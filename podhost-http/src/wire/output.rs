@@ -129,6 +129,8 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> Value {
                 "medium": f.podcast.medium,
             },
             "logo": logo_url(ctx, v.logo.as_ref()),
+            // Addition.
+            "private": f.private,
         },
         "links": feed_links(ctx, v),
         "shows_count": v.episode_count,
@@ -355,6 +357,17 @@ pub fn metadata(m: &podhost_core::Metadata, job: Option<Value>) -> Value {
             "problems": a.problems,
         })),
         "job": job,
+    })
+}
+
+/// A private podcast's subscriber: `{id, label, feed_url, created, revoked}`.
+pub fn subscriber(host: &podhost_core::PodcastHost, s: &podhost_core::model::Subscriber) -> Value {
+    json!({
+        "id": s.id.as_str(),
+        "label": s.label,
+        "feed_url": host.subscriber_feed_url(s),
+        "created": s.created.to_string(),
+        "revoked": s.revoked.map(|t| t.to_string()),
     })
 }
 

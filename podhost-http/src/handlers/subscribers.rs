@@ -1,0 +1,48 @@
+//! Subscribers of a private podcast (`GET`/`POST /api/feeds/{feed_id}/subscribers`,
+//! `DELETE /api/feeds/{feed_id}/subscribers/{subscriber_id}`).
+
+use http::StatusCode;
+use podhost_core::{FeedId, SubscriberId};
+use serde_json::{Value, json};
+
+use super::{Answer, data};
+use crate::{
+    api::{Api, Call, RequestBody},
+    response,
+    wire::{self, input::Fields},
+};
+
+/// `GET /api/feeds/{feed_id}/subscribers`
+pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {
+    let subscribers = api.host.list_subscribers(&call.who, feed).await?;
+    let items: Vec<Value> = subscribers
+        .iter()
+        .map(|s| wire::subscriber(&api.host, s))
+        .collect();
+    data(StatusCode::OK, Value::Array(items))
+}
+
+/// `POST /api/feeds/{feed_id}/subscribers`: `{label?}`.
+pub(super) async fn add<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {
+    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
+    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
+    let label = fields.string("label").unwrap_or_default();
+    fields.reject_unknown();
+    fields.errors.into_result()?;
+    let subscriber = api.host.add_subscriber(&who, feed, &label).await?;
+    data(
+        StatusCode::CREATED,
+        wire::subscriber(&api.host, &subscriber),
+    )
+}
+
+/// `DELETE /api/feeds/{feed_id}/subscribers/{subscriber_id}`
+pub(super) async fn remove<B: RequestBody>(
+    api: &Api,
+    call: Call<B>,
+    feed: &FeedId,
+    id: &SubscriberId,
+) -> Answer {
+    api.host.remove_subscriber(&call.who, feed, id).await?;
+    Ok(response::no_content())
+}

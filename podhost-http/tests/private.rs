@@ -1,0 +1,281 @@
+//! Private podcasts: no public feed or pages, a feed URL per subscriber whose media URLs carry
+//! the subscriber too, nothing of one subscriber in another's feed, and revocation answering
+//! 410 for the feed and its files on another process at once.
+
+mod common;
+
+use common::Fixture;
+use http::{Method, StatusCode, header};
+use podhost_core::Clock;
+use podhost_core::model::{FeedPatch, NewEpisode};
+use serde_json::json;
+
+/// alice's private podcast `secret-show` with one published episode with audio; returns the
+/// episode's media id.
+async fn private_podcast(fx: &Fixture) -> u64 {
+    fx.feed("secret-show").await;
+    let media = fx.upload_wav("members.wav").await;
+    let who = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let feed = "secret-show".parse().unwrap();
+    let mut episode = NewEpisode::titled("Members only");
+    episode.fields.is_public = Some(true);
+    episode.fields.media = Some(Some(podhost_core::MediaId::new(media).unwrap()));
+    episode.fields.publish_at = Some(fx.clock.now() - jiff::SignedDuration::from_hours(1));
+    fx.host.create_episode(&who, &feed, episode).await.unwrap();
+    let patch = FeedPatch {
+        private: Some(true),
+        ..Default::default()
+    };
+    fx.host.update_feed(&who, &feed, &patch).await.unwrap();
+    media
+}
+
+async fn add(fx: &Fixture, label: &str) -> serde_json::Value {
+    let answer = fx
+        .call(
+            Method::POST,
+            "/api/feeds/secret-show/subscribers",
+            &fx.alice,
+            Some(json!({ "label": label })),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    answer.body["data"].clone()
+}
+
+fn by_label<'a>(list: &'a serde_json::Value, label: &str) -> &'a serde_json::Value {
+    list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == label)
+        .unwrap()
+}
+
+/// The path of a URL of the fixture's deployment.
+fn path_of(url: &str) -> &str {
+    url.strip_prefix("https://pod.test").unwrap()
+}
+
+fn enclosure(xml: &str) -> String {
+    let at = xml.find("<enclosure url=\"").unwrap() + 16;
+    xml[at..at + xml[at..].find('"').unwrap()].replace("&amp;", "&")
+}
+
+#[tokio::test]
+async fn a_private_podcast_has_no_public_feed_or_pages() {
+    let fx = Fixture::new().await;
+    private_podcast(&fx).await;
+    for path in ["/feeds/secret-show/rss", "/podcasts/secret-show"] {
+        let answer = fx.public(Method::GET, path, &[]).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let home = fx.public(Method::GET, "/", &[]).await;
+    assert!(!String::from_utf8_lossy(&home.raw).contains("secret-show"));
+    // The API shows it private; public again, it is listed again.
+    let feed = fx.get("/api/feeds/secret-show").await;
+    assert_eq!(feed.body["data"]["attributes"]["private"], true);
+    let made_public = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/secret-show",
+            &fx.alice,
+            Some(json!({"private": false})),
+        )
+        .await;
+    assert_eq!(made_public.status, StatusCode::OK, "{}", made_public.body);
+    let answer = fx.public(Method::GET, "/feeds/secret-show/rss", &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn each_subscriber_has_a_feed_of_their_own() {
+    let fx = Fixture::new().await;
+    private_podcast(&fx).await;
+    let jane = add(&fx, "Jane").await;
+    let joe = add(&fx, "Joe").await;
+    let jane_url = jane["feed_url"].as_str().unwrap();
+    let joe_url = joe["feed_url"].as_str().unwrap();
+    assert!(
+        jane_url.starts_with("https://pod.test/private/secret-show/sub_"),
+        "{jane_url}"
+    );
+    assert_ne!(jane_url, joe_url);
+    let listed = fx.get("/api/feeds/secret-show/subscribers").await;
+    assert_eq!(listed.body["data"].as_array().unwrap().len(), 2);
+    let listed_jane = by_label(&listed.body, "Jane");
+    assert_eq!(listed_jane["feed_url"], jane_url);
+    assert_eq!(listed_jane["id"], jane["id"]);
+
+    let mut feeds = Vec::new();
+    for url in [jane_url, joe_url] {
+        let answer = fx.public(Method::GET, path_of(url), &[]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{url}");
+        assert_eq!(
+            answer.headers[header::CACHE_CONTROL],
+            "private, max-age=300"
+        );
+        feeds.push(String::from_utf8_lossy(&answer.raw).into_owned());
+    }
+    let key = |url: &str| url.split('/').nth(5).unwrap().to_string();
+    for (xml, own, other) in [
+        (&feeds[0], key(jane_url), key(joe_url)),
+        (&feeds[1], key(joe_url), key(jane_url)),
+    ] {
+        assert!(xml.contains("<itunes:block>Yes</itunes:block>"), "{xml}");
+        assert!(xml.contains("<podcast:block>yes</podcast:block>"), "{xml}");
+        assert!(xml.contains("Members only"));
+        assert!(xml.contains(&own));
+        assert!(!xml.contains(&other), "no subscriber sees another's URLs");
+        let audio = enclosure(xml);
+        assert!(
+            audio.contains(&format!("/private/secret-show/{own}/media/")),
+            "{audio}"
+        );
+        let file = fx
+            .public(Method::GET, path_of(&audio), &[("range", "bytes=0-3")])
+            .await;
+        assert_eq!(file.status, StatusCode::PARTIAL_CONTENT);
+        assert_eq!(&file.raw[..], b"RIFF");
+    }
+    // A key with a wrong secret, or for another podcast, names nobody.
+    let forged = format!("{}{}", &key(jane_url)[..21], "x".repeat(43));
+    for path in [
+        format!("/private/secret-show/{forged}/rss"),
+        format!("/private/other-show/{}/rss", key(jane_url)),
+        "/private/secret-show/garbage/rss".to_string(),
+    ] {
+        let answer = fx.public(Method::GET, &path, &[]).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    // Only the podcast's own files open with its keys.
+    let other = fx.upload_wav("not-in-the-podcast.wav").await;
+    let other = fx.get(&format!("/api/media/{other}")).await.body["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let blob_and_name: Vec<&str> = other.rsplitn(3, '/').collect();
+    let path = format!(
+        "/private/secret-show/{}/media/{}/{}",
+        key(jane_url),
+        blob_and_name[1],
+        blob_and_name[0]
+    );
+    assert_eq!(
+        fx.public(Method::GET, &path, &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn a_revoked_subscriber_gets_410_on_every_process() {
+    let fx = Fixture::new().await;
+    private_podcast(&fx).await;
+    let jane = add(&fx, "Jane").await;
+    let joe = add(&fx, "Joe").await;
+    let feed = fx
+        .public(
+            Method::GET,
+            path_of(jane["feed_url"].as_str().unwrap()),
+            &[],
+        )
+        .await;
+    let audio = enclosure(&String::from_utf8_lossy(&feed.raw));
+    let (_, other) = fx.another_process();
+    // The other process has served Jane (its caches hold her feed).
+    let before = common::send_to(
+        &other,
+        http::Request::get(path_of(jane["feed_url"].as_str().unwrap()))
+            .body(http_body_util::Full::new(bytes::Bytes::new()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(before.status, StatusCode::OK);
+    let id = jane["id"].as_str().unwrap();
+    let revoked = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/feeds/secret-show/subscribers/{id}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT);
+    for path in [path_of(jane["feed_url"].as_str().unwrap()), path_of(&audio)] {
+        let answer = common::send_to(
+            &other,
+            http::Request::get(path)
+                .body(http_body_util::Full::new(bytes::Bytes::new()))
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::GONE, "{path}");
+    }
+    // Joe is not affected; the list shows Jane revoked.
+    let joe_feed = fx
+        .public(Method::GET, path_of(joe["feed_url"].as_str().unwrap()), &[])
+        .await;
+    assert_eq!(joe_feed.status, StatusCode::OK);
+    let listed = fx.get("/api/feeds/secret-show/subscribers").await;
+    assert!(by_label(&listed.body, "Jane")["revoked"].is_string());
+    assert!(by_label(&listed.body, "Joe")["revoked"].is_null());
+    // A change to the podcast reaches Joe's feed (his cache is per version).
+    let who = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let feed_id = "secret-show".parse().unwrap();
+    let mut episode = NewEpisode::titled("Second for members");
+    episode.fields.is_public = Some(true);
+    episode.fields.publish_at = Some(fx.clock.now() - jiff::SignedDuration::from_mins(1));
+    fx.host
+        .create_episode(&who, &feed_id, episode)
+        .await
+        .unwrap();
+    let joe_feed = fx
+        .public(Method::GET, path_of(joe["feed_url"].as_str().unwrap()), &[])
+        .await;
+    assert!(String::from_utf8_lossy(&joe_feed.raw).contains("Second for members"));
+}
+
+#[tokio::test]
+async fn subscribers_are_validated_and_kept_to_their_account() {
+    let fx = Fixture::new().await;
+    private_podcast(&fx).await;
+    let long = "x".repeat(300);
+    for (body, field) in [
+        (json!({"label": long}), "label"),
+        (json!({"label": "ok", "extra": true}), "extra"),
+    ] {
+        let answer = fx
+            .call(
+                Method::POST,
+                "/api/feeds/secret-show/subscribers",
+                &fx.alice,
+                Some(body),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(answer.body["errors"][field].is_array(), "{}", answer.body);
+    }
+    let answer = fx
+        .call(Method::POST, "/api/feeds/nope/subscribers", &fx.alice, None)
+        .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    let jane = add(&fx, "Jane").await;
+    let id = jane["id"].as_str().unwrap();
+    for (token, path) in [
+        (
+            fx.mallory.clone(),
+            format!("/api/feeds/secret-show/subscribers/{id}"),
+        ),
+        (
+            fx.alice.clone(),
+            "/api/feeds/secret-show/subscribers/sub_aaaaaaaaaaaaaaaa".into(),
+        ),
+        (
+            fx.alice.clone(),
+            "/api/feeds/secret-show/subscribers/garbage".into(),
+        ),
+    ] {
+        let answer = fx.call(Method::DELETE, &path, &token, None).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
