@@ -53,7 +53,7 @@ fn stats_report_downloads_counted_by_the_server() {
         empty,
         json!({"from": "2024-01-01", "to": "2024-01-03", "total": 0,
                "days": [{"date": "2024-01-01", "downloads": 0}, {"date": "2024-01-02", "downloads": 0}, {"date": "2024-01-03", "downloads": 0}],
-               "feeds": [], "episodes": [], "apps": []})
+               "feeds": [], "episodes": [], "apps": [], "subscribers": []})
     );
 
     // A podcast app downloads the whole file from the server (the server sees the new

@@ -29,8 +29,10 @@ pub(crate) fn delivery(
     account: &str,
     blob: &str,
     range: std::ops::Range<u64>,
+    subscriber: Option<&str>,
 ) -> Delivery {
     Delivery {
+        subscriber: subscriber.map(str::to_string),
         account: account.to_string(),
         blob: blob.to_string(),
         client: client_ip(parts, api.config.trust_forwarded_for),
@@ -55,6 +57,7 @@ pub(crate) fn redirect(
     blob: &str,
     media: &PublicMedia,
     url: &str,
+    subscriber: Option<&str>,
 ) -> Response<Body> {
     if parts.method == Method::GET {
         let range = parts
@@ -67,7 +70,7 @@ pub(crate) fn redirect(
             crate::ranges::Ranged::Unsatisfiable => None,
         };
         if let Some(asked) = asked {
-            let mut delivery = delivery(api, parts, account, blob, asked);
+            let mut delivery = delivery(api, parts, account, blob, asked, subscriber);
             delivery.delivered = delivery.range.end - delivery.range.start;
             api.host.record_download(delivery);
         }

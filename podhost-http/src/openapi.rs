@@ -468,6 +468,7 @@ fn schemas() -> Value {
             "feeds": {"type": "array", "items": object(&["feed_id", "downloads"], json!({"feed_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
             "episodes": {"type": "array", "items": object(&["feed_id", "show_id", "downloads"], json!({"feed_id": string(), "show_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
             "apps": {"type": "array", "items": object(&["app", "downloads"], json!({"app": string(), "downloads": {"type": "integer", "minimum": 0}}))},
+            "subscribers": {"type": "array", "description": "downloads through private podcasts' subscriber URLs", "items": object(&["subscriber_id", "downloads"], json!({"subscriber_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
         })),
         "EpisodeUpdate": {"type": "object", "properties": update, "additionalProperties": false},
         "Subscriber": object(&["id", "label", "feed_url", "created", "revoked"], json!({

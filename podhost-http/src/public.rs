@@ -88,7 +88,9 @@ pub(crate) async fn private_media(
 ) -> Response<Body> {
     match api.host.private_media(feed, key, blob).await {
         Ok(Private::Live((account, media))) => {
-            serve_media(api, parts, account.as_str(), blob, media).await
+            // The key begins with the subscriber's id (`sub_` and 16 characters).
+            let subscriber = key.get(..20);
+            serve_media(api, parts, account.as_str(), blob, media, subscriber).await
         }
         Ok(Private::Gone) => plain(StatusCode::GONE, "this subscription was revoked"),
         Err(e) => response::error(&ApiError::Core(e)),
@@ -257,7 +259,7 @@ pub(crate) async fn chapters(api: &Api, account: &str, blob: &str) -> Response<B
 /// answer's head; here `HEAD` only spares the store read (and so records no delivery).
 pub(crate) async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
     match api.host.public_media(account, blob).await {
-        Ok(media) => serve_media(api, parts, account, blob, media).await,
+        Ok(media) => serve_media(api, parts, account, blob, media, None).await,
         Err(e) => response::error(&ApiError::Core(e)),
     }
 }
@@ -269,12 +271,13 @@ async fn serve_media(
     account: &str,
     blob: &str,
     media: podhost_core::publish::PublicMedia,
+    subscriber: Option<&str>,
 ) -> Response<Body> {
     use futures::StreamExt;
     use http_body_util::{BodyExt, StreamBody};
     match api.host.media_redirect(&media).await {
         Ok(Some(url)) => {
-            return crate::downloads::redirect(api, parts, account, blob, &media, &url);
+            return crate::downloads::redirect(api, parts, account, blob, &media, &url, subscriber);
         }
         Ok(None) => {}
         Err(e) => return response::error(&ApiError::Core(e)),
@@ -303,7 +306,14 @@ async fn serve_media(
         (Some(r), false) if r.end > r.start => {
             match api.host.media_bytes(&media, r.clone()).await {
                 Ok(stream) => {
-                    let delivery = crate::downloads::delivery(api, parts, account, blob, r.clone());
+                    let delivery = crate::downloads::delivery(
+                        api,
+                        parts,
+                        account,
+                        blob,
+                        r.clone(),
+                        subscriber,
+                    );
                     let stream = crate::downloads::Counted::new(stream, api.host.clone(), delivery);
                     let frames = stream.map(|chunk| {
                         chunk

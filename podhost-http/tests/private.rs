@@ -279,3 +279,62 @@ async fn subscribers_are_validated_and_kept_to_their_account() {
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
     }
 }
+
+#[tokio::test]
+async fn downloads_are_counted_per_subscriber() {
+    let fx = Fixture::new().await;
+    private_podcast(&fx).await;
+    let jane = add(&fx, "Jane").await;
+    let joe = add(&fx, "Joe").await;
+    let mut audio = Vec::new();
+    for subscriber in [&jane, &joe] {
+        let feed = fx
+            .public(
+                Method::GET,
+                path_of(subscriber["feed_url"].as_str().unwrap()),
+                &[],
+            )
+            .await;
+        audio.push(enclosure(&String::from_utf8_lossy(&feed.raw)));
+    }
+    // Jane's app downloads the episode twice (one download in 24 hours), Joe's (another app:
+    // another listener behind the same address) once; the body is read to the end.
+    let jane_app = [(
+        "user-agent",
+        "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X; en_us)",
+    )];
+    let joe_app = [(
+        "user-agent",
+        "Overcast/3.0 (+http://overcast.fm/; iOS podcast app)",
+    )];
+    for (path, agent) in [
+        (&audio[0], &jane_app),
+        (&audio[0], &jane_app),
+        (&audio[1], &joe_app),
+    ] {
+        let answer = fx.public(Method::GET, path_of(path), agent).await;
+        assert_eq!(answer.status, StatusCode::OK);
+    }
+    let report = fx.get("/api/stats/feeds/secret-show").await;
+    assert_eq!(report.status, StatusCode::OK, "{}", report.body);
+    let data = &report.body["data"];
+    assert_eq!(data["total"], 2, "{data}");
+    let mut per: Vec<(String, u64)> = data["subscribers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["subscriber_id"].as_str().unwrap().to_string(),
+                s["downloads"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    per.sort();
+    let mut expected = vec![
+        (jane["id"].as_str().unwrap().to_string(), 1),
+        (joe["id"].as_str().unwrap().to_string(), 1),
+    ];
+    expected.sort();
+    assert_eq!(per, expected);
+}

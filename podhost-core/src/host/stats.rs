@@ -191,6 +191,11 @@ impl PodcastHost {
                 app: agent.app().to_string(),
                 bytes: report.delivery.delivered,
                 need,
+                subscriber: report
+                    .delivery
+                    .subscriber
+                    .as_deref()
+                    .and_then(|s| s.parse().ok()),
             });
         }
         let mut stored = 0;
@@ -377,6 +382,7 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
     let mut feeds: BTreeMap<&FeedId, u64> = BTreeMap::new();
     let mut episodes: BTreeMap<(&FeedId, EpisodeId), u64> = BTreeMap::new();
     let mut apps: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut subscribers: BTreeMap<&crate::ids::SubscriberId, u64> = BTreeMap::new();
     let mut day_counts = Vec::with_capacity(days.len());
     for (date, rows) in days {
         let mut downloads = 0;
@@ -385,6 +391,9 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
             *feeds.entry(&row.feed).or_default() += row.downloads;
             *episodes.entry((&row.feed, row.episode)).or_default() += row.downloads;
             *apps.entry(&row.app).or_default() += row.downloads;
+            if let Some(subscriber) = &row.subscriber {
+                *subscribers.entry(subscriber).or_default() += row.downloads;
+            }
         }
         day_counts.push(DayCount {
             date: *date,
@@ -414,6 +423,12 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
         apps: most_first(apps, |app, downloads| AppCount {
             app: app.to_string(),
             downloads,
+        }),
+        subscribers: most_first(subscribers, |subscriber, downloads| {
+            crate::stats::SubscriberCount {
+                subscriber_id: subscriber.clone(),
+                downloads,
+            }
         }),
     }
 }

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{EpisodeId, FeedId};
+use crate::ids::{EpisodeId, FeedId, SubscriberId};
 
 /// The 24-hour window, in milliseconds.
 pub(crate) const WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
@@ -33,6 +33,9 @@ pub(crate) struct Record {
     pub bytes: u64,
     /// Bytes that make one minute of this episode's audio (the whole file when shorter).
     pub need: u64,
+    /// The subscriber whose URL it came through (a private podcast's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriber: Option<SubscriberId>,
 }
 
 /// A listener's progress toward (or since) a counted download.
@@ -59,6 +62,9 @@ pub(crate) struct Row {
     pub episode: EpisodeId,
     pub app: String,
     pub downloads: u64,
+    /// The subscriber the downloads came through (a private podcast's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscriber: Option<SubscriberId>,
 }
 
 /// Counts the downloads of the day ending at `day_end` (milliseconds) from its `records` and
@@ -73,7 +79,8 @@ pub(crate) fn count_day(
         (a.t, &a.id, a.bytes, a.need, &a.app).cmp(&(b.t, &b.id, b.bytes, b.need, &b.app))
     });
     let mut listeners: HashMap<String, Progress> = HashMap::new();
-    let mut counts: BTreeMap<(FeedId, EpisodeId, String), u64> = BTreeMap::new();
+    type Key = (FeedId, EpisodeId, String, Option<SubscriberId>);
+    let mut counts: BTreeMap<Key, u64> = BTreeMap::new();
     for record in records {
         let progress = listeners.entry(record.id.clone()).or_insert_with(|| {
             carry_in
@@ -99,7 +106,7 @@ pub(crate) fn count_day(
             progress.counted_at = Some(record.t);
             progress.sum = 0;
             *counts
-                .entry((record.feed, record.episode, record.app))
+                .entry((record.feed, record.episode, record.app, record.subscriber))
                 .or_default() += 1;
         }
     }
@@ -115,7 +122,8 @@ pub(crate) fn count_day(
     };
     let rows = counts
         .into_iter()
-        .map(|((feed, episode, app), downloads)| Row {
+        .map(|((feed, episode, app, subscriber), downloads)| Row {
+            subscriber,
             feed,
             episode,
             app,
@@ -151,6 +159,7 @@ mod tests {
             .into(),
             bytes,
             need: 1_000,
+            subscriber: None,
         }
     }
 

@@ -52,6 +52,8 @@ pub struct Delivery {
     pub range: Range<u64>,
     /// The bytes actually sent before the body ended.
     pub delivered: u64,
+    /// The subscriber whose URL it was (a private podcast's), by id.
+    pub subscriber: Option<String>,
 }
 
 impl Delivery {
@@ -91,6 +93,17 @@ pub struct StatsReport {
     pub episodes: Vec<EpisodeCount>,
     /// Downloads per app, most first.
     pub apps: Vec<AppCount>,
+    /// Downloads through subscribers' URLs (private podcasts), per subscriber, most first.
+    pub subscribers: Vec<SubscriberCount>,
+}
+
+/// Downloads through one subscriber's URLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriberCount {
+    /// The subscriber.
+    pub subscriber_id: crate::ids::SubscriberId,
+    /// Its downloads in the period.
+    pub downloads: u64,
 }
 
 /// Downloads on one day.
