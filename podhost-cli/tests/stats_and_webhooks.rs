@@ -53,7 +53,11 @@ fn stats_report_downloads_counted_by_the_server() {
         empty,
         json!({"from": "2024-01-01", "to": "2024-01-03", "total": 0,
                "days": [{"date": "2024-01-01", "downloads": 0}, {"date": "2024-01-02", "downloads": 0}, {"date": "2024-01-03", "downloads": 0}],
-               "feeds": [], "episodes": [], "apps": [], "subscribers": []})
+               "feeds": [], "episodes": [], "apps": [],
+               "hours": (0..24).map(|hour| json!({"hour": hour, "downloads": 0})).collect::<Vec<_>>(),
+               "platforms": [],
+               "method": {"guideline": "IAB Podcast Measurement Technical Guidelines v2.3", "window": "rolling 24 hours"},
+               "subscribers": []})
     );
 
     // A podcast app downloads the whole file from the server (the server sees the new

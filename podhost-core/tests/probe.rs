@@ -369,6 +369,7 @@ fn unknown(extension: &str) -> MediaFacts {
         info: "data".to_owned(),
         audio: None,
         image: None,
+        tag_bytes: 0,
     }
 }
 

@@ -85,6 +85,8 @@ pub enum Endpoint {
     Redeliver(String, u64),
     /// `GET /api/stats` (addition): downloads of all the caller's podcasts
     StatsAccount,
+    /// `GET /api/stats/csv` (addition): the counted rows of a period as CSV
+    StatsCsv,
     /// `GET /api/stats/feeds/{feed_id}` (addition)
     StatsFeed(FeedId),
     /// `GET /api/stats/feeds/{feed_id}/shows/{show_id}` (addition)
@@ -1471,6 +1473,23 @@ pub static ROUTES: &[Route] = &[
     },
     Route {
         method: Method::GET,
+        path: "/api/stats/csv",
+        build: Build::Unit(Endpoint::StatsCsv),
+        surface: Surface::Api,
+        scope: Some(Scope::Stats),
+        query: &[FROM, TO],
+        body: BodyKind::None,
+        addition: true,
+        summary: "every counted download row of a period as CSV: date, hour, feed_id, show_id, app, platform, subscriber_id, downloads",
+        success: Success {
+            status: 200,
+            description: "the rows",
+            shape: Shape::Document("text/csv"),
+        },
+        errors: &[],
+    },
+    Route {
+        method: Method::GET,
         path: "/api/stats/feeds/{feed_id}",
         build: Build::Feed(Endpoint::StatsFeed),
         surface: Surface::Api,
@@ -2130,9 +2149,10 @@ mod tests {
             E::RemoveSubscriber(..) => 60,
             E::PrivateRss(..) => 61,
             E::PrivateDownload(..) => 62,
+            E::StatsCsv => 63,
         }
     }
-    const VARIANTS: usize = 63;
+    const VARIANTS: usize = 64;
 
     #[test]
     fn every_row_agrees_with_its_constructor_and_routes_to_itself() {

@@ -14,6 +14,7 @@ use serde_json::Value;
 const APPLE: &str = "Podcasts/1410.53 CFNetwork/1111 Darwin/19.0.0 (x86_64)";
 const SPOTIFY: &str = "Spotify/8.7.10 iOS/15.3.1 (iPhone13,2)";
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const WATCH: &str = "atc/1.0 watchOS/7.0.2 model/Watch5,10 hwp/t8006 build/18R402 (6; dt:233)";
 /// 10:00 UTC on the first day of the tests.
 const MORNING: &str = "2026-01-01T10:00:00Z";
 /// The test audio: 120 s of 16-bit mono at 8 kHz, so one minute is half the file.
@@ -149,6 +150,35 @@ async fn the_counting_rules() {
         ),
         ("a bot", vec![get(0, "203.0.113.7", GOOGLEBOT)], 0),
         (
+            "an Apple Watch's own download, which duplicates the phone's (v2.3)",
+            vec![get(0, "203.0.113.7", WATCH)],
+            0,
+        ),
+        (
+            "two IPv6 addresses of one /64 are one listener (v2.3)",
+            vec![
+                get(0, "2001:db8:1:2::a", APPLE),
+                get(5, "2001:db8:1:2:ffff:1:2:3", APPLE),
+            ],
+            1,
+        ),
+        (
+            "two /64s are two listeners",
+            vec![
+                get(0, "2001:db8:1:2::a", APPLE),
+                get(5, "2001:db8:1:3::a", APPLE),
+            ],
+            2,
+        ),
+        (
+            "an IPv4 address written inside IPv6 is that IPv4 address",
+            vec![
+                get(0, "203.0.113.7", APPLE),
+                get(5, "::ffff:203.0.113.7", APPLE),
+            ],
+            1,
+        ),
+        (
             "a bytes=0-1 probe alone",
             vec![ranged(0, "203.0.113.7", "bytes=0-1")],
             0,
@@ -279,6 +309,58 @@ async fn reports_by_day_episode_and_app() {
             {"app": "Apple Podcasts", "downloads": 1},
             {"app": "Unknown", "downloads": 1},
         ])
+    );
+    // The method the report follows; by hour of day (UTC) and by device (OPAWG devices).
+    assert_eq!(
+        report["method"],
+        serde_json::json!({"guideline": "IAB Podcast Measurement Technical Guidelines v2.3", "window": "rolling 24 hours"})
+    );
+    let hours = report["hours"].as_array().unwrap();
+    assert_eq!(hours.len(), 24);
+    assert_eq!(
+        hours[9],
+        serde_json::json!({"hour": 9, "downloads": 2}),
+        "the second day's two, at 09:00 UTC"
+    );
+    assert_eq!(
+        hours
+            .iter()
+            .map(|h| h["downloads"].as_u64().unwrap())
+            .sum::<u64>(),
+        4
+    );
+    assert_eq!(
+        report["platforms"],
+        serde_json::json!([
+            {"platform": "Apple iPhone", "downloads": 3},
+            {"platform": "Unknown", "downloads": 1},
+        ])
+    );
+    // The same rows as CSV, one per day, hour, episode, app, device and subscriber.
+    let csv =
+        p.fx.get("/api/stats/csv?from=2025-12-31&to=2026-01-02")
+            .await;
+    assert_eq!(csv.status, StatusCode::OK);
+    assert_eq!(csv.headers["content-type"], "text/csv; charset=utf-8");
+    let text = String::from_utf8(csv.raw.to_vec()).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("date,hour,feed_id,show_id,app,platform,subscriber_id,downloads")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.iter().all(|r| r.len() == 8), "{text}");
+    assert_eq!(
+        rows.iter()
+            .map(|r| r[7].parse::<u64>().unwrap())
+            .sum::<u64>(),
+        4,
+        "{text}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r[0] == "2026-01-02" && r[1] == "9" && r[4] == "Spotify"),
+        "{text}"
     );
     let episode = stats(
         &p.fx,

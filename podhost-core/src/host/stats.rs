@@ -66,11 +66,41 @@ fn episodes_by_media(
         .collect()
 }
 
+/// The address a listener is known by: an IPv6 address by its first 64 bits (a household's
+/// devices share a /64 and change the rest often; IAB v2.1 on), an IPv4 one whole (also when
+/// written inside IPv6).
+pub(crate) fn listener_address(client: std::net::IpAddr) -> std::net::IpAddr {
+    use std::net::{IpAddr, Ipv6Addr};
+    match client {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+        v4 => v4,
+    }
+}
+
+/// The bytes a listener must have been sent for a download to count: a minute of the audio
+/// after the file's leading ID3 tag, plus the tag, which is sent first (IAB v2.3); the whole
+/// file when that is less. Without a known duration, a conservative rate stands in.
+pub(crate) fn minute_threshold(size: u64, tag_bytes: u64, duration_ms: Option<u64>) -> u64 {
+    let tag = tag_bytes.min(size);
+    let audio = size - tag;
+    let minute = match duration_ms {
+        Some(ms) if ms > 0 => (u128::from(audio) * 60_000).div_ceil(u128::from(ms)) as u64,
+        _ => UNKNOWN_RATE_BYTES_PER_MINUTE,
+    };
+    minute.saturating_add(tag).min(size).max(1)
+}
+
 fn listener_hash(salt: &[u8], delivery: &Delivery, feed: &FeedId, episode: EpisodeId) -> String {
     let mut hasher = Sha256::new();
     hasher.update(salt);
     for part in [
-        delivery.client.to_string().as_bytes(),
+        listener_address(delivery.client).to_string().as_bytes(),
         delivery.user_agent.as_bytes(),
         feed.as_str().as_bytes(),
         episode.number().to_string().as_bytes(),
@@ -160,13 +190,9 @@ impl PodcastHost {
                             return None;
                         }
                         let (feed, episode) = episodes.get(&media.id)?.clone();
-                        let minute = match media.facts.audio.as_ref().map(|a| a.duration_ms) {
-                            Some(ms) if ms > 0 => {
-                                (u128::from(media.size) * 60_000).div_ceil(u128::from(ms)) as u64
-                            }
-                            _ => UNKNOWN_RATE_BYTES_PER_MINUTE,
-                        };
-                        Some((report, feed, episode, minute.min(media.size).max(1)))
+                        let duration = media.facts.audio.as_ref().map(|a| a.duration_ms);
+                        let need = minute_threshold(media.size, media.facts.tag_bytes, duration);
+                        Some((report, feed, episode, need))
                     })
                     .collect()
             })
@@ -191,6 +217,7 @@ impl PodcastHost {
                 app: agent.app().to_string(),
                 bytes: report.delivery.delivered,
                 need,
+                platform: agents::platform(&report.delivery.user_agent).to_string(),
                 subscriber: report
                     .delivery
                     .subscriber
@@ -292,6 +319,47 @@ impl PodcastHost {
     /// `stats`). `Invalid` for a period that is reversed or longer than `MAX_DAYS`; `NotFound`
     /// for a feed that is not the caller's.
     pub async fn download_stats(&self, who: &Principal, query: &StatsQuery) -> Result<StatsReport> {
+        let (from, to, rows) = self.period_rows(who, query).await?;
+        Ok(report(from, to, &rows, query))
+    }
+
+    /// The counted downloads of a period as rows, oldest day first (scope `stats`): one per day,
+    /// hour, podcast, episode, app, device and subscriber, with its count (the CSV export).
+    /// Checked as [`download_stats`](Self::download_stats).
+    pub async fn download_rows(
+        &self,
+        who: &Principal,
+        query: &StatsQuery,
+    ) -> Result<Vec<crate::stats::StatsRow>> {
+        let (_, _, days) = self.period_rows(who, query).await?;
+        let mut out = Vec::new();
+        for (date, rows) in days {
+            for row in rows.iter().filter(|row| {
+                query.feed.as_ref().is_none_or(|f| *f == row.feed)
+                    && query.episode.is_none_or(|e| e == row.episode)
+            }) {
+                out.push(crate::stats::StatsRow {
+                    date,
+                    hour: row.hour,
+                    feed_id: row.feed.clone(),
+                    episode_id: row.episode,
+                    app: row.app.clone(),
+                    platform: row.platform.clone(),
+                    subscriber_id: row.subscriber.clone(),
+                    downloads: row.downloads,
+                });
+            }
+        }
+        out.sort_by_key(|a| (a.date, a.hour));
+        Ok(out)
+    }
+
+    /// The period of a query and each of its days' rows (closing what is due first).
+    async fn period_rows(
+        &self,
+        who: &Principal,
+        query: &StatsQuery,
+    ) -> Result<(Date, Date, Vec<(Date, Arc<Vec<Row>>)>)> {
         who.require(Scope::Stats)?;
         let today = day_of(self.now());
         let (from, to) = period(query, today)?;
@@ -319,7 +387,7 @@ impl PodcastHost {
             rows.push((day, self.day_rows(&account, day, raw.contains(&day)).await?));
             day = day.tomorrow().map_err(|e| Error::storage(e.to_string()))?;
         }
-        Ok(report(from, to, &rows, query))
+        Ok((from, to, rows))
     }
 
     /// A day's rows: closed (cached: closed days never change) or counted now.
@@ -383,6 +451,8 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
     let mut episodes: BTreeMap<(&FeedId, EpisodeId), u64> = BTreeMap::new();
     let mut apps: BTreeMap<&str, u64> = BTreeMap::new();
     let mut subscribers: BTreeMap<&crate::ids::SubscriberId, u64> = BTreeMap::new();
+    let mut platforms: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut hours = vec![0u64; 24];
     let mut day_counts = Vec::with_capacity(days.len());
     for (date, rows) in days {
         let mut downloads = 0;
@@ -391,6 +461,10 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
             *feeds.entry(&row.feed).or_default() += row.downloads;
             *episodes.entry((&row.feed, row.episode)).or_default() += row.downloads;
             *apps.entry(&row.app).or_default() += row.downloads;
+            *platforms.entry(&row.platform).or_default() += row.downloads;
+            if let Some(slot) = hours.get_mut(usize::from(row.hour)) {
+                *slot += row.downloads;
+            }
             if let Some(subscriber) = &row.subscriber {
                 *subscribers.entry(subscriber).or_default() += row.downloads;
             }
@@ -424,11 +498,58 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
             app: app.to_string(),
             downloads,
         }),
+        hours,
+        platforms: most_first(platforms, |platform, downloads| {
+            crate::stats::PlatformCount {
+                platform: platform.to_string(),
+                downloads,
+            }
+        }),
         subscribers: most_first(subscribers, |subscriber, downloads| {
             crate::stats::SubscriberCount {
                 subscriber_id: subscriber.clone(),
                 downloads,
             }
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_one_minute_threshold() {
+        // (size, leading ID3 tag, duration, bytes needed)
+        let cases = [
+            // 120 s of 16 kB/s: a minute is half the file.
+            (1_920_000, 0, Some(120_000), 960_000),
+            // The same audio after a 100 kB ID3 tag (a cover image): the tag is added (v2.3).
+            (2_020_000, 100_000, Some(120_000), 1_060_000),
+            // Shorter than a minute: the whole file.
+            (500_000, 50_000, Some(30_000), 500_000),
+            // A tag larger than the file is the file.
+            (1_000, 5_000, Some(120_000), 1_000),
+            // No duration known: a conservative rate (the whole file when smaller).
+            (10, 0, None, 10),
+            (0, 0, Some(1_000), 1),
+        ];
+        for (size, tag, duration, need) in cases {
+            assert_eq!(
+                minute_threshold(size, tag, duration),
+                need,
+                "{size} {tag} {duration:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn listeners_are_known_by_their_ipv6_64() {
+        let at = |s: &str| listener_address(s.parse().unwrap()).to_string();
+        assert_eq!(at("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::");
+        assert_eq!(at("2001:db8:1:2::1"), at("2001:db8:1:2:ffff::"));
+        assert_ne!(at("2001:db8:1:2::1"), at("2001:db8:1:3::1"));
+        assert_eq!(at("::ffff:203.0.113.7"), "203.0.113.7");
+        assert_eq!(at("203.0.113.7"), "203.0.113.7");
     }
 }

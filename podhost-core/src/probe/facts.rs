@@ -60,4 +60,8 @@ pub struct MediaFacts {
     pub audio: Option<AudioFacts>,
     /// Pixel size, for images.
     pub image: Option<ImageFacts>,
+    /// Bytes of the ID3v2 tags the file begins with (0 for none): not audio, but sent before it
+    /// (the statistics' one-minute threshold adds them, as IAB v2.3 says).
+    #[serde(default)]
+    pub tag_bytes: u64,
 }

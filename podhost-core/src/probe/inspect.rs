@@ -39,6 +39,21 @@ pub async fn probe(
     sniffed: Sniffed,
     file_name: &str,
 ) -> MediaFacts {
+    let tag_bytes = sniffed.tag_end();
+    let mut facts = probe_facts(store, location, size, sniffed, file_name).await;
+    if facts.audio.is_some() {
+        facts.tag_bytes = tag_bytes;
+    }
+    facts
+}
+
+async fn probe_facts(
+    store: Arc<dyn ObjectStore>,
+    location: &Path,
+    size: u64,
+    sniffed: Sniffed,
+    file_name: &str,
+) -> MediaFacts {
     let detected = detect::detect(&sniffed, file_name);
     let reader = Reader {
         store,
@@ -159,6 +174,7 @@ fn plain(d: Detected) -> MediaFacts {
         info: d.label,
         audio: None,
         image: None,
+        tag_bytes: 0,
     }
 }
 

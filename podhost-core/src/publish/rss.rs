@@ -382,6 +382,7 @@ mod tests {
                     channels: 1,
                 }),
                 image: None,
+                tag_bytes: 0,
             },
             adbreak: None,
             results: Default::default(),

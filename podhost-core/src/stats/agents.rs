@@ -1,6 +1,7 @@
 //! Who is downloading: a `User-Agent` classified by the OPAWG podcast user-agent lists
 //! (`podhost-core/data/opawg`, MIT licensed), in the order they prescribe: bots, apps, libraries,
-//! browsers, the first matching entry of the first matching list wins.
+//! browsers, the first matching entry of the first matching list wins. The device a download
+//! played on (the platform) comes from the OPAWG devices list the same way.
 
 use std::sync::OnceLock;
 
@@ -95,9 +96,57 @@ pub fn classify(user_agent: &str) -> Agent {
     }
 }
 
+/// The OPAWG devices list, for [`platform`].
+const DEVICES: &str = include_str!("../../data/opawg/devices.json");
+
+/// The device (platform) a `User-Agent` names by the OPAWG devices list, e.g. `Apple iPhone`,
+/// `Apple Watch`, `Amazon Echo`; `Unknown` when none matches.
+pub fn platform(user_agent: &str) -> &'static str {
+    static DEVICE_SET: OnceLock<(RegexSet, Vec<String>)> = OnceLock::new();
+    let (set, names) = DEVICE_SET.get_or_init(|| {
+        let list: List = serde_json::from_str(DEVICES).expect("embedded OPAWG devices parse");
+        let (patterns, names): (Vec<String>, Vec<String>) = list
+            .entries
+            .into_iter()
+            .map(|e| (e.pattern, e.name))
+            .unzip();
+        let set = RegexSet::new(&patterns).expect("embedded OPAWG device patterns compile");
+        (set, names)
+    });
+    match set.matches(user_agent.trim()).iter().next() {
+        Some(index) => &names[index],
+        None => "Unknown",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn platforms() {
+        for (ua, device) in [
+            (
+                "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X; en_us)",
+                "Apple iPhone",
+            ),
+            (
+                "AppleCoreMedia/1.0.0.20K71 (Apple TV; U; CPU OS 16_1 like Mac OS X; en_au)",
+                "Apple TV",
+            ),
+            ("Spotify/8.8.0 Android/33 (SM-G991B)", "Android"),
+            ("curl/8.5.0", "Unknown"),
+            ("", "Unknown"),
+        ] {
+            assert!(platform(ua).contains(device), "{ua}: {}", platform(ua));
+        }
+        let list: List = serde_json::from_str(DEVICES).unwrap();
+        for entry in list.entries {
+            for example in entry.examples {
+                assert_ne!(platform(&example), "Unknown", "{example}");
+            }
+        }
+    }
 
     #[test]
     fn known_agents() {

@@ -1,7 +1,8 @@
-//! The counting rule of the IAB Podcast Measurement Technical Guidelines v2.2, as a pure function
-//! over a day's delivery records: one download per listener (salted hash of IP address and user
-//! agent) and episode in 24 hours, counted once at least one minute of audio has been delivered,
-//! the bytes of several (range) requests summed.
+//! The counting rule of the IAB Podcast Measurement Technical Guidelines v2.3, as a pure function
+//! over a day's delivery records: one download per listener (salted hash of IP address — an
+//! IPv6 address by its /64 — and user agent) and episode in a rolling 24 hours, counted once at
+//! least one minute of audio (plus the file's leading ID3 tag) has been delivered, the bytes of
+//! several (range) requests summed.
 //!
 //! A day is counted from its own records and the `Carry` of the day before: the listeners still
 //! inside a 24-hour window at midnight. Given the same inputs every process computes the same
@@ -36,6 +37,13 @@ pub(crate) struct Record {
     /// The subscriber whose URL it came through (a private podcast's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriber: Option<SubscriberId>,
+    /// The device it played on, by the OPAWG devices list.
+    #[serde(default = "unknown")]
+    pub platform: String,
+}
+
+fn unknown() -> String {
+    "Unknown".to_string()
 }
 
 /// A listener's progress toward (or since) a counted download.
@@ -65,6 +73,12 @@ pub(crate) struct Row {
     /// The subscriber the downloads came through (a private podcast's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscriber: Option<SubscriberId>,
+    /// The UTC hour of the day they were counted in (0 to 23).
+    #[serde(default)]
+    pub hour: u8,
+    /// The device, by the OPAWG devices list.
+    #[serde(default = "unknown")]
+    pub platform: String,
 }
 
 /// Counts the downloads of the day ending at `day_end` (milliseconds) from its `records` and
@@ -79,7 +93,7 @@ pub(crate) fn count_day(
         (a.t, &a.id, a.bytes, a.need, &a.app).cmp(&(b.t, &b.id, b.bytes, b.need, &b.app))
     });
     let mut listeners: HashMap<String, Progress> = HashMap::new();
-    type Key = (FeedId, EpisodeId, String, Option<SubscriberId>);
+    type Key = (FeedId, EpisodeId, String, Option<SubscriberId>, u8, String);
     let mut counts: BTreeMap<Key, u64> = BTreeMap::new();
     for record in records {
         let progress = listeners.entry(record.id.clone()).or_insert_with(|| {
@@ -105,8 +119,16 @@ pub(crate) fn count_day(
         if progress.sum >= record.need {
             progress.counted_at = Some(record.t);
             progress.sum = 0;
+            let hour = (record.t.rem_euclid(WINDOW_MS) / 3_600_000) as u8;
             *counts
-                .entry((record.feed, record.episode, record.app, record.subscriber))
+                .entry((
+                    record.feed,
+                    record.episode,
+                    record.app,
+                    record.subscriber,
+                    hour,
+                    record.platform,
+                ))
                 .or_default() += 1;
         }
     }
@@ -122,13 +144,17 @@ pub(crate) fn count_day(
     };
     let rows = counts
         .into_iter()
-        .map(|((feed, episode, app, subscriber), downloads)| Row {
-            subscriber,
-            feed,
-            episode,
-            app,
-            downloads,
-        })
+        .map(
+            |((feed, episode, app, subscriber, hour, platform), downloads)| Row {
+                subscriber,
+                hour,
+                platform,
+                feed,
+                episode,
+                app,
+                downloads,
+            },
+        )
         .collect();
     (rows, carry)
 }
@@ -160,6 +186,7 @@ mod tests {
             bytes,
             need: 1_000,
             subscriber: None,
+            platform: unknown(),
         }
     }
 

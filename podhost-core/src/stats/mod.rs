@@ -1,4 +1,4 @@
-//! Download statistics by the IAB Podcast Measurement Technical Guidelines v2.2.
+//! Download statistics by the IAB Podcast Measurement Technical Guidelines v2.3.
 //!
 //! The frontend that serves the public media URLs reports each finished response body with
 //! [`PodcastHost::record_download`](crate::PodcastHost::record_download): that only appends to
@@ -95,6 +95,46 @@ pub struct StatsReport {
     pub apps: Vec<AppCount>,
     /// Downloads through subscribers' URLs (private podcasts), per subscriber, most first.
     pub subscribers: Vec<SubscriberCount>,
+    /// Downloads per UTC hour of the day over the period: 24 numbers, hour 0 first.
+    pub hours: Vec<u64>,
+    /// Downloads per device (the OPAWG devices list), most first.
+    pub platforms: Vec<PlatformCount>,
+}
+
+/// The guidelines the counting follows, as its reports state them.
+pub const GUIDELINE: &str = "IAB Podcast Measurement Technical Guidelines v2.3";
+/// The window one download per listener and episode is counted in, as reports state it.
+pub const WINDOW: &str = "rolling 24 hours";
+
+/// Downloads counted in one hour of one day, for one episode, app, device and subscriber: a
+/// line of the CSV export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsRow {
+    /// The UTC day.
+    pub date: Date,
+    /// The UTC hour (0 to 23).
+    pub hour: u8,
+    /// The podcast.
+    pub feed_id: FeedId,
+    /// The episode.
+    pub episode_id: EpisodeId,
+    /// The app (OPAWG), or `Unknown`.
+    pub app: String,
+    /// The device (OPAWG), or `Unknown`.
+    pub platform: String,
+    /// The subscriber whose URL it came through (private podcasts).
+    pub subscriber_id: Option<crate::ids::SubscriberId>,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// Downloads on one device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlatformCount {
+    /// The device's name in the OPAWG devices list, or `Unknown`.
+    pub platform: String,
+    /// Its downloads in the period.
+    pub downloads: u64,
 }
 
 /// Downloads through one subscriber's URLs.

@@ -58,6 +58,7 @@ pub(crate) async fn dispatch<B: RequestBody>(
         E::DeleteEpisode(feed, id) => episodes::delete(api, call, feed, id).await,
         E::CopyEpisode(feed, id) => episodes::copy(api, call, feed, id).await,
         E::StatsAccount => stats::get(api, call, None, None).await,
+        E::StatsCsv => stats::csv(api, call).await,
         E::StatsFeed(feed) => stats::get(api, call, Some(feed), None).await,
         E::StatsEpisode(feed, id) => stats::get(api, call, Some(feed), Some(id)).await,
         E::GenerateWaveform(id) => jobs::generate(api, call, id, JobKind::Waveform).await,

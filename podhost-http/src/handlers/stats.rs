@@ -1,13 +1,14 @@
 //! Download statistics (addition): `GET /api/stats`, `/api/stats/feeds/{feed_id}` and
-//! `/api/stats/feeds/{feed_id}/shows/{show_id}`, with `from` and `to` (UTC days, `YYYY-MM-DD`).
+//! `/api/stats/feeds/{feed_id}/shows/{show_id}`, with `from` and `to` (UTC days, `YYYY-MM-DD`),
+//! and the CSV export `GET /api/stats/csv`.
 
-use http::StatusCode;
+use http::{HeaderValue, StatusCode, header};
 use podhost_core::{EpisodeId, FeedId, FieldErrors, stats::StatsQuery};
 
 use super::{Answer, data};
 use crate::{
     api::{Api, Call, RequestBody},
-    wire,
+    response, wire,
 };
 
 /// All three: the report, narrowed to a podcast or one of its episodes.
@@ -17,6 +18,81 @@ pub(super) async fn get<B: RequestBody>(
     feed: Option<FeedId>,
     episode: Option<EpisodeId>,
 ) -> Answer {
+    let query = query_of(&call, feed, episode)?;
+    let report = api.host.download_stats(&call.who, &query).await?;
+    data(StatusCode::OK, wire::stats_report(&report))
+}
+
+/// `GET /api/stats/csv`: every counted download row of the period, as CSV (RFC 4180), one line
+/// per day, hour, podcast, episode, app, device and subscriber.
+pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
+    let query = query_of(&call, None, None)?;
+    let rows = api.host.download_rows(&call.who, &query).await?;
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "date",
+        "hour",
+        "feed_id",
+        "show_id",
+        "app",
+        "platform",
+        "subscriber_id",
+        "downloads",
+    ];
+    let written = out.write_record(header).and_then(|()| {
+        for row in &rows {
+            out.write_record([
+                row.date.to_string(),
+                row.hour.to_string(),
+                row.feed_id.to_string(),
+                row.episode_id.to_string(),
+                row.app.clone(),
+                row.platform.clone(),
+                row.subscriber_id
+                    .as_ref()
+                    .map(|s| s.to_string())
+                    .unwrap_or_default(),
+                row.downloads.to_string(),
+            ])?;
+        }
+        Ok(())
+    });
+    let bytes = written
+        .map_err(std::io::Error::other)
+        .and_then(|()| {
+            out.into_inner()
+                .map_err(|e| std::io::Error::other(e.to_string()))
+        })
+        .map_err(|e| podhost_core::Error::Storage {
+            message: format!("writing CSV: {e}"),
+            source: None,
+        })?;
+    let mut answer = http::Response::new(response::full(bytes::Bytes::from(bytes)));
+    let h = answer.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/csv; charset=utf-8"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    if let Ok(v) = HeaderValue::from_str("attachment; filename=\"podhost-downloads.csv\"") {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(answer)
+}
+
+/// The period and scope of a statistics request.
+fn query_of<B: RequestBody>(
+    call: &Call<B>,
+    feed: Option<FeedId>,
+    episode: Option<EpisodeId>,
+) -> Result<StatsQuery, crate::error::ApiError> {
     let (from, to) = {
         let mut errors = FieldErrors::default();
         let mut day = |name: &str| {
@@ -33,12 +109,10 @@ pub(super) async fn get<B: RequestBody>(
         errors.into_result()?;
         period
     };
-    let query = StatsQuery {
+    Ok(StatsQuery {
         feed,
         episode,
         from,
         to,
-    };
-    let report = api.host.download_stats(&call.who, &query).await?;
-    data(StatusCode::OK, wire::stats_report(&report))
+    })
 }

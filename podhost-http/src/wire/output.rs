@@ -256,6 +256,9 @@ pub fn stats_report(r: &podhost_core::stats::StatsReport) -> Value {
         "feeds": r.feeds.iter().map(|f| json!({ "feed_id": f.feed_id.as_str(), "downloads": f.downloads })).collect::<Vec<_>>(),
         "episodes": r.episodes.iter().map(|e| json!({ "feed_id": e.feed_id.as_str(), "show_id": e.episode_id.to_string(), "downloads": e.downloads })).collect::<Vec<_>>(),
         "apps": r.apps.iter().map(|a| json!({ "app": a.app, "downloads": a.downloads })).collect::<Vec<_>>(),
+        "hours": r.hours.iter().enumerate().map(|(hour, n)| json!({ "hour": hour, "downloads": n })).collect::<Vec<_>>(),
+        "platforms": r.platforms.iter().map(|p| json!({ "platform": p.platform, "downloads": p.downloads })).collect::<Vec<_>>(),
+        "method": { "guideline": podhost_core::stats::GUIDELINE, "window": podhost_core::stats::WINDOW },
         // Addition: downloads through private podcasts' subscriber URLs.
         "subscribers": r.subscribers.iter().map(|s| json!({ "subscriber_id": s.subscriber_id.as_str(), "downloads": s.downloads })).collect::<Vec<_>>(),
     })
