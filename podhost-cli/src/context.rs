@@ -36,6 +36,28 @@ pub struct Global {
     /// system's temporary folder].
     #[arg(long, global = true, env = "PODHOST_SCRATCH_DIR")]
     pub scratch_dir: Option<PathBuf>,
+    /// A WebSub hub to name in every public feed and to tell of each feed change (repeatable;
+    /// the environment takes a comma-separated list).
+    #[arg(
+        long = "websub-hub",
+        global = true,
+        env = "PODHOST_WEBSUB_HUBS",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
+    pub websub_hubs: Vec<String>,
+    /// The Podping server to tell of each feed change (feeds then say
+    /// `<podcast:podping usesPodping="true"/>`).
+    #[arg(long, global = true, env = "PODHOST_PODPING_URL", value_name = "URL")]
+    pub podping_url: Option<String>,
+    /// The `Authorization` header value Podping notifications carry.
+    #[arg(
+        long,
+        global = true,
+        env = "PODHOST_PODPING_TOKEN",
+        hide_env_values = true
+    )]
+    pub podping_token: Option<String>,
 }
 
 /// A command's surroundings: the global options and where to print.
@@ -85,6 +107,7 @@ impl Env {
                 .unwrap_or_else(|| std::env::temp_dir().join("podhost")),
         );
         config.allow_private_webhooks = self.global.allow_private_webhooks;
+        config.notify = notifiers(&self.global)?;
         config.fetcher = Some(std::sync::Arc::new(podhost_http::HttpFetcher::new()));
         adjust(&mut config, &opened)?;
         Ok(PodcastHost::new(config, opened.store))
@@ -167,4 +190,29 @@ async fn user_names(host: &PodcastHost) -> anyhow::Result<Vec<String>> {
         .into_iter()
         .map(|a| a.id.to_string())
         .collect())
+}
+
+/// The feed-change notifiers of the command line, each URL checked as a webhook target is.
+fn notifiers(global: &Global) -> anyhow::Result<podhost_core::webhooks::notify::Notifiers> {
+    let check = |flag: &str, url: &str| -> anyhow::Result<String> {
+        let url = url.trim().to_string();
+        podhost_core::webhooks::target::check_url(&url, global.allow_private_webhooks)
+            .map_err(|why| crate::error::Failure::invalid(format!("{flag} {url}: {why}")))?;
+        Ok(url)
+    };
+    let websub_hubs = global
+        .websub_hubs
+        .iter()
+        .filter(|u| !u.trim().is_empty())
+        .map(|u| check("--websub-hub", u))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let podping_url = match global.podping_url.as_deref().map(str::trim) {
+        Some(url) if !url.is_empty() => Some(check("--podping-url", url)?),
+        _ => None,
+    };
+    Ok(podhost_core::webhooks::notify::Notifiers {
+        websub_hubs,
+        podping_url,
+        podping_token: global.podping_token.clone(),
+    })
 }

@@ -48,6 +48,9 @@ pub struct HostConfig {
     /// Whether webhook targets may be on loopback, private, link-local or metadata addresses
     /// (default false; tests and closed networks turn it on).
     pub allow_private_webhooks: bool,
+    /// Who is told when a feed changes: WebSub hubs and Podping (default none). Each becomes a
+    /// subscription of every account, delivered by the webhook machinery.
+    pub notify: crate::webhooks::notify::Notifiers,
     /// Requests per token per 60-second window, counted across every process on the store
     /// (default 180; see [`ratelimit`](crate::ratelimit)). Every process on one store should
     /// use the same value: they share the numbered leases of each window.
@@ -76,6 +79,7 @@ impl HostConfig {
             oauth: Default::default(),
             fetcher: None,
             allow_private_webhooks: false,
+            notify: Default::default(),
             rate_limit: Self::DEFAULT_RATE_LIMIT,
         })
     }

@@ -125,13 +125,17 @@ impl WebhookSender for HttpWebhookSender {
     }
 }
 
-/// The `POST` of a webhook request, or why it cannot be made.
+/// The HTTP request of a webhook request (a `POST`, or a Podping `GET`), or why it cannot be
+/// made.
 fn build(request: &WebhookRequest) -> Result<Request<Full<Bytes>>, String> {
     // The URI has no fragment (it is never sent); `check_url` accepted the URL.
     let url = request.url.trim();
     let url = url.split_once('#').map_or(url, |(before, _)| before);
     let uri = Uri::try_from(url).map_err(|e| format!("the URL cannot be requested: {e}"))?;
-    let mut builder = Request::post(uri);
+    let mut builder = match request.method {
+        podhost_core::webhooks::RequestMethod::Post => Request::post(uri),
+        podhost_core::webhooks::RequestMethod::Get => Request::get(uri),
+    };
     let mut has_agent = false;
     for (name, value) in &request.headers {
         let name = HeaderName::try_from(name.as_str())

@@ -21,6 +21,7 @@ const BODY: &str =
 
 fn request(url: String, allow_private: bool) -> WebhookRequest {
     WebhookRequest {
+        method: Default::default(),
         url,
         headers: vec![
             ("content-type".into(), "application/json".into()),

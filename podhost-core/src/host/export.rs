@@ -57,8 +57,15 @@ impl PodcastHost {
                     .iter()
                     .filter_map(|m| state.media.get(m).cloned())
                     .collect();
-                let (rss, _) =
-                    super::publish::render_rss(state, entry, who.account(), &urls, now, false);
+                let (rss, _) = super::publish::render_rss(
+                    state,
+                    entry,
+                    who.account(),
+                    &urls,
+                    now,
+                    false,
+                    &Default::default(),
+                );
                 let unpublished: Vec<EpisodeView> = episodes
                     .iter()
                     .filter(|v| !v.is_published)
@@ -73,6 +80,8 @@ impl PodcastHost {
                         last_modified: entry.feed.updated,
                         block_drafts: true,
                         private: false,
+                        hubs: &[],
+                        podping: false,
                     },
                     &urls,
                 );

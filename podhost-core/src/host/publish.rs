@@ -39,6 +39,7 @@ pub(super) fn render_rss(
     urls: &crate::urls::Urls,
     now: Timestamp,
     private: bool,
+    notify: &crate::webhooks::notify::Notifiers,
 ) -> (Vec<u8>, Published) {
     let published = published(state, entry, now);
     let source = rss::FeedSource {
@@ -49,6 +50,9 @@ pub(super) fn render_rss(
         last_modified: published.last_modified,
         block_drafts: false,
         private,
+        // A subscriber's copy is nobody's to be told about.
+        hubs: if private { &[] } else { &notify.websub_hubs },
+        podping: !private && notify.podping_url.is_some(),
     };
     (rss::render(&source, urls), published)
 }
@@ -184,7 +188,15 @@ impl PodcastHost {
                 if entry.feed.private {
                     return Err(Error::not_found("feed", id));
                 }
-                let (xml, published) = render_rss(state, entry, &account, &urls, now, false);
+                let (xml, published) = render_rss(
+                    state,
+                    entry,
+                    &account,
+                    &urls,
+                    now,
+                    false,
+                    &self.config().notify,
+                );
                 Ok(PublicFeed::Live(RenderedFeed {
                     etag: etag_of(&xml),
                     xml: xml.into(),

@@ -180,7 +180,15 @@ impl PodcastHost {
                     .feeds
                     .get(feed)
                     .ok_or_else(|| Error::not_found("feed", feed))?;
-                let (xml, published) = render_rss(state, entry, &account, &urls, now, true);
+                let (xml, published) = render_rss(
+                    state,
+                    entry,
+                    &account,
+                    &urls,
+                    now,
+                    true,
+                    &Default::default(),
+                );
                 Ok(Private::Live(RenderedFeed {
                     etag: super::publish::etag_of(&xml),
                     xml: xml.into(),

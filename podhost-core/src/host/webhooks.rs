@@ -16,7 +16,7 @@ use crate::{
         delivery::{self, Attempt, Claim, Delivery, DeliveryStatus},
         event::{Event, EventKind, EventRenderer},
         signature::{self, Secret},
-        subscription::{NewWebhook, Webhook},
+        subscription::{NewWebhook, SubscriptionKind, Webhook},
         target,
     },
 };
@@ -94,6 +94,7 @@ impl PodcastHost {
         catalog
             .commit(now, |state| {
                 let webhook = Webhook {
+                    kind: SubscriptionKind::Webhook,
                     id: id.clone(),
                     url: new.url.trim().to_string(),
                     events: events.clone(),
@@ -112,7 +113,14 @@ impl PodcastHost {
         who.require(Scope::Webhooks)?;
         let catalog = self.catalog(who.account()).await?;
         Ok(catalog
-            .read(|state| state.webhooks.values().cloned().collect())
+            .read(|state| {
+                state
+                    .webhooks
+                    .values()
+                    .filter(|w| w.kind == SubscriptionKind::Webhook)
+                    .cloned()
+                    .collect()
+            })
             .await)
     }
 
@@ -123,6 +131,7 @@ impl PodcastHost {
         catalog
             .read(|state| state.webhooks.get(id).cloned())
             .await
+            .filter(|w| w.kind == SubscriptionKind::Webhook)
             .ok_or_else(|| webhook_not_found(id))
     }
 
@@ -132,7 +141,11 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         catalog
             .commit(self.now(), |state| {
-                if !state.webhooks.contains_key(id) {
+                if !state
+                    .webhooks
+                    .get(id)
+                    .is_some_and(|w| w.kind == SubscriptionKind::Webhook)
+                {
                     return Err(webhook_not_found(id));
                 }
                 Ok((vec![Change::WebhookRemoved { id: id.to_string() }], ()))
@@ -199,7 +212,7 @@ impl PodcastHost {
     ) {
         let mut stop = std::pin::pin!(stop);
         loop {
-            match delivery::accounts(self.store()).await {
+            match self.delivering_accounts().await {
                 Ok(accounts) => {
                     for account in accounts {
                         let round = async {
@@ -256,6 +269,86 @@ impl PodcastHost {
             .await
     }
 
+    /// The accounts deliveries are made for: those with webhook subscriptions, and every
+    /// account when feed-change notifiers (WebSub, Podping) are configured.
+    async fn delivering_accounts(&self) -> Result<Vec<AccountId>> {
+        let mut accounts = delivery::accounts(self.store()).await?;
+        if self.config().notify.any() {
+            let listed = self
+                .store()
+                .list_with_delimiter(Some(&crate::store::layout::accounts()))
+                .await?;
+            for prefix in listed.common_prefixes {
+                if let Some(id) = crate::store::layout::account_of(&prefix)
+                    && !accounts.contains(&id)
+                {
+                    accounts.push(id);
+                }
+            }
+        }
+        Ok(accounts)
+    }
+
+    /// Makes the account's subscriptions for the configured notifiers (WebSub hubs, Podping)
+    /// match the configuration: each configured one exists (from the account's next event on),
+    /// none that is no longer configured remains. Only accounts with a podcast need them.
+    async fn ensure_notifiers(&self, catalog: &super::AccountCatalog) -> Result<()> {
+        let wanted = self.config().notify.subscriptions();
+        let differs = |state: &crate::state::AccountState| {
+            if state.feeds.is_empty() && state.deleted_feeds.is_empty() {
+                return false;
+            }
+            let present: Vec<(&str, &str)> = state
+                .webhooks
+                .values()
+                .filter(|w| w.kind != SubscriptionKind::Webhook)
+                .map(|w| (w.id.as_str(), w.url.as_str()))
+                .collect();
+            present.len() != wanted.len()
+                || wanted
+                    .iter()
+                    .any(|(id, _, url)| !present.contains(&(id.as_str(), url.as_str())))
+        };
+        if !catalog.read(differs).await {
+            return Ok(());
+        }
+        let now = self.now();
+        catalog
+            .commit(now, |state| {
+                if !differs(state) {
+                    return Ok((Vec::new(), ()));
+                }
+                let mut changes: Vec<Change> = state
+                    .webhooks
+                    .values()
+                    .filter(|w| {
+                        w.kind != SubscriptionKind::Webhook
+                            && !wanted
+                                .iter()
+                                .any(|(id, _, url)| *id == w.id && *url == w.url)
+                    })
+                    .map(|w| Change::WebhookRemoved { id: w.id.clone() })
+                    .collect();
+                for (id, kind, url) in &wanted {
+                    if state.webhooks.get(id).is_some_and(|w| w.url == *url) {
+                        continue;
+                    }
+                    changes.push(Change::WebhookPut(Webhook {
+                        id: id.clone(),
+                        url: url.clone(),
+                        events: crate::webhooks::notify::FEED_CHANGES.to_vec(),
+                        description: "the deployment's feed-change notifier".into(),
+                        secret: String::new(),
+                        created: now,
+                        after_seq: state.next_event.saturating_sub(1),
+                        kind: kind.clone(),
+                    }));
+                }
+                Ok((changes, ()))
+            })
+            .await
+    }
+
     async fn deliver_account(
         &self,
         account: &AccountId,
@@ -265,6 +358,7 @@ impl PodcastHost {
         let Some(catalog) = self.existing_catalog(account).await? else {
             return Ok(WebhookRun::default());
         };
+        self.ensure_notifiers(&catalog).await?;
         let webhooks: Vec<Webhook> = catalog
             .read(|state| state.webhooks.values().cloned().collect())
             .await;
@@ -369,6 +463,9 @@ impl PodcastHost {
         renderer: &dyn EventRenderer,
     ) -> Attempt {
         let now = self.now();
+        if webhook.kind != SubscriptionKind::Webhook {
+            return self.notify(account, webhook, event, sender).await;
+        }
         let body = serde_json::json!({
             "type": event.kind.as_str(),
             "timestamp": event.at.to_string(),
@@ -388,6 +485,7 @@ impl PodcastHost {
             }
         };
         let request = WebhookRequest {
+            method: crate::webhooks::RequestMethod::Post,
             url: webhook.url.clone(),
             headers: vec![
                 ("content-type".into(), "application/json".into()),
@@ -398,6 +496,79 @@ impl PodcastHost {
             ],
             body: body.into(),
             allow_private: self.config().allow_private_webhooks,
+        };
+        match sender.send(request).await {
+            SendOutcome::Answered { status, excerpt } => Attempt {
+                at: now,
+                status: Some(status),
+                excerpt,
+                manual: false,
+            },
+            SendOutcome::Failed { reason } => Attempt {
+                at: now,
+                status: None,
+                excerpt: reason,
+                manual: false,
+            },
+        }
+    }
+}
+
+impl PodcastHost {
+    /// Tells a WebSub hub or Podping that the feed `event` is about changed: nothing is sent
+    /// (and the delivery is done) when the podcast is private, or the event is about no feed.
+    async fn notify(
+        &self,
+        account: &AccountId,
+        webhook: &Webhook,
+        event: &Event,
+        sender: &dyn WebhookSender,
+    ) -> Attempt {
+        let now = self.now();
+        let done = |excerpt: &str| Attempt {
+            at: now,
+            status: Some(204),
+            excerpt: excerpt.to_string(),
+            manual: false,
+        };
+        let Some(feed) = crate::webhooks::notify::feed_of(event) else {
+            return done("not about a podcast: nothing to notify");
+        };
+        let current = match self.catalog(account).await {
+            Ok(catalog) => {
+                catalog
+                    .read(|state| {
+                        state
+                            .feeds
+                            .get(feed)
+                            .map(|e| (e.feed.private, e.feed.podcast.medium.clone()))
+                    })
+                    .await
+            }
+            Err(e) => {
+                return Attempt {
+                    at: now,
+                    status: None,
+                    excerpt: format!("the account could not be read: {e}"),
+                    manual: false,
+                };
+            }
+        };
+        let medium = match current {
+            Some((true, _)) => return done("a private podcast: nothing to notify"),
+            Some((false, medium)) => medium,
+            // Deleted: the hub and Podping learn it from the feed's 410.
+            None => String::new(),
+        };
+        let feed_url = self.urls().rss(feed);
+        let Some(request) = crate::webhooks::notify::request(
+            webhook,
+            &feed_url,
+            &medium,
+            &self.config().notify,
+            self.config().allow_private_webhooks,
+        ) else {
+            return done("nothing to notify");
         };
         match sender.send(request).await {
             SendOutcome::Answered { status, excerpt } => Attempt {

@@ -45,6 +45,10 @@ pub(crate) struct FeedSource<'a> {
     /// A subscriber's copy of a private podcast: blocked from every directory
     /// (`itunes:block` and `podcast:block` yes, whatever the podcast says).
     pub(crate) private: bool,
+    /// The WebSub hubs the feed names (`<atom:link rel="hub">`), and whether it says it uses
+    /// Podping (`<podcast:podping usesPodping="true"/>`).
+    pub(crate) hubs: &'a [String],
+    pub(crate) podping: bool,
 }
 
 /// RFC 2822 date, as RSS 2.0 wants it.
@@ -177,6 +181,9 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
             ("type", "application/rss+xml"),
         ],
     );
+    for hub in src.hubs {
+        x.empty("atom:link", &[("href", hub), ("rel", "hub")]);
+    }
     if let Some(logo) = &logo {
         x.open("image", &[]);
         x.text("url", logo);
@@ -240,6 +247,9 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     x.text("podcast:medium", &feed.podcast.medium);
     if src.private {
         x.text("podcast:block", "yes");
+    }
+    if src.podping {
+        x.empty("podcast:podping", &[("usesPodping", "true")]);
     }
 
     for view in src.episodes {
@@ -469,6 +479,8 @@ mod tests {
             last_modified: at,
             block_drafts: false,
             private: false,
+            hubs: &[],
+            podping: false,
         };
         String::from_utf8(render(&source, &Urls::new("https://pod.example"))).unwrap()
     }

@@ -7,6 +7,7 @@
 
 pub mod delivery;
 pub mod event;
+pub mod notify;
 pub mod signature;
 pub mod subscription;
 pub mod target;
@@ -22,9 +23,12 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 pub const EXCERPT_BYTES: usize = 512;
 
 /// One HTTP request to a subscriber: a `POST` of `body` to `url` with `headers`
-/// (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `content-type`).
+/// (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `content-type`); a `GET` without a
+/// body for a Podping notification.
 #[derive(Debug, Clone)]
 pub struct WebhookRequest {
+    /// `POST` (webhooks, WebSub) or `GET` (Podping).
+    pub method: RequestMethod,
     /// The subscriber's URL (http or https).
     pub url: String,
     /// Headers to send, names in lowercase.
@@ -34,6 +38,16 @@ pub struct WebhookRequest {
     /// Whether the deployment allows targets on loopback, private, link-local and metadata
     /// addresses (the sender checks the addresses the host name resolves to).
     pub allow_private: bool,
+}
+
+/// The method of a [`WebhookRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RequestMethod {
+    /// `POST` with the body.
+    #[default]
+    Post,
+    /// `GET`, no body.
+    Get,
 }
 
 /// How an attempt ended.

@@ -22,6 +22,25 @@ pub struct Webhook {
     pub created: Timestamp,
     /// Events up to this sequence number happened before it existed: not sent.
     pub after_seq: u64,
+    /// What is sent: a signed event (an account's own subscription), or a feed-change
+    /// notification to a WebSub hub or Podping (the deployment's, see
+    /// [`notify`](super::notify)).
+    #[serde(default)]
+    pub kind: SubscriptionKind,
+}
+
+/// What a subscription sends.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubscriptionKind {
+    /// The account's webhook: each event, signed (Standard Webhooks).
+    #[default]
+    Webhook,
+    /// A WebSub hub: `POST hub.mode=publish&hub.url={feed}` for each feed change.
+    WebSub,
+    /// Podping: `GET {url}?url={feed}&reason=update&medium={medium}` with the configured
+    /// `Authorization`, for each feed change.
+    Podping,
 }
 
 impl Webhook {
