@@ -78,6 +78,8 @@ commands! {
     Serve(cmd::serve::ServeArgs),
     /// Prints a shell completion script.
     Completions(cmd::completions::CompletionsArgs),
+    /// Makes a demo podcast with every field filled and generated audio episodes.
+    Demo(cmd::demo::DemoArgs),
     /// Imports a podcast from its RSS feed (a URL, or the feed.xml of `podhost export`).
     Import(cmd::import::ImportArgs),
     /// Writes everything of one podcast to a folder that `podhost import` restores.

@@ -527,3 +527,29 @@ fn subscribers_of_a_private_podcast() {
         3,
     );
 }
+
+/// `podhost demo`: a complete podcast at once; its feed has every Podcasting 2.0 tag podhost
+/// models (the parsers read that feed in podhost-core/tests/feed_parsers.rs).
+#[test]
+fn demo_makes_a_complete_podcast() {
+    let cli = Cli::with_users(&["alice"]);
+    let demo = cli.json(&["demo", "--user", "alice", "--episodes", "2"]);
+    assert_eq!(demo["feed_id"], "demo");
+    assert_eq!(demo["episodes"].as_array().unwrap().len(), 2);
+    assert_eq!(demo["rss"], "http://127.0.0.1:8080/feeds/demo/rss");
+    let xml = cli.ok(&["feed", "rss", "--user", "alice", "--id", "demo"]);
+    let elements: std::collections::BTreeSet<String> = xml
+        .match_indices("<podcast:")
+        .map(|(at, _)| {
+            xml[at + 9..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect()
+        })
+        .collect();
+    assert!(elements.len() >= 29, "{elements:?}");
+    let episodes = cli.json(&["episode", "list", "--user", "alice", "--feed", "demo"]);
+    assert_eq!(episodes.as_array().unwrap().len(), 2);
+    // The id is taken now.
+    cli.fails(&["demo", "--user", "alice"], 4);
+}

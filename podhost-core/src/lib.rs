@@ -12,6 +12,7 @@ pub mod analysis;
 mod catalog;
 mod clock;
 mod config;
+pub mod demo;
 mod error;
 mod host;
 mod ids;

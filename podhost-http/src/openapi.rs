@@ -213,6 +213,34 @@ fn operation(row: &Route) -> Value {
     op
 }
 
+/// The Podcasting 2.0 tags of `names` as schema properties: each a list of objects, or one
+/// object, by the namespace's names (`null` removes a tag; each is checked by the core).
+fn tag_properties(names: &[&str]) -> Value {
+    const ONE: [&str; 9] = [
+        "location",
+        "license",
+        "updateFrequency",
+        "value",
+        "chat",
+        "publisher",
+        "season",
+        "episode",
+        "medium",
+    ];
+    let props: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|name| {
+            let schema = if ONE.contains(name) {
+                json!({"type": "object", "nullable": true, "description": format!("podcast:{name}")})
+            } else {
+                json!({"type": "array", "nullable": true, "items": {"type": "object"}, "description": format!("podcast:{name}")})
+            };
+            (name.to_string(), schema)
+        })
+        .collect();
+    Value::Object(props)
+}
+
 fn string() -> Value {
     json!({"type": "string"})
 }
@@ -256,7 +284,10 @@ fn schemas() -> Value {
         "episodeType": {"type": "string", "enum": ["full", "trailer", "bonus"]},
         "logo": {"type": "integer", "minimum": 1, "nullable": true}, "explicit": {"type": "boolean", "nullable": true},
     }, "additionalProperties": false});
-    update["podcast"] = json!({"type": "object", "properties": {"transcript": {"type": "integer", "minimum": 1, "nullable": true}}, "additionalProperties": false});
+    let mut item_podcast = tag_properties(&podhost_core::model::podcast::ITEM_TAGS);
+    item_podcast["transcript"] = json!({"type": "integer", "minimum": 1, "nullable": true});
+    update["podcast"] =
+        json!({"type": "object", "properties": item_podcast, "additionalProperties": false});
     update["version"] = json!({"type": "integer", "description": "addition: apply only if the episode still has this version (else 409)"});
     let mut create = episode_fields;
     create["guid"] = string();
@@ -292,6 +323,12 @@ fn schemas() -> Value {
         }},
     });
     let mut feed_fields = feed_fields;
+    if let (Some(podcast), Value::Object(tags)) = (
+        feed_fields["podcast"]["properties"].as_object_mut(),
+        tag_properties(&podhost_core::model::podcast::CHANNEL_TAGS),
+    ) {
+        podcast.extend(tags);
+    }
     feed_fields["private"] = json!({"type": "boolean", "description": "addition: no public feed or pages; subscribers get feed URLs of their own"});
     let mut feed_create = feed_fields.clone();
     feed_create["id"] = json!({"type": "string", "minLength": 1, "maxLength": 100});

@@ -1,6 +1,7 @@
 //! One module per subcommand; each command type implements [`Run`].
 
 pub mod completions;
+pub mod demo;
 pub mod episode;
 pub mod export;
 pub mod feed;

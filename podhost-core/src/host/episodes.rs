@@ -194,6 +194,12 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) ->
     }
 
     let mut e = FieldErrors::default();
+    crate::model::podcast::apply(
+        &mut ep.podcast,
+        &patch.podcast_tags,
+        &crate::model::podcast::ITEM_TAGS,
+        &mut e,
+    );
     if ep.title.trim().is_empty() {
         e.add("title", "the title is required");
     }
@@ -379,6 +385,7 @@ impl PodcastHost {
                     media: None,
                     itunes: ItunesEpisode::default(),
                     transcript: None,
+                    podcast: Default::default(),
                     created: now,
                     updated: now,
                     version: 1,

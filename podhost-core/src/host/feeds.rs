@@ -154,6 +154,12 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
     if let Some(private) = patch.private {
         feed.private = private;
     }
+    crate::model::podcast::apply(
+        &mut feed.podcast.tags,
+        &patch.podcast_tags,
+        &crate::model::podcast::CHANNEL_TAGS,
+        &mut e,
+    );
     if let Some(guid) = patch.podcast_guid
         && guid != feed.podcast.guid
     {
@@ -248,6 +254,7 @@ impl PodcastHost {
                 locked: false,
                 funding: Vec::new(),
                 medium: "podcast".into(),
+                tags: Default::default(),
             },
             private: false,
             created: now,

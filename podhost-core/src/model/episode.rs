@@ -41,6 +41,9 @@ pub struct Episode {
     pub itunes: ItunesEpisode,
     /// The transcript (`podcast:transcript`), a media file.
     pub transcript: Option<MediaId>,
+    /// The other Podcasting 2.0 tags.
+    #[serde(default)]
+    pub podcast: super::podcast::ItemTags,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -194,4 +197,6 @@ pub struct EpisodePatch {
     /// audio file's tags (a job; the file gets a new URL). Refused, with nothing changed, when
     /// the episode has no audio or its format takes no tags.
     pub write_metadata: bool,
+    /// Podcasting 2.0 tags to replace (or, null, remove), by name.
+    pub podcast_tags: super::podcast::TagsPatch,
 }

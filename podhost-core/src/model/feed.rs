@@ -101,6 +101,9 @@ pub struct PodcastChannel {
     pub funding: Vec<Funding>,
     /// `podcast`, `music`, `video`, ...
     pub medium: String,
+    /// The other Podcasting 2.0 tags.
+    #[serde(default)]
+    pub tags: super::podcast::ChannelTags,
 }
 
 /// A `podcast:funding` link.
@@ -178,6 +181,8 @@ pub struct FeedPatch {
     pub podcast_guid: Option<Uuid>,
     /// Whether the podcast is private (subscribers only).
     pub private: Option<bool>,
+    /// Podcasting 2.0 tags to replace (or, null, remove), by name.
+    pub podcast_tags: super::podcast::TagsPatch,
 }
 
 /// A feed with what a listing needs beside it, read at one moment.

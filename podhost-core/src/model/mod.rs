@@ -7,6 +7,7 @@ mod feed;
 mod job;
 mod media;
 mod page;
+pub mod podcast;
 mod size;
 mod subscriber;
 

@@ -334,6 +334,7 @@ pub async fn rich(w: &World) -> Fixture {
         podcast_medium: Some("podcast".into()),
         podcast_guid: None,
         private: None,
+        podcast_tags: Default::default(),
     };
     let full = EpisodeInput {
         guid: Some("https://rich.example/episodes/2".into()),
@@ -464,6 +465,7 @@ pub async fn hostile(w: &World) -> Fixture {
         podcast_medium: Some("podcast".into()),
         podcast_guid: None,
         private: None,
+        podcast_tags: Default::default(),
     };
     let episode = |n: u32, guid: Option<String>, hours: i64| EpisodeInput {
         guid,

@@ -21,6 +21,15 @@ fn canonical_group(name: &str) -> &str {
     }
 }
 
+/// Whether a field is read whole rather than flattened: `podcast.funding` and the Podcasting
+/// 2.0 tags (`podcast.person`, ...).
+fn whole(key: &str) -> bool {
+    use podhost_core::model::podcast::{CHANNEL_TAGS, ITEM_TAGS};
+    key.strip_prefix("podcast.").is_some_and(|tag| {
+        tag == "funding" || CHANNEL_TAGS.contains(&tag) || ITEM_TAGS.contains(&tag)
+    })
+}
+
 /// A flat view of a request body's fields, remembering which were read.
 #[derive(Debug, Default)]
 pub struct Fields {
@@ -49,8 +58,8 @@ impl Fields {
                 format!("{prefix}.{key}")
             };
             match value {
-                // `podcast.funding` is a list of objects, kept whole.
-                Value::Object(inner) if key != "podcast.funding" => self.flatten(&key, inner),
+                // `podcast.funding` and the Podcasting 2.0 tags are kept whole.
+                Value::Object(inner) if !whole(&key) => self.flatten(&key, inner),
                 other => {
                     self.values.insert(key, other);
                 }
@@ -81,6 +90,31 @@ impl Fields {
     /// A field's JSON value as sent (lists and such); `None` when absent or null.
     pub fn raw(&mut self, key: &str) -> Option<Value> {
         self.take(key)
+    }
+
+    /// The Podcasting 2.0 tags of `names` that were sent, under `podcast`, as JSON (a
+    /// multipart field's text is read as JSON); `null` removes a tag.
+    pub fn podcast_tags(&mut self, names: &[&str]) -> podhost_core::model::podcast::TagsPatch {
+        let mut patch = podhost_core::model::podcast::TagsPatch::new();
+        for name in names {
+            let key = format!("podcast.{name}");
+            if !self.has(&key) {
+                continue;
+            }
+            self.read.insert(key.clone());
+            let value = match self.values.get(&key).cloned().unwrap_or(Value::Null) {
+                Value::String(text) => match serde_json::from_str::<Value>(&text) {
+                    Ok(parsed) => parsed,
+                    Err(e) => {
+                        self.errors.add(key, format!("not JSON: {e}"));
+                        continue;
+                    }
+                },
+                other => other,
+            };
+            patch.insert(name.to_string(), value);
+        }
+        patch
     }
 
     /// True when the field was sent (even as null).
@@ -197,6 +231,7 @@ pub fn episode_patch(fields: &mut Fields, tz: &TimeZone) -> (EpisodePatch, bool)
         is_public: f.boolean("is_public"),
         media: f.media("show_media"),
         transcript: f.media("podcast.transcript"),
+        podcast_tags: f.podcast_tags(&podhost_core::model::podcast::ITEM_TAGS),
         itunes_title: f.string("itunes.title"),
         itunes_subtitle: f.string("itunes.subtitle"),
         itunes_summary: f.string("itunes.summary"),
@@ -308,6 +343,7 @@ pub fn feed_patch(fields: &mut Fields) -> FeedPatch {
         googleplay_description: f.string("googleplay.description"),
         podcast_locked: f.boolean("podcast.locked"),
         podcast_medium: f.string("podcast.medium"),
+        podcast_tags: f.podcast_tags(&podhost_core::model::podcast::CHANNEL_TAGS),
         private: f.boolean("private"),
         ..Default::default()
     };

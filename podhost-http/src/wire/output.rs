@@ -122,12 +122,7 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> Value {
                 "new-feed-url": it.new_feed_url,
             },
             "googleplay": {"author": f.googleplay.author, "description": f.googleplay.description},
-            "podcast": {
-                "guid": f.podcast.guid.to_string(),
-                "locked": f.podcast.locked,
-                "funding": f.podcast.funding.iter().map(|x| json!({"url": x.url, "text": x.text})).collect::<Vec<_>>(),
-                "medium": f.podcast.medium,
-            },
+            "podcast": channel_podcast(f),
             "logo": logo_url(ctx, v.logo.as_ref()),
             // Addition.
             "private": f.private,
@@ -136,6 +131,36 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> Value {
         "shows_count": v.episode_count,
         "relationships": ["entry"],
     })
+}
+
+/// A podcast's `podcast` object: guid, locked, funding, medium, then its other Podcasting 2.0
+/// tags by their names.
+fn channel_podcast(f: &podhost_core::model::Feed) -> Value {
+    let mut podcast = json!({
+        "guid": f.podcast.guid.to_string(),
+        "locked": f.podcast.locked,
+        "funding": f.podcast.funding.iter().map(|x| json!({"url": x.url, "text": x.text})).collect::<Vec<_>>(),
+        "medium": f.podcast.medium,
+    });
+    if let (Some(out), Ok(Value::Object(tags))) = (
+        podcast.as_object_mut(),
+        serde_json::to_value(&f.podcast.tags),
+    ) {
+        out.extend(tags);
+    }
+    podcast
+}
+
+/// An episode's `podcast` object: the uploaded transcript's media id, then its other
+/// Podcasting 2.0 tags by their names.
+fn item_podcast(e: &podhost_core::model::Episode) -> Value {
+    let mut podcast = json!({"transcript": e.transcript.map(|m| m.get())});
+    if let (Some(out), Ok(Value::Object(tags))) =
+        (podcast.as_object_mut(), serde_json::to_value(&e.podcast))
+    {
+        out.extend(tags);
+    }
+    podcast
 }
 
 fn opt_num(n: Option<u32>) -> String {
@@ -240,7 +265,7 @@ pub fn episode_single(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
             "show_media": e.media.map(|m| m.get()),
             "enclosure_url": v.media.as_ref().map(|m| ctx.host.media_url(ctx.account, m)).unwrap_or_default(),
             "duration_formatted": duration_ms(v).map(format::minutes_seconds).unwrap_or_default(),
-            "podcast": {"transcript": e.transcript.map(|m| m.get())},
+            "podcast": item_podcast(e),
             "version": e.version,
         },
     })

@@ -127,6 +127,55 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                         }
                     }
                 }
+                @if !ep.podcast.soundbite.is_empty() {
+                    section.card aria-labelledby="soundbites" {
+                        h2 #soundbites lang=[en] { "Soundbites" }
+                        ol.chapters {
+                            @for bite in &ep.podcast.soundbite {
+                                li {
+                                    span.time { (chapter_time((bite.start_time.max(0.0) * 1000.0) as u64)) }
+                                    " "
+                                    span { (bite.text.as_deref().unwrap_or("")) }
+                                    span.muted lang=[en] { " (" (format!("{:.0}", bite.duration)) " s)" }
+                                }
+                            }
+                        }
+                    }
+                }
+                @if !ep.podcast.person.is_empty() {
+                    section.card aria-labelledby="people" {
+                        h2 #people lang=[en] { "People" }
+                        ul.people {
+                            @for person in &ep.podcast.person {
+                                li {
+                                    @match web_url(person.href.as_deref().unwrap_or("")) {
+                                        Some(link) => a href=(link) rel=(notes::LINK_REL) { (person.name) },
+                                        None => span { (person.name) },
+                                    }
+                                    @if let Some(role) = &person.role {
+                                        span.muted lang=[en] { ", " (role) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                @if !ep.podcast.transcripts.is_empty() {
+                    section.card aria-labelledby="transcripts" {
+                        h2 #transcripts lang=[en] { "Transcripts" }
+                        ul {
+                            @for t in &ep.podcast.transcripts {
+                                @if let Some(link) = web_url(&t.url) {
+                                    li {
+                                        a href=(link) rel=(notes::LINK_REL) {
+                                            (transcript_label(t))
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
             section.card aria-labelledby="follow" {
                 h2 #follow lang=[en] { "Follow " span lang=(lang) { (feed.title) } }
@@ -140,6 +189,26 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         (layout::footer(lang, &feed.copyright, Some(&feed_url)))
     };
     layout::document(&head, body).into_string()
+}
+
+/// How a transcript's link reads: its kind and language, e.g. "Captions (WebVTT, en)".
+fn transcript_label(t: &crate::model::podcast::Transcript) -> String {
+    let kind = match t.mime.as_str() {
+        "text/vtt" => "WebVTT",
+        "application/x-subrip" => "SRT",
+        "application/json" => "JSON",
+        "text/html" => "HTML",
+        _ => "text",
+    };
+    let what = if t.rel.as_deref() == Some("captions") {
+        "Captions"
+    } else {
+        "Transcript"
+    };
+    match &t.language {
+        Some(lang) => format!("{what} ({kind}, {lang})"),
+        None => format!("{what} ({kind})"),
+    }
 }
 
 /// The waveform's outline as an inline SVG of bars (decorative: the player is the control).

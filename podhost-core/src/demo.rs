@@ -1,0 +1,237 @@
+//! A demo podcast with every field podhost models filled (`podhost demo`): a newcomer sees a
+//! complete feed and page at once, and the tests check that very feed with real parsers. Its
+//! audio (tones between pauses) and artwork are made here, so nothing is fetched.
+
+use bytes::Bytes;
+use serde_json::{Map, Value, json};
+
+use crate::{
+    PodcastHost,
+    error::{Error, Result},
+    ids::FeedId,
+    model::{EpisodePatch, EpisodeType, FeedPatch, Funding, NewEpisode, NewFeed, NewMedia},
+    principal::Principal,
+};
+
+/// What [`PodcastHost::create_demo`] made.
+#[derive(Debug, Clone)]
+pub struct Demo {
+    /// The podcast.
+    pub feed: FeedId,
+    /// Its episodes, by title.
+    pub episodes: Vec<String>,
+}
+
+/// The demo's channel tags (every Podcasting 2.0 channel tag podhost models).
+pub fn channel_tags() -> Map<String, Value> {
+    object(json!({
+        "person": [
+            {"name": "Alice Host", "role": "host", "group": "cast", "img": "https://example.com/alice.jpg", "href": "https://example.com/alice"},
+            {"name": "Bob Producer", "role": "producer", "group": "creative direction"}
+        ],
+        "location": {"name": "Austin, TX", "geo": "geo:30.2672,-97.7431", "osm": "R113314"},
+        "trailer": [{"title": "Season 1 trailer", "pubdate": "Thu, 01 Jan 2026 12:00:00 +0000", "url": "https://example.com/trailer.mp3", "length": 12345, "type": "audio/mpeg", "season": 1}],
+        "license": {"name": "CC-BY-4.0"},
+        "block": [{"blocked": false, "id": "spotify"}],
+        "txt": [{"text": "podhost-demo-verification", "purpose": "verify"}],
+        "podroll": [{"feedGuid": "917393e3-1b1e-5cef-ace4-edaa54e1f810", "feedUrl": "https://example.com/friends/feed.xml"}],
+        "updateFrequency": {"text": "Weekly", "rrule": "FREQ=WEEKLY", "complete": false},
+        "value": {"type": "lightning", "method": "keysend", "suggested": "0.00000005000",
+                  "recipients": [{"name": "Alice", "type": "node", "address": "02d5c1bf8b940dc9cadca86d1b0a3c37fbe39cee4c7e839e33bef9174531d27f52", "split": 95},
+                                 {"name": "Podcastindex.org", "type": "node", "address": "03ae9f91a0cb8ff43840e3c322c4c61f019d8c1c3cea15a25cfc425ac605e61a4a", "split": 5, "fee": true}]},
+        "liveItem": [{"status": "pending", "start": "2027-01-01T16:00:00Z", "end": "2027-01-01T17:00:00Z", "title": "Live Q&A", "guid": "podhost-demo-live-1",
+                      "url": "https://example.com/live/stream.mp3", "type": "audio/mpeg",
+                      "contentLink": [{"href": "https://example.com/live", "text": "Watch the stream"}],
+                      "chat": {"server": "irc.zeronode.net", "protocol": "irc", "space": "#podhost-demo"}}],
+        "chat": {"server": "irc.zeronode.net", "protocol": "irc", "accountId": "@podhost", "space": "#podhost-demo"},
+        "publisher": {"feedGuid": "003af0a0-6a45-55cf-b765-68e3d349551a", "feedUrl": "https://example.com/publisher/feed.xml", "medium": "publisher"},
+        "image": [{"href": "https://example.com/banner.jpg", "alt": "The demo's banner", "aspectRatio": "3/1", "width": 3000, "purpose": "banner"}]
+    }))
+}
+
+/// The demo's item tags for episode `n` (every Podcasting 2.0 item tag podhost models).
+pub fn item_tags(n: u32) -> Map<String, Value> {
+    object(json!({
+        "transcripts": [
+            {"url": format!("https://example.com/episode-{n}.vtt"), "type": "text/vtt", "language": "en", "rel": "captions"},
+            {"url": format!("https://example.com/episode-{n}.json"), "type": "application/json", "language": "en"}
+        ],
+        "soundbite": [{"startTime": 1.0, "duration": 3.0, "text": format!("The best part of episode {n}")}],
+        "person": [{"name": "Carol Guest", "role": "guest", "href": "https://example.com/carol"}],
+        "location": {"name": "Berlin", "geo": "geo:52.52,13.405"},
+        "season": {"number": 1, "name": "Beginnings"},
+        "episode": {"number": n, "display": format!("Ch. {n}")},
+        "license": {"name": "CC-BY-SA-4.0", "url": "https://creativecommons.org/licenses/by-sa/4.0/"},
+        "alternateEnclosure": [{"type": "audio/opus", "length": 32400, "bitrate": 96000.0, "title": "Opus", "default": false,
+                                "source": [{"uri": format!("https://example.com/episode-{n}.opus")}, {"uri": "ipfs://QmdwGqd3d2gFPGeJNLLCshdiPert45fMu84552Y4XHTy4y"}],
+                                "integrity": {"type": "sri", "value": "sha384-ExVqijgYHm15PqQqdXfW95x+Rs6C+d6E/ICxyQOeFevnxNLR/wtJNrNYTjIysUBo"}}],
+        "value": {"type": "lightning", "method": "keysend",
+                  "recipients": [{"name": "Alice", "type": "node", "address": "02d5c1bf8b940dc9cadca86d1b0a3c37fbe39cee4c7e839e33bef9174531d27f52", "split": 100}],
+                  "timeSplits": [{"startTime": 2, "duration": 4, "remotePercentage": 95,
+                                  "remoteItem": {"feedGuid": "a94f5cc9-8c58-55fc-91fe-a324087a655b", "itemGuid": "https://podcastindex.org/podcast/4148683#1"}}]},
+        "socialInteract": [{"uri": format!("https://podcastindex.social/@podhost/{n}"), "protocol": "activitypub", "accountId": "@podhost", "priority": 1}],
+        "txt": [{"text": format!("demo episode {n}")}],
+        "chat": {"server": "irc.zeronode.net", "protocol": "irc", "space": format!("#episode-{n}")},
+        "image": [{"href": format!("https://example.com/episode-{n}-social.jpg"), "purpose": "social", "width": 1200}]
+    }))
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// `seconds` of a tone at `hz` with a second of silence in the middle, as 16-bit mono WAV at
+/// 16 kHz.
+fn tone(seconds: u32, hz: f32) -> Result<Vec<u8>> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 16_000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut writer =
+        hound::WavWriter::new(&mut out, spec).map_err(|e| Error::storage(e.to_string()))?;
+    let total = seconds * spec.sample_rate;
+    let quiet = (total / 2)..(total / 2 + spec.sample_rate);
+    for i in 0..total {
+        let sample = if quiet.contains(&i) {
+            0
+        } else {
+            let t = i as f32 / spec.sample_rate as f32;
+            ((t * hz * std::f32::consts::TAU).sin() * 8_000.0) as i16
+        };
+        writer
+            .write_sample(sample)
+            .map_err(|e| Error::storage(e.to_string()))?;
+    }
+    writer
+        .finalize()
+        .map_err(|e| Error::storage(e.to_string()))?;
+    Ok(out.into_inner())
+}
+
+/// Square artwork of Apple's smallest size (1,400 px), a two-colour gradient, as PNG.
+fn artwork() -> Result<Vec<u8>> {
+    const SIDE: u32 = 1400;
+    let mut pixels = Vec::with_capacity((SIDE * SIDE * 3) as usize);
+    for y in 0..SIDE {
+        for x in 0..SIDE {
+            pixels.extend_from_slice(&[(x * 255 / SIDE) as u8, 0x38, (y * 255 / SIDE) as u8]);
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, SIDE, SIDE);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| Error::storage(e.to_string()))?;
+    writer
+        .write_image_data(&pixels)
+        .map_err(|e| Error::storage(e.to_string()))?;
+    writer.finish().map_err(|e| Error::storage(e.to_string()))?;
+    Ok(out)
+}
+
+impl PodcastHost {
+    /// Makes a demo podcast `feed` for the caller (scopes media, feeds and shows): every field
+    /// podhost models filled, Podcasting 2.0 tags included, artwork and `episodes` published
+    /// episodes with generated audio. `Conflict` when the id is taken.
+    pub async fn create_demo(&self, who: &Principal, feed: &str, episodes: u32) -> Result<Demo> {
+        let upload = |name: &str, bytes: Vec<u8>| {
+            let new = NewMedia {
+                name: name.to_string(),
+                category: Some("demo".into()),
+            };
+            let body = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(bytes))]);
+            self.upload_media(who, new, body)
+        };
+        let cover = upload("podhost-demo-cover.png", artwork()?).await?;
+        let fields = FeedPatch {
+            title: Some("The podhost Demo".into()),
+            description: Some(
+                "<p>A demo podcast made by <b>podhost demo</b>: every field podhost models, \
+                 <a href=\"https://podcastindex.org/namespace/1.0\">Podcasting 2.0</a> tags \
+                 included.</p>"
+                    .into(),
+            ),
+            language: Some("en".into()),
+            copyright: Some("© 2026 podhost".into()),
+            link: Some("https://example.com/".into()),
+            logo: Some(Some(cover.id)),
+            itunes_subtitle: Some("Everything a feed can say".into()),
+            itunes_summary: Some("Every field of a podcast and its episodes, filled.".into()),
+            itunes_author: Some("Alice Host".into()),
+            itunes_category: Some("Technology".into()),
+            itunes_explicit: Some(false),
+            itunes_owner_name: Some("Alice Host".into()),
+            itunes_owner_email: Some("alice@example.com".into()),
+            googleplay_author: Some("Alice Host".into()),
+            googleplay_description: Some("A demo podcast made by podhost.".into()),
+            podcast_locked: Some(true),
+            podcast_funding: Some(vec![Funding {
+                url: "https://example.com/support".into(),
+                text: "Support the show".into(),
+            }]),
+            podcast_medium: Some("podcast".into()),
+            podcast_tags: channel_tags(),
+            ..Default::default()
+        };
+        let view = self
+            .create_feed(
+                who,
+                NewFeed {
+                    id: feed.to_string(),
+                    fields,
+                },
+            )
+            .await?;
+        let feed = view.feed.id;
+        let now = self.now();
+        let mut titles = Vec::new();
+        for n in 1..=episodes.max(1) {
+            let audio = upload(
+                &format!("podhost-demo-{n}.wav"),
+                tone(6 + n, 220.0 * n as f32)?,
+            )
+            .await?;
+            let title = format!("Episode {n}: a tone of {} Hz", 220 * n);
+            let episode = NewEpisode {
+                guid: Some(format!("podhost-demo-{feed}-{n}")),
+                fields: EpisodePatch {
+                    title: Some(title.clone()),
+                    subtitle: Some(format!("The {n}th demo episode")),
+                    description: Some(format!(
+                        "<p>Episode {n} of the demo: a tone, a pause, a tone.</p><ul><li>Chapters and ad breaks can be added with <code>podhost metadata set</code>.</li></ul>"
+                    )),
+                    author: Some("Alice Host".into()),
+                    link: Some(format!("https://example.com/episodes/{n}")),
+                    is_public: Some(true),
+                    publish_at: Some(
+                        now - jiff::SignedDuration::from_hours(24 * i64::from(episodes + 1 - n)),
+                    ),
+                    media: Some(Some(audio.id)),
+                    itunes_title: Some(format!("A tone of {} Hz", 220 * n)),
+                    itunes_summary: Some(format!("Episode {n} of the podhost demo.")),
+                    itunes_author: Some("Alice Host".into()),
+                    itunes_episode: Some(Some(n)),
+                    itunes_season: Some(Some(1)),
+                    itunes_episode_type: Some(EpisodeType::Full),
+                    itunes_explicit: Some(Some(false)),
+                    podcast_tags: item_tags(n),
+                    ..Default::default()
+                },
+            };
+            self.create_episode(who, &feed, episode).await?;
+            titles.push(title);
+        }
+        Ok(Demo {
+            feed,
+            episodes: titles,
+        })
+    }
+}
