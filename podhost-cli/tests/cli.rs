@@ -547,7 +547,7 @@ fn demo_makes_a_complete_podcast() {
                 .collect()
         })
         .collect();
-    assert!(elements.len() >= 29, "{elements:?}");
+    assert!(elements.len() >= 30, "{elements:?}");
     let episodes = cli.json(&["episode", "list", "--user", "alice", "--feed", "demo"]);
     assert_eq!(episodes.as_array().unwrap().len(), 2);
     // The id is taken now.

@@ -194,11 +194,34 @@ impl PodcastHost {
         let now = self.now();
         let mut titles = Vec::new();
         for n in 1..=episodes.max(1) {
-            let audio = upload(
-                &format!("podhost-demo-{n}.wav"),
-                tone(6 + n, 220.0 * n as f32)?,
-            )
-            .await?;
+            // The audio, staged with its chapters (published as podcast:chapters) and committed
+            // with the episode.
+            let body = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(tone(
+                6 + n,
+                220.0 * n as f32,
+            )?))]);
+            let mut audio = self
+                .stage_upload(
+                    who,
+                    crate::UploadTarget::Episode(feed.clone()),
+                    &format!("podhost-demo-{n}.wav"),
+                    body,
+                )
+                .await?;
+            audio.set_chapters(vec![
+                crate::tags::Chapter {
+                    start_ms: 0,
+                    end_ms: None,
+                    title: "The first tone".into(),
+                    url: None,
+                },
+                crate::tags::Chapter {
+                    start_ms: u64::from(6 + n) * 500 + 1_000,
+                    end_ms: None,
+                    title: "The second tone".into(),
+                    url: Some("https://example.com/tones".into()),
+                },
+            ]);
             let title = format!("Episode {n}: a tone of {} Hz", 220 * n);
             let episode = NewEpisode {
                 guid: Some(format!("podhost-demo-{feed}-{n}")),
@@ -214,7 +237,6 @@ impl PodcastHost {
                     publish_at: Some(
                         now - jiff::SignedDuration::from_hours(24 * i64::from(episodes + 1 - n)),
                     ),
-                    media: Some(Some(audio.id)),
                     itunes_title: Some(format!("A tone of {} Hz", 220 * n)),
                     itunes_summary: Some(format!("Episode {n} of the podhost demo.")),
                     itunes_author: Some("Alice Host".into()),
@@ -226,7 +248,13 @@ impl PodcastHost {
                     ..Default::default()
                 },
             };
-            self.create_episode(who, &feed, episode).await?;
+            let files = crate::EpisodeFiles {
+                media: Some(audio),
+                cover: None,
+                transcript: None,
+            };
+            self.create_episode_with_files(who, &feed, episode, files)
+                .await?;
             titles.push(title);
         }
         Ok(Demo {

@@ -741,6 +741,8 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
         "value",
         "valueRecipient",
         "valueTimeSplit",
+        "funding",
+        "chapters",
     ] {
         assert!(
             elements.contains(element),
