@@ -203,6 +203,7 @@ fn metadata(api: &Api) -> Value {
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": true,
         "token_endpoint_auth_methods_supported": auth_methods,
         "revocation_endpoint_auth_methods_supported": auth_methods,
         "service_documentation": format!("{base}{}", paths::OPENAPI),

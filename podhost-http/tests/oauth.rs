@@ -140,6 +140,10 @@ impl Setup {
             query.contains(&("state".into(), "s-123".into())),
             "{location}"
         );
+        assert!(
+            query.contains(&("iss".into(), "https://pod.test".into())),
+            "RFC 9207: {location}"
+        );
         query.into_iter().find(|(k, _)| k == "code").unwrap().1
     }
 
@@ -343,7 +347,7 @@ async fn other_problems_go_back_to_the_client_with_the_state() {
         location.starts_with(&format!("{REDIRECT}?error=access_denied")),
         "{location}"
     );
-    assert!(location.ends_with("&state=s-123"), "{location}");
+    assert!(location.contains("&state=s-123&iss="), "{location}");
 }
 
 #[tokio::test]
@@ -646,6 +650,7 @@ async fn the_server_metadata_names_every_endpoint() {
             .unwrap()
             .contains(&"tokens".into())
     );
+    assert_eq!(m["authorization_response_iss_parameter_supported"], true);
 }
 
 impl Setup {

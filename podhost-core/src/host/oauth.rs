@@ -430,6 +430,8 @@ impl PodcastHost {
             if let Some(state) = &request.state {
                 params.push(("state", state));
             }
+            // RFC 9207: the issuer, so that a client of several servers knows who answered.
+            params.push(("iss", self.urls().base()));
             AuthorizeError::Redirect(with_query(redirect_uri, &params))
         };
         if request.response_type.as_deref() != Some("code") {
@@ -508,6 +510,7 @@ impl PodcastHost {
         if let Some(state) = &authorization.state {
             params.push(("state", state));
         }
+        params.push(("iss", self.urls().base()));
         Ok(with_query(&authorization.redirect_uri, &params))
     }
 
@@ -520,6 +523,7 @@ impl PodcastHost {
         if let Some(state) = &authorization.state {
             params.push(("state", state));
         }
+        params.push(("iss", self.urls().base()));
         with_query(&authorization.redirect_uri, &params)
     }
 
