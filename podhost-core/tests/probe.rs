@@ -370,6 +370,7 @@ fn unknown(extension: &str) -> MediaFacts {
         audio: None,
         image: None,
         tag_bytes: 0,
+        sha384: None,
     }
 }
 

@@ -208,3 +208,80 @@ async fn wrong_tags_are_refused_by_name_and_change_nothing() {
         );
     }
 }
+
+/// An alternate enclosure may name a file podhost holds: the feed gives its URL, type, size
+/// and the SHA-384 podhost computed as it was uploaded (Subresource Integrity).
+#[tokio::test]
+async fn an_alternate_enclosure_podhost_holds_carries_its_integrity() {
+    use base64::Engine;
+    use sha2::Digest;
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    let main = fx.upload_wav("main.wav").await;
+    let alternate = fx.upload_wav("alternate.wav").await;
+    let made = fx
+        .multipart(
+            "/api/feed/show/show",
+            &fx.alice,
+            &[
+                ("title", "Pilot"),
+                ("is_public", "1"),
+                ("show_media", &main.to_string()),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let path = format!(
+        "/api/feed/show/show/{}",
+        made.body["data"]["id"].as_str().unwrap()
+    );
+    let set = |media: u64| json!({"podcast": {"alternateEnclosure": [{"media": media, "title": "Lossless"}]}});
+    let refused = fx.call(Method::PUT, &path, &fx.alice, Some(set(999))).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+    assert!(refused.body["errors"]["podcast.alternateEnclosure"].is_array());
+    let answer = fx
+        .call(Method::PUT, &path, &fx.alice, Some(set(alternate)))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let record = fx.get(&format!("/api/media/{alternate}")).await.body;
+    let url = record["url"].as_str().unwrap().to_string();
+    let bytes = fx
+        .public(
+            Method::GET,
+            url.strip_prefix("https://pod.test").unwrap(),
+            &[],
+        )
+        .await
+        .raw;
+    let sri = format!(
+        "sha384-{}",
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(&bytes))
+    );
+    let xml = fx.public(Method::GET, "/feeds/show/rss", &[]).await;
+    // The feed is indented: compare without the line breaks and indents between elements.
+    let xml: String = String::from_utf8_lossy(&xml.raw)
+        .lines()
+        .map(str::trim)
+        .collect();
+    let expected = format!(
+        "<podcast:alternateEnclosure type=\"audio/wav\" length=\"{}\" title=\"Lossless\"><podcast:source uri=\"{url}\"/><podcast:integrity type=\"sri\" value=\"{sri}\"/></podcast:alternateEnclosure>",
+        bytes.len()
+    );
+    assert!(xml.contains(&expected), "{expected} in {xml}");
+    // The file is in use now.
+    let delete = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/media/{alternate}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(delete.status, StatusCode::CONFLICT);
+}

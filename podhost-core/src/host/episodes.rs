@@ -233,6 +233,15 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) ->
         &[MediaKind::Image],
     );
     check_media_ref(&mut e, records, "podcast.transcript", ep.transcript, &[]);
+    for alternate in &ep.podcast.alternate_enclosure {
+        check_media_ref(
+            &mut e,
+            records,
+            "podcast.alternateEnclosure",
+            alternate.media,
+            &[MediaKind::Audio, MediaKind::Video],
+        );
+    }
     e.into_result()
 }
 
@@ -265,6 +274,12 @@ pub(super) fn view_of(
 ) -> EpisodeView {
     let media = |id: Option<MediaId>| id.and_then(|m| records.media(m).cloned());
     EpisodeView {
+        alternates: episode
+            .podcast
+            .alternate_enclosure
+            .iter()
+            .filter_map(|a| media(a.media))
+            .collect(),
         media: media(episode.media),
         logo: media(episode.itunes.logo),
         transcript: media(episode.transcript),

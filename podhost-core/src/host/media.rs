@@ -121,12 +121,19 @@ impl PodcastHost {
     {
         let blob = BlobKey(uuid::Uuid::new_v4().to_string());
         let path = blob_path(account, &blob);
-        let (size, sniffed) = self.stream_to_blob(&path, body).await?;
-        let facts = probe::probe(self.store().clone(), &path, size, sniffed, name).await;
+        let (size, sniffed, sha384) = self.stream_to_blob(&path, body).await?;
+        let mut facts = probe::probe(self.store().clone(), &path, size, sniffed, name).await;
+        facts.sha384 = Some(sha384);
         Ok((blob, size, facts))
     }
 
-    async fn stream_to_blob<S, E>(&self, path: &Path, body: S) -> Result<(u64, probe::Sniffed)>
+    /// Streams `body` into the object at `path`: its size, what the sniffer saw, and its
+    /// SHA-384 as a Subresource Integrity value.
+    async fn stream_to_blob<S, E>(
+        &self,
+        path: &Path,
+        body: S,
+    ) -> Result<(u64, probe::Sniffed, String)>
     where
         S: Stream<Item = std::result::Result<Bytes, E>> + Send,
         E: std::fmt::Display,
@@ -135,6 +142,7 @@ impl PodcastHost {
         let upload = self.store().put_multipart(path).await?;
         let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
         let mut sniffer = Sniffer::new();
+        let mut digest = <sha2::Sha384 as sha2::Digest>::new();
         let mut size = 0u64;
         let mut body = std::pin::pin!(body);
         while let Some(chunk) = body.next().await {
@@ -153,6 +161,7 @@ impl PodcastHost {
                 return Err(Error::TooLarge { limit });
             }
             sniffer.update(&chunk);
+            sha2::Digest::update(&mut digest, &chunk);
             if let Err(e) = writer.wait_for_capacity(PARTS_IN_FLIGHT).await {
                 // The upload failed; dropping the writer aborts it.
                 return Err(e.into());
@@ -160,7 +169,12 @@ impl PodcastHost {
             writer.put(chunk);
         }
         writer.finish().await?;
-        Ok((size, sniffer.finish()))
+        use base64::Engine;
+        let sri = format!(
+            "sha384-{}",
+            base64::engine::general_purpose::STANDARD.encode(sha2::Digest::finalize(digest))
+        );
+        Ok((size, sniffer.finish(), sri))
     }
 
     /// Lists the caller's media: filtered, sorted, paged; `total` counts matches before paging.

@@ -231,9 +231,10 @@ impl PodcastHost {
                     .media_by_blob(blob)
                     .filter(|m| {
                         entry.feed.logo == Some(m.id)
-                            || entry.episodes.values().any(|e| {
-                                [e.media, e.itunes.logo, e.transcript].contains(&Some(m.id))
-                            })
+                            || entry
+                                .episodes
+                                .values()
+                                .any(|e| e.media_ids().any(|id| id == m.id))
                     })
                     .ok_or_else(|| Error::not_found("media", blob))?;
                 Ok(Some(media.clone()))

@@ -63,6 +63,12 @@ impl Episode {
         [self.media, self.itunes.logo, self.transcript]
             .into_iter()
             .flatten()
+            .chain(
+                self.podcast
+                    .alternate_enclosure
+                    .iter()
+                    .filter_map(|a| a.media),
+            )
     }
 }
 
@@ -132,6 +138,10 @@ impl EpisodeType {
 /// An episode with what a listing needs beside it, read at one moment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeView {
+    /// The media files its alternate enclosures name (`podcast:alternateEnclosure` with a
+    /// `media`), by id.
+    #[serde(default)]
+    pub alternates: Vec<Media>,
     /// The episode.
     pub episode: Episode,
     /// Its audio, when it has one.

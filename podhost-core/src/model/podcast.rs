@@ -372,8 +372,12 @@ pub struct Integrity {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AlternateEnclosure {
-    /// MIME type.
-    #[serde(rename = "type")]
+    /// A media file of the account: its download URL is the first source, and its type, length
+    /// and integrity (the SHA-384 podhost computed) are given unless said here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media: Option<crate::ids::MediaId>,
+    /// MIME type (default: the media file's).
+    #[serde(default, rename = "type")]
     pub mime: String,
     /// Size in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -399,7 +403,8 @@ pub struct AlternateEnclosure {
     /// The enclosure's own form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<bool>,
-    /// Where it is (at least one).
+    /// Where it is (at least one, unless `media` names a file).
+    #[serde(default)]
     pub source: Vec<Source>,
     /// Its hash or signature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -765,8 +770,14 @@ impl Check for ItemTags {
             check_text(e, "podcast.license", &l.name, 128);
         }
         for a in &self.alternate_enclosure {
-            if a.source.is_empty() {
-                e.add("podcast.alternateEnclosure", "at least one source");
+            if a.source.is_empty() && a.media.is_none() {
+                e.add(
+                    "podcast.alternateEnclosure",
+                    "at least one source, or a media file of the account",
+                );
+            }
+            if a.media.is_none() && a.mime.trim().is_empty() {
+                e.add("podcast.alternateEnclosure", "a type");
             }
         }
         if let Some(v) = &self.value {

@@ -64,4 +64,8 @@ pub struct MediaFacts {
     /// (the statistics' one-minute threshold adds them, as IAB v2.3 says).
     #[serde(default)]
     pub tag_bytes: u64,
+    /// The file's SHA-384 as a Subresource Integrity value (`sha384-…`), computed as it was
+    /// uploaded (none for files stored before, or written by a job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha384: Option<String>,
 }

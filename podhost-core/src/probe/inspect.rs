@@ -175,6 +175,7 @@ fn plain(d: Detected) -> MediaFacts {
         audio: None,
         image: None,
         tag_bytes: 0,
+        sha384: None,
     }
 }
 

@@ -353,7 +353,7 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
             ],
         );
     }
-    item_tags(x, &ep.podcast);
+    item_tags(x, &ep.podcast, view, urls, src.account);
     x.close("item");
 }
 
@@ -598,7 +598,13 @@ fn live_items(x: &mut Xml, t: &crate::model::podcast::ChannelTags) {
 }
 
 /// An item's Podcasting 2.0 tags (besides the uploaded transcript and the file's chapters).
-fn item_tags(x: &mut Xml, t: &crate::model::podcast::ItemTags) {
+fn item_tags(
+    x: &mut Xml,
+    t: &crate::model::podcast::ItemTags,
+    view: &EpisodeView,
+    urls: &Urls,
+    account: &crate::ids::AccountId,
+) {
     for tr in &t.transcripts {
         empty_el(
             x,
@@ -652,9 +658,20 @@ fn item_tags(x: &mut Xml, t: &crate::model::podcast::ItemTags) {
     }
     license(x, &t.license);
     for a in &t.alternate_enclosure {
+        // A file podhost holds: its URL first, its type, size and SHA-384 unless given.
+        let held = a
+            .media
+            .and_then(|id| view.alternates.iter().find(|m| m.id == id));
+        let mime = match (a.mime.trim().is_empty(), held) {
+            (true, Some(m)) => enclosure_type(&m.facts.mime).to_string(),
+            _ => a.mime.clone(),
+        };
         let owned = attrs(&[
-            ("type", Some(a.mime.clone())),
-            ("length", a.length.map(|l| l.to_string())),
+            ("type", Some(mime)),
+            (
+                "length",
+                a.length.or(held.map(|m| m.size)).map(|l| l.to_string()),
+            ),
             ("bitrate", a.bitrate.map(num)),
             ("height", a.height.map(|h| h.to_string())),
             ("lang", a.lang.clone()),
@@ -664,6 +681,13 @@ fn item_tags(x: &mut Xml, t: &crate::model::podcast::ItemTags) {
             ("default", a.default.map(|d| d.to_string())),
         ]);
         x.open("podcast:alternateEnclosure", &borrowed(&owned));
+        if let Some(m) = held {
+            empty_el(
+                x,
+                "podcast:source",
+                &[("uri", Some(urls.media(account, m)))],
+            );
+        }
         for s in &a.source {
             empty_el(
                 x,
@@ -674,7 +698,13 @@ fn item_tags(x: &mut Xml, t: &crate::model::podcast::ItemTags) {
                 ],
             );
         }
-        if let Some(i) = &a.integrity {
+        let computed = held.and_then(|m| m.facts.sha384.clone()).map(|value| {
+            crate::model::podcast::Integrity {
+                kind: "sri".into(),
+                value,
+            }
+        });
+        if let Some(i) = a.integrity.as_ref().or(computed.as_ref()) {
             empty_el(
                 x,
                 "podcast:integrity",
@@ -750,6 +780,7 @@ mod tests {
                 }),
                 image: None,
                 tag_bytes: 0,
+                sha384: None,
             },
             adbreak: None,
             results: Default::default(),
@@ -823,6 +854,7 @@ mod tests {
             version: 1,
         };
         let view = EpisodeView {
+            alternates: Vec::new(),
             episode,
             media: Some(media(1, "talk.m4a", "audio/mp4")),
             logo: None,
