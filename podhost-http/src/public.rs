@@ -228,6 +228,10 @@ fn plain(status: StatusCode, message: &str) -> Response<Body> {
     response::json(status, &serde_json::json!({ "message": message }))
 }
 
+/// The Content-Security-Policy of every uploaded file served: a document is sandboxed (an
+/// opaque origin, no scripts) and loads nothing.
+const UPLOADED_FILE_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsafe-inline'";
+
 /// `GET /chapters/{account}/{blob}.json`: a file's JSON chapters (`podcast:chapters`).
 /// A file's chapters change only with a new file (a new blob), so they may be cached a day.
 pub(crate) async fn chapters(api: &Api, account: &str, blob: &str) -> Response<Body> {
@@ -331,6 +335,16 @@ async fn serve_media(
     *answer.status_mut() = status;
     let h = answer.headers_mut();
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    // Uploaded files share the site's origin (and its session cookie): an HTML transcript or
+    // an SVG must never run as a page of it. Sandboxed, it is an opaque origin without scripts.
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(UPLOADED_FILE_POLICY),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=31536000, immutable"),

@@ -338,3 +338,29 @@ async fn downloads_are_counted_per_subscriber() {
     expected.sort();
     assert_eq!(per, expected);
 }
+
+/// Uploaded files share the site's origin, whose session cookie signs in the key-management
+/// site: an HTML transcript or an SVG must not run as a page of it.
+#[tokio::test]
+async fn uploaded_documents_are_sandboxed() {
+    let fx = Fixture::new().await;
+    let html = b"<!DOCTYPE html><html><head><title>Transcript</title></head><body><p>Hello</p><script>fetch('/account')</script></body></html>";
+    let uploaded = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[("media", "transcript.html", html.to_vec())],
+        )
+        .await;
+    assert_eq!(uploaded.status, StatusCode::CREATED, "{}", uploaded.body);
+    let url = uploaded.body["url"].as_str().unwrap();
+    let answer = fx.public(Method::GET, path_of(url), &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let csp = answer.headers[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap();
+    assert!(csp.starts_with("sandbox;"), "{csp}");
+    assert!(csp.contains("default-src 'none'"), "{csp}");
+    assert_eq!(answer.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+}
