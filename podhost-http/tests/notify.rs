@@ -252,3 +252,50 @@ async fn private_podcasts_and_forbidden_targets_are_never_pinged() {
     assert_eq!((run.attempted, run.failed), (1, 1), "{run:?}");
     assert!(hub.received_requests().await.unwrap().is_empty());
 }
+
+/// Podping's reason follows the podcast's live items: `live` when one goes live, `liveEnd`
+/// when it ends, `update` for any other change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn podping_says_when_a_live_item_starts_and_ends() {
+    let podping = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&podping)
+        .await;
+    let fx = fixture(
+        Notifiers {
+            podping_url: Some(format!("{}/", podping.uri())),
+            ..Default::default()
+        },
+        true,
+    )
+    .await;
+    podcast(&fx).await;
+    let who = alice(&fx.host).await;
+    let live = |status: &str| {
+        let item = serde_json::json!([{"status": status, "start": "2027-01-01T16:00:00Z",
+            "title": "Live Q&A", "guid": "live-1", "url": "https://live.example/s.mp3", "type": "audio/mpeg"}]);
+        FeedPatch {
+            podcast_tags: serde_json::Map::from_iter([("liveItem".to_string(), item)]),
+            ..Default::default()
+        }
+    };
+    let mut reasons = Vec::new();
+    for status in ["pending", "live", "live", "ended"] {
+        fx.host
+            .update_feed(&who, &"show".parse().unwrap(), &live(status))
+            .await
+            .unwrap();
+        round(&fx.host).await;
+        let got = podping.received_requests().await.unwrap();
+        let url = got.last().unwrap().url.clone();
+        reasons.push(
+            url.query_pairs()
+                .find(|(k, _)| k == "reason")
+                .map(|(_, v)| v.into_owned())
+                .unwrap(),
+        );
+    }
+    // An update while the item is already live is an update.
+    assert_eq!(reasons, ["update", "live", "update", "liveEnd"]);
+}

@@ -538,10 +538,35 @@ impl PodcastHost {
             Ok(catalog) => {
                 catalog
                     .read(|state| {
-                        state
-                            .feeds
-                            .get(feed)
-                            .map(|e| (e.feed.private, e.feed.podcast.medium.clone()))
+                        let entry = state.feeds.get(feed)?;
+                        // Live items as the previous event about this podcast showed them.
+                        let reason = match &event.subject {
+                            crate::webhooks::event::Subject::Feed(after) => {
+                                let before = state
+                                    .events
+                                    .range(..event.seq)
+                                    .rev()
+                                    .find_map(|(_, e)| match &e.subject {
+                                        crate::webhooks::event::Subject::Feed(v)
+                                            if v.feed.id == *feed =>
+                                        {
+                                            Some(v.feed.podcast.tags.live_item.clone())
+                                        }
+                                        _ => None,
+                                    })
+                                    .unwrap_or_default();
+                                crate::webhooks::notify::reason(
+                                    &before,
+                                    &after.feed.podcast.tags.live_item,
+                                )
+                            }
+                            _ => "update",
+                        };
+                        Some((
+                            entry.feed.private,
+                            entry.feed.podcast.medium.clone(),
+                            reason,
+                        ))
                     })
                     .await
             }
@@ -554,17 +579,18 @@ impl PodcastHost {
                 };
             }
         };
-        let medium = match current {
-            Some((true, _)) => return done("a private podcast: nothing to notify"),
-            Some((false, medium)) => medium,
+        let (medium, reason) = match current {
+            Some((true, _, _)) => return done("a private podcast: nothing to notify"),
+            Some((false, medium, reason)) => (medium, reason),
             // Deleted: the hub and Podping learn it from the feed's 410.
-            None => String::new(),
+            None => (String::new(), "update"),
         };
         let feed_url = self.urls().rss(feed);
         let Some(request) = crate::webhooks::notify::request(
             webhook,
             &feed_url,
             &medium,
+            reason,
             &self.config().notify,
             self.config().allow_private_webhooks,
         ) else {

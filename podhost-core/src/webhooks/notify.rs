@@ -59,6 +59,34 @@ impl Notifiers {
     }
 }
 
+/// Podping's reason for a podcast's change: `live` when one of its live items went live,
+/// `liveEnd` when one ended, `update` otherwise. `before` are its live items as the previous
+/// event about it showed them.
+pub(crate) fn reason(
+    before: &[crate::model::podcast::LiveItem],
+    after: &[crate::model::podcast::LiveItem],
+) -> &'static str {
+    let was = |guid: &str| {
+        before
+            .iter()
+            .find(|l| l.guid == guid)
+            .map(|l| l.status.as_str())
+    };
+    if after
+        .iter()
+        .any(|l| l.status == "live" && was(&l.guid) != Some("live"))
+    {
+        "live"
+    } else if after
+        .iter()
+        .any(|l| l.status == "ended" && was(&l.guid) == Some("live"))
+    {
+        "liveEnd"
+    } else {
+        "update"
+    }
+}
+
 /// The feed an event is about: a podcast's, or an episode's podcast; `None` for media and
 /// jobs.
 pub(crate) fn feed_of(event: &Event) -> Option<&crate::ids::FeedId> {
@@ -75,6 +103,7 @@ pub(crate) fn request(
     webhook: &Webhook,
     feed_url: &str,
     medium: &str,
+    reason: &str,
     notifiers: &Notifiers,
     allow_private: bool,
 ) -> Option<WebhookRequest> {
@@ -102,7 +131,7 @@ pub(crate) fn request(
         SubscriptionKind::Podping => {
             let query = url::form_urlencoded::Serializer::new(String::new())
                 .append_pair("url", feed_url)
-                .append_pair("reason", "update")
+                .append_pair("reason", reason)
                 .append_pair("medium", medium)
                 .finish();
             let separator = if webhook.url.contains('?') { '&' } else { '?' };
