@@ -770,6 +770,17 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
         return;
     };
     let feed = parser.parse(&xml);
+    // partytime reports which tags of each phase of the namespace the feed uses: all seven.
+    let phases = serde_json::json!({
+        "1": ["locked", "funding", "transcript", "chapters", "soundbite"],
+        "2": ["person", "location", "season", "episode"],
+        "3": ["trailer", "license", "guid", "alternateEnclosure"],
+        "4": ["value", "medium", "liveItem"],
+        "5": ["block", "socialInteract"],
+        "6": ["txt", "podroll"],
+        "7": ["chat", "publisher"],
+    });
+    assert_eq!(feed["pc20support"], phases);
     let item = &feed["items"][0];
     // (what, partytime's value, the value expected)
     let cases = [
