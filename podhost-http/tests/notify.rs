@@ -192,7 +192,6 @@ async fn a_ping_survives_a_restart_between_the_change_and_the_ping() {
     publish(&fx.host, "Recorded, not yet pinged").await;
     assert!(hub.received_requests().await.unwrap().is_empty());
     let (restarted, _) = fx.another_process();
-    drop(fx.host.clone());
     let run = round(&restarted).await;
     assert_eq!(run.delivered, 1, "{run:?}");
     assert_eq!(received(&hub, 1).await.len(), 1);

@@ -18,17 +18,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as oauth from "oauth4webapi";
 import { chromium } from "playwright-core";
+import { args as CHROMIUM_ARGS, executablePath } from "./chromium.mjs";
 
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 function parseArgs(argv) {
   const args = {};
@@ -98,7 +89,7 @@ async function main() {
   const callback = await redirectServer();
   const profile = await mkdtemp(join(tmpdir(), "podhost-oauth-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.PODHOST_CHROMIUM || "/usr/bin/chromium",
+    executablePath,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },

@@ -12,19 +12,8 @@ import { mkdtemp, mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { args as CHROMIUM_ARGS, executablePath } from "./chromium.mjs";
 
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  // Let the audio element load and report its metadata without a user gesture.
-  "--autoplay-policy=no-user-gesture-required",
-];
 
 const VIEWS = [
   { suffix: "", viewport: { width: 1280, height: 900 }, colorScheme: "light" },
@@ -132,7 +121,6 @@ async function checkPage(context, page, view, out) {
 async function main() {
   const { out, pages } = parseArgs(process.argv.slice(2));
   await mkdir(out, { recursive: true });
-  const executablePath = process.env.PODHOST_CHROMIUM || "/usr/bin/chromium";
   let failed = 0;
   for (const view of VIEWS) {
     // A fresh profile for every run: nothing cached from an earlier one.

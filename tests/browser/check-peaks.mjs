@@ -11,6 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
+import { args, executablePath } from "./chromium.mjs";
 
 const require = createRequire(import.meta.url);
 // The standalone build, with Konva and waveform-data inside.
@@ -66,10 +67,7 @@ if (files.length === 0) {
   console.error("usage: check-peaks.mjs FILE.dat|FILE.json ...");
   process.exit(2);
 }
-const browser = await chromium.launch({
-  executablePath: process.env.PODHOST_CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-});
+const browser = await chromium.launch({ executablePath, args });
 const problems = [];
 const results = [];
 try {

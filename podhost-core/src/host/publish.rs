@@ -326,6 +326,17 @@ impl PodcastHost {
     }
 }
 
+/// What a download of `media` of `account` needs.
+pub(super) fn public_media_of(account: &AccountId, media: &Media) -> crate::publish::PublicMedia {
+    crate::publish::PublicMedia {
+        size: media.size,
+        mime: media.facts.mime.clone(),
+        etag: media.blob.as_str().to_string(),
+        last_modified: media.created,
+        location: super::media::blob_path(account, &media.blob),
+    }
+}
+
 impl PodcastHost {
     /// The media file behind a public download URL (`/media/{account}/{blob}/{name}`), for any
     /// caller: download URLs are public. `NotFound` unless the account has a file with that blob.
@@ -344,13 +355,7 @@ impl PodcastHost {
             .read(|state| state.media_by_blob(blob).cloned())
             .await
             .ok_or_else(not_found)?;
-        Ok(crate::publish::PublicMedia {
-            size: media.size,
-            mime: media.facts.mime.clone(),
-            etag: media.blob.as_str().to_string(),
-            last_modified: media.created,
-            location: super::media::blob_path(&account, &media.blob),
-        })
+        Ok(public_media_of(&account, &media))
     }
 
     /// The JSON chapters of a public media file (`/chapters/{account}/{blob}.json`), for any

@@ -108,7 +108,7 @@ pub struct SignedIn {
 
 /// Failures of one kind from one key (an account, an address) and when they may try again.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Failures {
+pub(crate) struct Failures {
     count: u32,
     last: Timestamp,
     until: Timestamp,
@@ -177,8 +177,8 @@ impl PodcastHost {
         }
     }
 
-    /// Counts a failure of `key`.
-    pub(crate) async fn fail_throttle(&self, kind: Throttle, key: &str) -> Result<()> {
+    /// Counts a failure of `key`; returns the failures as now stored.
+    pub(crate) async fn fail_throttle(&self, kind: Throttle, key: &str) -> Result<Failures> {
         let now = self.now();
         let path = Self::throttle_path(kind, key);
         let before: Failures = get_json(self.store(), &path).await?.unwrap_or_default();
@@ -194,7 +194,7 @@ impl PodcastHost {
         };
         let body = serde_json::to_vec(&failures).map_err(|e| Error::storage(e.to_string()))?;
         self.store().put(&path, PutPayload::from(body)).await?;
-        Ok(())
+        Ok(failures)
     }
 
     /// [`authenticate`](Self::authenticate) for a request from `address`, with failed attempts
@@ -229,9 +229,7 @@ impl PodcastHost {
             Err(Error::Unauthenticated) => {
                 let kind = Throttle::TokenAddress;
                 let throttled = self.check_throttle(kind, address).await;
-                self.fail_throttle(kind, address).await?;
-                let until: Option<Failures> =
-                    get_json(self.store(), &Self::throttle_path(kind, address)).await?;
+                let failures = self.fail_throttle(kind, address).await?;
                 let mut throttled_map = self
                     .inner
                     .throttled
@@ -240,8 +238,8 @@ impl PodcastHost {
                 if throttled_map.len() > 100_000 {
                     throttled_map.retain(|_, until| *until > now);
                 }
-                if let Some(f) = until.filter(|f| f.until > now) {
-                    throttled_map.insert(address.to_string(), f.until);
+                if failures.until > now {
+                    throttled_map.insert(address.to_string(), failures.until);
                 }
                 throttled?;
                 Err(Error::Unauthenticated)

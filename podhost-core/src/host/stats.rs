@@ -334,10 +334,7 @@ impl PodcastHost {
         let (_, _, days) = self.period_rows(who, query).await?;
         let mut out = Vec::new();
         for (date, rows) in days {
-            for row in rows.iter().filter(|row| {
-                query.feed.as_ref().is_none_or(|f| *f == row.feed)
-                    && query.episode.is_none_or(|e| e == row.episode)
-            }) {
+            for row in rows.iter().filter(|row| wanted(query, row)) {
                 out.push(crate::stats::StatsRow {
                     date,
                     hour: row.hour,
@@ -442,11 +439,13 @@ fn period(query: &StatsQuery, today: Date) -> Result<(Date, Date)> {
     }
 }
 
+/// Whether a counted row is of the podcast and episode a query narrows to.
+fn wanted(query: &StatsQuery, row: &Row) -> bool {
+    query.feed.as_ref().is_none_or(|f| *f == row.feed)
+        && query.episode.is_none_or(|e| e == row.episode)
+}
+
 fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQuery) -> StatsReport {
-    let wanted = |row: &Row| {
-        query.feed.as_ref().is_none_or(|f| *f == row.feed)
-            && query.episode.is_none_or(|e| e == row.episode)
-    };
     let mut feeds: BTreeMap<&FeedId, u64> = BTreeMap::new();
     let mut episodes: BTreeMap<(&FeedId, EpisodeId), u64> = BTreeMap::new();
     let mut apps: BTreeMap<&str, u64> = BTreeMap::new();
@@ -456,7 +455,7 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
     let mut day_counts = Vec::with_capacity(days.len());
     for (date, rows) in days {
         let mut downloads = 0;
-        for row in rows.iter().filter(|r| wanted(r)) {
+        for row in rows.iter().filter(|r| wanted(query, r)) {
             downloads += row.downloads;
             *feeds.entry(&row.feed).or_default() += row.downloads;
             *episodes.entry((&row.feed, row.episode)).or_default() += row.downloads;

@@ -2,9 +2,7 @@
 //! (`sub_…_…`) that the feed's media URLs carry too; revoking a subscriber makes both answer
 //! 410 on every process within a second (the account's state is read again every 500 ms).
 
-use std::sync::Arc;
-
-use super::{AccountCatalog, PodcastHost, accounts::random_secret, publish::render_rss};
+use super::{PodcastHost, accounts::random_secret, publish::render_rss};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, FeedId, SubscriberId},
@@ -152,16 +150,12 @@ impl PodcastHost {
             .rss(&subscriber.feed)
     }
 
-    async fn private_catalog(&self, feed: &FeedId) -> Result<(AccountId, Arc<AccountCatalog>)> {
-        self.public_catalog(feed).await
-    }
-
     /// A subscriber's copy of a podcast's feed: every published episode, marked
     /// `itunes:block` and `podcast:block`, with media URLs that carry the subscriber's key.
     /// Rendered once per version of the account and subscriber. `Gone` once the subscriber was
     /// revoked or the podcast deleted; `NotFound` for a key that names no subscriber of it.
     pub async fn private_feed(&self, feed: &FeedId, key: &str) -> Result<Private<RenderedFeed>> {
-        let (account, catalog) = self.private_catalog(feed).await?;
+        let (account, catalog) = self.public_catalog(feed).await?;
         let now = self.now();
         let version = catalog.fresh_seq().await;
         let cache_key = (feed.clone(), key.to_string());
@@ -215,7 +209,7 @@ impl PodcastHost {
         key: &str,
         blob: &str,
     ) -> Result<Private<(AccountId, PublicMedia)>> {
-        let (account, catalog) = self.private_catalog(feed).await?;
+        let (account, catalog) = self.public_catalog(feed).await?;
         let found = catalog
             .read(|state| {
                 if subscriber_of(state, feed, key)?.is_none()
@@ -240,14 +234,12 @@ impl PodcastHost {
                 Ok(Some(media.clone()))
             })
             .await?;
-        match found {
-            None => Ok(Private::Gone),
+        Ok(match found {
+            None => Private::Gone,
             Some(media) => {
-                let public = self
-                    .public_media(account.as_str(), media.blob.as_str())
-                    .await?;
-                Ok(Private::Live((account, public)))
+                let public = super::publish::public_media_of(&account, &media);
+                Private::Live((account, public))
             }
-        }
+        })
     }
 }

@@ -476,12 +476,8 @@ impl PodcastHost {
         let signature = match Secret::parse(&webhook.secret) {
             Ok(secret) => signature::sign(&secret, &event.id, timestamp, &body),
             Err(e) => {
-                return Attempt {
-                    at: now,
-                    status: None,
-                    excerpt: format!("the subscription's secret is unusable: {e}"),
-                    manual: false,
-                };
+                let reason = format!("the subscription's secret is unusable: {e}");
+                return attempt_of(now, SendOutcome::Failed { reason });
             }
         };
         let request = WebhookRequest {
@@ -497,20 +493,7 @@ impl PodcastHost {
             body: body.into(),
             allow_private: self.config().allow_private_webhooks,
         };
-        match sender.send(request).await {
-            SendOutcome::Answered { status, excerpt } => Attempt {
-                at: now,
-                status: Some(status),
-                excerpt,
-                manual: false,
-            },
-            SendOutcome::Failed { reason } => Attempt {
-                at: now,
-                status: None,
-                excerpt: reason,
-                manual: false,
-            },
-        }
+        attempt_of(now, sender.send(request).await)
     }
 }
 
@@ -525,11 +508,15 @@ impl PodcastHost {
         sender: &dyn WebhookSender,
     ) -> Attempt {
         let now = self.now();
-        let done = |excerpt: &str| Attempt {
-            at: now,
-            status: Some(204),
-            excerpt: excerpt.to_string(),
-            manual: false,
+        let done = |excerpt: &str| {
+            let excerpt = excerpt.to_string();
+            attempt_of(
+                now,
+                SendOutcome::Answered {
+                    status: 204,
+                    excerpt,
+                },
+            )
         };
         let Some(feed) = crate::webhooks::notify::feed_of(event) else {
             return done("not about a podcast: nothing to notify");
@@ -539,29 +526,7 @@ impl PodcastHost {
                 catalog
                     .read(|state| {
                         let entry = state.feeds.get(feed)?;
-                        // Live items as the previous event about this podcast showed them.
-                        let reason = match &event.subject {
-                            crate::webhooks::event::Subject::Feed(after) => {
-                                let before = state
-                                    .events
-                                    .range(..event.seq)
-                                    .rev()
-                                    .find_map(|(_, e)| match &e.subject {
-                                        crate::webhooks::event::Subject::Feed(v)
-                                            if v.feed.id == *feed =>
-                                        {
-                                            Some(v.feed.podcast.tags.live_item.clone())
-                                        }
-                                        _ => None,
-                                    })
-                                    .unwrap_or_default();
-                                crate::webhooks::notify::reason(
-                                    &before,
-                                    &after.feed.podcast.tags.live_item,
-                                )
-                            }
-                            _ => "update",
-                        };
+                        let reason = crate::webhooks::notify::reason(&state.events, event);
                         Some((
                             entry.feed.private,
                             entry.feed.podcast.medium.clone(),
@@ -571,12 +536,8 @@ impl PodcastHost {
                     .await
             }
             Err(e) => {
-                return Attempt {
-                    at: now,
-                    status: None,
-                    excerpt: format!("the account could not be read: {e}"),
-                    manual: false,
-                };
+                let reason = format!("the account could not be read: {e}");
+                return attempt_of(now, SendOutcome::Failed { reason });
             }
         };
         let (medium, reason) = match current {
@@ -596,20 +557,21 @@ impl PodcastHost {
         ) else {
             return done("nothing to notify");
         };
-        match sender.send(request).await {
-            SendOutcome::Answered { status, excerpt } => Attempt {
-                at: now,
-                status: Some(status),
-                excerpt,
-                manual: false,
-            },
-            SendOutcome::Failed { reason } => Attempt {
-                at: now,
-                status: None,
-                excerpt: reason,
-                manual: false,
-            },
-        }
+        attempt_of(now, sender.send(request).await)
+    }
+}
+
+/// The attempt an outcome of a send at `now` was.
+fn attempt_of(now: Timestamp, outcome: SendOutcome) -> Attempt {
+    let (status, excerpt) = match outcome {
+        SendOutcome::Answered { status, excerpt } => (Some(status), excerpt),
+        SendOutcome::Failed { reason } => (None, reason),
+    };
+    Attempt {
+        at: now,
+        status,
+        excerpt,
+        manual: false,
     }
 }
 

@@ -59,19 +59,32 @@ impl Notifiers {
     }
 }
 
-/// Podping's reason for a podcast's change: `live` when one of its live items went live,
-/// `liveEnd` when one ended, `update` otherwise. `before` are its live items as the previous
-/// event about it showed them.
+/// Podping's reason for `event`: `live` when one of the podcast's live items went live since
+/// the previous event about it in the outbox (`events`), `liveEnd` when one that was live
+/// ended, `update` otherwise (and for events about episodes).
 pub(crate) fn reason(
-    before: &[crate::model::podcast::LiveItem],
-    after: &[crate::model::podcast::LiveItem],
+    events: &std::collections::BTreeMap<u64, Event>,
+    event: &Event,
 ) -> &'static str {
+    let Subject::Feed(after) = &event.subject else {
+        return "update";
+    };
+    let live = |view: &crate::model::FeedView| view.feed.podcast.tags.live_item.clone();
+    let before = events
+        .range(..event.seq)
+        .rev()
+        .find_map(|(_, e)| match &e.subject {
+            Subject::Feed(v) if v.feed.id == after.feed.id => Some(live(v)),
+            _ => None,
+        })
+        .unwrap_or_default();
     let was = |guid: &str| {
         before
             .iter()
             .find(|l| l.guid == guid)
             .map(|l| l.status.as_str())
     };
+    let after = live(after);
     if after
         .iter()
         .any(|l| l.status == "live" && was(&l.guid) != Some("live"))

@@ -55,35 +55,26 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
                 row.downloads.to_string(),
             ])?;
         }
-        Ok(())
+        out.flush().map_err(csv::Error::from)
     });
     let bytes = written
-        .map_err(std::io::Error::other)
-        .and_then(|()| {
-            out.into_inner()
-                .map_err(|e| std::io::Error::other(e.to_string()))
-        })
-        .map_err(|e| podhost_core::Error::Storage {
-            message: format!("writing CSV: {e}"),
+        .ok()
+        .and_then(|()| out.into_inner().ok())
+        .ok_or_else(|| podhost_core::Error::Storage {
+            message: "writing CSV into memory failed".into(),
             source: None,
         })?;
-    let mut answer = http::Response::new(response::full(bytes::Bytes::from(bytes)));
+    // The API's standard headers, as a CSV attachment.
+    let mut answer = response::json_bytes(StatusCode::OK, bytes::Bytes::from(bytes));
     let h = answer.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/csv; charset=utf-8"),
     );
     h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, private"),
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_static("attachment; filename=\"podhost-downloads.csv\""),
     );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    if let Ok(v) = HeaderValue::from_str("attachment; filename=\"podhost-downloads.csv\"") {
-        h.insert(header::CONTENT_DISPOSITION, v);
-    }
     Ok(answer)
 }
 

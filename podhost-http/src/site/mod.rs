@@ -130,12 +130,12 @@ async fn visit<B: RequestBody>(api: &Api, endpoint: Endpoint, parts: &Parts, bod
         Some(value) => match api.host.session(&value).await {
             Ok(found) => Some(found),
             Err(Error::Unauthenticated) => None,
-            Err(e) => return Err(failure(api, &e)),
+            Err(e) => return Err(failure(&e)),
         },
         None => None,
     };
     let form = if parts.method == Method::POST {
-        read_form(api, parts, body).await?
+        read_form(parts, body).await?
     } else {
         Form::new()
     };
@@ -159,10 +159,7 @@ async fn visit<B: RequestBody>(api: &Api, endpoint: Endpoint, parts: &Parts, bod
         E::SignOut => {
             visit.signed_in()?;
             if let Some(value) = cookie(parts, SESSION_COOKIE) {
-                api.host
-                    .sign_out(&value)
-                    .await
-                    .map_err(|e| failure(api, &e))?;
+                api.host.sign_out(&value).await.map_err(|e| failure(&e))?;
             }
             let mut answer = see_other(api, paths::ACCOUNT);
             set_cookie(&mut answer, expired(SESSION_COOKIE));
@@ -174,7 +171,7 @@ async fn visit<B: RequestBody>(api: &Api, endpoint: Endpoint, parts: &Parts, bod
             match api.host.revoke_token(&who, &id).await {
                 Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
                 Err(Error::NotFound { .. }) => Err(visit.not_found()),
-                Err(e) => Err(failure(api, &e)),
+                Err(e) => Err(failure(&e)),
             }
         }
         E::SiteCreateClient => create_client(&visit).await,
@@ -184,7 +181,7 @@ async fn visit<B: RequestBody>(api: &Api, endpoint: Endpoint, parts: &Parts, bod
             match api.host.delete_client(&who, &id).await {
                 Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
                 Err(Error::NotFound { .. }) => Err(visit.not_found()),
-                Err(e) => Err(failure(api, &e)),
+                Err(e) => Err(failure(&e)),
             }
         }
         E::SiteRevokeGrant(id) => {
@@ -193,7 +190,7 @@ async fn visit<B: RequestBody>(api: &Api, endpoint: Endpoint, parts: &Parts, bod
             match api.host.revoke_grant(&who, &id).await {
                 Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
                 Err(Error::NotFound { .. }) => Err(visit.not_found()),
-                Err(e) => Err(failure(api, &e)),
+                Err(e) => Err(failure(&e)),
             }
         }
         E::Authorize => authorize(&visit).await,
@@ -217,7 +214,7 @@ impl Visit<'_> {
         if self.parts.method == Method::POST
             && !same(field(&self.form, views::CSRF_FIELD), &session.csrf)
         {
-            return Err(csrf_refused(self.api));
+            return Err(csrf_refused());
         }
         Ok(who.clone())
     }
@@ -237,13 +234,12 @@ impl Visit<'_> {
             .map(|u| u.origin().ascii_serialization());
         match (origin.to_str().ok(), ours) {
             (Some(origin), Some(ours)) if origin == ours => Ok(()),
-            _ => Err(csrf_refused(self.api)),
+            _ => Err(csrf_refused()),
         }
     }
 
     fn not_found(&self) -> Response<Body> {
         html(
-            self.api,
             StatusCode::NOT_FOUND,
             views::message(
                 "Not found",
@@ -266,12 +262,7 @@ impl Visit<'_> {
             Some(token) => (token, false),
             None => (podhost_core::random_secret(), true),
         };
-        let mut answer = html(
-            self.api,
-            status,
-            views::sign_in(&token, next, name, problem),
-            &[],
-        );
+        let mut answer = html(status, views::sign_in(&token, next, name, problem), &[]);
         if fresh {
             set_cookie(&mut answer, self.cookie(CSRF_COOKIE, token, None));
         }
@@ -301,21 +292,9 @@ impl Visit<'_> {
         let Some((who, session)) = &self.session else {
             return Err(self.sign_in_page(StatusCode::UNAUTHORIZED, paths::ACCOUNT, "", None));
         };
-        let tokens = api
-            .host
-            .list_tokens(who)
-            .await
-            .map_err(|e| failure(api, &e))?;
-        let clients = api
-            .host
-            .list_clients(who)
-            .await
-            .map_err(|e| failure(api, &e))?;
-        let grants = api
-            .host
-            .list_grants(who)
-            .await
-            .map_err(|e| failure(api, &e))?;
+        let tokens = api.host.list_tokens(who).await.map_err(|e| failure(&e))?;
+        let clients = api.host.list_clients(who).await.map_err(|e| failure(&e))?;
+        let grants = api.host.list_grants(who).await.map_err(|e| failure(&e))?;
         let page = views::account(&views::Account {
             name: who.account().as_str(),
             csrf: &session.csrf,
@@ -324,7 +303,7 @@ impl Visit<'_> {
             grants: &grants,
             notice,
         });
-        Ok(html(api, status, page, &[]))
+        Ok(html(status, page, &[]))
     }
 }
 
@@ -334,7 +313,7 @@ async fn home(visit: &Visit<'_>) -> Page {
         .host
         .public_podcasts(HOME_PODCASTS + 1)
         .await
-        .map_err(|e| failure(api, &e))?;
+        .map_err(|e| failure(&e))?;
     let more = podcasts.len() > HOME_PODCASTS;
     let listed: Vec<views::Listed> = podcasts
         .into_iter()
@@ -344,7 +323,7 @@ async fn home(visit: &Visit<'_>) -> Page {
             title,
         })
         .collect();
-    Ok(html(api, StatusCode::OK, views::home(&listed, more), &[]))
+    Ok(html(StatusCode::OK, views::home(&listed, more), &[]))
 }
 
 /// `POST /account/sign-in`: `name`, `password`, `next`, and the CSRF token of the form.
@@ -356,7 +335,7 @@ async fn sign_in(visit: &Visit<'_>) -> Page {
         .unwrap_or(paths::ACCOUNT);
     let expected = cookie(visit.parts, CSRF_COOKIE);
     if expected.is_none_or(|expected| !same(field(&visit.form, views::CSRF_FIELD), &expected)) {
-        return Err(csrf_refused(api));
+        return Err(csrf_refused());
     }
     let password = field(&visit.form, "password").unwrap_or("");
     let address = crate::downloads::client_ip(visit.parts, api.config.trust_forwarded_for);
@@ -379,7 +358,6 @@ async fn sign_in(visit: &Visit<'_>) -> Page {
         Err(Error::Throttled { retry_after }) => {
             let seconds = retry_after.as_secs().max(1);
             let mut answer = html(
-                api,
                 StatusCode::TOO_MANY_REQUESTS,
                 views::message(
                     "Too many attempts",
@@ -393,7 +371,7 @@ async fn sign_in(visit: &Visit<'_>) -> Page {
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
             Err(answer)
         }
-        Err(e) => Err(failure(api, &e)),
+        Err(e) => Err(failure(&e)),
     }
 }
 
@@ -426,7 +404,7 @@ async fn refused(visit: &Visit<'_>, title: &str, error: Error) -> Page {
                 )
                 .await
         }
-        other => Err(failure(visit.api, &other)),
+        other => Err(failure(&other)),
     }
 }
 
@@ -531,12 +509,11 @@ async fn check(
     match api.host.check_authorize(&authorize_request(params)).await {
         Ok(authorization) => Ok(authorization),
         Err(AuthorizeError::Show(message)) => Err(html(
-            api,
             StatusCode::BAD_REQUEST,
             views::message("This authorization request is not valid", &message, None),
             &[],
         )),
-        Err(AuthorizeError::Redirect(url)) => Err(redirect_to(api, &url)),
+        Err(AuthorizeError::Redirect(url)) => Err(redirect_to(&url)),
     }
 }
 
@@ -570,7 +547,6 @@ async fn authorize(visit: &Visit<'_>) -> Page {
         request: &request,
     });
     Ok(html(
-        visit.api,
         StatusCode::OK,
         page,
         &[authorization.redirect_uri.as_str()],
@@ -588,10 +564,10 @@ async fn consent(visit: &Visit<'_>) -> Page {
             .host
             .approve(&who, &authorization)
             .await
-            .map_err(|e| failure(api, &e))?,
+            .map_err(|e| failure(&e))?,
         _ => api.host.deny(&authorization),
     };
-    Ok(redirect_to(api, &url))
+    Ok(redirect_to(&url))
 }
 
 /// Whether `next` is a path of this site (never another site: no scheme, no `//host`).
@@ -630,16 +606,11 @@ fn set_cookie(answer: &mut Response<Body>, cookie: Cookie<'static>) {
     }
 }
 
-async fn read_form<B: RequestBody>(
-    api: &Api,
-    parts: &Parts,
-    body: B,
-) -> Result<Form, Response<Body>> {
+async fn read_form<B: RequestBody>(parts: &Parts, body: B) -> Result<Form, Response<Body>> {
     crate::forms::read(parts, body, MAX_FORM_BYTES)
         .await
         .map_err(|problem| {
             html(
-                api,
                 StatusCode::BAD_REQUEST,
                 views::message(
                     "The form could not be read",
@@ -651,9 +622,8 @@ async fn read_form<B: RequestBody>(
         })
 }
 
-fn csrf_refused(api: &Api) -> Response<Body> {
+fn csrf_refused() -> Response<Body> {
     html(
-        api,
         StatusCode::FORBIDDEN,
         views::message(
             "The form was refused",
@@ -665,10 +635,9 @@ fn csrf_refused(api: &Api) -> Response<Body> {
 }
 
 /// The page of an internal fault (details in the log).
-fn failure(api: &Api, error: &Error) -> Response<Body> {
+fn failure(error: &Error) -> Response<Body> {
     tracing::error!(%error, "site: internal error");
     html(
-        api,
         StatusCode::INTERNAL_SERVER_ERROR,
         views::message(
             "Something went wrong",
@@ -682,7 +651,7 @@ fn failure(api: &Api, error: &Error) -> Response<Body> {
 /// An HTML answer of the site: never cached (pages show secrets and CSRF tokens), never framed,
 /// with the site's Content-Security-Policy (`form_targets`: where a form's answer may redirect
 /// to besides this site).
-fn html(api: &Api, status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
+fn html(status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
     let mut answer = Response::new(response::full(Bytes::from(page)));
     *answer.status_mut() = status;
     let h = answer.headers_mut();
@@ -691,7 +660,6 @@ fn html(api: &Api, status: StatusCode, page: String, form_targets: &[&str]) -> R
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    let _ = api;
     if let Ok(v) = HeaderValue::from_str(&podhost_core::publish::page::site_policy(form_targets)) {
         h.insert(header::CONTENT_SECURITY_POLICY, v);
     }
@@ -710,12 +678,12 @@ fn html(api: &Api, status: StatusCode, page: String, form_targets: &[&str]) -> R
 
 /// 303 to a path of this site (absolute, as every `Location`).
 fn see_other(api: &Api, path: &str) -> Response<Body> {
-    redirect_to(api, &format!("{}{path}", api.host.urls().base()))
+    redirect_to(&format!("{}{path}", api.host.urls().base()))
 }
 
 /// 303 to `url` (a client's redirect URI with the answer of an authorization request).
-fn redirect_to(api: &Api, url: &str) -> Response<Body> {
-    let mut answer = html(api, StatusCode::SEE_OTHER, String::new(), &[]);
+fn redirect_to(url: &str) -> Response<Body> {
+    let mut answer = html(StatusCode::SEE_OTHER, String::new(), &[]);
     if let Ok(v) = HeaderValue::from_str(url) {
         answer.headers_mut().insert(header::LOCATION, v);
     }

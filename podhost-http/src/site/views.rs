@@ -140,13 +140,14 @@ pub(super) fn message(title: &str, text: &str, back: Option<(&str, &str)>) -> St
     )
 }
 
-fn scope_checkboxes(field: &str, checked: &Scopes) -> Markup {
+/// One checkbox per scope, none checked, named `scope` (the form repeats the field).
+fn scope_checkboxes() -> Markup {
     html! {
         fieldset {
             legend { "Scopes" }
             @for scope in Scope::ALL {
                 label.check {
-                    input type="checkbox" name=(field) value=(scope.as_str()) checked[checked.iter().any(|s| s == scope)];
+                    input type="checkbox" name="scope" value=(scope.as_str());
                     (scope.as_str())
                 }
             }
@@ -216,7 +217,7 @@ pub(super) fn account(a: &Account<'_>) -> String {
                     form method="post" action=(paths::TOKENS) {
                         (csrf(a.csrf))
                         label { "Label" input type="text" name="label" maxlength="255" placeholder="e.g. upload script"; }
-                        (scope_checkboxes("scope", &Scopes::default()))
+                        (scope_checkboxes())
                         button type="submit" { "Create token" }
                     }
                 }
@@ -259,7 +260,7 @@ pub(super) fn account(a: &Account<'_>) -> String {
                             label.check { input type="radio" name="kind" value="public" checked; "public (an app in a browser or on a device)" }
                             label.check { input type="radio" name="kind" value="confidential"; "confidential (a server that keeps a secret)" }
                         }
-                        (scope_checkboxes("scope", &Scopes::default()))
+                        (scope_checkboxes())
                         button type="submit" { "Create client" }
                     }
                 }

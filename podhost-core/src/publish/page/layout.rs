@@ -23,6 +23,21 @@ pub(super) struct Head<'a> {
     pub(super) kind: &'a str,
 }
 
+impl<'a> Head<'a> {
+    /// The head of a page about no podcast (a notice, the site's pages): English, a title only.
+    pub(super) fn plain(title: &'a str) -> Self {
+        Head {
+            lang: "en",
+            title,
+            description: "",
+            canonical: None,
+            feed: None,
+            image: None,
+            kind: "website",
+        }
+    }
+}
+
 /// A whole page: the head, a skip link to `main`, the page's own `body` content.
 pub(super) fn document(head: &Head<'_>, body: Markup) -> Markup {
     html! {

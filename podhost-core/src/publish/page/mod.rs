@@ -94,15 +94,7 @@ pub fn content_security_policy(urls: &Urls, media_redirects: bool) -> String {
 /// consent page): `body` in the pages' layout and stylesheet, in English. Frontends render
 /// what goes in `body` (their forms post to their routes).
 pub fn site_page(title: &str, body: Markup) -> String {
-    let head = layout::Head {
-        lang: "en",
-        title,
-        description: "",
-        canonical: None,
-        feed: None,
-        image: None,
-        kind: "website",
-    };
+    let head = layout::Head::plain(title);
     let body = html! {
         div.site { (body) }
     };

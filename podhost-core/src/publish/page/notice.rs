@@ -26,15 +26,7 @@ pub fn notice_page(notice: Notice) -> Bytes {
             "Its episodes and its feed are no longer available here.",
         ),
     };
-    let head = layout::Head {
-        lang: "en",
-        title,
-        description: "",
-        canonical: None,
-        feed: None,
-        image: None,
-        kind: "website",
-    };
+    let head = layout::Head::plain(title);
     let body = html! {
         main #main .wrap.plain {
             h1 { (title) }
