@@ -537,7 +537,17 @@ fn demo_makes_a_complete_podcast() {
     assert_eq!(demo["feed_id"], "demo");
     assert_eq!(demo["episodes"].as_array().unwrap().len(), 2);
     assert_eq!(demo["rss"], "http://127.0.0.1:8080/feeds/demo/rss");
-    let xml = cli.ok(&["feed", "rss", "--user", "alice", "--id", "demo"]);
+    // With Podping configured, as a deployment that announces changes is.
+    let xml = cli.ok(&[
+        "--podping-url",
+        "https://podping.example/",
+        "feed",
+        "rss",
+        "--user",
+        "alice",
+        "--id",
+        "demo",
+    ]);
     let elements: std::collections::BTreeSet<String> = xml
         .match_indices("<podcast:")
         .map(|(at, _)| {
@@ -547,7 +557,7 @@ fn demo_makes_a_complete_podcast() {
                 .collect()
         })
         .collect();
-    assert!(elements.len() >= 30, "{elements:?}");
+    assert!(elements.len() >= 36, "{} {elements:?}", elements.len());
     let episodes = cli.json(&["episode", "list", "--user", "alice", "--feed", "demo"]);
     assert_eq!(episodes.as_array().unwrap().len(), 2);
     // The id is taken now.

@@ -31,7 +31,7 @@ pub fn channel_tags() -> Map<String, Value> {
         ],
         "location": {"name": "Austin, TX", "geo": "geo:30.2672,-97.7431", "osm": "R113314"},
         "trailer": [{"title": "Season 1 trailer", "pubdate": "Thu, 01 Jan 2026 12:00:00 +0000", "url": "https://example.com/trailer.mp3", "length": 12345, "type": "audio/mpeg", "season": 1}],
-        "license": {"name": "CC-BY-4.0"},
+        "license": {"name": "cc-by-4.0"},
         "block": [{"blocked": false, "id": "spotify"}],
         "txt": [{"text": "podhost-demo-verification", "purpose": "verify"}],
         "podroll": [{"feedGuid": "917393e3-1b1e-5cef-ace4-edaa54e1f810", "feedUrl": "https://example.com/friends/feed.xml"}],
@@ -42,10 +42,15 @@ pub fn channel_tags() -> Map<String, Value> {
         "liveItem": [{"status": "pending", "start": "2027-01-01T16:00:00Z", "end": "2027-01-01T17:00:00Z", "title": "Live Q&A", "guid": "podhost-demo-live-1",
                       "url": "https://example.com/live/stream.mp3", "type": "audio/mpeg",
                       "contentLink": [{"href": "https://example.com/live", "text": "Watch the stream"}],
-                      "chat": {"server": "irc.zeronode.net", "protocol": "irc", "space": "#podhost-demo"}}],
+                      "chat": {"server": "irc.zeronode.net", "protocol": "irc", "space": "#podhost-demo"},
+                      "liveValue": {"uri": "https://example.com/live/value", "protocol": "socket.io"}}],
         "chat": {"server": "irc.zeronode.net", "protocol": "irc", "accountId": "@podhost", "space": "#podhost-demo"},
         "publisher": {"feedGuid": "003af0a0-6a45-55cf-b765-68e3d349551a", "feedUrl": "https://example.com/publisher/feed.xml", "medium": "publisher"},
-        "image": [{"href": "https://example.com/banner.jpg", "alt": "The demo's banner", "aspectRatio": "3/1", "width": 3000, "purpose": "banner"}]
+        "image": [{"href": "https://example.com/banner.jpg", "alt": "The demo's banner", "aspectRatio": "3/1", "width": 3000, "purpose": "banner"}],
+        "id": [{"platform": "podcastindex", "id": "920666", "url": "https://podcastindex.org/podcast/920666"}],
+        "social": [{"platform": "activitypub", "url": "https://podcastindex.social/@podhost", "podcastAccountId": "@podhost@podcastindex.social", "priority": 1,
+                    "socialSignUp": [{"homeUrl": "https://podcastindex.social", "signUpUrl": "https://podcastindex.social/auth/sign_up", "priority": 1}]}],
+        "recommendations": [{"url": "https://example.com/recommendations.json", "type": "application/json", "language": "en", "text": "What we listen to"}]
     }))
 }
 
@@ -61,7 +66,7 @@ pub fn item_tags(n: u32) -> Map<String, Value> {
         "location": {"name": "Berlin", "geo": "geo:52.52,13.405"},
         "season": {"number": 1, "name": "Beginnings"},
         "episode": {"number": n, "display": format!("Ch. {n}")},
-        "license": {"name": "CC-BY-SA-4.0", "url": "https://creativecommons.org/licenses/by-sa/4.0/"},
+        "license": {"name": "cc-by-sa-4.0", "url": "https://creativecommons.org/licenses/by-sa/4.0/"},
         "alternateEnclosure": [{"type": "audio/opus", "length": 32400, "bitrate": 96000.0, "title": "Opus", "default": false,
                                 "source": [{"uri": format!("https://example.com/episode-{n}.opus")}, {"uri": "ipfs://QmdwGqd3d2gFPGeJNLLCshdiPert45fMu84552Y4XHTy4y"}],
                                 "integrity": {"type": "sri", "value": "sha384-ExVqijgYHm15PqQqdXfW95x+Rs6C+d6E/ICxyQOeFevnxNLR/wtJNrNYTjIysUBo"}}],
@@ -72,7 +77,8 @@ pub fn item_tags(n: u32) -> Map<String, Value> {
         "socialInteract": [{"uri": format!("https://podcastindex.social/@podhost/{n}"), "protocol": "activitypub", "accountId": "@podhost", "priority": 1}],
         "txt": [{"text": format!("demo episode {n}")}],
         "chat": {"server": "irc.zeronode.net", "protocol": "irc", "space": format!("#episode-{n}")},
-        "image": [{"href": format!("https://example.com/episode-{n}-social.jpg"), "purpose": "social", "width": 1200}]
+        "image": [{"href": format!("https://example.com/episode-{n}-social.jpg"), "purpose": "social", "width": 1200}],
+        "recommendations": [{"url": format!("https://example.com/episode-{n}-recommendations.json"), "type": "application/json"}]
     }))
 }
 

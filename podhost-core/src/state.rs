@@ -35,12 +35,12 @@ pub(crate) enum Change {
     MediaRemoved {
         id: MediaId,
     },
-    FeedPut(Feed),
+    FeedPut(Box<Feed>),
     FeedRemoved {
         id: FeedId,
         at: Timestamp,
     },
-    EpisodePut(Episode),
+    EpisodePut(Box<Episode>),
     EpisodeRemoved {
         feed: FeedId,
         id: EpisodeId,
@@ -164,12 +164,12 @@ impl Journal for AccountState {
             Change::FeedPut(feed) => {
                 self.deleted_feeds.remove(&feed.id);
                 match self.feeds.get_mut(&feed.id) {
-                    Some(entry) => entry.feed = feed.clone(),
+                    Some(entry) => entry.feed = (**feed).clone(),
                     None => {
                         self.feeds.insert(
                             feed.id.clone(),
                             FeedEntry {
-                                feed: feed.clone(),
+                                feed: (**feed).clone(),
                                 episodes: BTreeMap::new(),
                                 removed_at: None,
                             },
@@ -184,7 +184,7 @@ impl Journal for AccountState {
             Change::EpisodePut(episode) => {
                 self.next_episode = self.next_episode.max(episode.id.number() + 1);
                 if let Some(entry) = self.feeds.get_mut(&episode.feed) {
-                    entry.episodes.insert(episode.id, episode.clone());
+                    entry.episodes.insert(episode.id, (**episode).clone());
                 }
             }
             Change::EpisodeRemoved { feed, id, at } => {

@@ -685,9 +685,12 @@ fn the_views_do_what_they_say() {
     assert_eq!(fold_white_space("a\n\tb  c\td\r\ne"), "a b c\td e");
 }
 
-/// The demo podcast (`podhost demo`): every field podhost models, through the core; its feed.
+/// The demo podcast (`podhost demo`): every field podhost models, through the core; its feed,
+/// on a host that announces changes through Podping (`podcast:podping`).
 async fn tagged_feed() -> String {
-    let w = feeds::world().await;
+    let mut config = podhost_core::HostConfig::new(feeds::BASE_URL).unwrap();
+    config.notify.podping_url = Some("https://podping.example/".into());
+    let w = feeds::world_with(config).await;
     let demo = w.host.create_demo(&w.who, "demo", 2).await.unwrap();
     w.rss(&demo.feed).await
 }
@@ -743,12 +746,19 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
         "valueTimeSplit",
         "funding",
         "chapters",
+        "podping",
+        "id",
+        "social",
+        "socialSignUp",
+        "recommendations",
+        "liveValue",
     ] {
         assert!(
             elements.contains(element),
             "podcast:{element} missing:\n{xml}"
         );
     }
+    assert!(elements.len() >= 36, "{} elements", elements.len());
     let rss = badpod::from_str(&xml).expect("badpod parses the feed");
     let debug = format!("{rss:?}");
     // The demo's audio is generated WAV (podhost encodes no MP3 or AAC), a type badpod, like
@@ -770,7 +780,8 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
         return;
     };
     let feed = parser.parse(&xml);
-    // partytime reports which tags of each phase of the namespace the feed uses: all seven.
+    // partytime reports which tags of each phase of the namespace the feed uses: all seven, and
+    // the pending phase.
     let phases = serde_json::json!({
         "1": ["locked", "funding", "transcript", "chapters", "soundbite"],
         "2": ["person", "location", "season", "episode"],
@@ -779,6 +790,8 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
         "5": ["block", "socialInteract"],
         "6": ["txt", "podroll"],
         "7": ["chat", "publisher"],
+        // The proposed tags partytime already reads.
+        "Infinity": ["id", "social", "recommendations"],
     });
     assert_eq!(feed["pc20support"], phases);
     let item = &feed["items"][0];
@@ -837,13 +850,33 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
             item["podcastSocialInteraction"].as_array().map(Vec::len),
             Some(1),
         ),
+        (
+            "platform ids",
+            feed["podcastId"].as_array().map(Vec::len),
+            Some(1),
+        ),
+        (
+            "social sign-ups",
+            feed["podcastSocial"][0]["signUp"].as_array().map(Vec::len),
+            Some(1),
+        ),
+        (
+            "channel recommendations",
+            feed["podcastRecommendations"].as_array().map(Vec::len),
+            Some(1),
+        ),
+        (
+            "item recommendations",
+            item["podcastRecommendations"].as_array().map(Vec::len),
+            Some(1),
+        ),
     ];
     for (what, got, want) in cases {
         assert_eq!(got, want, "{what}");
     }
     let texts = [
         ("location", &feed["podcastLocation"]["name"], "Austin, TX"),
-        ("license", &feed["license"]["identifier"], "CC-BY-4.0"),
+        ("license", &feed["license"]["identifier"], "cc-by-4.0"),
         ("txt purpose", &feed["podcastTxt"][0]["purpose"], "verify"),
         ("chat server", &feed["chat"]["server"], "irc.zeronode.net"),
         (
@@ -871,6 +904,16 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
             "integrity",
             &item["alternativeEnclosures"][0]["integrity"]["type"],
             "sri",
+        ),
+        (
+            "social account",
+            &feed["podcastSocial"][0]["id"],
+            "@podhost@podcastindex.social",
+        ),
+        (
+            "live value",
+            &feed["podcastLiveItems"][0]["liveUpdates"]["protocol"],
+            "socket.io",
         ),
         (
             "item license",

@@ -136,6 +136,31 @@ async fn wrong_tags_are_refused_by_name_and_change_nothing() {
         ),
         (json!({"soundbite": []}), "podcast.soundbite"),
         (json!({"bogus": []}), "podcast.bogus"),
+        // Roles and groups are the Podcast Taxonomy's, the role one of its group's.
+        (
+            json!({"person": [{"name": "A", "role": "chief vibes officer"}]}),
+            "podcast.person",
+        ),
+        (
+            json!({"person": [{"name": "A", "role": "producer", "group": "cast"}]}),
+            "podcast.person",
+        ),
+        (
+            json!({"liveItem": [{"status": "live", "start": "2027-01-01T00:00:00Z", "title": "T", "guid": "g", "url": "https://x.example/s", "type": "audio/mpeg", "liveValue": {"uri": "https://x.example/v", "protocol": "carrier pigeon"}}]}),
+            "podcast.liveItem",
+        ),
+        (
+            json!({"id": [{"platform": "apple", "url": "podcasts.apple.com/1"}]}),
+            "podcast.id",
+        ),
+        (
+            json!({"social": [{"platform": "activitypub", "url": "https://x.example/@a", "socialSignUp": [{"homeUrl": "https://x.example", "signUpUrl": "ftp://x.example"}]}]}),
+            "podcast.social",
+        ),
+        (
+            json!({"recommendations": [{"url": "https://x.example/r.json"}]}),
+            "podcast.recommendations",
+        ),
     ];
     for (podcast, field) in cases {
         let answer = fx
@@ -186,6 +211,10 @@ async fn wrong_tags_are_refused_by_name_and_change_nothing() {
             "podcast.soundbite",
         ),
         (json!({"podroll": []}), "podcast.podroll"),
+        (
+            json!({"recommendations": [{"url": "javascript:alert(1)", "type": "application/json"}]}),
+            "podcast.recommendations",
+        ),
     ] {
         let answer = fx
             .call(

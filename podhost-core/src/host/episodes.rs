@@ -408,7 +408,7 @@ impl PodcastHost {
                 apply_patch(&mut episode, &fields, &records)?;
                 let mut changes: Vec<Change> =
                     created.iter().cloned().map(Change::MediaPut).collect();
-                changes.push(Change::EpisodePut(episode.clone()));
+                changes.push(Change::EpisodePut(Box::new(episode.clone())));
                 let job = tags_job(&records, &episode, reserved.as_ref(), now, &mut changes)?;
                 let mut events: Vec<_> = created
                     .iter()
@@ -508,7 +508,7 @@ impl PodcastHost {
                     .is_some_and(|before| before.is_published(now));
                 let mut changes: Vec<Change> =
                     created.iter().cloned().map(Change::MediaPut).collect();
-                changes.push(Change::EpisodePut(episode.clone()));
+                changes.push(Change::EpisodePut(Box::new(episode.clone())));
                 let job = tags_job(&records, &episode, reserved.as_ref(), now, &mut changes)?;
                 let mut events: Vec<_> = created
                     .iter()
@@ -684,7 +684,7 @@ impl PodcastHost {
                     version: 1,
                     ..original.clone()
                 };
-                let mut changes = vec![Change::EpisodePut(copy.clone())];
+                let mut changes = vec![Change::EpisodePut(Box::new(copy.clone()))];
                 changes.extend(
                     state.record(now, vec![(K::EpisodeCreated, snapshot(state, &copy, now))]),
                 );

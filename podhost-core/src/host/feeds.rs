@@ -283,7 +283,7 @@ impl PodcastHost {
                     episode_count: 0,
                     feed: feed.clone(),
                 };
-                let mut changes = vec![Change::FeedPut(feed)];
+                let mut changes = vec![Change::FeedPut(Box::new(feed))];
                 changes.extend(state.record(
                     now,
                     vec![(K::FeedCreated, Subject::Feed(Box::new(view.clone())))],
@@ -314,7 +314,7 @@ impl PodcastHost {
                     episode_count: entry.episodes.len(),
                     feed: feed.clone(),
                 };
-                let mut changes = vec![Change::FeedPut(feed)];
+                let mut changes = vec![Change::FeedPut(Box::new(feed))];
                 changes.extend(state.record(
                     now,
                     vec![(K::FeedUpdated, Subject::Feed(Box::new(view.clone())))],
@@ -395,7 +395,7 @@ impl PodcastHost {
                     (K::MediaCreated, Subject::Media(Box::new(media.clone()))),
                     (K::FeedUpdated, Subject::Feed(Box::new(view.clone()))),
                 ];
-                let mut changes = vec![Change::MediaPut(media), Change::FeedPut(feed)];
+                let mut changes = vec![Change::MediaPut(media), Change::FeedPut(Box::new(feed))];
                 changes.extend(state.record(now, events));
                 Ok((changes, view))
             })

@@ -10,6 +10,7 @@ mod page;
 pub mod podcast;
 mod size;
 mod subscriber;
+pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use category::{APPLE_CATEGORIES, AppleCategory, apple_category};

@@ -282,6 +282,9 @@ pub struct LiveItem {
     /// Its chat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chat: Option<Chat>,
+    /// Where its value splits are announced while it is live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_value: Option<LiveValue>,
 }
 
 /// `podcast:transcript`: a transcript or captions file at a URL (besides a transcript
@@ -430,6 +433,84 @@ pub struct SocialInteract {
     pub priority: Option<u32>,
 }
 
+/// `podcast:liveValue` of a live item: where the live value split changes are announced.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LiveValue {
+    /// The announcing endpoint (`wss://...`).
+    pub uri: String,
+    /// One of [`LIVE_VALUE_PROTOCOLS`].
+    pub protocol: String,
+}
+
+/// The protocols a `podcast:liveValue` may name.
+pub const LIVE_VALUE_PROTOCOLS: [&str; 3] = ["socket.io", "websocket", "xmpp"];
+
+/// `podcast:id`: the podcast's listing on a platform (a proposed tag that the Podcast Index
+/// parser reads).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlatformId {
+    /// The platform (`apple`, `spotify`, `podcastindex`, ...).
+    pub platform: String,
+    /// The listing's page.
+    pub url: String,
+    /// The podcast's id there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// `podcast:socialSignUp` of a `podcast:social`: how a listener joins that platform.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SocialSignUp {
+    /// The platform's home page.
+    pub home_url: String,
+    /// Where to sign up.
+    pub sign_up_url: String,
+    /// Which to show first (lower first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
+}
+
+/// `podcast:social`: the podcast's account on a social platform (a proposed tag that the
+/// Podcast Index parser reads).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Social {
+    /// The protocol or platform (`activitypub`, `atproto`, `nostr`, `twitter`, ...).
+    pub platform: String,
+    /// The account's page.
+    pub url: String,
+    /// The account's name there (`@podhost@podcastindex.social`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub podcast_account_id: Option<String>,
+    /// Which to show first (lower first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
+    /// How listeners join the platform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub social_sign_up: Vec<SocialSignUp>,
+}
+
+/// `podcast:recommendations`: a file of podcasts or episodes recommended (a proposed tag
+/// that the Podcast Index parser reads).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Recommendations {
+    /// Where the file is.
+    pub url: String,
+    /// Its MIME type (`application/json`).
+    #[serde(rename = "type")]
+    pub mime: String,
+    /// Its language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// A short description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
 /// A podcast's Podcasting 2.0 tags (besides guid, locked, funding and medium).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
@@ -473,6 +554,15 @@ pub struct ChannelTags {
     #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub image: Vec<Image>,
+    /// `podcast:id`: the podcast's listings on platforms.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub id: Vec<PlatformId>,
+    #[allow(missing_docs)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub social: Vec<Social>,
+    #[allow(missing_docs)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recommendations: Vec<Recommendations>,
 }
 
 /// An episode's Podcasting 2.0 tags (besides the uploaded transcript and the chapters of its
@@ -519,10 +609,13 @@ pub struct ItemTags {
     #[allow(missing_docs)]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub image: Vec<Image>,
+    #[allow(missing_docs)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recommendations: Vec<Recommendations>,
 }
 
 /// The tags a podcast's `podcast` object may name (besides guid, locked, funding, medium).
-pub const CHANNEL_TAGS: [&str; 13] = [
+pub const CHANNEL_TAGS: [&str; 16] = [
     "person",
     "location",
     "trailer",
@@ -536,10 +629,13 @@ pub const CHANNEL_TAGS: [&str; 13] = [
     "chat",
     "publisher",
     "image",
+    "id",
+    "social",
+    "recommendations",
 ];
 
 /// The tags an episode's `podcast` object may name (besides the uploaded `transcript`).
-pub const ITEM_TAGS: [&str; 13] = [
+pub const ITEM_TAGS: [&str; 14] = [
     "transcripts",
     "soundbite",
     "person",
@@ -553,6 +649,7 @@ pub const ITEM_TAGS: [&str; 13] = [
     "txt",
     "chat",
     "image",
+    "recommendations",
 ];
 
 /// Applies `patch` to `tags`: each named tag replaced whole (or removed by `null`), each
@@ -640,6 +737,16 @@ fn check_people(errors: &mut FieldErrors, people: &[Person]) {
         for url in [&p.img, &p.href].into_iter().flatten() {
             check_url(errors, "podcast.person", url);
         }
+        if let Err(message) = super::taxonomy::check_role(p.role.as_deref(), p.group.as_deref()) {
+            errors.add("podcast.person", message);
+        }
+    }
+}
+
+fn check_recommendations(errors: &mut FieldErrors, list: &[Recommendations]) {
+    for r in list {
+        check_url(errors, "podcast.recommendations", &r.url);
+        check_text(errors, "podcast.recommendations", &r.mime, 128);
     }
 }
 
@@ -724,6 +831,21 @@ impl Check for ChannelTags {
             for link in &l.content_link {
                 check_url(e, field, &link.href);
             }
+            if let Some(v) = &l.live_value {
+                if !LIVE_VALUE_PROTOCOLS.contains(&v.protocol.as_str()) {
+                    e.add(
+                        field,
+                        format!(
+                            "liveValue protocol {:?} is not one of {}",
+                            v.protocol,
+                            LIVE_VALUE_PROTOCOLS.join(", ")
+                        ),
+                    );
+                }
+                if url::Url::parse(&v.uri).is_err() {
+                    e.add(field, format!("liveValue uri {:?} is not a URI", v.uri));
+                }
+            }
         }
         if let Some(c) = &self.chat {
             check_text(e, "podcast.chat", &c.server, 255);
@@ -731,6 +853,19 @@ impl Check for ChannelTags {
         for i in &self.image {
             check_url(e, "podcast.image", &i.href);
         }
+        for i in &self.id {
+            check_text(e, "podcast.id", &i.platform, 128);
+            check_url(e, "podcast.id", &i.url);
+        }
+        for s in &self.social {
+            check_text(e, "podcast.social", &s.platform, 128);
+            check_url(e, "podcast.social", &s.url);
+            for up in &s.social_sign_up {
+                check_url(e, "podcast.social", &up.home_url);
+                check_url(e, "podcast.social", &up.sign_up_url);
+            }
+        }
+        check_recommendations(e, &self.recommendations);
     }
 }
 
@@ -797,5 +932,6 @@ impl Check for ItemTags {
         for i in &self.image {
             check_url(e, "podcast.image", &i.href);
         }
+        check_recommendations(e, &self.recommendations);
     }
 }

@@ -379,6 +379,19 @@ fn empty_el(x: &mut Xml, name: &str, pairs: &[(&str, Option<String>)]) {
     x.empty(name, &borrowed(&owned));
 }
 
+/// An element whose text is optional: with its text, or empty when there is none.
+fn optional_text_el(
+    x: &mut Xml,
+    name: &str,
+    pairs: &[(&str, Option<String>)],
+    text: &Option<String>,
+) {
+    match text.as_deref().map(clean_value).filter(|t| !t.is_empty()) {
+        Some(t) => text_el(x, name, pairs, &t),
+        None => empty_el(x, name, pairs),
+    }
+}
+
 fn num(n: f64) -> String {
     // Whole numbers without a fraction, others as they are.
     if n.fract() == 0.0 && n.abs() < 1e15 {
@@ -572,6 +585,54 @@ fn channel_tags(x: &mut Xml, t: &crate::model::podcast::ChannelTags) {
         x.close("podcast:publisher");
     }
     images(x, &t.image);
+    for i in &t.id {
+        empty_el(
+            x,
+            "podcast:id",
+            &[
+                ("platform", Some(i.platform.clone())),
+                ("id", i.id.clone()),
+                ("url", Some(i.url.clone())),
+            ],
+        );
+    }
+    for s in &t.social {
+        let owned = attrs(&[
+            ("platform", Some(s.platform.clone())),
+            ("url", Some(s.url.clone())),
+            ("podcastAccountId", s.podcast_account_id.clone()),
+            ("priority", s.priority.map(|p| p.to_string())),
+        ]);
+        x.open("podcast:social", &borrowed(&owned));
+        for up in &s.social_sign_up {
+            empty_el(
+                x,
+                "podcast:socialSignUp",
+                &[
+                    ("homeUrl", Some(up.home_url.clone())),
+                    ("signUpUrl", Some(up.sign_up_url.clone())),
+                    ("priority", up.priority.map(|p| p.to_string())),
+                ],
+            );
+        }
+        x.close("podcast:social");
+    }
+    recommendations(x, &t.recommendations);
+}
+
+fn recommendations(x: &mut Xml, list: &[crate::model::podcast::Recommendations]) {
+    for r in list {
+        optional_text_el(
+            x,
+            "podcast:recommendations",
+            &[
+                ("url", Some(r.url.clone())),
+                ("type", Some(r.mime.clone())),
+                ("language", r.language.clone()),
+            ],
+            &r.text,
+        );
+    }
 }
 
 /// A channel's live items (`podcast:liveItem`), after its other items' tags.
@@ -593,6 +654,12 @@ fn live_items(x: &mut Xml, t: &crate::model::podcast::ChannelTags) {
             x.text_with("podcast:contentLink", &[("href", &link.href)], &link.text);
         }
         chat(x, &l.chat);
+        if let Some(v) = &l.live_value {
+            x.empty(
+                "podcast:liveValue",
+                &[("uri", &v.uri), ("protocol", &v.protocol)],
+            );
+        }
         x.close("podcast:liveItem");
     }
 }
@@ -618,25 +685,15 @@ fn item_tags(
         );
     }
     for s in &t.soundbite {
-        text_el(
+        optional_text_el(
             x,
             "podcast:soundbite",
             &[
                 ("startTime", Some(num(s.start_time))),
                 ("duration", Some(num(s.duration))),
             ],
-            s.text.as_deref().unwrap_or(""),
+            &s.text,
         );
-        if s.text.as_deref().is_none_or(|t| t.trim().is_empty()) {
-            empty_el(
-                x,
-                "podcast:soundbite",
-                &[
-                    ("startTime", Some(num(s.start_time))),
-                    ("duration", Some(num(s.duration))),
-                ],
-            );
-        }
     }
     people(x, &t.person);
     location(x, &t.location);
@@ -733,6 +790,7 @@ fn item_tags(
     txts(x, &t.txt);
     chat(x, &t.chat);
     images(x, &t.image);
+    recommendations(x, &t.recommendations);
 }
 
 #[cfg(test)]

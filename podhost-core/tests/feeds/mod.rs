@@ -52,9 +52,14 @@ pub struct World {
 pub const BASE_URL: &str = "https://pod.example";
 
 pub async fn world() -> World {
+    world_with(HostConfig::new(BASE_URL).unwrap()).await
+}
+
+/// A world on a configuration of its own.
+pub async fn world_with(config: HostConfig) -> World {
     let clock = ManualClock::new("2026-03-01T12:00:00Z".parse().unwrap());
     let host = PodcastHost::with_clock(
-        HostConfig::new(BASE_URL).unwrap(),
+        config,
         Arc::new(object_store::memory::InMemory::new()),
         Arc::new(clock.clone()),
     );
