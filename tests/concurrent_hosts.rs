@@ -120,15 +120,18 @@ async fn run_host(
     done
 }
 
-fn check(ops: Vec<Vec<Op>>) {
+/// Where the hosts keep their state: each host gets a store client of its own on one shared
+/// backend, as separate processes have.
+type Stores = dyn Fn() -> Arc<dyn ObjectStore>;
+
+fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async move {
-        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
-        let (setup, _) = test_host(store.clone());
+        let (setup, _) = test_host(stores());
         setup.create_account("alice").await.unwrap();
         let owner = setup.owner(&"alice".parse().unwrap()).await.unwrap();
         let feed = setup
@@ -151,7 +154,7 @@ fn check(ops: Vec<Vec<Op>>) {
         }
         let mut tasks = Vec::new();
         for (h, ops) in ops.into_iter().enumerate() {
-            let (host, _) = test_host(store.clone());
+            let (host, _) = test_host(stores());
             let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
             tasks.push(tokio::spawn(run_host(
                 host,
@@ -168,7 +171,7 @@ fn check(ops: Vec<Vec<Op>>) {
         }
 
         // The model, checked on a fresh host that reads only the store.
-        let (fresh, _) = test_host(store);
+        let (fresh, _) = test_host(stores());
         let who = fresh.owner(&"alice".parse().unwrap()).await.unwrap();
         for (s, id) in shared.iter().enumerate() {
             let description = fresh
@@ -255,7 +258,23 @@ proptest! {
 
     #[test]
     fn concurrent_hosts_end_where_the_model_says(ops in proptest::collection::vec(proptest::collection::vec(op(), 0..12), HOSTS)) {
-        check(ops);
+        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        check(ops, &move || store.clone());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The same property on a real S3-compatible server (moto), each host with an S3 client of
+    /// its own on one bucket.
+    #[test]
+    fn concurrent_hosts_on_s3_end_where_the_model_says(ops in proptest::collection::vec(proptest::collection::vec(op(), 0..12), HOSTS)) {
+        let Some(server) = podhost_testkit::s3::S3Server::shared_or_skip("concurrent_hosts_on_s3") else {
+            return Ok(());
+        };
+        let bucket = server.new_bucket();
+        check(ops, &move || server.open(&bucket).store);
     }
 }
 

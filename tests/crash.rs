@@ -1,6 +1,7 @@
-//! Crash safety: child processes write to one local-folder store and report each acknowledged
-//! write; they are killed with SIGKILL at random moments, round after round. After each round a
-//! fresh host must find every acknowledged write, and nothing half-written.
+//! Crash safety: child processes write to one store (a local folder, or a bucket of a real
+//! S3-compatible server) and report each acknowledged write; they are killed with SIGKILL at
+//! random moments, round after round. After each round a fresh host must find every
+//! acknowledged write, and nothing half-written.
 
 use std::{
     collections::HashMap,
@@ -19,6 +20,37 @@ use rand::Rng;
 const ROUNDS: usize = 12;
 const WRITERS: usize = 2;
 
+/// The store the writers and the checks open: its URL for the writers (`podhost` opens the same
+/// way), the environment that URL needs, and how the checks open it.
+struct Target {
+    url: String,
+    env: Vec<(&'static str, String)>,
+    open: Box<dyn Fn() -> std::sync::Arc<dyn object_store::ObjectStore>>,
+}
+
+impl Target {
+    fn folder(dir: &tempfile::TempDir) -> Target {
+        let url = dir.path().to_str().unwrap().to_string();
+        let path = url.clone();
+        Target {
+            url,
+            env: Vec::new(),
+            open: Box::new(move || podhost_core::open_store(&path).unwrap().store),
+        }
+    }
+
+    /// A new bucket of the shared S3 server; `None` (the test skipped) when there is none.
+    fn s3(test: &str) -> Option<Target> {
+        let server = podhost_testkit::s3::S3Server::shared_or_skip(test)?;
+        let bucket = server.new_bucket();
+        Some(Target {
+            url: format!("s3://{bucket}"),
+            env: server.env(),
+            open: Box::new(move || server.open(&bucket).store),
+        })
+    }
+}
+
 #[derive(Default)]
 struct Acked {
     episodes: HashMap<EpisodeId, String>,
@@ -28,16 +60,17 @@ struct Acked {
     with_files: HashMap<EpisodeId, MediaId>,
 }
 
-/// Starts `WRITERS` crash writers on `store_dir` (with `mode`), lets them write for a random
+/// Starts `WRITERS` crash writers on the target's store (with `mode`), lets them write for a random
 /// while, kills them with SIGKILL, and records every write they acknowledged.
-fn round(store_dir: &str, name: &str, mode: Option<&str>, acked: &mut Acked) {
+fn round(target: &Target, name: &str, mode: Option<&str>, acked: &mut Acked) {
     let mut rng = rand::rng();
     let (tx, rx) = mpsc::channel::<String>();
     let mut children = Vec::new();
     for w in 0..WRITERS {
         let mut command = Command::new(env!("CARGO_BIN_EXE_podhost-crash-writer"));
-        command.args([store_dir, &format!("{name}w{w}")]);
+        command.args([&target.url, &format!("{name}w{w}")]);
         command.args(mode);
+        command.envs(target.env.iter().map(|(k, v)| (k, v)));
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -84,12 +117,22 @@ fn round(store_dir: &str, name: &str, mode: Option<&str>, acked: &mut Acked) {
 #[test]
 fn acknowledged_writes_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let store_dir = dir.path().to_str().unwrap().to_string();
+    writes_survive_kill_9(&Target::folder(&dir));
+}
+
+#[test]
+fn acknowledged_writes_survive_kill_9_on_s3() {
+    if let Some(target) = Target::s3("acknowledged_writes_survive_kill_9_on_s3") {
+        writes_survive_kill_9(&target);
+    }
+}
+
+fn writes_survive_kill_9(target: &Target) {
     let mut acked = Acked::default();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     for r in 0..ROUNDS {
-        round(&store_dir, &format!("r{r}"), None, &mut acked);
-        runtime.block_on(check(&store_dir, &acked));
+        round(target, &format!("r{r}"), None, &mut acked);
+        runtime.block_on(check(target, &acked));
     }
     assert!(
         acked.episodes.len() > 20,
@@ -105,17 +148,27 @@ fn acknowledged_writes_survive_kill_9() {
 #[test]
 fn an_episode_with_its_uploads_is_whole_or_absent_after_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let store_dir = dir.path().to_str().unwrap().to_string();
+    episodes_whole_or_absent(&Target::folder(&dir));
+}
+
+#[test]
+fn an_episode_with_its_uploads_is_whole_or_absent_after_kill_9_on_s3() {
+    if let Some(target) = Target::s3("an_episode_with_its_uploads_is_whole_or_absent_on_s3") {
+        episodes_whole_or_absent(&target);
+    }
+}
+
+fn episodes_whole_or_absent(target: &Target) {
     let mut acked = Acked::default();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     for r in 0..ROUNDS {
         round(
-            &store_dir,
+            target,
             &format!("r{r}"),
             Some("episodes-with-files"),
             &mut acked,
         );
-        runtime.block_on(check_with_files(&store_dir, &acked));
+        runtime.block_on(check_with_files(target, &acked));
     }
     assert!(
         acked.with_files.len() > 10,
@@ -126,24 +179,24 @@ fn an_episode_with_its_uploads_is_whole_or_absent_after_kill_9() {
 
 /// A fresh host on the store after a round, its owner, and the writers' feed.
 async fn reopen(
-    store_dir: &str,
+    target: &Target,
 ) -> (
     std::sync::Arc<dyn object_store::ObjectStore>,
     PodcastHost,
     podhost_core::Principal,
     FeedId,
 ) {
-    let opened = podhost_core::open_store(store_dir).unwrap();
+    let store = (target.open)();
     let host = PodcastHost::new(
         HostConfig::new("https://crash.test").unwrap(),
-        opened.store.clone(),
+        store.clone(),
     );
     let owner = host.owner(&"crash".parse().unwrap()).await.unwrap();
-    (opened.store, host, owner, FeedId::new("crash").unwrap())
+    (store, host, owner, FeedId::new("crash").unwrap())
 }
 
-async fn check_with_files(store_dir: &str, acked: &Acked) {
-    let (_, host, owner, feed) = reopen(store_dir).await;
+async fn check_with_files(target: &Target, acked: &Acked) {
+    let (_, host, owner, feed) = reopen(target).await;
     for (id, media) in &acked.with_files {
         let episode = host
             .get_episode(&owner, &feed, *id)
@@ -211,8 +264,8 @@ fn record(acked: &mut Acked, line: &str) {
     }
 }
 
-async fn check(store_dir: &str, acked: &Acked) {
-    let (store, host, owner, feed) = reopen(store_dir).await;
+async fn check(target: &Target, acked: &Acked) {
+    let (store, host, owner, feed) = reopen(target).await;
     for (id, title) in &acked.episodes {
         let episode = host
             .get_episode(&owner, &feed, *id)

@@ -26,6 +26,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
         error: 0.15,
         ambiguous: 0.15,
         delay: Some(Duration::from_millis(1)),
+        ..Faults::default()
     });
     let mut acked_titles = Vec::new();
     let mut acked_edits = HashMap::new();
@@ -134,4 +135,32 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
         "{failures} operations failed cleanly under {:?}",
         faulty.counts()
     );
+}
+
+/// A store that lets a second create of the same object through (an S3-compatible server that
+/// ignores `If-None-Match: *`) is refused with a message saying why; a store that honours
+/// conditional writes passes and keeps nothing of the check.
+#[tokio::test]
+async fn a_store_without_conditional_writes_is_refused() {
+    let inner: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+    let faulty = FaultStore::new(inner.clone());
+    let store: Arc<dyn ObjectStore> = Arc::new(faulty.clone());
+    podhost_core::check_conditional_writes(&store)
+        .await
+        .expect("memory honours conditional writes");
+    faulty.set(Faults {
+        ignore_conditional_writes: true,
+        ..Faults::default()
+    });
+    let refused = podhost_core::check_conditional_writes(&store).await;
+    match refused {
+        Err(Error::Invalid(fields)) => {
+            let message = format!("{fields:?}");
+            assert!(message.contains("conditional writes"), "{message}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    use futures::TryStreamExt;
+    let left: Vec<_> = inner.list(None).try_collect().await.unwrap();
+    assert!(left.is_empty(), "the check leaves nothing: {left:?}");
 }

@@ -47,5 +47,7 @@ pub use ids::{
 };
 pub use principal::Principal;
 pub use scope::{Scope, Scopes, UnknownScope};
-pub use store::{DEFAULT_STORE, OpenedStore, Presigner, open_store};
+#[cfg(feature = "s3")]
+pub use store::open_s3_with;
+pub use store::{DEFAULT_STORE, OpenedStore, Presigner, check_conditional_writes, open_store};
 pub use urls::Urls;

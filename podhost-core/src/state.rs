@@ -335,6 +335,34 @@ impl AccountState {
         users
     }
 
+    /// Whether the blob's bytes belong to private podcasts only: some private podcast (its
+    /// artwork or an episode's file) uses one of the blob's media records, and no public one
+    /// does. Such bytes are served only through subscribers' URLs. Files no podcast uses
+    /// stay downloadable at their URL, as the API gives it.
+    pub(crate) fn blob_is_private(&self, blob: &str) -> bool {
+        let Some(ids) = self.blobs.get(blob) else {
+            return false;
+        };
+        let (mut private, mut public) = (false, false);
+        for entry in self.feeds.values() {
+            let uses = ids.iter().any(|&media| {
+                entry.feed.logo == Some(media)
+                    || entry
+                        .episodes
+                        .values()
+                        .any(|e| e.media_ids().any(|m| m == media))
+            });
+            if uses {
+                if entry.feed.private {
+                    private = true;
+                } else {
+                    public = true;
+                }
+            }
+        }
+        private && !public
+    }
+
     /// Whether some media record still points at the blob.
     pub(crate) fn blob_in_use(&self, blob: &str) -> bool {
         self.blobs.contains_key(blob)

@@ -221,6 +221,72 @@ async fn presigned_downloads_redirect_to_the_store() {
     }
 }
 
+/// On a real S3-compatible server (moto): a download answers a redirect to a presigned URL of
+/// the server, and that URL serves the file's bytes, ranges included.
+#[tokio::test]
+async fn presigned_downloads_are_served_by_the_s3_server() {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
+    let Some(server) = podhost_testkit::s3::S3Server::shared_or_skip(
+        "presigned_downloads_are_served_by_the_s3_server",
+    ) else {
+        return;
+    };
+    let opened = server.store();
+    let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+    config.presigned_downloads = opened.presigner.clone();
+    let host = podhost_core::PodcastHost::new(config, opened.store);
+    host.create_account("alice").await.unwrap();
+    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let bytes = podhost_testkit::fixtures::noise_wav(300_000);
+    let media = host
+        .upload_media(
+            &alice,
+            podhost_core::model::NewMedia {
+                name: "talk.wav".into(),
+                category: None,
+            },
+            podhost_testkit::body(bytes.clone(), 64 * 1024),
+        )
+        .await
+        .unwrap();
+    let url = host.media_url(alice.account(), &media);
+    let path = url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
+    let request = http::Request::builder()
+        .uri(path)
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let answer = api.handle(request).await;
+    assert_eq!(answer.status(), StatusCode::FOUND);
+    let location = answer.headers()["location"].to_str().unwrap().to_string();
+    assert!(location.starts_with(server.endpoint()), "{location}");
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Full<Bytes>>();
+    // (range asked, status, bytes expected)
+    let cases = [
+        (None, StatusCode::OK, &bytes[..]),
+        (
+            Some("bytes=1000-1999"),
+            StatusCode::PARTIAL_CONTENT,
+            &bytes[1000..2000],
+        ),
+    ];
+    for (range, status, want) in cases {
+        let mut request = http::Request::builder().uri(&location);
+        if let Some(range) = range {
+            request = request.header("range", range);
+        }
+        let got = client
+            .request(request.body(Full::new(Bytes::new())).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(got.status(), status, "{range:?}");
+        let body = got.into_body().collect().await.unwrap().to_bytes();
+        assert!(body == want, "{range:?}: {} bytes", body.len());
+    }
+}
+
 /// A local-folder store reads files in chunks of its own: ranges across chunk boundaries come
 /// back byte for byte.
 #[tokio::test]

@@ -62,21 +62,5 @@ pub fn find(packages: &[&str]) -> Result<BrowserTools, String> {
 /// [`find`], or `None` after saying loudly why `test` is skipped; a failure (panic) under
 /// `PODHOST_REQUIRE_EXTERNAL=1`.
 pub fn find_or_skip(test: &str, packages: &[&str]) -> Option<BrowserTools> {
-    match find(packages) {
-        Ok(tools) => Some(tools),
-        Err(missing) if std::env::var("PODHOST_REQUIRE_EXTERNAL").as_deref() == Ok("1") => {
-            panic!(
-                "{test} needs Chromium and Node packages: {missing}; run scripts/test, which installs them"
-            );
-        }
-        Err(missing) => {
-            // Straight to stderr, past the test harness's capture: a skip must be seen.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr().lock(),
-                "\n!!!!!!!!\nSKIPPED: {test}: {missing}; run scripts/test which installs them\n!!!!!!!!\n"
-            );
-            None
-        }
-    }
+    crate::or_skip(test, "Chromium and Node packages", find(packages))
 }

@@ -32,6 +32,9 @@ pub struct Faults {
     pub retried_put: f64,
     /// Every call waits this long first.
     pub delay: Option<Duration>,
+    /// Creates overwrite what exists, as an S3-compatible server that ignores
+    /// `If-None-Match: *` does (not a probability: always, while set).
+    pub ignore_conditional_writes: bool,
 }
 
 /// Counts of calls and bytes, read with [`FaultStore::counts`].
@@ -274,6 +277,10 @@ impl ObjectStore for FaultStore {
             return Err(injected("put failed"));
         }
         let create = matches!(opts.mode, object_store::PutMode::Create);
+        let mut opts = opts;
+        if create && self.faults.lock().unwrap().ignore_conditional_writes {
+            opts.mode = object_store::PutMode::Overwrite;
+        }
         let result = self.inner.put_opts(location, payload, opts).await;
         if ambiguous && result.is_ok() {
             return Err(injected("put landed, answer lost"));

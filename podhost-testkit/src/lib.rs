@@ -7,6 +7,7 @@
 //!   as `pub async fn`s over a store, run against every backend.
 //! - [`fixtures`]: small media files made in code.
 //! - [`browser`]: the headless Chromium and Node scripts of the page and site tests.
+//! - [`s3`]: a real S3-compatible server (moto) on loopback, a bucket per test.
 #![deny(missing_docs)]
 
 pub mod browser;
@@ -14,6 +15,7 @@ pub mod conformance;
 mod fault;
 pub mod fixtures;
 pub mod memory;
+pub mod s3;
 
 pub use fault::{Call, Counts, FaultStore, Faults, Gate};
 
@@ -70,4 +72,25 @@ pub fn body(
         .map(|c| Ok(Bytes::copy_from_slice(c)))
         .collect();
     futures::stream::iter(chunks)
+}
+
+/// What a test needs from outside Rust (a browser, an S3 server), or `None` after saying loudly
+/// on stderr that `test` is skipped and why; a failure (panic) under
+/// `PODHOST_REQUIRE_EXTERNAL=1`, as `scripts/test` runs, which installs everything.
+pub fn or_skip<T>(test: &str, needs: &str, found: Result<T, String>) -> Option<T> {
+    match found {
+        Ok(found) => Some(found),
+        Err(missing) if std::env::var("PODHOST_REQUIRE_EXTERNAL").as_deref() == Ok("1") => {
+            panic!("{test} needs {needs}: {missing}; run scripts/test, which installs it")
+        }
+        Err(missing) => {
+            // Straight to stderr, past the test harness's capture: a skip must be seen.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "\n!!!!!!!!\nSKIPPED: {test}: {missing}; run scripts/test, which installs it\n!!!!!!!!\n"
+            );
+            None
+        }
+    }
 }

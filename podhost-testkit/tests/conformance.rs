@@ -25,3 +25,12 @@ async fn local_folder_store() {
     })
     .await;
 }
+
+/// The whole suite on a real S3-compatible server (moto), a bucket per case.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s3_store() {
+    let Some(server) = podhost_testkit::s3::S3Server::shared_or_skip("s3_store") else {
+        return;
+    };
+    run_all(|| (server.store().store, Box::new(()))).await;
+}

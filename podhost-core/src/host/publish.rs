@@ -339,7 +339,8 @@ pub(super) fn public_media_of(account: &AccountId, media: &Media) -> crate::publ
 
 impl PodcastHost {
     /// The media file behind a public download URL (`/media/{account}/{blob}/{name}`), for any
-    /// caller: download URLs are public. `NotFound` unless the account has a file with that blob.
+    /// caller: download URLs are public. `NotFound` unless the account has a file with that
+    /// blob, and for a file only private podcasts use (their subscribers' URLs serve it).
     pub async fn public_media(
         &self,
         account: &str,
@@ -352,7 +353,12 @@ impl PodcastHost {
             .await?
             .ok_or_else(not_found)?;
         let media = catalog
-            .read(|state| state.media_by_blob(blob).cloned())
+            .read(|state| {
+                state
+                    .media_by_blob(blob)
+                    .filter(|_| !state.blob_is_private(blob))
+                    .cloned()
+            })
             .await
             .ok_or_else(not_found)?;
         Ok(public_media_of(&account, &media))
@@ -360,6 +366,8 @@ impl PodcastHost {
 
     /// The JSON chapters of a public media file (`/chapters/{account}/{blob}.json`), for any
     /// caller. `NotFound` unless the account has a file with that blob and it has chapters.
+    /// Subscribers' feeds link here too: a private podcast's chapters (titles and times, not
+    /// its audio) are readable by whoever has the unguessable blob key.
     pub async fn public_chapters(&self, account: &str, blob: &str) -> Result<bytes::Bytes> {
         let not_found = || Error::not_found("chapters", blob);
         let account = AccountId::new(account).map_err(|_| not_found())?;

@@ -27,6 +27,7 @@
 //! stats/salts/{day}                              the day's random salt
 //! stats/pending/{day}/{account}                  this account has raw records of the day
 //! webhooks/accounts/{account}                    this account has webhook subscriptions
+//! probe/{random}                                 a start-up check of conditional writes, deleted
 //! ```
 //!
 //! A catalog partition (`accounts/{account}`) keeps its log and snapshots under its root; the
@@ -124,6 +125,11 @@ pub(crate) fn token_used(account: &AccountId, token: &TokenId) -> Path {
         .join("tokens")
         .join(token.as_str())
         .join("used")
+}
+
+/// An object of the start-up check that the store honours conditional writes.
+pub(crate) fn probe(name: &str) -> Path {
+    Path::from_iter(["probe", name])
 }
 
 /// A signed-in session of the key-management site.

@@ -99,6 +99,18 @@ fn open_s3(rest: &str) -> Result<OpenedStore> {
     )
 }
 
+/// An S3 store of `bucket` under `prefix`, the rest (endpoint, credentials, region) configured
+/// by `builder` rather than the `AWS_*` variables [`open_store`] reads: for embedders and tests
+/// that hold their settings themselves.
+#[cfg(feature = "s3")]
+pub fn open_s3_with(
+    builder: object_store::aws::AmazonS3Builder,
+    bucket: &str,
+    prefix: &str,
+) -> Result<OpenedStore> {
+    s3_store(builder, bucket, prefix)
+}
+
 /// An S3 store of `bucket` under `prefix`, the rest configured by `builder`.
 #[cfg(feature = "s3")]
 fn s3_store(
@@ -163,6 +175,47 @@ fn open_s3(_: &str) -> Result<OpenedStore> {
     Err(bad(
         "this build of podhost-core has no S3 support: enable its `s3` feature".into(),
     ))
+}
+
+/// Checks that the store honours conditional writes (a create refused when the object exists:
+/// `If-None-Match: *` on S3), which every commit of the catalog relies on to keep concurrent
+/// writers from erasing each other. It writes an object under `.podhost/probe/`, tries to
+/// create it again, and deletes it. A store that lets the second create through is refused
+/// with a message saying so: the deployment must not start on it.
+pub async fn check_conditional_writes(store: &Arc<dyn ObjectStore>) -> Result<()> {
+    use object_store::{Error as StoreError, PutMode, PutOptions};
+    let path = layout::probe(&format!("{:016x}", rand::random::<u64>()));
+    let create = || PutOptions {
+        mode: PutMode::Create,
+        ..Default::default()
+    };
+    let not_implemented =
+        || no_conditional_writes("the store says create-if-absent is not implemented");
+    match store.put_opts(&path, "1".into(), create()).await {
+        Err(StoreError::NotImplemented { .. }) => return Err(not_implemented()),
+        other => other?,
+    };
+    let second = store.put_opts(&path, "2".into(), create()).await;
+    delete_quietly(store, &path).await?;
+    match second {
+        Err(StoreError::AlreadyExists { .. }) => Ok(()),
+        Err(StoreError::NotImplemented { .. }) => Err(not_implemented()),
+        Err(e) => Err(e.into()),
+        Ok(_) => Err(no_conditional_writes(
+            "a second create of the same object succeeded",
+        )),
+    }
+}
+
+fn no_conditional_writes(detail: &str) -> Error {
+    Error::invalid(
+        "store",
+        format!(
+            "the store does not honour conditional writes ({detail}): podhost needs create-if-absent \
+             (S3 `If-None-Match: *`, which AWS S3, MinIO, Garage, Ceph RGW, Cloudflare R2 and moto \
+             honour) so that concurrent writers never erase each other; refusing to start"
+        ),
+    )
 }
 
 /// Put-if-absent: `Ok(true)` when this call created the object, `Ok(false)` when it existed

@@ -1,0 +1,243 @@
+//! A real S3-compatible server for tests: moto's server mode (PyPI `moto[server]`, installed in
+//! the workspace's `.venv` by `scripts/test`), which honours conditional writes
+//! (`If-None-Match: *`) as AWS S3 does. One server is started per test process, on loopback, on
+//! first use, and each test takes buckets of its own. Tests that need it say SKIPPED loudly when
+//! moto is missing, or fail under `PODHOST_REQUIRE_EXTERNAL=1` (as `scripts/test` runs).
+//!
+//! `PODHOST_S3_ENDPOINT` points the tests at another server instead (MinIO, Garage, a cluster
+//! script's moto), which must accept bucket creation by an unsigned `PUT /{bucket}`.
+
+use std::{
+    io::{Read, Write},
+    net::{SocketAddr, TcpListener, TcpStream},
+    path::PathBuf,
+    process::{Child, Command, Stdio},
+    sync::{
+        Mutex, OnceLock,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use podhost_core::OpenedStore;
+
+/// The S3 server of this test process.
+#[derive(Debug)]
+pub struct S3Server {
+    endpoint: String,
+    /// The moto process, when this process started one. Its standard input is a pipe that
+    /// closes when this process ends, however it ends, and the wrapper shell then stops moto.
+    _child: Option<Mutex<Child>>,
+}
+
+/// The region and credentials the tests sign with (moto accepts any).
+pub const REGION: &str = "us-east-1";
+const KEY_ID: &str = "podhost-test";
+const SECRET: &str = "podhost-test-secret";
+
+impl S3Server {
+    /// The server this process shares, started on first use; or what is missing.
+    pub fn shared() -> Result<&'static S3Server, String> {
+        static SERVER: OnceLock<Result<S3Server, String>> = OnceLock::new();
+        SERVER.get_or_init(start).as_ref().map_err(Clone::clone)
+    }
+
+    /// [`shared`](Self::shared), or `None` after saying loudly why `test` is skipped; a
+    /// failure (panic) under `PODHOST_REQUIRE_EXTERNAL=1`.
+    pub fn shared_or_skip(test: &str) -> Option<&'static S3Server> {
+        crate::or_skip(test, "an S3 server (moto)", Self::shared())
+    }
+
+    /// The server's base URL (`http://127.0.0.1:PORT`).
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// Creates a bucket no other test uses and returns its name.
+    pub fn new_bucket(&self) -> String {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "podhost-{}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed),
+            rand::random::<u32>()
+        );
+        let status = http(&self.endpoint, "PUT", &format!("/{name}"))
+            .unwrap_or_else(|e| panic!("creating bucket {name}: {e}"));
+        assert!(
+            (200..300).contains(&status),
+            "creating bucket {name}: status {status}"
+        );
+        name
+    }
+
+    /// A store on a new bucket, opened as `podhost serve` opens `s3://bucket`, with presigned
+    /// downloads.
+    pub fn store(&self) -> OpenedStore {
+        let bucket = self.new_bucket();
+        self.open(&bucket)
+    }
+
+    /// The store of an existing `bucket`.
+    pub fn open(&self, bucket: &str) -> OpenedStore {
+        let builder = object_store::aws::AmazonS3Builder::new()
+            .with_endpoint(&self.endpoint)
+            .with_allow_http(true)
+            .with_region(REGION)
+            .with_access_key_id(KEY_ID)
+            .with_secret_access_key(SECRET);
+        podhost_core::open_s3_with(builder, bucket, "").expect("the S3 store opens")
+    }
+
+    /// The endpoint of a proxy in front of this server that drops `If-None-Match` from every
+    /// request: an S3-compatible server that ignores conditional writes, which podhost must
+    /// refuse to start on. It runs until this process ends.
+    pub fn ignoring_conditional_writes(&self) -> String {
+        let upstream: SocketAddr = self
+            .endpoint
+            .trim_start_matches("http://")
+            .parse()
+            .expect("a loopback endpoint");
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let endpoint = format!("http://{}", listener.local_addr().expect("an address"));
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let _ = proxy_one(client, upstream);
+                });
+            }
+        });
+        endpoint
+    }
+
+    /// The environment a child process (`podhost`, the crash writer) opens `s3://bucket` with.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ENDPOINT", self.endpoint.clone()),
+            ("AWS_ALLOW_HTTP", "true".into()),
+            ("AWS_REGION", REGION.into()),
+            ("AWS_ACCESS_KEY_ID", KEY_ID.into()),
+            ("AWS_SECRET_ACCESS_KEY", SECRET.into()),
+        ]
+    }
+}
+
+/// moto's server: `PODHOST_MOTO_SERVER`, the workspace's `.venv/bin/moto_server`, or
+/// `moto_server` on the PATH.
+fn moto_binary() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PODHOST_MOTO_SERVER") {
+        return Some(PathBuf::from(path));
+    }
+    let venv = crate::browser::workspace().join(".venv/bin/moto_server");
+    if venv.exists() {
+        return Some(venv);
+    }
+    let on_path = Command::new("moto_server")
+        .arg("--help")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    on_path
+        .is_ok_and(|s| s.success())
+        .then(|| PathBuf::from("moto_server"))
+}
+
+fn start() -> Result<S3Server, String> {
+    if let Ok(endpoint) = std::env::var("PODHOST_S3_ENDPOINT") {
+        return Ok(S3Server {
+            endpoint: endpoint.trim_end_matches('/').to_string(),
+            _child: None,
+        });
+    }
+    let moto = moto_binary().ok_or("no moto_server (PyPI moto[server]) in .venv or on the PATH")?;
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| format!("no free port: {e}"))?
+        .port();
+    // `read` returns when this process's end of the pipe closes (at its exit, even by kill -9),
+    // and the shell then stops moto: no server outlives the tests.
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(r#""$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 & moto=$!; read _; kill $moto"#)
+        .arg(&moto)
+        .arg(port.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", moto.display()))?;
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while http(&endpoint, "GET", "/").is_err() {
+        if Instant::now() > deadline {
+            return Err(format!(
+                "{} did not answer on port {port} within 30 s",
+                moto.display()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(S3Server {
+        endpoint,
+        _child: Some(Mutex::new(child)),
+    })
+}
+
+/// Forwards one request without its `If-None-Match` header, asking the server to close the
+/// connection after its answer (so each request passes through here), and the answer back.
+fn proxy_one(mut client: TcpStream, upstream: SocketAddr) -> std::io::Result<()> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if client.read(&mut byte)? == 0 {
+            return Ok(());
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_string();
+    let mut kept: Vec<&str> = head
+        .split("\r\n")
+        .filter(|line| {
+            let name = line
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            !line.is_empty() && name != "if-none-match" && name != "connection"
+        })
+        .collect();
+    kept.push("Connection: close");
+    let mut server = TcpStream::connect(upstream)?;
+    server.write_all(format!("{}\r\n\r\n", kept.join("\r\n")).as_bytes())?;
+    let mut from_server = server.try_clone()?;
+    let mut to_client = client.try_clone()?;
+    let answer = std::thread::spawn(move || std::io::copy(&mut from_server, &mut to_client));
+    let _ = std::io::copy(&mut client, &mut server);
+    let _ = answer.join();
+    Ok(())
+}
+
+/// One plain HTTP/1.1 request without a body; its status.
+fn http(endpoint: &str, method: &str, path: &str) -> Result<u16, String> {
+    let addr: SocketAddr = endpoint
+        .trim_start_matches("http://")
+        .parse()
+        .map_err(|e| format!("{endpoint}: {e}"))?;
+    let mut stream =
+        TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| e.to_string())?;
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let head = String::from_utf8_lossy(&answer[..answer.len().min(64)]).to_string();
+    head.split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no HTTP answer: {head:?}"))
+}
