@@ -40,7 +40,7 @@ pub use config::HttpConfig;
 pub use downloads::ClientAddr;
 pub use fetcher::HttpFetcher;
 pub use routes::{Endpoint, ROUTES, Route};
-pub use server::{serve, shutdown_signal};
+pub use server::{Server, serve, shutdown_signal};
 pub use webhook_sender::HttpWebhookSender;
 
 /// The OpenAPI document of `host`'s API (as served at `/api/openapi.json`).

@@ -87,3 +87,106 @@ pub async fn shutdown_signal() {
         () = terminate => {}
     }
 }
+
+/// The whole podhost service on one listener, from a [`PodcastHost`]: the REST API, the public
+/// routes and pages, and every background loop a server runs (job workers, webhook, WebSub
+/// and Podping delivery, statistics flushing), with a graceful shutdown that stops them all.
+/// `podhost serve` is a thin caller of it; an application embeds the service the same way.
+///
+/// ```no_run
+/// # async fn run(host: podhost_core::PodcastHost) -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// podhost_http::Server::new(host)
+///     .run(listener, podhost_http::shutdown_signal())
+///     .await
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Server {
+    host: podhost_core::PodcastHost,
+    config: crate::HttpConfig,
+    sender: std::sync::Arc<dyn podhost_core::webhooks::WebhookSender>,
+    renderer: std::sync::Arc<dyn podhost_core::webhooks::event::EventRenderer>,
+    background: bool,
+}
+
+impl Server {
+    /// The service of `host` with the default [`HttpConfig`](crate::HttpConfig), webhooks sent
+    /// over HTTP(S) ([`HttpWebhookSender`](crate::HttpWebhookSender)) with the API's event
+    /// bodies.
+    pub fn new(host: podhost_core::PodcastHost) -> Self {
+        Server {
+            renderer: std::sync::Arc::new(crate::wire::WireEvents::new(host.clone())),
+            host,
+            config: crate::HttpConfig::default(),
+            sender: std::sync::Arc::new(crate::HttpWebhookSender::new()),
+            background: true,
+        }
+    }
+
+    /// With this HTTP configuration.
+    pub fn config(mut self, config: crate::HttpConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Webhooks (and WebSub and Podping notifications) sent by `sender` instead of over HTTP.
+    pub fn webhook_sender(
+        mut self,
+        sender: std::sync::Arc<dyn podhost_core::webhooks::WebhookSender>,
+    ) -> Self {
+        self.sender = sender;
+        self
+    }
+
+    /// Whether this process runs the background loops (default yes). Several servers on one
+    /// store may all run them: each job, delivery and statistics day is claimed by one.
+    pub fn background(mut self, run: bool) -> Self {
+        self.background = run;
+        self
+    }
+
+    /// The request handler alone (for mounting in another application's router).
+    pub fn api(&self) -> Api {
+        Api::new(self.host.clone(), self.config.clone())
+    }
+
+    /// Serves on `listener` until `shutdown` completes, with the background loops; then lets
+    /// requests in flight finish (up to 30 seconds), stops the loops (statistics are flushed
+    /// once more; a job in progress is taken over after its lease) and returns.
+    pub async fn run(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) -> std::io::Result<()> {
+        let api = self.api();
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let until = move || {
+            let mut stopped = stopped.clone();
+            async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            }
+        };
+        let mut loops = Vec::new();
+        if self.background {
+            let host = self.host.clone();
+            let stop = until();
+            loops.push(tokio::spawn(async move { host.run_stats(stop).await }));
+            let host = self.host.clone();
+            let stop = until();
+            loops.push(tokio::spawn(async move { host.run_jobs(stop).await }));
+            let host = self.host.clone();
+            let stop = until();
+            let (sender, renderer) = (self.sender.clone(), self.renderer.clone());
+            loops.push(tokio::spawn(async move {
+                host.run_webhooks(sender, renderer, stop).await
+            }));
+        }
+        let served = serve(listener, api, shutdown).await;
+        let _ = stop.send(true);
+        for task in loops {
+            let _ = task.await;
+        }
+        served
+    }
+}

@@ -16,8 +16,12 @@ mod fault;
 pub mod fixtures;
 pub mod memory;
 pub mod s3;
+mod server;
+mod webhook_receiver;
 
 pub use fault::{Call, Counts, FaultStore, Faults, Gate};
+pub use server::{TestResponse, TestServer, TestServerBuilder};
+pub use webhook_receiver::{Received, WebhookReceiver};
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use clap::Args;
 use podhost_core::{Error, PodcastHost, Scopes};
-use podhost_http::{Api, HttpConfig};
+use podhost_http::HttpConfig;
 
 use crate::{context::Env, error::Failure};
 
@@ -80,45 +80,12 @@ async fn serve(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
         host.urls().base(),
         listener.local_addr()?
     );
-    // In the background: download statistics (flushed every few seconds and once more at the
-    // end) and the job workers (a job in progress at the stop is taken over after its lease).
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let until_stopped = move || {
-        let mut stopped = stopped.clone();
-        async move {
-            let _ = stopped.wait_for(|stop| *stop).await;
-        }
-    };
-    let stats = tokio::spawn({
-        let host = host.clone();
-        let until = until_stopped();
-        async move { host.run_stats(until).await }
-    });
-    let workers = tokio::spawn({
-        let host = host.clone();
-        let until = until_stopped();
-        async move { host.run_jobs(until).await }
-    });
-    let deliveries = tokio::spawn({
-        let host = host.clone();
-        let until = until_stopped();
-        async move {
-            let sender = std::sync::Arc::new(podhost_http::HttpWebhookSender::new());
-            let renderer = std::sync::Arc::new(podhost_http::wire::WireEvents::new(host.clone()));
-            host.run_webhooks(sender, renderer, until).await
-        }
-    });
-    let served = podhost_http::serve(
-        listener,
-        Api::new(host, config),
-        podhost_http::shutdown_signal(),
-    )
-    .await;
-    let _ = stop.send(true);
-    let _ = stats.await;
-    let _ = workers.await;
-    let _ = deliveries.await;
-    served?;
+    // The API and every background loop (statistics, job workers, webhook deliveries) until
+    // SIGTERM or Ctrl-C.
+    podhost_http::Server::new(host)
+        .config(config)
+        .run(listener, podhost_http::shutdown_signal())
+        .await?;
     eprintln!("podhost: stopped");
     Ok(())
 }

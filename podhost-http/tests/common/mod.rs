@@ -1,5 +1,6 @@
-//! A fixture for API tests: a host in memory, the API over it, and helpers to call it without a
-//! socket.
+//! A fixture for API tests: a `podhost_testkit::TestServer` (the whole service on a loopback
+//! port, background loops off so each test drives jobs and deliveries itself), and helpers to
+//! call its API without a socket.
 
 #![allow(dead_code, missing_docs)]
 
@@ -11,6 +12,8 @@ use podhost_http::{Api, HttpConfig};
 use serde_json::Value;
 
 pub struct Fixture {
+    /// The running server the fixture is made of.
+    pub server: podhost_testkit::TestServer,
     pub api: Api,
     pub host: PodcastHost,
     /// A token of `alice` with every scope.
@@ -83,27 +86,22 @@ impl Fixture {
         config: HttpConfig,
         host_config: podhost_core::HostConfig,
     ) -> Self {
-        let (host, clock) = podhost_testkit::test_host_with(store.clone(), host_config);
-        let mut tokens = Vec::new();
-        for name in ["alice", "mallory"] {
-            host.create_account(name).await.unwrap();
-            let owner = host.owner(&name.parse().unwrap()).await.unwrap();
-            tokens.push(
-                host.create_token(&owner, "all", Scopes::all())
-                    .await
-                    .unwrap()
-                    .secret,
-            );
-        }
-        let api = Api::new(host.clone(), config.clone());
+        let server = podhost_testkit::TestServer::builder()
+            .store(store.clone())
+            .http_config(config.clone())
+            .host_config(host_config)
+            .background(false)
+            .start()
+            .await;
         Fixture {
-            api,
-            host,
+            api: server.api().clone(),
+            host: server.host().clone(),
             store,
             config,
-            mallory: tokens.pop().unwrap(),
-            alice: tokens.pop().unwrap(),
-            clock,
+            mallory: server.other_token().to_string(),
+            alice: server.token().to_string(),
+            clock: server.clock().clone(),
+            server,
         }
     }
 
