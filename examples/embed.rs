@@ -9,8 +9,9 @@ use podhost_core::{
     model::{EpisodeListQuery, EpisodePatch, NewEpisode, NewFeed, NewMedia},
 };
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+podhost_examples::main!(run);
+
+async fn run() -> anyhow::Result<()> {
     // memory:// keeps the example self-contained; use a folder or s3://bucket/prefix for real.
     let opened = podhost_core::open_store("memory://")?;
     let host = PodcastHost::new(HostConfig::new("https://pod.example.com")?, opened.store);

@@ -1,8 +1,50 @@
 //! podhost-testkit: what integrators and podhost's own tests test with.
 //!
+//! # Testing your code against podhost, in one screen
+//!
+//! Start the whole service in your test ([`TestServer`]: in-process, a loopback port, a memory
+//! store, a manual clock, accounts `alice` and `mallory` with all-scope tokens), point a
+//! subscription at a [`WebhookReceiver`] (it checks each signature with its own secret), drive
+//! podhost over HTTP or through its core, and move time on when your test needs tomorrow:
+//!
+//! ```
+//! use std::time::Duration;
+//! use http::{Method, StatusCode};
+//! use podhost_testkit::{TestServer, WebhookReceiver};
+//! use serde_json::json;
+//!
+//! # #[tokio::main] async fn main() {
+//! let server = TestServer::start().await;
+//! let receiver = WebhookReceiver::start().await;
+//! let token = Some(server.token());
+//! let hook = json!({"url": receiver.url(), "secret": receiver.secret()});
+//! let made = server.request(Method::POST, "/api/webhooks", token, Some(hook)).await;
+//! assert_eq!(made.status, StatusCode::CREATED);
+//!
+//! let feed = json!({"id": "daily", "title": "Daily"});
+//! let made = server.request(Method::POST, "/api/feeds", token, Some(feed)).await;
+//! assert_eq!(made.status, StatusCode::CREATED);
+//! let event = receiver.wait_for("feed.created", Duration::from_secs(20)).await;
+//! assert_eq!(event.body["data"]["id"], "daily");
+//!
+//! // Another account sees nothing of alice's.
+//! let theirs = server.request(Method::GET, "/api/feeds/daily", Some(server.other_token()), None).await;
+//! assert_eq!(theirs.status, StatusCode::NOT_FOUND);
+//!
+//! // Tomorrow: scheduled episodes are published, statistics days close.
+//! server.advance(jiff::SignedDuration::from_hours(24)).await;
+//! # }
+//! ```
+//!
+//! For property tests, [`strategies`] makes valid feeds, episodes, patches, list queries and
+//! uploads, and hostile text. `examples/` shows podhost mounted in another application, a
+//! custom clock and a custom webhook sender.
+//!
+//! # What else is here
+//!
 //! - [`FaultStore`]: an [`ObjectStore`](object_store::ObjectStore) wrapper that injects errors,
-//!   ambiguous successes (the write lands, the answer is lost) and delays, holds chosen calls at
-//!   a [`Gate`] until the test opens it, and counts calls.
+//!   ambiguous successes (the write lands, the answer is lost), delays and ignored conditional
+//!   writes, holds chosen calls at a [`Gate`] until the test opens it, and counts calls.
 //! - [`conformance`]: the behaviour of [`PodcastHost`], written once
 //!   as `pub async fn`s over a store, run against every backend.
 //! - [`fixtures`]: small media files made in code.
@@ -17,6 +59,7 @@ pub mod fixtures;
 pub mod memory;
 pub mod s3;
 mod server;
+pub mod strategies;
 mod webhook_receiver;
 
 pub use fault::{Call, Counts, FaultStore, Faults, Gate};
