@@ -334,3 +334,93 @@ async fn another_hosts_writes_are_seen_within_a_second() {
         "the other's, within a second"
     );
 }
+
+/// What one host wrote is found at once by another, whatever the refresh interval: a read that
+/// finds nothing checks the store for newer entries before answering `NotFound` (a client
+/// behind a load balancer reads what it wrote through another server). A real miss is still
+/// `NotFound`.
+#[tokio::test]
+async fn what_another_host_wrote_is_found_at_once() {
+    use podhost_core::HostConfig;
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let mut config = HostConfig::new("https://pod.test").unwrap();
+    config.catalog.refresh_interval = std::time::Duration::from_secs(3600);
+    let writer = PodcastHost::new(config.clone(), store.clone());
+    let reader = PodcastHost::new(config, store);
+    writer.create_account("alice").await.unwrap();
+    let w = writer.owner(&"alice".parse().unwrap()).await.unwrap();
+    let r = reader.owner(&"alice".parse().unwrap()).await.unwrap();
+    // The reader has the account open (and would not look again for an hour).
+    assert!(
+        reader
+            .list_feeds(&r, PageRequest::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+
+    let feed = writer
+        .create_feed(&w, NewFeed::titled("show", "Show"))
+        .await
+        .unwrap()
+        .feed
+        .id;
+    assert_eq!(reader.get_feed(&r, &feed).await.unwrap().feed.id, feed);
+    // Its public feed too, and a file just uploaded, by its public URL.
+    assert!(matches!(
+        reader.public_feed(&feed).await.unwrap(),
+        podhost_core::publish::PublicFeed::Live(_)
+    ));
+    let file = writer
+        .upload_media(
+            &w,
+            NewMedia {
+                name: "a.wav".into(),
+                category: None,
+            },
+            body(fixtures::wav(0.5, 8000), 4096),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        reader
+            .public_media("alice", file.blob.as_str())
+            .await
+            .unwrap()
+            .size,
+        file.size
+    );
+    let episode = writer
+        .create_episode(&w, &feed, NewEpisode::titled("Pilot"))
+        .await
+        .unwrap()
+        .episode
+        .id;
+    let got = reader.get_episode(&r, &feed, episode).await.unwrap();
+    assert_eq!(got.episode.title, "Pilot");
+    let listed = reader
+        .list_episodes(&r, &feed, &EpisodeListQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.items.len(), 1);
+    let missing = FeedId::new("nowhere").unwrap();
+    assert!(matches!(
+        reader.get_feed(&r, &missing).await,
+        Err(Error::NotFound { .. })
+    ));
+    // Many misses at once share their looks at the store, and every one is answered.
+    let misses = (0..64).map(|_| {
+        let (reader, r, missing) = (reader.clone(), r.clone(), missing.clone());
+        tokio::spawn(async move { reader.get_feed(&r, &missing).await.map(|_| ()) })
+    });
+    let answers = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        futures::future::join_all(misses),
+    )
+    .await
+    .expect("no miss waits forever");
+    for answer in answers {
+        assert!(matches!(answer.unwrap(), Err(Error::NotFound { .. })));
+    }
+}

@@ -1,5 +1,7 @@
 //! An account's state as its log builds it: the [`Journal`] of the account partition.
 
+mod order;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jiff::Timestamp;
@@ -70,6 +72,9 @@ pub(crate) struct FeedEntry {
     /// When an episode was last removed: the feed changed then too.
     #[serde(default)]
     pub(crate) removed_at: Option<Timestamp>,
+    /// The episodes in each list order (derived: rebuilt on load, kept on every change).
+    #[serde(skip)]
+    pub(crate) order: order::EpisodeOrder,
 }
 
 /// Everything an account owns.
@@ -172,6 +177,7 @@ impl Journal for AccountState {
                                 feed: (**feed).clone(),
                                 episodes: BTreeMap::new(),
                                 removed_at: None,
+                                order: Default::default(),
                             },
                         );
                     }
@@ -184,12 +190,15 @@ impl Journal for AccountState {
             Change::EpisodePut(episode) => {
                 self.next_episode = self.next_episode.max(episode.id.number() + 1);
                 if let Some(entry) = self.feeds.get_mut(&episode.feed) {
-                    entry.episodes.insert(episode.id, (**episode).clone());
+                    let old = entry.episodes.insert(episode.id, (**episode).clone());
+                    entry.order.put(old.as_ref(), episode);
                 }
             }
             Change::EpisodeRemoved { feed, id, at } => {
                 if let Some(entry) = self.feeds.get_mut(feed) {
-                    entry.episodes.remove(id);
+                    if let Some(old) = entry.episodes.remove(id) {
+                        entry.order.remove(&old);
+                    }
                     entry.removed_at = entry.removed_at.max(*at);
                 }
                 self.announced.remove(id);
@@ -231,6 +240,9 @@ impl Journal for AccountState {
     }
 
     fn after_load(&mut self) {
+        for entry in self.feeds.values_mut() {
+            entry.order = order::EpisodeOrder::of(entry.episodes.values());
+        }
         self.blobs.clear();
         for media in self.media.values() {
             self.blobs

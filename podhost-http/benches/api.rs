@@ -25,9 +25,13 @@ fn unlimited(public_url: &str) -> podhost_core::HostConfig {
 }
 
 async fn serve_api(host: PodcastHost) -> std::net::SocketAddr {
+    serve_api_with(host, HttpConfig::default()).await
+}
+
+async fn serve_api_with(host: PodcastHost, config: HttpConfig) -> std::net::SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let api = Api::new(host, HttpConfig::default());
+    let api = Api::new(host, config);
     tokio::spawn(podhost_http::serve(listener, api, std::future::pending()));
     addr
 }
@@ -65,16 +69,25 @@ async fn serve_constant(body: Bytes) -> std::net::SocketAddr {
 
 /// Runs wrk; returns (requests per second, p99 latency in ms).
 fn wrk(url: &str, token: &str) -> (f64, f64) {
-    let out = Command::new("wrk")
-        .args([
-            "-t2",
-            "-c32",
-            "-d10s",
-            "--latency",
-            "-H",
-            &format!("Authorization: Bearer {token}"),
-            url,
-        ])
+    wrk_script(url, token, None)
+}
+
+/// Runs wrk with a Lua script making each request's path.
+fn wrk_script(url: &str, token: &str, script: Option<&std::path::Path>) -> (f64, f64) {
+    let mut command = Command::new("wrk");
+    command.args([
+        "-t2",
+        "-c32",
+        "-d10s",
+        "--latency",
+        "-H",
+        &format!("Authorization: Bearer {token}"),
+    ]);
+    if let Some(script) = script {
+        command.arg("-s").arg(script);
+    }
+    let out = command
+        .arg(url)
         .output()
         .expect("wrk on the PATH (apt-get install wrk)");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -120,6 +133,45 @@ async fn side_by_side(label: &str, api: std::net::SocketAddr, path: &str, token:
         "{label} ({} bytes): podhost {api_rps:.0} req/s, p99 {api_p99:.2} ms | constant hyper handler {max_rps:.0} req/s, p99 {max_p99:.2} ms | {:.0} % of the ceiling",
         body.len(),
         100.0 * api_rps / max_rps.max(1.0)
+    );
+}
+
+/// A page of 50 of a 10,000-episode feed: the same page again (answered from the list cache)
+/// beside a random page each time rendered afresh (the cache turned off), and, on the caching
+/// server, random page numbers and sizes (what a crawler's misses look like).
+async fn warm_and_cold(host: PodcastHost, token: &str) {
+    let warm = serve_api(host.clone()).await;
+    let cold = serve_api_with(
+        host,
+        HttpConfig {
+            cache_lists: false,
+            ..HttpConfig::default()
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages.lua");
+    std::fs::write(
+        &pages,
+        "math.randomseed(7)\nrequest = function()\n  return wrk.format(\"GET\", \"/api/feed/big/shows?page%5Bsize%5D=50&page%5Bnumber%5D=\" .. math.random(1, 200))\nend\n",
+    )
+    .unwrap();
+    let sizes = dir.path().join("sizes.lua");
+    std::fs::write(
+        &sizes,
+        "math.randomseed(7)\nrequest = function()\n  return wrk.format(\"GET\", \"/api/feed/big/shows?page%5Bsize%5D=\" .. math.random(1, 100) .. \"&page%5Bnumber%5D=\" .. math.random(1, 100))\nend\n",
+    )
+    .unwrap();
+    let fixed = "/api/feed/big/shows?page%5Bsize%5D=50&page%5Bnumber%5D=3";
+    let (warm_rps, warm_p99) = wrk(&format!("http://{warm}{fixed}"), token);
+    let (cold_rps, cold_p99) = wrk_script(&format!("http://{cold}/"), token, Some(&pages));
+    let (miss_rps, miss_p99) = wrk_script(&format!("http://{warm}/"), token, Some(&sizes));
+    println!(
+        "episode list of a 10,000-episode feed, pages of 50: warm (same page, cached) {warm_rps:.0} req/s, p99 {warm_p99:.2} ms | cold (random page, rendered each time) {cold_rps:.0} req/s, p99 {cold_p99:.2} ms | cold/warm {:.0} %",
+        100.0 * cold_rps / warm_rps.max(1.0)
+    );
+    println!(
+        "episode list, random page[number] and page[size] on the caching server (mostly misses): {miss_rps:.0} req/s, p99 {miss_p99:.2} ms"
     );
 }
 
@@ -200,6 +252,7 @@ fn main() {
                 .await
                 .unwrap();
         }
+        warm_and_cold(host.clone(), &token).await;
         let addr = serve_api(host).await;
         side_by_side("GET /api/feed/big/shows?page[size]=50 (10,000 episodes)", addr, "/api/feed/big/shows?page%5Bsize%5D=50", &token).await;
         side_by_side("GET /api/media (200 files, page of 50)", addr, "/api/media", &token).await;

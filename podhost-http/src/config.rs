@@ -22,6 +22,9 @@ pub struct HttpConfig {
     pub drain_max_bytes: u64,
     /// How long, from the answer on, such a body is read (default 10 s).
     pub drain_max_time: Duration,
+    /// Whether list answers are reused while the account is unchanged (default true; off,
+    /// every list is rendered afresh, as the benchmark of the render path runs it).
+    pub cache_lists: bool,
 }
 
 impl Default for HttpConfig {
@@ -33,6 +36,7 @@ impl Default for HttpConfig {
             trust_forwarded_for: false,
             drain_max_bytes: 64 << 20,
             drain_max_time: Duration::from_secs(10),
+            cache_lists: true,
         }
     }
 }

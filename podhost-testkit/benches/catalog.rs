@@ -62,6 +62,16 @@ async fn upload_2gib(dir: &std::path::Path, gib: u64) {
     );
 }
 
+async fn fresh_list(
+    host: &PodcastHost,
+    feed: &FeedId,
+    query: &podhost_core::model::EpisodeListQuery,
+) {
+    let who = host.owner(&"big".parse().unwrap()).await.unwrap();
+    let page = host.list_episodes(&who, feed, query).await.unwrap();
+    assert_eq!(page.items.len(), 50);
+}
+
 async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usize, edits: usize) {
     let counting = FaultStore::new(store);
     let store: Arc<dyn ObjectStore> = Arc::new(counting.clone());
@@ -146,6 +156,50 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
         c.lists,
         stats.snapshot_seq,
         stats.entries_replayed
+    );
+
+    // A page of 50 of the episode list, at random pages: the core's share of a cold list.
+    let start = Instant::now();
+    let rounds = 2_000;
+    for i in 0..rounds {
+        let query = podhost_core::model::EpisodeListQuery {
+            page: podhost_core::model::PageRequest::new(
+                Some(1 + (i * 37 % (episodes / 50)) as i64),
+                Some(50),
+            )
+            .unwrap(),
+            ..Default::default()
+        };
+        fresh_list(&fresh, &feed, &query).await;
+    }
+    println!(
+        "[{label}] list_episodes, pages of 50 of {episodes}: {:.1} µs per page",
+        start.elapsed().as_secs_f64() * 1e6 / rounds as f64
+    );
+
+    // The feed of the whole podcast rendered cold: a host that has not rendered it yet (its
+    // account already open), then the same after an edit (a new version: no cached bytes).
+    let start = Instant::now();
+    let rendered = match fresh.public_feed(&feed).await.unwrap() {
+        podhost_core::publish::PublicFeed::Live(r) => r,
+        _ => panic!("the feed is live"),
+    };
+    let first_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let fresh_who = fresh.owner(&"big".parse().unwrap()).await.unwrap();
+    let patch = EpisodePatch {
+        subtitle: Some("one more edit".into()),
+        ..Default::default()
+    };
+    fresh
+        .update_episode(&fresh_who, &feed, ids[0], &patch)
+        .await
+        .unwrap();
+    let start = Instant::now();
+    fresh.public_feed(&feed).await.unwrap();
+    let again_ms = start.elapsed().as_secs_f64() * 1000.0;
+    println!(
+        "[{label}] feed of {episodes} episodes rendered cold: {first_ms:.0} ms ({} bytes of RSS); after an edit: {again_ms:.0} ms",
+        rendered.xml.len()
     );
 }
 

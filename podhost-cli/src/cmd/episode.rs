@@ -346,7 +346,8 @@ impl super::Run for EpisodeCommand {
                     .map(|view| {
                         let e = &view.episode;
                         (
-                            wire::episode_item(&ctx, view),
+                            serde_json::to_value(wire::episode_item(&ctx, view))
+                                .unwrap_or_default(),
                             vec![
                                 e.id.to_string(),
                                 status(view).to_string(),

@@ -245,6 +245,33 @@ impl<S: Journal> Catalog<S> {
         f(&loaded.state)
     }
 
+    /// Reads like [`read`](Self::read), but an answer of `NotFound` is checked against the store
+    /// first: when the store has entries this process has not read yet (another server's write
+    /// within the refresh interval), they are applied and `f` runs again. So a client that
+    /// wrote through one server and reads through another finds what it wrote. Concurrent
+    /// misses share one look at the store: a miss waits for a catch-up that began after it
+    /// instead of starting its own (a flood of requests for things that do not exist costs the
+    /// store one read at a time).
+    pub(crate) async fn read_found<T>(&self, f: impl Fn(&S) -> Result<T>) -> Result<T> {
+        match self.read(&f).await {
+            Err(Error::NotFound { .. }) => {
+                let missed = Instant::now();
+                let last = self.advance.lock().await;
+                if *last < missed {
+                    // A failed look is logged here; the answer is then from memory.
+                    if let Err(e) = self.catch_up_locked(last).await {
+                        tracing::warn!(error = %e, root = %self.root, "could not read new log entries");
+                    }
+                } else {
+                    // Someone read the store after this miss: their state is the answer.
+                    drop(last);
+                }
+                self.read(&f).await
+            }
+            other => other,
+        }
+    }
+
     async fn refresh_if_stale(&self) {
         let stale = {
             match self.advance.try_lock() {

@@ -11,8 +11,8 @@ use crate::{
     error::{Error, FieldErrors, Result},
     ids::{EpisodeId, FeedId, JobId, MediaId},
     model::{
-        Episode, EpisodeListQuery, EpisodePatch, EpisodeSort, EpisodeView, ItunesEpisode, Media,
-        NewEpisode, Page,
+        Episode, EpisodeListQuery, EpisodePatch, EpisodeView, ItunesEpisode, Media, NewEpisode,
+        Page,
     },
     principal::Principal,
     probe::MediaKind,
@@ -431,11 +431,12 @@ impl PodcastHost {
     pub async fn check_episode_target(&self, who: &Principal, feed: &FeedId) -> Result<()> {
         who.require(Scope::Shows)?;
         let catalog = self.catalog(who.account()).await?;
-        if catalog.read(|state| state.feeds.contains_key(feed)).await {
-            Ok(())
-        } else {
-            Err(feed_not_found(feed))
-        }
+        catalog
+            .read_found(|state| match state.feeds.contains_key(feed) {
+                true => Ok(()),
+                false => Err(feed_not_found(feed)),
+            })
+            .await
     }
 
     /// Changes fields of an episode. With `if_version` set, `Conflict` when the episode changed
@@ -537,7 +538,7 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .read(|state| {
+            .read_found(|state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }
@@ -565,45 +566,46 @@ impl PodcastHost {
             .map(str::to_lowercase);
         let descending = query.descending.unwrap_or(true);
         catalog
-            .read(|state| {
+            .read_found(|state| {
                 let entry = state.feeds.get(feed).ok_or_else(|| feed_not_found(feed))?;
-                let mut matching: Vec<&Episode> = entry
-                    .episodes
-                    .values()
-                    .filter(|ep| match &needle {
-                        None => true,
-                        Some(n) => {
-                            ep.title.to_lowercase().contains(n)
-                                || ep.description.to_lowercase().contains(n)
-                        }
-                    })
-                    .collect();
-                matching.sort_by(|a, b| {
-                    let order = match query.sort_by {
-                        EpisodeSort::PublishDate => a.publish_at.cmp(&b.publish_at),
-                        EpisodeSort::LastUpdate => a.updated.cmp(&b.updated),
-                        EpisodeSort::IsPublic => a
-                            .is_public
-                            .cmp(&b.is_public)
-                            .then(a.publish_at.cmp(&b.publish_at)),
-                    }
-                    .then(a.id.cmp(&b.id));
-                    if descending { order.reverse() } else { order }
-                });
-                // Build views for the page only: a 10,000-episode feed lists in time of the page.
-                let total = matching.len();
-                let changes_at = matching
-                    .iter()
-                    .filter(|ep| ep.is_public && ep.publish_at > now)
-                    .map(|ep| ep.publish_at)
-                    .min();
+                // Pages come off the feed's sorted index: no sort per request, and without a
+                // filter only the page's episodes are looked at.
                 let start =
                     (query.page.number() as usize - 1).saturating_mul(query.page.size() as usize);
-                let items = matching
+                let size = query.page.size() as usize;
+                let (ids, total) = match &needle {
+                    None => (
+                        entry.order.page(query.sort_by, descending, start, size),
+                        entry.order.len(),
+                    ),
+                    Some(n) => {
+                        let mut total = 0;
+                        let mut ids = Vec::new();
+                        for id in entry.order.ids(query.sort_by, descending) {
+                            let ep = &entry.episodes[&id];
+                            if ep.title.to_lowercase().contains(n)
+                                || ep.description.to_lowercase().contains(n)
+                            {
+                                if total >= start && ids.len() < size {
+                                    ids.push(id);
+                                }
+                                total += 1;
+                            }
+                        }
+                        (ids, total)
+                    }
+                };
+                // When the answer changes by itself: the next scheduled public episode's time
+                // (of the whole feed, which is never later than the filtered one's).
+                let changes_at = entry
+                    .order
+                    .after(now)
+                    .map(|(_, id)| &entry.episodes[&id])
+                    .find(|ep| ep.is_public)
+                    .map(|ep| ep.publish_at);
+                let items = ids
                     .into_iter()
-                    .skip(start)
-                    .take(query.page.size() as usize)
-                    .map(|ep| view_of(state, ep.clone(), now))
+                    .map(|id| view_of(state, entry.episodes[&id].clone(), now))
                     .collect();
                 Ok(Page {
                     items,

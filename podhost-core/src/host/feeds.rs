@@ -407,9 +407,8 @@ impl PodcastHost {
         who.require(Scope::FeedsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
-            .read(|state| view(state, id))
+            .read_found(|state| view(state, id).ok_or_else(|| feed_not_found(id)))
             .await
-            .ok_or_else(|| feed_not_found(id))
     }
 
     /// The caller's feeds, by id.

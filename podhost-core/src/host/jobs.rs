@@ -246,9 +246,14 @@ impl PodcastHost {
         who.require(Scope::MediaReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
-            .read(|state| state.jobs.get(id).cloned())
+            .read_found(|state| {
+                state
+                    .jobs
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| Error::not_found("job", id))
+            })
             .await
-            .ok_or_else(|| Error::not_found("job", id))
     }
 
     /// Runs one of the caller's jobs in this process until it ends (scope `media`), for a

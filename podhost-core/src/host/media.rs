@@ -215,7 +215,9 @@ impl PodcastHost {
     pub async fn get_media(&self, who: &Principal, id: MediaId) -> Result<Media> {
         who.require(Scope::MediaReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
-        catalog.read(|s| media_or_not_found(s, id).cloned()).await
+        catalog
+            .read_found(|s| media_or_not_found(s, id).cloned())
+            .await
     }
 
     /// Deletes a media file; `Conflict` naming the users while a feed or episode uses it. The

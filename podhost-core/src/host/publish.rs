@@ -173,7 +173,7 @@ impl PodcastHost {
         }
         let urls = self.urls().clone();
         let answer = catalog
-            .read(|state| {
+            .read_found(|state| {
                 if state.deleted_feeds.contains_key(id) {
                     return Ok::<_, Error>(PublicFeed::Gone);
                 }
@@ -265,7 +265,7 @@ impl PodcastHost {
         let urls = self.urls().clone();
         let time_zone = self.config().display_time_zone.clone();
         let answer = catalog
-            .read(|state| {
+            .read_found(|state| {
                 if state.deleted_feeds.contains_key(id) {
                     return Ok::<_, Error>(PublicPage::Gone);
                 }
@@ -353,14 +353,14 @@ impl PodcastHost {
             .await?
             .ok_or_else(not_found)?;
         let media = catalog
-            .read(|state| {
+            .read_found(|state| {
                 state
                     .media_by_blob(blob)
                     .filter(|_| !state.blob_is_private(blob))
                     .cloned()
+                    .ok_or_else(not_found)
             })
-            .await
-            .ok_or_else(not_found)?;
+            .await?;
         Ok(public_media_of(&account, &media))
     }
 

@@ -99,7 +99,7 @@ impl PodcastHost {
         who.require(Scope::FeedsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
-            .read(|state| {
+            .read_found(|state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(Error::not_found("feed", feed));
                 }
@@ -164,7 +164,7 @@ impl PodcastHost {
         }
         let urls = self.urls().for_subscriber(feed, key);
         let answer = catalog
-            .read(|state| {
+            .read_found(|state| {
                 if subscriber_of(state, feed, key)?.is_none()
                     || state.deleted_feeds.contains_key(feed)
                 {
@@ -211,7 +211,7 @@ impl PodcastHost {
     ) -> Result<Private<(AccountId, PublicMedia)>> {
         let (account, catalog) = self.public_catalog(feed).await?;
         let found = catalog
-            .read(|state| {
+            .read_found(|state| {
                 if subscriber_of(state, feed, key)?.is_none()
                     || state.deleted_feeds.contains_key(feed)
                 {

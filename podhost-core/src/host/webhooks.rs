@@ -129,10 +129,15 @@ impl PodcastHost {
         who.require(Scope::Webhooks)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
-            .read(|state| state.webhooks.get(id).cloned())
+            .read_found(|state| {
+                state
+                    .webhooks
+                    .get(id)
+                    .filter(|w| w.kind == SubscriptionKind::Webhook)
+                    .cloned()
+                    .ok_or_else(|| webhook_not_found(id))
+            })
             .await
-            .filter(|w| w.kind == SubscriptionKind::Webhook)
-            .ok_or_else(|| webhook_not_found(id))
     }
 
     /// Removes one of the caller's subscriptions (scope `webhooks`); nothing more is sent to it.

@@ -7,7 +7,7 @@ use podhost_core::{
 };
 use serde_json::{Value, json};
 
-use super::{Answer, cached, created, data, multipart, page};
+use super::{Answer, cached, created, data, multipart, page, to_json};
 use crate::{
     api::{Api, Call, RequestBody},
     error::ApiError,
@@ -65,17 +65,17 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
     let render = || async {
         let listed = api.host.list_episodes(&who, &feed, &query).await?;
         let ctx = Ctx::of(&api.host, &who);
-        let items: Vec<_> = listed
+        let data: Vec<_> = listed
             .items
             .iter()
             .map(|v| wire::episode_item(&ctx, v))
             .collect();
-        Ok((json!({ "data": items }), listed.changes_at))
+        Ok((to_json(&wire::Data { data }), listed.changes_at))
     };
     if body.is_some() {
         // Parameters in a body are not part of the request line, the cache's key.
-        let (value, _) = render().await?;
-        return Ok(response::json(StatusCode::OK, &value));
+        let (bytes, _) = render().await?;
+        return Ok(response::json_bytes(StatusCode::OK, bytes));
     }
     cached(api, &who, &request_line, render).await
 }

@@ -7,7 +7,7 @@ use podhost_core::{
 };
 use serde_json::json;
 
-use super::{Answer, cached, created_record, multipart, page};
+use super::{Answer, cached, created_record, multipart, page, to_json};
 use crate::{
     api::{Api, Call, RequestBody},
     error::ApiError,
@@ -61,7 +61,10 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
             .iter()
             .map(|m| wire::media_item(&ctx, m))
             .collect();
-        Ok((json!({ "count": listed.total, "items": items }), None))
+        Ok((
+            to_json(&json!({ "count": listed.total, "items": items })),
+            None,
+        ))
     })
     .await
 }

@@ -129,7 +129,8 @@ pub(crate) async fn open(api: &Api, endpoint: Endpoint, parts: &Parts) -> Respon
 }
 
 /// A 200 answer reused from the cache while the account is at the same version, else
-/// rendered by `render` (the JSON and when it changes by itself) and kept.
+/// rendered by `render` (the JSON body, serialized with [`to_json`], and when it changes by
+/// itself) and kept.
 async fn cached<F, Fut>(
     api: &Api,
     who: &podhost_core::Principal,
@@ -138,8 +139,12 @@ async fn cached<F, Fut>(
 ) -> Answer
 where
     F: FnOnce() -> Fut,
-    Fut: std::future::Future<Output = Result<(Value, Option<jiff::Timestamp>), ApiError>>,
+    Fut: std::future::Future<Output = Result<(Bytes, Option<jiff::Timestamp>), ApiError>>,
 {
+    if !api.config.cache_lists {
+        let (body, _) = render().await?;
+        return Ok(response::json_bytes(StatusCode::OK, body));
+    }
     let version = api.host.account_version(who).await?;
     let account = who.account().as_str();
     if let Some(body) = api
@@ -148,11 +153,15 @@ where
     {
         return Ok(response::json_bytes(StatusCode::OK, body));
     }
-    let (value, changes_at) = render().await?;
-    let body = Bytes::from(serde_json::to_vec(&value).unwrap_or_default());
+    let (body, changes_at) = render().await?;
     api.cache
         .put(account, request_line, version, changes_at, body.clone());
     Ok(response::json_bytes(StatusCode::OK, body))
+}
+
+/// A JSON body (a `json!` tree or a wire struct).
+fn to_json(value: &impl serde::Serialize) -> Bytes {
+    Bytes::from(serde_json::to_vec(value).unwrap_or_default())
 }
 
 /// `{"data": value}` with a status.

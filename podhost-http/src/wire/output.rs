@@ -4,6 +4,7 @@ use podhost_core::{
     model::{EpisodeView, FeedView, Media},
     probe::MediaKind,
 };
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Ctx, format};
@@ -167,26 +168,37 @@ fn opt_num(n: Option<u32>) -> String {
     n.map(|n| n.to_string()).unwrap_or_default()
 }
 
-fn itunes(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
+/// An episode's `itunes` object (2.3).
+#[derive(Serialize)]
+pub struct Itunes<'a> {
+    title: &'a str,
+    subtitle: &'a str,
+    logo: String,
+    summary: &'a str,
+    #[serde(rename = "episodeType")]
+    episode_type: &'static str,
+    author: &'a str,
+    duration: String,
+    season: String,
+    episode: String,
+    /// Addition.
+    explicit: Option<bool>,
+}
+
+fn itunes<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> Itunes<'a> {
     let it = &v.episode.itunes;
-    let duration = v
-        .media
-        .as_ref()
-        .and_then(|m| m.facts.audio.as_ref())
-        .map(|a| a.duration_ms);
-    json!({
-        "title": it.title,
-        "subtitle": it.subtitle,
-        "logo": logo_url(ctx, v.logo.as_ref()),
-        "summary": it.summary,
-        "episodeType": it.episode_type.as_str(),
-        "author": it.author,
-        "duration": duration.map(format::hms).unwrap_or_default(),
-        "season": opt_num(it.season),
-        "episode": opt_num(it.episode),
-        // Addition.
-        "explicit": it.explicit,
-    })
+    Itunes {
+        title: &it.title,
+        subtitle: &it.subtitle,
+        logo: logo_url(ctx, v.logo.as_ref()),
+        summary: &it.summary,
+        episode_type: it.episode_type.as_str(),
+        author: &it.author,
+        duration: duration_ms(v).map(format::hms).unwrap_or_default(),
+        season: opt_num(it.season),
+        episode: opt_num(it.episode),
+        explicit: it.explicit,
+    }
 }
 
 fn duration_ms(v: &EpisodeView) -> Option<u64> {
@@ -196,8 +208,59 @@ fn duration_ms(v: &EpisodeView) -> Option<u64> {
         .map(|a| a.duration_ms)
 }
 
+/// `{"data": ...}`, the envelope of most answers.
+#[derive(Serialize)]
+pub struct Data<T> {
+    /// The answer.
+    pub data: T,
+}
+
+/// An item of the episode list (2.3): serialized straight from the episode, no JSON tree in
+/// between (a page of 50 of a large podcast is rendered on every cache miss).
+#[derive(Serialize)]
+pub struct EpisodeItem<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: String,
+    feed_id: &'a str,
+    links: EpisodeLinks,
+    attributes: EpisodeItemAttributes<'a>,
+    relationships: [&'static str; 1],
+}
+
+#[derive(Serialize)]
+struct EpisodeLinks {
+    #[serde(rename = "self")]
+    this: String,
+    web: String,
+    logo: String,
+    media: String,
+}
+
+#[derive(Serialize)]
+struct EpisodeItemAttributes<'a> {
+    title: &'a str,
+    description: &'a str,
+    author: &'a str,
+    link: &'a str,
+    copyright: &'a str,
+    logo: String,
+    guid: &'a str,
+    publish_date: String,
+    publish_date_formatted: String,
+    is_published: u8,
+    file: &'a str,
+    enclosure_url: String,
+    itunes: Itunes<'a>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    duration_formatted: String,
+    /// Addition.
+    is_public: u8,
+}
+
 /// An item of the episode list (2.3).
-pub fn episode_item(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
+pub fn episode_item<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> EpisodeItem<'a> {
     let e = &v.episode;
     let tz = &ctx.host.config().display_time_zone;
     let urls = ctx.host.urls();
@@ -206,37 +269,39 @@ pub fn episode_item(ctx: &Ctx<'_>, v: &EpisodeView) -> Value {
         .as_ref()
         .map(|m| ctx.host.media_url(ctx.account, m))
         .unwrap_or_default();
-    json!({
-        "type": "show",
-        "id": e.id.to_string(),
-        "feed_id": e.feed.as_str(),
-        "links": {
-            "self": ApiUrls::new(ctx.host).episode(&e.feed, e.id),
-            "web": urls.episode_page(&e.feed, e.id),
-            "logo": logo_url(ctx, v.logo.as_ref()),
-            "media": media_url,
+    let logo = logo_url(ctx, v.logo.as_ref());
+    EpisodeItem {
+        kind: "show",
+        id: e.id.to_string(),
+        feed_id: e.feed.as_str(),
+        links: EpisodeLinks {
+            this: ApiUrls::new(ctx.host).episode(&e.feed, e.id),
+            web: urls.episode_page(&e.feed, e.id),
+            logo: logo.clone(),
+            media: media_url.clone(),
         },
-        "attributes": {
-            "title": e.title,
-            "description": e.description,
-            "author": e.author,
-            "link": e.link,
-            "copyright": e.copyright,
-            "logo": logo_url(ctx, v.logo.as_ref()),
-            "guid": e.guid,
-            "publish_date": e.publish_at.as_second().to_string(),
-            "publish_date_formatted": format::publish_date_formatted(e.publish_at, tz),
-            "is_published": u8::from(v.is_published),
-            "file": v.media.as_ref().map(|m| m.name.clone()).unwrap_or_default(),
-            "enclosure_url": media_url,
-            "itunes": itunes(ctx, v),
-            "type": v.media.as_ref().map_or("unknown", |m| kind_name(m.kind())),
-            "duration_formatted": duration_ms(v).map(format::minutes_seconds).unwrap_or_default(),
-            // Additions.
-            "is_public": u8::from(e.is_public),
+        attributes: EpisodeItemAttributes {
+            title: &e.title,
+            description: &e.description,
+            author: &e.author,
+            link: &e.link,
+            copyright: &e.copyright,
+            logo,
+            guid: &e.guid,
+            publish_date: e.publish_at.as_second().to_string(),
+            publish_date_formatted: format::publish_date_formatted(e.publish_at, tz),
+            is_published: u8::from(v.is_published),
+            file: v.media.as_ref().map_or("", |m| m.name.as_str()),
+            enclosure_url: media_url,
+            itunes: itunes(ctx, v),
+            kind: v.media.as_ref().map_or("unknown", |m| kind_name(m.kind())),
+            duration_formatted: duration_ms(v)
+                .map(format::minutes_seconds)
+                .unwrap_or_default(),
+            is_public: u8::from(e.is_public),
         },
-        "relationships": ["entry"],
-    })
+        relationships: ["entry"],
+    }
 }
 
 /// The single episode (2.3), with podhost's additions after the specified fields.

@@ -1,0 +1,476 @@
+//! The load of `scripts/cluster` (not run alone): mixed requests through the load balancer in
+//! front of several `podhost serve` processes, for `CLUSTER_SECONDS`, while the script kills
+//! one server with SIGKILL and restarts it. Then every acknowledged write is read back.
+//!
+//! Environment: `CLUSTER_URL` (nginx), `CLUSTER_TOKEN` (a token with every scope),
+//! `CLUSTER_SECONDS` (default 30), `CLUSTER_WORKERS` (default 16).
+//!
+//! Prints throughput, p50/p99 latency per kind of request, failures, and the acknowledged
+//! writes lost (an episode created or renamed, a file uploaded, answered 2xx, then not found
+//! as acknowledged); exits 1 when any was lost.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use serde_json::{Value, json};
+
+type Client = hyper_util::client::legacy::Client<
+    hyper_util::client::legacy::connect::HttpConnector,
+    Full<Bytes>,
+>;
+
+#[derive(Clone)]
+struct Target {
+    client: Client,
+    base: String,
+    token: String,
+}
+
+/// An answer, or why there was none.
+type Outcome = Result<(StatusCode, Bytes), String>;
+
+/// When each answer other than 2xx came, and which server gave it (nginx's `X-Upstream`).
+static NOT_2XX: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default()
+}
+
+impl Target {
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        content_type: Option<&str>,
+        body: Bytes,
+    ) -> Outcome {
+        self.send_with(method, path, content_type, body, &[]).await
+    }
+
+    async fn send_with(
+        &self,
+        method: Method,
+        path: &str,
+        content_type: Option<&str>,
+        body: Bytes,
+        headers: &[(&str, &str)],
+    ) -> Outcome {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base))
+            .header("authorization", format!("Bearer {}", self.token));
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Full::new(body)).map_err(|e| e.to_string())?;
+        let answer = tokio::time::timeout(Duration::from_secs(15), async {
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| e.to_string())?;
+            let status = response.status();
+            if !status.is_success() {
+                let upstream = response
+                    .headers()
+                    .get("x-upstream")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("?")
+                    .to_string();
+                NOT_2XX
+                    .lock()
+                    .unwrap()
+                    .push(format!("{} {status} from {upstream}", now_ms()));
+            }
+            let bytes = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| e.to_string())?
+                .to_bytes();
+            Ok::<_, String>((status, bytes))
+        })
+        .await;
+        answer.unwrap_or_else(|_| Err("no answer within 15 s".into()))
+    }
+
+    async fn json(&self, method: Method, path: &str, body: &Value) -> Outcome {
+        self.send(
+            method,
+            path,
+            Some("application/json"),
+            Bytes::from(body.to_string()),
+        )
+        .await
+    }
+
+    async fn multipart(
+        &self,
+        path: &str,
+        fields: &[(&str, &str)],
+        file: Option<(&str, &[u8])>,
+    ) -> Outcome {
+        let boundary = "cluster-load-7a1c";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(
+                format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes(),
+            );
+        }
+        if let Some((name, bytes)) = file {
+            body.extend_from_slice(
+                format!("--{boundary}\r\nContent-Disposition: form-data; name=\"media\"; filename=\"{name}\"\r\nContent-Type: audio/wav\r\n\r\n").as_bytes(),
+            );
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        self.send(
+            Method::POST,
+            path,
+            Some(&format!("multipart/form-data; boundary={boundary}")),
+            Bytes::from(body),
+        )
+        .await
+    }
+}
+
+/// What the workers were told was done, and what may or may not have been.
+#[derive(Default)]
+struct Ledger {
+    /// Episode id → its title as last acknowledged.
+    titles: HashMap<String, String>,
+    /// Episode id → titles sent after the last acknowledgement whose outcome is unknown.
+    maybe_titles: HashMap<String, Vec<String>>,
+    /// Media id → size, acknowledged.
+    media: HashMap<String, usize>,
+    /// Per kind of request: latencies of answers, failures by reason.
+    latencies: HashMap<&'static str, Vec<Duration>>,
+    failures: HashMap<String, u64>,
+}
+
+const FEED: &str = "load";
+
+fn wav(seconds: f64) -> Vec<u8> {
+    podhost_testkit::fixtures::wav(seconds, 8000)
+}
+
+fn id_of(bytes: &Bytes) -> Option<String> {
+    let v: Value = serde_json::from_slice(bytes).ok()?;
+    // Episodes answer `{"data": {"id"}}`, media records `{"id"}` (the specification's 2.1).
+    let id = match &v["data"]["id"] {
+        Value::Null => &v["id"],
+        id => id,
+    };
+    match id {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+async fn worker(
+    target: Target,
+    w: usize,
+    until: Instant,
+    ledger: Arc<Mutex<Ledger>>,
+    enclosure: String,
+) {
+    let mut own: Vec<String> = Vec::new();
+    let mut n = 0u64;
+    let audio = Bytes::from(wav(0.5));
+    while Instant::now() < until {
+        n += 1;
+        let roll = rand::random::<u32>() % 100;
+        let started = Instant::now();
+        let (kind, outcome): (&'static str, Outcome) = match roll {
+            0..=29 => {
+                let title = format!("w{w}-{n}");
+                let outcome = target
+                    .multipart(
+                        &format!("/api/feed/{FEED}/show"),
+                        &[("title", &title), ("is_public", "1")],
+                        None,
+                    )
+                    .await;
+                if let Ok((StatusCode::CREATED, body)) = &outcome
+                    && let Some(id) = id_of(body)
+                {
+                    ledger.lock().unwrap().titles.insert(id.clone(), title);
+                    own.push(id);
+                }
+                ("episode create", outcome)
+            }
+            30..=44 if !own.is_empty() => {
+                let id = own[rand::random::<u32>() as usize % own.len()].clone();
+                let title = format!("w{w}-{n}-renamed");
+                let outcome = target
+                    .json(
+                        Method::PUT,
+                        &format!("/api/feed/{FEED}/show/{id}"),
+                        &json!({"title": title}),
+                    )
+                    .await;
+                let mut ledger = ledger.lock().unwrap();
+                match &outcome {
+                    Ok((StatusCode::OK, _)) => {
+                        ledger.titles.insert(id.clone(), title);
+                        ledger.maybe_titles.remove(&id);
+                    }
+                    Ok((status, _)) if status.is_client_error() => {}
+                    _ => ledger.maybe_titles.entry(id).or_default().push(title),
+                }
+                ("episode update", outcome)
+            }
+            45..=49 => {
+                let name = format!("w{w}-{n}.wav");
+                let outcome = target
+                    .multipart("/api/media", &[], Some((&name, &audio)))
+                    .await;
+                if let Ok((StatusCode::CREATED, body)) = &outcome
+                    && let Some(id) = id_of(body)
+                {
+                    ledger.lock().unwrap().media.insert(id, audio.len());
+                }
+                ("upload", outcome)
+            }
+            50..=69 => (
+                "list",
+                target
+                    .send(
+                        Method::GET,
+                        &format!("/api/feed/{FEED}/shows?page%5Bsize%5D=20"),
+                        None,
+                        Bytes::new(),
+                    )
+                    .await,
+            ),
+            70..=84 => (
+                "feed",
+                target
+                    .send(
+                        Method::GET,
+                        &format!("/feeds/{FEED}/rss"),
+                        None,
+                        Bytes::new(),
+                    )
+                    .await,
+            ),
+            _ => (
+                "enclosure",
+                target
+                    .send_with(
+                        Method::GET,
+                        &enclosure,
+                        None,
+                        Bytes::new(),
+                        &[("range", "bytes=0-65535")],
+                    )
+                    .await,
+            ),
+        };
+        let took = started.elapsed();
+        let mut ledger = ledger.lock().unwrap();
+        match outcome {
+            Ok((status, _)) if status.is_success() => {
+                ledger.latencies.entry(kind).or_default().push(took);
+            }
+            Ok((status, _)) => {
+                *ledger
+                    .failures
+                    .entry(format!("{kind}: {status}"))
+                    .or_default() += 1
+            }
+            Err(reason) => {
+                let reason = reason.split(':').next().unwrap_or_default().to_string();
+                *ledger
+                    .failures
+                    .entry(format!("{kind}: {reason}"))
+                    .or_default() += 1;
+            }
+        }
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let at = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[at].as_secs_f64() * 1000.0
+}
+
+#[tokio::main]
+async fn main() {
+    let Ok(base) = std::env::var("CLUSTER_URL") else {
+        eprintln!(
+            "cluster: run by scripts/cluster (CLUSTER_URL and CLUSTER_TOKEN unset); nothing to do"
+        );
+        return;
+    };
+    let token = std::env::var("CLUSTER_TOKEN").expect("CLUSTER_TOKEN");
+    let seconds: u64 = std::env::var("CLUSTER_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
+    let workers: usize = std::env::var("CLUSTER_WORKERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(5))
+        .build_http();
+    let target = Target {
+        client,
+        base,
+        token,
+    };
+
+    // A podcast with one published episode and its audio, for the reads.
+    let made = target
+        .json(
+            Method::POST,
+            "/api/feeds",
+            &json!({"id": FEED, "title": "Load"}),
+        )
+        .await;
+    assert!(
+        matches!(made, Ok((StatusCode::CREATED | StatusCode::CONFLICT, _))),
+        "{made:?}"
+    );
+    let first = target
+        .multipart(
+            &format!("/api/feed/{FEED}/show"),
+            &[("title", "first"), ("is_public", "1")],
+            Some(("first.wav", &wav(2.0))),
+        )
+        .await
+        .expect("the first episode");
+    assert_eq!(first.0, StatusCode::CREATED, "the first episode: {first:?}");
+    let first: Value = serde_json::from_slice(&first.1).unwrap();
+    let enclosure_url = first["data"]["attributes"]["enclosure_url"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let enclosure = enclosure_url
+        .strip_prefix(&target.base)
+        .unwrap_or(&enclosure_url)
+        .to_string();
+
+    let ledger = Arc::new(Mutex::new(Ledger::default()));
+    let started = Instant::now();
+    let until = started + Duration::from_secs(seconds);
+    let tasks: Vec<_> = (0..workers)
+        .map(|w| {
+            tokio::spawn(worker(
+                target.clone(),
+                w,
+                until,
+                ledger.clone(),
+                enclosure.clone(),
+            ))
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let ledger = Arc::try_unwrap(ledger).ok().unwrap().into_inner().unwrap();
+
+    // Every acknowledged write, read back through the load balancer, once every server has
+    // caught up (a server reads the others' writes within its refresh interval, 500 ms).
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut lost = Vec::new();
+    for (id, title) in &ledger.titles {
+        let got = target
+            .send(
+                Method::GET,
+                &format!("/api/feed/{FEED}/show/{id}"),
+                None,
+                Bytes::new(),
+            )
+            .await;
+        let shown = match &got {
+            Ok((StatusCode::OK, body)) => {
+                serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+                    v["data"]["attributes"]["title"]
+                        .as_str()
+                        .map(str::to_string)
+                })
+            }
+            _ => None,
+        };
+        let maybe = ledger.maybe_titles.get(id).cloned().unwrap_or_default();
+        match shown {
+            Some(t) if &t == title || maybe.contains(&t) => {}
+            other => lost.push(format!(
+                "episode {id}: acknowledged {title:?}, found {other:?} ({got:?})"
+            )),
+        }
+    }
+    for (id, size) in &ledger.media {
+        let got = target
+            .send(Method::GET, &format!("/api/media/{id}"), None, Bytes::new())
+            .await;
+        let found = matches!(&got, Ok((StatusCode::OK, body)) if serde_json::from_slice::<Value>(body).ok().and_then(|v| v["byte"].as_u64().or(v["data"]["byte"].as_u64())) == Some(*size as u64));
+        if !found {
+            lost.push(format!("media {id}: {got:?}"));
+        }
+    }
+
+    let total: usize = ledger.latencies.values().map(Vec::len).sum();
+    let failed: u64 = ledger.failures.values().sum();
+    let mut all: Vec<Duration> = ledger.latencies.values().flatten().copied().collect();
+    all.sort_unstable();
+    println!(
+        "cluster: {workers} clients for {elapsed:.0} s through nginx: {total} answered 2xx ({:.0} req/s), {failed} failed; p50 {:.1} ms, p99 {:.1} ms",
+        total as f64 / elapsed,
+        percentile(&all, 0.5),
+        percentile(&all, 0.99)
+    );
+    let mut kinds: Vec<_> = ledger.latencies.iter().collect();
+    kinds.sort_by_key(|(k, _)| *k);
+    for (kind, latencies) in kinds {
+        let mut sorted = latencies.clone();
+        sorted.sort_unstable();
+        println!(
+            "  {kind}: {} ({:.0}/s), p50 {:.1} ms, p99 {:.1} ms",
+            sorted.len(),
+            sorted.len() as f64 / elapsed,
+            percentile(&sorted, 0.5),
+            percentile(&sorted, 0.99)
+        );
+    }
+    let mut failures: Vec<_> = ledger.failures.iter().collect();
+    failures.sort();
+    for (what, count) in failures {
+        println!("  failed: {what} × {count}");
+    }
+    println!(
+        "acknowledged writes: {} episodes (created or renamed), {} uploads; lost: {}",
+        ledger.titles.len(),
+        ledger.media.len(),
+        lost.len()
+    );
+    for l in lost.iter().take(20) {
+        println!("  LOST {l}");
+    }
+    for u in NOT_2XX.lock().unwrap().iter().take(30) {
+        println!("  not 2xx: {u}");
+    }
+    if !lost.is_empty() {
+        std::process::exit(1);
+    }
+}
