@@ -213,10 +213,17 @@ fn main() {
     runtime.block_on(async {
         let dir = tempfile::tempdir_in(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into()))
             .unwrap();
-        upload_2gib(&dir.path().join("upload"), if quick { 1 } else { 2 }).await;
+        // `--memory`: only the 10,000-episode figures in memory (for profiling them).
+        let memory_only = std::env::args().any(|a| a == "--memory");
+        if !memory_only {
+            upload_2gib(&dir.path().join("upload"), if quick { 1 } else { 2 }).await;
+        }
         let episodes = if quick { 2_000 } else { 10_000 };
         let memory: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
         episodes_bench(memory, "memory", episodes, 1_000).await;
+        if memory_only {
+            return;
+        }
         let local = podhost_core::open_store(dir.path().join("local").to_str().unwrap())
             .unwrap()
             .store;
