@@ -88,9 +88,10 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// The whole podhost service on one listener, from a [`PodcastHost`]: the REST API, the public
-/// routes and pages, and every background loop a server runs (job workers, webhook, WebSub
-/// and Podping delivery, statistics flushing), with a graceful shutdown that stops them all.
+/// The whole podhost service on one listener, from a
+/// [`PodcastHost`](podhost_core::PodcastHost): the REST API, the public routes and pages, and
+/// every background loop a server runs (job workers, webhook, WebSub and Podping delivery,
+/// statistics flushing), with a graceful shutdown that stops them all.
 /// `podhost serve` is a thin caller of it; an application embeds the service the same way.
 ///
 /// ```no_run

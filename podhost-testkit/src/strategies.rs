@@ -32,7 +32,7 @@ pub fn line() -> impl Strategy<Value = String> {
         .prop_map(|s| s.trim_end().to_string())
 }
 
-/// Show-note text: a few lines of [`line`]s, some HTML-looking.
+/// Show-note text: a few lines of [`line()`]s, some HTML-looking.
 pub fn notes() -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop_oneof![
