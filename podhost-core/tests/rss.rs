@@ -345,3 +345,37 @@ async fn moved_deleted_and_unknown_feeds() {
         Err(podhost_core::Error::NotFound { .. })
     ));
 }
+
+/// A feed of many episodes: each item carries its own episode's show notes, in feed order.
+#[tokio::test]
+async fn a_large_feed_carries_each_episodes_own_notes() {
+    let w = world().await;
+    let episodes = 300;
+    for n in 0..episodes {
+        let mut new = NewEpisode::titled(format!("Large {n}"));
+        new.fields.description = Some(format!("<p>Notes of <b>{n}</b></p>"));
+        new.fields.is_public = Some(true);
+        new.fields.publish_at = Some(
+            "2026-01-01T00:00:00Z".parse::<jiff::Timestamp>().unwrap()
+                + jiff::SignedDuration::from_mins(n),
+        );
+        w.host.create_episode(&w.who, &w.feed, new).await.unwrap();
+    }
+    let doc = parse(&live(&w).await.xml);
+    let titles = all(&doc, "rss/channel/item/title");
+    let notes = all(&doc, "rss/channel/item/description");
+    assert_eq!(titles.len(), notes.len());
+    let mut seen = 0;
+    for (title, notes) in titles.iter().zip(&notes) {
+        if let Some(n) = title.text.strip_prefix("Large ") {
+            assert_eq!(
+                notes.text,
+                format!("<p>Notes of <b>{n}</b></p>"),
+                "{}",
+                title.text
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, episodes);
+}
