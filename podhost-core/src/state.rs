@@ -77,6 +77,18 @@ pub(crate) struct FeedEntry {
     pub(crate) order: order::EpisodeOrder,
 }
 
+impl FeedEntry {
+    /// Whether the podcast uses a media file: as its artwork or as a file of one of its
+    /// episodes.
+    pub(crate) fn uses(&self, media: MediaId) -> bool {
+        self.feed.logo == Some(media)
+            || self
+                .episodes
+                .values()
+                .any(|e| e.media_ids().any(|m| m == media))
+    }
+}
+
 /// Everything an account owns.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct AccountState {
@@ -355,24 +367,11 @@ impl AccountState {
         let Some(ids) = self.blobs.get(blob) else {
             return false;
         };
-        let (mut private, mut public) = (false, false);
-        for entry in self.feeds.values() {
-            let uses = ids.iter().any(|&media| {
-                entry.feed.logo == Some(media)
-                    || entry
-                        .episodes
-                        .values()
-                        .any(|e| e.media_ids().any(|m| m == media))
-            });
-            if uses {
-                if entry.feed.private {
-                    private = true;
-                } else {
-                    public = true;
-                }
-            }
-        }
-        private && !public
+        let uses = |entry: &FeedEntry| ids.iter().any(|&media| entry.uses(media));
+        // Private podcasts first: on a download's path, an account without any (or a file none
+        // of them uses) costs no look at its public podcasts' episodes.
+        self.feeds.values().any(|e| e.feed.private && uses(e))
+            && !self.feeds.values().any(|e| !e.feed.private && uses(e))
     }
 
     /// Whether some media record still points at the blob.

@@ -19,9 +19,14 @@ pub fn full(bytes: Bytes) -> Body {
 
 /// A JSON response with the standard headers.
 pub fn json(status: StatusCode, value: &Value) -> Response<Body> {
-    let bytes =
-        serde_json::to_vec(value).unwrap_or_else(|_| b"{\"message\":\"internal error\"}".to_vec());
-    json_bytes(status, Bytes::from(bytes))
+    json_bytes(status, json_body(value))
+}
+
+/// A JSON body: a `json!` tree or a wire struct, serialized.
+pub fn json_body(value: &impl serde::Serialize) -> Bytes {
+    Bytes::from(
+        serde_json::to_vec(value).unwrap_or_else(|_| b"{\"message\":\"internal error\"}".to_vec()),
+    )
 }
 
 /// A response of JSON bytes rendered before, with the standard headers.

@@ -4,7 +4,7 @@
 use std::{future::Future, time::Duration};
 
 use hyper_util::{
-    rt::{TokioExecutor, TokioIo, TokioTimer},
+    rt::{TokioIo, TokioTimer},
     server::graceful::GracefulShutdown,
     service::TowerToHyperService,
 };
@@ -25,7 +25,6 @@ pub async fn serve(
         .max_buf_size(api.config.max_header_bytes.max(8192));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
-    let _ = TokioExecutor::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => {

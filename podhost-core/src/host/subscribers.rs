@@ -223,13 +223,7 @@ impl PodcastHost {
                     .ok_or_else(|| Error::not_found("feed", feed))?;
                 let media = state
                     .media_by_blob(blob)
-                    .filter(|m| {
-                        entry.feed.logo == Some(m.id)
-                            || entry
-                                .episodes
-                                .values()
-                                .any(|e| e.media_ids().any(|id| id == m.id))
-                    })
+                    .filter(|m| entry.uses(m.id))
                     .ok_or_else(|| Error::not_found("media", blob))?;
                 Ok(Some(media.clone()))
             })

@@ -7,7 +7,7 @@ use podhost_core::{
 };
 use serde_json::{Value, json};
 
-use super::{Answer, cached, created, data, multipart, page, to_json};
+use super::{Answer, cached, created, data, multipart, page};
 use crate::{
     api::{Api, Call, RequestBody},
     error::ApiError,
@@ -70,7 +70,7 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
             .iter()
             .map(|v| wire::episode_item(&ctx, v))
             .collect();
-        Ok((to_json(&wire::Data { data }), listed.changes_at))
+        Ok((response::json_body(&wire::Data { data }), listed.changes_at))
     };
     if body.is_some() {
         // Parameters in a body are not part of the request line, the cache's key.

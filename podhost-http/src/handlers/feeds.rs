@@ -4,7 +4,7 @@ use http::StatusCode;
 use podhost_core::{FeedId, model::NewFeed};
 use serde_json::json;
 
-use super::{Answer, cached, created, data, page, to_json};
+use super::{Answer, cached, created, data, page};
 use crate::{
     api::{Api, Call, RequestBody},
     response,
@@ -23,7 +23,7 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
             .iter()
             .map(|f| wire::feed_list_item(&ctx, f))
             .collect();
-        Ok((to_json(&json!({ "data": items })), None))
+        Ok((response::json_body(&json!({ "data": items })), None))
     })
     .await
 }

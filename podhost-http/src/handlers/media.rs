@@ -7,7 +7,7 @@ use podhost_core::{
 };
 use serde_json::json;
 
-use super::{Answer, cached, created_record, multipart, page, to_json};
+use super::{Answer, cached, created_record, multipart, page};
 use crate::{
     api::{Api, Call, RequestBody},
     error::ApiError,
@@ -62,7 +62,7 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
             .map(|m| wire::media_item(&ctx, m))
             .collect();
         Ok((
-            to_json(&json!({ "count": listed.total, "items": items })),
+            response::json_body(&json!({ "count": listed.total, "items": items })),
             None,
         ))
     })

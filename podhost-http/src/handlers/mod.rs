@@ -129,7 +129,7 @@ pub(crate) async fn open(api: &Api, endpoint: Endpoint, parts: &Parts) -> Respon
 }
 
 /// A 200 answer reused from the cache while the account is at the same version, else
-/// rendered by `render` (the JSON body, serialized with [`to_json`], and when it changes by
+/// rendered by `render` (the JSON body, serialized with [`response::json_body`], and when it changes by
 /// itself) and kept.
 async fn cached<F, Fut>(
     api: &Api,
@@ -157,11 +157,6 @@ where
     api.cache
         .put(account, request_line, version, changes_at, body.clone());
     Ok(response::json_bytes(StatusCode::OK, body))
-}
-
-/// A JSON body (a `json!` tree or a wire struct).
-fn to_json(value: &impl serde::Serialize) -> Bytes {
-    Bytes::from(serde_json::to_vec(value).unwrap_or_default())
 }
 
 /// `{"data": value}` with a status.
