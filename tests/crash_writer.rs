@@ -23,6 +23,7 @@ async fn main() -> anyhow::Result<()> {
     let mut config = HostConfig::new("https://crash.test")?;
     // Snapshot often, so that kills also land in the middle of snapshot writes.
     config.catalog.snapshot_every = 16;
+    config.catalog.segment_every = 4;
     let host = PodcastHost::new(config, opened.store);
     match host.create_account("crash").await {
         Ok(_) | Err(Error::Conflict { .. }) => {}

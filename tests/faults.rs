@@ -164,3 +164,78 @@ async fn a_store_without_conditional_writes_is_refused() {
     let left: Vec<_> = inner.list(None).try_collect().await.unwrap();
     assert!(left.is_empty(), "the check leaves nothing: {left:?}");
 }
+
+/// Writing a snapshot holds up no writer: while the store holds the snapshot's parts, edits
+/// commit and read back; once the parts land, another process opens the account from that
+/// snapshot and sees every edit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_being_written_holds_up_no_writer() {
+    use podhost_testkit::{Call, test_config, test_host_with};
+    let faulty = FaultStore::new(Arc::new(InMemory::new()));
+    let held =
+        faulty.gate(|call, path| call == Call::Put && path.as_ref().contains("/snapshots/parts/"));
+    let mut config = test_config();
+    config.catalog.snapshot_every = 8;
+    config.catalog.segment_every = 4;
+    let (host, _) = test_host_with(Arc::new(faulty.clone()), config.clone());
+    host.create_account("alice").await.unwrap();
+    let account = "alice".parse().unwrap();
+    let who = host.owner(&account).await.unwrap();
+    let feed = host
+        .create_feed(&who, NewFeed::titled("show", "Show"))
+        .await
+        .unwrap()
+        .feed
+        .id;
+    let mut ids = Vec::new();
+    for i in 0..8 {
+        let new = NewEpisode::titled(format!("ep {i}"));
+        ids.push(
+            host.create_episode(&who, &feed, new)
+                .await
+                .unwrap()
+                .episode
+                .id,
+        );
+    }
+    tokio::time::timeout(Duration::from_secs(10), held.reached())
+        .await
+        .expect("a snapshot was started and is held at the store");
+
+    for (i, id) in ids.iter().cycle().take(40).enumerate() {
+        let patch = EpisodePatch {
+            subtitle: Some(format!("edit {i}")),
+            ..Default::default()
+        };
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            host.update_episode(&who, &feed, *id, &patch),
+        )
+        .await
+        .expect("an edit commits while the snapshot is held")
+        .unwrap();
+    }
+    assert!(held.is_holding(), "the snapshot is still held");
+    let subtitles = |host: podhost_core::PodcastHost| {
+        let (who, feed, ids) = (who.clone(), feed.clone(), ids.clone());
+        async move {
+            let mut subtitles = Vec::new();
+            for id in ids {
+                let view = host.get_episode(&who, &feed, id).await.unwrap();
+                subtitles.push(view.episode.subtitle);
+            }
+            subtitles
+        }
+    };
+    let expected: Vec<String> = (32..40).map(|i| format!("edit {i}")).collect();
+    assert_eq!(subtitles(host.clone()).await, expected);
+
+    held.open();
+    host.settle(&account).await.unwrap();
+    let (other, _) = test_host_with(Arc::new(faulty.clone()), config);
+    let stats = other.open_stats(&account).await.unwrap();
+    assert!(stats.snapshot_seq > 0, "opened from a snapshot: {stats:?}");
+    let other_who = other.owner(&account).await.unwrap();
+    assert_eq!(other_who.account(), who.account());
+    assert_eq!(subtitles(other).await, expected);
+}

@@ -1,6 +1,7 @@
 //! An account's state as its log builds it: the [`Journal`] of the account partition.
 
 mod order;
+mod parts;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -249,6 +250,16 @@ impl Journal for AccountState {
                 }
             }
         }
+    }
+
+    type Part = parts::Part;
+
+    fn into_parts(self) -> Vec<parts::Part> {
+        parts::split(self)
+    }
+
+    fn from_parts(parts: Vec<parts::Part>) -> Result<Self, String> {
+        parts::join(parts)
     }
 
     fn after_load(&mut self) {

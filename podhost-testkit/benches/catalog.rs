@@ -2,8 +2,10 @@
 //! `cargo bench -p podhost-testkit --bench catalog` (add `-- --quick` for a smaller run).
 //!
 //! Prints: peak memory of a 2 GiB upload through the core; cold open time and objects read for
-//! an account with 10,000 episodes; bytes written per single-episode edit; edits per second on
-//! the local folder.
+//! an account with 10,000 episodes (in memory, on a local folder, and on the S3 server of the
+//! tests, moto, when `.venv` has it); bytes written per single-episode edit, snapshots and
+//! segments included, for edits of recent episodes and for edits spread over every episode;
+//! edits per second.
 
 use std::{sync::Arc, time::Instant};
 
@@ -72,7 +74,8 @@ async fn fresh_list(
     assert_eq!(page.items.len(), 50);
 }
 
-async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usize, edits: usize) {
+async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usize, s3: bool) {
+    let plain = store.clone();
     let counting = FaultStore::new(store);
     let store: Arc<dyn ObjectStore> = Arc::new(counting.clone());
     let host = host(store.clone());
@@ -105,8 +108,8 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
         episodes as f64 / create_secs
     );
 
-    // Bytes per single-episode edit: the log entry, and the snapshot share amortised over the
-    // snapshot interval.
+    // Bytes per single-episode edit: the log entry, plus the segment and snapshot shares
+    // amortised (over two snapshot intervals, the background compaction waited for).
     counting.reset_counts();
     let patch = EpisodePatch {
         subtitle: Some("edited".into()),
@@ -116,30 +119,65 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
         .await
         .unwrap();
     let one = counting.counts();
-    counting.reset_counts();
-    let start = Instant::now();
-    for i in 0..edits {
+    println!(
+        "[{label}] one edit of a {episodes}-episode feed wrote {} bytes in {} put(s)",
+        one.bytes_put, one.puts,
+    );
+    let account: podhost_core::AccountId = "big".parse().unwrap();
+    host.settle(&account).await.unwrap();
+    let edits = 2 * podhost_core::CatalogConfig::default().snapshot_every as usize;
+    // Edit i goes to episode pick(i).
+    type Pick<'a> = Box<dyn Fn(usize) -> usize + 'a>;
+    let patterns: [(&str, Pick<'_>); 2] = [
+        (
+            "the 64 newest episodes",
+            Box::new(|i| ids.len() - 1 - i % 64),
+        ),
+        (
+            "episodes spread over all",
+            Box::new(|i| i * 7919 % ids.len()),
+        ),
+    ];
+    for (pattern, pick) in patterns {
+        counting.reset_counts();
+        let start = Instant::now();
+        for i in 0..edits {
+            let patch = EpisodePatch {
+                subtitle: Some(format!("edit {i}")),
+                ..Default::default()
+            };
+            host.update_episode(&who, &feed, ids[pick(i)], &patch)
+                .await
+                .unwrap();
+        }
+        let edit_secs = start.elapsed().as_secs_f64();
+        host.settle(&account).await.unwrap();
+        let many = counting.counts();
+        println!(
+            "[{label}] {edits} edits of {pattern}: {:.0} bytes/edit amortised, segments and snapshots included ({} puts); {:.0} edits/s",
+            many.bytes_put as f64 / edits as f64,
+            many.puts,
+            edits as f64 / edit_secs
+        );
+    }
+
+    // The worst case for opening: the longest tail after the newest snapshot (one entry short
+    // of the next snapshot), read from segments and the log.
+    let every = podhost_core::CatalogConfig::default().snapshot_every;
+    let tail = host.open_stats(&account).await.unwrap().entries_replayed;
+    for i in tail..every - 1 {
         let patch = EpisodePatch {
-            subtitle: Some(format!("edit {i}")),
+            subtitle: Some(format!("tail {i}")),
             ..Default::default()
         };
-        host.update_episode(&who, &feed, ids[i % ids.len()], &patch)
+        host.update_episode(&who, &feed, ids[i as usize % ids.len()], &patch)
             .await
             .unwrap();
     }
-    let edit_secs = start.elapsed().as_secs_f64();
-    let many = counting.counts();
-    println!(
-        "[{label}] one edit of a {episodes}-episode feed wrote {} bytes in {} put(s); over {edits} edits: {:.0} bytes/edit on average, snapshots included ({} puts)",
-        one.bytes_put,
-        one.puts,
-        many.bytes_put as f64 / edits as f64,
-        many.puts
-    );
-    println!(
-        "[{label}] {edits} sequential edits in {edit_secs:.2} s: {:.0} edits/s",
-        edits as f64 / edit_secs
-    );
+    host.settle(&account).await.unwrap();
+    if s3 {
+        s3_cold_open(&plain, episodes).await;
+    }
 
     // Cold open: a new host, first read.
     counting.reset_counts();
@@ -203,6 +241,58 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
     );
 }
 
+/// The account the memory run left, copied object by object to a bucket of the S3 server the
+/// tests use (moto), then opened cold from there.
+async fn s3_cold_open(memory: &Arc<dyn ObjectStore>, episodes: usize) {
+    use futures::{StreamExt, TryStreamExt};
+    use object_store::ObjectStoreExt;
+    let server = match podhost_testkit::s3::S3Server::shared() {
+        Ok(server) => server,
+        Err(why) => {
+            println!("[s3] SKIPPED, no S3 server: {why} (scripts/test installs moto into .venv)");
+            return;
+        }
+    };
+    let s3 = server.store().store;
+    let start = Instant::now();
+    let objects: Vec<_> = memory.list(None).try_collect().await.unwrap();
+    let copied = objects.len();
+    futures::stream::iter(objects)
+        .map(|meta| {
+            let (memory, s3) = (memory.clone(), s3.clone());
+            async move {
+                let bytes = memory.get(&meta.location).await?.bytes().await?;
+                s3.put(&meta.location, bytes.into()).await.map(drop)
+            }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<()>>()
+        .await
+        .unwrap();
+    println!(
+        "[s3] copied the {episodes}-episode account ({copied} objects) to moto in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    // The first open also connects to the server; the second reuses the connections.
+    for round in ["first", "second"] {
+        let counting = FaultStore::new(s3.clone());
+        let fresh = host(Arc::new(counting.clone()));
+        let start = Instant::now();
+        let stats = fresh.open_stats(&"big".parse().unwrap()).await.unwrap();
+        let c = counting.counts();
+        println!(
+            "[s3] cold open of {episodes} episodes from moto ({round}): {:.0} ms, {} objects read ({} gets, {} lists; snapshot at entry {}, {} segments, {} entries replayed)",
+            start.elapsed().as_secs_f64() * 1000.0,
+            c.gets + c.lists,
+            c.gets,
+            c.lists,
+            stats.snapshot_seq,
+            stats.segments_read,
+            stats.entries_replayed
+        );
+    }
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -215,18 +305,20 @@ fn main() {
             .unwrap();
         // `--memory`: only the 10,000-episode figures in memory (for profiling them).
         let memory_only = std::env::args().any(|a| a == "--memory");
-        if !memory_only {
+        if !memory_only && !std::env::args().any(|a| a == "--s3") {
             upload_2gib(&dir.path().join("upload"), if quick { 1 } else { 2 }).await;
         }
         let episodes = if quick { 2_000 } else { 10_000 };
         let memory: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
-        episodes_bench(memory, "memory", episodes, 1_000).await;
-        if memory_only {
+        // `--s3`: only the figures in memory and on the S3 server.
+        let s3_only = std::env::args().any(|a| a == "--s3");
+        episodes_bench(memory, "memory", episodes, !memory_only).await;
+        if memory_only || s3_only {
             return;
         }
         let local = podhost_core::open_store(dir.path().join("local").to_str().unwrap())
             .unwrap()
             .store;
-        episodes_bench(local, "local folder, fsync", episodes, 1_000).await;
+        episodes_bench(local, "local folder, fsync", episodes, false).await;
     });
 }

@@ -34,12 +34,61 @@ pub(super) struct Entry<C> {
     pub(super) changes: Vec<C>,
 }
 
-/// A snapshot: the state after entry `seq`.
+/// The snapshot format this build writes: a manifest of content-addressed parts.
+pub(super) const SNAPSHOT_VERSION: u32 = 2;
+
+/// A snapshot file: the state after entry `seq`. Version 2 (written now) lists the hashes of
+/// its parts; version 1 (written by earlier builds, still read) holds the whole state.
 #[derive(Serialize, Deserialize)]
 pub(super) struct Snapshot<S> {
     pub(super) v: u32,
     pub(super) seq: u64,
-    pub(super) state: S,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) state: Option<S>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) parts: Vec<String>,
+}
+
+/// Refuses a snapshot this build cannot read (one from a newer podhost).
+pub(super) fn check_snapshot_version(v: u32, path: &Path) -> Result<()> {
+    if v == VERSION || v == SNAPSHOT_VERSION {
+        Ok(())
+    } else {
+        Err(Error::storage(format!(
+            "{path} has snapshot version {v}, this podhost reads versions {VERSION} and {SNAPSHOT_VERSION}"
+        )))
+    }
+}
+
+/// A log segment: entries `first..=last` in one object, as they are in the log.
+#[derive(Deserialize)]
+pub(super) struct Segment<C> {
+    pub(super) v: u32,
+    pub(super) first: u64,
+    pub(super) last: u64,
+    pub(super) entries: Vec<Entry<C>>,
+}
+
+/// Packs the bytes of entries `first..` (each an encoded [`Entry`], in order) into a segment,
+/// without decoding them: a segment holds exactly what the log holds.
+pub(super) fn encode_segment(first: u64, entries: &[bytes::Bytes]) -> Vec<u8> {
+    let last = first + entries.len() as u64 - 1;
+    let mut out =
+        format!(r#"{{"v":{VERSION},"first":{first},"last":{last},"entries":["#).into_bytes();
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(entry);
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+/// The name of a snapshot part: the lower-case hex SHA-256 of its bytes.
+pub(super) fn part_hash(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
 }
 
 pub(super) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>> {

@@ -5,7 +5,10 @@
 //! ```text
 //! log/00000000000000000001.json        entry 1: {"v":1,"txn":…,"at":…,"changes":[…]}
 //! log/00000000000000000002.json        …
-//! snapshots/00000000000000000256.json  {"v":1,"seq":256,"state":{…}}: the state after entry 256
+//! segments/00000000000000000256.json   {"v":1,"first":1,"last":256,"entries":[…]}: entries 1..=256
+//! snapshots/00000000000000004096.json  {"v":2,"seq":4096,"parts":["3f…",…]}: the state after
+//!                                      entry 4096, as the parts it lists
+//! snapshots/parts/3f….json             one part, named by the SHA-256 of its bytes
 //! ```
 //!
 //! Invariants:
@@ -18,16 +21,22 @@
 //! - Every entry carries the id of the logical transaction that wrote it. A put whose outcome is
 //!   unknown (an error after the bytes may have landed) is resolved by reading the log: finding
 //!   the transaction id there means it committed, and it is not written twice.
-//! - A snapshot is a cache of the log: written after the fact, deterministic for its sequence
-//!   number, never required. Opening reads the newest snapshot and then the entries after it, so
-//!   the objects read on open are bounded by the snapshot interval.
+//! - Segments and snapshots are caches of the log: written after the fact, in the background
+//!   ([`compact`]), from the store rather than from a live state, deterministic for their
+//!   sequence numbers, never required. Opening reads the newest snapshot, then the segments
+//!   after it, then the entries after those ([`load`]): the objects read on open are bounded by
+//!   the number of parts, `snapshot_every / segment_every` segments and `segment_every` entries.
+//! - A snapshot writes only the parts that changed since the one before (a part's name is its
+//!   hash), so its cost grows with what changed rather than with the partition.
 //! - The log is never truncated (see ARCHITECTURE.md: truncation would let a stale writer fork
 //!   the history with put-if-absent).
 
 mod codec;
+mod compact;
+mod load;
 
 use std::{
-    sync::{Arc, RwLock},
+    sync::{Arc, RwLock, atomic::Ordering},
     time::{Duration, Instant},
 };
 
@@ -38,7 +47,7 @@ use uuid::Uuid;
 
 use crate::error::{Error, Result};
 use crate::store::layout;
-use codec::{Entry, Snapshot};
+use codec::Entry;
 
 /// A state that is built by applying changes in log order.
 pub(crate) trait Journal:
@@ -53,6 +62,18 @@ pub(crate) trait Journal:
 
     /// Rebuilds derived indexes after the state was read from a snapshot.
     fn after_load(&mut self) {}
+
+    /// One piece of a snapshot.
+    type Part: Serialize + DeserializeOwned + Send + 'static;
+
+    /// Splits the state into the parts a snapshot stores. A part whose content did not change
+    /// encodes to the same bytes and is not written again, so a split where one change touches
+    /// few small parts makes snapshots cheap.
+    fn into_parts(self) -> Vec<Self::Part>;
+
+    /// Joins parts made by [`into_parts`](Self::into_parts), in any order; an error when they
+    /// do not make one state.
+    fn from_parts(parts: Vec<Self::Part>) -> std::result::Result<Self, String>;
 }
 
 /// How a catalog trades freshness against reads and snapshot size against replay length.
@@ -63,6 +84,11 @@ pub struct CatalogConfig {
     pub refresh_interval: Duration,
     /// A snapshot is written after this many entries since the last one.
     pub snapshot_every: u64,
+    /// The entries are packed into one log segment per this many.
+    pub segment_every: u64,
+    /// A snapshot part no kept snapshot names is deleted once it is this old (a compaction in
+    /// another process may be about to name it).
+    pub keep_unused_parts: Duration,
     /// How often one logical write tries again after store errors of unknown outcome.
     pub max_attempts: u32,
 }
@@ -71,7 +97,9 @@ impl Default for CatalogConfig {
     fn default() -> Self {
         CatalogConfig {
             refresh_interval: Duration::from_millis(500),
-            snapshot_every: 256,
+            snapshot_every: 4096,
+            segment_every: 256,
+            keep_unused_parts: Duration::from_secs(3600),
             max_attempts: 6,
         }
     }
@@ -82,13 +110,14 @@ impl Default for CatalogConfig {
 pub struct OpenStats {
     /// The snapshot's sequence number (0: none).
     pub snapshot_seq: u64,
-    /// Entries replayed after the snapshot.
+    /// Log segments read after the snapshot.
+    pub segments_read: u64,
+    /// Entries replayed after the snapshot, from segments and from the log.
     pub entries_replayed: u64,
 }
 
 struct Loaded<S> {
     seq: u64,
-    snapshot_seq: u64,
     state: S,
     /// The transactions of the last applied entries, newest last: how a writer whose put had
     /// an unknown outcome learns that it landed, however it was read back.
@@ -124,6 +153,8 @@ pub(crate) struct Catalog<S: Journal> {
     write: tokio::sync::Mutex<()>,
     /// Serialises advancing `loaded.seq` (catching up and applying one's own entry).
     advance: tokio::sync::Mutex<Instant>,
+    /// Segments and snapshots, written in the background.
+    compaction: Arc<compact::Compaction>,
 }
 
 impl<S: Journal> Catalog<S> {
@@ -164,11 +195,20 @@ impl<S: Journal> Catalog<S> {
                 Err(e) => return Err(e.into()),
             }
         }
-        let mut state = S::default();
-        for change in &entry.changes {
-            state.apply(change);
-        }
-        Ok(Self::with_state(store, root, config, 1, 0, state))
+        let mut loaded = Loaded {
+            seq: 0,
+            state: S::default(),
+            recent: Default::default(),
+        };
+        loaded.state.after_load();
+        loaded.apply(1, &entry);
+        Ok(Self::with_loaded(
+            store,
+            root,
+            config,
+            loaded,
+            compact::Compaction::default(),
+        ))
     }
 
     /// Opens the partition: the newest readable snapshot, then every entry after it.
@@ -178,49 +218,31 @@ impl<S: Journal> Catalog<S> {
         root: Path,
         config: CatalogConfig,
     ) -> Result<Option<(Self, OpenStats)>> {
-        let (snapshot_seq, state) = match load_newest_snapshot::<S>(&store, &root).await? {
-            Some((seq, state)) => (seq, state),
-            None => (0, S::default()),
-        };
-        let catalog = Self::with_state(store, root, config, snapshot_seq, snapshot_seq, state);
-        let replayed = catalog.catch_up().await?;
-        let seq = catalog.seq();
-        if seq == 0 {
+        let (loaded, base) = load::load::<S>(&store, &root, config.segment_every, u64::MAX).await?;
+        if loaded.seq == 0 {
             return Ok(None);
         }
-        if replayed >= catalog.config.snapshot_every {
-            catalog.write_snapshot().await;
-        }
-        Ok(Some((
-            catalog,
-            OpenStats {
-                snapshot_seq,
-                entries_replayed: replayed,
-            },
-        )))
+        let compaction = compact::Compaction::new(base.segment_seq, base.stats.snapshot_seq);
+        let catalog = Self::with_loaded(store, root, config, loaded, compaction);
+        catalog.compact_if_due();
+        Ok(Some((catalog, base.stats)))
     }
 
-    fn with_state(
+    fn with_loaded(
         store: Arc<dyn ObjectStore>,
         root: Path,
         config: CatalogConfig,
-        seq: u64,
-        snapshot_seq: u64,
-        mut state: S,
+        loaded: Loaded<S>,
+        compaction: compact::Compaction,
     ) -> Self {
-        state.after_load();
         Catalog {
             store,
             root,
             config,
-            loaded: RwLock::new(Loaded {
-                seq,
-                snapshot_seq,
-                state,
-                recent: Default::default(),
-            }),
+            loaded: RwLock::new(loaded),
             write: tokio::sync::Mutex::new(()),
             advance: tokio::sync::Mutex::new(Instant::now()),
+            compaction: Arc::new(compaction),
         }
     }
 
@@ -350,7 +372,7 @@ impl<S: Journal> Catalog<S> {
         for _round in 0..MAX_ROUNDS {
             // Before deciding again: did an earlier attempt land after all?
             if let Some(value) = self.landed(txn, &mut maybe).await? {
-                self.snapshot_if_due().await;
+                self.compact_if_due();
                 return Ok(value);
             }
             let decided = {
@@ -381,7 +403,7 @@ impl<S: Journal> Catalog<S> {
             {
                 Ok(()) => {
                     self.apply_own(next, &entry).await;
-                    self.snapshot_if_due().await;
+                    self.compact_if_due();
                     return Ok(value);
                 }
                 Err(object_store::Error::AlreadyExists { .. }) => {
@@ -439,7 +461,7 @@ impl<S: Journal> Catalog<S> {
         if self.catch_up().await.is_ok()
             && let Ok(Some(value)) = self.landed(txn, maybe).await
         {
-            self.snapshot_if_due().await;
+            self.compact_if_due();
             return Ok(value);
         }
         let outcome = if maybe.is_empty() {
@@ -507,56 +529,66 @@ impl<S: Journal> Catalog<S> {
         }
     }
 
-    async fn snapshot_if_due(&self) {
-        let due = {
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            loaded.seq
-                >= loaded
-                    .snapshot_seq
-                    .saturating_add(self.config.snapshot_every)
-        };
-        if due {
-            self.write_snapshot().await;
+    /// Starts writing the segments and the snapshot that are due, in the background, unless a
+    /// compaction is running already (the first commit after it ends starts the next one).
+    fn compact_if_due(&self) {
+        let seq = self.seq();
+        self.compaction.latest.fetch_max(seq, Ordering::AcqRel);
+        if !self.compaction.due(seq, &self.config) {
+            return;
         }
+        let Ok(running) = self.compaction.running.clone().try_lock_owned() else {
+            return;
+        };
+        let (store, root, config) = (self.store.clone(), self.root.clone(), self.config.clone());
+        let compaction = self.compaction.clone();
+        tokio::spawn(async move {
+            let mut running = Some(running);
+            loop {
+                let target = compaction.latest.load(Ordering::Acquire);
+                if running.is_some() && compaction.due(target, &config) {
+                    if let Err(e) =
+                        compact::run::<S>(&store, &root, &config, &compaction, target, false).await
+                    {
+                        tracing::warn!(error = %e, %root, "could not compact the log; it is read whole instead");
+                        return;
+                    }
+                    continue;
+                }
+                drop(running.take());
+                // A commit that found this task running just now did not start another: look
+                // once more, unlocked, and go on if there is work and nobody took it.
+                if !compaction.due(compaction.latest.load(Ordering::Acquire), &config) {
+                    return;
+                }
+                match compaction.running.clone().try_lock_owned() {
+                    Ok(again) => running = Some(again),
+                    Err(_) => return,
+                }
+            }
+        });
     }
 
-    /// Writes a snapshot of the current state and prunes all but the newest two. Failures are
-    /// logged, not returned: the log is the truth and a snapshot only a shortcut.
-    pub(crate) async fn write_snapshot(&self) {
-        let (seq, bytes) = {
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            let snapshot = Snapshot {
-                v: codec::VERSION,
-                seq: loaded.seq,
-                state: &loaded.state,
-            };
-            (loaded.seq, codec::encode(&snapshot))
-        };
-        let bytes = match bytes {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                tracing::error!(error = %e, "could not encode a snapshot");
-                return;
-            }
-        };
-        match put_if_absent(&self.store, &snapshot_path(&self.root, seq), bytes).await {
-            Ok(()) | Err(object_store::Error::AlreadyExists { .. }) => {}
-            Err(e) => {
-                tracing::warn!(error = %e, seq, "could not write a snapshot");
-                return;
-            }
-        }
-        {
-            let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
-            loaded.snapshot_seq = loaded.snapshot_seq.max(seq);
-        }
-        if let Ok(mut seqs) = list_snapshots(&self.store, &self.root).await {
-            seqs.sort_unstable();
-            let keep = seqs.len().saturating_sub(2);
-            for old in &seqs[..keep] {
-                let _ = self.store.delete(&snapshot_path(&self.root, *old)).await;
-            }
-        }
+    /// Waits until the background compaction, if one runs, has finished.
+    pub(crate) async fn settle(&self) {
+        drop(self.compaction.running.lock().await);
+    }
+
+    /// Writes the segments that are due and a snapshot of the current entry now, after any
+    /// running compaction.
+    #[cfg(test)]
+    pub(crate) async fn snapshot(&self) -> Result<()> {
+        let _running = self.compaction.running.lock().await;
+        let seq = self.seq();
+        compact::run::<S>(
+            &self.store,
+            &self.root,
+            &self.config,
+            &self.compaction,
+            seq,
+            true,
+        )
+        .await
     }
 }
 
@@ -567,10 +599,6 @@ async fn backoff(attempt: u32) {
 
 pub(crate) fn entry_path(root: &Path, seq: u64) -> Path {
     layout::log_entry(root, seq)
-}
-
-fn snapshot_path(root: &Path, seq: u64) -> Path {
-    layout::snapshot(root, seq)
 }
 
 async fn put_if_absent(
@@ -602,45 +630,6 @@ async fn read_entry<C: DeserializeOwned>(
     let entry: Entry<C> = codec::decode(&bytes, path)?;
     codec::check_version(entry.v, path)?;
     Ok(entry)
-}
-
-async fn list_snapshots(store: &Arc<dyn ObjectStore>, root: &Path) -> Result<Vec<u64>> {
-    let listed = store
-        .list_with_delimiter(Some(&layout::snapshots(root)))
-        .await?;
-    Ok(listed
-        .objects
-        .iter()
-        .filter_map(|meta| layout::snapshot_seq(&meta.location))
-        .collect())
-}
-
-async fn load_newest_snapshot<S: Journal>(
-    store: &Arc<dyn ObjectStore>,
-    root: &Path,
-) -> Result<Option<(u64, S)>> {
-    let mut seqs = list_snapshots(store, root).await?;
-    seqs.sort_unstable_by(|a, b| b.cmp(a));
-    for seq in seqs {
-        let path = snapshot_path(root, seq);
-        let bytes = match store.get(&path).await {
-            Ok(got) => got.bytes().await?,
-            // Pruned by another process between list and get: try the next one.
-            Err(object_store::Error::NotFound { .. }) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        match codec::decode::<Snapshot<S>>(&bytes, &path) {
-            Ok(snapshot)
-                if snapshot.seq == seq && codec::check_version(snapshot.v, &path).is_ok() =>
-            {
-                return Ok(Some((seq, snapshot.state)));
-            }
-            Ok(_) | Err(_) => {
-                tracing::warn!(%path, "skipping an unreadable snapshot; the log has the same facts");
-            }
-        }
-    }
-    Ok(None)
 }
 
 #[cfg(test)]

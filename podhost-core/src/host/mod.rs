@@ -235,6 +235,14 @@ impl PodcastHost {
         Ok(catalog.fresh_seq().await)
     }
 
+    /// Waits until the account's background compaction (packing its log into segments and
+    /// writing a snapshot, which writes start when one is due) has finished; for benchmarks,
+    /// tests and a graceful shutdown.
+    pub async fn settle(&self, account: &AccountId) -> Result<()> {
+        self.catalog(account).await?.settle().await;
+        Ok(())
+    }
+
     /// Opens an account's catalog afresh (not from this handle's cache) and tells what opening
     /// read; for benchmarks and operators.
     pub async fn open_stats(&self, account: &AccountId) -> Result<OpenStats> {

@@ -3,7 +3,10 @@
 //!
 //! ```text
 //! accounts/{account}/log/{seq:020}.json          an account's log entries (put-if-absent)
-//! accounts/{account}/snapshots/{seq:020}.json    its state after entry seq (newest two kept)
+//! accounts/{account}/segments/{seq:020}.json     entries seq-255..=seq packed in one object
+//! accounts/{account}/snapshots/{seq:020}.json    its state after entry seq: a manifest of
+//!                                                parts (newest two kept)
+//! accounts/{account}/snapshots/parts/{sha256}.json  one part of a snapshot, content-addressed
 //! accounts/{account}/blobs/{uuid}                media bytes, immutable
 //! accounts/{account}/results/{job}/{file}        a job's outputs (waveform.json/.dat, silence.json)
 //! accounts/{account}/tokens/{token}/used         when a personal token was last used
@@ -83,6 +86,36 @@ pub(crate) fn snapshot(root: &Path, seq: u64) -> Path {
 
 /// The entry number of a snapshot listed under [`snapshots`].
 pub(crate) fn snapshot_seq(path: &Path) -> Option<u64> {
+    seq_of(path)
+}
+
+/// The parts of the snapshots of the partition at `root`.
+pub(crate) fn snapshot_parts(root: &Path) -> Path {
+    snapshots(root).join("parts")
+}
+
+/// The snapshot part whose bytes hash to `hash` (lower-case hex SHA-256).
+pub(crate) fn snapshot_part(root: &Path, hash: &str) -> Path {
+    snapshot_parts(root).join(format!("{hash}.json"))
+}
+
+/// The hash of a part listed under [`snapshot_parts`].
+pub(crate) fn snapshot_part_hash(path: &Path) -> Option<&str> {
+    path.filename()?.strip_suffix(".json")
+}
+
+/// The log segments of the partition at `root`.
+pub(crate) fn segments(root: &Path) -> Path {
+    root.clone().join("segments")
+}
+
+/// The log segment that ends with entry `last`.
+pub(crate) fn segment(root: &Path, last: u64) -> Path {
+    segments(root).join(seq_name(last))
+}
+
+/// The last entry of a segment listed under [`segments`].
+pub(crate) fn segment_last(path: &Path) -> Option<u64> {
     seq_of(path)
 }
 

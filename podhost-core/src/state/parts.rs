@@ -1,0 +1,137 @@
+//! How an account's state is split into snapshot parts: the episodes, media records and events
+//! in chunks by id (ids only grow, so new records land in the last chunk and an edit touches
+//! one chunk), everything else in one part. A snapshot writes only the parts that changed.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::AccountState;
+use crate::{
+    ids::{EpisodeId, FeedId},
+    model::{Episode, Job, Media},
+    webhooks::event::Event,
+};
+
+/// Records per chunk of episodes, media records and events.
+const CHUNK: u64 = 256;
+
+/// Announcements (an id and a time each) per chunk.
+const ANNOUNCED_CHUNK: u64 = 4096;
+
+/// One part of an account's snapshot.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Part {
+    /// The account with everything not in the parts below: its credentials, OAuth clients and
+    /// grants, subscribers, podcasts (without their episodes), webhooks and counters.
+    Account(Box<AccountState>),
+    /// A chunk of one podcast's episodes.
+    Episodes {
+        feed: FeedId,
+        episodes: Vec<Episode>,
+    },
+    /// A chunk of media records.
+    Media(Vec<Media>),
+    /// A chunk of the outbox.
+    Events(Vec<Event>),
+    /// A chunk of the publication times announced.
+    Announced(Vec<(EpisodeId, Timestamp)>),
+    /// The recent jobs.
+    Jobs(Vec<Job>),
+}
+
+/// The values of `map` in chunks of keys with the same `chunk(key)`, in key order.
+fn chunked<K: Ord, V>(map: BTreeMap<K, V>, chunk: impl Fn(&K) -> u64) -> Vec<Vec<V>> {
+    let mut chunks: Vec<Vec<V>> = Vec::new();
+    let mut current = None;
+    for (key, value) in map {
+        let c = chunk(&key);
+        if current != Some(c) {
+            chunks.push(Vec::new());
+            current = Some(c);
+        }
+        if let Some(last) = chunks.last_mut() {
+            last.push(value);
+        }
+    }
+    chunks
+}
+
+pub(super) fn split(mut state: AccountState) -> Vec<Part> {
+    let mut parts = Vec::new();
+    for (feed, entry) in &mut state.feeds {
+        let episodes = std::mem::take(&mut entry.episodes);
+        entry.order = Default::default();
+        for episodes in chunked(episodes, |id| id.number() / CHUNK) {
+            parts.push(Part::Episodes {
+                feed: feed.clone(),
+                episodes,
+            });
+        }
+    }
+    let media = std::mem::take(&mut state.media);
+    parts.extend(
+        chunked(media, |id| id.get() / CHUNK)
+            .into_iter()
+            .map(Part::Media),
+    );
+    let events = std::mem::take(&mut state.events);
+    parts.extend(
+        chunked(events, |seq| seq / CHUNK)
+            .into_iter()
+            .map(Part::Events),
+    );
+    let announced: BTreeMap<EpisodeId, (EpisodeId, Timestamp)> =
+        std::mem::take(&mut state.announced)
+            .into_iter()
+            .map(|(id, at)| (id, (id, at)))
+            .collect();
+    parts.extend(
+        chunked(announced, |id| id.number() / ANNOUNCED_CHUNK)
+            .into_iter()
+            .map(Part::Announced),
+    );
+    let jobs = std::mem::take(&mut state.jobs);
+    if !jobs.is_empty() {
+        parts.push(Part::Jobs(jobs.into_values().collect()));
+    }
+    state.blobs.clear();
+    parts.push(Part::Account(Box::new(state)));
+    parts
+}
+
+pub(super) fn join(parts: Vec<Part>) -> Result<AccountState, String> {
+    let mut account = None;
+    let mut rest = Vec::new();
+    for part in parts {
+        match part {
+            Part::Account(state) if account.is_none() => account = Some(*state),
+            Part::Account(_) => return Err("two account parts".into()),
+            other => rest.push(other),
+        }
+    }
+    let mut state = account.ok_or("no account part")?;
+    for part in rest {
+        match part {
+            Part::Account(_) => unreachable!("taken above"),
+            Part::Episodes { feed, episodes } => {
+                let entry = state
+                    .feeds
+                    .get_mut(&feed)
+                    .ok_or_else(|| format!("episodes of podcast {feed}, which is not there"))?;
+                entry
+                    .episodes
+                    .extend(episodes.into_iter().map(|e| (e.id, e)));
+            }
+            Part::Media(media) => state.media.extend(media.into_iter().map(|m| (m.id, m))),
+            Part::Events(events) => state.events.extend(events.into_iter().map(|e| (e.seq, e))),
+            Part::Announced(announced) => state.announced.extend(announced),
+            Part::Jobs(jobs) => state
+                .jobs
+                .extend(jobs.into_iter().map(|j| (j.id.clone(), j))),
+        }
+    }
+    Ok(state)
+}
