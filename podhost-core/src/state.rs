@@ -76,9 +76,25 @@ pub(crate) struct FeedEntry {
     /// The episodes in each list order (derived: rebuilt on load, kept on every change).
     #[serde(skip)]
     pub(crate) order: order::EpisodeOrder,
+    /// Each episode's show notes as the feed carries them (derived: cleaned when an episode's
+    /// notes change, kept in snapshot parts with the cleaning policy's version), so rendering a
+    /// feed cleans no HTML.
+    #[serde(skip)]
+    pub(crate) feed_notes: HashMap<EpisodeId, String>,
 }
 
 impl FeedEntry {
+    /// Keeps [`feed_notes`](Self::feed_notes) for `new`, which replaces `old`.
+    fn put_notes(&mut self, old: Option<&Episode>, new: &Episode) {
+        if old.is_some_and(|o| o.description == new.description)
+            && self.feed_notes.contains_key(&new.id)
+        {
+            return;
+        }
+        self.feed_notes
+            .insert(new.id, crate::publish::notes::feed_notes(&new.description));
+    }
+
     /// Whether the podcast uses a media file: as its artwork or as a file of one of its
     /// episodes.
     pub(crate) fn uses(&self, media: MediaId) -> bool {
@@ -191,6 +207,7 @@ impl Journal for AccountState {
                                 episodes: BTreeMap::new(),
                                 removed_at: None,
                                 order: Default::default(),
+                                feed_notes: HashMap::new(),
                             },
                         );
                     }
@@ -205,12 +222,14 @@ impl Journal for AccountState {
                 if let Some(entry) = self.feeds.get_mut(&episode.feed) {
                     let old = entry.episodes.insert(episode.id, (**episode).clone());
                     entry.order.put(old.as_ref(), episode);
+                    entry.put_notes(old.as_ref(), episode);
                 }
             }
             Change::EpisodeRemoved { feed, id, at } => {
                 if let Some(entry) = self.feeds.get_mut(feed) {
                     if let Some(old) = entry.episodes.remove(id) {
                         entry.order.remove(&old);
+                        entry.feed_notes.remove(id);
                     }
                     entry.removed_at = entry.removed_at.max(*at);
                 }
@@ -265,6 +284,18 @@ impl Journal for AccountState {
     fn after_load(&mut self) {
         for entry in self.feeds.values_mut() {
             entry.order = order::EpisodeOrder::of(entry.episodes.values());
+            // Notes a snapshot did not carry (an older snapshot, another cleaning policy).
+            let FeedEntry {
+                episodes,
+                feed_notes,
+                ..
+            } = entry;
+            feed_notes.retain(|id, _| episodes.contains_key(id));
+            for episode in episodes.values() {
+                feed_notes
+                    .entry(episode.id)
+                    .or_insert_with(|| crate::publish::notes::feed_notes(&episode.description));
+            }
         }
         self.blobs.clear();
         for media in self.media.values() {

@@ -50,6 +50,7 @@ pub(super) fn render_rss(
         last_modified: published.last_modified,
         block_drafts: false,
         private,
+        cleaned: Some(&entry.feed_notes),
         // A subscriber's copy is nobody's to be told about.
         hubs: if private { &[] } else { &notify.websub_hubs },
         podping: !private && notify.podping_url.is_some(),
@@ -64,19 +65,14 @@ pub(super) fn newest_first(
     now: Timestamp,
     keep: impl Fn(&crate::model::Episode) -> bool,
 ) -> Vec<EpisodeView> {
-    let mut episodes: Vec<EpisodeView> = entry
-        .episodes
-        .values()
+    // The podcast's publication-date index, read backwards: newest first, ties by id.
+    entry
+        .order
+        .ids(crate::model::EpisodeSort::PublishDate, true)
+        .filter_map(|id| entry.episodes.get(&id))
         .filter(|ep| keep(ep))
         .map(|ep| view_of(state, ep.clone(), now))
-        .collect();
-    episodes.sort_by(|a, b| {
-        b.episode
-            .publish_at
-            .cmp(&a.episode.publish_at)
-            .then(b.episode.id.cmp(&a.episode.id))
-    });
-    episodes
+        .collect()
 }
 
 /// The one selection of a feed's public episodes, shared by the feed and the pages.

@@ -45,6 +45,9 @@ pub(crate) struct FeedSource<'a> {
     /// A subscriber's copy of a private podcast: blocked from every directory
     /// (`itunes:block` and `podcast:block` yes, whatever the podcast says).
     pub(crate) private: bool,
+    /// The episodes' show notes as the feed carries them, cleaned before (the account's state
+    /// keeps them, see `FeedEntry::feed_notes`); an episode missing here is cleaned now.
+    pub(crate) cleaned: Option<&'a std::collections::HashMap<crate::ids::EpisodeId, String>>,
     /// The WebSub hubs the feed names (`<atom:link rel="hub">`), and whether it says it uses
     /// Podping (`<podcast:podping usesPodping="true"/>`).
     pub(crate) hubs: &'a [String],
@@ -139,8 +142,16 @@ fn yes_no(b: bool) -> &'static str {
 /// Renders the document.
 pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     let feed = src.feed;
+    // About what it will take (an item's elements around its notes, carried twice), so that a
+    // feed of 10,000 episodes is not copied each time the buffer would have doubled.
+    let estimate = 4096
+        + src
+            .episodes
+            .iter()
+            .map(|v| 1024 + 2 * v.episode.description.len())
+            .sum::<usize>();
     let mut x = Xml {
-        writer: Writer::new_with_indent(Cursor::new(Vec::new()), b' ', 2),
+        writer: Writer::new_with_indent(Cursor::new(Vec::with_capacity(estimate)), b' ', 2),
     };
     x.event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     let mut rss: Vec<(&str, &str)> = vec![("version", "2.0")];
@@ -269,8 +280,11 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
     let it = &ep.itunes;
     x.open("item", &[]);
     x.text("title", &ep.title);
-    // Cleaned once, carried twice.
-    let notes = feed_notes(&ep.description);
+    // Cleaned once (usually when the notes were written), carried twice.
+    let notes: std::borrow::Cow<'_, str> = match src.cleaned.and_then(|c| c.get(&ep.id)) {
+        Some(notes) => notes.as_str().into(),
+        None => feed_notes(&ep.description).into(),
+    };
     x.cdata("description", &notes);
     x.cdata("content:encoded", &notes);
     let guid = clean_value(&ep.guid);
@@ -928,6 +942,7 @@ mod tests {
             last_modified: at,
             block_drafts: false,
             private: false,
+            cleaned: None,
             hubs: &[],
             podping: false,
         };

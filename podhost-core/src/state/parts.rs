@@ -11,6 +11,7 @@ use super::AccountState;
 use crate::{
     ids::{EpisodeId, FeedId},
     model::{Episode, Job, Media},
+    publish::notes,
     webhooks::event::Event,
 };
 
@@ -27,10 +28,12 @@ pub(crate) enum Part {
     /// The account with everything not in the parts below: its credentials, OAuth clients and
     /// grants, subscribers, podcasts (without their episodes), webhooks and counters.
     Account(Box<AccountState>),
-    /// A chunk of one podcast's episodes.
+    /// A chunk of one podcast's episodes, with their show notes as the feed carries them.
     Episodes {
         feed: FeedId,
         episodes: Vec<Episode>,
+        #[serde(default)]
+        notes: Option<FeedNotes>,
     },
     /// A chunk of media records.
     Media(Vec<Media>),
@@ -40,6 +43,14 @@ pub(crate) enum Part {
     Announced(Vec<(EpisodeId, Timestamp)>),
     /// The recent jobs.
     Jobs(Vec<Job>),
+}
+
+/// Show notes as the feed carries them, one per episode of the part, in its order; cleaned
+/// with the policy of version `policy` (others are cleaned again on load).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct FeedNotes {
+    policy: u32,
+    feed: Vec<String>,
 }
 
 /// The values of `map` in chunks of keys with the same `chunk(key)`, in key order.
@@ -63,11 +74,21 @@ pub(super) fn split(mut state: AccountState) -> Vec<Part> {
     let mut parts = Vec::new();
     for (feed, entry) in &mut state.feeds {
         let episodes = std::mem::take(&mut entry.episodes);
+        let mut cleaned = std::mem::take(&mut entry.feed_notes);
         entry.order = Default::default();
         for episodes in chunked(episodes, |id| id.number() / CHUNK) {
+            let notes = episodes
+                .iter()
+                .map(|e| cleaned.remove(&e.id))
+                .collect::<Option<Vec<String>>>()
+                .map(|feed| FeedNotes {
+                    policy: notes::POLICY_VERSION,
+                    feed,
+                });
             parts.push(Part::Episodes {
                 feed: feed.clone(),
                 episodes,
+                notes,
             });
         }
     }
@@ -116,11 +137,22 @@ pub(super) fn join(parts: Vec<Part>) -> Result<AccountState, String> {
     for part in rest {
         match part {
             Part::Account(_) => unreachable!("taken above"),
-            Part::Episodes { feed, episodes } => {
+            Part::Episodes {
+                feed,
+                episodes,
+                notes,
+            } => {
                 let entry = state
                     .feeds
                     .get_mut(&feed)
                     .ok_or_else(|| format!("episodes of podcast {feed}, which is not there"))?;
+                if let Some(notes) = notes
+                    .filter(|n| n.policy == notes::POLICY_VERSION && n.feed.len() == episodes.len())
+                {
+                    entry
+                        .feed_notes
+                        .extend(episodes.iter().map(|e| e.id).zip(notes.feed));
+                }
                 entry
                     .episodes
                     .extend(episodes.into_iter().map(|e| (e.id, e)));
