@@ -42,6 +42,8 @@ pub struct Api {
     pub(crate) config: Arc<HttpConfig>,
     openapi: Arc<Value>,
     pub(crate) cache: Arc<crate::cache::ResponseCache>,
+    /// Episodes' JSON as list items.
+    pub(crate) items: Arc<crate::cache::ItemCache>,
     /// Gzipped feeds and pages by ETag, compressed once per rendered version.
     pub(crate) gzipped: Arc<std::sync::Mutex<std::collections::HashMap<String, Bytes>>>,
     /// How webhook deliveries asked for through the API are sent.
@@ -67,6 +69,7 @@ impl Api {
             host,
             openapi: Arc::new(openapi),
             cache: Arc::default(),
+            items: Arc::default(),
             gzipped: Arc::default(),
             webhooks: Arc::new(crate::HttpWebhookSender::new()),
         }

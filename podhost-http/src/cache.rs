@@ -7,8 +7,10 @@ use std::{collections::HashMap, sync::Mutex};
 
 use bytes::Bytes;
 use jiff::Timestamp;
+use podhost_core::{EpisodeId, model::EpisodeRef};
 
-/// At most this many bytes of answers are kept; past it the cache starts over.
+/// At most this many bytes of answers (and as many of items) are kept; past it a cache starts
+/// over.
 const CAPACITY_BYTES: usize = 64 << 20;
 
 #[derive(Clone)]
@@ -71,6 +73,108 @@ impl ResponseCache {
         };
         if let Some(old) = entries.map.insert(key, cached) {
             entries.bytes -= old.body.len();
+        }
+    }
+}
+
+/// What an episode list item shows, as of one rendering: the episode's version (every change
+/// to an episode bumps it), whether it is published (a scheduled episode publishes with no
+/// write), and what the item shows of its audio and cover. A change to any of them makes the
+/// rendering stale. Media records carry no version, and their update time may not move between
+/// two changes (a coarse clock): their shown fields are hashed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ItemStamp {
+    version: u64,
+    updated: Timestamp,
+    is_published: bool,
+    media: u64,
+    logo: u64,
+}
+
+impl ItemStamp {
+    fn of(e: &EpisodeRef<'_>) -> Self {
+        ItemStamp {
+            version: e.episode.version,
+            updated: e.episode.updated,
+            is_published: e.is_published,
+            media: shown(e.media),
+            logo: shown(e.logo),
+        }
+    }
+}
+
+/// A hash of what an item shows of a media record: its URL's parts, its name, type and length.
+fn shown(media: Option<&podhost_core::model::Media>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    if let Some(m) = media {
+        m.id.get().hash(&mut h);
+        m.updated.hash(&mut h);
+        m.name.hash(&mut h);
+        m.url_name.hash(&mut h);
+        m.blob.as_str().hash(&mut h);
+        m.facts.mime.hash(&mut h);
+        (m.facts.kind as u8).hash(&mut h);
+        m.facts.audio.as_ref().map(|a| a.duration_ms).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// The JSON of each episode as an item of the episode list, by account and episode: a page of
+/// a large podcast that no cached answer covers (another page number or size, a crawler) is
+/// put together from the items' JSON instead of serialized anew. Only a rendering whose stamp
+/// matches the episode as it is now is used.
+#[derive(Default)]
+pub(crate) struct ItemCache {
+    entries: Mutex<Items>,
+}
+
+#[derive(Default)]
+struct Items {
+    /// By account, then episode.
+    map: HashMap<String, HashMap<EpisodeId, (ItemStamp, Bytes)>>,
+    bytes: usize,
+}
+
+impl ItemCache {
+    /// Appends the JSON of `episodes`, separated by commas, to `out`: for each, the kept
+    /// rendering when it is current, else `render`'s (which is then kept). The cache is locked
+    /// once for the page.
+    pub(crate) fn write_all(
+        &self,
+        account: &str,
+        episodes: &[EpisodeRef<'_>],
+        render: impl Fn(&EpisodeRef<'_>) -> Vec<u8>,
+        out: &mut Vec<u8>,
+    ) {
+        let mut items = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, episode) in episodes.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let stamp = ItemStamp::of(episode);
+            let id = episode.episode.id;
+            if let Some((kept, json)) = items.map.get(account).and_then(|m| m.get(&id))
+                && *kept == stamp
+            {
+                out.extend_from_slice(json);
+                continue;
+            }
+            let json = Bytes::from(render(episode));
+            out.extend_from_slice(&json);
+            if items.bytes + json.len() > CAPACITY_BYTES {
+                items.map.clear();
+                items.bytes = 0;
+            }
+            items.bytes += json.len();
+            let old = items
+                .map
+                .entry(account.to_string())
+                .or_default()
+                .insert(id, (stamp, json));
+            if let Some((_, old)) = old {
+                items.bytes -= old.len();
+            }
         }
     }
 }

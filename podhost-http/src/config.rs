@@ -25,6 +25,10 @@ pub struct HttpConfig {
     /// Whether list answers are reused while the account is unchanged (default true; off,
     /// every list is rendered afresh, as the benchmark of the render path runs it).
     pub cache_lists: bool,
+    /// Whether each episode's JSON as a list item is kept until the episode changes, so that
+    /// a list page no cached answer covers is put together rather than serialized (default
+    /// true; off, every item is serialized afresh).
+    pub cache_list_items: bool,
 }
 
 impl Default for HttpConfig {
@@ -37,6 +41,7 @@ impl Default for HttpConfig {
             drain_max_bytes: 64 << 20,
             drain_max_time: Duration::from_secs(10),
             cache_lists: true,
+            cache_list_items: true,
         }
     }
 }

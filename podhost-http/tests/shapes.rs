@@ -664,3 +664,109 @@ async fn a_renamed_file_keeps_its_url() {
         assert!(refused.body["errors"][field].is_array(), "{}", refused.body);
     }
 }
+
+/// A page no cached answer covers is put together from each episode's JSON as a list item,
+/// kept while the episode is unchanged: it follows an edit, a rename of its file and the
+/// moment a scheduled episode publishes, and it is byte for byte what a server that keeps
+/// nothing answers.
+#[tokio::test]
+async fn list_items_kept_between_pages_follow_every_change() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    let file = fx.upload_wav("talk.wav").await.to_string();
+    let id = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Pilot"),
+                ("is_public", "1"),
+                ("show_media", &file),
+            ],
+        )
+        .await;
+    // Tomorrow's: scheduled.
+    use podhost_core::Clock;
+    let tomorrow = (fx.clock.now() + jiff::SignedDuration::from_hours(24))
+        .strftime("%Y-%m-%d")
+        .to_string();
+    fx.episode(
+        "show",
+        &[
+            ("title", "Later"),
+            ("is_public", "1"),
+            ("publishing_date", &tomorrow),
+            ("publishing_time", "00:00:00"),
+        ],
+    )
+    .await;
+    let nothing_kept = podhost_http::Api::new(
+        fx.another_process().0,
+        podhost_http::HttpConfig {
+            cache_lists: false,
+            cache_list_items: false,
+            ..Default::default()
+        },
+    );
+    // Each read asks for another page size, so that no whole answer is reused.
+    let sizes = std::cell::Cell::new(10);
+    let list = || async {
+        let size = sizes.get();
+        sizes.set(size + 1);
+        let path = format!("/api/feed/show/shows?page%5Bsize%5D={size}");
+        let kept = fx.get(&path).await;
+        let request = http::Request::builder()
+            .uri(&path)
+            .header("authorization", format!("Bearer {}", fx.alice))
+            .body(http_body_util::Full::new(bytes::Bytes::new()))
+            .unwrap();
+        let fresh = common::send_to(&nothing_kept, request).await;
+        assert_eq!(
+            kept.raw, fresh.raw,
+            "the kept items are what is rendered now"
+        );
+        kept.body["data"].as_array().unwrap().clone()
+    };
+    let item = |items: &[serde_json::Value], title: &str| {
+        items
+            .iter()
+            .find(|i| i["attributes"]["title"] == title)
+            .cloned()
+            .unwrap_or_else(|| panic!("{title} in {items:?}"))
+    };
+
+    let items = list().await;
+    assert_eq!(item(&items, "Pilot")["attributes"]["file"], "talk.wav");
+    assert_eq!(item(&items, "Later")["attributes"]["is_published"], 0);
+
+    let edited = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/show/show/{id}"),
+            &fx.alice,
+            Some(json!({"title": "Pilot (remastered)"})),
+        )
+        .await;
+    assert_eq!(edited.status, StatusCode::OK, "{}", edited.body);
+    item(&list().await, "Pilot (remastered)");
+
+    let renamed = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{file}"),
+            &fx.alice,
+            Some(json!({"name": "talk-v2.wav"})),
+        )
+        .await;
+    assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.body);
+    let items = list().await;
+    assert_eq!(
+        item(&items, "Pilot (remastered)")["attributes"]["file"],
+        "talk-v2.wav"
+    );
+
+    fx.clock.advance(jiff::SignedDuration::from_hours(48));
+    assert_eq!(
+        item(&list().await, "Later")["attributes"]["is_published"],
+        1
+    );
+}

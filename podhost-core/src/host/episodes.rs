@@ -11,8 +11,8 @@ use crate::{
     error::{Error, FieldErrors, Result},
     ids::{EpisodeId, FeedId, JobId, MediaId},
     model::{
-        Episode, EpisodeListQuery, EpisodePatch, EpisodeView, ItunesEpisode, Media, NewEpisode,
-        Page,
+        Episode, EpisodeListQuery, EpisodePatch, EpisodeRef, EpisodeView, ItunesEpisode, Media,
+        NewEpisode, Page,
     },
     principal::Principal,
     probe::MediaKind,
@@ -272,8 +272,25 @@ pub(super) fn view_of(
     episode: Episode,
     now: jiff::Timestamp,
 ) -> EpisodeView {
-    let media = |id: Option<MediaId>| id.and_then(|m| records.media(m).cloned());
+    let borrowed = ref_of(records, &episode, now);
     EpisodeView {
+        alternates: borrowed.alternates.into_iter().cloned().collect(),
+        media: borrowed.media.cloned(),
+        logo: borrowed.logo.cloned(),
+        transcript: borrowed.transcript.cloned(),
+        is_published: borrowed.is_published,
+        episode,
+    }
+}
+
+/// The episode with the media records it names, borrowed.
+pub(super) fn ref_of<'a>(
+    records: &'a dyn Records,
+    episode: &'a Episode,
+    now: jiff::Timestamp,
+) -> EpisodeRef<'a> {
+    let media = |id: Option<MediaId>| id.and_then(|m| records.media(m));
+    EpisodeRef {
         alternates: episode
             .podcast
             .alternate_enclosure
@@ -555,6 +572,22 @@ impl PodcastHost {
         feed: &FeedId,
         query: &EpisodeListQuery,
     ) -> Result<Page<EpisodeView>> {
+        self.list_episodes_with(who, feed, query, |page| page.map(|e| e.to_view()))
+            .await
+    }
+
+    /// [`list_episodes`](Self::list_episodes), with the page's episodes lent to `render`
+    /// instead of copied: a frontend that keeps its own rendering of each episode (keyed by
+    /// what [`EpisodeRef`] tells) copies nothing for the episodes it has. `render` runs while
+    /// the account's state is read, so it should be quick; it may run twice (once more after
+    /// reading other processes' writes, when the podcast was not found).
+    pub async fn list_episodes_with<R>(
+        &self,
+        who: &Principal,
+        feed: &FeedId,
+        query: &EpisodeListQuery,
+        render: impl Fn(Page<EpisodeRef<'_>>) -> R,
+    ) -> Result<R> {
         who.require(Scope::ShowsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
@@ -605,14 +638,14 @@ impl PodcastHost {
                     .map(|ep| ep.publish_at);
                 let items = ids
                     .into_iter()
-                    .map(|id| view_of(state, entry.episodes[&id].clone(), now))
+                    .map(|id| ref_of(state, &entry.episodes[&id], now))
                     .collect();
-                Ok(Page {
+                Ok(render(Page {
                     items,
                     total,
                     request: query.page,
                     changes_at,
-                })
+                }))
             })
             .await
     }

@@ -154,6 +154,39 @@ pub struct EpisodeView {
     pub is_published: bool,
 }
 
+/// An [`EpisodeView`] borrowed from the account's state while a listing runs
+/// ([`PodcastHost::list_episodes_with`](crate::PodcastHost::list_episodes_with)): what a
+/// frontend needs to tell whether its rendering of the episode is current, without copying it.
+#[derive(Clone, Debug)]
+pub struct EpisodeRef<'a> {
+    /// The media files its alternate enclosures name, by id.
+    pub alternates: Vec<&'a Media>,
+    /// The episode.
+    pub episode: &'a Episode,
+    /// Its audio, when it has one.
+    pub media: Option<&'a Media>,
+    /// Its cover, when it has one.
+    pub logo: Option<&'a Media>,
+    /// Its transcript, when it has one.
+    pub transcript: Option<&'a Media>,
+    /// Whether it is published at the moment of reading.
+    pub is_published: bool,
+}
+
+impl EpisodeRef<'_> {
+    /// The owned view.
+    pub fn to_view(&self) -> EpisodeView {
+        EpisodeView {
+            alternates: self.alternates.iter().map(|m| (*m).clone()).collect(),
+            episode: self.episode.clone(),
+            media: self.media.cloned(),
+            logo: self.logo.cloned(),
+            transcript: self.transcript.cloned(),
+            is_published: self.is_published,
+        }
+    }
+}
+
 /// What a new episode is made of; only the title is required.
 #[derive(Clone, Debug, Default)]
 pub struct NewEpisode {

@@ -14,7 +14,9 @@ pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use category::{APPLE_CATEGORIES, AppleCategory, apple_category};
-pub use episode::{Episode, EpisodePatch, EpisodeType, EpisodeView, ItunesEpisode, NewEpisode};
+pub use episode::{
+    Episode, EpisodePatch, EpisodeRef, EpisodeType, EpisodeView, ItunesEpisode, NewEpisode,
+};
 pub use feed::{
     Feed, FeedPatch, FeedView, Funding, GooglePlayChannel, ItunesChannel, NewFeed, PodcastChannel,
     ShowType,

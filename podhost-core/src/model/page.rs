@@ -89,6 +89,18 @@ pub struct Page<T> {
     pub changes_at: Option<jiff::Timestamp>,
 }
 
+impl<T> Page<T> {
+    /// The same page with each item mapped.
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            total: self.total,
+            request: self.request,
+            changes_at: self.changes_at,
+        }
+    }
+}
+
 /// Sort direction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SortDir {

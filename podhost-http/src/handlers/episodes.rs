@@ -3,7 +3,7 @@
 use http::StatusCode;
 use podhost_core::{
     EpisodeFiles, EpisodeId, FeedId, FieldErrors, UploadTarget,
-    model::{EpisodeListQuery, EpisodeSort, NewEpisode},
+    model::{EpisodeListQuery, EpisodeRef, EpisodeSort, NewEpisode, Page},
 };
 use serde_json::{Value, json};
 
@@ -63,14 +63,33 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
         page: page?,
     };
     let render = || async {
-        let listed = api.host.list_episodes(&who, &feed, &query).await?;
         let ctx = Ctx::of(&api.host, &who);
-        let data: Vec<_> = listed
-            .items
-            .iter()
-            .map(|v| wire::episode_item(&ctx, v))
-            .collect();
-        Ok((response::json_body(&wire::Data { data }), listed.changes_at))
+        let account = who.account().as_str();
+        // `{"data":[item,...]}`, as `response::json_body(&wire::Data { data })` writes it, with
+        // each item's JSON kept from an earlier page while the episode is unchanged.
+        let page = |page: Page<EpisodeRef<'_>>| {
+            let mut out = Vec::with_capacity(64 + page.items.len() * 1024);
+            out.extend_from_slice(b"{\"data\":[");
+            let render = |e: &EpisodeRef<'_>| {
+                response::json_body(&wire::episode_item(&ctx, &e.to_view())).to_vec()
+            };
+            if api.config.cache_list_items {
+                api.items.write_all(account, &page.items, render, &mut out);
+            } else {
+                for (i, e) in page.items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(&render(e));
+                }
+            }
+            out.extend_from_slice(b"]}");
+            (bytes::Bytes::from(out), page.changes_at)
+        };
+        Ok(api
+            .host
+            .list_episodes_with(&who, &feed, &query, page)
+            .await?)
     };
     if body.is_some() {
         // Parameters in a body are not part of the request line, the cache's key.
