@@ -13,12 +13,14 @@
 //! no manifest names (pruned later) and the log says the same.
 
 use std::{
-    collections::BTreeSet,
+    collections::{BTreeMap, BTreeSet},
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
 };
+
+use bytes::Bytes;
 
 use futures::{StreamExt, TryStreamExt, stream};
 use jiff::Timestamp;
@@ -42,6 +44,9 @@ pub(super) struct Compaction {
     pub(super) snapshot_seq: AtomicU64,
     /// The newest entry the catalog has applied, as of its last commit.
     pub(super) latest: AtomicU64,
+    /// The bytes of entries this process wrote or read that no segment holds yet: a segment is
+    /// packed from them, reading from the store only what is missing.
+    recent: Mutex<BTreeMap<u64, Bytes>>,
 }
 
 impl Compaction {
@@ -51,6 +56,20 @@ impl Compaction {
             segment_seq: AtomicU64::new(segment_seq),
             snapshot_seq: AtomicU64::new(snapshot_seq),
             latest: AtomicU64::new(0),
+            recent: Default::default(),
+        }
+    }
+
+    /// Keeps the bytes of entry `seq` for its segment (at most four segments' worth: past
+    /// that, while packing fails, the oldest are read from the store again).
+    pub(super) fn remember(&self, seq: u64, bytes: Bytes, config: &CatalogConfig) {
+        if seq <= self.segment_seq.load(Ordering::Acquire) {
+            return;
+        }
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.insert(seq, bytes);
+        while recent.len() as u64 > 4 * config.segment_every.max(1) {
+            recent.pop_first();
         }
     }
 
@@ -106,8 +125,19 @@ async fn write_segments(
             Ok(_) => {}
             Err(object_store::Error::NotFound { .. }) => {
                 let first = last - every + 1;
-                let entries: Vec<bytes::Bytes> = stream::iter(first..=last)
+                let kept: BTreeMap<u64, Bytes> = compaction
+                    .recent
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .range(first..=last)
+                    .map(|(seq, bytes)| (*seq, bytes.clone()))
+                    .collect();
+                let kept = &kept;
+                let entries: Vec<Bytes> = stream::iter(first..=last)
                     .map(|seq| async move {
+                        if let Some(bytes) = kept.get(&seq) {
+                            return Ok(bytes.clone());
+                        }
                         let got = store.get(&entry_path(root, seq)).await?;
                         Ok::<_, Error>(got.bytes().await?)
                     })
@@ -122,6 +152,8 @@ async fn write_segments(
             Err(e) => return Err(e.into()),
         }
         compaction.segment_seq.fetch_max(last, Ordering::AcqRel);
+        let mut recent = compaction.recent.lock().unwrap_or_else(|e| e.into_inner());
+        *recent = recent.split_off(&(last + 1));
     }
 }
 

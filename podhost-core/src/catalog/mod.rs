@@ -332,9 +332,11 @@ impl<S: Journal> Catalog<S> {
         let mut applied = 0;
         loop {
             let next = self.seq() + 1;
-            let entry: Entry<S::Change> =
-                match read_entry(&self.store, &entry_path(&self.root, next)).await {
-                    Ok(entry) => entry,
+            let (entry, bytes) =
+                match read_entry_bytes::<S::Change>(&self.store, &entry_path(&self.root, next))
+                    .await
+                {
+                    Ok(read) => read,
                     Err(Error::NotFound { .. }) => break,
                     Err(e) => return Err(e),
                 };
@@ -342,6 +344,7 @@ impl<S: Journal> Catalog<S> {
                 .write()
                 .unwrap_or_else(|e| e.into_inner())
                 .apply(next, &entry);
+            self.compaction.remember(next, bytes, &self.config);
             applied += 1;
         }
         *guard = Instant::now();
@@ -397,12 +400,18 @@ impl<S: Journal> Catalog<S> {
                 at,
                 changes,
             };
-            let bytes = codec::encode(&entry)?;
+            let bytes = bytes::Bytes::from(codec::encode(&entry)?);
             let next = seq + 1;
-            let taken = match put_if_absent(&self.store, &entry_path(&self.root, next), bytes).await
+            let taken = match put_if_absent(
+                &self.store,
+                &entry_path(&self.root, next),
+                bytes.clone(),
+            )
+            .await
             {
                 Ok(()) => {
                     self.apply_own(next, &entry).await;
+                    self.compaction.remember(next, bytes, &self.config);
                     self.compact_if_due();
                     return Ok(value);
                 }
@@ -604,22 +613,27 @@ pub(crate) fn entry_path(root: &Path, seq: u64) -> Path {
 async fn put_if_absent(
     store: &Arc<dyn ObjectStore>,
     path: &Path,
-    bytes: Vec<u8>,
+    bytes: impl Into<PutPayload>,
 ) -> Result<(), object_store::Error> {
     let opts = PutOptions {
         mode: PutMode::Create,
         ..Default::default()
     };
-    store
-        .put_opts(path, PutPayload::from(bytes), opts)
-        .await
-        .map(drop)
+    store.put_opts(path, bytes.into(), opts).await.map(drop)
 }
 
 async fn read_entry<C: DeserializeOwned>(
     store: &Arc<dyn ObjectStore>,
     path: &Path,
 ) -> Result<Entry<C>> {
+    read_entry_bytes(store, path).await.map(|(entry, _)| entry)
+}
+
+/// An entry and its bytes as stored.
+async fn read_entry_bytes<C: DeserializeOwned>(
+    store: &Arc<dyn ObjectStore>,
+    path: &Path,
+) -> Result<(Entry<C>, bytes::Bytes)> {
     let bytes = match store.get(path).await {
         Ok(got) => got.bytes().await?,
         Err(object_store::Error::NotFound { .. }) => {
@@ -629,7 +643,7 @@ async fn read_entry<C: DeserializeOwned>(
     };
     let entry: Entry<C> = codec::decode(&bytes, path)?;
     codec::check_version(entry.v, path)?;
-    Ok(entry)
+    Ok((entry, bytes))
 }
 
 #[cfg(test)]
