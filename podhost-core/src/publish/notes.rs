@@ -13,7 +13,7 @@
 //! Text without markup is not HTML and is not cleaned: the feed carries it as it is, and the
 //! pages make paragraphs of it (`page/notes.rs`). Records are never changed by cleaning: the API
 //! returns what was written. The feed's cleaned notes are kept beside each episode in the
-//! account's state (derived when the notes change, see [`POLICY_VERSION`]), so that rendering a
+//! account's state (derived when the notes change, see `POLICY_VERSION`), so that rendering a
 //! feed of 10,000 episodes cleans nothing.
 
 use std::{collections::HashSet, sync::LazyLock};
