@@ -137,28 +137,25 @@ struct Items {
 }
 
 impl ItemCache {
-    /// Appends the JSON of `episodes`, separated by commas, to `out`: for each, the kept
-    /// rendering when it is current, else `render`'s (which is then kept). The cache is locked
-    /// once for the page.
-    pub(crate) fn write_all(
+    /// The JSON of `episodes` as a list answer: for each, the kept rendering when it is
+    /// current, else `render`'s (which is then kept). The cache is locked once for the page.
+    pub(crate) fn data_array(
         &self,
         account: &str,
         episodes: &[EpisodeRef<'_>],
         render: impl Fn(&EpisodeRef<'_>) -> Vec<u8>,
-        out: &mut Vec<u8>,
-    ) {
+    ) -> Vec<u8> {
         let mut items = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        for (i, episode) in episodes.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
+        let capacity = 64 + episodes.len() * 1024;
+        crate::wire::data_array(episodes.len(), capacity, |i, out| {
+            let episode = &episodes[i];
             let stamp = ItemStamp::of(episode);
             let id = episode.episode.id;
             if let Some((kept, json)) = items.map.get(account).and_then(|m| m.get(&id))
                 && *kept == stamp
             {
                 out.extend_from_slice(json);
-                continue;
+                return;
             }
             let json = Bytes::from(render(episode));
             out.extend_from_slice(&json);
@@ -175,7 +172,7 @@ impl ItemCache {
             if let Some((_, old)) = old {
                 items.bytes -= old.len();
             }
-        }
+        })
     }
 }
 

@@ -65,25 +65,18 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
     let render = || async {
         let ctx = Ctx::of(&api.host, &who);
         let account = who.account().as_str();
-        // `{"data":[item,...]}`, as `response::json_body(&wire::Data { data })` writes it, with
-        // each item's JSON kept from an earlier page while the episode is unchanged.
+        // Each item's JSON kept from an earlier page while the episode is unchanged.
         let page = |page: Page<EpisodeRef<'_>>| {
-            let mut out = Vec::with_capacity(64 + page.items.len() * 1024);
-            out.extend_from_slice(b"{\"data\":[");
             let render = |e: &EpisodeRef<'_>| {
                 response::json_body(&wire::episode_item(&ctx, &e.to_view())).to_vec()
             };
-            if api.config.cache_list_items {
-                api.items.write_all(account, &page.items, render, &mut out);
+            let out = if api.config.cache_list_items {
+                api.items.data_array(account, &page.items, render)
             } else {
-                for (i, e) in page.items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(&render(e));
-                }
-            }
-            out.extend_from_slice(b"]}");
+                wire::data_array(page.items.len(), 64 + page.items.len() * 1024, |i, out| {
+                    out.extend_from_slice(&render(&page.items[i]))
+                })
+            };
             (bytes::Bytes::from(out), page.changes_at)
         };
         Ok(api

@@ -8,9 +8,9 @@ mod output;
 
 pub use event::WireEvents;
 pub use output::{
-    Data, EpisodeItem, Itunes, delivery, episode_item, episode_single, feed_list_item, feed_single,
-    job, media_item, media_single, metadata, silence_report, stats_report, subscriber, token,
-    webhook, webhook_run,
+    Data, EpisodeItem, Itunes, data_array, delivery, episode_item, episode_single, feed_list_item,
+    feed_single, job, media_item, media_single, metadata, silence_report, stats_report, subscriber,
+    token, webhook, webhook_run,
 };
 
 /// What the wire builders need besides the object: the host (URLs, time zone).

@@ -215,6 +215,45 @@ pub struct Data<T> {
     pub data: T,
 }
 
+/// The bytes of `Data { data: [items] }` (compact, as `response::json_body` writes it) around
+/// items serialized before: `write_item(i, out)` appends item `i`'s JSON.
+pub fn data_array(
+    items: usize,
+    capacity: usize,
+    mut write_item: impl FnMut(usize, &mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(capacity);
+    out.extend_from_slice(b"{\"data\":[");
+    for i in 0..items {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_item(i, &mut out);
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+#[cfg(test)]
+mod envelope_tests {
+    use super::*;
+
+    #[test]
+    fn items_put_together_are_what_the_envelope_serializes() {
+        for items in [
+            vec![],
+            vec![json!({"a": 1})],
+            vec![json!({"a": "x"}), json!([1, 2])],
+        ] {
+            let together = data_array(items.len(), 0, |i, out| {
+                out.extend_from_slice(&serde_json::to_vec(&items[i]).unwrap())
+            });
+            let serialized = serde_json::to_vec(&Data { data: &items }).unwrap();
+            assert_eq!(together, serialized);
+        }
+    }
+}
+
 /// An item of the episode list (2.3): serialized straight from the episode, no JSON tree in
 /// between (a page of 50 of a large podcast is rendered on every cache miss).
 #[derive(Serialize)]
