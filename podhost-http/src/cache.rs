@@ -137,16 +137,17 @@ struct Items {
 }
 
 impl ItemCache {
-    /// The JSON of `episodes` as a list answer: for each, the kept rendering when it is
-    /// current, else `render`'s (which is then kept). The cache is locked once for the page.
+    /// The JSON of `episodes` as a list answer (in a buffer of `capacity`): for each, the kept
+    /// rendering when it is current, else `render`'s (which is then kept). The cache is locked
+    /// once for the page.
     pub(crate) fn data_array(
         &self,
         account: &str,
         episodes: &[EpisodeRef<'_>],
+        capacity: usize,
         render: impl Fn(&EpisodeRef<'_>) -> Vec<u8>,
     ) -> Vec<u8> {
         let mut items = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let capacity = 64 + episodes.len() * 1024;
         crate::wire::data_array(episodes.len(), capacity, |i, out| {
             let episode = &episodes[i];
             let stamp = ItemStamp::of(episode);

@@ -80,7 +80,7 @@ impl PodcastHost {
                         last_modified: entry.feed.updated,
                         block_drafts: true,
                         private: false,
-                        cleaned: Some(&entry.feed_notes),
+                        cleaned: &entry.feed_notes,
                         hubs: &[],
                         podping: false,
                     },

@@ -50,7 +50,7 @@ pub(super) fn render_rss(
         last_modified: published.last_modified,
         block_drafts: false,
         private,
-        cleaned: Some(&entry.feed_notes),
+        cleaned: &entry.feed_notes,
         // A subscriber's copy is nobody's to be told about.
         hubs: if private { &[] } else { &notify.websub_hubs },
         podping: !private && notify.podping_url.is_some(),

@@ -47,7 +47,7 @@ pub(crate) struct FeedSource<'a> {
     pub(crate) private: bool,
     /// The episodes' show notes as the feed carries them, cleaned before (the account's state
     /// keeps them, see `FeedEntry::feed_notes`); an episode missing here is cleaned now.
-    pub(crate) cleaned: Option<&'a std::collections::HashMap<crate::ids::EpisodeId, String>>,
+    pub(crate) cleaned: &'a std::collections::HashMap<crate::ids::EpisodeId, String>,
     /// The WebSub hubs the feed names (`<atom:link rel="hub">`), and whether it says it uses
     /// Podping (`<podcast:podping usesPodping="true"/>`).
     pub(crate) hubs: &'a [String],
@@ -281,7 +281,7 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
     x.open("item", &[]);
     x.text("title", &ep.title);
     // Cleaned once (usually when the notes were written), carried twice.
-    let notes: std::borrow::Cow<'_, str> = match src.cleaned.and_then(|c| c.get(&ep.id)) {
+    let notes: std::borrow::Cow<'_, str> = match src.cleaned.get(&ep.id) {
         Some(notes) => notes.as_str().into(),
         None => feed_notes(&ep.description).into(),
     };
@@ -942,7 +942,7 @@ mod tests {
             last_modified: at,
             block_drafts: false,
             private: false,
-            cleaned: None,
+            cleaned: &Default::default(),
             hubs: &[],
             podping: false,
         };

@@ -70,10 +70,12 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
             let render = |e: &EpisodeRef<'_>| {
                 response::json_body(&wire::episode_item(&ctx, &e.to_view())).to_vec()
             };
+            // An item is about 800 bytes.
+            let capacity = 64 + page.items.len() * 1024;
             let out = if api.config.cache_list_items {
-                api.items.data_array(account, &page.items, render)
+                api.items.data_array(account, &page.items, capacity, render)
             } else {
-                wire::data_array(page.items.len(), 64 + page.items.len() * 1024, |i, out| {
+                wire::data_array(page.items.len(), capacity, |i, out| {
                     out.extend_from_slice(&render(&page.items[i]))
                 })
             };
