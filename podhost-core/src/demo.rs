@@ -82,6 +82,18 @@ pub fn item_tags(n: u32) -> Map<String, Value> {
     }))
 }
 
+/// `n` as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 101st.
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
@@ -233,7 +245,7 @@ impl PodcastHost {
                 guid: Some(format!("podhost-demo-{feed}-{n}")),
                 fields: EpisodePatch {
                     title: Some(title.clone()),
-                    subtitle: Some(format!("The {n}th demo episode")),
+                    subtitle: Some(format!("The {} demo episode", ordinal(n))),
                     description: Some(format!(
                         "<p>Episode {n} of the demo: a tone, a pause, a tone.</p><ul><li>Chapters and ad breaks can be added with <code>podhost metadata set</code>.</li></ul>"
                     )),
@@ -267,5 +279,31 @@ impl PodcastHost {
             feed,
             episodes: titles,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ordinals_read_as_english() {
+        let cases = [
+            (1, "1st"),
+            (2, "2nd"),
+            (3, "3rd"),
+            (4, "4th"),
+            (10, "10th"),
+            (11, "11th"),
+            (12, "12th"),
+            (13, "13th"),
+            (21, "21st"),
+            (22, "22nd"),
+            (23, "23rd"),
+            (101, "101st"),
+            (111, "111th"),
+            (112, "112th"),
+        ];
+        for (n, expected) in cases {
+            assert_eq!(super::ordinal(n), expected, "{n}");
+        }
     }
 }

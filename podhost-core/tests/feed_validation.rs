@@ -233,17 +233,11 @@ mod apple {
         "itunes:author",
         "itunes:name",
         "itunes:email",
-        "googleplay:author",
         "guid",
         "podcast:funding",
     ];
     /// Tags holding show notes: Apple's 4,000-byte limit on a description.
-    pub const NOTES: &[&str] = &[
-        "description",
-        "content:encoded",
-        "itunes:summary",
-        "googleplay:description",
-    ];
+    pub const NOTES: &[&str] = &["description", "content:encoded", "itunes:summary"];
     /// Enclosure types Apple Podcasts takes, with their file extensions.
     pub const ENCLOSURES: &[(&str, &str)] = &[
         ("audio/x-m4a", "m4a"),
@@ -288,6 +282,19 @@ mod apple {
             != Some("http://www.itunes.com/dtds/podcast-1.0.dtd")
         {
             problems.push("rss: the itunes namespace is not declared exactly".into());
+        }
+        // W3C's feed validator warns on a namespace it does not know ("Use of unknown
+        // namespace"), as it did on Google Play's after Google Podcasts closed.
+        const READ_BY_APPS: [&str; 4] = [
+            "http://www.itunes.com/dtds/podcast-1.0.dtd",
+            "https://podcastindex.org/namespace/1.0",
+            "http://www.w3.org/2005/Atom",
+            "http://purl.org/rss/1.0/modules/content/",
+        ];
+        for (name, uri) in &rss.attrs {
+            if name.starts_with("xmlns") && !READ_BY_APPS.contains(&uri.as_str()) {
+                problems.push(format!("rss: {name}={uri} is a namespace no app reads"));
+            }
         }
         // Elements holding others hold the indentation between them, not values.
         let parents: std::collections::HashSet<&str> = doc
@@ -502,6 +509,11 @@ async fn the_checks_catch_what_they_are_for() {
             "",
             "serial show without a number",
         ),
+        (
+            " xmlns:content=",
+            " xmlns:googleplay=\"http://www.google.com/schemas/play-podcasts/1.0\" xmlns:content=",
+            "a namespace no app reads",
+        ),
     ];
     for (from, to, complaint) in breakages {
         assert!(rich.contains(from), "the rich feed contains {from}");
@@ -607,10 +619,10 @@ async fn hostile_html_reaches_neither_badpod_nor_the_document() {
         ));
     }
     // quick-xml reads every element that carries notes: the channel's description,
-    // itunes:summary and googleplay:description, and each item's description, content:encoded
+    // itunes:summary, and each item's description, content:encoded
     // and (the second item's; the first has none) itunes:summary.
     let doc = feeds::read_with_quick_xml(&markup.xml);
-    for key in ["description", "summary", "googleplay.description"] {
+    for key in ["description", "summary"] {
         problems.extend(feeds::markup_problems(
             &format!("quick-xml: channel.{key}"),
             doc.channel.get(key),

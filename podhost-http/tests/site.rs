@@ -170,6 +170,23 @@ async fn tokens_of_alice(fx: &Fixture) -> Vec<String> {
         .collect()
 }
 
+/// The text of an HTML fragment as a text browser shows it: tags and the skip link's markup
+/// dropped, white space collapsed.
+fn text_of(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let body = text.rsplit("Skip to content").next().unwrap_or(&text);
+    body.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[tokio::test]
 async fn the_home_page_leads_to_the_account_site_the_api_and_the_podcasts() {
     let fx = site().await;
@@ -184,6 +201,13 @@ async fn the_home_page_leads_to_the_account_site_the_api_and_the_podcasts() {
         "text/html; charset=utf-8"
     );
     let page = html(&answer);
+    // The header reads as words, brand and links apart, where no stylesheet applies.
+    let header = page.split("</header>").next().unwrap();
+    assert!(
+        text_of(header).starts_with("podhost Account · API"),
+        "{}",
+        text_of(header)
+    );
     for link in [
         "href=\"/account\"",
         "href=\"/api/openapi.json\"",

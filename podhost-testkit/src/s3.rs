@@ -4,8 +4,9 @@
 //! first use, and each test takes buckets of its own. Tests that need it say SKIPPED loudly when
 //! moto is missing, or fail under `PODHOST_REQUIRE_EXTERNAL=1` (as `scripts/test` runs).
 //!
-//! `PODHOST_S3_ENDPOINT` points the tests at another server instead (MinIO, Garage, a cluster
-//! script's moto), which must accept bucket creation by an unsigned `PUT /{bucket}`.
+//! `PODHOST_S3_ENDPOINT` points the tests at another server instead (another S3-compatible
+//! server under evaluation, a cluster script's moto), which must accept bucket creation by an
+//! unsigned `PUT /{bucket}`.
 
 use std::{
     io::{Read, Write},

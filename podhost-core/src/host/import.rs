@@ -20,7 +20,9 @@ use crate::{
         source::{self, SourceChannel, SourceFile, SourceItem},
         xml,
     },
-    model::{EpisodePatch, EpisodeType, FeedPatch, Funding, NewEpisode, NewFeed, ShowType},
+    model::{
+        EpisodePatch, EpisodeType, FeedPatch, Funding, NewEpisode, NewFeed, Reading, ShowType,
+    },
     principal::Principal,
     probe::MediaKind,
     scope::Scope,
@@ -356,27 +358,51 @@ fn channel_patch(c: &SourceChannel, problems: &mut Vec<String>) -> FeedPatch {
             c.itunes_owner_email
         ));
     }
-    let mut errors = FieldErrors::default();
-    crate::model::category::check_apple_category(
-        &mut errors,
-        &c.itunes_category,
-        &c.itunes_subcategory,
-    );
-    if errors.is_empty() {
-        patch.itunes_category = Some(c.itunes_category.clone());
-        patch.itunes_subcategory = Some(c.itunes_subcategory.clone());
-    } else if crate::model::apple_category(&c.itunes_category).is_some() {
-        problems.push(format!(
-            "itunes:category {:?} has no subcategory {:?} in Apple's list; the subcategory is left out",
-            c.itunes_category, c.itunes_subcategory
-        ));
-        patch.itunes_category = Some(c.itunes_category.clone());
-        patch.itunes_subcategory = Some(String::new());
-    } else {
-        problems.push(format!(
-            "itunes:category {:?} is not in Apple's list; left out",
-            c.itunes_category
-        ));
+    // The first category that is Apple's as written, else the first one named, read through
+    // the names Apple retired in 2019: a podcast named a category keeps one.
+    let resolved = c
+        .itunes_categories
+        .iter()
+        .filter_map(|(category, sub)| {
+            Some((
+                category,
+                sub,
+                crate::model::resolve_category(category, sub)?,
+            ))
+        })
+        .min_by_key(|(_, _, r)| r.reading != Reading::Exact);
+    if let Some((category, sub, r)) = resolved {
+        patch.itunes_category = Some(r.category.to_string());
+        patch.itunes_subcategory = Some(r.subcategory.to_string());
+        let named = if sub.is_empty() {
+            format!("{category:?}")
+        } else {
+            format!("{category:?} › {sub:?}")
+        };
+        let became = if r.subcategory.is_empty() {
+            format!("{:?}", r.category)
+        } else {
+            format!("{:?} › {:?}", r.category, r.subcategory)
+        };
+        let note = match r.reading {
+            Reading::Exact if r.subcategory.is_empty() && !sub.is_empty() => Some(format!(
+                "itunes:category {category:?} has no subcategory {sub:?} in Apple's list; the subcategory is left out"
+            )),
+            Reading::Exact => None,
+            Reading::Case => Some(format!(
+                "itunes:category {named} is spelled as Apple spells it: {became}"
+            )),
+            Reading::Retired => Some(format!(
+                "itunes:category {named} is a name Apple retired in 2019; imported as {became}"
+            )),
+            Reading::Subcategory => Some(format!(
+                "itunes:category {named} is not in Apple's list; imported as {became}, where Apple lists it"
+            )),
+            Reading::Fallback => Some(format!(
+                "itunes:category {named} is not in Apple's list nor like any of it; imported as {became}: choose the podcast's category"
+            )),
+        };
+        problems.extend(note);
     }
     if let Some(language) = &c.language {
         let tag = language.trim();
@@ -890,6 +916,91 @@ mod tests {
         ] {
             assert_eq!(file_name(url), name, "{url}");
         }
+    }
+
+    /// The category an imported podcast gets from its feed's `itunes:category` elements, and
+    /// what the import says of it.
+    fn imported_category(categories: &str) -> (String, String, Vec<String>) {
+        let xml = format!(
+            r#"<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>T</title>{categories}</channel></rss>"#
+        );
+        let root = xml::parse(xml.as_bytes()).unwrap();
+        let feed = source::read(&root, None).unwrap();
+        let mut problems = Vec::new();
+        let patch = channel_patch(&feed.channel, &mut problems);
+        problems.retain(|p| p.contains("category"));
+        (
+            patch.itunes_category.unwrap_or_default(),
+            patch.itunes_subcategory.unwrap_or_default(),
+            problems,
+        )
+    }
+
+    #[test]
+    fn a_podcast_named_a_category_keeps_one_of_apples() {
+        let cat = |c: &str| format!(r#"<itunes:category text="{c}"/>"#);
+        let sub = |c: &str, s: &str| {
+            format!(
+                r#"<itunes:category text="{c}"><itunes:category text="{s}"/></itunes:category>"#
+            )
+        };
+        let cases: [(String, &str, &str, Option<&str>); 7] = [
+            (sub("Business", "Careers"), "Business", "Careers", None),
+            (
+                cat("News &amp; Politics"),
+                "News",
+                "Politics",
+                Some("retired in 2019"),
+            ),
+            (
+                sub("Games &amp; Hobbies", "Video Games"),
+                "Leisure",
+                "Video Games",
+                Some("retired"),
+            ),
+            (
+                cat("technology"),
+                "Technology",
+                "",
+                Some("spelled as Apple spells it"),
+            ),
+            (
+                sub("Arts", "Knitting"),
+                "Arts",
+                "",
+                Some("no subcategory \"Knitting\""),
+            ),
+            (
+                format!("{}{}", cat("Noise"), cat("Comedy")),
+                "Comedy",
+                "",
+                None,
+            ),
+            (
+                cat("Noise"),
+                "Society & Culture",
+                "",
+                Some("choose the podcast's category"),
+            ),
+        ];
+        for (xml, category, subcategory, note) in cases {
+            let (got, got_sub, problems) = imported_category(&xml);
+            assert_eq!(
+                (got.as_str(), got_sub.as_str()),
+                (category, subcategory),
+                "{xml}"
+            );
+            match note {
+                None => assert!(problems.is_empty(), "{xml}: {problems:?}"),
+                Some(note) => assert!(
+                    problems.len() == 1 && problems[0].contains(note),
+                    "{xml}: {problems:?}"
+                ),
+            }
+        }
+        let (none, _, problems) = imported_category("");
+        assert_eq!(none, "");
+        assert!(problems.is_empty());
     }
 
     #[test]

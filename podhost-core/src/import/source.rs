@@ -42,8 +42,8 @@ pub struct SourceChannel {
     pub itunes_author: String,
     pub itunes_owner_name: String,
     pub itunes_owner_email: String,
-    pub itunes_category: String,
-    pub itunes_subcategory: String,
+    /// Each `itunes:category` with its first subcategory (empty for none), in feed order.
+    pub itunes_categories: Vec<(String, String)>,
     pub itunes_explicit: Option<bool>,
     pub itunes_serial: Option<bool>,
     pub itunes_block: bool,
@@ -236,11 +236,13 @@ pub(crate) fn read(root: &Element, base: Option<&str>) -> Result<SourceFeed, Str
         c.itunes_owner_name = text(owner, Ns::Itunes, "name");
         c.itunes_owner_email = text(owner, Ns::Itunes, "email");
     }
-    if let Some(category) = channel.child(Ns::Itunes, "category") {
-        c.itunes_category = category.attr("text").unwrap_or_default().trim().to_string();
-        if let Some(sub) = category.child(Ns::Itunes, "category") {
-            c.itunes_subcategory = sub.attr("text").unwrap_or_default().trim().to_string();
-        }
+    for category in channel.all(Ns::Itunes, "category") {
+        let name = |e: &Element| e.attr("text").unwrap_or_default().trim().to_string();
+        let sub = category
+            .child(Ns::Itunes, "category")
+            .map(name)
+            .unwrap_or_default();
+        c.itunes_categories.push((name(category), sub));
     }
     let image = channel
         .child(Ns::Itunes, "image")

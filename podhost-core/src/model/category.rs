@@ -187,6 +187,166 @@ pub fn apple_category(name: &str) -> Option<&'static AppleCategory> {
     APPLE_CATEGORIES.iter().find(|c| c.name == name)
 }
 
+/// How a feed's category was read as one of Apple's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Spelled as Apple spells it (a subcategory that is not Apple's is left out).
+    Exact,
+    /// Apple's, spelled with another case (`technology`).
+    Case,
+    /// A name Apple retired in its 2019 list change (`News & Politics`), mapped to its successor.
+    Retired,
+    /// A subcategory of Apple's named as a category (`Politics`).
+    Subcategory,
+    /// Not Apple's and nothing like it: the general category, so that the podcast has one.
+    Fallback,
+}
+
+/// A feed's category as one of Apple's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResolvedCategory {
+    /// Apple's category.
+    pub category: &'static str,
+    /// Its subcategory; empty for none.
+    pub subcategory: &'static str,
+    /// How it was found.
+    pub reading: Reading,
+}
+
+/// The category of last resort: a podcast always has one when its source named one.
+const FALLBACK: &str = "Society & Culture";
+
+/// Apple's categories before its 2019 change, and what each became: `(old category, old
+/// subcategory, new category, new subcategory)`; an empty old subcategory is the category
+/// alone. A name that did not change (`Comedy`, `Arts` › `Design`) is not listed.
+const RETIRED: &[(&str, &str, &str, &str)] = &[
+    ("Arts", "Literature", "Arts", "Books"),
+    ("Business", "Business News", "News", "Business News"),
+    (
+        "Business",
+        "Management & Marketing",
+        "Business",
+        "Management",
+    ),
+    ("Business", "Shopping", "Business", ""),
+    ("Education", "Educational Technology", "Education", ""),
+    ("Education", "Higher Education", "Education", ""),
+    ("Education", "K-12", "Education", ""),
+    (
+        "Education",
+        "Language Courses",
+        "Education",
+        "Language Learning",
+    ),
+    ("Education", "Training", "Education", "Courses"),
+    ("Games & Hobbies", "", "Leisure", ""),
+    ("Games & Hobbies", "Other Games", "Leisure", "Games"),
+    ("Government & Organizations", "", "Government", ""),
+    (
+        "Government & Organizations",
+        "Non-Profit",
+        "Business",
+        "Non-Profit",
+    ),
+    ("Health", "", "Health & Fitness", ""),
+    (
+        "Health",
+        "Fitness & Nutrition",
+        "Health & Fitness",
+        "Fitness",
+    ),
+    ("Health", "Self-Help", "Education", "Self-Improvement"),
+    ("News & Politics", "", "News", "Politics"),
+    (
+        "Religion & Spirituality",
+        "Other",
+        "Religion & Spirituality",
+        "Religion",
+    ),
+    ("Science & Medicine", "", "Science", ""),
+    (
+        "Science & Medicine",
+        "Medicine",
+        "Health & Fitness",
+        "Medicine",
+    ),
+    ("Society & Culture", "History", "History", ""),
+    ("Sports & Recreation", "", "Sports", ""),
+    ("Sports & Recreation", "Outdoor", "Sports", "Wilderness"),
+    ("Technology", "Tech News", "News", "Tech News"),
+];
+
+/// Reads what a feed names (`category`, with `subcategory` or empty) as one of Apple's
+/// categories, the way a podcast moving in needs it: exactly, then ignoring case, then through
+/// the names Apple retired in 2019, then as a subcategory named as a category, and at last the
+/// general category. `None` only when `category` is empty. A subcategory that is not Apple's
+/// under the category found is left out.
+pub fn resolve_category(category: &str, subcategory: &str) -> Option<ResolvedCategory> {
+    let (category, subcategory) = (category.trim(), subcategory.trim());
+    if category.is_empty() {
+        return None;
+    }
+    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    let within = |found: &'static AppleCategory, sub: &str| -> &'static str {
+        found
+            .subcategories
+            .iter()
+            .find(|s| same(s, sub))
+            .copied()
+            .unwrap_or("")
+    };
+    let resolved =
+        |found: &'static AppleCategory, subcategory: &'static str, reading| ResolvedCategory {
+            category: found.name,
+            subcategory,
+            reading,
+        };
+    if let Some(found) = APPLE_CATEGORIES.iter().find(|c| same(c.name, category)) {
+        if let Some(&(_, _, new, new_sub)) = RETIRED
+            .iter()
+            .find(|r| same(r.0, category) && !r.1.is_empty() && same(r.1, subcategory))
+        {
+            let found = apple_category(new)?;
+            return Some(resolved(found, within(found, new_sub), Reading::Retired));
+        }
+        let reading = if found.name == category {
+            Reading::Exact
+        } else {
+            Reading::Case
+        };
+        return Some(resolved(found, within(found, subcategory), reading));
+    }
+    let retired = RETIRED
+        .iter()
+        .find(|r| same(r.0, category) && !subcategory.is_empty() && same(r.1, subcategory))
+        .or_else(|| {
+            RETIRED
+                .iter()
+                .find(|r| same(r.0, category) && r.1.is_empty())
+        });
+    if let Some(&(_, old_sub, new, new_sub)) = retired {
+        let found = apple_category(new)?;
+        let sub = match within(found, subcategory) {
+            "" => within(found, new_sub),
+            kept if old_sub.is_empty() => kept,
+            _ => within(found, new_sub),
+        };
+        return Some(resolved(found, sub, Reading::Retired));
+    }
+    for name in [category, subcategory] {
+        if let Some((found, sub)) = APPLE_CATEGORIES.iter().find_map(|c| {
+            c.subcategories
+                .iter()
+                .find(|s| !name.is_empty() && same(s, name))
+                .map(|s| (c, *s))
+        }) {
+            return Some(resolved(found, sub, Reading::Subcategory));
+        }
+    }
+    let found = apple_category(FALLBACK)?;
+    Some(resolved(found, "", Reading::Fallback))
+}
+
 /// `"a", "b" and "c"`, for messages.
 fn quoted_list(names: impl Iterator<Item = &'static str>) -> String {
     let names: Vec<String> = names.map(|n| format!("{n:?}")).collect();
@@ -251,6 +411,116 @@ pub(crate) fn check_apple_category(errors: &mut FieldErrors, category: &str, sub
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_retired_name_leads_to_one_of_apples() {
+        for (old, old_sub, new, new_sub) in RETIRED {
+            let found = apple_category(new).unwrap_or_else(|| panic!("{old}: {new}"));
+            assert!(
+                new_sub.is_empty() || found.has_subcategory(new_sub),
+                "{old} › {old_sub}: {new} › {new_sub}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_named_category_always_resolves_to_one_of_apples() {
+        use Reading::*;
+        let cases = [
+            ("Technology", "", "Technology", "", Exact),
+            (
+                "Society & Culture",
+                "Documentary",
+                "Society & Culture",
+                "Documentary",
+                Exact,
+            ),
+            (
+                "society & culture",
+                "documentary",
+                "Society & Culture",
+                "Documentary",
+                Case,
+            ),
+            ("Arts", "Knitting", "Arts", "", Exact),
+            ("News & Politics", "", "News", "Politics", Retired),
+            ("news & politics", "", "News", "Politics", Retired),
+            (
+                "Games & Hobbies",
+                "Video Games",
+                "Leisure",
+                "Video Games",
+                Retired,
+            ),
+            (
+                "Games & Hobbies",
+                "Other Games",
+                "Leisure",
+                "Games",
+                Retired,
+            ),
+            (
+                "Health",
+                "Self-Help",
+                "Education",
+                "Self-Improvement",
+                Retired,
+            ),
+            (
+                "Science & Medicine",
+                "Natural Sciences",
+                "Science",
+                "Natural Sciences",
+                Retired,
+            ),
+            (
+                "Science & Medicine",
+                "Medicine",
+                "Health & Fitness",
+                "Medicine",
+                Retired,
+            ),
+            ("Technology", "Tech News", "News", "Tech News", Retired),
+            ("Technology", "Podcasting", "Technology", "", Exact),
+            ("Society & Culture", "History", "History", "", Retired),
+            (
+                "Sports & Recreation",
+                "Outdoor",
+                "Sports",
+                "Wilderness",
+                Retired,
+            ),
+            (
+                "Government & Organizations",
+                "Non-Profit",
+                "Business",
+                "Non-Profit",
+                Retired,
+            ),
+            ("Politics", "", "News", "Politics", Subcategory),
+            (
+                "Podcasts",
+                "Video Games",
+                "Leisure",
+                "Video Games",
+                Subcategory,
+            ),
+            ("Stuff", "", "Society & Culture", "", Fallback),
+        ];
+        for (category, subcategory, want, want_sub, reading) in cases {
+            let got = resolve_category(category, subcategory)
+                .unwrap_or_else(|| panic!("{category} › {subcategory}"));
+            assert_eq!(
+                (got.category, got.subcategory, got.reading),
+                (want, want_sub, reading),
+                "{category} › {subcategory}"
+            );
+            let mut errors = FieldErrors::default();
+            check_apple_category(&mut errors, got.category, got.subcategory);
+            assert!(errors.is_empty(), "{category}: {errors}");
+        }
+        assert_eq!(resolve_category(" ", "Politics"), None);
+    }
 
     #[test]
     fn the_list_has_apples_19_categories_each_spelled_once() {

@@ -13,7 +13,9 @@ mod subscriber;
 pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
-pub use category::{APPLE_CATEGORIES, AppleCategory, apple_category};
+pub use category::{
+    APPLE_CATEGORIES, AppleCategory, Reading, ResolvedCategory, apple_category, resolve_category,
+};
 pub use episode::{
     Episode, EpisodePatch, EpisodeRef, EpisodeType, EpisodeView, ItunesEpisode, NewEpisode,
 };

@@ -1,5 +1,5 @@
-//! The RSS 2.0 document of a podcast, with the `itunes`, `podcast` (podcastindex.org), `atom`,
-//! `content` and `googleplay` namespaces, written with quick-xml; show notes cleaned by the
+//! The RSS 2.0 document of a podcast, with the `itunes`, `podcast` (podcastindex.org), `atom`
+//! and `content` namespaces, written with quick-xml; show notes cleaned by the
 //! notes policy (`notes.rs`), one-line fields escaped as text.
 
 use std::io::Cursor;
@@ -20,15 +20,13 @@ use crate::{
     urls::Urls,
 };
 
-const NAMESPACES: [(&str, &str); 5] = [
+/// The namespaces a feed declares. Google Play's (`googleplay:`) is not one of them: Google
+/// Podcasts closed in 2024, no app reads it, and W3C's feed validator warns on it.
+const NAMESPACES: [(&str, &str); 4] = [
     ("xmlns:itunes", "http://www.itunes.com/dtds/podcast-1.0.dtd"),
     ("xmlns:podcast", "https://podcastindex.org/namespace/1.0"),
     ("xmlns:atom", "http://www.w3.org/2005/Atom"),
     ("xmlns:content", "http://purl.org/rss/1.0/modules/content/"),
-    (
-        "xmlns:googleplay",
-        "http://www.google.com/schemas/play-podcasts/1.0",
-    ),
 ];
 
 /// What a feed is rendered from, read at one moment.
@@ -202,7 +200,6 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
         x.text("link", link);
         x.close("image");
         x.empty("itunes:image", &[("href", logo)]);
-        x.empty("googleplay:image", &[("href", logo)]);
     }
     if !it.category.is_empty() {
         if it.subcategory.is_empty() {
@@ -242,9 +239,6 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     if let Some(url) = &it.new_feed_url {
         x.text("itunes:new-feed-url", url);
     }
-    x.text("googleplay:author", &feed.googleplay.author);
-    x.notes("googleplay:description", &feed.googleplay.description);
-    x.text("googleplay:explicit", yes_no(it.explicit));
     x.text("podcast:guid", &feed.podcast.guid.to_string());
     let locked = yes_no(feed.podcast.locked);
     if it.owner_email.is_empty() {

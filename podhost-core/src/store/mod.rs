@@ -212,8 +212,9 @@ fn no_conditional_writes(detail: &str) -> Error {
         "store",
         format!(
             "the store does not honour conditional writes ({detail}): podhost needs create-if-absent \
-             (S3 `If-None-Match: *`, which AWS S3, MinIO, Garage, Ceph RGW, Cloudflare R2 and moto \
-             honour) so that concurrent writers never erase each other; refusing to start"
+             (S3 `If-None-Match: *` on PutObject, which AWS S3 documents and moto honours; Garage \
+             does not check it) so that concurrent writers never erase each other; refusing to \
+             start"
         ),
     )
 }

@@ -165,11 +165,6 @@ fn channel_expected(
     c.insert("owner.email", s(&patch.itunes_owner_email));
     c.insert("block", yes(patch.itunes_block.unwrap()));
     c.insert("complete", yes(patch.itunes_complete.unwrap()));
-    c.insert("googleplay.author", s(&patch.googleplay_author));
-    c.insert(
-        "googleplay.description",
-        feed_notes(&s(&patch.googleplay_description)),
-    );
     c.insert("guid", guid);
     c.insert("locked", yes(patch.podcast_locked.unwrap()));
     c.insert("locked.owner", s(&patch.itunes_owner_email));
@@ -580,7 +575,7 @@ pub fn markup_problems(place: &str, value: Option<&String>) -> Vec<String> {
 /// that runs, whether as a tag in CDATA or as an attribute.
 pub const NOT_IN_ANY_FEED: &[&str] = &["<script", "<iframe", "onerror", "javascript:"];
 
-/// A feed whose channel description, itunes:summary and googleplay:description, and whose
+/// A feed whose channel description, itunes:summary and Google Play description, and whose
 /// items' descriptions and itunes:summary, are [`HOSTILE_HTML`]. The first item has no
 /// itunes:summary, so that feedparser (which folds the two) reads its description.
 pub async fn markup(w: &World) -> Fixture {
@@ -772,12 +767,6 @@ pub fn read_with_quick_xml(xml: &str) -> Expected {
     let flag = |v: Option<String>| Some((v.as_deref() == Some("Yes")).to_string());
     put(&mut c, "block", flag(text(ch, "itunes:block")));
     put(&mut c, "complete", flag(text(ch, "itunes:complete")));
-    put(&mut c, "googleplay.author", text(ch, "googleplay:author"));
-    put(
-        &mut c,
-        "googleplay.description",
-        text(ch, "googleplay:description"),
-    );
     put(&mut c, "guid", text(ch, "podcast:guid"));
     let yes_no = |v: Option<String>| {
         v.map(|v| match v.as_str() {

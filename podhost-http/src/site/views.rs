@@ -34,6 +34,9 @@ fn header(signed_in: Option<&str>, csrf_token: Option<&str>) -> Markup {
         header.site-header {
             div.wrap.bar {
                 a.brand href="/" { "podhost" }
+                // Apart in text too (a text browser, a screen reader's reading), not only by
+                // the stylesheet's gap.
+                " "
                 nav aria-label="Site" {
                     a href=(paths::ACCOUNT) { "Account" }
                     " · "
