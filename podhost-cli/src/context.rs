@@ -65,13 +65,25 @@ pub struct Global {
 pub struct Env {
     global: Global,
     out: Output,
+    /// The whole command line's definition (for `completions`, which describes every command).
+    definition: fn() -> clap::Command,
 }
 
 impl Env {
-    /// The surroundings of a command run with `global`.
-    pub fn new(global: Global) -> Self {
+    /// The surroundings of a command run with `global`, in a command line defined by
+    /// `definition`.
+    pub fn new(global: Global, definition: fn() -> clap::Command) -> Self {
         let out = Output::new(global.json);
-        Env { global, out }
+        Env {
+            global,
+            out,
+            definition,
+        }
+    }
+
+    /// The whole command line's definition.
+    pub fn definition(&self) -> clap::Command {
+        (self.definition)()
     }
 
     /// Where results go.

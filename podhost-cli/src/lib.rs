@@ -88,6 +88,6 @@ commands! {
 
 /// Runs a parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    let env = context::Env::new(cli.global);
+    let env = context::Env::new(cli.global, <Cli as clap::CommandFactory>::command);
     cli.command.run(&env).await
 }

@@ -1,6 +1,6 @@
 //! The deployment's configuration of a [`PodcastHost`](crate::PodcastHost).
 
-use std::path::PathBuf;
+use std::{path::PathBuf, time::Duration};
 
 use jiff::tz::TimeZone;
 
@@ -37,11 +37,11 @@ pub struct HostConfig {
     /// [`OpenedStore::scratch_dir`]: crate::OpenedStore
     pub scratch_dir: Option<PathBuf>,
     /// How this process runs background jobs.
-    pub jobs: crate::host::JobsConfig,
+    pub jobs: JobsConfig,
     /// How long sessions of the key-management site last.
-    pub sessions: crate::host::SessionConfig,
+    pub sessions: SessionConfig,
     /// How long OAuth access tokens last.
-    pub oauth: crate::host::OAuthConfig,
+    pub oauth: OAuthConfig,
     /// How imports fetch feeds and files (podhost-http's `HttpFetcher`); `None`: import jobs
     /// fail saying so.
     pub fetcher: Option<std::sync::Arc<dyn crate::import::Fetcher>>,
@@ -98,5 +98,61 @@ fn normalize_public_url(url: &str) -> Result<String> {
             "public_url",
             "the public URL starts with http:// or https:// and names a host",
         )),
+    }
+}
+
+/// How the workers of a process run (part of [`HostConfig`]).
+#[derive(Clone, Debug)]
+pub struct JobsConfig {
+    /// Jobs one process runs at once (default: the machine's cores).
+    pub workers: usize,
+    /// How long a claimed attempt holds without renewal; a crashed worker's job is taken over
+    /// after it (default 60 s; renewed every quarter of it).
+    pub lease: Duration,
+    /// How often an idle worker looks for queued jobs (default 1 s; a job asked for in this
+    /// process starts at once).
+    pub poll: Duration,
+}
+
+impl Default for JobsConfig {
+    fn default() -> Self {
+        JobsConfig {
+            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            lease: Duration::from_secs(60),
+            poll: Duration::from_secs(1),
+        }
+    }
+}
+
+/// How long sessions last (part of [`HostConfig`]).
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// A session not used for this long ends (default 1 hour).
+    pub idle: Duration,
+    /// A session ends this long after signing in, used or not (default 12 hours).
+    pub absolute: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            idle: Duration::from_secs(3600),
+            absolute: Duration::from_secs(12 * 3600),
+        }
+    }
+}
+
+/// How OAuth access tokens last (part of [`HostConfig`]).
+#[derive(Clone, Debug)]
+pub struct OAuthConfig {
+    /// An access token works this long (default 1 hour).
+    pub access_token_lifetime: Duration,
+}
+
+impl Default for OAuthConfig {
+    fn default() -> Self {
+        OAuthConfig {
+            access_token_lifetime: Duration::from_secs(3600),
+        }
     }
 }

@@ -33,18 +33,18 @@ pub mod webhooks;
 
 pub use catalog::{CatalogConfig, OpenStats};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use config::HostConfig;
+pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
-    Authorization, AuthorizeError, AuthorizeRequest, EpisodeFiles, FeedExport, JobsConfig,
-    Metadata, MetadataPatch, OAuthConfig, OAuthError, PodcastHost, Private, Session, SessionConfig,
-    SignedIn, StagedUpload, SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat,
-    WebhookRun, random_secret,
+    Authorization, AuthorizeError, AuthorizeRequest, EpisodeFiles, FeedExport, OAuthError,
+    PodcastHost, Private, StagedUpload, SweepReport, TokenRequest, TokenResponse, UploadTarget,
+    WaveformFormat, WebhookRun, random_secret,
 };
 pub use ids::{
     AccountId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId, SessionId,
     SubscriberId, TokenId,
 };
+pub use model::{Metadata, MetadataPatch, Session, SignedIn};
 pub use principal::Principal;
 pub use scope::{Scope, Scopes, UnknownScope};
 #[cfg(feature = "s3")]

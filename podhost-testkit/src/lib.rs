@@ -47,6 +47,7 @@
 //!   writes, holds chosen calls at a [`Gate`] until the test opens it, and counts calls.
 //! - [`conformance`]: the behaviour of [`PodcastHost`], written once
 //!   as `pub async fn`s over a store, run against every backend.
+//! - [`setup`]: an account, a podcast, an uploaded file, made through the core.
 //! - [`fixtures`]: small media files made in code.
 //! - [`browser`]: the headless Chromium and Node scripts of the page and site tests.
 //! - [`s3`]: a real S3-compatible server (moto) on loopback, a bucket per test.
@@ -59,6 +60,7 @@ pub mod fixtures;
 pub mod memory;
 pub mod s3;
 mod server;
+pub mod setup;
 pub mod strategies;
 mod webhook_receiver;
 

@@ -1,6 +1,6 @@
 //! `podhost completions bash|zsh|fish`: a shell completion script, from the clap definition.
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
 use crate::context::Env;
@@ -16,12 +16,7 @@ impl super::Run for CompletionsArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         // No store is opened: completions work anywhere.
         let mut script = Vec::new();
-        clap_complete::generate(
-            self.shell,
-            &mut crate::Cli::command(),
-            "podhost",
-            &mut script,
-        );
+        clap_complete::generate(self.shell, &mut env.definition(), "podhost", &mut script);
         let script = String::from_utf8_lossy(&script).into_owned();
         env.out()
             .print(serde_json::Value::String(script.clone()), || {

@@ -16,7 +16,11 @@ use symphonia::core::units::Duration;
 
 use super::silence::{Quiet, SilenceDetector};
 use super::waveform::{WaveformBuilder, mix};
-use super::{Analysis, AnalysisError, SilenceOptions, WaveformOptions, mp4};
+use super::{
+    mp4,
+    options::{SilenceOptions, WaveformOptions},
+    outcome::{Analysis, AnalysisError},
+};
 
 /// Consecutive packets that fail to decode before the file is declared corrupt.
 const MAX_BAD_IN_ROW: u32 = 16;

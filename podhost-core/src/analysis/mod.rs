@@ -30,6 +30,7 @@
 mod decode;
 mod mp4;
 mod options;
+mod outcome;
 mod silence;
 mod waveform;
 
@@ -39,50 +40,9 @@ pub use options::{
     MAX_MIN_DURATION, MAX_PIXELS_PER_SECOND, MAX_SAMPLES_PER_PIXEL, MIN_NOISE_DB, SilenceOptions,
     WaveformOptions,
 };
+pub use outcome::{Analysis, AnalysisError};
 pub use silence::{MIDROLL_SPACING, Silence, SilenceReport, midrolls};
 pub use waveform::{Waveform, WaveformParseError};
-
-/// What one analysis pass produced.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Analysis {
-    /// The waveform, when asked for.
-    pub waveform: Option<Waveform>,
-    /// The silences, when asked for.
-    pub silence: Option<SilenceReport>,
-    /// Duration of the decoded audio, in milliseconds (rounded down).
-    pub duration_ms: u64,
-}
-
-/// Why a file could not be analysed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AnalysisError {
-    /// The file is not audio in a format this build reads (or has no audio track).
-    #[error("not an audio file: {0}")]
-    NotAudio(String),
-    /// The audio is in a codec this build cannot decode.
-    #[error("unsupported audio codec: {0}")]
-    UnsupportedCodec(String),
-    /// The audio data is damaged; `at` is the position reached, in seconds.
-    #[error("corrupt audio data at {at:.3} s: {reason}")]
-    Corrupt {
-        /// Seconds of audio decoded before the damage.
-        at: f64,
-        /// What is wrong.
-        reason: String,
-    },
-    /// Reading the file failed (the store's error).
-    #[error("reading the audio failed: {0}")]
-    Io(#[source] std::io::Error),
-    /// The options do not fit this file (e.g. more pixels per second than half its sample rate).
-    #[error("{field}: {message}")]
-    Options {
-        /// The option's field name (`pixels_per_second`, ...).
-        field: &'static str,
-        /// What is wrong.
-        message: String,
-    },
-}
 
 /// Decodes `source` once and computes what is asked: the waveform, the silences, or both from
 /// the same decoded samples. `mime_hint` (e.g. `audio/mpeg`) helps pick the container reader;

@@ -26,7 +26,13 @@ use futures::{StreamExt, TryStreamExt, stream};
 use jiff::Timestamp;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path};
 
-use super::{CatalogConfig, Journal, codec, entry_path, load, put_if_absent};
+use super::{
+    codec,
+    config::CatalogConfig,
+    entries::{entry_path, put_if_absent},
+    journal::Journal,
+    load,
+};
 use crate::error::{Error, Result};
 use crate::store::layout;
 

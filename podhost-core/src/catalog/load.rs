@@ -11,7 +11,11 @@ use std::{collections::BTreeSet, sync::Arc};
 use futures::{StreamExt, TryStreamExt, stream};
 use object_store::{ObjectStore, ObjectStoreExt, path::Path};
 
-use super::{Journal, Loaded, OpenStats, codec, entry_path, read_entry};
+use super::{
+    codec::{self, Entry},
+    entries::{entry_path, read_entry},
+    journal::Journal,
+};
 use crate::error::{Error, Result};
 use crate::store::layout;
 
@@ -242,5 +246,40 @@ async fn apply_tail<S: Journal>(
                 None => return Ok(()),
             }
         }
+    }
+}
+
+/// Counters of what a catalog did in the store; for benchmarks and tests.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct OpenStats {
+    /// The snapshot's sequence number (0: none).
+    pub snapshot_seq: u64,
+    /// Log segments read after the snapshot.
+    pub segments_read: u64,
+    /// Entries replayed after the snapshot, from segments and from the log.
+    pub entries_replayed: u64,
+}
+
+pub(super) struct Loaded<S> {
+    pub(super) seq: u64,
+    pub(super) state: S,
+    /// The transactions of the last applied entries, newest last: how a writer whose put had
+    /// an unknown outcome learns that it landed, however it was read back.
+    pub(super) recent: std::collections::VecDeque<(uuid::Uuid, u64)>,
+}
+
+/// How many applied transactions [`Loaded::recent`] remembers.
+const RECENT_TXNS: usize = 1024;
+
+impl<S: Journal> Loaded<S> {
+    pub(super) fn apply(&mut self, seq: u64, entry: &Entry<S::Change>) {
+        for change in &entry.changes {
+            self.state.apply(change);
+        }
+        self.seq = seq;
+        if self.recent.len() == RECENT_TXNS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((entry.txn, seq));
     }
 }

@@ -33,6 +33,9 @@
 
 mod codec;
 mod compact;
+mod config;
+mod entries;
+mod journal;
 mod load;
 
 use std::{
@@ -41,107 +44,19 @@ use std::{
 };
 
 use jiff::Timestamp;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path};
-use serde::{Serialize, de::DeserializeOwned};
+use object_store::{ObjectStore, path::Path};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
-use crate::store::layout;
 use codec::Entry;
-
-/// A state that is built by applying changes in log order.
-pub(crate) trait Journal:
-    Default + Serialize + DeserializeOwned + Send + Sync + 'static
-{
-    /// One change; an entry holds a list of them, applied in order.
-    type Change: Serialize + DeserializeOwned + Send + Sync + 'static;
-
-    /// Applies one change. Must be deterministic and must not fail: a change is validated
-    /// against the state before it is written.
-    fn apply(&mut self, change: &Self::Change);
-
-    /// Rebuilds derived indexes after the state was read from a snapshot.
-    fn after_load(&mut self) {}
-
-    /// One piece of a snapshot.
-    type Part: Serialize + DeserializeOwned + Send + 'static;
-
-    /// Splits the state into the parts a snapshot stores. A part whose content did not change
-    /// encodes to the same bytes and is not written again, so a split where one change touches
-    /// few small parts makes snapshots cheap.
-    fn into_parts(self) -> Vec<Self::Part>;
-
-    /// Joins parts made by [`into_parts`](Self::into_parts), in any order; an error when they
-    /// do not make one state.
-    fn from_parts(parts: Vec<Self::Part>) -> std::result::Result<Self, String>;
-}
-
-/// How a catalog trades freshness against reads and snapshot size against replay length.
-#[derive(Clone, Debug)]
-pub struct CatalogConfig {
-    /// A read that finds its state older than this first reads new entries from the store, so
-    /// other processes' writes are seen within this interval.
-    pub refresh_interval: Duration,
-    /// A snapshot is written after this many entries since the last one.
-    pub snapshot_every: u64,
-    /// The entries are packed into one log segment per this many.
-    pub segment_every: u64,
-    /// A snapshot part no kept snapshot names is deleted once it is this old (a compaction in
-    /// another process may be about to name it).
-    pub keep_unused_parts: Duration,
-    /// How often one logical write tries again after store errors of unknown outcome.
-    pub max_attempts: u32,
-}
-
-impl Default for CatalogConfig {
-    fn default() -> Self {
-        CatalogConfig {
-            refresh_interval: Duration::from_millis(500),
-            snapshot_every: 4096,
-            segment_every: 256,
-            keep_unused_parts: Duration::from_secs(3600),
-            max_attempts: 6,
-        }
-    }
-}
-
-/// Counters of what a catalog did in the store; for benchmarks and tests.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct OpenStats {
-    /// The snapshot's sequence number (0: none).
-    pub snapshot_seq: u64,
-    /// Log segments read after the snapshot.
-    pub segments_read: u64,
-    /// Entries replayed after the snapshot, from segments and from the log.
-    pub entries_replayed: u64,
-}
-
-struct Loaded<S> {
-    seq: u64,
-    state: S,
-    /// The transactions of the last applied entries, newest last: how a writer whose put had
-    /// an unknown outcome learns that it landed, however it was read back.
-    recent: std::collections::VecDeque<(Uuid, u64)>,
-}
+pub use config::CatalogConfig;
+use entries::{entry_path, put_if_absent, read_entry, read_entry_bytes};
+pub(crate) use journal::Journal;
+use load::Loaded;
+pub use load::OpenStats;
 
 /// A commit gives up after this many rounds of losing races.
 const MAX_ROUNDS: u32 = 200;
-
-/// How many applied transactions [`Loaded::recent`] remembers.
-const RECENT_TXNS: usize = 1024;
-
-impl<S: Journal> Loaded<S> {
-    fn apply(&mut self, seq: u64, entry: &Entry<S::Change>) {
-        for change in &entry.changes {
-            self.state.apply(change);
-        }
-        self.seq = seq;
-        if self.recent.len() == RECENT_TXNS {
-            self.recent.pop_front();
-        }
-        self.recent.push_back((entry.txn, seq));
-    }
-}
 
 /// One partition's state, in memory, kept in step with its log in the store.
 pub(crate) struct Catalog<S: Journal> {
@@ -604,46 +519,6 @@ impl<S: Journal> Catalog<S> {
 async fn backoff(attempt: u32) {
     let ms = 10u64 << attempt.min(6);
     tokio::time::sleep(Duration::from_millis(ms)).await;
-}
-
-pub(crate) fn entry_path(root: &Path, seq: u64) -> Path {
-    layout::log_entry(root, seq)
-}
-
-async fn put_if_absent(
-    store: &Arc<dyn ObjectStore>,
-    path: &Path,
-    bytes: impl Into<PutPayload>,
-) -> Result<(), object_store::Error> {
-    let opts = PutOptions {
-        mode: PutMode::Create,
-        ..Default::default()
-    };
-    store.put_opts(path, bytes.into(), opts).await.map(drop)
-}
-
-async fn read_entry<C: DeserializeOwned>(
-    store: &Arc<dyn ObjectStore>,
-    path: &Path,
-) -> Result<Entry<C>> {
-    read_entry_bytes(store, path).await.map(|(entry, _)| entry)
-}
-
-/// An entry and its bytes as stored.
-async fn read_entry_bytes<C: DeserializeOwned>(
-    store: &Arc<dyn ObjectStore>,
-    path: &Path,
-) -> Result<(Entry<C>, bytes::Bytes)> {
-    let bytes = match store.get(path).await {
-        Ok(got) => got.bytes().await?,
-        Err(object_store::Error::NotFound { .. }) => {
-            return Err(Error::not_found("log entry", path));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let entry: Entry<C> = codec::decode(&bytes, path)?;
-    codec::check_version(entry.v, path)?;
-    Ok((entry, bytes))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use object_store::{ObjectStore, memory::InMemory, path::Path};
 use serde::{Deserialize, Serialize};
 
 use super::*;
+use crate::store::layout;
 
 /// A set of numbers; a change adds one. Lost updates show up as missing numbers.
 #[derive(Default, Serialize, Deserialize)]

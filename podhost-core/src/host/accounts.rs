@@ -1,12 +1,12 @@
 //! Accounts and tokens: creating, listing, revoking, authenticating.
 
-use base64::Engine;
-use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload, path::Path};
-use rand::RngCore;
-use sha2::{Digest, Sha256};
+use object_store::{ObjectStoreExt, PutPayload, path::Path};
 use subtle::ConstantTimeEq;
 
-use super::PodcastHost;
+use super::{
+    PodcastHost, claims,
+    secrets::{random_secret, sha256_hex},
+};
 use crate::{
     catalog::Catalog,
     error::{Error, Result},
@@ -23,53 +23,6 @@ const SECRET_PREFIX: &str = "phk_";
 
 fn token_claim_path(id: &TokenId) -> Path {
     layout::token_claim(id)
-}
-
-fn sha256_hex(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
-
-/// Writes `claims/...` with put-if-absent: the deployment-wide uniqueness of a name. The claim
-/// holds the account. Returns the account holding the claim (ours if we won, or if an earlier
-/// attempt of ours did).
-pub(super) async fn claim(
-    host: &PodcastHost,
-    path: &Path,
-    account: &AccountId,
-) -> Result<AccountId> {
-    let body = serde_json::to_vec(&serde_json::json!({ "account": account.as_str() }))
-        .map_err(|e| Error::storage(e.to_string()))?;
-    let opts = PutOptions {
-        mode: PutMode::Create,
-        ..Default::default()
-    };
-    match host
-        .store()
-        .put_opts(path, PutPayload::from(body), opts)
-        .await
-    {
-        Ok(_) => Ok(account.clone()),
-        Err(object_store::Error::AlreadyExists { .. }) => read_claim(host, path)
-            .await?
-            .ok_or_else(|| Error::storage(format!("claim {path} vanished"))),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Reads a claim: the account that holds it, if any.
-pub(super) async fn read_claim(host: &PodcastHost, path: &Path) -> Result<Option<AccountId>> {
-    #[derive(serde::Deserialize)]
-    struct Claim {
-        account: AccountId,
-    }
-    let bytes = match host.store().get(path).await {
-        Ok(got) => got.bytes().await?,
-        Err(object_store::Error::NotFound { .. }) => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let claim: Claim = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::storage(format!("{path} is unreadable: {e}")))?;
-    Ok(Some(claim.account))
 }
 
 impl PodcastHost {
@@ -152,7 +105,7 @@ impl PodcastHost {
         // The claim maps the token id to the account, so a secret finds its account without a
         // deployment-wide index of secrets. Ids are random: a taken one is drawn again.
         let mut id = TokenId::random();
-        while &claim(self, &token_claim_path(&id), account).await? != account {
+        while &claims::claim(self.store(), &token_claim_path(&id), account).await? != account {
             id = TokenId::random();
         }
         let secret = format!("{SECRET_PREFIX}{}_{}", &id.as_str()[4..], random_secret());
@@ -252,7 +205,7 @@ impl PodcastHost {
 
     /// Revokes a token by id alone, whatever its account. Operator-level (the CLI).
     pub async fn revoke_token_by_id(&self, id: &TokenId) -> Result<Token> {
-        let account = read_claim(self, &token_claim_path(id))
+        let account = claims::read_claim(self.store(), &token_claim_path(id))
             .await?
             .ok_or_else(|| Error::not_found("token", id))?;
         let owner = self.owner(&account).await?;
@@ -273,7 +226,7 @@ impl PodcastHost {
         let account = match cached {
             Some(account) => account,
             None => {
-                let account = read_claim(self, &token_claim_path(&id))
+                let account = claims::read_claim(self.store(), &token_claim_path(&id))
                     .await?
                     .ok_or(Error::Unauthenticated)?;
                 // Claims never change, so the mapping can be kept.
@@ -327,14 +280,6 @@ impl PodcastHost {
                 .contains_key(id.as_str())
         })
     }
-}
-
-/// 256 random bits in URL-safe base64 (43 characters): the secret part of tokens, sessions and
-/// codes; frontends use it for values of their own that must not be guessed (CSRF tokens).
-pub fn random_secret() -> String {
-    let mut random = [0u8; 32];
-    rand::rng().fill_bytes(&mut random);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random)
 }
 
 /// How often a token's last use is written down (at most once per this, per process).

@@ -2,16 +2,18 @@
 
 use super::{
     PodcastHost,
-    feeds::{check_media_ref, feed_not_found, kind_names},
+    episode_files::EpisodeFiles,
+    jobs,
+    refs::{check_media_ref, feed_not_found},
     text,
-    uploads::{StagedUpload, UploadTarget},
+    views::{ref_of, snapshot, view_of},
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
-    ids::{EpisodeId, FeedId, JobId, MediaId},
+    ids::{EpisodeId, FeedId, JobId},
     model::{
-        Episode, EpisodeListQuery, EpisodePatch, EpisodeRef, EpisodeView, ItunesEpisode, Media,
+        Episode, EpisodeListQuery, EpisodePatch, EpisodeRef, EpisodeView, ItunesEpisode,
         NewEpisode, Page,
     },
     principal::Principal,
@@ -19,128 +21,6 @@ use crate::{
     scope::Scope,
     state::{AccountState, Change, Records, WithMedia},
 };
-
-/// Files uploaded with an episode ([`PodcastHost::create_episode_with_files`],
-/// [`PodcastHost::update_episode_with_files`]).
-#[derive(Debug, Default)]
-pub struct EpisodeFiles {
-    /// The audio (or video): the episode's enclosure.
-    pub media: Option<StagedUpload>,
-    /// The cover: the episode's `itunes:image`.
-    pub cover: Option<StagedUpload>,
-    /// The transcript: the episode's `podcast:transcript`.
-    pub transcript: Option<StagedUpload>,
-}
-
-impl EpisodeFiles {
-    /// Whether no file is given.
-    pub fn is_empty(&self) -> bool {
-        self.media.is_none() && self.cover.is_none() && self.transcript.is_none()
-    }
-
-    /// The files with their field names, the names of the id fields they stand for, and the
-    /// kinds each may be (any, when empty).
-    fn slots(
-        &self,
-    ) -> [(
-        &'static str,
-        &'static str,
-        Option<&StagedUpload>,
-        &'static [MediaKind],
-    ); 3] {
-        [
-            (
-                "media",
-                "show_media",
-                self.media.as_ref(),
-                &[MediaKind::Audio, MediaKind::Video],
-            ),
-            (
-                "cover",
-                "itunes.logo",
-                self.cover.as_ref(),
-                &[MediaKind::Image],
-            ),
-            (
-                "transcript",
-                "podcast.transcript",
-                self.transcript.as_ref(),
-                &[],
-            ),
-        ]
-    }
-
-    /// Checks, before any commit, that the files were staged for this episode's feed and are
-    /// of the right kinds, and that no file is also given by id in `patch`.
-    fn check(&self, who: &Principal, feed: &FeedId, patch: &EpisodePatch) -> Result<()> {
-        let target = UploadTarget::Episode(feed.clone());
-        let mut e = FieldErrors::default();
-        for (field, alias, staged, kinds) in self.slots() {
-            let Some(staged) = staged else { continue };
-            staged.check(who, &target, field)?;
-            let by_id = match field {
-                "media" => patch.media.is_some(),
-                "cover" => patch.itunes_logo.is_some(),
-                _ => patch.transcript.is_some(),
-            };
-            if by_id {
-                e.add(
-                    field,
-                    format!("give the file `{field}` or `{alias}`, not both"),
-                );
-            }
-            if !kinds.is_empty() && !kinds.contains(&staged.facts().kind) {
-                e.add(
-                    field,
-                    format!(
-                        "{} is not {} ({})",
-                        staged.name(),
-                        kind_names(kinds),
-                        staged.facts().mime
-                    ),
-                );
-            }
-        }
-        e.into_result()
-    }
-
-    /// In a decision: the media records of the files, named uniquely among the account's and
-    /// each other's, and `fields` pointing at them.
-    fn records(
-        &self,
-        state: &AccountState,
-        fields: &mut EpisodePatch,
-        now: jiff::Timestamp,
-    ) -> Result<Vec<Media>> {
-        let mut created: Vec<Media> = Vec::new();
-        let mut next = state.next_media_id();
-        for (field, _, staged, _) in self.slots() {
-            let Some(staged) = staged else { continue };
-            let record = staged.record(MediaId::new(next)?, None, now, |n| {
-                state.media.values().any(|m| m.name == n) || created.iter().any(|m| m.name == n)
-            });
-            next += 1;
-            let id = Some(Some(record.id));
-            match field {
-                "media" => fields.media = id,
-                "cover" => fields.itunes_logo = id,
-                _ => fields.transcript = id,
-            }
-            created.push(record);
-        }
-        Ok(created)
-    }
-
-    /// After the commit: each staged file settled by its outcome.
-    async fn settle<T>(self, outcome: &Result<T>) {
-        for staged in [self.media, self.cover, self.transcript]
-            .into_iter()
-            .flatten()
-        {
-            staged.settle(outcome).await;
-        }
-    }
-}
 
 fn episode_not_found(id: EpisodeId) -> Error {
     Error::not_found("episode", id)
@@ -245,13 +125,6 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) ->
     e.into_result()
 }
 
-pub(super) fn check_guid(errors: &mut FieldErrors, guid: &str) {
-    if guid.trim().is_empty() {
-        errors.add("guid", "a guid may not be empty");
-    }
-    text::check_line(errors, "guid", guid);
-}
-
 fn view(
     state: &AccountState,
     feed: &FeedId,
@@ -260,49 +133,6 @@ fn view(
 ) -> Option<EpisodeView> {
     let episode = state.episode(feed, id)?.clone();
     Some(view_of(state, episode, now))
-}
-
-/// An episode as an event shows it.
-pub(super) fn snapshot(records: &dyn Records, episode: &Episode, now: jiff::Timestamp) -> Subject {
-    Subject::Episode(Box::new(view_of(records, episode.clone(), now)))
-}
-
-pub(super) fn view_of(
-    records: &dyn Records,
-    episode: Episode,
-    now: jiff::Timestamp,
-) -> EpisodeView {
-    let borrowed = ref_of(records, &episode, now);
-    EpisodeView {
-        alternates: borrowed.alternates.into_iter().cloned().collect(),
-        media: borrowed.media.cloned(),
-        logo: borrowed.logo.cloned(),
-        transcript: borrowed.transcript.cloned(),
-        is_published: borrowed.is_published,
-        episode,
-    }
-}
-
-/// The episode with the media records it names, borrowed.
-pub(super) fn ref_of<'a>(
-    records: &'a dyn Records,
-    episode: &'a Episode,
-    now: jiff::Timestamp,
-) -> EpisodeRef<'a> {
-    let media = |id: Option<MediaId>| id.and_then(|m| records.media(m));
-    EpisodeRef {
-        alternates: episode
-            .podcast
-            .alternate_enclosure
-            .iter()
-            .filter_map(|a| media(a.media))
-            .collect(),
-        media: media(episode.media),
-        logo: media(episode.itunes.logo),
-        transcript: media(episode.transcript),
-        is_published: episode.is_published(now),
-        episode,
-    }
 }
 
 /// The tag-writing job of `write_metadata`, decided in the episode's own commit (so the episode
@@ -317,7 +147,7 @@ fn tags_job(
     let Some(reserved) = reserved else {
         return Ok(None);
     };
-    let (job, new) = super::metadata::episode_tags_job(records, episode, reserved, now)?;
+    let (job, new) = jobs::records::episode_tags_job(records, episode, reserved, now)?;
     if new {
         changes.push(Change::JobPut(job.clone()));
     }
@@ -378,7 +208,7 @@ impl PodcastHost {
         who.require(Scope::Shows)?;
         let mut e = FieldErrors::default();
         if let Some(guid) = &new.guid {
-            check_guid(&mut e, guid);
+            text::check_guid(&mut e, guid);
         }
         e.into_result()?;
         files.check(who, feed, &new.fields)?;

@@ -48,7 +48,7 @@ impl PodcastHost {
                     .feeds
                     .get(id)
                     .ok_or_else(|| Error::not_found("feed", id))?;
-                let episodes = super::publish::newest_first(state, entry, now, |_| true);
+                let episodes = super::rendering::newest_first(state, entry, now, |_| true);
                 let mut ids: Vec<MediaId> = entry.feed.logo.into_iter().collect();
                 ids.extend(entry.episodes.values().flat_map(|e| e.media_ids()));
                 ids.sort();
@@ -57,7 +57,7 @@ impl PodcastHost {
                     .iter()
                     .filter_map(|m| state.media.get(m).cloned())
                     .collect();
-                let (rss, _) = super::publish::render_rss(
+                let (rss, _) = super::rendering::render_rss(
                     state,
                     entry,
                     who.account(),

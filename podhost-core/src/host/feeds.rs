@@ -1,16 +1,13 @@
 //! Feed operations: create, update, get, list, delete.
 
-use object_store::path::Path;
-use uuid::Uuid;
-
 use super::{
-    PodcastHost, accounts, text,
+    PodcastHost, claims, refs, text,
     uploads::{StagedUpload, UploadTarget},
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
-    ids::{FeedId, MediaId},
+    ids::FeedId,
     model::{
         Feed, FeedPatch, FeedView, GooglePlayChannel, ItunesChannel, NewFeed, Page, PageRequest,
         PodcastChannel, category,
@@ -18,46 +15,8 @@ use crate::{
     principal::Principal,
     probe::MediaKind,
     scope::Scope,
-    state::{AccountState, Change, Records},
+    state::{AccountState, Change},
 };
-
-/// The namespace of `podcast:guid` (podcastindex.org namespace, `guid` tag).
-const PODCAST_GUID_NAMESPACE: Uuid = Uuid::from_u128(0xead4c236_bf58_58c6_a2c6_a6b28d128cb6);
-
-/// Values of `podcast:medium`.
-pub(super) const MEDIUMS: [&str; 18] = [
-    "podcast",
-    "music",
-    "video",
-    "film",
-    "audiobook",
-    "newsletter",
-    "blog",
-    "publisher",
-    "course",
-    "podcastL",
-    "musicL",
-    "videoL",
-    "filmL",
-    "audiobookL",
-    "newsletterL",
-    "blogL",
-    "publisherL",
-    "courseL",
-];
-
-pub(super) fn feed_claim_path(id: &FeedId) -> Path {
-    crate::store::layout::feed_claim(id)
-}
-
-/// `podcast:guid`: UUIDv5 of the feed URL without scheme and trailing slash.
-pub(crate) fn podcast_guid(rss_url: &str) -> Uuid {
-    let bare = rss_url
-        .split_once("://")
-        .map_or(rss_url, |(_, rest)| rest)
-        .trim_end_matches('/');
-    Uuid::new_v5(&PODCAST_GUID_NAMESPACE, bare.as_bytes())
-}
 
 fn check_language(errors: &mut FieldErrors, language: &str) {
     let mut parts = language.split('-');
@@ -69,38 +28,6 @@ fn check_language(errors: &mut FieldErrors, language: &str) {
     if !(primary_ok && rest_ok) {
         errors.add("language", "a language tag such as en, de or pt-BR");
     }
-}
-
-/// Checks that a media id names a file of the account of the wanted kind.
-pub(super) fn check_media_ref(
-    errors: &mut FieldErrors,
-    records: &dyn Records,
-    field: &str,
-    id: Option<MediaId>,
-    kinds: &[MediaKind],
-) {
-    let Some(id) = id else { return };
-    match records.media(id) {
-        None => errors.add(field, format!("there is no media {id}")),
-        Some(media) if !kinds.is_empty() && !kinds.contains(&media.facts.kind) => {
-            errors.add(field, format!("media {id} is not {}", kind_names(kinds)));
-        }
-        Some(_) => {}
-    }
-}
-
-pub(super) fn kind_names(kinds: &[MediaKind]) -> String {
-    let names: Vec<_> = kinds
-        .iter()
-        .map(|k| match k {
-            MediaKind::Audio => "audio",
-            MediaKind::Video => "video",
-            MediaKind::Image => "an image",
-            MediaKind::Document => "a document",
-            MediaKind::Other => "other",
-        })
-        .collect();
-    names.join(" or ")
 }
 
 /// Applies a patch to a feed, collecting every problem.
@@ -207,10 +134,13 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
         }
         text::check_line(&mut e, "podcast.funding", &funding.text);
     }
-    if !MEDIUMS.contains(&feed.podcast.medium.as_str()) {
-        e.add("podcast.medium", format!("one of {}", MEDIUMS.join(", ")));
+    if !crate::model::MEDIUMS.contains(&feed.podcast.medium.as_str()) {
+        e.add(
+            "podcast.medium",
+            format!("one of {}", crate::model::MEDIUMS.join(", ")),
+        );
     }
-    check_media_ref(&mut e, state, "logo", feed.logo, &[MediaKind::Image]);
+    refs::check_media_ref(&mut e, state, "logo", feed.logo, &[MediaKind::Image]);
     e.into_result()
 }
 
@@ -221,10 +151,6 @@ fn view(state: &AccountState, feed: &FeedId) -> Option<FeedView> {
         episode_count: entry.episodes.len(),
         logo: entry.feed.logo.and_then(|id| state.media.get(&id).cloned()),
     })
-}
-
-pub(super) fn feed_not_found(id: &FeedId) -> Error {
-    Error::not_found("feed", id)
 }
 
 impl PodcastHost {
@@ -250,7 +176,7 @@ impl PodcastHost {
                 guid: new
                     .fields
                     .podcast_guid
-                    .unwrap_or_else(|| podcast_guid(&rss)),
+                    .unwrap_or_else(|| crate::model::podcast_guid(&rss)),
                 locked: false,
                 funding: Vec::new(),
                 medium: "podcast".into(),
@@ -265,7 +191,12 @@ impl PodcastHost {
             .read(|state| apply_patch(&mut feed, &new.fields, state))
             .await?;
         let taken = || Error::conflict(format!("the feed id {id:?} is taken"));
-        let holder = accounts::claim(self, &feed_claim_path(&id), who.account()).await?;
+        let holder = claims::claim(
+            self.store(),
+            &crate::store::layout::feed_claim(&id),
+            who.account(),
+        )
+        .await?;
         if &holder != who.account() {
             return Err(taken());
         }
@@ -305,7 +236,10 @@ impl PodcastHost {
         let now = self.now();
         catalog
             .commit(now, |state| {
-                let entry = state.feeds.get(id).ok_or_else(|| feed_not_found(id))?;
+                let entry = state
+                    .feeds
+                    .get(id)
+                    .ok_or_else(|| refs::feed_not_found(id))?;
                 let mut feed = entry.feed.clone();
                 apply_patch(&mut feed, patch, state)?;
                 feed.updated = now;
@@ -334,7 +268,10 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         catalog
             .read(|state| {
-                let entry = state.feeds.get(id).ok_or_else(|| feed_not_found(id))?;
+                let entry = state
+                    .feeds
+                    .get(id)
+                    .ok_or_else(|| refs::feed_not_found(id))?;
                 let mut feed = entry.feed.clone();
                 Ok(apply_patch(&mut feed, patch, state).is_err() || feed != entry.feed)
             })
@@ -376,7 +313,10 @@ impl PodcastHost {
         let now = self.now();
         catalog
             .commit(now, |state| {
-                let entry = state.feeds.get(id).ok_or_else(|| feed_not_found(id))?;
+                let entry = state
+                    .feeds
+                    .get(id)
+                    .ok_or_else(|| refs::feed_not_found(id))?;
                 let media = staged.record(
                     crate::ids::MediaId::new(state.next_media_id())?,
                     None,
@@ -407,7 +347,7 @@ impl PodcastHost {
         who.require(Scope::FeedsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
-            .read_found(|state| view(state, id).ok_or_else(|| feed_not_found(id)))
+            .read_found(|state| view(state, id).ok_or_else(|| refs::feed_not_found(id)))
             .await
     }
 
@@ -434,7 +374,7 @@ impl PodcastHost {
         let now = self.now();
         catalog
             .commit(now, |state| {
-                let before = view(state, id).ok_or_else(|| feed_not_found(id))?;
+                let before = view(state, id).ok_or_else(|| refs::feed_not_found(id))?;
                 let mut changes = vec![Change::FeedRemoved {
                     id: id.clone(),
                     at: now,
@@ -467,12 +407,12 @@ mod tests {
     fn podcast_guid_follows_the_namespace_rule() {
         // The example of the podcastindex.org namespace documentation.
         assert_eq!(
-            super::podcast_guid("https://mp3s.nashownotes.com/pc20rss.xml").to_string(),
+            crate::model::podcast_guid("https://mp3s.nashownotes.com/pc20rss.xml").to_string(),
             "917393e3-1b1e-5cef-ace4-edaa54e1f810"
         );
         assert_eq!(
-            super::podcast_guid("https://mp3s.nashownotes.com/pc20rss.xml/"),
-            super::podcast_guid("http://mp3s.nashownotes.com/pc20rss.xml")
+            crate::model::podcast_guid("https://mp3s.nashownotes.com/pc20rss.xml/"),
+            crate::model::podcast_guid("http://mp3s.nashownotes.com/pc20rss.xml")
         );
     }
 }

@@ -26,10 +26,6 @@ const PART_BYTES: usize = 5 << 20;
 /// At most this many parts are in flight; with [`PART_BYTES`] this bounds an upload's memory.
 const PARTS_IN_FLIGHT: usize = 2;
 
-pub(super) fn blob_path(account: &AccountId, blob: &BlobKey) -> Path {
-    crate::store::layout::blob(account, blob)
-}
-
 fn check_category(errors: &mut FieldErrors, category: Option<&str>) {
     if let Some(category) = category {
         text::check_line(errors, "category", category);
@@ -120,7 +116,7 @@ impl PodcastHost {
         E: std::fmt::Display,
     {
         let blob = BlobKey(uuid::Uuid::new_v4().to_string());
-        let path = blob_path(account, &blob);
+        let path = crate::store::layout::blob(account, &blob);
         let (size, sniffed, sha384) = self.stream_to_blob(&path, body).await?;
         let mut facts = probe::probe(self.store().clone(), &path, size, sniffed, name).await;
         facts.sha384 = Some(sha384);
@@ -249,7 +245,7 @@ impl PodcastHost {
             // Best effort: a blob left behind by a failure here is found by the sweep.
             let _ = self
                 .store()
-                .delete(&blob_path(who.account(), &removed.blob))
+                .delete(&crate::store::layout::blob(who.account(), &removed.blob))
                 .await;
         }
         Ok(())
@@ -360,7 +356,7 @@ impl PodcastHost {
         futures::stream::BoxStream<'static, Result<bytes::Bytes>>,
     )> {
         let media = self.get_media(who, id).await?;
-        let path = blob_path(who.account(), &media.blob);
+        let path = crate::store::layout::blob(who.account(), &media.blob);
         let bytes = if media.size == 0 {
             futures::stream::empty().boxed()
         } else {

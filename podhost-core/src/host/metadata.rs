@@ -1,115 +1,18 @@
 //! A media file's metadata: its technical facts, the tags read from the file, its ad breaks;
 //! changing them (the tags are written into a new file by a job).
 
-use serde::{Deserialize, Serialize};
-
-use super::{PodcastHost, jobs::job_for, media::blob_path};
+use super::{PodcastHost, file_tags, jobs};
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, FieldErrors, Result},
-    ids::{AccountId, EpisodeId, FeedId, JobId, MediaId},
-    model::{AdBreak, BlobKey, Episode, Feed, Job, JobKind, Media},
+    ids::{EpisodeId, FeedId, MediaId},
+    model::{Job, JobKind, Media, Metadata, MetadataPatch},
     principal::Principal,
     probe::{ArtworkCheck, MediaKind},
     scope::Scope,
-    state::{Change, Records},
-    tags::{self, Chapter, Tags},
+    state::Change,
+    tags::{self, Tags},
 };
-
-/// What `GET /api/media/{id}/metadata` shows.
-#[derive(Debug, Clone)]
-pub struct Metadata {
-    /// The media record (facts, ad breaks).
-    pub media: Media,
-    /// The tags read from the file now; `None` for files without a tag format.
-    pub tags: Option<Tags>,
-    /// Why the tags could not be read, when they could not.
-    pub tags_error: Option<String>,
-    /// Whether the file (an image), or the cover in its tags, meets Apple's artwork rule.
-    pub artwork: Option<ArtworkCheck>,
-}
-
-/// Changes to a media file's metadata; `None` leaves a field as it is, `Some(None)` removes it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct MetadataPatch {
-    /// Title tag.
-    pub title: Option<Option<String>>,
-    /// Artist tag.
-    pub artist: Option<Option<String>>,
-    /// Album tag.
-    pub album: Option<Option<String>>,
-    /// Year tag.
-    pub year: Option<Option<i32>>,
-    /// Comment tag.
-    pub comment: Option<Option<String>>,
-    /// The chapters (all of them).
-    pub chapters: Option<Vec<Chapter>>,
-    /// A media id of an image to embed as the cover (`Some(None)` removes the cover).
-    pub image: Option<Option<MediaId>>,
-    /// Where ads may go (stored with the record, not in the file).
-    #[serde(skip)]
-    pub adbreak: Option<Option<AdBreak>>,
-}
-
-impl MetadataPatch {
-    /// Whether the patch changes anything in the file.
-    pub fn touches_file(&self) -> bool {
-        self.title.is_some()
-            || self.artist.is_some()
-            || self.album.is_some()
-            || self.year.is_some()
-            || self.comment.is_some()
-            || self.chapters.is_some()
-            || self.image.is_some()
-    }
-
-    /// `tags` with this patch applied (the cover is set by the caller, which reads the image).
-    pub(super) fn apply(&self, mut tags: Tags) -> Tags {
-        fn set<T: Clone>(field: &mut Option<T>, change: &Option<Option<T>>) {
-            if let Some(value) = change {
-                *field = value.clone();
-            }
-        }
-        set(&mut tags.title, &self.title);
-        set(&mut tags.artist, &self.artist);
-        set(&mut tags.album, &self.album);
-        set(&mut tags.year, &self.year);
-        set(&mut tags.comment, &self.comment);
-        if let Some(chapters) = &self.chapters {
-            tags.chapters = chapters.clone();
-        }
-        tags
-    }
-}
-
-/// Reads a file's tags through the store (on a blocking thread: tag readers are synchronous).
-pub(super) async fn read_file_tags(
-    host: &PodcastHost,
-    account: &AccountId,
-    media: &Media,
-) -> std::result::Result<Tags, tags::TagError> {
-    read_blob_tags(host, account, &media.blob, media.size, &media.facts.mime).await
-}
-
-/// [`read_file_tags`] of a blob that has no record yet.
-pub(super) async fn read_blob_tags(
-    host: &PodcastHost,
-    account: &AccountId,
-    blob: &BlobKey,
-    size: u64,
-    mime: &str,
-) -> std::result::Result<Tags, tags::TagError> {
-    let mut source = crate::probe::source::StoreSource::whole(
-        host.store().clone(),
-        blob_path(account, blob),
-        tokio::runtime::Handle::current(),
-        size,
-    );
-    let mime = mime.to_owned();
-    tokio::task::spawn_blocking(move || tags::read_tags(&mut source, &mime))
-        .await
-        .unwrap_or_else(|e| Err(tags::TagError::Corrupt(format!("the reader stopped: {e}"))))
-}
 
 impl PodcastHost {
     /// A media file's metadata (scope `media` or `media-read-only`).
@@ -117,7 +20,7 @@ impl PodcastHost {
         who.require(Scope::MediaReadOnly)?;
         let media = self.get_media(who, id).await?;
         let (tags, tags_error) = if media.kind() == MediaKind::Audio {
-            match read_file_tags(self, who.account(), &media).await {
+            match file_tags::read_file_tags(self.store(), who.account(), &media).await {
                 Ok(tags) => (Some(tags), None),
                 Err(tags::TagError::Unsupported(_)) => (None, None),
                 Err(e) => (None, Some(e.to_string())),
@@ -194,8 +97,14 @@ impl PodcastHost {
                 }
                 let job = match &reserved {
                     Some(job_id) => {
-                        let (job, new) =
-                            job_for(state, job_id, id, JobKind::WriteTags, &params, now)?;
+                        let (job, new) = jobs::records::job_for(
+                            state,
+                            job_id,
+                            id,
+                            JobKind::WriteTags,
+                            &params,
+                            now,
+                        )?;
                         if new {
                             changes.push(Change::JobPut(job.clone()));
                         }
@@ -264,73 +173,6 @@ fn check_patch(
     errors.into_result()
 }
 
-/// Whether `write_metadata` can be done for `episode` as it is about to be stored: it has
-/// audio, the audio's format takes tags, and no other tag write of that file is under way.
-/// Returns the audio's media id.
-pub(super) fn check_write_metadata(
-    records: &dyn Records,
-    episode: &crate::model::Episode,
-) -> Result<MediaId> {
-    let refuse = |message: String| Error::invalid("write_metadata", message);
-    let media_id = episode
-        .media
-        .ok_or_else(|| refuse("the episode has no audio file to write tags into".into()))?;
-    let media = records
-        .media(media_id)
-        .ok_or_else(|| refuse(format!("no media file {media_id}")))?;
-    if !tags::can_write(&media.facts.mime) {
-        return Err(refuse(format!(
-            "tags cannot be written into {} files",
-            media.facts.mime
-        )));
-    }
-    super::jobs::no_tag_write_running(records.state(), media_id)?;
-    Ok(media_id)
-}
-
-/// The tags `write_metadata` writes for `episode` of `feed`: its title, author, album (the
-/// podcast's title) and cover (the episode's, else the podcast's).
-pub(super) fn episode_tags(feed: &Feed, episode: &Episode) -> MetadataPatch {
-    let first = |values: [&str; 3]| {
-        values
-            .into_iter()
-            .find(|v| !v.trim().is_empty())
-            .map(str::to_string)
-    };
-    MetadataPatch {
-        title: Some(first([&episode.itunes.title, &episode.title, ""])),
-        artist: Some(first([
-            &episode.itunes.author,
-            &episode.author,
-            &feed.itunes.author,
-        ])),
-        album: Some(first([&feed.title, "", ""])),
-        image: episode.itunes.logo.or(feed.logo).map(Some),
-        ..Default::default()
-    }
-}
-
-/// The decision of `write_metadata` for `episode` as it is about to be stored (in the same
-/// commit): the tag-writing job of its audio file, reserved as `job`; `None` when the same job
-/// is already queued.
-pub(super) fn episode_tags_job(
-    records: &dyn Records,
-    episode: &Episode,
-    job: &JobId,
-    now: jiff::Timestamp,
-) -> Result<(Job, bool)> {
-    let media = check_write_metadata(records, episode)?;
-    let feed = records
-        .state()
-        .feeds
-        .get(&episode.feed)
-        .map(|entry| &entry.feed)
-        .ok_or_else(|| Error::not_found("feed", &episode.feed))?;
-    let params = serde_json::to_value(episode_tags(feed, episode))
-        .map_err(|e| Error::storage(e.to_string()))?;
-    job_for(records, job, media, JobKind::WriteTags, &params, now)
-}
-
 impl PodcastHost {
     /// `write_metadata` of an episode (scope `shows`): writes its title, author, album (the
     /// podcast's title), cover (the episode's, else the podcast's) and the chapters its file
@@ -351,7 +193,7 @@ impl PodcastHost {
                 let found = state
                     .episode(feed, episode)
                     .ok_or_else(|| Error::not_found("episode", episode))?;
-                let (job, new) = episode_tags_job(state, found, &reserved, now)?;
+                let (job, new) = jobs::records::episode_tags_job(state, found, &reserved, now)?;
                 let changes = if new {
                     vec![Change::JobPut(job.clone())]
                 } else {

@@ -1,24 +1,30 @@
 //! [`PodcastHost`]: the service handle every frontend drives.
 
 mod accounts;
+mod claims;
+mod episode_files;
 mod episodes;
 mod export;
 mod feeds;
+mod file_tags;
 mod import;
-mod job_kinds;
 mod jobs;
 mod media;
 mod metadata;
 mod oauth;
 mod publish;
 mod ratelimit;
+mod refs;
 mod render_cache;
+mod rendering;
+mod secrets;
 mod signin;
 mod stats;
 mod subscribers;
 mod sweep;
 mod text;
 mod uploads;
+mod views;
 mod webhooks;
 
 use std::{collections::HashMap, sync::Arc};
@@ -26,17 +32,13 @@ use std::{collections::HashMap, sync::Arc};
 use object_store::{ObjectStore, path::Path};
 use tokio::sync::OnceCell;
 
-pub use accounts::random_secret;
-pub use episodes::EpisodeFiles;
+pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
-pub use job_kinds::WaveformFormat;
-pub use jobs::JobsConfig;
-pub use metadata::{Metadata, MetadataPatch};
+pub use jobs::WaveformFormat;
 pub use oauth::{
-    Authorization, AuthorizeError, AuthorizeRequest, OAuthConfig, OAuthError, TokenRequest,
-    TokenResponse,
+    Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
 };
-pub use signin::{Session, SessionConfig, SignedIn};
+pub use secrets::random_secret;
 pub use subscribers::Private;
 pub use sweep::SweepReport;
 pub use uploads::{StagedUpload, UploadTarget};
@@ -48,6 +50,7 @@ use crate::{
     config::HostConfig,
     error::{Error, Result},
     ids::AccountId,
+    model::Session,
     state::AccountState,
     urls::Urls,
 };
@@ -86,7 +89,7 @@ struct Inner {
     /// Addresses this process knows are throttled for bearer tokens, until when.
     throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
     /// Sessions this process read lately.
-    sessions: signin::SessionCache,
+    sessions: std::sync::Mutex<HashMap<crate::ids::SessionId, (std::time::Instant, Session)>>,
     /// When this process last wrote down each token's use.
     token_uses: std::sync::Mutex<HashMap<crate::ids::TokenId, jiff::Timestamp>>,
     /// Which account holds each feed id (claims never change).
@@ -97,11 +100,11 @@ struct Inner {
     private_rendered:
         render_cache::RenderCache<(crate::ids::FeedId, String), crate::publish::RenderedFeed>,
     /// Rendered public pages by feed id and episode (none for the podcast page).
-    pages: render_cache::RenderCache<publish::PageKey, crate::publish::RenderedPage>,
+    pages: render_cache::RenderCache<render_cache::PageKey, crate::publish::RenderedPage>,
     /// Download reports waiting for the store, salts, closed statistics days.
     stats: crate::stats::Recorder,
     /// This process's job workers.
-    workers: jobs::Workers,
+    workers: jobs::workers::Workers,
     /// This process's side of the rate limit.
     ratelimit: crate::ratelimit::Limiter,
 }
@@ -140,9 +143,9 @@ impl PodcastHost {
                 sessions: Default::default(),
                 throttled: Default::default(),
                 feed_accounts: Default::default(),
-                rendered: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
-                private_rendered: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
-                pages: render_cache::RenderCache::new(publish::RENDER_CACHE_BYTES),
+                rendered: render_cache::RenderCache::new(render_cache::RENDER_CACHE_BYTES),
+                private_rendered: render_cache::RenderCache::new(render_cache::RENDER_CACHE_BYTES),
+                pages: render_cache::RenderCache::new(render_cache::RENDER_CACHE_BYTES),
                 stats: Default::default(),
                 workers: Default::default(),
                 ratelimit: Default::default(),

@@ -12,8 +12,6 @@
 //! oauth/codes/{sha256}.used    put-if-absent when the code is exchanged: it is used once
 //! ```
 
-use std::time::Duration;
-
 use base64::Engine;
 use jiff::{SignedDuration, Timestamp};
 use object_store::PutPayload;
@@ -22,8 +20,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::{
-    PodcastHost,
-    accounts::{claim, random_secret, read_claim},
+    PodcastHost, claims,
+    secrets::{random_secret, sha256_hex},
 };
 use crate::{
     error::{Error, FieldErrors, Result},
@@ -41,25 +39,6 @@ const CODE_LIFETIME: SignedDuration = SignedDuration::from_mins(10);
 const SPENT_KEPT: usize = 50;
 /// Refresh tokens: `phr_`, the grant id without its prefix, `_`, 43 characters.
 const REFRESH_PREFIX: &str = "phr_";
-
-fn sha256_hex(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
-}
-
-/// How OAuth access tokens last (part of [`HostConfig`](crate::HostConfig)).
-#[derive(Clone, Debug)]
-pub struct OAuthConfig {
-    /// An access token works this long (default 1 hour).
-    pub access_token_lifetime: Duration,
-}
-
-impl Default for OAuthConfig {
-    fn default() -> Self {
-        OAuthConfig {
-            access_token_lifetime: Duration::from_secs(3600),
-        }
-    }
-}
 
 /// An OAuth error response (RFC 6749 §5.2, §4.1.2.1): its code and what went wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -287,7 +266,9 @@ impl PodcastHost {
         errors.into_result()?;
         let catalog = self.catalog(who.account()).await?;
         let mut id = ClientId::random();
-        while &claim(self, &layout::client_claim(&id), who.account()).await? != who.account() {
+        while &claims::claim(self.store(), &layout::client_claim(&id), who.account()).await?
+            != who.account()
+        {
             id = ClientId::random();
         }
         let secret = confidential.then(|| format!("phs_{}", random_secret()));
@@ -387,7 +368,8 @@ impl PodcastHost {
         let Ok(id) = id.trim().parse::<ClientId>() else {
             return Ok(None);
         };
-        let Some(account) = read_claim(self, &layout::client_claim(&id)).await? else {
+        let Some(account) = claims::read_claim(self.store(), &layout::client_claim(&id)).await?
+        else {
             return Ok(None);
         };
         let Some(catalog) = self.existing_catalog(&account).await? else {
@@ -632,7 +614,7 @@ impl PodcastHost {
             return Err(bad("the code was used already; what it gave is revoked"));
         }
         let account = stored.account.clone();
-        if claim(self, &layout::grant_claim(&grant), &account).await? != account {
+        if claims::claim(self.store(), &layout::grant_claim(&grant), &account).await? != account {
             return Err(OAuthError::new(
                 "server_error",
                 "a grant id clashed; try again",
@@ -709,9 +691,11 @@ impl PodcastHost {
         let Ok(grant) = format!("gr_{tail}").parse::<GrantId>() else {
             return Ok(None);
         };
-        Ok(read_claim(self, &layout::grant_claim(&grant))
-            .await?
-            .map(|account| (account, grant)))
+        Ok(
+            claims::read_claim(self.store(), &layout::grant_claim(&grant))
+                .await?
+                .map(|account| (account, grant)),
+        )
     }
 
     async fn refresh(

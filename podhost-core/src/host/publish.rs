@@ -3,121 +3,16 @@
 
 use std::sync::Arc;
 
-use jiff::Timestamp;
-
-use super::{AccountCatalog, PodcastHost, accounts, episodes::view_of, feeds::feed_claim_path};
+use super::{
+    AccountCatalog, PodcastHost, claims,
+    rendering::{etag_of, media_updated, public_media_of, published, render_rss},
+    views::view_of,
+};
 use crate::{
     error::{Error, Result},
     ids::{AccountId, EpisodeId, FeedId},
-    model::{EpisodeView, Media},
-    publish::{PublicFeed, PublicPage, RenderedFeed, RenderedPage, page, rss},
-    state::{AccountState, FeedEntry},
+    publish::{PublicFeed, PublicPage, RenderedFeed, RenderedPage, page},
 };
-
-/// The bound of each cache of rendered documents (feeds, pages), in bytes.
-pub(super) const RENDER_CACHE_BYTES: usize = 64 << 20;
-
-/// A page's key: its feed, and its episode (none for the podcast page).
-pub(super) type PageKey = (FeedId, Option<EpisodeId>);
-
-/// What of a feed is public at one moment: what its RSS feed and its pages show.
-pub(super) struct Published {
-    /// The published episodes, newest first.
-    episodes: Vec<EpisodeView>,
-    /// When a scheduled episode publishes next.
-    pub(super) changes_at: Option<Timestamp>,
-    /// The last change of anything the feed shows: the channel, any episode's last change (an
-    /// unpublished one drops out, and that is a change too), publications that came, removals.
-    pub(super) last_modified: Timestamp,
-}
-
-/// The RSS of a feed's published episodes at `now`, and what was selected.
-pub(super) fn render_rss(
-    state: &AccountState,
-    entry: &FeedEntry,
-    account: &AccountId,
-    urls: &crate::urls::Urls,
-    now: Timestamp,
-    private: bool,
-    notify: &crate::webhooks::notify::Notifiers,
-) -> (Vec<u8>, Published) {
-    let published = published(state, entry, now);
-    let source = rss::FeedSource {
-        account,
-        feed: &entry.feed,
-        logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
-        episodes: &published.episodes,
-        last_modified: published.last_modified,
-        block_drafts: false,
-        private,
-        cleaned: &entry.feed_notes,
-        // A subscriber's copy is nobody's to be told about.
-        hubs: if private { &[] } else { &notify.websub_hubs },
-        podping: !private && notify.podping_url.is_some(),
-    };
-    (rss::render(&source, urls), published)
-}
-
-/// The views of a feed's episodes that `keep` selects, newest first.
-pub(super) fn newest_first(
-    state: &AccountState,
-    entry: &FeedEntry,
-    now: Timestamp,
-    keep: impl Fn(&crate::model::Episode) -> bool,
-) -> Vec<EpisodeView> {
-    // The podcast's publication-date index, read backwards: newest first, ties by id.
-    entry
-        .order
-        .ids(crate::model::EpisodeSort::PublishDate, true)
-        .filter_map(|id| entry.episodes.get(&id))
-        .filter(|ep| keep(ep))
-        .map(|ep| view_of(state, ep.clone(), now))
-        .collect()
-}
-
-/// The one selection of a feed's public episodes, shared by the feed and the pages.
-fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
-    let episodes = newest_first(state, entry, now, |ep| ep.is_published(now));
-    let changes_at = entry
-        .episodes
-        .values()
-        .filter(|ep| ep.is_public && ep.publish_at > now)
-        .map(|ep| ep.publish_at)
-        .min();
-    let last_modified = entry
-        .episodes
-        .values()
-        .map(|ep| ep.updated)
-        .chain(episodes.iter().map(|v| v.episode.publish_at))
-        .chain(entry.removed_at)
-        .chain([entry.feed.updated])
-        .max()
-        .unwrap_or(entry.feed.updated);
-    Published {
-        episodes,
-        changes_at,
-        last_modified,
-    }
-}
-
-/// The last change of the media records a page shows (a rename changes a URL, not the feed).
-fn media_updated(logo: Option<&Media>, episodes: &[EpisodeView]) -> Timestamp {
-    logo.into_iter()
-        .chain(
-            episodes
-                .iter()
-                .flat_map(|v| [&v.media, &v.logo, &v.transcript].into_iter().flatten()),
-        )
-        .map(|m| m.updated)
-        .max()
-        .unwrap_or(Timestamp::UNIX_EPOCH)
-}
-
-/// A strong validator of rendered bytes: the SHA-256, hex, first 32 characters.
-pub(super) fn etag_of(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(bytes))[..32].to_string()
-}
 
 impl PodcastHost {
     /// The account holding a feed id, from its claim (kept in memory: claims never change).
@@ -131,7 +26,8 @@ impl PodcastHost {
         {
             return Ok(Some(account.clone()));
         }
-        let account = accounts::read_claim(self, &feed_claim_path(id)).await?;
+        let account =
+            claims::read_claim(self.store(), &crate::store::layout::feed_claim(id)).await?;
         if let Some(account) = &account {
             self.inner
                 .feed_accounts
@@ -322,17 +218,6 @@ impl PodcastHost {
     }
 }
 
-/// What a download of `media` of `account` needs.
-pub(super) fn public_media_of(account: &AccountId, media: &Media) -> crate::publish::PublicMedia {
-    crate::publish::PublicMedia {
-        size: media.size,
-        mime: media.facts.mime.clone(),
-        etag: media.blob.as_str().to_string(),
-        last_modified: media.created,
-        location: super::media::blob_path(account, &media.blob),
-    }
-}
-
 impl PodcastHost {
     /// The media file behind a public download URL (`/media/{account}/{blob}/{name}`), for any
     /// caller: download URLs are public. `NotFound` unless the account has a file with that
@@ -423,49 +308,12 @@ impl PodcastHost {
         match got.payload {
             // A local file: read in large chunks (object_store's own stream reads 8 KiB per
             // blocking task, a fifth of what the disk and the socket can do).
-            object_store::GetResultPayload::File(file, _) => Ok(file_chunks(file, range)),
+            object_store::GetResultPayload::File(file, _) => {
+                Ok(crate::store::local::file_chunks(file, range))
+            }
             object_store::GetResultPayload::Stream(stream) => {
                 Ok(stream.map(|chunk| chunk.map_err(Error::from)).boxed())
             }
         }
     }
-}
-
-/// Bytes a local-file download reads per blocking task: few enough tasks to keep up with a
-/// loopback socket, small enough that a slow client holds little memory.
-const FILE_CHUNK: u64 = 256 * 1024;
-
-/// `range` of `file`, read in [`FILE_CHUNK`]s on the blocking pool.
-pub(super) fn file_chunks(
-    file: std::fs::File,
-    range: std::ops::Range<u64>,
-) -> futures::stream::BoxStream<'static, Result<bytes::Bytes>> {
-    use std::io::{Read, Seek, SeekFrom};
-
-    use futures::StreamExt;
-    let state = (Some(file), range.start, range.end);
-    futures::stream::try_unfold(state, |(file, at, end)| async move {
-        let Some(mut file) = file else {
-            return Ok(None);
-        };
-        if at >= end {
-            return Ok(None);
-        }
-        let want = (end - at).min(FILE_CHUNK);
-        let read = tokio::task::spawn_blocking(move || {
-            file.seek(SeekFrom::Start(at))?;
-            let mut buf = Vec::with_capacity(want as usize);
-            (&mut file).take(want).read_to_end(&mut buf)?;
-            Ok::<_, std::io::Error>((file, buf))
-        })
-        .await
-        .map_err(|e| Error::storage(format!("reading a media file: {e}")))?;
-        let (file, buf) = read.map_err(|e| Error::storage(format!("reading a media file: {e}")))?;
-        if buf.is_empty() {
-            return Err(Error::storage("a media file is shorter than its record"));
-        }
-        let next = at + buf.len() as u64;
-        Ok(Some((bytes::Bytes::from(buf), (Some(file), next, end))))
-    })
-    .boxed()
 }

@@ -5,7 +5,16 @@ use std::{collections::HashMap, hash::Hash, sync::Mutex};
 
 use jiff::Timestamp;
 
-use crate::publish::{RenderedFeed, RenderedPage};
+use crate::{
+    ids::{EpisodeId, FeedId},
+    publish::{RenderedFeed, RenderedPage},
+};
+
+/// The bound of each cache of rendered documents (feeds, pages), in bytes.
+pub(super) const RENDER_CACHE_BYTES: usize = 64 << 20;
+
+/// A page's key: its feed, and its episode (none for the podcast page).
+pub(super) type PageKey = (FeedId, Option<EpisodeId>);
 
 /// A rendered document as the cache sees it.
 pub(super) trait Rendition: Clone {

@@ -3,7 +3,7 @@
 //! failed attempts (sign-in per account and per address, bearer tokens per address), also in
 //! the store, so that no process is a way around it.
 
-use std::{collections::HashMap, time::Duration};
+use std::time::Duration;
 
 use argon2::{
     Algorithm, Argon2, Params, Version,
@@ -12,35 +12,20 @@ use argon2::{
 use jiff::{SignedDuration, Timestamp};
 use object_store::{ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::{PodcastHost, accounts::random_secret};
+use super::{
+    PodcastHost,
+    secrets::{random_secret, sha256_hex},
+};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, SessionId},
+    model::{Session, SignedIn},
     principal::Principal,
     state::Change,
     store::{delete_quietly, get_json, layout},
 };
-
-/// How long sessions last (part of [`HostConfig`](crate::HostConfig)).
-#[derive(Clone, Debug)]
-pub struct SessionConfig {
-    /// A session not used for this long ends (default 1 hour).
-    pub idle: Duration,
-    /// A session ends this long after signing in, used or not (default 12 hours).
-    pub absolute: Duration,
-}
-
-impl Default for SessionConfig {
-    fn default() -> Self {
-        SessionConfig {
-            idle: Duration::from_secs(3600),
-            absolute: Duration::from_secs(12 * 3600),
-        }
-    }
-}
 
 /// Passwords are at least this long (OWASP: 8 without other rules) and at most this long
 /// (Argon2 takes any length; this bounds the work a request can cause).
@@ -74,36 +59,6 @@ fn verify_password(password: &str, hash: &str) -> bool {
             .verify_password(password.as_bytes(), &parsed)
             .is_ok()
     })
-}
-
-fn sha256_hex(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
-}
-
-/// A signed-in session, as the site uses it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Session {
-    /// Its id.
-    pub id: SessionId,
-    /// The account signed in.
-    pub account: AccountId,
-    /// The token every form of the site carries (a request without it is refused).
-    pub csrf: String,
-    /// When it began.
-    pub created: Timestamp,
-    /// When it was last used (to the minute).
-    pub last_seen: Timestamp,
-    /// Hex SHA-256 of the cookie's secret.
-    secret_sha256: String,
-}
-
-/// A session just begun: the only moment its cookie value is known.
-#[derive(Clone, Debug)]
-pub struct SignedIn {
-    /// The session.
-    pub session: Session,
-    /// The cookie's value (`ses_…_…`); it is the session's key.
-    pub cookie: String,
 }
 
 /// Failures of one kind from one key (an account, an address) and when they may try again.
@@ -435,9 +390,6 @@ impl PodcastHost {
 
 /// How long a process trusts its copy of a session (signing out elsewhere holds within it).
 const SESSION_FRESHNESS: std::time::Duration = std::time::Duration::from_millis(900);
-
-/// Sessions a process has read, and when.
-pub(super) type SessionCache = std::sync::Mutex<HashMap<SessionId, (std::time::Instant, Session)>>;
 
 fn parse_cookie(cookie: &str) -> Option<(SessionId, &str)> {
     let cookie = cookie.trim();

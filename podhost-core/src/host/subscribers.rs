@@ -2,7 +2,7 @@
 //! (`sub_…_…`) that the feed's media URLs carry too; revoking a subscriber makes both answer
 //! 410 on every process within a second (the account's state is read again every 500 ms).
 
-use super::{PodcastHost, accounts::random_secret, publish::render_rss};
+use super::{PodcastHost, rendering::render_rss, secrets::random_secret};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, FeedId, SubscriberId},
@@ -184,7 +184,7 @@ impl PodcastHost {
                     &Default::default(),
                 );
                 Ok(Private::Live(RenderedFeed {
-                    etag: super::publish::etag_of(&xml),
+                    etag: super::rendering::etag_of(&xml),
                     xml: xml.into(),
                     last_modified: published.last_modified,
                     changes_at: published.changes_at,
@@ -231,7 +231,7 @@ impl PodcastHost {
         Ok(match found {
             None => Private::Gone,
             Some(media) => {
-                let public = super::publish::public_media_of(&account, &media);
+                let public = super::rendering::public_media_of(&account, &media);
                 Private::Live((account, public))
             }
         })

@@ -145,6 +145,14 @@ pub(crate) fn unique_name(name: &str, taken: impl Fn(&str) -> bool) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
+/// An episode's guid: not empty, one line.
+pub(super) fn check_guid(errors: &mut FieldErrors, guid: &str) {
+    if guid.trim().is_empty() {
+        errors.add("guid", "a guid may not be empty");
+    }
+    check_line(errors, "guid", guid);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use futures::Stream;
 use object_store::{ObjectStore, path::Path};
 
-use super::{PodcastHost, media::blob_path, text};
+use super::{PodcastHost, file_tags, text};
 use crate::{
     error::{Error, Result},
     ids::{AccountId, FeedId, MediaId},
@@ -78,7 +78,7 @@ impl StagedUpload {
     }
 
     fn path(&self) -> Path {
-        blob_path(&self.account, &self.blob)
+        crate::store::layout::blob(&self.account, &self.blob)
     }
 
     /// The media record that makes it visible, with id `id`, named uniquely among `taken` names.
@@ -188,8 +188,8 @@ impl PodcastHost {
         // Chapters the file already carries (from an editor) are published like those podhost
         // writes; a tag that cannot be read never fails the upload.
         if staged.facts.kind == MediaKind::Audio && crate::tags::can_write(&staged.facts.mime) {
-            staged.chapters = super::metadata::read_blob_tags(
-                self,
+            staged.chapters = file_tags::read_blob_tags(
+                self.store(),
                 who.account(),
                 &staged.blob,
                 staged.size,

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
-use super::{PodcastHost, episodes::snapshot, text};
+use super::{PodcastHost, text, views::snapshot};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::AccountId,

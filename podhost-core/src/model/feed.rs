@@ -195,3 +195,37 @@ pub struct FeedView {
     /// Its cover, when it has one.
     pub logo: Option<super::Media>,
 }
+
+/// The namespace of `podcast:guid` (podcastindex.org namespace, `guid` tag).
+const PODCAST_GUID_NAMESPACE: Uuid = Uuid::from_u128(0xead4c236_bf58_58c6_a2c6_a6b28d128cb6);
+
+/// Values of `podcast:medium`.
+pub const MEDIUMS: [&str; 18] = [
+    "podcast",
+    "music",
+    "video",
+    "film",
+    "audiobook",
+    "newsletter",
+    "blog",
+    "publisher",
+    "course",
+    "podcastL",
+    "musicL",
+    "videoL",
+    "filmL",
+    "audiobookL",
+    "newsletterL",
+    "blogL",
+    "publisherL",
+    "courseL",
+];
+
+/// `podcast:guid`: UUIDv5 of the feed URL without scheme and trailing slash.
+pub fn podcast_guid(rss_url: &str) -> Uuid {
+    let bare = rss_url
+        .split_once("://")
+        .map_or(rss_url, |(_, rest)| rest)
+        .trim_end_matches('/');
+    Uuid::new_v5(&PODCAST_GUID_NAMESPACE, bare.as_bytes())
+}

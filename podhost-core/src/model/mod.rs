@@ -6,8 +6,10 @@ mod episode;
 mod feed;
 mod job;
 mod media;
+mod metadata;
 mod page;
 pub mod podcast;
+mod session;
 mod size;
 mod subscriber;
 pub mod taxonomy;
@@ -20,14 +22,16 @@ pub use episode::{
     Episode, EpisodePatch, EpisodeRef, EpisodeType, EpisodeView, ItunesEpisode, NewEpisode,
 };
 pub use feed::{
-    Feed, FeedPatch, FeedView, Funding, GooglePlayChannel, ItunesChannel, NewFeed, PodcastChannel,
-    ShowType,
+    Feed, FeedPatch, FeedView, Funding, GooglePlayChannel, ItunesChannel, MEDIUMS, NewFeed,
+    PodcastChannel, ShowType, podcast_guid,
 };
 pub use job::{Job, JobKind, JobStatus};
 pub use media::{
     AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaResults, MediaSort,
     NewMedia,
 };
+pub use metadata::{Metadata, MetadataPatch};
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
+pub use session::{Session, SignedIn};
 pub use size::human_size;
 pub use subscriber::Subscriber;

@@ -4,7 +4,7 @@
 use super::facts::MediaKind;
 use super::frame::{self, Layer, StreamKind};
 use super::sniff::Sniffed;
-use super::text;
+use super::{extension::extension_of, text};
 
 /// Container formats read through symphonia.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,22 +76,6 @@ impl Detected {
             Route::Plain,
             "data",
         )
-    }
-}
-
-/// The lowercase extension of a file name ("" when there is none or it looks unreasonable).
-pub(crate) fn extension_of(file_name: &str) -> String {
-    let base = file_name.rsplit(['/', '\\']).next().unwrap_or_default();
-    match base.rsplit_once('.') {
-        Some((stem, ext))
-            if !stem.is_empty()
-                && !ext.is_empty()
-                && ext.len() <= 16
-                && ext.chars().all(|c| c.is_ascii_alphanumeric()) =>
-        {
-            ext.to_ascii_lowercase()
-        }
-        _ => String::new(),
     }
 }
 
@@ -382,20 +366,5 @@ fn label_for(mime: &str, ext: &str, kind: MediaKind) -> String {
         MediaKind::Video => format!("{name} video"),
         MediaKind::Audio => format!("{name} audio"),
         MediaKind::Other => format!("{name} data"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn extensions() {
-        assert_eq!(extension_of("Episode 1.MP3"), "mp3");
-        assert_eq!(extension_of("dir.d/file"), "");
-        assert_eq!(extension_of(".bashrc"), "");
-        assert_eq!(extension_of("a.tar.gz"), "gz");
-        assert_eq!(extension_of("weird.ex t"), "");
-        assert_eq!(extension_of(""), "");
     }
 }

@@ -33,6 +33,7 @@ mod audio;
 mod bmff;
 mod describe;
 mod detect;
+mod extension;
 mod facts;
 mod frame;
 mod id3;

@@ -1,7 +1,7 @@
 //! Plain-text detection: UTF-8 text, with WebVTT, SubRip and JSON recognised (transcripts and
 //! chapters).
 
-use super::detect::extension_of;
+use super::extension::extension_of;
 
 /// What a text file was recognised as.
 #[derive(Clone, Debug, PartialEq, Eq)]

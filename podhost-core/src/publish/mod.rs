@@ -3,10 +3,13 @@
 //! in both cleaned by one HTML policy ([`notes`]).
 
 pub mod chapters;
+mod feed_values;
 pub mod notes;
 pub mod page;
+mod podcast_tags;
 pub(crate) mod rss;
 mod xml_text;
+mod xml_writer;
 
 use bytes::Bytes;
 use jiff::Timestamp;

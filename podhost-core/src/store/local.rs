@@ -258,3 +258,45 @@ pub(crate) async fn sweep_staging(root: &FsPath, cutoff: SystemTime) -> Result<u
     })
     .await
 }
+
+/// Bytes a local-file download reads per blocking task: few enough tasks to keep up with a
+/// loopback socket, small enough that a slow client holds little memory.
+const FILE_CHUNK: u64 = 256 * 1024;
+
+/// `range` of `file`, read in [`FILE_CHUNK`]s on the blocking pool.
+pub(crate) fn file_chunks(
+    file: std::fs::File,
+    range: std::ops::Range<u64>,
+) -> futures::stream::BoxStream<'static, crate::Result<bytes::Bytes>> {
+    use std::io::{Read, Seek, SeekFrom};
+
+    use futures::StreamExt;
+    let state = (Some(file), range.start, range.end);
+    futures::stream::try_unfold(state, |(file, at, end)| async move {
+        let Some(mut file) = file else {
+            return Ok(None);
+        };
+        if at >= end {
+            return Ok(None);
+        }
+        let want = (end - at).min(FILE_CHUNK);
+        let read = tokio::task::spawn_blocking(move || {
+            file.seek(SeekFrom::Start(at))?;
+            let mut buf = Vec::with_capacity(want as usize);
+            (&mut file).take(want).read_to_end(&mut buf)?;
+            Ok::<_, std::io::Error>((file, buf))
+        })
+        .await
+        .map_err(|e| crate::Error::storage(format!("reading a media file: {e}")))?;
+        let (file, buf) =
+            read.map_err(|e| crate::Error::storage(format!("reading a media file: {e}")))?;
+        if buf.is_empty() {
+            return Err(crate::Error::storage(
+                "a media file is shorter than its record",
+            ));
+        }
+        let next = at + buf.len() as u64;
+        Ok(Some((bytes::Bytes::from(buf), (Some(file), next, end))))
+    })
+    .boxed()
+}

@@ -7,8 +7,8 @@
 
 use std::io::{Read, Seek, SeekFrom};
 
+use super::model::{Chapter, TagError};
 use super::mp4box::find_box;
-use super::{Chapter, TagError};
 
 /// Most chapters a `chpl` box holds (its count is one byte).
 pub(super) const MAX_CHAPTERS: usize = 255;

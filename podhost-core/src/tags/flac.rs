@@ -11,8 +11,8 @@ use std::path::Path;
 
 use lofty::ogg::{OggPictureStorage, VorbisComments};
 
-use super::TagError;
-use super::vorbis::encode_comments;
+use super::comments::encode_comments;
+use super::model::TagError;
 
 const STREAMINFO: u8 = 0;
 const PADDING: u8 = 1;
@@ -83,7 +83,7 @@ pub(super) fn write(path: &Path, comments: &VorbisComments) -> Result<(), TagErr
         ));
     }
 
-    super::replace_file(path, |out| {
+    super::file::replace_file(path, |out| {
         file.seek(SeekFrom::Start(0))?;
         std::io::copy(&mut (&mut file).take(prefix), out)?;
         out.write_all(b"fLaC")?;

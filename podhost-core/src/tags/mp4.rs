@@ -14,9 +14,10 @@ use lofty::file::AudioFile;
 use lofty::mp4::Mp4File;
 use lofty::tag::Accessor;
 
+use super::lofty_io::{cover_of, map_err, parse_options};
+use super::model::{TagError, Tags};
 use super::mp4box::{self, Kind, Layout, NewMoov, be32, be64};
-use super::vorbis::{cover_of, map_err, parse_options};
-use super::{TagError, Tags, chapter_track, chpl};
+use super::{chapter_track, chpl};
 
 /// The `ilst` items podhost manages; the rest are kept.
 const MANAGED: [&Kind; 6] = [

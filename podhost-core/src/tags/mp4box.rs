@@ -10,7 +10,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::Path;
 
-use super::TagError;
+use super::model::TagError;
 
 /// Largest `moov` box rewritten.
 const MAX_MOOV: u64 = 64 << 20;
@@ -251,7 +251,7 @@ pub(super) fn rewrite_moov(
         shift_chunk_offsets(&mut new.moov, moov.end, delta)?;
     }
 
-    super::replace_file(path, |out| {
+    super::file::replace_file(path, |out| {
         file.seek(SeekFrom::Start(0))?;
         std::io::copy(&mut (&mut file).take(region.start), out)?;
         out.write_all(&front)?;

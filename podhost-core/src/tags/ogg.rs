@@ -12,8 +12,8 @@ use std::path::Path;
 
 use lofty::ogg::VorbisComments;
 
-use super::vorbis::encode_comments;
-use super::{TagError, replace_file};
+use super::comments::encode_comments;
+use super::{file::replace_file, model::TagError};
 
 /// The codec of the stream, which decides the header packets and the comment's framing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,31 +8,20 @@ use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use lofty::config::ParseOptions;
 use lofty::file::{AudioFile, FileType};
 use lofty::flac::FlacFile;
 use lofty::ogg::{OggPictureStorage, OpusFile, SpeexFile, VorbisComments, VorbisFile};
-use lofty::picture::{MimeType, Picture, PictureType};
+use lofty::picture::PictureType;
 use lofty::probe::Probe;
 use lofty::tag::Accessor;
 use lofty::tag::items::Timestamp;
 
+use super::lofty_io::{cover_of, map_err, parse_options, picture};
+use super::model::{Chapter, TagError, Tags};
 use super::ogg::Codec;
-use super::{Chapter, Cover, TagError, Tags};
 
 /// Most chapters the three-digit numbering holds.
 const MAX_CHAPTERS: usize = 999;
-
-pub(super) fn map_err(err: lofty::error::LoftyError) -> TagError {
-    match err.kind() {
-        lofty::error::ErrorKind::Io(_) => TagError::Io(std::io::Error::other(err.to_string())),
-        _ => TagError::Corrupt(err.to_string()),
-    }
-}
-
-pub(super) fn parse_options() -> ParseOptions {
-    ParseOptions::new().read_properties(false)
-}
 
 /// The Ogg stream's codec, from its first packet.
 fn ogg_type<R: Read + Seek>(reader: &mut R, mime: &str) -> Result<FileType, TagError> {
@@ -111,49 +100,6 @@ pub(super) fn write_flac(path: &Path, tags: &Tags) -> Result<(), TagError> {
     super::flac::write(path, &comments)
 }
 
-/// The comments in their encoding (little-endian lengths: the vendor, the count, each
-/// `KEY=value`), without framing; with `pictures`, the pictures follow as base64
-/// `METADATA_BLOCK_PICTURE` comments (Ogg), else they are left to the caller (FLAC blocks).
-pub(super) fn encode_comments(
-    comments: &VorbisComments,
-    pictures: bool,
-) -> Result<Vec<u8>, TagError> {
-    let mut entries: Vec<Vec<u8>> = comments
-        .items()
-        .map(|(key, value)| format!("{key}={value}").into_bytes())
-        .collect();
-    if pictures {
-        for (picture, info) in comments.pictures() {
-            let mut entry = b"METADATA_BLOCK_PICTURE=".to_vec();
-            entry.extend_from_slice(&picture.as_flac_bytes(*info, true));
-            entries.push(entry);
-        }
-    }
-    let too_long = || TagError::Invalid("a comment over 4 GiB".into());
-    let mut out = Vec::new();
-    let vendor = comments.vendor().as_bytes();
-    out.extend_from_slice(
-        &u32::try_from(vendor.len())
-            .map_err(|_| too_long())?
-            .to_le_bytes(),
-    );
-    out.extend_from_slice(vendor);
-    out.extend_from_slice(
-        &u32::try_from(entries.len())
-            .map_err(|_| too_long())?
-            .to_le_bytes(),
-    );
-    for entry in entries {
-        out.extend_from_slice(
-            &u32::try_from(entry.len())
-                .map_err(|_| too_long())?
-                .to_le_bytes(),
-        );
-        out.extend_from_slice(&entry);
-    }
-    Ok(out)
-}
-
 /// The limit of the chapter comments (`CHAPTERnnn` has three digits).
 pub(super) fn check(chapters: &[Chapter]) -> Result<(), TagError> {
     if chapters.len() > MAX_CHAPTERS {
@@ -170,30 +116,6 @@ pub(super) fn timestamp(year: i32) -> Result<Timestamp, TagError> {
     Ok(Timestamp {
         year,
         ..Timestamp::default()
-    })
-}
-
-/// The lofty picture of a cover, typed as the front cover.
-pub(super) fn picture(cover: &Cover) -> Picture {
-    Picture::unchecked(cover.bytes.to_vec())
-        .pic_type(PictureType::CoverFront)
-        .mime_type(MimeType::from_str(&cover.mime))
-        .build()
-}
-
-/// The front cover among `pictures`, else the first picture.
-pub(super) fn cover_of<'a>(pictures: impl Iterator<Item = &'a Picture>) -> Option<Cover> {
-    let pictures: Vec<&Picture> = pictures.collect();
-    let picture = pictures
-        .iter()
-        .find(|p| p.pic_type() == PictureType::CoverFront)
-        .or_else(|| pictures.first())?;
-    Some(Cover {
-        mime: picture
-            .mime_type()
-            .map(|m| m.as_str().to_owned())
-            .unwrap_or_default(),
-        bytes: bytes::Bytes::copy_from_slice(picture.data()),
     })
 }
 

@@ -2,16 +2,12 @@
 
 use serde_json::Value;
 
-use super::{
-    PodcastHost,
-    media::blob_path,
-    metadata::{MetadataPatch, read_file_tags},
-};
+use super::super::{PodcastHost, file_tags};
 use crate::{
     analysis::{self, SilenceOptions, SilenceReport, WaveformOptions},
     error::{Error, FieldErrors, Result},
     ids::{AccountId, JobId, MediaId},
-    model::{BlobKey, Job, JobKind, Media},
+    model::{BlobKey, Job, JobKind, Media, MetadataPatch},
     principal::Principal,
     probe::MediaFacts,
     scope::Scope,
@@ -294,7 +290,7 @@ async fn write_tags(
     use object_store::ObjectStoreExt;
     let patch: MetadataPatch = serde_json::from_value(job.params.clone())
         .map_err(|e| Error::invalid("params", format!("unreadable tag changes: {e}")))?;
-    let current = read_file_tags(host, account, media)
+    let current = file_tags::read_file_tags(host.store(), account, media)
         .await
         .map_err(|e| Error::invalid("media", e.to_string()))?;
     let mut tags = patch.apply(current);
@@ -309,7 +305,7 @@ async fn write_tags(
                     .ok_or_else(|| Error::invalid("image", format!("no media file {image}")))?;
                 let bytes = host
                     .store()
-                    .get(&blob_path(account, &picture.blob))
+                    .get(&crate::store::layout::blob(account, &picture.blob))
                     .await?
                     .bytes()
                     .await?;
@@ -337,7 +333,7 @@ async fn write_tags(
         let mut file = tokio::fs::File::create(&work).await?;
         let mut stream = host
             .store()
-            .get(&blob_path(account, &media.blob))
+            .get(&crate::store::layout::blob(account, &media.blob))
             .await
             .map_err(std::io::Error::other)?
             .into_stream();
@@ -369,7 +365,7 @@ async fn write_tags(
             crate::tags::TagError::Io(e) => Error::storage(format!("writing tags: {e}")),
             e => Error::invalid("tags", e.to_string()),
         })?;
-        let body = super::publish::file_chunks(file, 0..len);
+        let body = crate::store::local::file_chunks(file, 0..len);
         let chapters = published_chapters(&tags.chapters, written.chapters)?;
         let (blob, size, facts) = host.store_blob(account, &media.name, body).await?;
         Ok(JobOutput::Tags {
@@ -397,7 +393,7 @@ async fn analyse(
     };
     let source = crate::probe::source::StoreSource::whole(
         host.store().clone(),
-        blob_path(account, &media.blob),
+        crate::store::layout::blob(account, &media.blob),
         tokio::runtime::Handle::current(),
         media.size,
     );

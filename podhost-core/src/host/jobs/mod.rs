@@ -6,12 +6,18 @@
 //! with put-if-absent, renews its lease while it works, and commits the result only while its
 //! attempt is still the newest, so a job taken over after a crash is never finished twice.
 
-use std::{collections::HashSet, sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use object_store::{ObjectStoreExt, PutPayload};
 use serde_json::Value;
 
-use super::{PodcastHost, job_kinds::JobOutput};
+mod kinds;
+pub(super) mod records;
+pub(super) mod workers;
+
+pub use kinds::WaveformFormat;
+
+use super::PodcastHost;
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     error::{Error, Result},
@@ -19,124 +25,14 @@ use crate::{
     jobs::{self, Lease},
     model::{Job, JobKind, JobStatus},
     principal::Principal,
-    probe::MediaKind,
     scope::Scope,
     state::Change,
     store::delete_quietly,
 };
+use kinds::JobOutput;
 
 /// Attempts a job gets before it fails for good (each one ended by a crash or a store error).
 const MAX_ATTEMPTS: u32 = 5;
-
-/// How the workers of a process run (part of [`HostConfig`](crate::HostConfig)).
-#[derive(Clone, Debug)]
-pub struct JobsConfig {
-    /// Jobs one process runs at once (default: the machine's cores).
-    pub workers: usize,
-    /// How long a claimed attempt holds without renewal; a crashed worker's job is taken over
-    /// after it (default 60 s; renewed every quarter of it).
-    pub lease: Duration,
-    /// How often an idle worker looks for queued jobs (default 1 s; a job asked for in this
-    /// process starts at once).
-    pub poll: Duration,
-}
-
-impl Default for JobsConfig {
-    fn default() -> Self {
-        JobsConfig {
-            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            lease: Duration::from_secs(60),
-            poll: Duration::from_secs(1),
-        }
-    }
-}
-
-/// A process's worker state.
-pub(super) struct Workers {
-    /// This process's name in leases.
-    owner: String,
-    wake: tokio::sync::Notify,
-    running: std::sync::Mutex<HashSet<JobId>>,
-}
-
-impl Default for Workers {
-    fn default() -> Self {
-        Workers {
-            owner: uuid::Uuid::new_v4().simple().to_string(),
-            wake: tokio::sync::Notify::new(),
-            running: Default::default(),
-        }
-    }
-}
-
-/// `Conflict` while tags are being written into the file: a second tag write would be lost in
-/// the first, so it waits for the caller to ask again.
-pub(super) fn no_tag_write_running(
-    state: &crate::state::AccountState,
-    media: MediaId,
-) -> Result<()> {
-    match state
-        .jobs
-        .values()
-        .find(|j| j.media == Some(media) && j.kind == JobKind::WriteTags && !j.status.is_final())
-    {
-        Some(running) => Err(Error::Conflict {
-            message: format!(
-                "tags are being written into this file (job {}); ask again when it has ended",
-                running.id
-            ),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// The decision of asking for job `id` (scope checked by the caller): the job to record, or
-/// the one already waiting or running for the same file and kind (an analysis asked twice is
-/// one job; `false` then: nothing to record). Refused when the file is not audio, or when its
-/// tags are being written and this is another tag write.
-pub(super) fn job_for(
-    records: &dyn crate::state::Records,
-    id: &JobId,
-    media: MediaId,
-    kind: JobKind,
-    params: &Value,
-    now: jiff::Timestamp,
-) -> Result<(Job, bool)> {
-    let state = records.state();
-    let file = records
-        .media(media)
-        .ok_or_else(|| Error::not_found("media", media))?;
-    if !matches!(file.kind(), MediaKind::Audio) {
-        return Err(Error::invalid(
-            "media",
-            format!("{} is not an audio file ({})", file.name, file.facts.mime),
-        ));
-    }
-    if kind == JobKind::WriteTags {
-        no_tag_write_running(state, media)?;
-    }
-    if let Some(running) = state
-        .jobs
-        .values()
-        .find(|j| j.media == Some(media) && j.kind == kind && !j.status.is_final())
-    {
-        return Ok((running.clone(), false));
-    }
-    let job = Job {
-        id: id.clone(),
-        kind,
-        media: Some(media),
-        params: params.clone(),
-        status: JobStatus::Queued,
-        error: None,
-        created: now,
-        started: None,
-        finished: None,
-        attempts: 0,
-        report: None,
-    };
-    Ok((job, true))
-}
 
 impl PodcastHost {
     /// Asks for a job on one of the caller's media files (scope `media`). Returns the job,
@@ -150,13 +46,13 @@ impl PodcastHost {
         params: Value,
     ) -> Result<Job> {
         who.require(Scope::Media)?;
-        super::job_kinds::check_params(kind, &params)?;
+        kinds::check_params(kind, &params)?;
         let catalog = self.catalog(who.account()).await?;
         let id = self.reserve_job(who.account()).await?;
         let now = self.now();
         let committed = catalog
             .commit(now, |state| {
-                let (job, new) = job_for(state, &id, media, kind, &params, now)?;
+                let (job, new) = records::job_for(state, &id, media, kind, &params, now)?;
                 let changes = if new {
                     vec![Change::JobPut(job.clone())]
                 } else {
@@ -182,7 +78,7 @@ impl PodcastHost {
     ) -> Result<Job> {
         who.require(Scope::Feeds)?;
         let params = serde_json::json!({ "url": url.trim(), "feed_id": feed_id });
-        super::job_kinds::check_params(JobKind::Import, &params)?;
+        kinds::check_params(JobKind::Import, &params)?;
         crate::webhooks::target::check_fetch_url(url, self.config().allow_private_webhooks)
             .map_err(|why| Error::invalid("url", why))?;
         let catalog = self.catalog(who.account()).await?;
@@ -421,7 +317,7 @@ impl PodcastHost {
                     format!("gave up after {MAX_ATTEMPTS} attempts that did not finish"),
                 ));
             }
-            super::job_kinds::execute(self, account, &job).await
+            kinds::execute(self, account, &job).await
         };
         let mut work = std::pin::pin!(work);
         let mut renew = tokio::time::interval(lease_for / 4);
@@ -510,7 +406,7 @@ impl PodcastHost {
         {
             // Written by this attempt and referenced by nothing: the job failed, or a newer
             // attempt finishes it.
-            let _ = delete_quietly(self.store(), &super::media::blob_path(account, blob)).await;
+            let _ = delete_quietly(self.store(), &crate::store::layout::blob(account, blob)).await;
         }
         jobs::forget(self.store(), account, &id).await
     }

@@ -1,0 +1,31 @@
+//! What a catalog keeps: a state built by applying changes in log order, split into parts for
+//! its snapshots.
+
+use serde::{Serialize, de::DeserializeOwned};
+
+/// A state that is built by applying changes in log order.
+pub(crate) trait Journal:
+    Default + Serialize + DeserializeOwned + Send + Sync + 'static
+{
+    /// One change; an entry holds a list of them, applied in order.
+    type Change: Serialize + DeserializeOwned + Send + Sync + 'static;
+
+    /// Applies one change. Must be deterministic and must not fail: a change is validated
+    /// against the state before it is written.
+    fn apply(&mut self, change: &Self::Change);
+
+    /// Rebuilds derived indexes after the state was read from a snapshot.
+    fn after_load(&mut self) {}
+
+    /// One piece of a snapshot.
+    type Part: Serialize + DeserializeOwned + Send + 'static;
+
+    /// Splits the state into the parts a snapshot stores. A part whose content did not change
+    /// encodes to the same bytes and is not written again, so a split where one change touches
+    /// few small parts makes snapshots cheap.
+    fn into_parts(self) -> Vec<Self::Part>;
+
+    /// Joins parts made by [`into_parts`](Self::into_parts), in any order; an error when they
+    /// do not make one state.
+    fn from_parts(parts: Vec<Self::Part>) -> std::result::Result<Self, String>;
+}

@@ -1,0 +1,123 @@
+//! What a feed is rendered from at one moment: the one selection of its published episodes
+//! (shared by the feed, the pages and subscribers' copies), its RSS, and the validators of what
+//! is served.
+
+use jiff::Timestamp;
+
+use super::views::view_of;
+use crate::{
+    ids::AccountId,
+    model::{EpisodeView, Media},
+    publish::rss,
+    state::{AccountState, FeedEntry},
+};
+
+/// What of a feed is public at one moment: what its RSS feed and its pages show.
+pub(super) struct Published {
+    /// The published episodes, newest first.
+    pub(super) episodes: Vec<EpisodeView>,
+    /// When a scheduled episode publishes next.
+    pub(super) changes_at: Option<Timestamp>,
+    /// The last change of anything the feed shows: the channel, any episode's last change (an
+    /// unpublished one drops out, and that is a change too), publications that came, removals.
+    pub(super) last_modified: Timestamp,
+}
+
+/// The RSS of a feed's published episodes at `now`, and what was selected.
+pub(super) fn render_rss(
+    state: &AccountState,
+    entry: &FeedEntry,
+    account: &AccountId,
+    urls: &crate::urls::Urls,
+    now: Timestamp,
+    private: bool,
+    notify: &crate::webhooks::notify::Notifiers,
+) -> (Vec<u8>, Published) {
+    let published = published(state, entry, now);
+    let source = rss::FeedSource {
+        account,
+        feed: &entry.feed,
+        logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
+        episodes: &published.episodes,
+        last_modified: published.last_modified,
+        block_drafts: false,
+        private,
+        cleaned: &entry.feed_notes,
+        // A subscriber's copy is nobody's to be told about.
+        hubs: if private { &[] } else { &notify.websub_hubs },
+        podping: !private && notify.podping_url.is_some(),
+    };
+    (rss::render(&source, urls), published)
+}
+
+/// The views of a feed's episodes that `keep` selects, newest first.
+pub(super) fn newest_first(
+    state: &AccountState,
+    entry: &FeedEntry,
+    now: Timestamp,
+    keep: impl Fn(&crate::model::Episode) -> bool,
+) -> Vec<EpisodeView> {
+    // The podcast's publication-date index, read backwards: newest first, ties by id.
+    entry
+        .order
+        .ids(crate::model::EpisodeSort::PublishDate, true)
+        .filter_map(|id| entry.episodes.get(&id))
+        .filter(|ep| keep(ep))
+        .map(|ep| view_of(state, ep.clone(), now))
+        .collect()
+}
+
+/// The one selection of a feed's public episodes, shared by the feed and the pages.
+pub(super) fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
+    let episodes = newest_first(state, entry, now, |ep| ep.is_published(now));
+    let changes_at = entry
+        .episodes
+        .values()
+        .filter(|ep| ep.is_public && ep.publish_at > now)
+        .map(|ep| ep.publish_at)
+        .min();
+    let last_modified = entry
+        .episodes
+        .values()
+        .map(|ep| ep.updated)
+        .chain(episodes.iter().map(|v| v.episode.publish_at))
+        .chain(entry.removed_at)
+        .chain([entry.feed.updated])
+        .max()
+        .unwrap_or(entry.feed.updated);
+    Published {
+        episodes,
+        changes_at,
+        last_modified,
+    }
+}
+
+/// The last change of the media records a page shows (a rename changes a URL, not the feed).
+pub(super) fn media_updated(logo: Option<&Media>, episodes: &[EpisodeView]) -> Timestamp {
+    logo.into_iter()
+        .chain(
+            episodes
+                .iter()
+                .flat_map(|v| [&v.media, &v.logo, &v.transcript].into_iter().flatten()),
+        )
+        .map(|m| m.updated)
+        .max()
+        .unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+/// A strong validator of rendered bytes: the SHA-256, hex, first 32 characters.
+pub(super) fn etag_of(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))[..32].to_string()
+}
+
+/// What a download of `media` of `account` needs.
+pub(super) fn public_media_of(account: &AccountId, media: &Media) -> crate::publish::PublicMedia {
+    crate::publish::PublicMedia {
+        size: media.size,
+        mime: media.facts.mime.clone(),
+        etag: media.blob.as_str().to_string(),
+        last_modified: media.created,
+        location: crate::store::layout::blob(account, &media.blob),
+    }
+}

@@ -1,0 +1,168 @@
+//! How the log builds an account's state: each change applied, and the state split into
+//! the parts of a snapshot and joined again.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{AccountState, Change, FeedEntry, KEEP_EVENTS, KEEP_JOBS, order, parts};
+use crate::{
+    catalog::Journal,
+    webhooks::event::{EventKind, Subject},
+};
+
+impl Journal for AccountState {
+    type Change = Change;
+
+    fn apply(&mut self, change: &Change) {
+        match change {
+            Change::AccountCreated(account) => self.account = Some(account.clone()),
+            Change::PasswordSet { hash } => self.password.clone_from(hash),
+            Change::TokenPut(token) => {
+                // An access token of a grant makes the grant's tokens that expired before it
+                // was made unneeded: the map holds live ones (and personal ones, revoked too).
+                if let Some(grant) = &token.grant {
+                    self.tokens.retain(|_, t| {
+                        t.grant.as_ref() != Some(grant)
+                            || t.expires.is_none_or(|e| e > token.created)
+                    });
+                }
+                self.tokens.insert(token.id.clone(), token.clone());
+            }
+            Change::ClientPut(client) => {
+                self.clients.insert(client.id.clone(), client.clone());
+            }
+            Change::ClientRemoved { id } => {
+                self.clients.remove(id);
+            }
+            Change::GrantPut(grant) => {
+                self.grants.insert(grant.id.clone(), grant.clone());
+            }
+            Change::SubscriberPut(subscriber) => {
+                self.subscribers
+                    .insert(subscriber.id.clone(), subscriber.clone());
+            }
+            Change::MediaPut(media) => {
+                self.next_media = self.next_media.max(media.id.get() + 1);
+                if let Some(old) = self.media.insert(media.id, media.clone()) {
+                    self.unlink_blob(&old);
+                }
+                self.blobs
+                    .entry(media.blob.as_str().to_string())
+                    .or_default()
+                    .insert(media.id);
+            }
+            Change::MediaRemoved { id } => {
+                if let Some(old) = self.media.remove(id) {
+                    self.unlink_blob(&old);
+                }
+            }
+            Change::FeedPut(feed) => {
+                self.deleted_feeds.remove(&feed.id);
+                match self.feeds.get_mut(&feed.id) {
+                    Some(entry) => entry.feed = (**feed).clone(),
+                    None => {
+                        self.feeds.insert(
+                            feed.id.clone(),
+                            FeedEntry {
+                                feed: (**feed).clone(),
+                                episodes: BTreeMap::new(),
+                                removed_at: None,
+                                order: Default::default(),
+                                feed_notes: HashMap::new(),
+                            },
+                        );
+                    }
+                }
+            }
+            Change::FeedRemoved { id, at } => {
+                self.feeds.remove(id);
+                self.deleted_feeds.insert(id.clone(), *at);
+            }
+            Change::EpisodePut(episode) => {
+                self.next_episode = self.next_episode.max(episode.id.number() + 1);
+                if let Some(entry) = self.feeds.get_mut(&episode.feed) {
+                    let old = entry.episodes.insert(episode.id, (**episode).clone());
+                    entry.order.put(old.as_ref(), episode);
+                    entry.put_notes(old.as_ref(), episode);
+                }
+            }
+            Change::EpisodeRemoved { feed, id, at } => {
+                if let Some(entry) = self.feeds.get_mut(feed) {
+                    if let Some(old) = entry.episodes.remove(id) {
+                        entry.order.remove(&old);
+                        entry.feed_notes.remove(id);
+                    }
+                    entry.removed_at = entry.removed_at.max(*at);
+                }
+                self.announced.remove(id);
+            }
+            Change::WebhookPut(webhook) => {
+                self.webhooks.insert(webhook.id.clone(), webhook.clone());
+            }
+            Change::WebhookRemoved { id } => {
+                self.webhooks.remove(id);
+            }
+            Change::EventRecorded(event) => {
+                if let (EventKind::EpisodePublished, Subject::Episode(view)) =
+                    (event.kind, &event.subject)
+                {
+                    self.announced
+                        .insert(view.episode.id, view.episode.publish_at);
+                }
+                self.next_event = self.next_event.max(event.seq + 1);
+                self.events.insert(event.seq, event.clone());
+                while self.events.len() > KEEP_EVENTS {
+                    self.events.pop_first();
+                }
+            }
+            Change::JobPut(job) => {
+                self.jobs.insert(job.id.clone(), job.clone());
+                if self.jobs.len() > KEEP_JOBS {
+                    let oldest = self
+                        .jobs
+                        .values()
+                        .filter(|j| j.status.is_final())
+                        .min_by_key(|j| (j.finished, j.id.clone()))
+                        .map(|j| j.id.clone());
+                    if let Some(oldest) = oldest {
+                        self.jobs.remove(&oldest);
+                    }
+                }
+            }
+        }
+    }
+
+    type Part = parts::Part;
+
+    fn into_parts(self) -> Vec<parts::Part> {
+        parts::split(self)
+    }
+
+    fn from_parts(parts: Vec<parts::Part>) -> Result<Self, String> {
+        parts::join(parts)
+    }
+
+    fn after_load(&mut self) {
+        for entry in self.feeds.values_mut() {
+            entry.order = order::EpisodeOrder::of(entry.episodes.values());
+            // Notes a snapshot did not carry (an older snapshot, another cleaning policy).
+            let FeedEntry {
+                episodes,
+                feed_notes,
+                ..
+            } = entry;
+            feed_notes.retain(|id, _| episodes.contains_key(id));
+            for episode in episodes.values() {
+                feed_notes
+                    .entry(episode.id)
+                    .or_insert_with(|| crate::publish::notes::feed_notes(&episode.description));
+            }
+        }
+        self.blobs.clear();
+        for media in self.media.values() {
+            self.blobs
+                .entry(media.blob.as_str().to_string())
+                .or_default()
+                .insert(media.id);
+        }
+    }
+}
