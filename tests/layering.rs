@@ -17,7 +17,12 @@ use std::{
 const MAX_LINES: usize = 1000;
 
 /// The crates whose sources are checked.
-const CRATES: [&str; 3] = ["podhost-core", "podhost-cli", "podhost-testkit"];
+const CRATES: [&str; 4] = [
+    "podhost-core",
+    "podhost-http",
+    "podhost-cli",
+    "podhost-testkit",
+];
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -508,6 +513,8 @@ fn imported_paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
     paths
 }
 
+/// Where the next `use` item begins: the keyword first on its line, after a visibility at
+/// most (not `+ use<>` in a bound).
 fn find_word(text: &str, word: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut from = 0;
@@ -516,7 +523,11 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
         let before = at.checked_sub(1).map(|i| bytes[i]);
         let after = bytes.get(at + word.len()).copied();
         let ident = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if !ident(before) && !ident(after) && before != Some(b'$') {
+        let line = text[..at].rsplit('\n').next().unwrap_or("").trim();
+        let item_start = line.is_empty()
+            || (line.starts_with("pub") && !line.contains(' '))
+            || line == "pub(in crate)";
+        if !ident(before) && !ident(after) && before != Some(b'$') && item_start {
             return Some(at);
         }
         from = at + word.len();

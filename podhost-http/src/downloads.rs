@@ -14,7 +14,7 @@ use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
 use podhost_core::{PodcastHost, publish::PublicMedia, stats::Delivery};
 
 use crate::{
-    api::Api,
+    context::Api,
     response::{self, Body},
 };
 

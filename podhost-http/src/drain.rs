@@ -20,7 +20,7 @@ use bytes::Bytes;
 use http::{HeaderMap, header};
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
-use crate::api::RequestBody;
+use crate::context::RequestBody;
 
 struct Inner<B> {
     body: B,

@@ -5,7 +5,7 @@ use bytes::Bytes;
 use http::{header, request::Parts};
 use http_body_util::{BodyExt, Limited};
 
-use crate::api::RequestBody;
+use crate::context::RequestBody;
 
 /// The fields of a form body of at most `limit` bytes, in order; or what is wrong with it.
 pub(crate) async fn read<B: RequestBody>(

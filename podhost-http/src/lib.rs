@@ -5,16 +5,18 @@
 //! so an application can mount it in its own hyper/tower stack and tests can call it without a
 //! socket; [`serve`] runs it on a listener with graceful shutdown.
 //!
-//! This is the only crate that knows HTTP and the JSON wire shapes: one table ([`ROUTES`]) declares
-//! every route, requests are parsed into a typed [`Endpoint`] ([`routes`]), checked (token, scope,
-//! query) by the API from the table, handled by calling the core, and answered with shapes built
-//! in [`wire`]; the mapping from errors to statuses is in one place ([`error`]).
+//! This is the only crate that knows HTTP and the JSON wire shapes: the route tables ([`routes`])
+//! declare every route once, requests are parsed into a typed [`Endpoint`], checked (token,
+//! scope, query) by the API from the row, handled by calling the core, and answered with shapes
+//! built in [`wire`]; the mapping from errors to statuses is in one place ([`error`]).
 #![deny(missing_docs)]
 #![recursion_limit = "256"]
 
-mod api;
 mod cache;
 mod config;
+mod context;
+mod docs;
+mod documents;
 mod downloads;
 mod drain;
 pub mod error;
@@ -30,16 +32,17 @@ mod ranges;
 mod response;
 pub mod routes;
 mod server;
+mod service;
 mod site;
 mod urls;
 mod webhook_sender;
 pub mod wire;
 
-pub use api::{Api, RequestBody};
 pub use config::HttpConfig;
+pub use context::{Api, RequestBody};
 pub use downloads::ClientAddr;
 pub use fetcher::HttpFetcher;
-pub use routes::{Endpoint, ROUTES, Route};
+pub use routes::{Endpoint, Route, routes};
 pub use server::{Server, serve, shutdown_signal};
 pub use webhook_sender::HttpWebhookSender;
 

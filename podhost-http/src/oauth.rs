@@ -2,49 +2,64 @@
 //! (`POST /oauth/token`), revocation (`POST /oauth/revoke`, RFC 7009) and the server metadata
 //! (`GET /.well-known/oauth-authorization-server`, RFC 8414). Requests are forms, answers JSON
 //! as RFC 6749 §5 says (errors `{error, error_description}`). The authorization endpoint is a
-//! page of the site (`site.rs`); every rule is the core's (`podhost_core::host::oauth`).
+//! page of the site (`site/`); every rule is the core's (`podhost_core::host::oauth`).
 
 use base64::Engine;
 use bytes::Bytes;
-use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
+use http::{HeaderValue, Response, StatusCode, header, request::Parts};
 use podhost_core::{OAuthError, Scope, TokenRequest};
 use serde_json::{Value, json};
 
 use crate::{
-    api::{Api, RequestBody},
+    context::{Api, RequestBody},
     response::{self, Body},
-    routes::Endpoint,
-    site::paths,
+    routes::{
+        docs::paths::Openapi as OPENAPI,
+        oauth::{
+            OAuthEndpoint,
+            paths::{Authorize as AUTHORIZE, OauthRevoke as REVOKE, OauthToken as TOKEN},
+        },
+    },
+    site,
 };
 
 /// The largest request the endpoints read.
 const MAX_FORM_BYTES: usize = 16 << 10;
 
-/// Answers a request to an OAuth route (`Surface::OAuth`) other than the authorization page.
+/// Answers a request to an OAuth route (`Surface::OAuth`); the authorization endpoint is a
+/// page of the site.
 pub(crate) async fn answer<B: RequestBody>(
     api: &Api,
-    endpoint: Endpoint,
+    endpoint: OAuthEndpoint,
     parts: &Parts,
     body: B,
 ) -> Response<Body> {
     match endpoint {
-        Endpoint::OAuthMetadata => response::json(StatusCode::OK, &metadata(api)),
-        Endpoint::OAuthToken | Endpoint::OAuthRevoke if parts.method == Method::POST => {
-            let request = match read(parts, body).await {
-                Ok(request) => request,
-                Err(e) => return error(&e, false),
-            };
-            let basic = parts.headers.contains_key(header::AUTHORIZATION);
-            let answered = match endpoint {
-                Endpoint::OAuthToken => token(api, &request).await,
-                _ => revoke(api, &request).await,
-            };
-            match answered {
-                Ok(answer) => answer,
-                Err(e) => error(&e, basic),
-            }
-        }
-        _ => response::error(&crate::error::ApiError::NoRoute),
+        OAuthEndpoint::Authorize {} => site::authorization(api, parts, body).await,
+        OAuthEndpoint::OauthMetadata {} => response::json(StatusCode::OK, &metadata(api)),
+        OAuthEndpoint::OauthToken {} => exchange(api, parts, body, token).await,
+        OAuthEndpoint::OauthRevoke {} => exchange(api, parts, body, revoke).await,
+    }
+}
+
+/// A form read and answered by `answer_with`, errors as OAuth writes them.
+async fn exchange<B: RequestBody, F>(
+    api: &Api,
+    parts: &Parts,
+    body: B,
+    answer_with: F,
+) -> Response<Body>
+where
+    F: AsyncFnOnce(&Api, &Request) -> Result<Response<Body>, OAuthError>,
+{
+    let request = match read(parts, body).await {
+        Ok(request) => request,
+        Err(e) => return error(&e, false),
+    };
+    let basic = parts.headers.contains_key(header::AUTHORIZATION);
+    match answer_with(api, &request).await {
+        Ok(answer) => answer,
+        Err(e) => error(&e, basic),
     }
 }
 
@@ -195,9 +210,9 @@ fn metadata(api: &Api) -> Value {
     let auth_methods = ["none", "client_secret_basic", "client_secret_post"];
     json!({
         "issuer": base,
-        "authorization_endpoint": format!("{base}{}", paths::AUTHORIZE),
-        "token_endpoint": format!("{base}{}", paths::TOKEN),
-        "revocation_endpoint": format!("{base}{}", paths::REVOKE),
+        "authorization_endpoint": format!("{base}{}", AUTHORIZE),
+        "token_endpoint": format!("{base}{}", TOKEN),
+        "revocation_endpoint": format!("{base}{}", REVOKE),
         "scopes_supported": Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
@@ -206,6 +221,6 @@ fn metadata(api: &Api) -> Value {
         "authorization_response_iss_parameter_supported": true,
         "token_endpoint_auth_methods_supported": auth_methods,
         "revocation_endpoint_auth_methods_supported": auth_methods,
-        "service_documentation": format!("{base}{}", paths::OPENAPI),
+        "service_documentation": format!("{base}{}", OPENAPI),
     })
 }

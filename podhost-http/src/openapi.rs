@@ -6,7 +6,7 @@
 use podhost_core::{PodcastHost, Scope, Scopes};
 use serde_json::{Value, json};
 
-use crate::routes::{BodyKind, ROUTES, Route, Shape, Surface, path_param};
+use crate::routes::{BodyKind, Route, Shape, Surface, routes};
 
 fn r(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
@@ -39,11 +39,6 @@ fn error_response(status: u16) -> Value {
         _ => ("internal fault", "Error"),
     };
     json!({ "description": description, "content": { "application/json": { "schema": r(schema) } } })
-}
-
-/// The rows in the document: the API's and the OAuth endpoints.
-pub(crate) fn documented(row: &Route) -> bool {
-    matches!(row.surface, Surface::Api | Surface::OAuth)
 }
 
 /// An error answer of an OAuth endpoint (RFC 6749 §5.2), or its authorization page's.
@@ -165,10 +160,10 @@ fn scopes_allowing(needed: Scope) -> String {
 /// The operation object of one row.
 fn operation(row: &Route) -> Value {
     let mut parameters: Vec<Value> = row
-        .path_params()
-        .filter_map(path_param)
+        .params
+        .iter()
         .map(|p| {
-            json!({"name": p.name, "in": "path", "required": true, "schema": p.kind.schema(), "description": p.description})
+            json!({"name": p.name, "in": "path", "required": true, "schema": p.kind.schema(), "description": p.description()})
         })
         .collect();
     parameters.extend(row.query.iter().map(|q| {
@@ -198,7 +193,9 @@ fn operation(row: &Route) -> Value {
         None => json!([]),
     };
     let mut op = json!({
-        "summary": row.summary,
+        "operationId": row.operation_id(),
+        "tags": [row.tag],
+        "summary": row.summary(),
         "description": description,
         "parameters": parameters,
         "responses": responses,
@@ -565,7 +562,7 @@ fn schemas() -> Value {
 /// The document.
 pub fn document(host: &PodcastHost) -> Value {
     let mut paths = serde_json::Map::new();
-    for row in ROUTES.iter().filter(|r| documented(r)) {
+    for row in routes().filter(|r| r.surface.documented()) {
         let entry = paths
             .entry(row.path.to_string())
             .or_insert_with(|| json!({}));
@@ -622,7 +619,7 @@ mod tests {
             assert!(schemas.get(name).is_some(), "{target} is not defined");
         }
         // And every schema a row names.
-        for row in ROUTES.iter().filter(|r| documented(r)) {
+        for row in routes().filter(|r| r.surface.documented()) {
             let named = [
                 match row.body {
                     BodyKind::Json { schema, .. }

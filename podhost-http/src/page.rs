@@ -1,6 +1,6 @@
 //! The public web pages at the `links.web` URLs: `/podcasts/{feed_id}` (the podcast) and
 //! `/podcasts/{feed_id}/{episode_id}` (a published episode). HTML rendered by the core, answered
-//! like the feed (validators, 304, gzip: [`public::document`]) with a Content-Security-Policy
+//! like the feed (validators, 304, gzip: `documents.rs`) with a Content-Security-Policy
 //! that allows nothing but the page's own stylesheet and the deployment's media.
 
 use http::{HeaderValue, Response, StatusCode, header, request::Parts};
@@ -13,16 +13,27 @@ use podhost_core::{
 };
 
 use crate::{
-    api::Api,
+    context::Api,
+    documents::{self, Document},
     error::ApiError,
-    public::{self, Document},
     response::{self, Body},
+    routes::pages::PageEndpoint,
 };
+
+/// Answers a request for a web page.
+pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> Response<Body> {
+    match endpoint {
+        PageEndpoint::PodcastPage { feed_id } => page(api, parts, &feed_id, None).await,
+        PageEndpoint::EpisodePage { feed_id, show_id } => {
+            page(api, parts, &feed_id, Some(show_id)).await
+        }
+    }
+}
 
 const HTML: &str = "text/html; charset=utf-8";
 
 /// `GET /podcasts/{feed_id}[/{episode_id}]`.
-pub(crate) async fn page(
+async fn page(
     api: &Api,
     parts: &Parts,
     feed: &FeedId,
@@ -36,7 +47,7 @@ pub(crate) async fn page(
         }
         Err(e) => return response::error(&ApiError::Core(e)),
     };
-    let mut answer = public::document(
+    let mut answer = documents::document(
         api,
         parts,
         &Document {

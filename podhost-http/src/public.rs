@@ -1,25 +1,45 @@
 //! The public side: what podcast apps fetch without a token. The RSS feed at
-//! `/feeds/{feed_id}/rss`, with validators, conditional requests and gzip ([`document`], which
+//! `/feeds/{feed_id}/rss`, with validators, conditional requests and gzip (`documents.rs`, which
 //! the web pages of `page.rs` share); downloads at `/media/{account}/{blob}/{name}`; chapters at
 //! `/chapters/{account}/{blob}.json`. Routing, `405` and `HEAD` are the API's (the route table).
-
-use std::io::Write;
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
 use podhost_core::{FeedId, Private, publish::PublicFeed};
 
 use crate::{
-    api::Api,
+    context::Api,
+    documents::{self, Document, not_modified},
+    downloads,
     error::ApiError,
     response::{self, Body},
+    routes::public::PublicEndpoint,
 };
 
-/// How long apps, browsers and proxies may reuse a feed or a page without asking.
-const PUBLIC_MAX_AGE: &str = "public, max-age=300";
+/// Answers a request of the public side.
+pub(crate) async fn answer(api: &Api, endpoint: PublicEndpoint, parts: &Parts) -> Response<Body> {
+    use PublicEndpoint as E;
+    match endpoint {
+        E::Rss { feed_id } => feed(api, parts, &feed_id).await,
+        // The name is the file's, for people and players; the blob names the bytes.
+        E::Download {
+            account,
+            blob,
+            name: _,
+        } => media(api, parts, &account, &blob).await,
+        E::PrivateRss { feed_id, key } => private_feed(api, parts, &feed_id, &key).await,
+        E::PrivateDownload {
+            feed_id,
+            key,
+            blob,
+            name: _,
+        } => private_media(api, parts, &feed_id, &key, &blob).await,
+        E::Chapters { account, blob } => chapters(api, &account, &blob).await,
+    }
+}
 
 /// `GET /feeds/{feed_id}/rss`.
-pub(crate) async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body> {
+async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body> {
     let rendered = match api.host.public_feed(id).await {
         Ok(PublicFeed::Live(rendered)) => rendered,
         Ok(PublicFeed::Moved(url)) => {
@@ -32,7 +52,7 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body
         Ok(PublicFeed::Gone) => return plain(StatusCode::GONE, "this podcast was deleted"),
         Err(e) => return response::error(&ApiError::Core(e)),
     };
-    document(
+    documents::document(
         api,
         parts,
         &Document {
@@ -46,12 +66,7 @@ pub(crate) async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body
 
 /// `GET /private/{feed_id}/{key}/rss`: a subscriber's copy of a private podcast's feed, as the
 /// public feed is answered (validators, 304, gzip); 410 once the subscriber was revoked.
-pub(crate) async fn private_feed(
-    api: &Api,
-    parts: &Parts,
-    id: &FeedId,
-    key: &str,
-) -> Response<Body> {
+async fn private_feed(api: &Api, parts: &Parts, id: &FeedId, key: &str) -> Response<Body> {
     let rendered = match api.host.private_feed(id, key).await {
         Ok(Private::Live(rendered)) => rendered,
         Ok(Private::Gone) => {
@@ -59,7 +74,7 @@ pub(crate) async fn private_feed(
         }
         Err(e) => return response::error(&ApiError::Core(e)),
     };
-    let mut answer = document(
+    let mut answer = documents::document(
         api,
         parts,
         &Document {
@@ -79,7 +94,7 @@ pub(crate) async fn private_feed(
 
 /// `GET /private/{feed_id}/{key}/media/{blob}/{name}`: a private podcast's file through a
 /// subscriber's key, answered as public downloads are; 410 once the subscriber was revoked.
-pub(crate) async fn private_media(
+async fn private_media(
     api: &Api,
     parts: &Parts,
     feed: &FeedId,
@@ -97,133 +112,6 @@ pub(crate) async fn private_media(
     }
 }
 
-/// A document rendered by the core (an RSS feed, a web page) with what HTTP caching needs.
-pub(crate) struct Document<'a> {
-    /// The bytes, uncompressed.
-    pub(crate) bytes: &'a Bytes,
-    /// The core's strong validator of the bytes, unquoted.
-    pub(crate) etag: &'a str,
-    /// When the document last changed.
-    pub(crate) last_modified: jiff::Timestamp,
-    /// Its `Content-Type`.
-    pub(crate) content_type: &'static str,
-}
-
-/// The answer with a rendered document: ETag (one per encoding) and Last-Modified, 304 for a
-/// conditional request that matches, gzip when accepted (compressed once per ETag), public
-/// caching for five minutes.
-pub(crate) fn document(api: &Api, parts: &Parts, doc: &Document<'_>) -> Response<Body> {
-    let headers = &parts.headers;
-    let gzip = accepts_gzip(
-        headers
-            .get(header::ACCEPT_ENCODING)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or(""),
-    );
-    // Each encoding is its own representation with its own strong validator (RFC 9110, 8.8.3).
-    let etag = if gzip {
-        format!("\"{}-gz\"", doc.etag)
-    } else {
-        format!("\"{}\"", doc.etag)
-    };
-    let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
-        .timestamp_to_rfc9110_string(&doc.last_modified)
-        .unwrap_or_default();
-    let not_modified = not_modified(headers, &etag, doc.last_modified);
-    let mut answer = if not_modified {
-        let mut r = Response::new(response::full(Bytes::new()));
-        *r.status_mut() = StatusCode::NOT_MODIFIED;
-        r
-    } else {
-        let body = if gzip {
-            gzipped(api, doc.etag, doc.bytes)
-        } else {
-            doc.bytes.clone()
-        };
-        let mut r = Response::new(response::full(body));
-        let h = r.headers_mut();
-        h.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(doc.content_type),
-        );
-        if gzip {
-            h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        }
-        r
-    };
-    let h = answer.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&etag) {
-        h.insert(header::ETAG, v);
-    }
-    if let Ok(v) = HeaderValue::from_str(&last_modified) {
-        h.insert(header::LAST_MODIFIED, v);
-    }
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(PUBLIC_MAX_AGE),
-    );
-    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    answer
-}
-
-/// Whether a conditional GET is answered 304: `If-None-Match` decides when present (RFC 9110,
-/// 13.2.2), else `If-Modified-Since`.
-fn not_modified(headers: &http::HeaderMap, etag: &str, last_modified: jiff::Timestamp) -> bool {
-    let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    match header(header::IF_NONE_MATCH) {
-        Some(tags) => tags
-            .split(',')
-            .map(str::trim)
-            .any(|t| t == "*" || t == etag || t.strip_prefix("W/") == Some(etag)),
-        None => header(header::IF_MODIFIED_SINCE)
-            .and_then(|v| jiff::fmt::rfc2822::parse(v).ok())
-            .is_some_and(|since| last_modified.as_second() <= since.timestamp().as_second()),
-    }
-}
-
-/// Whether `Accept-Encoding` allows gzip: its own entry decides when it has one (`gzip;q=0`
-/// refuses it whatever `*` says), else `*`.
-fn accepts_gzip(accept: &str) -> bool {
-    let mut gzip = None;
-    let mut any = None;
-    for part in accept.split(',') {
-        let mut pieces = part.split(';').map(str::trim);
-        let coding = pieces.next().unwrap_or("");
-        let q = pieces
-            .find_map(|p| {
-                p.strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-            })
-            .unwrap_or(1.0);
-        if coding.eq_ignore_ascii_case("gzip") {
-            gzip = Some(q > 0.0);
-        } else if coding == "*" {
-            any = Some(q > 0.0);
-        }
-    }
-    gzip.or(any).unwrap_or(false)
-}
-
-/// The gzip of a rendered document, compressed once per ETag.
-fn gzipped(api: &Api, etag: &str, xml: &Bytes) -> Bytes {
-    let mut cache = api.gzipped.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(bytes) = cache.get(etag) {
-        return bytes.clone();
-    }
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    let _ = encoder.write_all(xml);
-    let bytes = Bytes::from(encoder.finish().unwrap_or_default());
-    if cache.len() > 10_000 {
-        cache.clear();
-    }
-    cache.insert(etag.to_string(), bytes.clone());
-    bytes
-}
-
 fn plain(status: StatusCode, message: &str) -> Response<Body> {
     response::json(status, &serde_json::json!({ "message": message }))
 }
@@ -234,7 +122,7 @@ const UPLOADED_FILE_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsa
 
 /// `GET /chapters/{account}/{blob}.json`: a file's JSON chapters (`podcast:chapters`).
 /// A file's chapters change only with a new file (a new blob), so they may be cached a day.
-pub(crate) async fn chapters(api: &Api, account: &str, blob: &str) -> Response<Body> {
+async fn chapters(api: &Api, account: &str, blob: &str) -> Response<Body> {
     let json = match api.host.public_chapters(account, blob).await {
         Ok(json) => json,
         Err(e) => return response::error(&ApiError::Core(e)),
@@ -261,7 +149,7 @@ pub(crate) async fn chapters(api: &Api, account: &str, blob: &str) -> Response<B
 /// `GET /media/{account}/{blob}/{name}`: a download, with single ranges, validators and
 /// `If-Range`; never compressed; streamed from the store. The API answers `HEAD` with the `GET`
 /// answer's head; here `HEAD` only spares the store read (and so records no delivery).
-pub(crate) async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
+async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
     match api.host.public_media(account, blob).await {
         Ok(media) => serve_media(api, parts, account, blob, media, None).await,
         Err(e) => response::error(&ApiError::Core(e)),
@@ -281,7 +169,7 @@ async fn serve_media(
     use http_body_util::{BodyExt, StreamBody};
     match api.host.media_redirect(&media).await {
         Ok(Some(url)) => {
-            return crate::downloads::redirect(api, parts, account, blob, &media, &url, subscriber);
+            return downloads::redirect(api, parts, account, blob, &media, &url, subscriber);
         }
         Ok(None) => {}
         Err(e) => return response::error(&ApiError::Core(e)),
@@ -310,15 +198,9 @@ async fn serve_media(
         (Some(r), false) if r.end > r.start => {
             match api.host.media_bytes(&media, r.clone()).await {
                 Ok(stream) => {
-                    let delivery = crate::downloads::delivery(
-                        api,
-                        parts,
-                        account,
-                        blob,
-                        r.clone(),
-                        subscriber,
-                    );
-                    let stream = crate::downloads::Counted::new(stream, api.host.clone(), delivery);
+                    let delivery =
+                        downloads::delivery(api, parts, account, blob, r.clone(), subscriber);
+                    let stream = downloads::Counted::new(stream, api.host.clone(), delivery);
                     let frames = stream.map(|chunk| {
                         chunk
                             .map(hyper::body::Frame::data)
@@ -384,23 +266,4 @@ async fn serve_media(
         _ => {}
     }
     answer
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn accept_encoding() {
-        let cases = [
-            ("gzip", true),
-            ("gzip, deflate, br", true),
-            ("br;q=1.0, gzip;q=0.8", true),
-            ("gzip;q=0", false),
-            ("identity", false),
-            ("", false),
-            ("*", true),
-        ];
-        for (header, gzip) in cases {
-            assert_eq!(super::accepts_gzip(header), gzip, "{header}");
-        }
-    }
 }

@@ -79,7 +79,14 @@ mod tests {
     use http::Method;
 
     use super::*;
-    use crate::routes::{Endpoint, route};
+    use crate::routes::{
+        Endpoint,
+        api::{
+            episodes::EpisodeEndpoint, feeds::FeedEndpoint, media::MediaEndpoint,
+            metadata::MetadataEndpoint, processing::ProcessingEndpoint, webhooks::WebhookEndpoint,
+        },
+        route,
+    };
 
     #[test]
     fn each_url_routes_to_its_endpoint() {
@@ -90,18 +97,52 @@ mod tests {
         let feed = FeedId::new("My Show ☕").unwrap();
         let episode = EpisodeId::new(3).unwrap();
         let job: JobId = "job_abcdefghijklmnopqrst".parse().unwrap();
-        let cases = [
-            (urls.media(media), Endpoint::GetMedia(media)),
-            (urls.metadata(media), Endpoint::GetMetadata(media)),
-            (urls.waveform(media), Endpoint::GetWaveform(media)),
-            (urls.silence(media), Endpoint::GetSilence(media)),
-            (urls.job(&job), Endpoint::GetJob(job.clone())),
-            (urls.feed(&feed), Endpoint::GetFeed(feed.clone())),
+        let cases: [(String, Endpoint); 8] = [
+            (
+                urls.media(media),
+                MediaEndpoint::GetMedia { media_id: media }.into(),
+            ),
+            (
+                urls.metadata(media),
+                MetadataEndpoint::GetMetadata { id: media }.into(),
+            ),
+            (
+                urls.waveform(media),
+                ProcessingEndpoint::GetWaveform { id: media }.into(),
+            ),
+            (
+                urls.silence(media),
+                ProcessingEndpoint::GetSilence { id: media }.into(),
+            ),
+            (
+                urls.job(&job),
+                ProcessingEndpoint::GetJob {
+                    job_id: job.clone(),
+                }
+                .into(),
+            ),
+            (
+                urls.feed(&feed),
+                FeedEndpoint::GetFeed {
+                    feed_id: feed.clone(),
+                }
+                .into(),
+            ),
             (
                 urls.episode(&feed, episode),
-                Endpoint::GetEpisode(feed.clone(), episode),
+                EpisodeEndpoint::GetEpisode {
+                    feed_id: feed.clone(),
+                    show_id: episode,
+                }
+                .into(),
             ),
-            (urls.webhook("wh_1"), Endpoint::GetWebhook("wh_1".into())),
+            (
+                urls.webhook("wh_1"),
+                WebhookEndpoint::GetWebhook {
+                    webhook_id: "wh_1".into(),
+                }
+                .into(),
+            ),
         ];
         for (url, endpoint) in cases {
             let path = url.strip_prefix("https://pod.example").unwrap();

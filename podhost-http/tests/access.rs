@@ -1,4 +1,4 @@
-//! Who may do what, generated from the route table (`podhost_http::ROUTES`): every row against
+//! Who may do what, generated from the route table (`podhost_http::routes()`): every row against
 //! every scope, with another account's ids, without a valid token, with an unknown query
 //! parameter, `HEAD` for every `GET`, and `405` for every other method. A row added to the
 //! table is covered here the day it is declared.
@@ -289,7 +289,7 @@ async fn send(
 }
 
 fn authenticated() -> impl Iterator<Item = &'static Route> {
-    podhost_http::ROUTES.iter().filter(|r| r.authenticated())
+    podhost_http::routes().filter(|r| r.authenticated())
 }
 
 fn what(row: &Route) -> String {
@@ -430,10 +430,7 @@ async fn an_unknown_query_parameter_is_422_on_every_api_row() {
     let fx = Fixture::new().await;
     let readable = World::readable(&fx).await;
     let before = version(&fx).await;
-    for row in podhost_http::ROUTES
-        .iter()
-        .filter(|r| r.surface == Surface::Api)
-    {
+    for row in podhost_http::routes().filter(|r| r.surface == Surface::Api) {
         let answer = send(
             &fx,
             row,
@@ -489,10 +486,7 @@ fn head_of(answer: &Answer) -> Vec<(String, String)> {
 async fn head_answers_every_get_row_without_the_body() {
     let fx = Fixture::new().await;
     let readable = World::readable(&fx).await;
-    for row in podhost_http::ROUTES
-        .iter()
-        .filter(|r| r.method == Method::GET)
-    {
+    for row in podhost_http::routes().filter(|r| r.method == Method::GET) {
         let token = if row.authenticated() {
             fx.alice.as_str()
         } else {
@@ -517,12 +511,11 @@ async fn head_answers_every_get_row_without_the_body() {
 async fn other_methods_are_405_with_the_methods_of_the_table() {
     let fx = Fixture::new().await;
     let readable = World::readable(&fx).await;
-    for row in podhost_http::ROUTES {
+    for row in podhost_http::routes() {
         let path = readable.path(row);
         // Every row the path routes to: its own, and a template that also matches it
         // (`GET /api/feeds/import` reads a podcast whose id is "import").
-        let mut allowed: Vec<String> = podhost_http::ROUTES
-            .iter()
+        let mut allowed: Vec<String> = podhost_http::routes()
             .filter(|r| {
                 podhost_http::routes::route(&r.method, &path)
                     .is_ok_and(|(found, _)| std::ptr::eq(found, *r))

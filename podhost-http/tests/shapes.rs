@@ -20,12 +20,8 @@ async fn the_openapi_document_has_exactly_the_api_and_oauth_routes_of_the_table(
             documented.push((method.to_uppercase(), path.clone()));
         }
     }
-    let mut routed: Vec<(String, String)> = podhost_http::ROUTES
-        .iter()
-        .filter(|r| {
-            use podhost_http::routes::Surface;
-            matches!(r.surface, Surface::Api | Surface::OAuth)
-        })
+    let mut routed: Vec<(String, String)> = podhost_http::routes()
+        .filter(|r| r.surface.documented())
         .map(|r| (r.method.to_string(), r.path.to_string()))
         .collect();
     documented.sort();

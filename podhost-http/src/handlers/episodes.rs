@@ -7,14 +7,35 @@ use podhost_core::{
 };
 use serde_json::{Value, json};
 
-use super::{Answer, cached, created, data, multipart, page};
+use super::{
+    answers::{Answer, cached, created, data, page},
+    multipart,
+};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
     error::ApiError,
     response,
+    routes::api::episodes::EpisodeEndpoint,
     urls::ApiUrls,
     wire::{self, Ctx, input::Fields},
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: EpisodeEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use EpisodeEndpoint as E;
+    match endpoint {
+        E::ListEpisodes { feed_id } => list(api, call, feed_id).await,
+        E::CreateEpisode { feed_id } => create(api, call, feed_id).await,
+        E::GetEpisode { feed_id, show_id } => get(api, call, feed_id, show_id).await,
+        E::UpdateEpisode { feed_id, show_id } => update(api, call, feed_id, show_id).await,
+        E::DeleteEpisode { feed_id, show_id } => delete(api, call, feed_id, show_id).await,
+        E::CopyEpisode { feed_id, show_id } => copy(api, call, feed_id, show_id).await,
+    }
+}
 
 /// `GET /api/feed/{feed_id}/shows`: query parameters, or the same in a JSON body.
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {

@@ -4,13 +4,31 @@ use http::StatusCode;
 use podhost_core::{FeedId, model::NewFeed};
 use serde_json::json;
 
-use super::{Answer, cached, created, data, page};
+use super::answers::{Answer, cached, created, data, page, with_location};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
     response,
+    routes::api::feeds::FeedEndpoint,
     urls::ApiUrls,
     wire::{self, Ctx, input::Fields},
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: FeedEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use FeedEndpoint as E;
+    match endpoint {
+        E::ListFeeds {} => list(api, call).await,
+        E::CreateFeed {} => create(api, call).await,
+        E::ImportFeed {} => import(api, call).await,
+        E::GetFeed { feed_id } => get(api, call, feed_id).await,
+        E::UpdateFeed { feed_id } => update(api, call, feed_id).await,
+        E::DeleteFeed { feed_id } => delete(api, call, feed_id).await,
+    }
+}
 
 /// `GET /api/feeds`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
@@ -79,4 +97,29 @@ pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId)
 pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) -> Answer {
     api.host.delete_feed(&call.who, &id).await?;
     Ok(response::no_content())
+}
+
+/// `POST /api/feeds/import` with `{"url", "feed_id"?}`: 202 with the import's job.
+pub(super) async fn import<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
+    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
+    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| serde_json::json!({})));
+    let url = fields.string("url");
+    let feed_id = fields.string("feed_id").filter(|id| !id.is_empty());
+    fields.reject_unknown();
+    if url.is_none() {
+        fields
+            .errors
+            .add("url", "the URL of the podcast's RSS feed is required");
+    }
+    fields.errors.into_result()?;
+    let job = api
+        .host
+        .submit_import(&who, &url.unwrap_or_default(), feed_id.as_deref())
+        .await?;
+    let location = ApiUrls::new(&api.host).job(&job.id);
+    let answer = response::json(
+        StatusCode::ACCEPTED,
+        &serde_json::json!({ "data": wire::job(&api.host, &job) }),
+    );
+    Ok(with_location(answer, &location))
 }

@@ -7,14 +7,35 @@ use podhost_core::{
 };
 use serde_json::json;
 
-use super::{Answer, cached, created_record, multipart, page};
+use super::{
+    answers::{Answer, cached, created_record, page},
+    multipart,
+};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
     error::ApiError,
     response,
+    routes::api::media::MediaEndpoint,
     urls::ApiUrls,
     wire::{self, Ctx},
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: MediaEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use MediaEndpoint as E;
+    match endpoint {
+        E::ListMedia {} => list(api, call).await,
+        E::UploadMedia {} => upload(api, call).await,
+        E::GetMedia { media_id } => get(api, call, media_id).await,
+        E::UpdateMedia { media_id } => update(api, call, media_id).await,
+        E::DeleteMedia { media_id } => delete(api, call, media_id).await,
+        E::CopyMedia { media_id } => copy(api, call, media_id).await,
+    }
+}
 
 /// `GET /api/media`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {

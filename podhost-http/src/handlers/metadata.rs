@@ -3,11 +3,25 @@
 use http::StatusCode;
 use podhost_core::MediaId;
 
-use super::{Answer, data};
+use super::answers::{Answer, data};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
+    routes::api::metadata::MetadataEndpoint,
     wire::{self, input::Fields},
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: MetadataEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use MetadataEndpoint as E;
+    match endpoint {
+        E::GetMetadata { id } => get(api, call, id).await,
+        E::PutMetadata { id } => put(api, call, id).await,
+    }
+}
 
 /// `GET /api/media/{id}/metadata`: facts, tags read from the file, ad breaks.
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {

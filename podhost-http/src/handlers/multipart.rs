@@ -3,7 +3,7 @@
 use http::header;
 use http_body_util::BodyDataStream;
 
-use crate::{api::RequestBody, error::ApiError};
+use crate::{context::RequestBody, error::ApiError};
 
 /// A multipart reader over a request body.
 pub(super) fn reader<B: RequestBody>(

@@ -5,11 +5,28 @@
 use http::{HeaderValue, StatusCode, header};
 use podhost_core::{EpisodeId, FeedId, FieldErrors, stats::StatsQuery};
 
-use super::{Answer, data};
+use super::answers::{Answer, data};
 use crate::{
-    api::{Api, Call, RequestBody},
-    response, wire,
+    context::{Api, Call, RequestBody},
+    response,
+    routes::api::stats::StatsEndpoint,
+    wire,
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: StatsEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use StatsEndpoint as E;
+    match endpoint {
+        E::AccountStats {} => get(api, call, None, None).await,
+        E::StatsCsv {} => csv(api, call).await,
+        E::FeedStats { feed_id } => get(api, call, Some(feed_id), None).await,
+        E::EpisodeStats { feed_id, show_id } => get(api, call, Some(feed_id), Some(show_id)).await,
+    }
+}
 
 /// All three: the report, narrowed to a podcast or one of its episodes.
 pub(super) async fn get<B: RequestBody>(

@@ -5,12 +5,30 @@ use http::StatusCode;
 use podhost_core::{FeedId, SubscriberId};
 use serde_json::{Value, json};
 
-use super::{Answer, data};
+use super::answers::{Answer, data};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
     response,
+    routes::api::subscribers::SubscriberEndpoint,
     wire::{self, input::Fields},
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: SubscriberEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use SubscriberEndpoint as E;
+    match endpoint {
+        E::ListSubscribers { feed_id } => list(api, call, &feed_id).await,
+        E::AddSubscriber { feed_id } => add(api, call, &feed_id).await,
+        E::RemoveSubscriber {
+            feed_id,
+            subscriber_id,
+        } => remove(api, call, &feed_id, &subscriber_id).await,
+    }
+}
 
 /// `GET /api/feeds/{feed_id}/subscribers`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {

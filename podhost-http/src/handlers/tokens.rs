@@ -5,12 +5,27 @@ use http::StatusCode;
 use podhost_core::{Scopes, TokenId};
 use serde_json::{Value, json};
 
-use super::{Answer, data};
+use super::answers::{Answer, data, no_store};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
     response,
+    routes::api::tokens::TokenEndpoint,
     wire::{self, input::Fields},
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: TokenEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use TokenEndpoint as E;
+    match endpoint {
+        E::ListTokens {} => list(api, call).await,
+        E::CreateToken {} => create(api, call).await,
+        E::RevokeToken { token_id } => revoke(api, call, &token_id).await,
+    }
+}
 
 /// `GET /api/tokens`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
@@ -55,7 +70,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let new = api.host.create_token(&who, &label, scopes).await?;
     let mut shown = wire::token(&new.token, None);
     shown["token"] = json!(new.secret);
-    Ok(super::no_store(response::json(
+    Ok(no_store(response::json(
         StatusCode::CREATED,
         &json!({ "data": shown }),
     )))

@@ -5,13 +5,32 @@ use http::StatusCode;
 use podhost_core::webhooks::subscription::NewWebhook;
 use serde_json::{Value, json};
 
-use super::{Answer, created, data};
+use super::answers::{Answer, created, data};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
     response,
+    routes::api::webhooks::WebhookEndpoint,
     urls::ApiUrls,
     wire::{self, input::Fields},
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: WebhookEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use WebhookEndpoint as E;
+    match endpoint {
+        E::ProcessWebhooks {} => process(api, call).await,
+        E::ListWebhooks {} => list(api, call).await,
+        E::CreateWebhook {} => create(api, call).await,
+        E::GetWebhook { webhook_id } => get(api, call, &webhook_id).await,
+        E::DeleteWebhook { webhook_id } => delete(api, call, &webhook_id).await,
+        E::ListDeliveries { webhook_id } => deliveries(api, call, &webhook_id).await,
+        E::Redeliver { webhook_id, seq } => redeliver(api, call, &webhook_id, seq).await,
+    }
+}
 
 /// `POST /api/webhooks-processing`: delivers the caller's due deliveries now.
 pub(super) async fn process<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {

@@ -23,41 +23,22 @@ use podhost_core::{
 use subtle::ConstantTimeEq;
 
 use crate::{
-    api::{Api, RequestBody},
+    context::{Api, RequestBody},
     response::{self, Body},
-    routes::Endpoint,
+    routes::site::SiteEndpoint,
 };
 
-/// The site's paths: the route table's rows and the pages' forms and links use these.
+/// The site's paths (its table's rows), and the few of other tables its pages link to.
 pub(crate) mod paths {
-    /// The home page.
-    pub(crate) const HOME: &str = "/";
-    /// The account page (sign-in form when signed out).
-    pub(crate) const ACCOUNT: &str = "/account";
-    /// Where the sign-in form posts.
-    pub(crate) const SIGN_IN: &str = "/account/sign-in";
-    /// Where the sign-out form posts.
-    pub(crate) const SIGN_OUT: &str = "/account/sign-out";
-    /// Where the new-token form posts.
-    pub(crate) const TOKENS: &str = "/account/tokens";
-    /// Where a token's revoke button posts (template).
-    pub(crate) const TOKEN_REVOKE: &str = "/account/tokens/{token_id}/revoke";
-    /// Where the new-client form posts.
-    pub(crate) const CLIENTS: &str = "/account/clients";
-    /// Where a client's delete button posts (template).
-    pub(crate) const CLIENT_DELETE: &str = "/account/clients/{client_id}/delete";
-    /// Where a grant's revoke button posts (template).
-    pub(crate) const GRANT_REVOKE: &str = "/account/grants/{grant_id}/revoke";
-    /// The OAuth authorization endpoint (the consent page) and where its form posts.
-    pub(crate) const AUTHORIZE: &str = "/oauth/authorize";
-    /// The OAuth token endpoint.
-    pub(crate) const TOKEN: &str = "/oauth/token";
-    /// The OAuth revocation endpoint.
-    pub(crate) const REVOKE: &str = "/oauth/revoke";
-    /// The OAuth server metadata (RFC 8414).
-    pub(crate) const METADATA: &str = "/.well-known/oauth-authorization-server";
-    /// The API's OpenAPI document.
-    pub(crate) const OPENAPI: &str = "/api/openapi.json";
+    pub(crate) use crate::routes::{
+        docs::paths::Openapi as OPENAPI,
+        oauth::paths::Authorize as AUTHORIZE,
+        site::paths::{
+            Account as ACCOUNT, CreateClient as CLIENTS, CreateToken as TOKENS,
+            DeleteClient as CLIENT_DELETE, RevokeGrant as GRANT_REVOKE,
+            RevokeToken as TOKEN_REVOKE, SignIn as SIGN_IN, SignOut as SIGN_OUT,
+        },
+    };
 
     fn fill(template: &str, value: &str) -> String {
         let start = template.find('{').unwrap_or(template.len());
@@ -114,88 +95,120 @@ struct Visit<'a> {
 /// Answers a request to a site route (`Surface::Site`).
 pub(crate) async fn answer<B: RequestBody>(
     api: &Api,
-    endpoint: Endpoint,
+    endpoint: SiteEndpoint,
     parts: &Parts,
     body: B,
 ) -> Response<Body> {
-    match visit(api, endpoint, parts, body).await {
+    let answered = match Visit::new(api, parts, body).await {
+        Ok(visit) => visit.page(endpoint).await,
+        Err(refused) => Err(refused),
+    };
+    match answered {
+        Ok(answer) | Err(answer) => answer,
+    }
+}
+
+/// Answers the OAuth authorization endpoint (`GET /oauth/authorize`): the consent page, or
+/// the sign-in form first.
+pub(crate) async fn authorization<B: RequestBody>(
+    api: &Api,
+    parts: &Parts,
+    body: B,
+) -> Response<Body> {
+    let answered = match Visit::new(api, parts, body).await {
+        Ok(visit) => authorize(&visit).await,
+        Err(refused) => Err(refused),
+    };
+    match answered {
         Ok(answer) | Err(answer) => answer,
     }
 }
 
 type Page = Result<Response<Body>, Response<Body>>;
 
-async fn visit<B: RequestBody>(api: &Api, endpoint: Endpoint, parts: &Parts, body: B) -> Page {
-    let session = match cookie(parts, SESSION_COOKIE) {
-        Some(value) => match api.host.session(&value).await {
-            Ok(found) => Some(found),
-            Err(Error::Unauthenticated) => None,
-            Err(e) => return Err(failure(&e)),
-        },
-        None => None,
-    };
-    let form = if parts.method == Method::POST {
-        read_form(parts, body).await?
-    } else {
-        Form::new()
-    };
-    let visit = Visit {
-        api,
-        parts,
-        session,
-        form,
-    };
-    if parts.method == Method::POST {
-        visit.check_origin()?;
+impl<'a> Visit<'a> {
+    /// The visit of a request: its live session (by the cookie), its form (POST), and for a
+    /// form the `Origin` checked.
+    async fn new<B: RequestBody>(
+        api: &'a Api,
+        parts: &'a Parts,
+        body: B,
+    ) -> Result<Self, Response<Body>> {
+        let session = match cookie(parts, SESSION_COOKIE) {
+            Some(value) => match api.host.session(&value).await {
+                Ok(found) => Some(found),
+                Err(Error::Unauthenticated) => None,
+                Err(e) => return Err(failure(&e)),
+            },
+            None => None,
+        };
+        let form = if parts.method == Method::POST {
+            read_form(parts, body).await?
+        } else {
+            Form::new()
+        };
+        let visit = Visit {
+            api,
+            parts,
+            session,
+            form,
+        };
+        if parts.method == Method::POST {
+            visit.check_origin()?;
+        }
+        Ok(visit)
     }
-    use Endpoint as E;
-    match endpoint {
-        E::Home => home(&visit).await,
-        E::Account => match &visit.session {
-            Some(_) => visit.account_page(StatusCode::OK, None).await,
-            None => Ok(visit.sign_in_page(StatusCode::OK, paths::ACCOUNT, "", None)),
-        },
-        E::SignIn => sign_in(&visit).await,
-        E::SignOut => {
-            visit.signed_in()?;
-            if let Some(value) = cookie(parts, SESSION_COOKIE) {
-                api.host.sign_out(&value).await.map_err(|e| failure(&e))?;
+
+    /// The page of a site route.
+    async fn page(&self, endpoint: SiteEndpoint) -> Page {
+        let (api, parts) = (self.api, self.parts);
+        use SiteEndpoint as E;
+        match endpoint {
+            E::Home {} => home(self).await,
+            E::Account {} => match &self.session {
+                Some(_) => self.account_page(StatusCode::OK, None).await,
+                None => Ok(self.sign_in_page(StatusCode::OK, paths::ACCOUNT, "", None)),
+            },
+            E::SignIn {} => sign_in(self).await,
+            E::SignOut {} => {
+                self.signed_in()?;
+                if let Some(value) = cookie(parts, SESSION_COOKIE) {
+                    api.host.sign_out(&value).await.map_err(|e| failure(&e))?;
+                }
+                let mut answer = see_other(api, paths::ACCOUNT);
+                set_cookie(&mut answer, expired(SESSION_COOKIE));
+                Ok(answer)
             }
-            let mut answer = see_other(api, paths::ACCOUNT);
-            set_cookie(&mut answer, expired(SESSION_COOKIE));
-            Ok(answer)
-        }
-        E::SiteCreateToken => create_token(&visit).await,
-        E::SiteRevokeToken(id) => {
-            let who = visit.signed_in()?;
-            match api.host.revoke_token(&who, &id).await {
-                Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
-                Err(Error::NotFound { .. }) => Err(visit.not_found()),
-                Err(e) => Err(failure(&e)),
+            E::CreateToken {} => create_token(self).await,
+            E::RevokeToken { token_id } => {
+                let who = self.signed_in()?;
+                match api.host.revoke_token(&who, &token_id).await {
+                    Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
+                    Err(Error::NotFound { .. }) => Err(self.not_found()),
+                    Err(e) => Err(failure(&e)),
+                }
             }
-        }
-        E::SiteCreateClient => create_client(&visit).await,
-        E::SiteDeleteClient(id) => {
-            let who = visit.signed_in()?;
-            let id: ClientId = id.parse().map_err(|_| visit.not_found())?;
-            match api.host.delete_client(&who, &id).await {
-                Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
-                Err(Error::NotFound { .. }) => Err(visit.not_found()),
-                Err(e) => Err(failure(&e)),
+            E::CreateClient {} => create_client(self).await,
+            E::DeleteClient { client_id } => {
+                let who = self.signed_in()?;
+                let id: ClientId = client_id.parse().map_err(|_| self.not_found())?;
+                match api.host.delete_client(&who, &id).await {
+                    Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
+                    Err(Error::NotFound { .. }) => Err(self.not_found()),
+                    Err(e) => Err(failure(&e)),
+                }
             }
-        }
-        E::SiteRevokeGrant(id) => {
-            let who = visit.signed_in()?;
-            let id: GrantId = id.parse().map_err(|_| visit.not_found())?;
-            match api.host.revoke_grant(&who, &id).await {
-                Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
-                Err(Error::NotFound { .. }) => Err(visit.not_found()),
-                Err(e) => Err(failure(&e)),
+            E::RevokeGrant { grant_id } => {
+                let who = self.signed_in()?;
+                let id: GrantId = grant_id.parse().map_err(|_| self.not_found())?;
+                match api.host.revoke_grant(&who, &id).await {
+                    Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
+                    Err(Error::NotFound { .. }) => Err(self.not_found()),
+                    Err(e) => Err(failure(&e)),
+                }
             }
+            E::Consent {} => consent(self).await,
         }
-        E::Authorize => authorize(&visit).await,
-        E::Consent => consent(&visit).await,
-        _ => Err(visit.not_found()),
     }
 }
 

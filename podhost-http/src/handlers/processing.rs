@@ -5,13 +5,30 @@
 use http::{HeaderValue, StatusCode, header};
 use podhost_core::{JobId, MediaId, WaveformFormat, model::JobKind};
 
-use super::{Answer, data, with_location};
+use super::answers::{Answer, data, with_location};
 use crate::{
-    api::{Api, Call, RequestBody},
+    context::{Api, Call, RequestBody},
     response,
+    routes::api::processing::ProcessingEndpoint,
     urls::ApiUrls,
     wire,
 };
+
+/// The group's endpoints, each to its handler.
+pub(super) async fn handle<B: RequestBody>(
+    api: &Api,
+    endpoint: ProcessingEndpoint,
+    call: Call<B>,
+) -> Answer {
+    use ProcessingEndpoint as E;
+    match endpoint {
+        E::GenerateWaveform { id } => generate(api, call, id, JobKind::Waveform).await,
+        E::GenerateSilence { id } => generate(api, call, id, JobKind::Silence).await,
+        E::GetJob { job_id } => get(api, call, job_id).await,
+        E::GetWaveform { id } => waveform(api, call, id).await,
+        E::GetSilence { id } => silence(api, call, id).await,
+    }
+}
 
 /// `POST /api/generate/waveform/{id}` and `/silence/{id}`: the options in an optional JSON body.
 pub(super) async fn generate<B: RequestBody>(
@@ -24,31 +41,6 @@ pub(super) async fn generate<B: RequestBody>(
     let job = api
         .host
         .submit_job(&who, media, kind, body.unwrap_or(serde_json::Value::Null))
-        .await?;
-    let location = ApiUrls::new(&api.host).job(&job.id);
-    let answer = response::json(
-        StatusCode::ACCEPTED,
-        &serde_json::json!({ "data": wire::job(&api.host, &job) }),
-    );
-    Ok(with_location(answer, &location))
-}
-
-/// `POST /api/feeds/import` with `{"url", "feed_id"?}`: 202 with the import's job.
-pub(super) async fn import<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| serde_json::json!({})));
-    let url = fields.string("url");
-    let feed_id = fields.string("feed_id").filter(|id| !id.is_empty());
-    fields.reject_unknown();
-    if url.is_none() {
-        fields
-            .errors
-            .add("url", "the URL of the podcast's RSS feed is required");
-    }
-    fields.errors.into_result()?;
-    let job = api
-        .host
-        .submit_import(&who, &url.unwrap_or_default(), feed_id.as_deref())
         .await?;
     let location = ApiUrls::new(&api.host).job(&job.id);
     let answer = response::json(

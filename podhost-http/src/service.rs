@@ -1,64 +1,24 @@
-//! The API as a service: route, authenticate, limit, check the scope and the query, dispatch,
-//! answer; `HEAD` and the draining of unread bodies for every route.
+//! The API as a service: route, then answer by the endpoint's kind (for the API: authenticate,
+//! limit, check the scope and the query, dispatch to the handlers); `HEAD` and the draining of
+//! unread bodies for every route.
 
 use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, task::Poll};
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
-use http_body_util::{BodyExt, Limited};
 use hyper::body::Body as HttpBody;
 use podhost_core::{FieldErrors, PodcastHost, Principal};
-use serde_json::Value;
 
 use crate::{
     config::HttpConfig,
-    drain,
+    context::{Api, Call, RequestBody},
+    docs, drain,
     error::ApiError,
-    handlers,
+    handlers, oauth, page, public,
     response::{self, Body},
-    routes::{self, ParamError, Route, RouteError, Surface},
+    routes::{self, ApiEndpoint, Endpoint, ParamError, Route, RouteError, Surface},
+    site,
 };
-
-/// A request body the API can read: any `http_body::Body` of `Bytes` (hyper's `Incoming`,
-/// `http_body_util::Full` in tests, ...).
-pub trait RequestBody:
-    HttpBody<Data = Bytes, Error: std::error::Error + Send + Sync + 'static> + Send + Unpin + 'static
-{
-}
-
-impl<B> RequestBody for B where
-    B: HttpBody<Data = Bytes, Error: std::error::Error + Send + Sync + 'static>
-        + Send
-        + Unpin
-        + 'static
-{
-}
-
-/// The REST API over a [`PodcastHost`]: a cloneable `tower::Service` answering every request,
-/// errors included (it never fails).
-#[derive(Clone)]
-pub struct Api {
-    pub(crate) host: PodcastHost,
-    pub(crate) config: Arc<HttpConfig>,
-    openapi: Arc<Value>,
-    pub(crate) cache: Arc<crate::cache::ResponseCache>,
-    /// Episodes' JSON as list items.
-    pub(crate) items: Arc<crate::cache::ItemCache>,
-    /// Gzipped feeds and pages by ETag, compressed once per rendered version.
-    pub(crate) gzipped: Arc<std::sync::Mutex<std::collections::HashMap<String, Bytes>>>,
-    /// How webhook deliveries asked for through the API are sent.
-    pub(crate) webhooks: Arc<dyn podhost_core::webhooks::WebhookSender>,
-}
-
-/// A request after routing and authentication, as handlers see it.
-pub(crate) struct Call<B> {
-    pub(crate) who: Principal,
-    pub(crate) query: Vec<(String, String)>,
-    /// The path and query as sent: the key of cached answers.
-    pub(crate) request_line: String,
-    pub(crate) headers: http::HeaderMap,
-    pub(crate) body: B,
-}
 
 impl Api {
     /// The API over `host` with `config`.
@@ -108,9 +68,9 @@ impl Api {
         answer
     }
 
-    /// The answer to a request: route (the table of `routes.rs`), then for routes with a scope
-    /// authenticate (401), limit (429), check the scope (403) and the query parameters (422),
-    /// then the handler.
+    /// The answer to a request: route (the tables of `routes/`), then by the endpoint's kind:
+    /// for the API, authenticate (401), limit (429), check the scope (403) and the query
+    /// parameters (422) from the row, then the handler; the others go to their own answers.
     async fn answer<B: RequestBody>(&self, parts: Parts, body: B) -> Response<Body> {
         if parts.method == Method::OPTIONS {
             return response::preflight();
@@ -142,28 +102,38 @@ impl Api {
             .query()
             .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
             .unwrap_or_default();
-        match row.surface {
-            Surface::Site => return crate::site::answer(self, endpoint, &parts, body).await,
-            Surface::OAuth if endpoint == routes::Endpoint::Authorize => {
-                return crate::site::answer(self, endpoint, &parts, body).await;
-            }
-            Surface::OAuth => return crate::oauth::answer(self, endpoint, &parts, body).await,
-            Surface::Api | Surface::Public | Surface::Page => {}
+        match endpoint {
+            Endpoint::Api(endpoint) => self.call(row, endpoint, parts, query, body).await,
+            Endpoint::Docs(endpoint) => match known_params(row, &query) {
+                Ok(()) => docs::answer(self, endpoint),
+                Err(e) => response::error(&e),
+            },
+            Endpoint::Public(endpoint) => public::answer(self, endpoint, &parts).await,
+            Endpoint::Page(endpoint) => page::answer(self, endpoint, &parts).await,
+            Endpoint::Site(endpoint) => site::answer(self, endpoint, &parts, body).await,
+            Endpoint::OAuth(endpoint) => oauth::answer(self, endpoint, &parts, body).await,
         }
-        let Some(scope) = row.scope else {
-            if let Err(e) = known_params(row, &query) {
-                return response::error(&e);
-            }
-            return handlers::open(self, endpoint, &parts).await;
-        };
+    }
+
+    /// A call of the API: the bearer token (401), the rate limit (429), the row's scope (403)
+    /// and query parameters (422), then the handler; the rate limit's headers on the answer.
+    async fn call<B: RequestBody>(
+        &self,
+        row: &Route,
+        endpoint: ApiEndpoint,
+        parts: Parts,
+        query: Vec<(String, String)>,
+        body: B,
+    ) -> Response<Body> {
         let who = match self.authenticate(&parts).await {
             Ok(who) => who,
             Err(e) => return response::error(&e),
         };
         let verdict = self.host.rate_check(&who).await;
         let mut answer = if verdict.allowed {
-            let checked = who
-                .require(scope)
+            let checked = row
+                .scope
+                .map_or(Ok(()), |scope| who.require(scope))
                 .map_err(ApiError::from)
                 .and_then(|()| known_params(row, &query));
             match checked {
@@ -208,8 +178,10 @@ impl Api {
     /// 404 as the surface answers it: a page for pages, JSON elsewhere.
     fn not_found(&self, surface: Surface) -> Response<Body> {
         match surface {
-            Surface::Page | Surface::Site => crate::page::not_found(self),
-            Surface::Api | Surface::Public | Surface::OAuth => response::error(&ApiError::NoRoute),
+            Surface::Page | Surface::Site => page::not_found(self),
+            Surface::Api | Surface::Docs | Surface::Public | Surface::OAuth => {
+                response::error(&ApiError::NoRoute)
+            }
         }
     }
 
@@ -232,17 +204,12 @@ impl Api {
             .authenticate_from(secret, &address.to_string())
             .await?)
     }
-
-    /// The OpenAPI document.
-    pub(crate) fn openapi(&self) -> &Value {
-        &self.openapi
-    }
 }
 
 /// Refuses query parameters an API route does not know (the public side takes any: apps add
 /// their own).
 fn known_params(row: &Route, query: &[(String, String)]) -> Result<(), ApiError> {
-    if row.surface != Surface::Api {
+    if !row.surface.strict_query() {
         return Ok(());
     }
     let mut errors = FieldErrors::default();
@@ -270,40 +237,6 @@ fn without_body(answer: &mut Response<Body>) {
             .insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     }
     *answer.body_mut() = response::full(Bytes::new());
-}
-
-impl<B: RequestBody> Call<B> {
-    /// The first value of a query parameter.
-    pub(crate) fn param(&self, name: &str) -> Option<&str> {
-        self.query
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Reads a JSON body of at most `limit` bytes; `None` when the body is empty.
-    pub(crate) async fn json(
-        self,
-        limit: usize,
-    ) -> Result<(Principal, Vec<(String, String)>, Option<Value>), ApiError> {
-        let bytes = match Limited::new(self.body, limit).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-                return Err(ApiError::BodyTooLarge(limit as u64));
-            }
-            Err(e) => {
-                return Err(ApiError::BadRequest(format!(
-                    "the body could not be read: {e}"
-                )));
-            }
-        };
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok((self.who, self.query, None));
-        }
-        let value = serde_json::from_slice(&bytes)
-            .map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))?;
-        Ok((self.who, self.query, Some(value)))
-    }
 }
 
 impl<B: RequestBody> tower::Service<Request<B>> for Api {

@@ -1,0 +1,117 @@
+//! What handlers answer with: JSON in `{"data": …}`, 201 with a `Location`, answers reused from
+//! the cache while the account is unchanged, the page of a list.
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+use podhost_core::{FieldErrors, model::PageRequest};
+use serde_json::Value;
+
+use crate::{
+    context::Api,
+    error::ApiError,
+    response::{self, Body},
+};
+
+pub(crate) type Answer = Result<Response<Body>, ApiError>;
+
+/// A 200 answer reused from the cache while the account is at the same version, else
+/// rendered by `render` (the JSON body, serialized with [`response::json_body`], and when it changes by
+/// itself) and kept.
+pub(super) async fn cached<F, Fut>(
+    api: &Api,
+    who: &podhost_core::Principal,
+    request_line: &str,
+    render: F,
+) -> Answer
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<(Bytes, Option<jiff::Timestamp>), ApiError>>,
+{
+    if !api.config.cache_lists {
+        let (body, _) = render().await?;
+        return Ok(response::json_bytes(StatusCode::OK, body));
+    }
+    let version = api.host.account_version(who).await?;
+    let account = who.account().as_str();
+    if let Some(body) = api
+        .cache
+        .get(account, request_line, version, api.host.now())
+    {
+        return Ok(response::json_bytes(StatusCode::OK, body));
+    }
+    let (body, changes_at) = render().await?;
+    api.cache
+        .put(account, request_line, version, changes_at, body.clone());
+    Ok(response::json_bytes(StatusCode::OK, body))
+}
+
+/// `{"data": value}` with a status.
+pub(super) fn data(status: StatusCode, value: Value) -> Answer {
+    Ok(response::json(
+        status,
+        &serde_json::json!({ "data": value }),
+    ))
+}
+
+/// The answer with `Cache-Control: no-store` (it shows a secret).
+pub(super) fn no_store(mut answer: Response<Body>) -> Response<Body> {
+    answer
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    answer
+}
+
+/// 201 `{"data": value}` with a `Location`.
+pub(super) fn created(location: &str, value: Value) -> Answer {
+    Ok(with_location(
+        response::json(StatusCode::CREATED, &serde_json::json!({ "data": value })),
+        location,
+    ))
+}
+
+/// 201 with the bare record (media upload and copy) and a `Location`.
+pub(super) fn created_record(location: &str, value: Value) -> Answer {
+    Ok(with_location(
+        response::json(StatusCode::CREATED, &value),
+        location,
+    ))
+}
+
+pub(super) fn with_location(mut answer: Response<Body>, location: &str) -> Response<Body> {
+    if let Ok(location) = HeaderValue::from_str(location) {
+        answer.headers_mut().insert(header::LOCATION, location);
+    }
+    answer
+}
+
+/// `page[number]` and `page[size]` from the query (or a JSON body), bounds checked by the core.
+pub(super) fn page(
+    query: &[(String, String)],
+    body: Option<&Value>,
+) -> Result<PageRequest, ApiError> {
+    let mut errors = FieldErrors::default();
+    let mut number_of = |query_key: &str, body_key: &str, field: &str| -> Option<i64> {
+        let raw = query
+            .iter()
+            .find(|(k, _)| k == query_key)
+            .map(|(_, v)| Value::String(v.clone()))
+            .or_else(|| {
+                body.and_then(|b| b.get("page"))
+                    .and_then(|p| p.get(body_key))
+                    .cloned()
+            })?;
+        let parsed = match &raw {
+            Value::Number(n) => n.as_i64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        };
+        if parsed.is_none() {
+            errors.add(field, "must be a whole number");
+        }
+        parsed
+    };
+    let number = number_of("page[number]", "number", "page.number");
+    let size = number_of("page[size]", "size", "page.size");
+    errors.into_result()?;
+    Ok(PageRequest::new(number, size)?)
+}

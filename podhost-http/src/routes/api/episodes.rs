@@ -1,0 +1,83 @@
+//! A podcast's episodes (shows): list, read, create, update, delete, copy.
+
+use podhost_core::{EpisodeId, FeedId, Scope};
+use serde_json::json;
+
+use crate::routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints, query::*};
+
+endpoints! {
+    /// A podcast's episodes (shows): list, read, create, update, delete, copy.
+    pub enum EpisodeEndpoint: Api, tag "episodes";
+
+    /// list episodes
+    ListEpisodes { feed_id: FeedId } = GET "/api/feed/{feed_id}/shows",
+        Spec::token(Scope::ShowsReadOnly)
+            .query(&[
+                PAGE_NUMBER,
+                PAGE_SIZE,
+                QueryParam {
+                    name: "sortBy",
+                    schema: || json!({"type": "string", "enum": ["lastUpdate", "is_public"]}),
+                    description: "sort key; default: publishing date",
+                },
+                QueryParam {
+                    name: "sortDesc",
+                    schema: || json!({"type": "string", "enum": ["desc", "asc", "true", "false"]}),
+                    description: "desc or true: descending",
+                },
+                QueryParam {
+                    name: "filter",
+                    schema: || json!({"type": "string"}),
+                    description: "searched in title and description (also accepted as a JSON body field)",
+                },
+            ])
+            .answers(200, "the episodes", Shape::DataList("EpisodeListItem"));
+
+    /// create an episode; files sent in `media` (its audio) and `cover` become media items in the
+    /// same commit as the episode
+    CreateEpisode { feed_id: FeedId } = POST "/api/feed/{feed_id}/show",
+        Spec::token(Scope::Shows)
+            .body(BodyKind::Multipart {
+                schema: "EpisodeCreate",
+                file: Some("media"),
+                example: &[("title", "Pilot"), ("is_public", "1")],
+            })
+            .answers(201, "the episode; Location: the episode", Shape::Data("Episode"))
+            .errors(&[413]);
+
+    /// get an episode
+    GetEpisode { feed_id: FeedId, show_id: EpisodeId } = GET "/api/feed/{feed_id}/show/{show_id}",
+        Spec::token(Scope::ShowsReadOnly)
+            .query(&[QueryParam {
+                name: "feed_id",
+                schema: || json!({"type": "string"}),
+                description: "ignored; the path names the feed",
+            }])
+            .answers(200, "the episode", Shape::Data("Episode"));
+
+    /// change an episode
+    UpdateEpisode { feed_id: FeedId, show_id: EpisodeId } = PUT "/api/feed/{feed_id}/show/{show_id}",
+        Spec::token(Scope::Shows)
+            .body(BodyKind::Json {
+                schema: "EpisodeUpdate",
+                required: false,
+                example: r#"{"title": "Pilot, again", "itunes": {"episodeType": "full", "season": "1"}}"#,
+            })
+            .answers(200, "the episode", Shape::Data("Episode"))
+            .errors(&[409, 413]);
+
+    /// delete an episode
+    DeleteEpisode { feed_id: FeedId, show_id: EpisodeId } = DELETE "/api/feed/{feed_id}/show/{show_id}",
+        Spec::token(Scope::Shows)
+            .answers(204, "deleted", Shape::Empty);
+
+    /// copy an episode as a draft
+    CopyEpisode { feed_id: FeedId, show_id: EpisodeId } = POST "/api/feed/{feed_id}/show/{show_id}/copy",
+        Spec::token(Scope::Shows)
+            .query(&[QueryParam {
+                name: "feed_id_to",
+                schema: || json!({"type": "string"}),
+                description: "the target feed; default: the same feed",
+            }])
+            .answers(201, "the copy; Location: the copy", Shape::Data("Episode"));
+}

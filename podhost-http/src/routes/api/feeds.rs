@@ -1,0 +1,63 @@
+//! Podcasts (feeds): create, import, list, read, update, delete.
+
+use podhost_core::{FeedId, Scope};
+
+use crate::routes::{BodyKind, Shape, Spec, declare::endpoints, query::*};
+
+endpoints! {
+    /// Podcasts (feeds): create, import, list, read, update, delete.
+    pub enum FeedEndpoint: Api, tag "feeds";
+
+    /// list podcasts
+    ListFeeds {} = GET "/api/feeds",
+        Spec::token(Scope::FeedsReadOnly)
+            .query(&[PAGE_NUMBER, PAGE_SIZE])
+            .answers(200, "the podcasts", Shape::DataList("FeedListItem"));
+
+    /// create a podcast
+    CreateFeed {} = POST "/api/feeds",
+        Spec::token(Scope::Feeds)
+            .addition()
+            .body(BodyKind::Json {
+                schema: "FeedCreate",
+                required: true,
+                example: r#"{"id": "my-show", "title": "My Show", "description": "Talk about things", "language": "en"}"#,
+            })
+            .answers(201, "the podcast; Location: the podcast", Shape::Data("Feed"))
+            .errors(&[409, 413]);
+
+    /// import a podcast from its RSS feed on another host, with its episodes and files (a
+    /// background job; running it again completes it and duplicates nothing)
+    ImportFeed {} = POST "/api/feeds/import",
+        Spec::token(Scope::Feeds)
+            .addition()
+            .body(BodyKind::Json {
+                schema: "FeedImport",
+                required: true,
+                example: r#"{"url": "https://feeds.example.com/my-show.xml", "feed_id": "my-show"}"#,
+            })
+            .answers(202, "the job, queued (or the one already queued or running for this feed); Location: the job; its result is the import's report", Shape::Data("Job"))
+            .errors(&[413]);
+
+    /// get a podcast
+    GetFeed { feed_id: FeedId } = GET "/api/feeds/{feed_id}",
+        Spec::token(Scope::FeedsReadOnly)
+            .answers(200, "the podcast", Shape::Data("Feed"));
+
+    /// change a podcast
+    UpdateFeed { feed_id: FeedId } = PUT "/api/feeds/{feed_id}",
+        Spec::token(Scope::Feeds)
+            .addition()
+            .body(BodyKind::Json {
+                schema: "FeedUpdate",
+                required: false,
+                example: r#"{"description": "Talk about other things", "itunes": {"author": "Me"}}"#,
+            })
+            .answers(200, "the podcast", Shape::Data("Feed"))
+            .errors(&[413]);
+
+    /// delete a podcast and its episodes
+    DeleteFeed { feed_id: FeedId } = DELETE "/api/feeds/{feed_id}",
+        Spec::token(Scope::Feeds)
+            .answers(204, "deleted", Shape::Empty);
+}

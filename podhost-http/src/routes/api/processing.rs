@@ -1,0 +1,57 @@
+//! Processing audio in the background: waveforms, silences, and the jobs that make them.
+
+use podhost_core::{JobId, MediaId, Scope};
+use serde_json::json;
+
+use crate::routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints};
+
+endpoints! {
+    /// Processing audio in the background: waveforms, silences, and the jobs that make them.
+    pub enum ProcessingEndpoint: Api, tag "processing";
+
+    /// generate a waveform (a background job; BBC audiowaveform's format)
+    GenerateWaveform { id: MediaId } = POST "/api/generate/waveform/{id}",
+        Spec::token(Scope::Media)
+            .body(BodyKind::Json {
+                schema: "WaveformOptions",
+                required: false,
+                example: r#"{"samples_per_pixel": 256, "bits": 8}"#,
+            })
+            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data("Job"))
+            .errors(&[413]);
+
+    /// detect silences and suggest ad breaks (a background job; ffmpeg silencedetect's rule)
+    GenerateSilence { id: MediaId } = POST "/api/generate/silence/{id}",
+        Spec::token(Scope::Media)
+            .body(BodyKind::Json {
+                schema: "SilenceOptions",
+                required: false,
+                example: r#"{"noise": -60, "duration": 2}"#,
+            })
+            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data("Job"))
+            .errors(&[413]);
+
+    /// a background job
+    GetJob { job_id: JobId } = GET "/api/jobs/{job_id}",
+        Spec::token(Scope::MediaReadOnly)
+            .addition()
+            .answers(200, "the job", Shape::Data("Job"));
+
+    /// the latest waveform of a file, in audiowaveform's JSON (not wrapped, for peaks.js) or `.dat`
+    /// form
+    GetWaveform { id: MediaId } = GET "/api/media/{id}/waveform",
+        Spec::token(Scope::MediaReadOnly)
+            .addition()
+            .query(&[QueryParam {
+                name: "format",
+                schema: || json!({"type": "string", "enum": ["json", "dat"], "default": "json"}),
+                description: "json or the binary dat",
+            }])
+            .answers(200, "the waveform", Shape::JsonOrBinary("Waveform"));
+
+    /// the latest silence report of a file
+    GetSilence { id: MediaId } = GET "/api/media/{id}/silence",
+        Spec::token(Scope::MediaReadOnly)
+            .addition()
+            .answers(200, "the silences and suggested mid-roll positions", Shape::Data("SilenceReport"));
+}

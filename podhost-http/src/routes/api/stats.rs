@@ -1,0 +1,39 @@
+//! Download statistics by the IAB guidelines.
+
+use podhost_core::{EpisodeId, FeedId, Scope};
+
+use crate::routes::{Shape, Spec, declare::endpoints, query::*};
+
+endpoints! {
+    /// Download statistics by the IAB guidelines.
+    pub enum StatsEndpoint: Api, tag "statistics";
+
+    /// downloads of all the caller's podcasts
+    AccountStats {} = GET "/api/stats",
+        Spec::token(Scope::Stats)
+            .addition()
+            .query(&[FROM, TO])
+            .answers(200, "the report", Shape::Data("StatsReport"));
+
+    /// every counted download row of a period as CSV: date, hour, feed_id, show_id, app, platform,
+    /// subscriber_id, downloads
+    StatsCsv {} = GET "/api/stats/csv",
+        Spec::token(Scope::Stats)
+            .addition()
+            .query(&[FROM, TO])
+            .answers(200, "the rows", Shape::Document("text/csv"));
+
+    /// downloads of one podcast
+    FeedStats { feed_id: FeedId } = GET "/api/stats/feeds/{feed_id}",
+        Spec::token(Scope::Stats)
+            .addition()
+            .query(&[FROM, TO])
+            .answers(200, "the report", Shape::Data("StatsReport"));
+
+    /// downloads of one episode
+    EpisodeStats { feed_id: FeedId, show_id: EpisodeId } = GET "/api/stats/feeds/{feed_id}/shows/{show_id}",
+        Spec::token(Scope::Stats)
+            .addition()
+            .query(&[FROM, TO])
+            .answers(200, "the report", Shape::Data("StatsReport"));
+}

@@ -1,0 +1,33 @@
+//! The caller's personal API tokens.
+
+use podhost_core::{Scope, TokenId};
+
+use crate::routes::{BodyKind, Shape, Spec, declare::endpoints};
+
+endpoints! {
+    /// The caller's personal API tokens.
+    pub enum TokenEndpoint: Api, tag "tokens";
+
+    /// the caller's personal tokens, oldest first, revoked ones included (never a secret)
+    ListTokens {} = GET "/api/tokens",
+        Spec::token(Scope::Tokens)
+            .addition()
+            .answers(200, "the tokens", Shape::DataList("Token"));
+
+    /// a new personal token (scopes at most the caller's); its secret is shown only here
+    CreateToken {} = POST "/api/tokens",
+        Spec::token(Scope::Tokens)
+            .addition()
+            .body(BodyKind::Json {
+                schema: "NewToken",
+                required: true,
+                example: r#"{"label": "helper", "scopes": ["tokens"]}"#,
+            })
+            .answers(201, "the token, with its secret in `token`", Shape::Data("CreatedToken"));
+
+    /// revoke a personal token (it stops working on every server within a second)
+    RevokeToken { token_id: TokenId } = DELETE "/api/tokens/{token_id}",
+        Spec::token(Scope::Tokens)
+            .addition()
+            .answers(204, "revoked (also when it already was)", Shape::Empty);
+}

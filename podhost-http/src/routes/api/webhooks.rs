@@ -1,0 +1,58 @@
+//! Webhook subscriptions, their deliveries, and delivering now.
+
+use podhost_core::Scope;
+
+use crate::routes::{BodyKind, Shape, Spec, declare::endpoints};
+
+endpoints! {
+    /// Webhook subscriptions, their deliveries, and delivering now.
+    pub enum WebhookEndpoint: Api, tag "webhooks";
+
+    /// deliver the caller's due webhook deliveries now (delivery otherwise runs in the background)
+    ProcessWebhooks {} = POST "/api/webhooks-processing",
+        Spec::token(Scope::Webhooks)
+            .answers(200, "what was done", Shape::Data("WebhookRun"));
+
+    /// the caller's webhook subscriptions (without their secrets)
+    ListWebhooks {} = GET "/api/webhooks",
+        Spec::token(Scope::Webhooks)
+            .addition()
+            .answers(200, "the subscriptions", Shape::DataList("Webhook"));
+
+    /// subscribe a URL to events; the signing secret (Standard Webhooks, whsec_) is shown only in
+    /// this answer
+    CreateWebhook {} = POST "/api/webhooks",
+        Spec::token(Scope::Webhooks)
+            .addition()
+            .body(BodyKind::Json {
+                schema: "WebhookCreate",
+                required: true,
+                example: r#"{"url": "https://hooks.example.com/podhost", "events": ["episode.published"], "description": "my app"}"#,
+            })
+            .answers(201, "the subscription, with its secret; Location: the subscription", Shape::Data("Webhook"))
+            .errors(&[413]);
+
+    /// one subscription
+    GetWebhook { webhook_id: String } = GET "/api/webhooks/{webhook_id}",
+        Spec::token(Scope::Webhooks)
+            .addition()
+            .answers(200, "the subscription", Shape::Data("Webhook"));
+
+    /// remove a subscription
+    DeleteWebhook { webhook_id: String } = DELETE "/api/webhooks/{webhook_id}",
+        Spec::token(Scope::Webhooks)
+            .addition()
+            .answers(204, "removed", Shape::Empty);
+
+    /// the recent deliveries of a subscription, newest first, with their attempts
+    ListDeliveries { webhook_id: String } = GET "/api/webhooks/{webhook_id}/deliveries",
+        Spec::token(Scope::Webhooks)
+            .addition()
+            .answers(200, "the deliveries", Shape::DataList("Delivery"));
+
+    /// send an event to a subscription again, now
+    Redeliver { webhook_id: String, seq: u64 } = POST "/api/webhooks/{webhook_id}/deliveries/{seq}/redeliver",
+        Spec::token(Scope::Webhooks)
+            .addition()
+            .answers(200, "the delivery with the new attempt", Shape::Data("Delivery"));
+}

@@ -1,0 +1,22 @@
+//! The podcasts' web pages.
+
+use podhost_core::{EpisodeId, FeedId};
+
+use crate::routes::{Shape, Spec, declare::endpoints};
+
+endpoints! {
+    /// The podcasts' web pages.
+    pub enum PageEndpoint: Page, tag "pages";
+
+    /// the podcast's web page
+    PodcastPage { feed_id: FeedId } = GET "/podcasts/{feed_id}",
+        Spec::open()
+            .answers(200, "the page", Shape::Document("text/html"))
+            .errors(&[304, 404, 410]);
+
+    /// a published episode's web page
+    EpisodePage { feed_id: FeedId, show_id: EpisodeId } = GET "/podcasts/{feed_id}/{show_id}",
+        Spec::open()
+            .answers(200, "the page", Shape::Document("text/html"))
+            .errors(&[304, 404, 410]);
+}

@@ -1,0 +1,40 @@
+//! What podcast apps fetch, without a token: feeds, files, chapters.
+
+use podhost_core::FeedId;
+
+use crate::routes::{Shape, Spec, declare::endpoints};
+
+endpoints! {
+    /// What podcast apps fetch, without a token: feeds, files, chapters.
+    pub enum PublicEndpoint: Public, tag "public";
+
+    /// the podcast's RSS feed (validators, 304, gzip)
+    Rss { feed_id: FeedId } = GET "/feeds/{feed_id}/rss",
+        Spec::open()
+            .answers(200, "the feed", Shape::Document("application/rss+xml"))
+            .errors(&[301, 304, 404, 410]);
+
+    /// a file's bytes (ranges, validators; counted for statistics)
+    Download { account: String, blob: String, name: String } = GET "/media/{account}/{blob}/{name}",
+        Spec::open()
+            .answers(200, "the file", Shape::Document("*/*"))
+            .errors(&[206, 302, 304, 404, 416]);
+
+    /// a subscriber's feed of a private podcast (blocked from directories)
+    PrivateRss { feed_id: FeedId, key: String } = GET "/private/{feed_id}/{key}/rss",
+        Spec::open()
+            .answers(200, "the feed", Shape::Document("application/rss+xml"))
+            .errors(&[304, 404, 410]);
+
+    /// a file of a private podcast, through a subscriber's key (ranges, validators)
+    PrivateDownload { feed_id: FeedId, key: String, blob: String, name: String } = GET "/private/{feed_id}/{key}/media/{blob}/{name}",
+        Spec::open()
+            .answers(200, "the file", Shape::Document("*/*"))
+            .errors(&[206, 302, 304, 404, 410, 416]);
+
+    /// a file's chapters as JSON (podcast:chapters)
+    Chapters { account: String, blob: String } = GET "/chapters/{account}/{blob}.json",
+        Spec::open()
+            .answers(200, "the chapters", Shape::Document(podhost_core::publish::chapters::MIME))
+            .errors(&[404]);
+}

@@ -1,0 +1,43 @@
+//! Query parameters several routes share.
+
+use podhost_core::{model::PageRequest, stats as core_stats};
+use serde_json::json;
+
+use super::QueryParam;
+
+/// `page[number]`.
+pub const PAGE_NUMBER: QueryParam = QueryParam {
+    name: "page[number]",
+    schema: || json!({"type": "integer", "minimum": 1, "default": 1}),
+    description: "page number, from 1",
+};
+
+/// `page[size]`.
+pub const PAGE_SIZE: QueryParam = QueryParam {
+    name: "page[size]",
+    schema: || json!({"type": "integer", "minimum": 1, "maximum": PageRequest::MAX_SIZE, "default": PageRequest::DEFAULT_SIZE}),
+    description: "page size",
+};
+
+/// `from`: the first day of a statistics report.
+pub const FROM: QueryParam = QueryParam {
+    name: "from",
+    schema: || json!({"type": "string", "format": "date", "description": format!("default: {} days before `to`", core_stats::DEFAULT_DAYS - 1)}),
+    description: "first UTC day (YYYY-MM-DD)",
+};
+
+/// `to`: the last day of a statistics report.
+pub const TO: QueryParam = QueryParam {
+    name: "to",
+    schema: || json!({"type": "string", "format": "date", "description": format!("default: today; at most {} days in all", core_stats::MAX_DAYS)}),
+    description: "last UTC day, included",
+};
+
+/// A parameter of the OAuth authorization request (text).
+pub const fn oauth(name: &'static str, description: &'static str) -> QueryParam {
+    QueryParam {
+        name,
+        schema: || json!({"type": "string"}),
+        description,
+    }
+}
