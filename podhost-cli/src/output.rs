@@ -17,7 +17,7 @@ impl Output {
     /// Prints a value: `json` when JSON is asked for, else `text`.
     pub fn print(
         &self,
-        json: serde_json::Value,
+        json: impl serde::Serialize,
         text: impl FnOnce() -> String,
     ) -> std::io::Result<()> {
         let mut stdout = std::io::stdout().lock();
@@ -43,7 +43,7 @@ impl Output {
     /// lines.
     pub fn fields(
         &self,
-        json: serde_json::Value,
+        json: impl serde::Serialize,
         fields: impl FnOnce() -> Vec<(&'static str, String)>,
     ) -> std::io::Result<()> {
         self.print(json, || {
@@ -58,10 +58,10 @@ impl Output {
     }
 
     /// Prints rows: a JSON array, or a text table with a header.
-    pub fn table(
+    pub fn table<T: serde::Serialize>(
         &self,
         header: &[&str],
-        rows: Vec<(serde_json::Value, Vec<String>)>,
+        rows: Vec<(T, Vec<String>)>,
     ) -> std::io::Result<()> {
         let mut stdout = std::io::stdout().lock();
         if self.json {

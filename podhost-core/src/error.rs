@@ -91,7 +91,8 @@ impl Error {
         }
     }
 
-    pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+    /// A validation error of one field.
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
         let mut errors = FieldErrors::default();
         errors.add(field, message);
         Error::Invalid(errors)

@@ -10,7 +10,7 @@ use hyper::body::Body as HttpBody;
 use podhost_core::{PodcastHost, Principal};
 use serde_json::Value;
 
-use crate::{cache, config::HttpConfig, error::ApiError};
+use crate::{cache, config::HttpConfig, error::ApiError, wire::Body};
 
 /// A request body the API can read: any `http_body::Body` of `Bytes` (hyper's `Incoming`,
 /// `http_body_util::Full` in tests, ...).
@@ -54,6 +54,17 @@ pub(crate) struct Call<B> {
 }
 
 impl<B: RequestBody> Call<B> {
+    /// Reads a JSON body of at most `limit` bytes as the wire type `T` (an empty body is
+    /// `{}`), checked against `T`'s schema.
+    pub(crate) async fn read<T>(self, limit: usize) -> Result<(Principal, T), ApiError>
+    where
+        T: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
+    {
+        let (who, _, body) = self.json(limit).await?;
+        let value = Body::json(body).read::<T>()?;
+        Ok((who, value))
+    }
+
     /// The first value of a query parameter.
     pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.query

@@ -11,6 +11,6 @@ use crate::{
 /// Answers a request for the documentation.
 pub(crate) fn answer(api: &Api, endpoint: DocsEndpoint) -> Response<Body> {
     match endpoint {
-        DocsEndpoint::Openapi {} => response::json(StatusCode::OK, &api.openapi),
+        DocsEndpoint::Openapi {} => response::json(StatusCode::OK, &*api.openapi),
     }
 }

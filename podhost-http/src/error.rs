@@ -2,7 +2,9 @@
 
 use http::{Method, StatusCode};
 use podhost_core::FieldErrors;
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::wire::errors::{ErrorBody, ValidationBody};
 
 /// An error answer of the API.
 #[derive(Debug)]
@@ -35,7 +37,10 @@ impl From<podhost_core::Error> for ApiError {
 /// The status and JSON body of an error. 500 bodies are generic; the detail goes to the log.
 pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
     use podhost_core::Error as E;
-    let message = |status: StatusCode, text: String| (status, json!({ "message": text }));
+    let message = |status: StatusCode, text: String| {
+        let body = ErrorBody { message: &text };
+        (status, serde_json::to_value(body).unwrap_or(Value::Null))
+    };
     match error {
         ApiError::Core(e) => match e {
             E::NotFound { .. } => message(StatusCode::NOT_FOUND, e.to_string()),
@@ -82,14 +87,13 @@ fn invalid(fields: &FieldErrors) -> (StatusCode, Value) {
         .next()
         .and_then(|(field, messages)| messages.first().map(|m| format!("{field}: {m}")))
         .unwrap_or_else(|| "the input is invalid".into());
-    let errors: serde_json::Map<String, Value> = fields
-        .fields()
-        .iter()
-        .map(|(field, messages)| (field.clone(), json!(messages)))
-        .collect();
+    let body = ValidationBody {
+        message: &first,
+        errors: fields.fields(),
+    };
     (
         StatusCode::UNPROCESSABLE_ENTITY,
-        json!({ "message": first, "errors": errors }),
+        serde_json::to_value(body).unwrap_or(Value::Null),
     )
 }
 
@@ -133,6 +137,6 @@ mod tests {
             "the page size may not be greater than 500"
         );
         let (_, body) = status_and_body(&podhost_core::Error::Unauthenticated.into());
-        assert_eq!(body, json!({"message": "Unauthenticated."}));
+        assert_eq!(body, serde_json::json!({"message": "Unauthenticated."}));
     }
 }

@@ -8,7 +8,6 @@ use base64::Engine;
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header, request::Parts};
 use podhost_core::{OAuthError, Scope, TokenRequest};
-use serde_json::{Value, json};
 
 use crate::{
     context::{Api, RequestBody},
@@ -21,6 +20,12 @@ use crate::{
         },
     },
     site,
+    wire::{
+        self,
+        oauth::{
+            OAuthErrorBody, OAuthMetadata, OAuthRevokeRequest, OAuthTokenRequest, OAuthTokens,
+        },
+    },
 };
 
 /// The largest request the endpoints read.
@@ -69,15 +74,6 @@ struct Request {
     client: TokenRequest,
 }
 
-impl Request {
-    fn get(&self, name: &str) -> Option<String> {
-        self.form
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    }
-}
-
 fn invalid_request(description: &str) -> OAuthError {
     OAuthError {
         error: "invalid_request",
@@ -95,28 +91,39 @@ async fn read<B: RequestBody>(parts: &Parts, body: B) -> Result<Request, OAuthEr
             return Err(invalid_request(&format!("{name} is sent more than once")));
         }
     }
-    let from_form = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let fields: OAuthTokenRequest = as_body(&form)
+        .read()
+        .map_err(|e| invalid_request(&e.to_string()))?;
     let (client_id, client_secret) = match basic(parts)? {
         Some((id, secret)) => {
-            if from_form("client_secret").is_some() {
+            if fields.client_secret.is_some() {
                 return Err(invalid_request(
                     "the client authenticates one way only: HTTP Basic or the form",
                 ));
             }
             (Some(id), Some(secret))
         }
-        None => (from_form("client_id"), from_form("client_secret")),
+        None => (fields.client_id, fields.client_secret),
     };
     let client = TokenRequest {
-        grant_type: from_form("grant_type"),
-        code: from_form("code"),
-        redirect_uri: from_form("redirect_uri"),
-        code_verifier: from_form("code_verifier"),
-        refresh_token: from_form("refresh_token"),
+        grant_type: fields.grant_type,
+        code: fields.code,
+        redirect_uri: fields.redirect_uri,
+        code_verifier: fields.code_verifier,
+        refresh_token: fields.refresh_token,
         client_id,
         client_secret,
     };
     Ok(Request { form, client })
+}
+
+/// A form's fields as a body to read.
+fn as_body(form: &[(String, String)]) -> wire::Body {
+    let mut body = wire::Body::form();
+    for (name, value) in form {
+        body.add(name, value.clone());
+    }
+    body
 }
 
 /// The client's id and secret from `Authorization: Basic`, each form-urlencoded (RFC 6749
@@ -158,15 +165,18 @@ async fn token(api: &Api, request: &Request) -> Result<Response<Body>, OAuthErro
     let tokens = api.host.token(&request.client).await?;
     Ok(no_store(response::json(
         StatusCode::OK,
-        &serde_json::to_value(&tokens).unwrap_or(Value::Null),
+        &OAuthTokens::from(tokens),
     )))
 }
 
 /// `POST /oauth/revoke`: `token` (and an optional `token_type_hint`, which podhost does not
 /// need: it knows a token by its shape).
 async fn revoke(api: &Api, request: &Request) -> Result<Response<Body>, OAuthError> {
-    let token = request
-        .get("token")
+    let fields: OAuthRevokeRequest = as_body(&request.form)
+        .read()
+        .map_err(|e| invalid_request(&e.to_string()))?;
+    let token = fields
+        .token
         .ok_or_else(|| invalid_request("token is missing"))?;
     api.host.revoke_oauth_token(&token, &request.client).await?;
     let mut answer = response::json_bytes(StatusCode::OK, Bytes::new());
@@ -180,7 +190,10 @@ fn error(e: &OAuthError, basic: bool) -> Response<Body> {
     let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
     let mut answer = no_store(response::json(
         status,
-        &json!({"error": e.error, "error_description": e.description}),
+        &OAuthErrorBody {
+            error: e.error,
+            error_description: &e.description,
+        },
     ));
     if status == StatusCode::UNAUTHORIZED {
         let challenge = if basic {
@@ -205,22 +218,22 @@ fn no_store(mut answer: Response<Body>) -> Response<Body> {
 }
 
 /// The server metadata (RFC 8414): the issuer is the deployment's public URL.
-fn metadata(api: &Api) -> Value {
+fn metadata(api: &Api) -> OAuthMetadata {
     let base = api.host.urls().base();
     let auth_methods = ["none", "client_secret_basic", "client_secret_post"];
-    json!({
-        "issuer": base,
-        "authorization_endpoint": format!("{base}{}", AUTHORIZE),
-        "token_endpoint": format!("{base}{}", TOKEN),
-        "revocation_endpoint": format!("{base}{}", REVOKE),
-        "scopes_supported": Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-        "response_types_supported": ["code"],
-        "response_modes_supported": ["query"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
-        "code_challenge_methods_supported": ["S256"],
-        "authorization_response_iss_parameter_supported": true,
-        "token_endpoint_auth_methods_supported": auth_methods,
-        "revocation_endpoint_auth_methods_supported": auth_methods,
-        "service_documentation": format!("{base}{}", OPENAPI),
-    })
+    OAuthMetadata {
+        issuer: base.to_string(),
+        authorization_endpoint: format!("{base}{AUTHORIZE}"),
+        token_endpoint: format!("{base}{TOKEN}"),
+        revocation_endpoint: format!("{base}{REVOKE}"),
+        scopes_supported: Scope::ALL.iter().map(|s| s.as_str()).collect(),
+        response_types_supported: ["code"],
+        response_modes_supported: ["query"],
+        grant_types_supported: ["authorization_code", "refresh_token"],
+        code_challenge_methods_supported: ["S256"],
+        authorization_response_iss_parameter_supported: true,
+        token_endpoint_auth_methods_supported: auth_methods,
+        revocation_endpoint_auth_methods_supported: auth_methods,
+        service_documentation: format!("{base}{OPENAPI}"),
+    }
 }

@@ -1,48 +1,100 @@
-//! The OpenAPI 3.0.3 document served at `GET /api/openapi.json`, built from the route table
-//! ([`ROUTES`]): every [`Surface::Api`] row is an operation (parameters from its template and
-//! its query list, its body, its answers, its security). The component schemas (the wire
-//! shapes) are here, referenced by name from the rows.
+//! The OpenAPI 3.0.3 document served at `GET /api/openapi.json`, derived from the route tables
+//! and the wire types: every documented row is an operation (its `operationId` and tag, its
+//! parameters, body and example, its answers, its security, links from what it makes to the
+//! operations that use it), and the component schemas are the wire types' own (schemars).
+
+use std::collections::BTreeMap;
 
 use podhost_core::{PodcastHost, Scope, Scopes};
-use serde_json::{Value, json};
+use schemars::{SchemaGenerator, generate::Contract};
+use serde_json::{Map, Value, json};
 
-use crate::routes::{BodyKind, Route, Shape, Surface, routes};
+use crate::{
+    routes::{BodyKind, Route, Shape, Surface, routes, tables},
+    wire::{
+        errors::{ErrorBody, ValidationBody},
+        oauth::OAuthErrorBody,
+        schema::{SchemaRef, schema, settings, tidy},
+    },
+};
 
-fn r(name: &str) -> Value {
-    json!({ "$ref": format!("#/components/schemas/{name}") })
+/// The document's two sets of schemas: what answers carry (serialized) and what requests send
+/// (read). A type that is both and differs between them is named with `Input` for requests.
+struct Schemas {
+    answers: SchemaGenerator,
+    requests: SchemaGenerator,
+}
+
+impl Schemas {
+    fn new() -> Self {
+        Schemas {
+            answers: settings(Contract::Serialize).into_generator(),
+            requests: settings(Contract::Deserialize).into_generator(),
+        }
+    }
+
+    fn answer(&mut self, schema: SchemaRef) -> Value {
+        schema.reference(&mut self.answers)
+    }
+
+    fn request(&mut self, schema: SchemaRef) -> Value {
+        schema.reference(&mut self.requests)
+    }
+
+    /// The components, and the request schemas renamed because an answer's of the same name
+    /// differs.
+    fn components(mut self) -> (Map<String, Value>, BTreeMap<String, String>) {
+        let mut components = self.answers.take_definitions(true);
+        let requests = self.requests.take_definitions(true);
+        let renamed: BTreeMap<String, String> = requests
+            .iter()
+            .filter(|(name, schema)| components.get(*name).is_some_and(|a| a != *schema))
+            .map(|(name, _)| (name.clone(), format!("{name}Input")))
+            .collect();
+        for (name, mut schema) in requests {
+            rename_refs(&mut schema, &renamed);
+            let name = renamed.get(&name).cloned().unwrap_or(name);
+            components.entry(name).or_insert(schema);
+        }
+        (components, renamed)
+    }
+}
+
+fn json_content(schema: Value) -> Value {
+    json!({ "application/json": { "schema": schema } })
 }
 
 /// What each error status means, wherever it is answered.
-fn error_response(status: u16) -> Value {
+fn error_response(status: u16, error: &Value, validation: &Value) -> Value {
     let (description, schema) = match status {
         400 => (
             "malformed request: JSON, multipart or a path parameter",
-            "Error",
+            error,
         ),
-        401 => ("missing, unknown or revoked token", "Error"),
-        403 => ("the token lacks the scope", "Error"),
+        401 => ("missing, unknown or revoked token", error),
+        403 => ("the token lacks the scope", error),
         404 => (
             "no such object (another account's objects never exist)",
-            "Error",
+            error,
         ),
-        405 => ("wrong method", "Error"),
+        405 => ("wrong method", error),
         409 => (
             "conflict: an id that is taken, a file still in use, a changed version",
-            "Error",
+            error,
         ),
-        413 => ("the body is larger than the limit", "Error"),
+        413 => ("the body is larger than the limit", error),
         422 => (
             "validation failed (unknown query parameters included): messages per field",
-            "ValidationError",
+            validation,
         ),
-        429 => ("rate limit reached; see retry-after", "Error"),
-        _ => ("internal fault", "Error"),
+        429 => ("rate limit reached; see retry-after", error),
+        _ => ("internal fault", error),
     };
-    json!({ "description": description, "content": { "application/json": { "schema": r(schema) } } })
+    json!({ "description": description, "content": json_content(schema.clone()) })
 }
 
-/// An error answer of an OAuth endpoint (RFC 6749 §5.2), or its authorization page's.
-fn oauth_error_response(row: &Route, status: u16) -> Value {
+/// An error answer of an OAuth endpoint, or of its authorization page.
+fn oauth_error_response(row: &Route, status: u16, oauth_error: &Value) -> Value {
     match (&row.success.shape, status) {
         (Shape::Document(_), 303) => json!({
             "description": "back to the client's redirect URI with `error` (or to the sign-in form's next page)",
@@ -54,43 +106,37 @@ fn oauth_error_response(row: &Route, status: u16) -> Value {
         }),
         (_, 401) => json!({
             "description": "the client failed to authenticate (invalid_client)",
-            "content": json_content(r("OAuthError")),
+            "content": json_content(oauth_error.clone()),
         }),
         _ => json!({
             "description": "invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or unauthorized_client",
-            "content": json_content(r("OAuthError")),
+            "content": json_content(oauth_error.clone()),
         }),
     }
 }
 
 /// The statuses every operation of this kind may answer.
 fn common_errors(row: &Route) -> &'static [u16] {
-    if row.surface == Surface::OAuth {
-        &[]
-    } else if row.authenticated() {
-        &[400, 401, 403, 404, 405, 422, 429, 500]
-    } else {
-        &[422]
+    match row.surface {
+        Surface::OAuth => &[],
+        Surface::Api => &[400, 401, 403, 404, 405, 422, 429, 500],
+        _ => &[422],
     }
 }
 
-fn json_content(schema: Value) -> Value {
-    json!({ "application/json": { "schema": schema } })
-}
-
 /// The success response of a row.
-fn success(row: &Route) -> Value {
+fn success(row: &Route, schemas: &mut Schemas) -> Value {
     let mut answer = json!({ "description": row.success.description });
     let data = |inner: Value| json!({"type": "object", "required": ["data"], "properties": {"data": inner}});
     let content = match row.success.shape {
         Shape::Empty => None,
-        Shape::Bare(name) => Some(json_content(r(name))),
-        Shape::Data(name) => Some(json_content(data(r(name)))),
-        Shape::DataList(name) => Some(json_content(data(
-            json!({"type": "array", "items": r(name)}),
+        Shape::Bare(s) => Some(json_content(schemas.answer(s))),
+        Shape::Data(s) => Some(json_content(data(schemas.answer(s)))),
+        Shape::DataList(s) => Some(json_content(data(
+            json!({"type": "array", "items": schemas.answer(s)}),
         ))),
-        Shape::JsonOrBinary(name) => {
-            let mut content = json_content(r(name));
+        Shape::JsonOrBinary(s) => {
+            let mut content = json_content(schemas.answer(s));
             content["application/octet-stream"] =
                 json!({"schema": {"type": "string", "format": "binary"}});
             Some(content)
@@ -103,48 +149,118 @@ fn success(row: &Route) -> Value {
     if let Some(content) = content {
         answer["content"] = content;
     }
+    if let Some(links) = links(row) {
+        answer["links"] = links;
+    }
     answer
 }
 
-/// The request body of a row.
-fn request_body(row: &Route) -> Option<Value> {
-    match row.body {
-        BodyKind::None => None,
-        BodyKind::Json {
-            schema,
-            required,
-            example,
-        } => {
-            let example: Value = serde_json::from_str(example).unwrap_or(Value::Null);
-            Some(json!({
-                "required": required,
-                "content": { "application/json": { "schema": r(schema), "example": example } },
-            }))
-        }
-        BodyKind::Form { schema, example } => {
-            let fields: serde_json::Map<String, Value> = example
-                .iter()
-                .map(|(k, v)| (k.to_string(), json!(v)))
-                .collect();
-            Some(json!({
-                "required": true,
-                "content": { "application/x-www-form-urlencoded": { "schema": r(schema), "example": fields } },
-            }))
-        }
-        BodyKind::Multipart {
-            schema, example, ..
-        } => {
-            let mut media = json!({ "schema": r(schema) });
-            if !example.is_empty() {
-                let fields: serde_json::Map<String, Value> = example
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), json!(v)))
-                    .collect();
-                media["example"] = Value::Object(fields);
-            }
-            Some(json!({ "required": true, "content": { "multipart/form-data": media } }))
+/// A form's fields flattened for `multipart/form-data`: a nested object's fields become fields
+/// named with brackets (`itunes[title]`), as the specification's forms name them.
+fn form_fields(schema: &Value, prefix: &str, out: &mut Map<String, Value>) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, field) in properties {
+        let key = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}[{name}]")
+        };
+        let nested = field.get("type").and_then(Value::as_str) == Some("object")
+            && field.get("properties").is_some();
+        if nested {
+            form_fields(field, &key, out);
+        } else {
+            out.insert(key, field.clone());
         }
     }
+}
+
+/// A form's example values as text (what a form sends).
+fn form_example(example: &Value) -> Value {
+    match example {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    (k.clone(), Value::String(text))
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The request body of a row.
+fn request_body(row: &Route, schemas: &mut Schemas) -> Option<Value> {
+    let with_example = |mut media: Value, example: Option<Value>| {
+        if let Some(example) = example {
+            media["example"] = example;
+        }
+        media
+    };
+    match row.body {
+        BodyKind::None | BodyKind::Form { schema: None } => None,
+        BodyKind::Json { schema, required } => Some(json!({
+            "required": required,
+            "content": { "application/json": with_example(json!({ "schema": schemas.request(schema) }), schema.example()) },
+        })),
+        BodyKind::Form {
+            schema: Some(schema),
+        } => Some(json!({
+            "required": true,
+            "content": { "application/x-www-form-urlencoded": with_example(json!({ "schema": schemas.request(schema) }), schema.example().map(|e| form_example(&e))) },
+        })),
+        BodyKind::Multipart { schema, .. } => {
+            // Forms are documented flat, so the whole schema is written here.
+            let whole = schema.whole();
+            let mut fields = Map::new();
+            form_fields(&whole, "", &mut fields);
+            let mut form = json!({"type": "object", "properties": fields});
+            if let Some(required) = whole.get("required") {
+                form["required"] = required.clone();
+            }
+            Some(json!({
+                "required": true,
+                "content": { "multipart/form-data": with_example(json!({ "schema": form }), schema.example().map(|e| form_example(&e))) },
+            }))
+        }
+    }
+}
+
+/// The links of what a row makes to the operations that use it: each documented route whose
+/// path takes a parameter naming what was made, its other parameters filled from the request
+/// that made it.
+fn links(row: &Route) -> Option<Value> {
+    let made = row.makes?;
+    let own: Vec<&str> = row.path_params().collect();
+    let mut links = Map::new();
+    for target in routes().filter(|r| r.surface.documented() && r.scope.is_some()) {
+        let names: Vec<&str> = target.path_params().collect();
+        if !names.iter().any(|n| made.params.contains(n)) {
+            continue;
+        }
+        let mut parameters = Map::new();
+        let fillable = names.iter().all(|name| {
+            let value = if made.params.contains(name) {
+                format!("$response.body#{}", made.at)
+            } else if own.contains(name) {
+                format!("$request.path.{name}")
+            } else {
+                return false;
+            };
+            parameters.insert(name.to_string(), Value::String(value));
+            true
+        });
+        if fillable {
+            links.insert(
+                target.operation_id(),
+                json!({"operationId": target.operation_id(), "parameters": parameters}),
+            );
+        }
+    }
+    (!links.is_empty()).then_some(Value::Object(links))
 }
 
 /// The scopes that allow what `needed` allows, e.g. `media, media-read-only`.
@@ -158,26 +274,26 @@ fn scopes_allowing(needed: Scope) -> String {
 }
 
 /// The operation object of one row.
-fn operation(row: &Route) -> Value {
+fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value {
     let mut parameters: Vec<Value> = row
         .params
         .iter()
         .map(|p| {
-            json!({"name": p.name, "in": "path", "required": true, "schema": p.kind.schema(), "description": p.description()})
+            json!({"name": p.name, "in": "path", "required": true, "schema": p.kind.schema(), "description": p.description(), "example": p.kind.sample()})
         })
         .collect();
     parameters.extend(row.query.iter().map(|q| {
         json!({"name": q.name, "in": "query", "required": false, "schema": (q.schema)(), "description": q.description})
     }));
-    let mut responses = serde_json::Map::new();
+    let mut responses = Map::new();
     for status in common_errors(row).iter().chain(row.errors) {
         let response = match row.surface {
-            Surface::OAuth => oauth_error_response(row, *status),
-            _ => error_response(*status),
+            Surface::OAuth => oauth_error_response(row, *status, &errors.oauth),
+            _ => error_response(*status, &errors.error, &errors.validation),
         };
         responses.insert(status.to_string(), response);
     }
-    responses.insert(row.success.status.to_string(), success(row));
+    responses.insert(row.success.status.to_string(), success(row, schemas));
     let mut description = match (row.scope, row.surface) {
         (Some(scope), _) => format!("Scopes: {}.", scopes_allowing(scope)),
         (None, Surface::OAuth) if matches!(row.body, BodyKind::Form { .. }) => {
@@ -201,7 +317,7 @@ fn operation(row: &Route) -> Value {
         "responses": responses,
         "security": security,
     });
-    if let Some(body) = request_body(row) {
+    if let Some(body) = request_body(row, schemas) {
         op["requestBody"] = body;
     }
     if row.addition {
@@ -210,364 +326,74 @@ fn operation(row: &Route) -> Value {
     op
 }
 
-/// The Podcasting 2.0 tags of `names` as schema properties: each a list of objects, or one
-/// object, by the namespace's names (`null` removes a tag; each is checked by the core).
-fn tag_properties(names: &[&str]) -> Value {
-    const ONE: [&str; 9] = [
-        "location",
-        "license",
-        "updateFrequency",
-        "value",
-        "chat",
-        "publisher",
-        "season",
-        "episode",
-        "medium",
-    ];
-    let props: serde_json::Map<String, Value> = names
-        .iter()
-        .map(|name| {
-            let schema = if ONE.contains(name) {
-                json!({"type": "object", "nullable": true, "description": format!("podcast:{name}")})
-            } else {
-                json!({"type": "array", "nullable": true, "items": {"type": "object"}, "description": format!("podcast:{name}")})
-            };
-            (name.to_string(), schema)
-        })
-        .collect();
-    Value::Object(props)
+/// The error answers' schemas, as references.
+struct ErrorSchemas {
+    error: Value,
+    validation: Value,
+    oauth: Value,
 }
 
-fn string() -> Value {
-    json!({"type": "string"})
-}
-
-fn object(required: &[&str], properties: Value) -> Value {
-    json!({ "type": "object", "required": required, "properties": properties })
-}
-
-fn schemas() -> Value {
-    let itunes_out = object(
-        &[
-            "title",
-            "subtitle",
-            "logo",
-            "summary",
-            "episodeType",
-            "author",
-            "duration",
-            "season",
-            "episode",
-        ],
-        json!({
-            "title": string(), "subtitle": string(), "logo": string(), "summary": string(),
-            "episodeType": {"type": "string", "enum": ["full", "trailer", "bonus"]}, "author": string(),
-            "duration": {"type": "string", "description": "HH:MM:SS or empty"},
-            "season": string(), "episode": string(), "explicit": {"type": "boolean", "nullable": true},
-        }),
-    );
-    let episode_fields = json!({
-        "title": string(), "subtitle": string(), "author": string(), "email": string(), "copyright": string(),
-        "description": string(), "link": string(),
-        "is_public": {"oneOf": [{"type": "integer", "enum": [0, 1]}, {"type": "boolean"}, {"type": "string", "enum": ["0", "1", "true", "false"]}]},
-        "publishing_date": {"type": "string", "format": "date"}, "publishing_time": {"type": "string", "pattern": "^[0-9]{2}:[0-9]{2}:[0-9]{2}$"},
-        "show_media": {"type": "integer", "minimum": 1, "nullable": true},
-        "write_metadata": {"type": "boolean", "description": "true is refused (422) until the media processing issue lands"},
-    });
-    let mut update = episode_fields.clone();
-    update["itunes"] = json!({"type": "object", "properties": {
-        "title": string(), "subtitle": string(), "summary": string(), "author": string(),
-        "episode": {"type": "integer", "minimum": 0, "nullable": true}, "season": {"type": "string"},
-        "episodeType": {"type": "string", "enum": ["full", "trailer", "bonus"]},
-        "logo": {"type": "integer", "minimum": 1, "nullable": true}, "explicit": {"type": "boolean", "nullable": true},
-    }, "additionalProperties": false});
-    let mut item_podcast = tag_properties(&podhost_core::model::podcast::ITEM_TAGS);
-    item_podcast["transcript"] = json!({"type": "integer", "minimum": 1, "nullable": true});
-    update["podcast"] =
-        json!({"type": "object", "properties": item_podcast, "additionalProperties": false});
-    update["version"] = json!({"type": "integer", "description": "addition: apply only if the episode still has this version (else 409)"});
-    let mut create = episode_fields;
-    create["guid"] = string();
-    for key in [
-        "itunes[title]",
-        "itunes[subtitle]",
-        "itunes[summary]",
-        "itunes[author]",
-        "itunes[episode]",
-        "itunes[episodeType]",
-        "itunes[season]",
-        "itunes[logo]",
-        "itunes[explicit]",
-        "podcast[transcript]",
-    ] {
-        create[key] = string();
+/// Renames the `$ref`s of request schemas that were renamed.
+fn rename_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map.iter_mut() {
+                match (key.as_str(), inner) {
+                    ("$ref", Value::String(target)) => {
+                        if let Some(name) = target.strip_prefix("#/components/schemas/")
+                            && let Some(new) = renamed.get(name)
+                        {
+                            *target = format!("#/components/schemas/{new}");
+                        }
+                    }
+                    (_, inner) => rename_refs(inner, renamed),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rename_refs(v, renamed)),
+        _ => {}
     }
-    create["media"] = json!({"type": "string", "format": "binary"});
-    create["cover"] = json!({"type": "string", "format": "binary"});
-    let feed_fields = json!({
-        "title": string(), "description": string(), "language": string(), "copyright": string(), "link": string(),
-        "logo": {"type": "integer", "minimum": 1, "nullable": true},
-        "itunes": {"type": "object", "properties": {
-            "subtitle": string(), "summary": string(), "author": string(), "category": string(), "subcategory": string(),
-            "explicit": {"type": "boolean"}, "type": {"type": "string", "enum": ["episodic", "serial"]},
-            "owner": {"type": "object", "properties": {"name": string(), "email": string()}},
-            "block": {"type": "boolean"}, "complete": {"type": "boolean"}, "new-feed-url": {"type": "string", "nullable": true},
-        }},
-        "googleplay": {"type": "object", "properties": {"author": string(), "description": string()}},
-        "podcast": {"type": "object", "properties": {
-            "locked": {"type": "boolean"}, "medium": string(),
-            "funding": {"type": "array", "items": {"type": "object", "required": ["url"], "properties": {"url": string(), "text": string()}}},
-        }},
-    });
-    let mut feed_fields = feed_fields;
-    if let (Some(podcast), Value::Object(tags)) = (
-        feed_fields["podcast"]["properties"].as_object_mut(),
-        tag_properties(&podhost_core::model::podcast::CHANNEL_TAGS),
-    ) {
-        podcast.extend(tags);
-    }
-    feed_fields["private"] = json!({"type": "boolean", "description": "addition: no public feed or pages; subscribers get feed URLs of their own"});
-    let mut feed_create = feed_fields.clone();
-    feed_create["id"] = json!({"type": "string", "minLength": 1, "maxLength": 100});
-    let scope_list = json!({"type": "array", "items": {"type": "string", "enum": Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>()}});
-    let links = |keys: &[&str]| {
-        let props: serde_json::Map<String, Value> =
-            keys.iter().map(|k| (k.to_string(), string())).collect();
-        object(keys, Value::Object(props))
-    };
-    json!({
-        "Error": object(&["message"], json!({"message": string()})),
-        "ValidationError": object(&["message", "errors"], json!({"message": string(), "errors": {"type": "object", "additionalProperties": {"type": "array", "items": string()}}})),
-        "MediaItem": object(
-            &["id", "name", "byte", "created", "size", "last", "cat", "url", "extension", "mimetype", "type", "created_date", "created_time"],
-            json!({"id": string(), "name": string(), "byte": {"type": "integer"}, "created": string(), "size": string(), "last": string(),
-                   "cat": string(), "url": string(), "extension": string(), "mimetype": string(), "type": string(),
-                   "created_date": string(), "created_time": string()}),
-        ),
-        "MediaList": object(&["count", "items"], json!({"count": {"type": "integer"}, "items": {"type": "array", "items": r("MediaItem")}})),
-        "MediaRecord": object(
-            &["id", "name", "byte", "size", "time", "last", "cat", "mimetype", "type", "info", "mime"],
-            json!({"id": {"type": "integer"}, "name": string(), "byte": {"type": "integer"}, "size": string(), "time": string(), "last": string(),
-                   "cat": {"type": "string", "nullable": true}, "mimetype": string(), "type": string(), "info": string(), "mime": string(),
-                   "url": string(), "extension": string(), "duration": {"type": "string", "nullable": true}}),
-        ),
-        "MediaUpload": object(&["media"], json!({"media": {"type": "string", "format": "binary"}})),
-        "MediaCopy": object(&["label", "category"], json!({"label": string(), "category": string()})),
-        "MediaUpdate": {"type": "object", "additionalProperties": false, "properties": {
-            "name": {"type": "string", "minLength": 1, "description": "cleaned and made unique in the account; the download URL keeps the name it had"},
-            "category": {"type": "string", "nullable": true, "description": "null or empty: the default category"},
-        }},
-        "FeedListItem": object(&["type", "id", "links", "attributes", "shows_count", "relationships"], json!({
-            "type": {"type": "string", "enum": ["feed"]}, "id": string(), "links": links(&["self", "rss", "web", "logo"]),
-            "attributes": object(&["rss", "logo"], json!({"rss": links(&["title", "description", "copyright"]), "logo": string()})),
-            "shows_count": {"type": "integer"}, "relationships": {"type": "array", "items": string()},
-        })),
-        "Feed": object(&["type", "id", "attributes", "links", "shows_count", "relationships"], json!({
-            "type": {"type": "string", "enum": ["feed"]}, "id": string(),
-            "attributes": object(&["rss", "itunes", "googleplay", "logo"], json!({
-                "rss": links(&["title", "description", "copyright"]),
-                "itunes": object(&["subtitle"], json!({"subtitle": string()})),
-                "googleplay": links(&["author", "description"]),
-                "podcast": {"type": "object"},
-                "logo": string(),
-            })),
-            "links": links(&["self", "rss", "web", "logo"]),
-            "shows_count": {"type": "integer"}, "relationships": {"type": "array", "items": string()},
-        })),
-        "FeedCreate": {"type": "object", "required": ["id", "title"], "properties": feed_create, "additionalProperties": false},
-        "FeedUpdate": {"type": "object", "properties": feed_fields, "additionalProperties": false},
-        "FeedImport": {"type": "object", "required": ["url"], "additionalProperties": false, "properties": {
-            "url": {"type": "string", "description": "the http(s) URL of the podcast's RSS feed"},
-            "feed_id": {"type": "string", "minLength": 1, "maxLength": 100, "description": "the podcast's id here; by default one made from its title"},
-        }},
-        "EpisodeListItem": object(&["type", "id", "feed_id", "links", "attributes", "relationships"], json!({
-            "type": {"type": "string", "enum": ["show"]}, "id": string(), "feed_id": string(),
-            "links": links(&["self", "web", "logo", "media"]),
-            "attributes": object(
-                &["title", "description", "author", "link", "copyright", "logo", "guid", "publish_date", "publish_date_formatted", "is_published", "file", "enclosure_url", "itunes", "type", "duration_formatted"],
-                json!({"title": string(), "description": string(), "author": string(), "link": string(), "copyright": string(), "logo": string(),
-                       "guid": string(), "publish_date": {"type": "string", "pattern": "^-?[0-9]+$"}, "publish_date_formatted": string(),
-                       "is_published": {"type": "integer", "enum": [0, 1]}, "file": string(), "enclosure_url": string(),
-                       "itunes": itunes_out.clone(), "type": string(), "duration_formatted": string(), "is_public": {"type": "integer", "enum": [0, 1]}}),
-            ),
-            "relationships": {"type": "array", "items": string()},
-        })),
-        "Episode": object(&["type", "id", "feed_id", "attributes"], json!({
-            "type": {"type": "string", "enum": ["show"]}, "id": string(), "feed_id": string(),
-            "attributes": object(&["title", "subtitle", "link", "description", "author", "email", "copyright", "itunes"], json!({
-                "title": string(), "subtitle": string(), "link": string(), "description": string(), "author": string(),
-                "email": string(), "copyright": string(), "itunes": itunes_out,
-                "guid": string(), "is_public": {"type": "integer", "enum": [0, 1]}, "is_published": {"type": "integer", "enum": [0, 1]},
-                "publish_date": string(), "publish_date_formatted": string(), "show_media": {"type": "integer", "nullable": true},
-                "enclosure_url": string(), "duration_formatted": string(),
-                "podcast": {"type": "object", "properties": {"transcript": {"type": "integer", "nullable": true}}},
-                "version": {"type": "integer"},
-            })),
-        })),
-        "EpisodeCreate": {"type": "object", "required": ["title"], "properties": create},
-        "Metadata": object(&["id", "type", "mime", "tags", "adbreak"], json!({
-            "id": {"type": "integer"}, "type": string(), "mime": string(), "info": string(),
-            "duration": {"type": "number", "nullable": true}, "bitrate": {"type": "integer", "nullable": true},
-            "sample_rate": {"type": "integer", "nullable": true}, "channels": {"type": "integer", "nullable": true},
-            "codec": {"type": "string", "nullable": true}, "width": {"type": "integer", "nullable": true},
-            "height": {"type": "integer", "nullable": true},
-            "tags": {"type": "object", "nullable": true, "properties": {
-                "title": {"type": "string", "nullable": true}, "artist": {"type": "string", "nullable": true},
-                "album": {"type": "string", "nullable": true}, "year": {"type": "integer", "nullable": true},
-                "comment": {"type": "string", "nullable": true},
-                "chapters": {"type": "array", "items": r("Chapter")},
-                "cover": {"type": "object", "nullable": true},
-            }},
-            "tags_error": {"type": "string", "nullable": true},
-            "adbreak": {"allOf": [r("AdBreak")], "nullable": true},
-            "artwork": {"type": "object", "nullable": true},
-            "job": {"allOf": [r("Job")], "nullable": true},
-        })),
-        "MetadataUpdate": {"type": "object", "additionalProperties": false, "properties": {
-            "title": {"type": "string", "nullable": true}, "artist": {"type": "string", "nullable": true},
-            "album": {"type": "string", "nullable": true}, "year": {"type": "integer", "minimum": 0, "maximum": 9999, "nullable": true},
-            "comment": {"type": "string", "nullable": true},
-            "chapters": {"type": "array", "items": r("Chapter")},
-            "image": {"type": "integer", "nullable": true, "description": "media id of an image to embed as the cover"},
-            "adbreak": {"allOf": [r("AdBreak")], "nullable": true},
-        }},
-        "Chapter": object(&["start", "title"], json!({
-            "start": {"type": "number", "minimum": 0}, "end": {"type": "number", "nullable": true},
-            "title": string(), "url": {"type": "string", "nullable": true},
-        })),
-        "AdBreak": object(&["preroll", "postroll", "midrolls"], json!({
-            "preroll": {"type": "boolean"}, "postroll": {"type": "boolean"},
-            "midrolls": {"type": "array", "items": {"type": "number", "minimum": 0}},
-        })),
-        "WebhookRun": object(&["attempted", "delivered", "failed", "pending"], json!({
-            "attempted": {"type": "integer"}, "delivered": {"type": "integer"},
-            "failed": {"type": "integer"}, "pending": {"type": "integer"},
-        })),
-        "Webhook": object(&["id", "url", "events", "description", "created"], json!({
-            "id": string(), "url": string(),
-            "events": {"type": "array", "items": {"type": "string", "enum": podhost_core::webhooks::event::EventKind::ALL.map(|k| k.as_str())}, "description": "empty: every event"},
-            "description": string(), "created": string(),
-            "secret": {"type": "string", "description": "only in the answer to the creation"},
-        })),
-        "WebhookCreate": {"type": "object", "required": ["url"], "additionalProperties": false, "properties": {
-            "url": {"type": "string", "description": "http or https; private and loopback targets are refused unless the deployment allows them"},
-            "events": {"type": "array", "items": {"type": "string", "enum": podhost_core::webhooks::event::EventKind::ALL.map(|k| k.as_str())}},
-            "description": {"type": "string", "maxLength": 255},
-            "secret": {"type": "string", "description": "whsec_ and base64 of 24 to 64 bytes; generated when absent"},
-        }},
-        "Delivery": object(&["seq", "event_id", "type", "status", "attempts"], json!({
-            "seq": {"type": "integer"}, "event_id": string(), "type": string(),
-            "status": {"type": "string", "enum": ["pending", "delivered", "failed"]},
-            "next_at": {"type": "string", "nullable": true},
-            "attempts": {"type": "array", "items": object(&["at", "status", "excerpt", "manual"], json!({
-                "at": string(), "status": {"type": "integer", "nullable": true}, "excerpt": string(), "manual": {"type": "boolean"},
-            }))},
-        })),
-        "WaveformOptions": {"type": "object", "additionalProperties": false, "properties": {
-            "samples_per_pixel": {"type": "integer", "minimum": 1, "description": "default 256; not with pixels_per_second"},
-            "pixels_per_second": {"type": "integer", "minimum": 1},
-            "bits": {"type": "integer", "enum": [8, 16], "default": 8},
-        }},
-        "SilenceOptions": {"type": "object", "additionalProperties": false, "properties": {
-            "noise": {"type": "number", "maximum": 0, "default": -60, "description": "threshold in dB"},
-            "duration": {"type": "number", "exclusiveMinimum": true, "minimum": 0, "default": 2, "description": "minimum silence in seconds"},
-        }},
-        "Job": object(&["id", "kind", "media_id", "status", "error", "result"], json!({
-            "id": string(),
-            "kind": {"type": "string", "enum": ["waveform", "silence", "write_tags", "import"]},
-            "media_id": {"type": "integer", "nullable": true, "description": "null for an import"},
-            "status": {"type": "string", "enum": ["queued", "running", "succeeded", "failed"]},
-            "error": {"type": "string", "nullable": true},
-            "result": {"type": "object", "nullable": true, "description": "links to the output; for an import, its report: feed_id, feed, rss_url, items, created, completed, unchanged, files, bytes, problems"},
-            "created": string(),
-            "started": {"type": "string", "nullable": true},
-            "finished": {"type": "string", "nullable": true},
-            "attempts": {"type": "integer"},
-        })),
-        "Waveform": object(&["version", "channels", "sample_rate", "samples_per_pixel", "bits", "length", "data"], json!({
-            "version": {"type": "integer"}, "channels": {"type": "integer"}, "sample_rate": {"type": "integer"},
-            "samples_per_pixel": {"type": "integer"}, "bits": {"type": "integer"}, "length": {"type": "integer"},
-            "data": {"type": "array", "items": {"type": "integer"}},
-        })),
-        "SilenceReport": object(&["silences", "duration", "midrolls"], json!({
-            "silences": {"type": "array", "items": object(&["start", "end", "duration"], json!({"start": {"type": "number"}, "end": {"type": "number"}, "duration": {"type": "number"}}))},
-            "duration": {"type": "number"},
-            "midrolls": {"type": "array", "items": {"type": "number"}},
-        })),
-        "StatsReport": object(&["from", "to", "total", "days", "feeds", "episodes", "apps"], json!({
-            "from": {"type": "string", "format": "date"},
-            "to": {"type": "string", "format": "date"},
-            "total": {"type": "integer", "minimum": 0},
-            "days": {"type": "array", "items": object(&["date", "downloads"], json!({"date": {"type": "string", "format": "date"}, "downloads": {"type": "integer", "minimum": 0}}))},
-            "feeds": {"type": "array", "items": object(&["feed_id", "downloads"], json!({"feed_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
-            "episodes": {"type": "array", "items": object(&["feed_id", "show_id", "downloads"], json!({"feed_id": string(), "show_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
-            "apps": {"type": "array", "items": object(&["app", "downloads"], json!({"app": string(), "downloads": {"type": "integer", "minimum": 0}}))},
-            "hours": {"type": "array", "description": "downloads per UTC hour of the day, hour 0 first", "items": object(&["hour", "downloads"], json!({"hour": {"type": "integer", "minimum": 0, "maximum": 23}, "downloads": {"type": "integer", "minimum": 0}}))},
-            "platforms": {"type": "array", "description": "downloads per device (OPAWG devices list)", "items": object(&["platform", "downloads"], json!({"platform": string(), "downloads": {"type": "integer", "minimum": 0}}))},
-            "method": object(&["guideline", "window"], json!({"guideline": string(), "window": string()})),
-            "subscribers": {"type": "array", "description": "downloads through private podcasts' subscriber URLs", "items": object(&["subscriber_id", "downloads"], json!({"subscriber_id": string(), "downloads": {"type": "integer", "minimum": 0}}))},
-        })),
-        "EpisodeUpdate": {"type": "object", "properties": update, "additionalProperties": false},
-        "Subscriber": object(&["id", "label", "feed_url", "created", "revoked"], json!({
-            "id": string(), "label": string(),
-            "feed_url": {"type": "string", "description": "the subscriber's own feed URL"},
-            "created": {"type": "string", "format": "date-time"},
-            "revoked": {"type": "string", "format": "date-time", "nullable": true},
-        })),
-        "NewSubscriber": {"type": "object", "properties": {"label": {"type": "string", "maxLength": 255}}, "additionalProperties": false},
-        "Token": object(&["id", "label", "scopes", "created", "last_used", "revoked"], json!({
-            "id": string(), "label": string(), "scopes": scope_list.clone(),
-            "created": {"type": "string", "format": "date-time"},
-            "last_used": {"type": "string", "format": "date-time", "nullable": true, "description": "to the minute"},
-            "revoked": {"type": "string", "format": "date-time", "nullable": true},
-        })),
-        "NewToken": {"type": "object", "required": ["scopes"], "properties": {
-            "label": {"type": "string", "maxLength": 255}, "scopes": scope_list.clone(),
-        }, "additionalProperties": false},
-        "CreatedToken": object(&["id", "label", "scopes", "created", "last_used", "revoked", "token"], json!({
-            "id": string(), "label": string(), "scopes": scope_list.clone(),
-            "created": {"type": "string", "format": "date-time"},
-            "last_used": {"type": "string", "nullable": true}, "revoked": {"type": "string", "nullable": true},
-            "token": {"type": "string", "description": "the bearer secret; shown only here"},
-        })),
-        "OAuthTokenRequest": object(&["grant_type"], json!({
-            "grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]},
-            "code": string(), "redirect_uri": string(), "code_verifier": string(),
-            "refresh_token": string(), "client_id": string(), "client_secret": string(),
-        })),
-        "OAuthRevokeRequest": object(&["token"], json!({
-            "token": string(), "token_type_hint": {"type": "string", "enum": ["access_token", "refresh_token"]},
-            "client_id": string(), "client_secret": string(),
-        })),
-        "OAuthTokenResponse": object(&["access_token", "token_type", "expires_in", "refresh_token", "scope"], json!({
-            "access_token": string(), "token_type": {"type": "string", "enum": ["Bearer"]},
-            "expires_in": {"type": "integer", "minimum": 0}, "refresh_token": string(),
-            "scope": {"type": "string", "description": "space-separated"},
-        })),
-        "OAuthError": object(&["error"], json!({"error": string(), "error_description": string()})),
-        "OAuthMetadata": object(&["issuer", "authorization_endpoint", "token_endpoint", "response_types_supported"], json!({
-            "issuer": string(), "authorization_endpoint": string(), "token_endpoint": string(),
-            "revocation_endpoint": string(), "service_documentation": string(),
-            "scopes_supported": {"type": "array", "items": string()},
-            "response_types_supported": {"type": "array", "items": string()},
-            "response_modes_supported": {"type": "array", "items": string()},
-            "grant_types_supported": {"type": "array", "items": string()},
-            "code_challenge_methods_supported": {"type": "array", "items": string()},
-            "token_endpoint_auth_methods_supported": {"type": "array", "items": string()},
-            "revocation_endpoint_auth_methods_supported": {"type": "array", "items": string()},
-        })),
-    })
 }
 
 /// The document.
 pub fn document(host: &PodcastHost) -> Value {
-    let mut paths = serde_json::Map::new();
+    let mut schemas = Schemas::new();
+    let errors = ErrorSchemas {
+        error: schemas.answer(schema::<ErrorBody<'static>>()),
+        validation: schemas.answer(schema::<ValidationBody<'static>>()),
+        oauth: schemas.answer(schema::<OAuthErrorBody<'static>>()),
+    };
+    let mut paths = Map::new();
     for row in routes().filter(|r| r.surface.documented()) {
         let entry = paths
             .entry(row.path.to_string())
             .or_insert_with(|| json!({}));
-        entry[row.method.as_str().to_lowercase()] = operation(row);
+        entry[row.method.as_str().to_lowercase()] = operation(row, &mut schemas, &errors);
     }
+    let tags: Vec<Value> = tables()
+        .filter(|t| t.surface.documented())
+        .map(|t| json!({"name": t.tag, "description": t.description.trim()}))
+        .collect();
+    let (components, renamed) = schemas.components();
+    let mut paths = Value::Object(paths);
+    for item in paths
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|p| p.values_mut())
+    {
+        for op in item
+            .as_object_mut()
+            .into_iter()
+            .flat_map(|o| o.values_mut())
+        {
+            if let Some(body) = op.get_mut("requestBody") {
+                rename_refs(body, &renamed);
+            }
+        }
+    }
+    let mut components = Value::Object(components);
+    tidy(&mut components);
+    tidy(&mut paths);
     json!({
         "openapi": "3.0.3",
         "info": {
@@ -576,10 +402,11 @@ pub fn document(host: &PodcastHost) -> Value {
             "description": "The podcast hosting API. Operations and fields marked x-podhost-addition are podhost's additions to the specification.",
         },
         "servers": [{ "url": host.urls().base() }],
+        "tags": tags,
         "paths": paths,
         "components": {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
-            "schemas": schemas(),
+            "schemas": components,
         },
     })
 }
@@ -604,13 +431,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn every_referenced_schema_exists() {
+    fn doc() -> Value {
         let (host, _) =
             podhost_testkit::test_host(std::sync::Arc::new(object_store::memory::InMemory::new()));
-        let doc = document(&host);
+        document(&host)
+    }
+
+    #[test]
+    fn every_referenced_schema_exists() {
+        let doc = doc();
         let mut found = Vec::new();
         refs(&doc, &mut found);
+        assert!(!found.is_empty());
         let schemas = &doc["components"]["schemas"];
         for target in &found {
             let name = target
@@ -618,37 +450,16 @@ mod tests {
                 .unwrap_or_else(|| panic!("{target} points into the schemas"));
             assert!(schemas.get(name).is_some(), "{target} is not defined");
         }
-        // And every schema a row names.
-        for row in routes().filter(|r| r.surface.documented()) {
-            let named = [
-                match row.body {
-                    BodyKind::Json { schema, .. }
-                    | BodyKind::Multipart { schema, .. }
-                    | BodyKind::Form { schema, .. } => Some(schema),
-                    BodyKind::None => None,
-                },
-                match row.success.shape {
-                    Shape::Bare(name)
-                    | Shape::Data(name)
-                    | Shape::DataList(name)
-                    | Shape::JsonOrBinary(name) => Some(name),
-                    Shape::Empty | Shape::AnyObject | Shape::Document(_) => None,
-                },
-            ];
-            for name in named.into_iter().flatten() {
-                assert!(schemas.get(name).is_some(), "{} {name}", row.path);
-            }
-        }
     }
 
     #[test]
     fn operations_follow_their_rows() {
-        let (host, _) =
-            podhost_testkit::test_host(std::sync::Arc::new(object_store::memory::InMemory::new()));
-        let doc = document(&host);
+        let doc = doc();
         let op = &doc["paths"]["/api/media/{media_id}"]["get"];
         assert_eq!(op["security"], json!([{"bearer": []}]));
         assert_eq!(op["description"], "Scopes: media, media-read-only.");
+        assert_eq!(op["operationId"], "get_media");
+        assert_eq!(op["tags"], json!(["media"]));
         assert_eq!(op["parameters"][0]["name"], "media_id");
         assert_eq!(op["parameters"][0]["schema"]["type"], "integer");
         let document_op = &doc["paths"]["/api/openapi.json"]["get"];
@@ -674,5 +485,45 @@ mod tests {
             token["responses"]["400"]["content"]["application/json"]["schema"]["$ref"],
             "#/components/schemas/OAuthError"
         );
+    }
+
+    #[test]
+    fn forms_are_flat_and_creates_link_to_what_uses_them() {
+        let doc = doc();
+        let form = &doc["paths"]["/api/feed/{feed_id}/show"]["post"]["requestBody"]["content"]["multipart/form-data"];
+        let fields = form["schema"]["properties"].as_object().unwrap();
+        for name in [
+            "title",
+            "itunes[title]",
+            "itunes[episodeType]",
+            "podcast[transcript]",
+            "media",
+        ] {
+            assert!(fields.contains_key(name), "{name} in {fields:?}");
+        }
+        assert!(!fields.contains_key("itunes"));
+        let links = &doc["paths"]["/api/feeds"]["post"]["responses"]["201"]["links"];
+        assert_eq!(
+            links["get_feed"]["parameters"]["feed_id"],
+            "$response.body#/data/id"
+        );
+        let episode =
+            &doc["paths"]["/api/feed/{feed_id}/show"]["post"]["responses"]["201"]["links"];
+        assert_eq!(
+            episode["update_episode"]["parameters"],
+            json!({"feed_id": "$request.path.feed_id", "show_id": "$response.body#/data/id"})
+        );
+    }
+
+    #[test]
+    fn no_schema_is_written_by_hand() {
+        // Every component is a wire type's: it has a description from its doc comment.
+        let doc = doc();
+        for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+            assert!(
+                schema.get("description").is_some() || schema.get("enum").is_some(),
+                "{name} has no doc comment"
+            );
+        }
     }
 }

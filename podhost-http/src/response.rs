@@ -3,7 +3,6 @@
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, combinators::UnsyncBoxBody};
-use serde_json::Value;
 
 use crate::error::{ApiError, status_and_body};
 
@@ -18,7 +17,7 @@ pub fn full(bytes: Bytes) -> Body {
 }
 
 /// A JSON response with the standard headers.
-pub fn json(status: StatusCode, value: &Value) -> Response<Body> {
+pub fn json(status: StatusCode, value: &impl serde::Serialize) -> Response<Body> {
     json_bytes(status, json_body(value))
 }
 

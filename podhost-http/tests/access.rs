@@ -10,7 +10,7 @@
 mod common;
 
 use bytes::Bytes;
-use common::{Answer, Fixture, multipart_body};
+use common::{Answer, Fixture};
 use http::{Method, Request, StatusCode};
 use http_body_util::Full;
 use podhost_core::{
@@ -19,10 +19,7 @@ use podhost_core::{
     tags::Chapter,
     webhooks::subscription::NewWebhook,
 };
-use podhost_http::{
-    Route,
-    routes::{BodyKind, Surface},
-};
+use podhost_http::{Route, routes::Surface};
 use serde_json::{Value, json};
 
 /// The objects a request's path names: alice's.
@@ -260,26 +257,10 @@ async fn send(
     if !token.is_empty() {
         request = request.header("authorization", format!("Bearer {token}"));
     }
-    let body = match row.body {
-        BodyKind::None => Vec::new(),
-        BodyKind::Json { example, .. } => {
-            request = request.header("content-type", "application/json");
-            example.as_bytes().to_vec()
-        }
-        BodyKind::Form { example, .. } => {
-            request = request.header("content-type", "application/x-www-form-urlencoded");
-            form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(example.iter())
-                .finish()
-                .into_bytes()
-        }
-        BodyKind::Multipart { file, example, .. } => {
-            let wav = podhost_testkit::fixtures::wav(0.1, 8000);
-            let files: Vec<_> = file
-                .into_iter()
-                .map(|f| (f, "a.wav", wav.clone()))
-                .collect();
-            let (content_type, body) = multipart_body(example, &files);
+    let wav = podhost_testkit::fixtures::wav(0.1, 8000);
+    let body = match row.example_body(&wav) {
+        None => Vec::new(),
+        Some((content_type, body)) => {
             request = request.header("content-type", content_type);
             body
         }

@@ -48,6 +48,8 @@
 //! - [`conformance`]: the behaviour of [`PodcastHost`], written once
 //!   as `pub async fn`s over a store, run against every backend.
 //! - [`setup`]: an account, a podcast, an uploaded file, made through the core.
+//! - [`contract`]: the API's answers held to its OpenAPI document (every test fixture checks
+//!   every answer).
 //! - [`fixtures`]: small media files made in code.
 //! - [`browser`]: the headless Chromium and Node scripts of the page and site tests.
 //! - [`s3`]: a real S3-compatible server (moto) on loopback, a bucket per test.
@@ -55,6 +57,7 @@
 
 pub mod browser;
 pub mod conformance;
+pub mod contract;
 mod fault;
 pub mod fixtures;
 pub mod memory;

@@ -190,6 +190,8 @@ impl TestServer {
             let absolute = self.url(&request.uri().to_string());
             *request.uri_mut() = absolute.parse().expect("a valid URI");
         }
+        let method = request.method().clone();
+        let path = request.uri().path().to_string();
         let response = self
             .client
             .request(request)
@@ -203,6 +205,11 @@ impl TestServer {
             .await
             .expect("the body arrives")
             .to_bytes();
+        // Every answer is held to the OpenAPI document.
+        let content_type = headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok());
+        crate::contract::assert_answer(&method, &path, status.as_u16(), content_type, &bytes);
         TestResponse {
             status,
             headers,

@@ -215,7 +215,7 @@ fn print_single(
     view: &EpisodeView,
 ) -> anyhow::Result<()> {
     let e = &view.episode;
-    let record = wire::episode_single(&user.ctx(host), view);
+    let record = serde_json::to_value(wire::episode_single(&user.ctx(host), view))?;
     let enclosure = record["attributes"]["enclosure_url"]
         .as_str()
         .unwrap_or_default()

@@ -27,7 +27,7 @@ impl super::Run for JobCommand {
             .parse()
             .map_err(|_| anyhow::Error::from(podhost_core::Error::NotFound { what: "job", id }))?;
         let job = user.hint(host.get_job(&user.who, &id).await)?;
-        let json = podhost_http::wire::job(&host, &job);
+        let json = serde_json::to_value(podhost_http::wire::job(&host, &job))?;
         env.out().print(json.clone(), || {
             let mut lines = vec![
                 format!("id        {}", job.id),

@@ -142,7 +142,7 @@ fn record_lines(record: &Value, media: &Media) -> Vec<(&'static str, String)> {
 }
 
 fn print_record(env: &Env, host: &PodcastHost, user: &User, media: &Media) -> anyhow::Result<()> {
-    let record = wire::media_single(&user.ctx(host), media);
+    let record = serde_json::to_value(wire::media_single(&user.ctx(host), media))?;
     let lines = record_lines(&record, media);
     env.out().fields(record, || lines)?;
     Ok(())
@@ -181,7 +181,8 @@ impl super::Run for MediaCommand {
                 let rows = uploaded
                     .iter()
                     .map(|m| {
-                        let record = wire::media_single(&ctx, m);
+                        let record =
+                            serde_json::to_value(wire::media_single(&ctx, m)).unwrap_or_default();
                         let cells = vec![
                             m.id.to_string(),
                             m.name.clone(),
@@ -222,7 +223,8 @@ impl super::Run for MediaCommand {
                 let rows = items
                     .iter()
                     .map(|m| {
-                        let item = wire::media_item(&ctx, m);
+                        let item =
+                            serde_json::to_value(wire::media_item(&ctx, m)).unwrap_or_default();
                         let cells = vec![
                             m.id.to_string(),
                             m.name.clone(),

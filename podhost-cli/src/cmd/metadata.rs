@@ -1,13 +1,13 @@
 //! `podhost metadata get|set`: a media file's tags, chapters, cover and ad breaks.
 //!
 //! `set` builds the body `PUT /api/media/{id}/metadata` takes and reads it with the API's own
-//! reader (`podhost_http::wire::input::metadata_patch`), so the two accept the same values.
+//! reader (`podhost_http::wire::metadata::MetadataUpdate`), so the two accept the same values.
 
 use std::path::PathBuf;
 
 use clap::Subcommand;
 use podhost_core::{Metadata, PodcastHost};
-use podhost_http::wire::{self, input::Fields};
+use podhost_http::wire::{self, jobs::JobRecord};
 use serde_json::{Value, json};
 
 use crate::{
@@ -75,8 +75,8 @@ pub enum MetadataCommand {
     },
 }
 
-fn print(env: &Env, metadata: &Metadata, job: Option<Value>) -> anyhow::Result<()> {
-    let value = wire::metadata(metadata, job);
+fn print(env: &Env, metadata: &Metadata, job: Option<JobRecord>) -> anyhow::Result<()> {
+    let value = serde_json::to_value(wire::metadata(metadata, job))?;
     let lines = lines(&value);
     env.out().fields(value, || lines)?;
     Ok(())
@@ -220,10 +220,9 @@ async fn set(
     body: Value,
     wait: bool,
 ) -> anyhow::Result<()> {
-    let mut fields = Fields::from_json(body);
-    let patch = wire::input::metadata_patch(&mut fields);
-    fields.reject_unknown();
-    fields.errors.into_result()?;
+    let patch = wire::Body::json(Some(body))
+        .read::<wire::metadata::MetadataUpdate>()?
+        .patch()?;
     let (metadata, job) = user.hint(host.update_metadata(&user.who, id, patch).await)?;
     match job {
         Some(job) if wait => {

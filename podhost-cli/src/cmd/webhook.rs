@@ -72,7 +72,7 @@ pub enum WebhookCommand {
 fn delivery_row(
     d: &podhost_core::webhooks::delivery::Delivery,
 ) -> (serde_json::Value, Vec<String>) {
-    let value = wire::delivery(d);
+    let value = serde_json::to_value(wire::delivery(d)).unwrap_or_default();
     let last = d
         .attempts
         .last()

@@ -4,12 +4,14 @@
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use podhost_core::{FieldErrors, model::PageRequest};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::{
     context::Api,
     error::ApiError,
     response::{self, Body},
+    wire::Data,
 };
 
 pub(crate) type Answer = Result<Response<Body>, ApiError>;
@@ -46,11 +48,8 @@ where
 }
 
 /// `{"data": value}` with a status.
-pub(super) fn data(status: StatusCode, value: Value) -> Answer {
-    Ok(response::json(
-        status,
-        &serde_json::json!({ "data": value }),
-    ))
+pub(super) fn data(status: StatusCode, value: impl Serialize) -> Answer {
+    Ok(response::json(status, &Data { data: value }))
 }
 
 /// The answer with `Cache-Control: no-store` (it shows a secret).
@@ -62,15 +61,15 @@ pub(super) fn no_store(mut answer: Response<Body>) -> Response<Body> {
 }
 
 /// 201 `{"data": value}` with a `Location`.
-pub(super) fn created(location: &str, value: Value) -> Answer {
+pub(super) fn created(location: &str, value: impl Serialize) -> Answer {
     Ok(with_location(
-        response::json(StatusCode::CREATED, &serde_json::json!({ "data": value })),
+        response::json(StatusCode::CREATED, &Data { data: value }),
         location,
     ))
 }
 
 /// 201 with the bare record (media upload and copy) and a `Location`.
-pub(super) fn created_record(location: &str, value: Value) -> Answer {
+pub(super) fn created_record(location: &str, value: impl Serialize) -> Answer {
     Ok(with_location(
         response::json(StatusCode::CREATED, &value),
         location,

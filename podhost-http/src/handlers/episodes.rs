@@ -3,9 +3,9 @@
 use http::StatusCode;
 use podhost_core::{
     EpisodeFiles, EpisodeId, FeedId, FieldErrors, UploadTarget,
-    model::{EpisodeListQuery, EpisodeRef, EpisodeSort, NewEpisode, Page},
+    model::{EpisodeListQuery, EpisodeRef, EpisodeSort, Page},
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{
     answers::{Answer, cached, created, data, page},
@@ -17,7 +17,7 @@ use crate::{
     response,
     routes::api::episodes::EpisodeEndpoint,
     urls::ApiUrls,
-    wire::{self, Ctx, input::Fields},
+    wire::{self, Ctx},
 };
 
 /// The group's endpoints, each to its handler.
@@ -122,7 +122,7 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
 pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId) -> Answer {
     let who = call.who.clone();
     let mut form = multipart::reader(&call.headers, call.body)?;
-    let mut fields = Fields::default();
+    let mut fields = wire::Body::form();
     let mut files = EpisodeFiles::default();
     let (mut text_bytes, mut count) = (0usize, 0usize);
     while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
@@ -138,7 +138,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedI
                     _ => &mut files.cover,
                 };
                 if slot.is_some() {
-                    fields.errors.add(name.clone(), "only one file");
+                    fields.refuse(&name, "only one file");
                     continue;
                 }
                 let target = UploadTarget::Episode(feed.clone());
@@ -150,20 +150,13 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedI
             }
             (_, _) => {
                 let text = multipart::text(field, &mut text_bytes).await?;
-                fields.add_form_field(&name, text);
+                fields.add(&name, text);
             }
         }
     }
-    let guid = fields.string("guid");
-    let (mut patch, write_metadata) =
-        wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
-    patch.write_metadata = write_metadata;
-    fields.reject_unknown();
-    fields.errors.into_result()?;
-    let new = NewEpisode {
-        guid,
-        fields: patch,
-    };
+    let new = fields
+        .read::<wire::episodes::EpisodeCreate>()
+        .and_then(|new| new.new_episode(&api.host.config().display_time_zone))?;
     let view = api
         .host
         .create_episode_with_files(&who, &feed, new, files)
@@ -194,13 +187,10 @@ pub(super) async fn update<B: RequestBody>(
     feed: FeedId,
     id: EpisodeId,
 ) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let (mut patch, write_metadata) =
-        wire::input::episode_patch(&mut fields, &api.host.config().display_time_zone);
-    patch.write_metadata = write_metadata;
-    fields.reject_unknown();
-    fields.errors.into_result()?;
+    let (who, fields) = call
+        .read::<wire::episodes::EpisodeFields>(api.config.max_json_bytes)
+        .await?;
+    let patch = fields.patch(&api.host.config().display_time_zone)?;
     let view = api.host.update_episode(&who, &feed, id, &patch).await?;
     let ctx = Ctx::of(&api.host, &who);
     data(StatusCode::OK, wire::episode_single(&ctx, &view))

@@ -1,8 +1,7 @@
 //! Feed endpoints: 4.11 to 4.13, and the additions `POST /api/feeds`, `PUT /api/feeds/{id}`.
 
 use http::StatusCode;
-use podhost_core::{FeedId, model::NewFeed};
-use serde_json::json;
+use podhost_core::FeedId;
 
 use super::answers::{Answer, cached, created, data, page, with_location};
 use crate::{
@@ -10,7 +9,7 @@ use crate::{
     response,
     routes::api::feeds::FeedEndpoint,
     urls::ApiUrls,
-    wire::{self, Ctx, input::Fields},
+    wire::{self, Ctx},
 };
 
 /// The group's endpoints, each to its handler.
@@ -41,32 +40,18 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
             .iter()
             .map(|f| wire::feed_list_item(&ctx, f))
             .collect();
-        Ok((response::json_body(&json!({ "data": items })), None))
+        Ok((response::json_body(&wire::Data { data: items }), None))
     })
     .await
 }
 
 /// `POST /api/feeds`: `{"id", "title", ...}`.
 pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let id = fields.string("id");
-    let patch = wire::input::feed_patch(&mut fields);
-    fields.reject_unknown();
-    if id.is_none() {
-        fields.errors.add("id", "the feed id is required");
-    }
-    fields.errors.into_result()?;
-    let view = api
-        .host
-        .create_feed(
-            &who,
-            NewFeed {
-                id: id.unwrap_or_default(),
-                fields: patch,
-            },
-        )
+    let (who, new) = call
+        .read::<wire::feeds::FeedCreate>(api.config.max_json_bytes)
         .await?;
+    let new = new.new_feed()?;
+    let view = api.host.create_feed(&who, new).await?;
     let ctx = Ctx::of(&api.host, &who);
     created(
         &ApiUrls::new(&api.host).feed(&view.feed.id),
@@ -83,11 +68,10 @@ pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) ->
 
 /// `PUT /api/feeds/{feed_id}`: the channel fields to change.
 pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let patch = wire::input::feed_patch(&mut fields);
-    fields.reject_unknown();
-    fields.errors.into_result()?;
+    let (who, fields) = call
+        .read::<wire::feeds::FeedFields>(api.config.max_json_bytes)
+        .await?;
+    let patch = fields.patch()?;
     let view = api.host.update_feed(&who, &id, &patch).await?;
     let ctx = Ctx::of(&api.host, &who);
     data(StatusCode::OK, wire::feed_single(&ctx, &view))
@@ -101,25 +85,20 @@ pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId)
 
 /// `POST /api/feeds/import` with `{"url", "feed_id"?}`: 202 with the import's job.
 pub(super) async fn import<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| serde_json::json!({})));
-    let url = fields.string("url");
-    let feed_id = fields.string("feed_id").filter(|id| !id.is_empty());
-    fields.reject_unknown();
-    if url.is_none() {
-        fields
-            .errors
-            .add("url", "the URL of the podcast's RSS feed is required");
-    }
-    fields.errors.into_result()?;
+    let (who, import) = call
+        .read::<wire::feeds::FeedImport>(api.config.max_json_bytes)
+        .await?;
+    let feed_id = import.feed_id.filter(|id| !id.is_empty());
     let job = api
         .host
-        .submit_import(&who, &url.unwrap_or_default(), feed_id.as_deref())
+        .submit_import(&who, &import.url, feed_id.as_deref())
         .await?;
     let location = ApiUrls::new(&api.host).job(&job.id);
     let answer = response::json(
         StatusCode::ACCEPTED,
-        &serde_json::json!({ "data": wire::job(&api.host, &job) }),
+        &wire::Data {
+            data: wire::job(&api.host, &job),
+        },
     );
     Ok(with_location(answer, &location))
 }

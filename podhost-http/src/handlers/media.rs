@@ -5,7 +5,6 @@ use podhost_core::{
     FieldErrors, MediaId, UploadTarget,
     model::{MediaCopy, MediaListQuery, MediaPatch, MediaSort, SortDir},
 };
-use serde_json::json;
 
 use super::{
     answers::{Answer, cached, created_record, page},
@@ -83,7 +82,10 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
             .map(|m| wire::media_item(&ctx, m))
             .collect();
         Ok((
-            response::json_body(&json!({ "count": listed.total, "items": items })),
+            response::json_body(&wire::media::MediaList {
+                count: listed.total,
+                items,
+            }),
             None,
         ))
     })
@@ -141,21 +143,15 @@ pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId
 
 /// `PUT /api/media/{media_id}` with `{"name"?, "category"?}` (an addition): rename, category.
 pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    let limit = api.config.max_json_bytes;
-    let (who, _, body) = call.json(limit).await?;
-    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let name = fields.string("name");
-    // Absent: unchanged; null or "": the default category.
-    let category = match fields.has("category") {
-        true => Some(fields.string("category").filter(|c| !c.is_empty())),
-        false => None,
-    };
-    fields.reject_unknown();
-    fields.errors.into_result()?;
-    let media = api
-        .host
-        .update_media(&who, id, MediaPatch { name, category })
+    let (who, update) = call
+        .read::<wire::media::MediaUpdate>(api.config.max_json_bytes)
         .await?;
+    let patch = MediaPatch {
+        name: update.name,
+        // Null or "": the default category.
+        category: update.category.patch().map(|c| c.filter(|c| !c.is_empty())),
+    };
+    let media = api.host.update_media(&who, id, patch).await?;
     let ctx = Ctx::of(&api.host, &who);
     Ok(response::json(
         StatusCode::OK,
@@ -165,26 +161,12 @@ pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId
 
 /// `POST /api/media/{media_id}/copy` with `{"label", "category"}`.
 pub(super) async fn copy<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    let limit = api.config.max_json_bytes;
-    let (who, _, body) = call.json(limit).await?;
-    let mut fields = wire::input::Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let label = fields.string("label");
-    let category = fields.string("category");
-    fields.reject_unknown();
-    if label.is_none() {
-        fields
-            .errors
-            .add("label", "the name of the copy is required");
-    }
-    if category.is_none() {
-        fields
-            .errors
-            .add("category", "the category of the copy is required");
-    }
-    fields.errors.into_result()?;
+    let (who, copy) = call
+        .read::<wire::media::MediaCopy>(api.config.max_json_bytes)
+        .await?;
     let copy = MediaCopy {
-        label: label.unwrap_or_default(),
-        category: category.unwrap_or_default(),
+        label: copy.label,
+        category: copy.category,
     };
     let media = api.host.copy_media(&who, id, copy).await?;
     let ctx = Ctx::of(&api.host, &who);

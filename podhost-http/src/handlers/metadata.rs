@@ -7,7 +7,7 @@ use super::answers::{Answer, data};
 use crate::{
     context::{Api, Call, RequestBody},
     routes::api::metadata::MetadataEndpoint,
-    wire::{self, input::Fields},
+    wire,
 };
 
 /// The group's endpoints, each to its handler.
@@ -32,11 +32,10 @@ pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -
 /// `PUT /api/media/{id}/metadata`: ad breaks change at once; tags, chapters and the cover are
 /// written into a new file by a job, shown as `job`.
 pub(super) async fn put<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = Fields::from_json(body.unwrap_or_else(|| serde_json::json!({})));
-    let patch = wire::input::metadata_patch(&mut fields);
-    fields.reject_unknown();
-    fields.errors.into_result()?;
+    let (who, update) = call
+        .read::<wire::metadata::MetadataUpdate>(api.config.max_json_bytes)
+        .await?;
+    let patch = update.patch()?;
     let (metadata, job) = api.host.update_metadata(&who, id, patch).await?;
     let job = job.map(|job| wire::job(&api.host, &job));
     data(StatusCode::OK, wire::metadata(&metadata, job))

@@ -54,53 +54,20 @@ mod tests {
         Api, HttpConfig,
         context::Call,
         error::status_and_body,
-        routes::{BodyKind, Endpoint, Route, route, routes, sample_path},
+        routes::{Endpoint, Route, route, routes, sample_path},
     };
 
     /// The headers and body of the row's example.
     fn example(row: &Route) -> (HeaderMap, Bytes) {
         let mut headers = HeaderMap::new();
-        let body = match row.body {
-            BodyKind::None => Vec::new(),
-            BodyKind::Json { example, .. } => {
-                headers.insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/json"),
-                );
-                example.as_bytes().to_vec()
-            }
-            BodyKind::Form { example, .. } => {
-                headers.insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/x-www-form-urlencoded"),
-                );
-                form_urlencoded::Serializer::new(String::new())
-                    .extend_pairs(example.iter())
-                    .finish()
-                    .into_bytes()
-            }
-            BodyKind::Multipart { file, example, .. } => {
-                let boundary = "example-boundary";
-                let mut body = Vec::new();
-                for (name, value) in example {
-                    body.extend_from_slice(
-                        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes(),
-                    );
-                }
-                if let Some(file) = file {
-                    body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{file}\"; filename=\"a.wav\"\r\n\r\n").as_bytes());
-                    body.extend_from_slice(&podhost_testkit::fixtures::wav(0.1, 8000));
-                    body.extend_from_slice(b"\r\n");
-                }
-                body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-                let content_type = format!("multipart/form-data; boundary={boundary}");
-                headers.insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_str(&content_type).unwrap(),
-                );
-                body
-            }
+        let wav = podhost_testkit::fixtures::wav(0.1, 8000);
+        let Some((content_type, body)) = row.example_body(&wav) else {
+            return (headers, Bytes::new());
         };
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(&content_type).unwrap(),
+        );
         (headers, Bytes::from(body))
     }
 

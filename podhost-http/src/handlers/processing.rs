@@ -37,15 +37,26 @@ pub(super) async fn generate<B: RequestBody>(
     media: MediaId,
     kind: JobKind,
 ) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let job = api
-        .host
-        .submit_job(&who, media, kind, body.unwrap_or(serde_json::Value::Null))
-        .await?;
+    let limit = api.config.max_json_bytes;
+    // The options' shape is the wire's; their meaning (ranges, one or the other) the core's.
+    let (who, options) = match kind {
+        JobKind::Silence => {
+            let (who, options) = call.read::<wire::jobs::SilenceOptions>(limit).await?;
+            (who, serde_json::to_value(options))
+        }
+        _ => {
+            let (who, options) = call.read::<wire::jobs::WaveformOptions>(limit).await?;
+            (who, serde_json::to_value(options))
+        }
+    };
+    let params = options.unwrap_or(serde_json::Value::Null);
+    let job = api.host.submit_job(&who, media, kind, params).await?;
     let location = ApiUrls::new(&api.host).job(&job.id);
     let answer = response::json(
         StatusCode::ACCEPTED,
-        &serde_json::json!({ "data": wire::job(&api.host, &job) }),
+        &wire::Data {
+            data: wire::job(&api.host, &job),
+        },
     );
     Ok(with_location(answer, &location))
 }

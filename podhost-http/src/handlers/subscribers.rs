@@ -3,14 +3,13 @@
 
 use http::StatusCode;
 use podhost_core::{FeedId, SubscriberId};
-use serde_json::{Value, json};
 
 use super::answers::{Answer, data};
 use crate::{
     context::{Api, Call, RequestBody},
     response,
     routes::api::subscribers::SubscriberEndpoint,
-    wire::{self, input::Fields},
+    wire,
 };
 
 /// The group's endpoints, each to its handler.
@@ -33,20 +32,19 @@ pub(super) async fn handle<B: RequestBody>(
 /// `GET /api/feeds/{feed_id}/subscribers`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {
     let subscribers = api.host.list_subscribers(&call.who, feed).await?;
-    let items: Vec<Value> = subscribers
+    let items: Vec<_> = subscribers
         .iter()
         .map(|s| wire::subscriber(&api.host, s))
         .collect();
-    data(StatusCode::OK, Value::Array(items))
+    data(StatusCode::OK, items)
 }
 
 /// `POST /api/feeds/{feed_id}/subscribers`: `{label?}`.
 pub(super) async fn add<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let label = fields.string("label").unwrap_or_default();
-    fields.reject_unknown();
-    fields.errors.into_result()?;
+    let (who, new) = call
+        .read::<wire::access::NewSubscriber>(api.config.max_json_bytes)
+        .await?;
+    let label = new.label.unwrap_or_default();
     let subscriber = api.host.add_subscriber(&who, feed, &label).await?;
     data(
         StatusCode::CREATED,

@@ -3,14 +3,13 @@
 
 use http::StatusCode;
 use podhost_core::{Scopes, TokenId};
-use serde_json::{Value, json};
 
 use super::answers::{Answer, data, no_store};
 use crate::{
     context::{Api, Call, RequestBody},
     response,
     routes::api::tokens::TokenEndpoint,
-    wire::{self, input::Fields},
+    wire,
 };
 
 /// The group's endpoints, each to its handler.
@@ -30,49 +29,30 @@ pub(super) async fn handle<B: RequestBody>(
 /// `GET /api/tokens`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let tokens = api.host.list_tokens(&call.who).await?;
-    let items: Vec<Value> = tokens
+    let items: Vec<_> = tokens
         .iter()
         .map(|t| wire::token(&t.token, t.last_used))
         .collect();
-    data(StatusCode::OK, Value::Array(items))
+    data(StatusCode::OK, items)
 }
 
 /// `POST /api/tokens`: `{label?, scopes}`; the secret is in the answer and nowhere else.
 pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let label = fields.string("label").unwrap_or_default();
-    let scopes = match fields.raw("scopes") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| v.as_str().map(str::to_string))
-            .collect::<Option<Vec<_>>>()
-            .map(|names| Scopes::parse_list(&names.join(","))),
-        None => Some(Ok(Scopes::default())),
-        Some(_) => None,
+    let (who, new) = call
+        .read::<wire::access::NewToken>(api.config.max_json_bytes)
+        .await?;
+    let names: Vec<String> = new.scopes.into_iter().map(|s| s.0).collect();
+    let scopes = Scopes::parse_list(&names.join(","))
+        .map_err(|e| podhost_core::Error::invalid("scopes", e.to_string()))?;
+    let label = new.label.unwrap_or_default();
+    let made = api.host.create_token(&who, &label, scopes).await?;
+    let shown = wire::access::CreatedToken {
+        record: wire::token(&made.token, None),
+        token: made.secret,
     };
-    fields.reject_unknown();
-    let scopes = match scopes {
-        Some(Ok(scopes)) => scopes,
-        Some(Err(e)) => {
-            fields.errors.add("scopes", e.to_string());
-            Scopes::default()
-        }
-        None => {
-            fields.errors.add(
-                "scopes",
-                "a list of scope names, e.g. [\"media\", \"shows\"]",
-            );
-            Scopes::default()
-        }
-    };
-    fields.errors.into_result()?;
-    let new = api.host.create_token(&who, &label, scopes).await?;
-    let mut shown = wire::token(&new.token, None);
-    shown["token"] = json!(new.secret);
     Ok(no_store(response::json(
         StatusCode::CREATED,
-        &json!({ "data": shown }),
+        &wire::Data { data: shown },
     )))
 }
 

@@ -2,8 +2,6 @@
 //! (`GET`/`POST /api/webhooks`, `GET`/`DELETE /api/webhooks/{id}`, deliveries, redelivery).
 
 use http::StatusCode;
-use podhost_core::webhooks::subscription::NewWebhook;
-use serde_json::{Value, json};
 
 use super::answers::{Answer, created, data};
 use crate::{
@@ -11,7 +9,7 @@ use crate::{
     response,
     routes::api::webhooks::WebhookEndpoint,
     urls::ApiUrls,
-    wire::{self, input::Fields},
+    wire,
 };
 
 /// The group's endpoints, each to its handler.
@@ -48,51 +46,16 @@ pub(super) async fn process<B: RequestBody>(api: &Api, call: Call<B>) -> Answer 
 /// `GET /api/webhooks`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let webhooks = api.host.list_webhooks(&call.who).await?;
-    let items: Vec<Value> = webhooks.iter().map(|w| wire::webhook(w, false)).collect();
-    data(StatusCode::OK, Value::Array(items))
+    let items: Vec<_> = webhooks.iter().map(|w| wire::webhook(w, false)).collect();
+    data(StatusCode::OK, items)
 }
 
 /// `POST /api/webhooks`: `{url, events?, description?, secret?}`; the secret is shown only here.
 pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let (who, _, body) = call.json(api.config.max_json_bytes).await?;
-    let mut fields = Fields::from_json(body.unwrap_or_else(|| json!({})));
-    let url = fields.string("url");
-    let description = fields.string("description");
-    let secret = fields.string("secret");
-    let events = match fields.raw("events") {
-        None => Some(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| v.as_str().map(str::to_string))
-            .collect::<Option<Vec<_>>>(),
-        Some(_) => None,
-    };
-    fields.reject_unknown();
-    if url.is_none() {
-        fields
-            .errors
-            .add("url", "the URL to send events to is required");
-    }
-    let events = events.unwrap_or_else(|| {
-        fields.errors.add(
-            "events",
-            "a list of event names, e.g. [\"episode.published\"]",
-        );
-        Vec::new()
-    });
-    fields.errors.into_result()?;
-    let webhook = api
-        .host
-        .create_webhook(
-            &who,
-            NewWebhook {
-                url: url.unwrap_or_default(),
-                events,
-                description,
-                secret,
-            },
-        )
+    let (who, new) = call
+        .read::<wire::webhooks::WebhookCreate>(api.config.max_json_bytes)
         .await?;
+    let webhook = api.host.create_webhook(&who, new.new_webhook()).await?;
     created(
         &ApiUrls::new(&api.host).webhook(&webhook.id),
         wire::webhook(&webhook, true),
@@ -114,8 +77,8 @@ pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -
 /// `GET /api/webhooks/{id}/deliveries`: the recent deliveries, newest first.
 pub(super) async fn deliveries<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -> Answer {
     let deliveries = api.host.webhook_deliveries(&call.who, id).await?;
-    let items: Vec<Value> = deliveries.iter().map(wire::delivery).collect();
-    data(StatusCode::OK, Value::Array(items))
+    let items: Vec<_> = deliveries.iter().map(wire::delivery).collect();
+    data(StatusCode::OK, items)
 }
 
 /// `POST /api/webhooks/{id}/deliveries/{seq}/redeliver`: sends the event again now.

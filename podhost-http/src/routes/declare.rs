@@ -81,6 +81,7 @@ macro_rules! endpoints {
                         addition: SPEC.addition,
                         success: SPEC.success,
                         errors: SPEC.errors,
+                        makes: SPEC.makes,
                     }
                 },
             )*],

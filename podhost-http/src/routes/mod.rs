@@ -27,7 +27,7 @@ pub mod site;
 pub use api::ApiEndpoint;
 pub use matcher::{RouteError, route};
 pub use params::{ParamError, ParamKind, PathParam};
-pub use row::{BodyKind, QueryParam, Route, Shape, Spec, Success, Surface, Table};
+pub use row::{BodyKind, Made, QueryParam, Route, Shape, Spec, Success, Surface, Table};
 
 /// Declares the kinds of endpoints once: the enum, the list of tables, and the building of an
 /// endpoint from a row of a table.

@@ -1,6 +1,12 @@
 //! OAuth 2: the authorization endpoint, the token endpoint, revocation, the server metadata.
 
-use crate::routes::{BodyKind, Shape, Spec, declare::endpoints, query::*};
+use crate::{
+    routes::{BodyKind, Shape, Spec, declare::endpoints, query::*},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// OAuth 2: the authorization endpoint, the token endpoint, revocation, the server metadata.
@@ -32,22 +38,16 @@ endpoints! {
     OauthToken {} = POST "/oauth/token",
         Spec::open()
             .body(BodyKind::Form {
-                schema: "OAuthTokenRequest",
-                example: &[
-                    ("grant_type", "refresh_token"),
-                    ("refresh_token", "phr_x"),
-                    ("client_id", "cli_x"),
-                ],
+                schema: Some(example::<wire::oauth::OAuthTokenRequest>()),
             })
-            .answers(200, "the tokens", Shape::Bare("OAuthTokenResponse"))
+            .answers(200, "the tokens", Shape::Bare(schema::<wire::oauth::OAuthTokens>()))
             .errors(&[400, 401]);
 
     /// OAuth token revocation (RFC 7009): a refresh token ends its grant, an access token itself
     OauthRevoke {} = POST "/oauth/revoke",
         Spec::open()
             .body(BodyKind::Form {
-                schema: "OAuthRevokeRequest",
-                example: &[("token", "phr_x"), ("client_id", "cli_x")],
+                schema: Some(example::<wire::oauth::OAuthRevokeRequest>()),
             })
             .answers(200, "revoked, or there was no such token", Shape::Empty)
             .errors(&[400, 401]);
@@ -55,5 +55,5 @@ endpoints! {
     /// OAuth authorization server metadata (RFC 8414)
     OauthMetadata {} = GET "/.well-known/oauth-authorization-server",
         Spec::open()
-            .answers(200, "the metadata", Shape::Bare("OAuthMetadata"));
+            .answers(200, "the metadata", Shape::Bare(schema::<wire::oauth::OAuthMetadata>()));
 }

@@ -8,6 +8,7 @@ use podhost_core::Scope;
 use serde_json::Value;
 
 use super::params::PathParam;
+use crate::wire::schema::SchemaRef;
 
 /// Who a route is for and how it answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,38 +55,47 @@ pub struct QueryParam {
     pub description: &'static str,
 }
 
-/// The body a route reads.
+/// The body a route reads. Its schema is a wire type's (with the example the document shows
+/// and the tests send).
 #[derive(Debug, Clone, Copy)]
 pub enum BodyKind {
     /// None (a body sent anyway is not read).
     None,
-    /// JSON of the named component schema.
+    /// JSON of a wire type.
     Json {
-        /// The component schema.
-        schema: &'static str,
+        /// The wire type.
+        schema: SchemaRef,
         /// Whether a body must be sent (else an empty body is `{}`).
         required: bool,
-        /// An example body, as JSON text.
-        example: &'static str,
     },
-    /// `application/x-www-form-urlencoded` of the named component schema (the OAuth endpoints,
-    /// the site's forms).
+    /// `application/x-www-form-urlencoded` (the OAuth endpoints; the site's forms, which are
+    /// not in the document).
     Form {
-        /// The component schema.
-        schema: &'static str,
-        /// Example fields.
-        example: &'static [(&'static str, &'static str)],
+        /// The wire type, for the documented forms.
+        schema: Option<SchemaRef>,
     },
-    /// `multipart/form-data` of the named component schema.
+    /// `multipart/form-data` of a wire type: its nested fields are form fields named with
+    /// brackets (`itunes[title]`).
     Multipart {
-        /// The component schema.
-        schema: &'static str,
-        /// The file field the example fills (tests send a small WAV in it); `None` when the
-        /// example sends no file.
+        /// The wire type.
+        schema: SchemaRef,
+        /// The file field the tests fill with a small WAV; `None` when they send no file.
         file: Option<&'static str>,
-        /// Example text fields.
-        example: &'static [(&'static str, &'static str)],
     },
+}
+
+impl BodyKind {
+    /// The wire type of the body, when it has one.
+    pub fn schema(&self) -> Option<SchemaRef> {
+        match *self {
+            BodyKind::None | BodyKind::Form { schema: None } => None,
+            BodyKind::Json { schema, .. }
+            | BodyKind::Form {
+                schema: Some(schema),
+            }
+            | BodyKind::Multipart { schema, .. } => Some(schema),
+        }
+    }
 }
 
 /// What a successful answer is.
@@ -104,18 +114,30 @@ pub struct Success {
 pub enum Shape {
     /// No body.
     Empty,
-    /// The named component schema, bare.
-    Bare(&'static str),
-    /// `{"data": <the named schema>}`.
-    Data(&'static str),
-    /// `{"data": [<the named schema>]}`.
-    DataList(&'static str),
-    /// The named schema as JSON, or binary (`application/octet-stream`) when asked for.
-    JsonOrBinary(&'static str),
+    /// The wire type, bare.
+    Bare(SchemaRef),
+    /// `{"data": <the wire type>}`.
+    Data(SchemaRef),
+    /// `{"data": [<the wire type>]}`.
+    DataList(SchemaRef),
+    /// The wire type as JSON, or binary (`application/octet-stream`) when asked for.
+    JsonOrBinary(SchemaRef),
     /// Any JSON object.
     AnyObject,
     /// A document of this media type (the public routes, pages, CSV).
     Document(&'static str),
+}
+
+impl Shape {
+    /// The wire type of the answer, when it has one.
+    pub fn schema(&self) -> Option<SchemaRef> {
+        match *self {
+            Shape::Bare(s) | Shape::Data(s) | Shape::DataList(s) | Shape::JsonOrBinary(s) => {
+                Some(s)
+            }
+            Shape::Empty | Shape::AnyObject | Shape::Document(_) => None,
+        }
+    }
 }
 
 /// What a row says besides its identity: who may call it, what it reads and answers. Built in
@@ -134,6 +156,19 @@ pub struct Spec {
     pub errors: &'static [u16],
     /// Whether the route is podhost's addition to the specification.
     pub addition: bool,
+    /// What the route makes, for the document's links to the routes that use it.
+    pub makes: Option<Made>,
+}
+
+/// What a route makes (a podcast, a file, an episode, a job): the path parameters that name it
+/// in other routes, and where its id is in the answer (a JSON pointer). The document links the
+/// route to every route whose path takes one of those parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Made {
+    /// The path parameters that name what was made (`feed_id`; `media_id` and `id` for a file).
+    pub params: &'static [&'static str],
+    /// The JSON pointer of its id in the answer (`/data/id`).
+    pub at: &'static str,
 }
 
 impl Spec {
@@ -148,6 +183,7 @@ impl Spec {
         },
         errors: &[],
         addition: false,
+        makes: None,
     };
 
     /// An operation of the specification that needs a token with `scope`.
@@ -182,13 +218,9 @@ impl Spec {
         self
     }
 
-    /// A JSON body of `schema` (sent or not), with an example.
-    pub const fn json(self, schema: &'static str, required: bool, example: &'static str) -> Spec {
-        self.body(BodyKind::Json {
-            schema,
-            required,
-            example,
-        })
+    /// A JSON body of a wire type, sent or not.
+    pub const fn json(self, schema: SchemaRef, required: bool) -> Spec {
+        self.body(BodyKind::Json { schema, required })
     }
 
     /// Its successful answer.
@@ -198,6 +230,12 @@ impl Spec {
             description,
             shape,
         };
+        self
+    }
+
+    /// What it makes: the path parameters that name it, and where its id is in the answer.
+    pub const fn makes(mut self, params: &'static [&'static str], at: &'static str) -> Spec {
+        self.makes = Some(Made { params, at });
         self
     }
 
@@ -239,6 +277,8 @@ pub struct Route {
     pub success: Success,
     /// Statuses it may answer besides the ones every route of its kind may.
     pub errors: &'static [u16],
+    /// What it makes, for the document's links.
+    pub makes: Option<Made>,
 }
 
 impl Route {
@@ -255,6 +295,52 @@ impl Route {
     /// Whether the route knows the query parameter `name`.
     pub fn knows(&self, name: &str) -> bool {
         self.query.iter().any(|q| q.name == name)
+    }
+
+    /// The row's example request body: its `Content-Type` and bytes (JSON, a form, or a
+    /// multipart form whose file field holds `file`); `None` for a row that reads no body.
+    pub fn example_body(&self, file: &[u8]) -> Option<(String, Vec<u8>)> {
+        let fields = |schema: Option<SchemaRef>| -> Vec<(String, String)> {
+            match schema.and_then(|s| s.example()) {
+                Some(Value::Object(map)) => map
+                    .into_iter()
+                    .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        match self.body {
+            BodyKind::None => None,
+            BodyKind::Json { schema, .. } => {
+                let example = schema
+                    .example()
+                    .unwrap_or_else(|| Value::Object(Default::default()));
+                Some(("application/json".into(), example.to_string().into_bytes()))
+            }
+            BodyKind::Form { schema } => Some((
+                "application/x-www-form-urlencoded".into(),
+                form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(fields(schema))
+                    .finish()
+                    .into_bytes(),
+            )),
+            BodyKind::Multipart { schema, file: name } => {
+                let boundary = "example-boundary";
+                let mut body = Vec::new();
+                for (field, value) in fields(Some(schema)) {
+                    body.extend_from_slice(
+                        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"\r\n\r\n{value}\r\n").as_bytes(),
+                    );
+                }
+                if let Some(name) = name {
+                    body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"a.wav\"\r\n\r\n").as_bytes());
+                    body.extend_from_slice(file);
+                    body.extend_from_slice(b"\r\n");
+                }
+                body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+                Some((format!("multipart/form-data; boundary={boundary}"), body))
+            }
+        }
     }
 
     /// The summary, trimmed of the doc comment's leading spaces.

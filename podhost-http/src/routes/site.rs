@@ -23,56 +23,56 @@ endpoints! {
     /// sign in with an account's name and password
     SignIn {} = POST "/account/sign-in",
         Spec::open()
-            .body(BodyKind::Form { schema: "SignInForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 
     /// sign out
     SignOut {} = POST "/account/sign-out",
         Spec::open()
-            .body(BodyKind::Form { schema: "CsrfForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 
     /// create a personal token (shown once)
     CreateToken {} = POST "/account/tokens",
         Spec::open()
-            .body(BodyKind::Form { schema: "TokenForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 
     /// revoke a personal token
     RevokeToken { token_id: TokenId } = POST "/account/tokens/{token_id}/revoke",
         Spec::open()
-            .body(BodyKind::Form { schema: "CsrfForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 
     /// register an OAuth client (a confidential one's secret shown once)
     CreateClient {} = POST "/account/clients",
         Spec::open()
-            .body(BodyKind::Form { schema: "ClientForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 
     /// delete an OAuth client
     DeleteClient { client_id: String } = POST "/account/clients/{client_id}/delete",
         Spec::open()
-            .body(BodyKind::Form { schema: "CsrfForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 
     /// revoke what the account allowed a client
     RevokeGrant { grant_id: String } = POST "/account/grants/{grant_id}/revoke",
         Spec::open()
-            .body(BodyKind::Form { schema: "CsrfForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 
     /// the answer on the consent page: a redirect to the client with a code, or with access_denied
     Consent {} = POST "/oauth/authorize",
         Spec::open()
-            .body(BodyKind::Form { schema: "ConsentForm", example: &[] })
+            .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);
 }

@@ -27,11 +27,12 @@ impl EventRenderer for WireEvents {
             host: &self.host,
             account,
         };
-        match subject {
-            Subject::Media(media) => super::media_single(&ctx, media),
-            Subject::Feed(view) => super::feed_single(&ctx, view),
-            Subject::Episode(view) => super::episode_single(&ctx, view),
-            Subject::Job(job) => super::job(&self.host, job),
-        }
+        let value = match subject {
+            Subject::Media(media) => serde_json::to_value(super::media_single(&ctx, media)),
+            Subject::Feed(view) => serde_json::to_value(super::feed_single(&ctx, view)),
+            Subject::Episode(view) => serde_json::to_value(super::episode_single(&ctx, view)),
+            Subject::Job(job) => serde_json::to_value(super::job(&self.host, job)),
+        };
+        value.unwrap_or(Value::Null)
     }
 }

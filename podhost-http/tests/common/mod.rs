@@ -337,10 +337,17 @@ pub fn shaped(s: &str, pattern: &str) -> bool {
 
 /// Sends a request to `api` (this fixture's, or another process's) and reads the answer.
 pub async fn send_to(api: &Api, request: Request<Full<Bytes>>) -> Answer {
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
     let response = api.handle(request).await;
     let status = response.status();
     let headers = response.headers().clone();
     let raw = response.into_body().collect().await.unwrap().to_bytes();
+    // Every answer is held to the OpenAPI document: a drift fails the test that saw it.
+    let content_type = headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    podhost_testkit::contract::assert_answer(&method, &path, status.as_u16(), content_type, &raw);
     let body = if raw.is_empty() {
         Value::Null
     } else {

@@ -3,7 +3,13 @@
 use podhost_core::{EpisodeId, FeedId, Scope};
 use serde_json::json;
 
-use crate::routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints, query::*};
+use crate::{
+    routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints, query::*},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// A podcast's episodes (shows): list, read, create, update, delete, copy.
@@ -31,18 +37,18 @@ endpoints! {
                     description: "searched in title and description (also accepted as a JSON body field)",
                 },
             ])
-            .answers(200, "the episodes", Shape::DataList("EpisodeListItem"));
+            .answers(200, "the episodes", Shape::DataList(schema::<wire::episodes::EpisodeItem<'static>>()));
 
     /// create an episode; files sent in `media` (its audio) and `cover` become media items in the
     /// same commit as the episode
     CreateEpisode { feed_id: FeedId } = POST "/api/feed/{feed_id}/show",
         Spec::token(Scope::Shows)
             .body(BodyKind::Multipart {
-                schema: "EpisodeCreate",
+                schema: example::<wire::episodes::EpisodeCreate>(),
                 file: Some("media"),
-                example: &[("title", "Pilot"), ("is_public", "1")],
             })
-            .answers(201, "the episode; Location: the episode", Shape::Data("Episode"))
+            .makes(&["show_id"], "/data/id")
+            .answers(201, "the episode; Location: the episode", Shape::Data(schema::<wire::episodes::EpisodeRecord<'static>>()))
             .errors(&[413]);
 
     /// get an episode
@@ -53,17 +59,16 @@ endpoints! {
                 schema: || json!({"type": "string"}),
                 description: "ignored; the path names the feed",
             }])
-            .answers(200, "the episode", Shape::Data("Episode"));
+            .answers(200, "the episode", Shape::Data(schema::<wire::episodes::EpisodeRecord<'static>>()));
 
     /// change an episode
     UpdateEpisode { feed_id: FeedId, show_id: EpisodeId } = PUT "/api/feed/{feed_id}/show/{show_id}",
         Spec::token(Scope::Shows)
             .body(BodyKind::Json {
-                schema: "EpisodeUpdate",
+                schema: example::<wire::episodes::EpisodeFields>(),
                 required: false,
-                example: r#"{"title": "Pilot, again", "itunes": {"episodeType": "full", "season": "1"}}"#,
             })
-            .answers(200, "the episode", Shape::Data("Episode"))
+            .answers(200, "the episode", Shape::Data(schema::<wire::episodes::EpisodeRecord<'static>>()))
             .errors(&[409, 413]);
 
     /// delete an episode
@@ -79,5 +84,6 @@ endpoints! {
                 schema: || json!({"type": "string"}),
                 description: "the target feed; default: the same feed",
             }])
-            .answers(201, "the copy; Location: the copy", Shape::Data("Episode"));
+            .makes(&["show_id"], "/data/id")
+            .answers(201, "the copy; Location: the copy", Shape::Data(schema::<wire::episodes::EpisodeRecord<'static>>()));
 }

@@ -2,7 +2,13 @@
 
 use podhost_core::{FeedId, Scope};
 
-use crate::routes::{BodyKind, Shape, Spec, declare::endpoints, query::*};
+use crate::{
+    routes::{BodyKind, Shape, Spec, declare::endpoints, query::*},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// Podcasts (feeds): create, import, list, read, update, delete.
@@ -12,18 +18,18 @@ endpoints! {
     ListFeeds {} = GET "/api/feeds",
         Spec::token(Scope::FeedsReadOnly)
             .query(&[PAGE_NUMBER, PAGE_SIZE])
-            .answers(200, "the podcasts", Shape::DataList("FeedListItem"));
+            .answers(200, "the podcasts", Shape::DataList(schema::<wire::feeds::FeedListItem>()));
 
     /// create a podcast
     CreateFeed {} = POST "/api/feeds",
         Spec::token(Scope::Feeds)
             .addition()
             .body(BodyKind::Json {
-                schema: "FeedCreate",
+                schema: example::<wire::feeds::FeedCreate>(),
                 required: true,
-                example: r#"{"id": "my-show", "title": "My Show", "description": "Talk about things", "language": "en"}"#,
             })
-            .answers(201, "the podcast; Location: the podcast", Shape::Data("Feed"))
+            .makes(&["feed_id"], "/data/id")
+            .answers(201, "the podcast; Location: the podcast", Shape::Data(schema::<wire::feeds::FeedRecord>()))
             .errors(&[409, 413]);
 
     /// import a podcast from its RSS feed on another host, with its episodes and files (a
@@ -32,28 +38,27 @@ endpoints! {
         Spec::token(Scope::Feeds)
             .addition()
             .body(BodyKind::Json {
-                schema: "FeedImport",
+                schema: example::<wire::feeds::FeedImport>(),
                 required: true,
-                example: r#"{"url": "https://feeds.example.com/my-show.xml", "feed_id": "my-show"}"#,
             })
-            .answers(202, "the job, queued (or the one already queued or running for this feed); Location: the job; its result is the import's report", Shape::Data("Job"))
+            .makes(&["job_id"], "/data/id")
+            .answers(202, "the job, queued (or the one already queued or running for this feed); Location: the job; its result is the import's report", Shape::Data(schema::<wire::jobs::JobRecord>()))
             .errors(&[413]);
 
     /// get a podcast
     GetFeed { feed_id: FeedId } = GET "/api/feeds/{feed_id}",
         Spec::token(Scope::FeedsReadOnly)
-            .answers(200, "the podcast", Shape::Data("Feed"));
+            .answers(200, "the podcast", Shape::Data(schema::<wire::feeds::FeedRecord>()));
 
     /// change a podcast
     UpdateFeed { feed_id: FeedId } = PUT "/api/feeds/{feed_id}",
         Spec::token(Scope::Feeds)
             .addition()
             .body(BodyKind::Json {
-                schema: "FeedUpdate",
+                schema: example::<wire::feeds::FeedFields>(),
                 required: false,
-                example: r#"{"description": "Talk about other things", "itunes": {"author": "Me"}}"#,
             })
-            .answers(200, "the podcast", Shape::Data("Feed"))
+            .answers(200, "the podcast", Shape::Data(schema::<wire::feeds::FeedRecord>()))
             .errors(&[413]);
 
     /// delete a podcast and its episodes

@@ -3,7 +3,13 @@
 use podhost_core::{MediaId, Scope};
 use serde_json::json;
 
-use crate::routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints, query::*};
+use crate::{
+    routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints, query::*},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// Media files: upload, list, read, rename, copy, delete.
@@ -36,34 +42,33 @@ endpoints! {
                 PAGE_NUMBER,
                 PAGE_SIZE,
             ])
-            .answers(200, "the files", Shape::Bare("MediaList"));
+            .answers(200, "the files", Shape::Bare(schema::<wire::media::MediaList>()));
 
     /// upload a file
     UploadMedia {} = POST "/api/media",
         Spec::token(Scope::Media)
             .body(BodyKind::Multipart {
-                schema: "MediaUpload",
+                schema: schema::<wire::media::MediaUpload>(),
                 file: Some("media"),
-                example: &[],
             })
-            .answers(201, "the stored file; Location: the file", Shape::Bare("MediaRecord"))
+            .makes(&["media_id", "id"], "/id")
+            .answers(201, "the stored file; Location: the file", Shape::Bare(schema::<wire::media::MediaRecord>()))
             .errors(&[413]);
 
     /// get a file
     GetMedia { media_id: MediaId } = GET "/api/media/{media_id}",
         Spec::token(Scope::MediaReadOnly)
-            .answers(200, "the file", Shape::Bare("MediaRecord"));
+            .answers(200, "the file", Shape::Bare(schema::<wire::media::MediaRecord>()));
 
     /// rename a file (its download URL keeps its name) or move it to another category
     UpdateMedia { media_id: MediaId } = PUT "/api/media/{media_id}",
         Spec::token(Scope::Media)
             .addition()
             .body(BodyKind::Json {
-                schema: "MediaUpdate",
+                schema: example::<wire::media::MediaUpdate>(),
                 required: false,
-                example: r#"{"name": "interview-final.wav", "category": "archive"}"#,
             })
-            .answers(200, "the file", Shape::Bare("MediaRecord"))
+            .answers(200, "the file", Shape::Bare(schema::<wire::media::MediaRecord>()))
             .errors(&[413]);
 
     /// delete a file
@@ -76,10 +81,10 @@ endpoints! {
     CopyMedia { media_id: MediaId } = POST "/api/media/{media_id}/copy",
         Spec::token(Scope::Media)
             .body(BodyKind::Json {
-                schema: "MediaCopy",
+                schema: example::<wire::media::MediaCopy>(),
                 required: true,
-                example: r#"{"label": "interview.wav", "category": "archive"}"#,
             })
-            .answers(201, "the copy; Location: the copy", Shape::Bare("MediaRecord"))
+            .makes(&["media_id", "id"], "/id")
+            .answers(201, "the copy; Location: the copy", Shape::Bare(schema::<wire::media::MediaRecord>()))
             .errors(&[413]);
 }

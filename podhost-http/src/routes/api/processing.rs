@@ -3,7 +3,13 @@
 use podhost_core::{JobId, MediaId, Scope};
 use serde_json::json;
 
-use crate::routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints};
+use crate::{
+    routes::{BodyKind, QueryParam, Shape, Spec, declare::endpoints},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// Processing audio in the background: waveforms, silences, and the jobs that make them.
@@ -13,29 +19,29 @@ endpoints! {
     GenerateWaveform { id: MediaId } = POST "/api/generate/waveform/{id}",
         Spec::token(Scope::Media)
             .body(BodyKind::Json {
-                schema: "WaveformOptions",
+                schema: example::<wire::jobs::WaveformOptions>(),
                 required: false,
-                example: r#"{"samples_per_pixel": 256, "bits": 8}"#,
             })
-            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data("Job"))
+            .makes(&["job_id"], "/data/id")
+            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()))
             .errors(&[413]);
 
     /// detect silences and suggest ad breaks (a background job; ffmpeg silencedetect's rule)
     GenerateSilence { id: MediaId } = POST "/api/generate/silence/{id}",
         Spec::token(Scope::Media)
             .body(BodyKind::Json {
-                schema: "SilenceOptions",
+                schema: example::<wire::jobs::SilenceOptions>(),
                 required: false,
-                example: r#"{"noise": -60, "duration": 2}"#,
             })
-            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data("Job"))
+            .makes(&["job_id"], "/data/id")
+            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()))
             .errors(&[413]);
 
     /// a background job
     GetJob { job_id: JobId } = GET "/api/jobs/{job_id}",
         Spec::token(Scope::MediaReadOnly)
             .addition()
-            .answers(200, "the job", Shape::Data("Job"));
+            .answers(200, "the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
 
     /// the latest waveform of a file, in audiowaveform's JSON (not wrapped, for peaks.js) or `.dat`
     /// form
@@ -47,11 +53,11 @@ endpoints! {
                 schema: || json!({"type": "string", "enum": ["json", "dat"], "default": "json"}),
                 description: "json or the binary dat",
             }])
-            .answers(200, "the waveform", Shape::JsonOrBinary("Waveform"));
+            .answers(200, "the waveform", Shape::JsonOrBinary(schema::<wire::jobs::Waveform>()));
 
     /// the latest silence report of a file
     GetSilence { id: MediaId } = GET "/api/media/{id}/silence",
         Spec::token(Scope::MediaReadOnly)
             .addition()
-            .answers(200, "the silences and suggested mid-roll positions", Shape::Data("SilenceReport"));
+            .answers(200, "the silences and suggested mid-roll positions", Shape::Data(schema::<wire::jobs::Silences>()));
 }

@@ -2,7 +2,10 @@
 
 use podhost_core::{EpisodeId, FeedId, Scope};
 
-use crate::routes::{Shape, Spec, declare::endpoints, query::*};
+use crate::{
+    routes::{Shape, Spec, declare::endpoints, query::*},
+    wire::{self, schema::schema},
+};
 
 endpoints! {
     /// Download statistics by the IAB guidelines.
@@ -13,7 +16,7 @@ endpoints! {
         Spec::token(Scope::Stats)
             .addition()
             .query(&[FROM, TO])
-            .answers(200, "the report", Shape::Data("StatsReport"));
+            .answers(200, "the report", Shape::Data(schema::<wire::stats::Stats>()));
 
     /// every counted download row of a period as CSV: date, hour, feed_id, show_id, app, platform,
     /// subscriber_id, downloads
@@ -28,12 +31,12 @@ endpoints! {
         Spec::token(Scope::Stats)
             .addition()
             .query(&[FROM, TO])
-            .answers(200, "the report", Shape::Data("StatsReport"));
+            .answers(200, "the report", Shape::Data(schema::<wire::stats::Stats>()));
 
     /// downloads of one episode
     EpisodeStats { feed_id: FeedId, show_id: EpisodeId } = GET "/api/stats/feeds/{feed_id}/shows/{show_id}",
         Spec::token(Scope::Stats)
             .addition()
             .query(&[FROM, TO])
-            .answers(200, "the report", Shape::Data("StatsReport"));
+            .answers(200, "the report", Shape::Data(schema::<wire::stats::Stats>()));
 }

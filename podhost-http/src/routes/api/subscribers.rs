@@ -2,7 +2,13 @@
 
 use podhost_core::{FeedId, Scope, SubscriberId};
 
-use crate::routes::{BodyKind, Shape, Spec, declare::endpoints};
+use crate::{
+    routes::{BodyKind, Shape, Spec, declare::endpoints},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// A private podcast's subscribers, each with a feed URL of their own.
@@ -12,18 +18,18 @@ endpoints! {
     ListSubscribers { feed_id: FeedId } = GET "/api/feeds/{feed_id}/subscribers",
         Spec::token(Scope::FeedsReadOnly)
             .addition()
-            .answers(200, "the subscribers, each with their feed URL", Shape::DataList("Subscriber"));
+            .answers(200, "the subscribers, each with their feed URL", Shape::DataList(schema::<wire::access::SubscriberRecord>()));
 
     /// a subscriber of a private podcast: a feed URL of their own
     AddSubscriber { feed_id: FeedId } = POST "/api/feeds/{feed_id}/subscribers",
         Spec::token(Scope::Feeds)
             .addition()
             .body(BodyKind::Json {
-                schema: "NewSubscriber",
+                schema: example::<wire::access::NewSubscriber>(),
                 required: false,
-                example: r#"{"label": "Jane (patron)"}"#,
             })
-            .answers(201, "the subscriber", Shape::Data("Subscriber"));
+            .makes(&["subscriber_id"], "/data/id")
+            .answers(201, "the subscriber", Shape::Data(schema::<wire::access::SubscriberRecord>()));
 
     /// revoke a subscriber: their feed and files answer 410 on every server within a second
     RemoveSubscriber { feed_id: FeedId, subscriber_id: SubscriberId } = DELETE "/api/feeds/{feed_id}/subscribers/{subscriber_id}",

@@ -2,7 +2,13 @@
 
 use podhost_core::{Scope, TokenId};
 
-use crate::routes::{BodyKind, Shape, Spec, declare::endpoints};
+use crate::{
+    routes::{BodyKind, Shape, Spec, declare::endpoints},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// The caller's personal API tokens.
@@ -12,18 +18,18 @@ endpoints! {
     ListTokens {} = GET "/api/tokens",
         Spec::token(Scope::Tokens)
             .addition()
-            .answers(200, "the tokens", Shape::DataList("Token"));
+            .answers(200, "the tokens", Shape::DataList(schema::<wire::access::TokenRecord>()));
 
     /// a new personal token (scopes at most the caller's); its secret is shown only here
     CreateToken {} = POST "/api/tokens",
         Spec::token(Scope::Tokens)
             .addition()
             .body(BodyKind::Json {
-                schema: "NewToken",
+                schema: example::<wire::access::NewToken>(),
                 required: true,
-                example: r#"{"label": "helper", "scopes": ["tokens"]}"#,
             })
-            .answers(201, "the token, with its secret in `token`", Shape::Data("CreatedToken"));
+            .makes(&["token_id"], "/data/id")
+            .answers(201, "the token, with its secret in `token`", Shape::Data(schema::<wire::access::CreatedToken>()));
 
     /// revoke a personal token (it stops working on every server within a second)
     RevokeToken { token_id: TokenId } = DELETE "/api/tokens/{token_id}",

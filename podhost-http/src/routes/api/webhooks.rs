@@ -2,7 +2,13 @@
 
 use podhost_core::Scope;
 
-use crate::routes::{BodyKind, Shape, Spec, declare::endpoints};
+use crate::{
+    routes::{BodyKind, Shape, Spec, declare::endpoints},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
 
 endpoints! {
     /// Webhook subscriptions, their deliveries, and delivering now.
@@ -11,13 +17,13 @@ endpoints! {
     /// deliver the caller's due webhook deliveries now (delivery otherwise runs in the background)
     ProcessWebhooks {} = POST "/api/webhooks-processing",
         Spec::token(Scope::Webhooks)
-            .answers(200, "what was done", Shape::Data("WebhookRun"));
+            .answers(200, "what was done", Shape::Data(schema::<wire::webhooks::WebhookRunRecord>()));
 
     /// the caller's webhook subscriptions (without their secrets)
     ListWebhooks {} = GET "/api/webhooks",
         Spec::token(Scope::Webhooks)
             .addition()
-            .answers(200, "the subscriptions", Shape::DataList("Webhook"));
+            .answers(200, "the subscriptions", Shape::DataList(schema::<wire::webhooks::WebhookRecord>()));
 
     /// subscribe a URL to events; the signing secret (Standard Webhooks, whsec_) is shown only in
     /// this answer
@@ -25,18 +31,18 @@ endpoints! {
         Spec::token(Scope::Webhooks)
             .addition()
             .body(BodyKind::Json {
-                schema: "WebhookCreate",
+                schema: example::<wire::webhooks::WebhookCreate>(),
                 required: true,
-                example: r#"{"url": "https://hooks.example.com/podhost", "events": ["episode.published"], "description": "my app"}"#,
             })
-            .answers(201, "the subscription, with its secret; Location: the subscription", Shape::Data("Webhook"))
+            .makes(&["webhook_id"], "/data/id")
+            .answers(201, "the subscription, with its secret; Location: the subscription", Shape::Data(schema::<wire::webhooks::WebhookRecord>()))
             .errors(&[413]);
 
     /// one subscription
     GetWebhook { webhook_id: String } = GET "/api/webhooks/{webhook_id}",
         Spec::token(Scope::Webhooks)
             .addition()
-            .answers(200, "the subscription", Shape::Data("Webhook"));
+            .answers(200, "the subscription", Shape::Data(schema::<wire::webhooks::WebhookRecord>()));
 
     /// remove a subscription
     DeleteWebhook { webhook_id: String } = DELETE "/api/webhooks/{webhook_id}",
@@ -48,11 +54,11 @@ endpoints! {
     ListDeliveries { webhook_id: String } = GET "/api/webhooks/{webhook_id}/deliveries",
         Spec::token(Scope::Webhooks)
             .addition()
-            .answers(200, "the deliveries", Shape::DataList("Delivery"));
+            .answers(200, "the deliveries", Shape::DataList(schema::<wire::webhooks::DeliveryRecord>()));
 
     /// send an event to a subscription again, now
     Redeliver { webhook_id: String, seq: u64 } = POST "/api/webhooks/{webhook_id}/deliveries/{seq}/redeliver",
         Spec::token(Scope::Webhooks)
             .addition()
-            .answers(200, "the delivery with the new attempt", Shape::Data("Delivery"));
+            .answers(200, "the delivery with the new attempt", Shape::Data(schema::<wire::webhooks::DeliveryRecord>()));
 }

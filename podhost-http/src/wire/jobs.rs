@@ -1,0 +1,222 @@
+//! Background jobs on the wire: the job, the options of waveform and silence jobs, and their
+//! results.
+
+use podhost_core::{
+    MediaId, PodcastHost,
+    analysis::SilenceReport,
+    model::{Job, JobKind, JobStatus},
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::Example;
+use crate::urls::ApiUrls;
+
+/// What a job does.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKindName {
+    /// A waveform.
+    Waveform,
+    /// Silences and ad-break suggestions.
+    Silence,
+    /// Tags written into the file.
+    WriteTags,
+    /// A podcast moving in.
+    Import,
+}
+
+/// Where a job is.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatusName {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker runs it.
+    Running,
+    /// Done.
+    Succeeded,
+    /// Given up (see `error`).
+    Failed,
+}
+
+/// A background job: `{id, kind, media_id, status, error, result}`, then `created`,
+/// `started`, `finished` and `attempts`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Job")]
+pub struct JobRecord {
+    /// Its id.
+    pub id: String,
+    /// What it does.
+    pub kind: JobKindName,
+    /// The file it works on; null for an import.
+    pub media_id: Option<u64>,
+    /// Where it is.
+    pub status: JobStatusName,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Links to the output once it succeeded; for an import, its report (feed_id, feed,
+    /// rss_url, items, created, completed, unchanged, files, bytes, problems).
+    pub result: Option<Value>,
+    /// When it was asked for.
+    pub created: String,
+    /// When its last attempt started.
+    pub started: Option<String>,
+    /// When it ended.
+    pub finished: Option<String>,
+    /// Attempts so far.
+    pub attempts: u32,
+}
+
+/// A background job, with links to its output once it succeeded.
+pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
+    let urls = ApiUrls::new(host);
+    let result = match (j.status, j.kind, j.media) {
+        (JobStatus::Succeeded, JobKind::Waveform, Some(m)) => Some(json!({
+            "waveform": urls.waveform(m),
+            "waveform_dat": format!("{}?format=dat", urls.waveform(m)),
+        })),
+        (JobStatus::Succeeded, JobKind::Silence, Some(m)) => {
+            Some(json!({ "silence": urls.silence(m) }))
+        }
+        (JobStatus::Succeeded, JobKind::WriteTags, Some(m)) => {
+            Some(json!({ "metadata": urls.metadata(m) }))
+        }
+        // The import's report, with a link to the podcast it made.
+        (JobStatus::Succeeded, JobKind::Import, _) => {
+            let mut report = j.report.clone().unwrap_or_else(|| json!({}));
+            let feed = report["feed_id"]
+                .as_str()
+                .and_then(|id| podhost_core::FeedId::new(id).ok());
+            if let (Some(feed), Some(object)) = (feed, report.as_object_mut()) {
+                object.insert("feed".into(), json!(urls.feed(&feed)));
+            }
+            Some(report)
+        }
+        _ => None,
+    };
+    let time = |t: Option<jiff::Timestamp>| t.map(|t| t.to_string());
+    JobRecord {
+        id: j.id.as_str().to_string(),
+        kind: match j.kind {
+            JobKind::Waveform => JobKindName::Waveform,
+            JobKind::Silence => JobKindName::Silence,
+            JobKind::WriteTags => JobKindName::WriteTags,
+            JobKind::Import => JobKindName::Import,
+        },
+        media_id: j.media.map(MediaId::get),
+        status: match j.status {
+            JobStatus::Queued => JobStatusName::Queued,
+            JobStatus::Running => JobStatusName::Running,
+            JobStatus::Succeeded => JobStatusName::Succeeded,
+            JobStatus::Failed => JobStatusName::Failed,
+        },
+        error: j.error.clone(),
+        result,
+        created: j.created.to_string(),
+        started: time(j.started),
+        finished: time(j.finished),
+        attempts: j.attempts,
+    }
+}
+
+/// Options of a waveform: BBC audiowaveform's.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct WaveformOptions {
+    /// Samples per pixel (default 256); not with `pixels_per_second`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub samples_per_pixel: Option<u32>,
+    /// Pixels per second of audio, instead of samples per pixel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub pixels_per_second: Option<u32>,
+    /// 8 (default) or 16 bits per value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = [8, 16]))]
+    pub bits: Option<u8>,
+}
+
+impl Example for WaveformOptions {
+    fn example() -> Value {
+        json!({"samples_per_pixel": 256, "bits": 8})
+    }
+}
+
+/// Options of silence detection: ffmpeg silencedetect's.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct SilenceOptions {
+    /// The threshold in dB (default -60).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 0))]
+    pub noise: Option<f64>,
+    /// The shortest silence in seconds (default 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+}
+
+impl Example for SilenceOptions {
+    fn example() -> Value {
+        json!({"noise": -60, "duration": 2})
+    }
+}
+
+/// A waveform in BBC audiowaveform's JSON form, value for value (what peaks.js reads).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Waveform {
+    /// The format's version (2).
+    pub version: u32,
+    /// Channels (1: mixed to mono).
+    pub channels: u32,
+    /// The audio's sample rate.
+    pub sample_rate: u32,
+    /// Samples per pixel.
+    pub samples_per_pixel: u32,
+    /// Bits per value, 8 or 16.
+    pub bits: u32,
+    /// Pixels.
+    pub length: u64,
+    /// Minimum and maximum of each pixel, in turn.
+    pub data: Vec<i32>,
+}
+
+/// A silence, in seconds.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SilenceSpan {
+    /// Where it starts.
+    pub start: f64,
+    /// Where it ends.
+    pub end: f64,
+    /// How long it is.
+    pub duration: f64,
+}
+
+/// The silences of a file and the suggested mid-roll ad breaks.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "SilenceReport")]
+pub struct Silences {
+    /// The silences.
+    pub silences: Vec<SilenceSpan>,
+    /// The audio's duration in seconds.
+    pub duration: f64,
+    /// Suggested mid-roll positions, in seconds.
+    pub midrolls: Vec<f64>,
+}
+
+/// A silence report.
+pub fn silence_report(r: &SilenceReport) -> Silences {
+    Silences {
+        silences: r
+            .silences
+            .iter()
+            .map(|s| SilenceSpan {
+                start: s.start,
+                end: s.end,
+                duration: s.duration,
+            })
+            .collect(),
+        duration: r.duration,
+        midrolls: r.midrolls.clone(),
+    }
+}

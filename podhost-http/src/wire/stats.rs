@@ -1,0 +1,182 @@
+//! Download statistics on the wire.
+
+use podhost_core::stats::{GUIDELINE, StatsReport, WINDOW};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Downloads of a day.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DayDownloads {
+    /// The UTC day, `YYYY-MM-DD`.
+    #[schemars(extend("format" = "date"))]
+    pub date: String,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// Downloads of a podcast.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FeedDownloads {
+    /// The podcast's id.
+    pub feed_id: String,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// Downloads of an episode.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EpisodeDownloads {
+    /// The podcast's id.
+    pub feed_id: String,
+    /// The episode's id.
+    pub show_id: String,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// Downloads by an app.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AppDownloads {
+    /// The app, by the OPAWG lists.
+    pub app: String,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// Downloads in an hour of the day.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HourDownloads {
+    /// The UTC hour, 0 to 23.
+    #[schemars(range(max = 23))]
+    pub hour: u8,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// Downloads on a device.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PlatformDownloads {
+    /// The device, by the OPAWG devices list.
+    pub platform: String,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// Downloads through a private podcast's subscriber URL.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SubscriberDownloads {
+    /// The subscriber's id.
+    pub subscriber_id: String,
+    /// Downloads.
+    pub downloads: u64,
+}
+
+/// How downloads are counted.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Method {
+    /// The guideline followed.
+    pub guideline: &'static str,
+    /// The window one listener's downloads are counted once in.
+    pub window: &'static str,
+}
+
+/// A download statistics report.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "StatsReport")]
+pub struct Stats {
+    /// The first UTC day.
+    #[schemars(extend("format" = "date"))]
+    pub from: String,
+    /// The last UTC day, included.
+    #[schemars(extend("format" = "date"))]
+    pub to: String,
+    /// Downloads in all.
+    pub total: u64,
+    /// By day.
+    pub days: Vec<DayDownloads>,
+    /// By podcast.
+    pub feeds: Vec<FeedDownloads>,
+    /// By episode.
+    pub episodes: Vec<EpisodeDownloads>,
+    /// By app.
+    pub apps: Vec<AppDownloads>,
+    /// By UTC hour of the day, hour 0 first.
+    pub hours: Vec<HourDownloads>,
+    /// By device.
+    pub platforms: Vec<PlatformDownloads>,
+    /// How they are counted.
+    pub method: Method,
+    /// Addition: through private podcasts' subscriber URLs.
+    pub subscribers: Vec<SubscriberDownloads>,
+}
+
+/// A download statistics report.
+pub fn stats_report(r: &StatsReport) -> Stats {
+    Stats {
+        from: r.from.to_string(),
+        to: r.to.to_string(),
+        total: r.total,
+        days: r
+            .days
+            .iter()
+            .map(|d| DayDownloads {
+                date: d.date.to_string(),
+                downloads: d.downloads,
+            })
+            .collect(),
+        feeds: r
+            .feeds
+            .iter()
+            .map(|f| FeedDownloads {
+                feed_id: f.feed_id.as_str().to_string(),
+                downloads: f.downloads,
+            })
+            .collect(),
+        episodes: r
+            .episodes
+            .iter()
+            .map(|e| EpisodeDownloads {
+                feed_id: e.feed_id.as_str().to_string(),
+                show_id: e.episode_id.to_string(),
+                downloads: e.downloads,
+            })
+            .collect(),
+        apps: r
+            .apps
+            .iter()
+            .map(|a| AppDownloads {
+                app: a.app.clone(),
+                downloads: a.downloads,
+            })
+            .collect(),
+        hours: r
+            .hours
+            .iter()
+            .enumerate()
+            .map(|(hour, n)| HourDownloads {
+                hour: hour as u8,
+                downloads: *n,
+            })
+            .collect(),
+        platforms: r
+            .platforms
+            .iter()
+            .map(|p| PlatformDownloads {
+                platform: p.platform.clone(),
+                downloads: p.downloads,
+            })
+            .collect(),
+        method: Method {
+            guideline: GUIDELINE,
+            window: WINDOW,
+        },
+        subscribers: r
+            .subscribers
+            .iter()
+            .map(|s| SubscriberDownloads {
+                subscriber_id: s.subscriber_id.as_str().to_string(),
+                downloads: s.downloads,
+            })
+            .collect(),
+    }
+}
