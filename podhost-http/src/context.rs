@@ -34,6 +34,8 @@ pub struct Api {
     pub(crate) host: PodcastHost,
     pub(crate) config: Arc<HttpConfig>,
     pub(crate) openapi: Arc<Value>,
+    /// The API reference page, rendered from the document.
+    pub(crate) reference: Bytes,
     pub(crate) cache: Arc<cache::ResponseCache>,
     /// Episodes' JSON as list items.
     pub(crate) items: Arc<cache::ItemCache>,

@@ -29,6 +29,7 @@ mod outbound;
 mod page;
 mod public;
 mod ranges;
+mod reference;
 mod response;
 pub mod routes;
 mod server;
@@ -49,4 +50,9 @@ pub use webhook_sender::HttpWebhookSender;
 /// The OpenAPI document of `host`'s API (as served at `/api/openapi.json`).
 pub fn openapi_document(host: &podhost_core::PodcastHost) -> serde_json::Value {
     openapi::document(host)
+}
+
+/// The API reference as Markdown (`docs/api.md`), from the OpenAPI document of `host`'s API.
+pub fn api_reference(host: &podhost_core::PodcastHost) -> String {
+    reference::markdown(&openapi::document(host))
 }

@@ -286,6 +286,7 @@ fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value
         json!({"name": q.name, "in": "query", "required": false, "schema": (q.schema)(), "description": q.description})
     }));
     let mut responses = Map::new();
+    responses.insert(row.success.status.to_string(), success(row, schemas));
     for status in common_errors(row).iter().chain(row.errors) {
         let response = match row.surface {
             Surface::OAuth => oauth_error_response(row, *status, &errors.oauth),
@@ -293,7 +294,6 @@ fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value
         };
         responses.insert(status.to_string(), response);
     }
-    responses.insert(row.success.status.to_string(), success(row, schemas));
     let mut description = match (row.scope, row.surface) {
         (Some(scope), _) => format!("Scopes: {}.", scopes_allowing(scope)),
         (None, Surface::OAuth) if matches!(row.body, BodyKind::Form { .. }) => {

@@ -27,6 +27,7 @@ impl Api {
         Api {
             config: Arc::new(config),
             host,
+            reference: Bytes::from(crate::reference::page(&openapi)),
             openapi: Arc::new(openapi),
             cache: Arc::default(),
             items: Arc::default(),

@@ -41,6 +41,37 @@ async fn the_openapi_document_has_exactly_the_api_and_oauth_routes_of_the_table(
     );
 }
 
+/// The reference page for people: every operation and shape, linked from the home page, a
+/// page of the site (no script, its strict policy).
+#[tokio::test]
+async fn the_api_reference_is_a_page() {
+    let fx = Fixture::new().await;
+    let page = fx.public(Method::GET, "/api/docs", &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert_eq!(
+        page.headers[http::header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+    let csp = page.headers[http::header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap();
+    assert!(
+        csp.contains("script-src 'none'") || !csp.contains("script-src"),
+        "{csp}"
+    );
+    let html = String::from_utf8_lossy(&page.raw);
+    assert!(!html.contains("<script"), "no script");
+    for routed in podhost_http::routes().filter(|r| r.surface.documented()) {
+        let heading = format!("<code>{} {}</code>", routed.method, routed.path);
+        assert!(html.contains(&heading), "{heading} on the page");
+    }
+    for shape in ["MediaRecord", "EpisodeFields", "Job", "ValidationError"] {
+        assert!(html.contains(&format!("id=\"shape-{shape}\"")), "{shape}");
+    }
+    let home = fx.public(Method::GET, "/", &[]).await;
+    assert!(String::from_utf8_lossy(&home.raw).contains("href=\"/api/docs\""));
+}
+
 #[tokio::test]
 async fn media_list_and_record() {
     let fx = Fixture::new().await;

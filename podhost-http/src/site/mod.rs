@@ -31,7 +31,7 @@ use crate::{
 /// The site's paths (its table's rows), and the few of other tables its pages link to.
 pub(crate) mod paths {
     pub(crate) use crate::routes::{
-        docs::paths::Openapi as OPENAPI,
+        docs::paths::{ApiDocs as API_DOCS, Openapi as OPENAPI},
         oauth::paths::Authorize as AUTHORIZE,
         site::paths::{
             Account as ACCOUNT, CreateClient as CLIENTS, CreateToken as TOKENS,

@@ -40,7 +40,7 @@ fn header(signed_in: Option<&str>, csrf_token: Option<&str>) -> Markup {
                 nav aria-label="Site" {
                     a href=(paths::ACCOUNT) { "Account" }
                     " · "
-                    a href=(paths::OPENAPI) { "API" }
+                    a href=(paths::API_DOCS) { "API" }
                     @if let (Some(name), Some(token)) = (signed_in, csrf_token) {
                         " · "
                         span.muted { "Signed in as " strong { (name) } }
@@ -82,7 +82,9 @@ pub(super) fn home(podcasts: &[Listed], more: bool) -> String {
                     " to create personal API tokens and OAuth clients, and to see what you allowed applications to do."
                 }
                 p {
-                    "The REST API is described by its OpenAPI document: "
+                    "The REST API: "
+                    a href=(paths::API_DOCS) { "its reference" }
+                    ", and its OpenAPI document for tools: "
                     a href=(paths::OPENAPI) { code { (paths::OPENAPI) } }
                     "."
                 }
