@@ -28,58 +28,8 @@ fn episode_not_found(id: EpisodeId) -> Error {
 
 /// Applies a patch to an episode, collecting every problem.
 fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) -> Result<()> {
-    let set = |target: &mut String, value: &Option<String>| {
-        if let Some(v) = value {
-            target.clone_from(v);
-        }
-    };
-    set(&mut ep.title, &patch.title);
-    set(&mut ep.subtitle, &patch.subtitle);
-    set(&mut ep.description, &patch.description);
-    set(&mut ep.author, &patch.author);
-    set(&mut ep.email, &patch.email);
-    set(&mut ep.copyright, &patch.copyright);
-    set(&mut ep.link, &patch.link);
-    if let Some(v) = patch.is_public {
-        ep.is_public = v;
-    }
-    if let Some(v) = patch.publish_at {
-        ep.publish_at = v;
-    }
-    if let Some(v) = patch.media {
-        ep.media = v;
-    }
-    if let Some(v) = patch.transcript {
-        ep.transcript = v;
-    }
-    let it = &mut ep.itunes;
-    set(&mut it.title, &patch.itunes_title);
-    set(&mut it.subtitle, &patch.itunes_subtitle);
-    set(&mut it.summary, &patch.itunes_summary);
-    set(&mut it.author, &patch.itunes_author);
-    if let Some(v) = patch.itunes_episode {
-        it.episode = v;
-    }
-    if let Some(v) = patch.itunes_season {
-        it.season = v;
-    }
-    if let Some(v) = patch.itunes_episode_type {
-        it.episode_type = v;
-    }
-    if let Some(v) = patch.itunes_logo {
-        it.logo = v;
-    }
-    if let Some(v) = patch.itunes_explicit {
-        it.explicit = v;
-    }
-
     let mut e = FieldErrors::default();
-    crate::model::podcast::apply(
-        &mut ep.podcast,
-        &patch.podcast_tags,
-        &crate::model::podcast::ITEM_TAGS,
-        &mut e,
-    );
+    ep.apply(patch, &mut e);
     if ep.title.trim().is_empty() {
         e.add("title", "the title is required");
     }

@@ -33,71 +33,7 @@ fn check_language(errors: &mut FieldErrors, language: &str) {
 /// Applies a patch to a feed, collecting every problem.
 fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Result<()> {
     let mut e = FieldErrors::default();
-    let set = |target: &mut String, value: &Option<String>| {
-        if let Some(v) = value {
-            target.clone_from(v);
-        }
-    };
-    set(&mut feed.title, &patch.title);
-    set(&mut feed.description, &patch.description);
-    set(&mut feed.language, &patch.language);
-    set(&mut feed.copyright, &patch.copyright);
-    set(&mut feed.link, &patch.link);
-    let it = &mut feed.itunes;
-    set(&mut it.subtitle, &patch.itunes_subtitle);
-    set(&mut it.summary, &patch.itunes_summary);
-    set(&mut it.author, &patch.itunes_author);
-    set(&mut it.category, &patch.itunes_category);
-    set(&mut it.subcategory, &patch.itunes_subcategory);
-    set(&mut it.owner_name, &patch.itunes_owner_name);
-    set(&mut it.owner_email, &patch.itunes_owner_email);
-    if let Some(v) = patch.itunes_explicit {
-        it.explicit = v;
-    }
-    if let Some(v) = patch.itunes_type {
-        it.show_type = v;
-    }
-    if let Some(v) = patch.itunes_block {
-        it.block = v;
-    }
-    if let Some(v) = patch.itunes_complete {
-        it.complete = v;
-    }
-    if let Some(v) = &patch.itunes_new_feed_url {
-        it.new_feed_url = v.clone().filter(|u| !u.is_empty());
-    }
-    set(&mut feed.googleplay.author, &patch.googleplay_author);
-    set(
-        &mut feed.googleplay.description,
-        &patch.googleplay_description,
-    );
-    if let Some(v) = patch.podcast_locked {
-        feed.podcast.locked = v;
-    }
-    if let Some(v) = &patch.podcast_funding {
-        feed.podcast.funding.clone_from(v);
-    }
-    set(&mut feed.podcast.medium, &patch.podcast_medium);
-    if let Some(private) = patch.private {
-        feed.private = private;
-    }
-    crate::model::podcast::apply(
-        &mut feed.podcast.tags,
-        &patch.podcast_tags,
-        &crate::model::podcast::CHANNEL_TAGS,
-        &mut e,
-    );
-    if let Some(guid) = patch.podcast_guid
-        && guid != feed.podcast.guid
-    {
-        e.add(
-            "podcast.guid",
-            "a podcast's guid is set when it is created and never changes",
-        );
-    }
-    if let Some(logo) = patch.logo {
-        feed.logo = logo;
-    }
+    feed.apply(patch, &mut e);
 
     if feed.title.trim().is_empty() {
         e.add("title", "the title is required");

@@ -4,6 +4,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::{
+    error::FieldErrors,
     ids::{EpisodeId, FeedId, MediaId},
     model::Media,
 };
@@ -184,6 +185,66 @@ impl EpisodeRef<'_> {
             transcript: self.transcript.cloned(),
             is_published: self.is_published,
         }
+    }
+}
+
+impl Episode {
+    /// Applies a change of the episode's fields: each field the patch names is replaced, the
+    /// Podcasting 2.0 tags it names are replaced whole (or removed); a tag that cannot be
+    /// applied is reported to `errors`. The rules of the values (lengths, references) are
+    /// checked by the operation.
+    pub fn apply(&mut self, patch: &EpisodePatch, errors: &mut FieldErrors) {
+        let set = |target: &mut String, value: &Option<String>| {
+            if let Some(v) = value {
+                target.clone_from(v);
+            }
+        };
+        set(&mut self.title, &patch.title);
+        set(&mut self.subtitle, &patch.subtitle);
+        set(&mut self.description, &patch.description);
+        set(&mut self.author, &patch.author);
+        set(&mut self.email, &patch.email);
+        set(&mut self.copyright, &patch.copyright);
+        set(&mut self.link, &patch.link);
+        if let Some(v) = patch.is_public {
+            self.is_public = v;
+        }
+        if let Some(v) = patch.publish_at {
+            self.publish_at = v;
+        }
+        if let Some(v) = patch.media {
+            self.media = v;
+        }
+        if let Some(v) = patch.transcript {
+            self.transcript = v;
+        }
+        let it = &mut self.itunes;
+        set(&mut it.title, &patch.itunes_title);
+        set(&mut it.subtitle, &patch.itunes_subtitle);
+        set(&mut it.summary, &patch.itunes_summary);
+        set(&mut it.author, &patch.itunes_author);
+        if let Some(v) = patch.itunes_episode {
+            it.episode = v;
+        }
+        if let Some(v) = patch.itunes_season {
+            it.season = v;
+        }
+        if let Some(v) = patch.itunes_episode_type {
+            it.episode_type = v;
+        }
+        if let Some(v) = patch.itunes_logo {
+            it.logo = v;
+        }
+        if let Some(v) = patch.itunes_explicit {
+            it.explicit = v;
+        }
+
+        crate::model::podcast::apply(
+            &mut self.podcast,
+            &patch.podcast_tags,
+            &crate::model::podcast::ITEM_TAGS,
+            errors,
+        );
     }
 }
 

@@ -4,7 +4,10 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::ids::{FeedId, MediaId};
+use crate::{
+    error::FieldErrors,
+    ids::{FeedId, MediaId},
+};
 
 /// A podcast: the channel of an RSS feed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -116,6 +119,78 @@ pub struct Funding {
 }
 
 impl Feed {
+    /// Applies a change of the channel fields: each field the patch names is replaced, the
+    /// Podcasting 2.0 tags it names are replaced whole (or removed). What cannot be applied (a
+    /// tag the namespace does not allow, a new guid) is reported to `errors`; the rules of the
+    /// values themselves (lengths, categories, references) are checked by the operation.
+    pub fn apply(&mut self, patch: &FeedPatch, errors: &mut FieldErrors) {
+        let set = |target: &mut String, value: &Option<String>| {
+            if let Some(v) = value {
+                target.clone_from(v);
+            }
+        };
+        set(&mut self.title, &patch.title);
+        set(&mut self.description, &patch.description);
+        set(&mut self.language, &patch.language);
+        set(&mut self.copyright, &patch.copyright);
+        set(&mut self.link, &patch.link);
+        let it = &mut self.itunes;
+        set(&mut it.subtitle, &patch.itunes_subtitle);
+        set(&mut it.summary, &patch.itunes_summary);
+        set(&mut it.author, &patch.itunes_author);
+        set(&mut it.category, &patch.itunes_category);
+        set(&mut it.subcategory, &patch.itunes_subcategory);
+        set(&mut it.owner_name, &patch.itunes_owner_name);
+        set(&mut it.owner_email, &patch.itunes_owner_email);
+        if let Some(v) = patch.itunes_explicit {
+            it.explicit = v;
+        }
+        if let Some(v) = patch.itunes_type {
+            it.show_type = v;
+        }
+        if let Some(v) = patch.itunes_block {
+            it.block = v;
+        }
+        if let Some(v) = patch.itunes_complete {
+            it.complete = v;
+        }
+        if let Some(v) = &patch.itunes_new_feed_url {
+            it.new_feed_url = v.clone().filter(|u| !u.is_empty());
+        }
+        set(&mut self.googleplay.author, &patch.googleplay_author);
+        set(
+            &mut self.googleplay.description,
+            &patch.googleplay_description,
+        );
+        if let Some(v) = patch.podcast_locked {
+            self.podcast.locked = v;
+        }
+        if let Some(v) = &patch.podcast_funding {
+            self.podcast.funding.clone_from(v);
+        }
+        set(&mut self.podcast.medium, &patch.podcast_medium);
+        if let Some(private) = patch.private {
+            self.private = private;
+        }
+        crate::model::podcast::apply(
+            &mut self.podcast.tags,
+            &patch.podcast_tags,
+            &crate::model::podcast::CHANNEL_TAGS,
+            errors,
+        );
+        if let Some(guid) = patch.podcast_guid
+            && guid != self.podcast.guid
+        {
+            errors.add(
+                "podcast.guid",
+                "a podcast's guid is set when it is created and never changes",
+            );
+        }
+        if let Some(logo) = patch.logo {
+            self.logo = logo;
+        }
+    }
+
     /// Who makes it: the iTunes author, else the Google Play author (empty when neither).
     pub fn author(&self) -> &str {
         if self.itunes.author.is_empty() {
