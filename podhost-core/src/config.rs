@@ -51,6 +51,10 @@ pub struct HostConfig {
     /// Who is told when a feed changes: WebSub hubs and Podping (default none). Each becomes a
     /// subscription of every account, delivered by the webhook machinery.
     pub notify: crate::webhooks::notify::Notifiers,
+    /// Addresses whose failed sign-ins and bearer tokens are never throttled (a health checker,
+    /// a test client on a trusted network; default none). The rate limit and the throttling of
+    /// failed sign-ins per account still apply to them.
+    pub throttle_exempt: Vec<ipnet::IpNet>,
     /// Requests per token per 60-second window, counted across every process on the store
     /// (default 180; see [`ratelimit`](crate::ratelimit)). Every process on one store should
     /// use the same value: they share the numbered leases of each window.
@@ -80,6 +84,7 @@ impl HostConfig {
             fetcher: None,
             allow_private_webhooks: false,
             notify: Default::default(),
+            throttle_exempt: Vec::new(),
             rate_limit: Self::DEFAULT_RATE_LIMIT,
         })
     }

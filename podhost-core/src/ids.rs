@@ -47,6 +47,10 @@ impl AccountId {
 pub struct FeedId(String);
 
 impl FeedId {
+    /// The rule of [`FeedId::new`] as an ECMA-262 regular expression (for JSON Schema): no `/`,
+    /// no control character, no white space at either end; the length (1 to 100) is apart.
+    pub const PATTERN: &'static str = r"^[^/\s\u0000-\u001f\u007f-\u009f]([^/\u0000-\u001f\u007f-\u009f]*[^/\s\u0000-\u001f\u007f-\u009f])?$";
+
     /// Validates a feed id.
     pub fn new(id: &str) -> Result<Self> {
         let chars = id.chars().count();
@@ -104,6 +108,10 @@ impl MediaId {
 pub struct EpisodeId(u64);
 
 impl EpisodeId {
+    /// The written form as a regular expression (for JSON Schema): `pod-` and a number from 1,
+    /// at most 16 digits (the largest, 2^53-1, has 16).
+    pub const PATTERN: &'static str = "^pod-0*[1-9][0-9]{0,15}$";
+
     /// The episode with this number.
     pub fn new(n: u64) -> Result<Self> {
         if (1..=MAX_SAFE_ID).contains(&n) {

@@ -217,7 +217,8 @@ fn request_body(row: &Route, schemas: &mut Schemas) -> Option<Value> {
             let whole = schema.whole();
             let mut fields = Map::new();
             form_fields(&whole, "", &mut fields);
-            let mut form = json!({"type": "object", "properties": fields});
+            let mut form =
+                json!({"type": "object", "properties": fields, "additionalProperties": false});
             if let Some(required) = whole.get("required") {
                 form["required"] = required.clone();
             }
@@ -279,7 +280,13 @@ fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value
         .params
         .iter()
         .map(|p| {
-            json!({"name": p.name, "in": "path", "required": true, "schema": p.kind.schema(), "description": p.description(), "example": p.kind.sample()})
+            let schema = p.kind.schema();
+            // The sample as its schema's type: a number for an integer parameter.
+            let example = match schema["type"].as_str() {
+                Some("integer") => json!(p.kind.sample().parse::<u64>().ok()),
+                _ => json!(p.kind.sample()),
+            };
+            json!({"name": p.name, "in": "path", "required": true, "schema": schema, "description": p.description(), "example": example})
         })
         .collect();
     parameters.extend(row.query.iter().map(|q| {

@@ -722,3 +722,46 @@ async fn failed_bearer_tokens_are_throttled_per_address() {
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn an_exempt_address_is_not_throttled_but_its_accounts_are() {
+    // Requests without a connection come from 0.0.0.0 here.
+    let fx = Fixture::with_host_config(|config| {
+        config.throttle_exempt = vec!["0.0.0.0/32".parse().unwrap()];
+    })
+    .await;
+    fx.host
+        .set_password(&"alice".parse().unwrap(), Some(PASSWORD))
+        .await
+        .unwrap();
+    let bad = "phk_aaaaaaaaaaaaaaaa_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    for _ in 0..30 {
+        let answer = fx.call(Method::GET, "/api/feeds", bad, None).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(
+        fx.call(Method::GET, "/api/feeds", &fx.mallory.clone(), None)
+            .await
+            .status,
+        StatusCode::OK
+    );
+    // Failures on other accounts do not make the address wait...
+    for name in ["bob", "carol", "dave", "erin", "frank", "grace"] {
+        let answer = Browser::default().sign_in(&fx.api, name, "guess").await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(
+        Browser::default()
+            .sign_in(&fx.api, "alice", PASSWORD)
+            .await
+            .status,
+        StatusCode::SEE_OTHER
+    );
+    // ...but an account guessed at still does.
+    for _ in 0..4 {
+        let answer = Browser::default().sign_in(&fx.api, "alice", "wrong").await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    }
+    let answer = Browser::default().sign_in(&fx.api, "alice", PASSWORD).await;
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
+}

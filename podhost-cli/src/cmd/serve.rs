@@ -17,6 +17,10 @@ pub struct ServeArgs {
     /// Requests per token per minute, across every server on the store.
     #[arg(long, env = "PODHOST_RATE_LIMIT", default_value_t = 180)]
     pub rate_limit: u32,
+    /// Addresses never throttled after failed sign-ins or unknown tokens (a health checker, a
+    /// test client): IP addresses or CIDR ranges, comma-separated. The rate limit still applies.
+    #[arg(long, env = "PODHOST_THROTTLE_EXEMPT", value_delimiter = ',', value_parser = address_range)]
+    pub throttle_exempt: Vec<ipnet::IpNet>,
     /// Behind a trusted reverse proxy: count downloads by the last `X-Forwarded-For` address.
     #[arg(long, env = "PODHOST_TRUST_PROXY", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
     pub trust_proxy: bool,
@@ -39,12 +43,21 @@ pub struct ServeArgs {
     pub access_token_minutes: u64,
 }
 
+/// An IP address (one host) or a CIDR range.
+fn address_range(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("`{text}` is neither an IP address nor a CIDR range (10.0.0.0/8)"))
+}
+
 impl super::Run for ServeArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let args = self;
         let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
             config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
             config.rate_limit = args.rate_limit;
+            config.throttle_exempt = args.throttle_exempt.clone();
             config.sessions.idle = std::time::Duration::from_secs(args.session_idle_minutes * 60);
             config.sessions.absolute =
                 std::time::Duration::from_secs(args.session_max_hours * 3600);

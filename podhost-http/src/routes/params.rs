@@ -35,9 +35,9 @@ impl ParamKind {
                 json!({"type": "integer", "minimum": 1, "maximum": podhost_core::MAX_SAFE_ID})
             }
             ParamKind::Feed => {
-                json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^/]+$"})
+                json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": FeedId::PATTERN})
             }
-            ParamKind::Episode => json!({"type": "string", "pattern": "^pod-[0-9]+$"}),
+            ParamKind::Episode => json!({"type": "string", "pattern": EpisodeId::PATTERN}),
             ParamKind::Job => json!({"type": "string", "pattern": "^job_[a-z0-9]{20}$"}),
             ParamKind::Token => json!({"type": "string", "pattern": "^tok_[a-z0-9]{16}$"}),
             ParamKind::Subscriber => json!({"type": "string", "pattern": "^sub_[a-z0-9]{16}$"}),

@@ -421,3 +421,50 @@ fn bodies_examples_and_queries_are_well_formed() {
         assert!(!row.summary().is_empty(), "{} has a summary", row.path);
     }
 }
+
+#[test]
+fn the_documented_patterns_take_what_the_core_takes() {
+    let feed_pattern = regex::Regex::new(FeedId::PATTERN).unwrap();
+    for id in [
+        "f",
+        "my-show",
+        "Mein Podcast",
+        "über",
+        "a b",
+        "x.y_z",
+        "",
+        " lead",
+        "trail ",
+        "a/b",
+        "tab\there",
+        "nl\n",
+        "\u{85}next",
+        "\u{7f}",
+    ] {
+        assert_eq!(
+            feed_pattern.is_match(id),
+            FeedId::new(id).is_ok(),
+            "feed id {id:?}"
+        );
+    }
+    let episode_pattern = regex::Regex::new(EpisodeId::PATTERN).unwrap();
+    for id in [
+        "pod-1",
+        "pod-01",
+        "pod-123",
+        "pod-9007199254740991",
+        "pod-0",
+        "pod-",
+        "pod-x",
+        "pod--1",
+        "1",
+        "POD-1",
+        "pod-1 ",
+    ] {
+        assert_eq!(
+            episode_pattern.is_match(id),
+            id.parse::<EpisodeId>().is_ok(),
+            "episode id {id:?}"
+        );
+    }
+}

@@ -61,8 +61,9 @@ pub struct NewToken {
     /// What it is for.
     #[schemars(length(max = 255))]
     pub label: Option<String>,
-    /// What it may do: at most what the caller's token may.
+    /// What it may do (at least one scope): at most what the caller's token may.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub scopes: Vec<ScopeName>,
 }
 

@@ -427,8 +427,10 @@ impl Example for EpisodeFields {
     }
 }
 
-/// A new episode, as a form: its fields, its guid, and the files uploaded with it.
+/// A new episode, as a form: its fields (the title required), its guid, and the files uploaded
+/// with it.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(extend("required" = ["title"]))]
 pub struct EpisodeCreate {
     /// A guid to keep verbatim (by default the episode's id).
     pub guid: Option<String>,

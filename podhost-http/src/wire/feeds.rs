@@ -424,7 +424,7 @@ impl Example for FeedFields {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FeedCreate {
     /// Its id: unique in the deployment, 1 to 100 characters, no `/`.
-    #[schemars(length(min = 1, max = 100))]
+    #[schemars(length(min = 1, max = 100), regex(pattern = podhost_core::FeedId::PATTERN))]
     pub id: String,
     /// The channel fields (the title is required).
     #[serde(flatten)]
@@ -443,7 +443,7 @@ pub struct FeedImport {
     /// The http(s) URL of the podcast's RSS feed.
     pub url: String,
     /// The podcast's id here; by default one made from its title.
-    #[schemars(length(min = 1, max = 100))]
+    #[schemars(length(min = 1, max = 100), regex(pattern = podhost_core::FeedId::PATTERN))]
     pub feed_id: Option<String>,
 }
 

@@ -290,7 +290,8 @@ fn check(
                     Some(1) => Some(true),
                     _ => None,
                 },
-                Value::String(text) => match text.trim() {
+                // Any case: clients write `True` (Python) or `TRUE`.
+                Value::String(text) => match text.trim().to_ascii_lowercase().as_str() {
                     "1" | "true" | "on" => Some(true),
                     "0" | "false" | "off" | "" => Some(false),
                     _ => None,

@@ -220,10 +220,34 @@ impl SchemaRef {
 /// The settings of the document's schemas: OpenAPI 3.0 (`nullable`, components), for what is
 /// serialized (answers) or read (requests).
 pub fn settings(contract: Contract) -> SchemaSettings {
-    SchemaSettings::openapi3().with(|s| {
+    let reading = matches!(contract, Contract::Deserialize);
+    let settings = SchemaSettings::openapi3().with(|s| {
         s.contract = contract;
         s.meta_schema = None;
-    })
+    });
+    if reading {
+        settings.with_transform(Closed)
+    } else {
+        settings
+    }
+}
+
+/// Requests are closed: an object of named fields takes no other (what [`read`](super::read)
+/// refuses as "unknown field"), and the document says so with `additionalProperties: false`.
+/// An object that takes more says which (`additionalProperties: true` or a schema).
+#[derive(Debug, Clone, Copy)]
+struct Closed;
+
+impl schemars::transform::Transform for Closed {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(object) = schema.as_object_mut()
+            && object.contains_key("properties")
+            && !object.contains_key("additionalProperties")
+        {
+            object.insert("additionalProperties".into(), Value::Bool(false));
+        }
+        schemars::transform::transform_subschemas(self, schema);
+    }
 }
 
 /// A field a request may set, clear (`null`, or an empty form value) or leave out.

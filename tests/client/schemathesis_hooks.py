@@ -1,0 +1,124 @@
+"""schemathesis hooks for scripts/api-clients (loaded through SCHEMATHESIS_HOOKS).
+
+The fixtures. The document gives each path parameter an example (`feed_id` "f", `show_id`
+"pod-1", `media_id` 1); schemathesis starts from those, so before the run the server gets what
+they name: the podcast "f" with the episode "pod-1", and the media file 1. Without them every
+case built on an example is a 404 that reaches no logic.
+
+Keeping them. A delete of a fixture, or of the token the run authenticates with (schemathesis
+learns its id from `GET /api/tokens`, and the API rightly lets a token revoke itself), would
+leave the rest of the run 404 or 401. Such a call is sent for a well-formed id that names
+nothing instead: the operation is still exercised (a 404), and its success is exercised on what
+the run creates itself (the document's links lead from each create to its delete).
+
+Environment: PODHOST_BASE (the server's URL), PODHOST_TOKEN (the run's token).
+"""
+
+import io
+import json
+import os
+import urllib.error
+import urllib.request
+import uuid
+
+import schemathesis
+from audio import tone
+
+BASE = os.environ["PODHOST_BASE"].rstrip("/")
+TOKEN = os.environ["PODHOST_TOKEN"]
+# A token is `phk_<id>_<secret>`; its id in the API is `tok_<id>`.
+OWN_TOKEN_ID = "tok_" + TOKEN.split("_")[1]
+
+
+def call(method, path, body=None, content_type="application/json"):
+    if isinstance(body, dict):
+        body = json.dumps(body).encode()
+    request = urllib.request.Request(BASE + path, data=body, method=method)
+    request.add_header("Authorization", f"Bearer {TOKEN}")
+    if body is not None:
+        request.add_header("Content-Type", content_type)
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)
+
+
+def multipart(texts, files):
+    boundary = uuid.uuid4().hex
+    out = io.BytesIO()
+    for name, value in texts.items():
+        out.write(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    for name, (file_name, mime, data) in files.items():
+        out.write(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{file_name}"\r\n'
+            f"Content-Type: {mime}\r\n\r\n".encode()
+        )
+        out.write(data + b"\r\n")
+    out.write(f"--{boundary}--\r\n".encode())
+    return out.getvalue(), f"multipart/form-data; boundary={boundary}"
+
+
+def examples():
+    """Each path parameter's example in the document the server serves."""
+    with urllib.request.urlopen(BASE + "/api/openapi.json") as answer:
+        document = json.load(answer)
+    found = {}
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                if parameter["in"] == "path" and "example" in parameter:
+                    found[parameter["name"]] = str(parameter["example"])
+    return found
+
+
+def exists(path):
+    try:
+        call("GET", path)
+        return True
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return False
+        raise
+
+
+def make_fixtures():
+    """Makes what the examples name, unless an earlier run on this server did."""
+    named = examples()
+    feed, show, media = named["feed_id"], named["show_id"], named["media_id"]
+    if not exists(f"/api/media/{media}"):
+        body, content_type = multipart({}, {"media": ("fixture.wav", "audio/wav", tone())})
+        made = call("POST", "/api/media", body, content_type)
+        assert str(made["id"]) == media, f"the first upload is media {made['id']}, the example {media}"
+    if not exists(f"/api/feeds/{feed}"):
+        call("POST", "/api/feeds", {"id": feed, "title": "The fixture podcast"})
+        body, content_type = multipart({"title": "The fixture episode", "show_media": media}, {})
+        made = call("POST", f"/api/feed/{feed}/show", body, content_type)["data"]
+        assert made["id"] == show, f"the first episode is {made['id']}, the example {show}"
+    return {
+        "/api/feeds/{feed_id}": {"feed_id": feed},
+        "/api/feed/{feed_id}/show/{show_id}": {"feed_id": feed, "show_id": show},
+        "/api/media/{media_id}": {"media_id": media},
+        "/api/tokens/{token_id}": {"token_id": OWN_TOKEN_ID},
+    }
+
+
+# A delete whose path parameters are all these is a delete of a fixture.
+KEPT = make_fixtures()
+# Well-formed ids that name nothing, by parameter.
+NOTHING = {
+    "feed_id": "no-such-podcast",
+    "show_id": "pod-9007199254740991",
+    "media_id": "9007199254740991",
+    "token_id": "tok_" + "z" * 16,
+}
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    kept = KEPT.get(case.operation.path)
+    parameters = case.path_parameters or {}
+    if (
+        case.method.upper() == "DELETE"
+        and kept is not None
+        and all(str(parameters.get(name)) == value for name, value in kept.items())
+    ):
+        for name in kept:
+            parameters[name] = NOTHING[name]
