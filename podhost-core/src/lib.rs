@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cache;
 mod catalog;
 mod clock;
 mod config;

@@ -3,79 +3,18 @@
 //! scheduled episode publishing). A write anywhere in the account changes its version, so a
 //! cached answer is never staler than the core's own reads.
 
-use std::{collections::HashMap, sync::Mutex};
-
 use bytes::Bytes;
 use jiff::Timestamp;
-use podhost_core::{EpisodeId, model::EpisodeRef};
+use podhost_core::{EpisodeId, cache::Cache, model::EpisodeRef};
 
-/// At most this many bytes of answers (and as many of items) are kept; past it a cache starts
-/// over.
-const CAPACITY_BYTES: usize = 64 << 20;
+/// The bound of each cache of the server, in bytes.
+pub(crate) const CACHE_BYTES: usize = 64 << 20;
 
-#[derive(Clone)]
-struct Cached {
-    version: u64,
-    changes_at: Option<Timestamp>,
-    body: Bytes,
-}
+/// Rendered answers by account and request line, stamped with the account's version.
+pub(crate) type ResponseCache = Cache<(String, String), u64, Bytes>;
 
-/// Rendered answers by account and request line.
-#[derive(Default)]
-pub(crate) struct ResponseCache {
-    entries: Mutex<Entries>,
-}
-
-#[derive(Default)]
-struct Entries {
-    map: HashMap<(String, String), Cached>,
-    bytes: usize,
-}
-
-impl ResponseCache {
-    /// The answer for `request` of `account` rendered at `version`, unless it changed by itself
-    /// before `now`.
-    pub(crate) fn get(
-        &self,
-        account: &str,
-        request: &str,
-        version: u64,
-        now: Timestamp,
-    ) -> Option<Bytes> {
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let cached = entries
-            .map
-            .get(&(account.to_string(), request.to_string()))?;
-        let fresh = cached.version == version && cached.changes_at.is_none_or(|at| now < at);
-        fresh.then(|| cached.body.clone())
-    }
-
-    /// Keeps an answer rendered at `version`.
-    pub(crate) fn put(
-        &self,
-        account: &str,
-        request: &str,
-        version: u64,
-        changes_at: Option<Timestamp>,
-        body: Bytes,
-    ) {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if entries.bytes + body.len() > CAPACITY_BYTES {
-            entries.map.clear();
-            entries.bytes = 0;
-        }
-        entries.bytes += body.len();
-        let key = (account.to_string(), request.to_string());
-        let cached = Cached {
-            version,
-            changes_at,
-            body,
-        };
-        if let Some(old) = entries.map.insert(key, cached) {
-            entries.bytes -= old.body.len();
-        }
-    }
-}
+/// Compressed documents by their strong validator (which names their bytes: no stamp needed).
+pub(crate) type GzipCache = Cache<String, (), Bytes>;
 
 /// What an episode list item shows, as of one rendering: the episode's version (every change
 /// to an episode bumps it), whether it is published (a scheduled episode publishes with no
@@ -124,16 +63,12 @@ fn shown(media: Option<&podhost_core::model::Media>) -> u64 {
 /// a large podcast that no cached answer covers (another page number or size, a crawler) is
 /// put together from the items' JSON instead of serialized anew. Only a rendering whose stamp
 /// matches the episode as it is now is used.
-#[derive(Default)]
-pub(crate) struct ItemCache {
-    entries: Mutex<Items>,
-}
+pub(crate) struct ItemCache(Cache<(String, EpisodeId), ItemStamp, Bytes>);
 
-#[derive(Default)]
-struct Items {
-    /// By account, then episode.
-    map: HashMap<String, HashMap<EpisodeId, (ItemStamp, Bytes)>>,
-    bytes: usize,
+impl Default for ItemCache {
+    fn default() -> Self {
+        ItemCache(Cache::new(CACHE_BYTES))
+    }
 }
 
 impl ItemCache {
@@ -147,75 +82,20 @@ impl ItemCache {
         capacity: usize,
         render: impl Fn(&EpisodeRef<'_>) -> Vec<u8>,
     ) -> Vec<u8> {
-        let mut items = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut items = self.0.lock();
+        // Items never change by themselves: their stamp says when they did.
+        let now = jiff::Timestamp::UNIX_EPOCH;
         crate::wire::data_array(episodes.len(), capacity, |i, out| {
             let episode = &episodes[i];
             let stamp = ItemStamp::of(episode);
-            let id = episode.episode.id;
-            if let Some((kept, json)) = items.map.get(account).and_then(|m| m.get(&id))
-                && *kept == stamp
-            {
+            let key = (account.to_string(), episode.episode.id);
+            if let Some(json) = items.get(&key, &stamp, now) {
                 out.extend_from_slice(json);
                 return;
             }
             let json = Bytes::from(render(episode));
             out.extend_from_slice(&json);
-            if items.bytes + json.len() > CAPACITY_BYTES {
-                items.map.clear();
-                items.bytes = 0;
-            }
-            items.bytes += json.len();
-            let old = items
-                .map
-                .entry(account.to_string())
-                .or_default()
-                .insert(id, (stamp, json));
-            if let Some((_, old)) = old {
-                items.bytes -= old.len();
-            }
+            items.put(key, stamp, None, json);
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_answer_is_reused_only_at_its_version_and_before_it_changes() {
-        let cache = ResponseCache::default();
-        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
-        let later: Timestamp = "2026-01-02T00:00:00Z".parse().unwrap();
-        cache.put("a", "/api/media", 5, None, Bytes::from_static(b"x"));
-        cache.put(
-            "a",
-            "/api/feed/f/shows",
-            5,
-            Some(later),
-            Bytes::from_static(b"y"),
-        );
-        assert_eq!(
-            cache.get("a", "/api/media", 5, t0).as_deref(),
-            Some(&b"x"[..])
-        );
-        assert!(
-            cache.get("a", "/api/media", 6, t0).is_none(),
-            "a write changed the account"
-        );
-        assert!(
-            cache.get("b", "/api/media", 5, t0).is_none(),
-            "another account"
-        );
-        assert!(
-            cache
-                .get("a", "/api/media?page%5Bsize%5D=1", 5, t0)
-                .is_none(),
-            "another request"
-        );
-        assert!(cache.get("a", "/api/feed/f/shows", 5, t0).is_some());
-        assert!(
-            cache.get("a", "/api/feed/f/shows", 5, later).is_none(),
-            "a scheduled episode published"
-        );
     }
 }

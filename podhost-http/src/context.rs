@@ -40,7 +40,7 @@ pub struct Api {
     /// Episodes' JSON as list items.
     pub(crate) items: Arc<cache::ItemCache>,
     /// Gzipped feeds and pages by ETag, compressed once per rendered version.
-    pub(crate) gzipped: Arc<std::sync::Mutex<std::collections::HashMap<String, Bytes>>>,
+    pub(crate) gzipped: Arc<cache::GzipCache>,
     /// How webhook deliveries asked for through the API are sent.
     pub(crate) webhooks: Arc<dyn podhost_core::webhooks::WebhookSender>,
 }

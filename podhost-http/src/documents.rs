@@ -132,17 +132,16 @@ fn accepts_gzip(accept: &str) -> bool {
 
 /// The gzip of a rendered document, compressed once per ETag.
 fn gzipped(api: &Api, etag: &str, xml: &Bytes) -> Bytes {
-    let mut cache = api.gzipped.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(bytes) = cache.get(etag) {
-        return bytes.clone();
+    // The ETag names the bytes: no stamp, and nothing changes by itself.
+    let now = jiff::Timestamp::UNIX_EPOCH;
+    let key = etag.to_string();
+    if let Some(bytes) = api.gzipped.get(&key, &(), now) {
+        return bytes;
     }
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     let _ = encoder.write_all(xml);
     let bytes = Bytes::from(encoder.finish().unwrap_or_default());
-    if cache.len() > 10_000 {
-        cache.clear();
-    }
-    cache.insert(etag.to_string(), bytes.clone());
+    api.gzipped.put(key, (), None, bytes.clone());
     bytes
 }
 

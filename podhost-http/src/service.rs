@@ -29,9 +29,9 @@ impl Api {
             host,
             reference: Bytes::from(crate::reference::page(&openapi)),
             openapi: Arc::new(openapi),
-            cache: Arc::default(),
+            cache: Arc::new(crate::cache::ResponseCache::new(crate::cache::CACHE_BYTES)),
             items: Arc::default(),
-            gzipped: Arc::default(),
+            gzipped: Arc::new(crate::cache::GzipCache::new(crate::cache::CACHE_BYTES)),
             webhooks: Arc::new(crate::HttpWebhookSender::new()),
         }
     }

@@ -60,7 +60,7 @@ impl PodcastHost {
         let (account, catalog) = self.public_catalog(id).await?;
         let now = self.now();
         let version = catalog.fresh_seq().await;
-        if let Some(rendered) = self.inner.rendered.get(id, version, now) {
+        if let Some(rendered) = self.inner.rendered.get(id, &version, now) {
             return Ok(PublicFeed::Live(rendered));
         }
         let urls = self.urls().clone();
@@ -100,7 +100,7 @@ impl PodcastHost {
         if let PublicFeed::Live(rendered) = &answer {
             self.inner
                 .rendered
-                .put(id.clone(), version, rendered.clone());
+                .put(id.clone(), version, rendered.changes_at, rendered.clone());
         }
         Ok(answer)
     }
@@ -151,7 +151,7 @@ impl PodcastHost {
         let now = self.now();
         let version = catalog.fresh_seq().await;
         let key = (id.clone(), episode);
-        if let Some(rendered) = self.inner.pages.get(&key, version, now) {
+        if let Some(rendered) = self.inner.pages.get(&key, &version, now) {
             return Ok(PublicPage::Live(rendered));
         }
         let urls = self.urls().clone();
@@ -212,7 +212,9 @@ impl PodcastHost {
             })
             .await?;
         if let PublicPage::Live(rendered) = &answer {
-            self.inner.pages.put(key, version, rendered.clone());
+            self.inner
+                .pages
+                .put(key, version, rendered.changes_at, rendered.clone());
         }
         Ok(answer)
     }

@@ -159,7 +159,7 @@ impl PodcastHost {
         let now = self.now();
         let version = catalog.fresh_seq().await;
         let cache_key = (feed.clone(), key.to_string());
-        if let Some(rendered) = self.inner.private_rendered.get(&cache_key, version, now) {
+        if let Some(rendered) = self.inner.private_rendered.get(&cache_key, &version, now) {
             return Ok(Private::Live(rendered));
         }
         let urls = self.urls().for_subscriber(feed, key);
@@ -192,9 +192,12 @@ impl PodcastHost {
             })
             .await?;
         if let Private::Live(rendered) = &answer {
-            self.inner
-                .private_rendered
-                .put(cache_key, version, rendered.clone());
+            self.inner.private_rendered.put(
+                cache_key,
+                version,
+                rendered.changes_at,
+                rendered.clone(),
+            );
         }
         Ok(answer)
     }

@@ -34,16 +34,12 @@ where
         return Ok(response::json_bytes(StatusCode::OK, body));
     }
     let version = api.host.account_version(who).await?;
-    let account = who.account().as_str();
-    if let Some(body) = api
-        .cache
-        .get(account, request_line, version, api.host.now())
-    {
+    let key = (who.account().as_str().to_string(), request_line.to_string());
+    if let Some(body) = api.cache.get(&key, &version, api.host.now()) {
         return Ok(response::json_bytes(StatusCode::OK, body));
     }
     let (body, changes_at) = render().await?;
-    api.cache
-        .put(account, request_line, version, changes_at, body.clone());
+    api.cache.put(key, version, changes_at, body.clone());
     Ok(response::json_bytes(StatusCode::OK, body))
 }
 
