@@ -10,11 +10,9 @@ use std::{collections::BTreeMap, sync::Arc};
 use object_store::{ObjectStore, memory::InMemory};
 use podhost_core::{
     EpisodeId, Error, FeedId, PodcastHost, Principal,
-    model::{
-        EpisodeListQuery, EpisodePatch, MediaListQuery, NewEpisode, NewFeed, NewMedia, PageRequest,
-    },
+    model::{EpisodeListQuery, EpisodePatch, MediaListQuery, NewEpisode, NewFeed, PageRequest},
 };
-use podhost_testkit::{body, fixtures, test_host};
+use podhost_testkit::{fixtures, test_host};
 use proptest::prelude::*;
 
 const HOSTS: usize = 3;
@@ -102,16 +100,8 @@ async fn run_host(
                 }
             }
             Op::Upload(n) => {
-                host.upload_media(
-                    &who,
-                    NewMedia {
-                        name: NAMES[n].into(),
-                        category: None,
-                    },
-                    body(fixtures::wav(0.05, 8000), 512),
-                )
-                .await
-                .unwrap();
+                podhost_testkit::setup::upload(&host, &who, NAMES[n], fixtures::wav(0.05, 8000))
+                    .await;
                 done.uploads.push(n);
             }
         }
@@ -132,8 +122,7 @@ fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
         .unwrap();
     runtime.block_on(async move {
         let (setup, _) = test_host(stores());
-        setup.create_account("alice").await.unwrap();
-        let owner = setup.owner(&"alice".parse().unwrap()).await.unwrap();
+        let owner = podhost_testkit::setup::account(&setup, "alice").await;
         let feed = setup
             .create_feed(&owner, NewFeed::titled("show", "Show"))
             .await
@@ -288,8 +277,7 @@ async fn another_hosts_writes_are_seen_within_a_second() {
     assert!(config.catalog.refresh_interval <= std::time::Duration::from_secs(1));
     let writer = PodcastHost::new(config.clone(), store.clone());
     let reader = PodcastHost::new(config, store);
-    writer.create_account("alice").await.unwrap();
-    let w = writer.owner(&"alice".parse().unwrap()).await.unwrap();
+    let w = podhost_testkit::setup::account(&writer, "alice").await;
     let feed = writer
         .create_feed(&w, NewFeed::titled("show", "Show"))
         .await
@@ -347,8 +335,7 @@ async fn what_another_host_wrote_is_found_at_once() {
     config.catalog.refresh_interval = std::time::Duration::from_secs(3600);
     let writer = PodcastHost::new(config.clone(), store.clone());
     let reader = PodcastHost::new(config, store);
-    writer.create_account("alice").await.unwrap();
-    let w = writer.owner(&"alice".parse().unwrap()).await.unwrap();
+    let w = podhost_testkit::setup::account(&writer, "alice").await;
     let r = reader.owner(&"alice".parse().unwrap()).await.unwrap();
     // The reader has the account open (and would not look again for an hour).
     assert!(
@@ -372,17 +359,7 @@ async fn what_another_host_wrote_is_found_at_once() {
         reader.public_feed(&feed).await.unwrap(),
         podhost_core::publish::PublicFeed::Live(_)
     ));
-    let file = writer
-        .upload_media(
-            &w,
-            NewMedia {
-                name: "a.wav".into(),
-                category: None,
-            },
-            body(fixtures::wav(0.5, 8000), 4096),
-        )
-        .await
-        .unwrap();
+    let file = podhost_testkit::setup::upload(&writer, &w, "a.wav", fixtures::wav(0.5, 8000)).await;
     assert_eq!(
         reader
             .public_media("alice", file.blob.as_str())

@@ -6,7 +6,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use object_store::{ObjectStore, memory::InMemory};
 use podhost_core::{
-    Error, FeedId,
+    Error,
     model::{EpisodeListQuery, EpisodePatch, NewEpisode, NewFeed, NewMedia, PageRequest},
 };
 use podhost_testkit::{FaultStore, Faults, body, fixtures, test_host};
@@ -16,10 +16,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
     let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
     let faulty = FaultStore::new(inner.clone());
     let (host, _) = test_host(Arc::new(faulty.clone()));
-    host.create_account("alice").await.unwrap();
-    let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
-    let new_feed = NewFeed::titled("show", "Show");
-    let feed: FeedId = host.create_feed(&who, new_feed).await.unwrap().feed.id;
+    let (who, feed) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
 
     faulty.set(Faults {
         retried_put: 0.1,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use object_store::{ObjectStore, memory::InMemory};
 use podhost_core::{
     FeedId, PodcastHost,
-    model::{EpisodePatch, NewEpisode, NewFeed},
+    model::{EpisodePatch, NewEpisode},
     publish::PublicFeed,
 };
 use podhost_testkit::{test_config, test_host_with};
@@ -26,15 +26,8 @@ async fn the_feeds_cleaned_notes_follow_edits_and_survive_a_snapshot() {
     config.catalog.snapshot_every = 4;
     config.catalog.segment_every = 2;
     let (writer, _) = test_host_with(store.clone(), config.clone());
-    writer.create_account("alice").await.unwrap();
-    let account = "alice".parse().unwrap();
-    let who = writer.owner(&account).await.unwrap();
-    let feed = writer
-        .create_feed(&who, NewFeed::titled("show", "Show"))
-        .await
-        .unwrap()
-        .feed
-        .id;
+    let (who, feed) = podhost_testkit::setup::account_with_podcast(&writer, "alice", "show").await;
+    let account = who.account().clone();
     let mut ids = Vec::new();
     for i in 0..6 {
         let fields = EpisodePatch {

@@ -1,7 +1,7 @@
 //! The `podhost` command line as a library: [`Cli`] is what clap parses, [`run`] does it.
 //!
 //! Every command drives the core directly on the store (no server needed). The forms listed in
-//! README.md ("The command line"), their `--json` shapes and their exit codes are a contract
+//! docs/command-line.md (every flag in docs/cli.md, generated from this parser), their `--json` shapes and their exit codes are a contract
 //! admins' scripts rely on: keep them stable.
 #![deny(missing_docs)]
 

@@ -30,17 +30,7 @@ fn a_job_survives_kill_9_of_its_server() {
         // An hour of 8 kHz audio: long enough to be mid-job at the kill.
         let audio =
             podhost_testkit::fixtures::tone_and_silence(&[(1800.0, true), (1800.0, false)], 8000);
-        let media = host
-            .upload_media(
-                &admin,
-                podhost_core::model::NewMedia {
-                    name: "long.wav".into(),
-                    category: None,
-                },
-                podhost_testkit::body(audio, 1 << 20),
-            )
-            .await
-            .unwrap();
+        let media = podhost_testkit::setup::upload(&host, &admin, "long.wav", audio).await;
         let job = host
             .submit_job(&admin, media.id, JobKind::Silence, serde_json::Value::Null)
             .await

@@ -5,13 +5,12 @@ mod common;
 
 use std::{
     io::{Read, Write},
-    net::{TcpListener, TcpStream},
-    sync::mpsc,
+    net::TcpStream,
     time::{Duration, Instant},
 };
 
 use common::Cli;
-use podhost_testkit::fixtures;
+use podhost_testkit::{WebhookReceiver, fixtures};
 use serde_json::json;
 
 #[test]
@@ -172,57 +171,12 @@ fn stats_report_downloads_counted_by_the_server() {
     }
 }
 
-/// A subscriber that answers every request with `status` and reports each request's body.
-fn subscriber(status: u16) -> (String, mpsc::Receiver<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    let (seen, received) = mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-            let mut request = Vec::new();
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stream.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                request.extend_from_slice(&buf[..n]);
-                let text = String::from_utf8_lossy(&request);
-                if let Some(end) = text.find("\r\n\r\n") {
-                    let length = text
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    if request.len() >= end + 4 + length {
-                        break;
-                    }
-                }
-            }
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
-            );
-            let text = String::from_utf8_lossy(&request).into_owned();
-            let body = text
-                .split("\r\n\r\n")
-                .nth(1)
-                .unwrap_or_default()
-                .to_string();
-            let _ = seen.send(body);
-        }
-    });
-    (url, received)
-}
-
 #[test]
 fn webhook_deliveries_are_processed_listed_and_redelivered() {
     let cli = Cli::with_users(&["alice", "bob"]);
-    let (url, received) = subscriber(200);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let receiver = runtime.block_on(WebhookReceiver::start());
+    let url = receiver.url();
     let private = "--allow-private-webhooks";
     let added = cli.json(&[
         private,
@@ -234,9 +188,11 @@ fn webhook_deliveries_are_processed_listed_and_redelivered() {
         &url,
         "--events",
         "media.created",
+        "--secret",
+        &receiver.secret(),
     ]);
     let id = added["id"].as_str().unwrap().to_string();
-    assert!(added["secret"].as_str().unwrap().starts_with("whsec_"));
+    assert_eq!(added["secret"], receiver.secret().as_str());
     assert_eq!(added["events"], json!(["media.created"]));
     let listed = cli.json(&["webhook", "list", "--user", "alice"]);
     assert_eq!(listed[0]["id"], id.as_str());
@@ -252,10 +208,12 @@ fn webhook_deliveries_are_processed_listed_and_redelivered() {
         run,
         json!({"attempted": 1, "delivered": 1, "failed": 0, "pending": 0})
     );
-    let body: serde_json::Value =
-        serde_json::from_str(&received.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
-    assert_eq!(body["type"], "media.created");
-    assert_eq!(body["data"]["name"], "one.wav");
+    // Sent before the command returned, signed with the subscription's secret.
+    let received = receiver.received();
+    assert_eq!(received.len(), 1);
+    assert!(received[0].verified);
+    assert_eq!(received[0].event_type, "media.created");
+    assert_eq!(received[0].body["data"]["name"], "one.wav");
 
     let deliveries = cli.json(&["webhook", "deliveries", "--user", "alice", &id]);
     assert_eq!(deliveries.as_array().unwrap().len(), 1);
@@ -263,7 +221,10 @@ fn webhook_deliveries_are_processed_listed_and_redelivered() {
     assert_eq!(delivery["type"], "media.created");
     assert_eq!(delivery["status"], "delivered");
     assert!(delivery["next_at"].is_null());
-    assert_eq!(delivery["attempts"][0]["status"], 200);
+    assert_eq!(
+        delivery["attempts"][0]["status"], 204,
+        "the receiver's answer"
+    );
     assert_eq!(delivery["attempts"][0]["manual"], false);
     let seq = delivery["seq"].to_string();
     let text = cli.ok(&["webhook", "deliveries", "--user", "alice", &id]);
@@ -284,10 +245,11 @@ fn webhook_deliveries_are_processed_listed_and_redelivered() {
     ]);
     assert_eq!(again["attempts"].as_array().unwrap().len(), 2);
     assert_eq!(again["attempts"][1]["manual"], true);
-    assert_eq!(again["attempts"][1]["status"], 200);
-    let body: serde_json::Value =
-        serde_json::from_str(&received.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
-    assert_eq!(body["data"]["name"], "one.wav");
+    assert_eq!(again["attempts"][1]["status"], 204);
+    let received = receiver.received();
+    assert_eq!(received.len(), 2);
+    assert!(received[1].verified);
+    assert_eq!(received[1].id, received[0].id, "the same event, sent again");
 
     let run = cli.json(&[private, "webhook", "process", "--user", "alice"]);
     assert_eq!(

@@ -5,57 +5,20 @@
 mod common;
 
 use std::{
-    io::{Read, Write},
     net::TcpListener,
     process::Child,
-    sync::mpsc,
     time::{Duration, Instant},
 };
 
 use podhost_core::{
     HostConfig, PodcastHost,
     model::{FeedPatch, NewFeed},
-    webhooks::subscription::NewWebhook,
+    webhooks::{signature::Secret, subscription::NewWebhook},
 };
+use podhost_testkit::WebhookReceiver;
 
 fn serve(store: &str) -> Child {
     common::serve(store, &["--allow-private-webhooks"], &[])
-}
-
-/// A subscriber on `port` that answers 200 to every request and reports each request's head.
-fn subscriber(port: u16, seen: mpsc::Sender<String>) {
-    let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-            let mut request = Vec::new();
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stream.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                request.extend_from_slice(&buf[..n]);
-                let text = String::from_utf8_lossy(&request);
-                if let Some(end) = text.find("\r\n\r\n") {
-                    let length = text
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    if request.len() >= end + 4 + length {
-                        break;
-                    }
-                }
-            }
-            let _ = stream
-                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
-            let _ = seen.send(String::from_utf8_lossy(&request).into_owned());
-        }
-    });
 }
 
 #[test]
@@ -75,6 +38,7 @@ fn an_event_survives_kill_9_of_the_delivering_server() {
     config.catalog.refresh_interval = Duration::ZERO;
     config.allow_private_webhooks = true;
     let host = PodcastHost::new(config, opened.store);
+    let secret = Secret::generate();
     let (admin, webhook) = runtime.block_on(async {
         let admin = host.owner(&"admin".parse().unwrap()).await.unwrap();
         let webhook = host
@@ -83,6 +47,7 @@ fn an_event_survives_kill_9_of_the_delivering_server() {
                 NewWebhook {
                     url: format!("http://127.0.0.1:{port}/hook"),
                     events: vec!["feed.created".into()],
+                    secret: Some(secret.as_str().to_string()),
                     ..Default::default()
                 },
             )
@@ -120,24 +85,18 @@ fn an_event_survives_kill_9_of_the_delivering_server() {
     first.kill().unwrap(); // SIGKILL
     first.wait().unwrap();
 
-    let (seen, requests) = mpsc::channel();
-    subscriber(port, seen);
+    // Now someone listens, at the subscription's URL, with its secret.
+    let receiver = runtime.block_on(WebhookReceiver::start_on(port, secret));
     let mut second = serve(&store);
-    let request = requests
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the restarted server delivers the event");
+    let delivered = runtime.block_on(receiver.wait_for("feed.created", Duration::from_secs(60)));
     second.kill().unwrap();
     second.wait().unwrap();
-    assert!(request.starts_with("POST /hook HTTP/1.1"), "{request}");
-    assert!(request.contains("\"type\":\"feed.created\""), "{request}");
     let deliveries = runtime
         .block_on(host.webhook_deliveries(&admin, &webhook.id))
         .unwrap();
-    let event_id = &deliveries[0].event_id;
-    assert!(
-        request
-            .to_ascii_lowercase()
-            .contains(&format!("webhook-id: {event_id}")),
-        "{request}"
+    assert_eq!(
+        delivered.id, deliveries[0].event_id,
+        "the event first attempted"
     );
+    assert_eq!(delivered.body["data"]["id"], "show");
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use jiff::SignedDuration;
 use podhost_core::{
     FeedId, HostConfig, ManualClock, PodcastHost, Principal,
-    model::{EpisodePatch, FeedPatch, Funding, NewEpisode, NewFeed, NewMedia},
+    model::{EpisodePatch, FeedPatch, Funding, NewEpisode, NewFeed},
     publish::{PublicFeed, RenderedFeed},
 };
 
@@ -52,29 +52,16 @@ async fn world() -> World {
         Arc::new(object_store::memory::InMemory::new()),
         Arc::new(clock.clone()),
     );
-    host.create_account("alice").await.unwrap();
-    let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let who = podhost_testkit::setup::account(&host, "alice").await;
     let upload = |name: &'static str| {
         let bytes = std::fs::read(format!(
             "{}/tests/fixtures/{name}",
             env!("CARGO_MANIFEST_DIR")
         ))
         .unwrap();
-        let body = futures::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from(bytes))]);
         let host = host.clone();
         let who = who.clone();
-        async move {
-            host.upload_media(
-                &who,
-                NewMedia {
-                    name: name.into(),
-                    category: None,
-                },
-                body,
-            )
-            .await
-            .unwrap()
-        }
+        async move { podhost_testkit::setup::upload(&host, &who, name, bytes).await }
     };
     let cover = upload("cover_1400.png").await;
     let audio = upload("cbr_128k_stereo.mp3").await;

@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, WriteMultipart, path::Path};
-use podhost_core::{HostConfig, PodcastHost, model::NewMedia};
+use podhost_core::{HostConfig, PodcastHost};
 
 fn wav() -> Vec<u8> {
     // 0.1 s of 8 kHz 16-bit mono silence with a RIFF header.
@@ -40,21 +40,9 @@ async fn cut_off_uploads_and_orphan_blobs_go_once_old() {
     let mut config = HostConfig::new("https://pod.test").unwrap();
     config.local_root = opened.local_root.clone();
     let host = PodcastHost::new(config, opened.store.clone());
-    host.create_account("alice").await.unwrap();
-    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = podhost_testkit::setup::account(&host, "alice").await;
     let bytes = wav();
-    let chunks = vec![Ok::<_, std::io::Error>(bytes::Bytes::from(bytes.clone()))];
-    let kept = host
-        .upload_media(
-            &alice,
-            NewMedia {
-                name: "kept.wav".into(),
-                category: None,
-            },
-            futures::stream::iter(chunks),
-        )
-        .await
-        .unwrap();
+    let kept = podhost_testkit::setup::upload(&host, &alice, "kept.wav", bytes.clone()).await;
 
     // An upload cut off midway: its staged bytes stay where the store stages uploads.
     let cut = Path::from("accounts/alice/blobs/cut-off");

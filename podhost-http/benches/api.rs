@@ -192,8 +192,7 @@ async fn upload_1gib() {
         tempfile::tempdir_in(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into())).unwrap();
     let opened = podhost_core::open_store(dir.path().to_str().unwrap()).unwrap();
     let host = PodcastHost::new(unlimited("http://bench.test"), opened.store);
-    host.create_account("up").await.unwrap();
-    let owner = host.owner(&"up".parse().unwrap()).await.unwrap();
+    let owner = podhost_testkit::setup::account(&host, "up").await;
     let token = host
         .create_token(&owner, "bench", Scopes::all())
         .await
@@ -246,8 +245,7 @@ fn main() {
     runtime.block_on(async {
         let store = Arc::new(object_store::memory::InMemory::new());
         let host = PodcastHost::new(unlimited("https://bench.test"), store);
-        host.create_account("bench").await.unwrap();
-        let owner = host.owner(&"bench".parse().unwrap()).await.unwrap();
+        let owner = podhost_testkit::setup::account(&host, "bench").await;
         let token = host.create_token(&owner, "bench", Scopes::all()).await.unwrap().secret;
         let feed = host.create_feed(&owner, NewFeed::titled("big", "Big")).await.unwrap().feed.id;
         for i in 0..10_000 {

@@ -169,7 +169,7 @@ fn wav(seconds: f64) -> Vec<u8> {
 
 fn id_of(bytes: &Bytes) -> Option<String> {
     let v: Value = serde_json::from_slice(bytes).ok()?;
-    // Episodes answer `{"data": {"id"}}`, media records `{"id"}` (the specification's 2.1).
+    // Episodes answer `{"data": {"id"}}`, media records `{"id"}` (as the API documents them).
     let id = match &v["data"]["id"] {
         Value::Null => &v["id"],
         id => id,

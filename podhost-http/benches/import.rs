@@ -109,8 +109,7 @@ fn main() {
         config.allow_private_webhooks = true;
         config.scratch_dir = opened.scratch_dir.clone();
         let host = PodcastHost::new(config, opened.store);
-        host.create_account("bench").await.unwrap();
-        let owner = host.owner(&"bench".parse().unwrap()).await.unwrap();
+        let owner = podhost_testkit::setup::account(&host, "bench").await;
         let fetcher = Arc::new(podhost_http::HttpFetcher::new());
         let source = || ImportSource::Url(format!("{base}/feed.xml"));
         let options = ImportOptions::default();

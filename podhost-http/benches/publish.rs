@@ -124,8 +124,7 @@ fn start_nginx(dir: &std::path::Path, port: u16) -> Child {
 }
 
 async fn build(host: &PodcastHost) -> (String, String) {
-    host.create_account("bench").await.unwrap();
-    let owner = host.owner(&"bench".parse().unwrap()).await.unwrap();
+    let owner = podhost_testkit::setup::account(host, "bench").await;
     let feed = host
         .create_feed(
             &owner,

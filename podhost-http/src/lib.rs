@@ -1,9 +1,9 @@
 //! podhost-http: the REST API of podhost over hyper.
 //!
-//! [`Api`] mounts a [`PodcastHost`](podhost_core::PodcastHost) as the API of the specification
-//! (`shared/spec/podcast-hosting-api.md`, settled by `decisions.md`). It is a `tower::Service`,
-//! so an application can mount it in its own hyper/tower stack and tests can call it without a
-//! socket; [`serve`] runs it on a listener with graceful shutdown.
+//! [`Api`] mounts a [`PodcastHost`](podhost_core::PodcastHost) as the REST API that
+//! docs/api.md and `GET /api/docs` describe (both generated from the route table). It is a
+//! `tower::Service`, so an application can mount it in its own hyper/tower stack and tests can
+//! call it without a socket; [`serve`] runs it on a listener with graceful shutdown.
 //!
 //! This is the only crate that knows HTTP and the JSON wire shapes: the route tables ([`routes`])
 //! declare every route once, requests are parsed into a typed [`Endpoint`], checked (token,

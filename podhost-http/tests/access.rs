@@ -15,7 +15,7 @@ use http::{Method, Request, StatusCode};
 use http_body_util::Full;
 use podhost_core::{
     EpisodeId, FeedId, JobId, MediaId, MetadataPatch, Principal, Scope, Scopes,
-    model::{JobKind, NewEpisode, NewFeed, NewMedia},
+    model::{JobKind, NewEpisode, NewFeed},
     tags::Chapter,
     webhooks::subscription::NewWebhook,
 };
@@ -50,12 +50,9 @@ async fn alice(fx: &Fixture) -> Principal {
 
 async fn upload(fx: &Fixture, who: &Principal, name: &str) -> MediaId {
     let wav = podhost_testkit::fixtures::wav(0.1, 8000);
-    let new = NewMedia {
-        name: name.into(),
-        category: None,
-    };
-    let body = podhost_testkit::body(wav, 4096);
-    fx.host.upload_media(who, new, body).await.unwrap().id
+    podhost_testkit::setup::upload(&fx.host, who, name, wav)
+        .await
+        .id
 }
 
 /// Waits until a job of alice ended, and wants it to have succeeded.

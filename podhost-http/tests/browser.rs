@@ -12,7 +12,7 @@ use std::{sync::Arc, time::Duration};
 
 use podhost_core::{
     HostConfig, PodcastHost,
-    model::{EpisodePatch, EpisodeType, FeedPatch, Funding, NewEpisode, NewFeed, NewMedia},
+    model::{EpisodePatch, EpisodeType, FeedPatch, Funding, NewEpisode, NewFeed},
 };
 use podhost_testkit::browser::{self, BrowserTools};
 use tokio::net::TcpListener;
@@ -28,22 +28,10 @@ fn fixture(name: &str) -> Vec<u8> {
 /// real audio and show notes; and a bare one in German, with no cover and no description.
 /// Returns the first episode's page path.
 async fn publish(host: &PodcastHost) -> String {
-    host.create_account("alice").await.unwrap();
-    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = podhost_testkit::setup::account(host, "alice").await;
     let upload = |name: &'static str, file: &'static str| {
         let alice = alice.clone();
-        async move {
-            host.upload_media(
-                &alice,
-                NewMedia {
-                    name: name.into(),
-                    category: None,
-                },
-                podhost_testkit::body(fixture(file), 64 << 10),
-            )
-            .await
-            .unwrap()
-        }
+        async move { podhost_testkit::setup::upload(host, &alice, name, fixture(file)).await }
     };
     let cover = upload("cover.png", "cover_1400.png").await;
     host.create_feed(

@@ -184,19 +184,14 @@ async fn presigned_downloads_redirect_to_the_store() {
     let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
     config.presigned_downloads = Some(std::sync::Arc::new(FakeS3));
     let host = podhost_core::PodcastHost::new(config, store);
-    host.create_account("alice").await.unwrap();
-    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
-    let media = host
-        .upload_media(
-            &alice,
-            podhost_core::model::NewMedia {
-                name: "talk.wav".into(),
-                category: None,
-            },
-            podhost_testkit::body(podhost_testkit::fixtures::wav(1.0, 8000), 4096),
-        )
-        .await
-        .unwrap();
+    let alice = podhost_testkit::setup::account(&host, "alice").await;
+    let media = podhost_testkit::setup::upload(
+        &host,
+        &alice,
+        "talk.wav",
+        podhost_testkit::fixtures::wav(1.0, 8000),
+    )
+    .await;
     let url = host.media_url(alice.account(), &media);
     let path = url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL).unwrap();
     let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
@@ -236,20 +231,9 @@ async fn presigned_downloads_are_served_by_the_s3_server() {
     let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
     config.presigned_downloads = opened.presigner.clone();
     let host = podhost_core::PodcastHost::new(config, opened.store);
-    host.create_account("alice").await.unwrap();
-    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = podhost_testkit::setup::account(&host, "alice").await;
     let bytes = podhost_testkit::fixtures::noise_wav(300_000);
-    let media = host
-        .upload_media(
-            &alice,
-            podhost_core::model::NewMedia {
-                name: "talk.wav".into(),
-                category: None,
-            },
-            podhost_testkit::body(bytes.clone(), 64 * 1024),
-        )
-        .await
-        .unwrap();
+    let media = podhost_testkit::setup::upload(&host, &alice, "talk.wav", bytes.clone()).await;
     let url = host.media_url(alice.account(), &media);
     let path = url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL).unwrap();
     let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
@@ -299,21 +283,10 @@ async fn ranges_from_a_local_folder() {
         podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap(),
         opened.store,
     );
-    host.create_account("alice").await.unwrap();
-    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = podhost_testkit::setup::account(&host, "alice").await;
     // 40 s at 8 kHz: 640,044 bytes, two and a half of the 256 KiB read chunks.
     let original = podhost_testkit::fixtures::wav(40.0, 8000);
-    let media = host
-        .upload_media(
-            &alice,
-            podhost_core::model::NewMedia {
-                name: "talk.wav".into(),
-                category: None,
-            },
-            podhost_testkit::body(original.clone(), 65_536),
-        )
-        .await
-        .unwrap();
+    let media = podhost_testkit::setup::upload(&host, &alice, "talk.wav", original.clone()).await;
     let url = host.media_url(alice.account(), &media);
     let path = url
         .strip_prefix(podhost_testkit::TEST_PUBLIC_URL)

@@ -14,24 +14,16 @@ fn wav_with_pauses(parts: &[(f64, bool)]) -> Vec<u8> {
     podhost_testkit::fixtures::tone_and_silence(parts, 8000)
 }
 
-async fn upload(fx: &Fixture, name: &str, bytes: Vec<u8>) -> u64 {
-    let answer = fx
-        .multipart("/api/media", &fx.alice, &[], &[("media", name, bytes)])
-        .await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
-    answer.body["id"].as_u64().unwrap()
-}
-
 #[tokio::test]
 async fn silence_and_waveform_as_jobs() {
     let fx = Fixture::new().await;
     // 3 s tone, 2.5 s silence, 3 s tone, 4 s silence to the end.
-    let media = upload(
-        &fx,
-        "talk.wav",
-        wav_with_pauses(&[(3.0, true), (2.5, false), (3.0, true), (4.0, false)]),
-    )
-    .await;
+    let media = fx
+        .upload(
+            "talk.wav",
+            wav_with_pauses(&[(3.0, true), (2.5, false), (3.0, true), (4.0, false)]),
+        )
+        .await;
     let asked = fx
         .call(
             Method::POST,
@@ -144,7 +136,7 @@ async fn silence_and_waveform_as_jobs() {
 #[tokio::test]
 async fn refusals() {
     let fx = Fixture::new().await;
-    let audio = upload(&fx, "talk.wav", wav_with_pauses(&[(1.0, true)])).await;
+    let audio = fx.upload("talk.wav", wav_with_pauses(&[(1.0, true)])).await;
     let image = fx.upload_png("cover.png").await;
     let read_only = fx.token("media-read-only").await;
     let cases: Vec<(String, &str, Option<Value>, StatusCode)> = vec![
@@ -235,7 +227,7 @@ async fn a_broken_file_fails_its_job_and_harms_nothing() {
     let mut broken = wav_with_pauses(&[(0.01, true)]);
     broken[40..44].copy_from_slice(&(8000u32 * 2 * 60).to_le_bytes());
     broken.extend(std::iter::repeat_n(0x5a, 10));
-    let inconsistent = upload(&fx, "broken.wav", broken).await;
+    let inconsistent = fx.upload("broken.wav", broken).await;
     // An M4A whose audio data is noise after its first 4 KiB: the container is sound (the
     // upload is accepted as audio), the AAC frames are not.
     let mut m4a = std::fs::read(concat!(
@@ -250,13 +242,10 @@ async fn a_broken_file_fails_its_job_and_harms_nothing() {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
         *b = (x >> 16) as u8;
     }
-    let bad = upload(&fx, "damaged.m4a", m4a).await;
-    let good = upload(
-        &fx,
-        "good.wav",
-        wav_with_pauses(&[(1.0, true), (2.5, false)]),
-    )
-    .await;
+    let bad = fx.upload("damaged.m4a", m4a).await;
+    let good = fx
+        .upload("good.wav", wav_with_pauses(&[(1.0, true), (2.5, false)]))
+        .await;
     let _workers = fx.start_workers();
     let ask = |media: u64| {
         let fx = &fx;
@@ -310,12 +299,9 @@ fn a_job_whose_worker_died_is_taken_over() {
         .unwrap();
     let (fx, job, slow) = first.block_on(async {
         let fx = Fixture::new().await;
-        let media = upload(
-            &fx,
-            "talk.wav",
-            wav_with_pauses(&[(20.0, true), (3.0, false)]),
-        )
-        .await;
+        let media = fx
+            .upload("talk.wav", wav_with_pauses(&[(20.0, true), (3.0, false)]))
+            .await;
         let asked = fx
             .call(
                 Method::POST,
@@ -382,7 +368,7 @@ async fn at_most_the_configured_number_of_jobs_run_at_once() {
     let mut media = Vec::new();
     for i in 0..4 {
         let audio = wav_with_pauses(&[(240.0, true), (3.0, false)]);
-        media.push(upload(&fx, &format!("long-{i}.wav"), audio).await);
+        media.push(fx.upload(&format!("long-{i}.wav"), audio).await);
     }
     let mut config = podhost_core::HostConfig::new(podhost_testkit::TEST_PUBLIC_URL).unwrap();
     config.catalog.refresh_interval = Duration::ZERO;
@@ -442,7 +428,9 @@ async fn results_and_metadata_written_while_a_job_runs_are_all_kept() {
         podhost_http::HttpConfig::default(),
     )
     .await;
-    let id = upload(&fx, "talk.wav", podhost_testkit::fixtures::wav(120.0, 8000)).await;
+    let id = fx
+        .upload("talk.wav", podhost_testkit::fixtures::wav(120.0, 8000))
+        .await;
     // The waveform job is held after it read the record, just before it stores its result.
     let gate =
         store.gate(|call, path| call == Call::Put && path.as_ref().ends_with("/waveform.json"));

@@ -1,4 +1,4 @@
-//! Metadata (4.9, 4.10) and `write_metadata`: facts and tags read from the file, ad breaks
+//! Metadata (`GET`/`PUT /api/media/{id}/metadata`) and `write_metadata`: facts and tags read from the file, ad breaks
 //! stored at once, tags, chapters and cover written by a job into a new file with a new URL,
 //! published as `podcast:chapters`.
 

@@ -1,5 +1,5 @@
-//! Each endpoint's answer, field by field, against the specification (section 2) and
-//! decisions.md: names, nesting, order, formats.
+//! Each endpoint's answer, field by field, as the API documents its shapes: names, nesting,
+//! order, formats.
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! Download statistics, end to end: downloads of the public enclosure URL, counted by the IAB
-//! rules (decisions.md, "Statistics"), read back at `GET /api/stats/...`.
+//! rules (docs/features.md, "Download statistics"), read back at `GET /api/stats/...`.
 
 mod common;
 

@@ -491,8 +491,7 @@ async fn refusals() {
         podhost_core::HostConfig::new("https://pod.test").unwrap(),
         store,
     );
-    strict.create_account("a").await.unwrap();
-    let owner = strict.owner(&"a".parse().unwrap()).await.unwrap();
+    let owner = podhost_testkit::setup::account(&strict, "a").await;
     for url in [
         "http://127.0.0.1:9/x",
         "http://10.0.0.1/x",

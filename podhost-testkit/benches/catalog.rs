@@ -26,8 +26,7 @@ async fn upload_2gib(dir: &std::path::Path, gib: u64) {
     let mut config = HostConfig::new("https://bench.test").unwrap();
     config.max_upload_bytes = 4 << 30;
     let host = PodcastHost::new(config, opened.store);
-    host.create_account("up").await.unwrap();
-    let who = host.owner(&"up".parse().unwrap()).await.unwrap();
+    let who = podhost_testkit::setup::account(&host, "up").await;
     // 64 KiB chunks, each a fresh allocation like an HTTP body arriving (sharing one `Bytes`
     // would let buffers hold reference counts instead of copies and hide the real footprint).
     let pattern: Vec<u8> = (0..65_536u32)
@@ -79,8 +78,7 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
     let counting = FaultStore::new(store);
     let store: Arc<dyn ObjectStore> = Arc::new(counting.clone());
     let host = host(store.clone());
-    host.create_account("big").await.unwrap();
-    let who = host.owner(&"big".parse().unwrap()).await.unwrap();
+    let who = podhost_testkit::setup::account(&host, "big").await;
     let feed = FeedId::new("big").unwrap();
     host.create_feed(&who, NewFeed::titled("big", "Big"))
         .await

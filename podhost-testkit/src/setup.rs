@@ -33,7 +33,7 @@ pub async fn account_with_podcast(
     (who, id)
 }
 
-/// Uploads `bytes` as the media file `name` of `who` (streamed in 4 KiB chunks, as a client
+/// Uploads `bytes` as the media file `name` of `who` (streamed in 64 KiB chunks, as a client
 /// would send it).
 pub async fn upload(host: &PodcastHost, who: &Principal, name: &str, bytes: Vec<u8>) -> Media {
     host.upload_media(
@@ -42,7 +42,7 @@ pub async fn upload(host: &PodcastHost, who: &Principal, name: &str, bytes: Vec<
             name: name.into(),
             category: None,
         },
-        body(bytes, 4096),
+        body(bytes, 64 << 10),
     )
     .await
     .expect("upload")

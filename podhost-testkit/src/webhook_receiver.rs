@@ -40,13 +40,19 @@ pub struct WebhookReceiver {
 }
 
 impl WebhookReceiver {
-    /// Starts a receiver with a new secret.
+    /// Starts a receiver with a new secret on an ephemeral loopback port.
     pub async fn start() -> WebhookReceiver {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        Self::start_on(0, Secret::generate()).await
+    }
+
+    /// Starts a receiver on loopback port `port` checking signatures with `secret`: a test
+    /// that subscribes before anyone listens (so that the first deliveries fail) starts it
+    /// later, at the URL and with the secret it gave.
+    pub async fn start_on(port: u16, secret: Secret) -> WebhookReceiver {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
             .expect("a loopback port");
         let addr = listener.local_addr().expect("an address");
-        let secret = Secret::generate();
         let received = Arc::new(Mutex::new(Vec::new()));
         let arrived = Arc::new(tokio::sync::Notify::new());
         let task = tokio::spawn({

@@ -1,4 +1,4 @@
-//! How a byte count is shown to people (decisions.md): 1024-based units with at most one
+//! How a byte count is shown to people: 1024-based units with at most one
 //! decimal, `512 B`, `13.4 KB`, `2 MB`. The API's `size_formatted` and the public pages use it.
 
 /// A byte count in 1024-based units with at most one decimal.

@@ -16,10 +16,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use jiff::{SignedDuration, Timestamp};
 use podhost_core::{
     FeedId, HostConfig, ManualClock, PodcastHost, Principal,
-    model::{
-        EpisodePatch, EpisodeType, FeedPatch, Funding, Media, NewEpisode, NewFeed, NewMedia,
-        ShowType,
-    },
+    model::{EpisodePatch, EpisodeType, FeedPatch, Funding, Media, NewEpisode, NewFeed, ShowType},
     publish::{PublicFeed, notes::feed_notes},
 };
 use quick_xml::events::{BytesStart, Event};
@@ -63,20 +60,14 @@ pub async fn world_with(config: HostConfig) -> World {
         Arc::new(object_store::memory::InMemory::new()),
         Arc::new(clock.clone()),
     );
-    host.create_account("alice").await.unwrap();
-    let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let who = podhost_testkit::setup::account(&host, "alice").await;
     World { host, who, clock }
 }
 
 impl World {
     /// Uploads bytes under a file name.
     pub async fn upload(&self, name: &str, bytes: Vec<u8>) -> Media {
-        let body = futures::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from(bytes))]);
-        let new = NewMedia {
-            name: name.into(),
-            category: None,
-        };
-        self.host.upload_media(&self.who, new, body).await.unwrap()
+        podhost_testkit::setup::upload(&self.host, &self.who, name, bytes).await
     }
 
     /// Uploads a file of `tests/fixtures`.

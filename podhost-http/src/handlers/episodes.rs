@@ -1,4 +1,5 @@
-//! Episode endpoints: 4.14 to 4.19.
+//! Episode endpoints: list, create (a form, files included), read, update, copy and delete the
+//! episodes of a podcast.
 
 use http::StatusCode;
 use podhost_core::{
@@ -115,7 +116,7 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
     cached(api, &who, &request_line, render).await
 }
 
-/// `POST /api/feed/{feed_id}/show`: multipart fields of 4.16; the `media` and `cover` files are
+/// `POST /api/feed/{feed_id}/show`: the episode's fields as a form; the `media` and `cover` files are
 /// staged by the core as they stream in, and one commit creates their records and the episode
 /// once the whole request was read. Bad input stores nothing (staged files that are not
 /// committed are the core's to remove).
@@ -180,7 +181,7 @@ pub(super) async fn get<B: RequestBody>(
     data(StatusCode::OK, wire::episode_single(&ctx, &view))
 }
 
-/// `PUT /api/feed/{feed_id}/show/{show_id}`: the JSON fields of 4.17.
+/// `PUT /api/feed/{feed_id}/show/{show_id}`: the episode's fields as JSON (those left out stay).
 pub(super) async fn update<B: RequestBody>(
     api: &Api,
     call: Call<B>,

@@ -1,4 +1,5 @@
-//! Feed endpoints: 4.11 to 4.13, and the additions `POST /api/feeds`, `PUT /api/feeds/{id}`.
+//! Feed endpoints: list, read and delete podcasts, import one from its RSS, and the additions
+//! `POST /api/feeds`, `PUT /api/feeds/{id}`.
 
 use http::StatusCode;
 use podhost_core::FeedId;

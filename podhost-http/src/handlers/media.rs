@@ -1,4 +1,4 @@
-//! Media endpoints: 4.4 to 4.8.
+//! Media endpoints: upload (streamed), list, read, rename, copy and delete an account's files.
 
 use http::StatusCode;
 use podhost_core::{

@@ -1,4 +1,5 @@
-//! Metadata endpoints: 4.9 `GET` and 4.10 `PUT /api/media/{id}/metadata`.
+//! Metadata endpoints: `GET` and `PUT /api/media/{id}/metadata` (a file's facts and tags, its
+//! ad breaks and chapters).
 
 use http::StatusCode;
 use podhost_core::MediaId;

@@ -1,5 +1,5 @@
-//! Processing endpoints: 4.2 and 4.3 (`POST /api/generate/{waveform,silence}/{id}`, answered
-//! 202 with the job), and the additions `GET /api/jobs/{id}`, `GET /api/media/{id}/waveform`
+//! Processing endpoints: `POST /api/generate/{waveform,silence}/{id}` (answered 202 with the
+//! job), and the additions `GET /api/jobs/{id}`, `GET /api/media/{id}/waveform`
 //! and `GET /api/media/{id}/silence`.
 
 use http::{HeaderValue, StatusCode, header};

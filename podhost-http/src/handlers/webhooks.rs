@@ -1,4 +1,4 @@
-//! Webhook endpoints: 4.1 `POST /api/webhooks-processing`, and the subscriptions
+//! Webhook endpoints: `POST /api/webhooks-processing` (deliver what is due now), and the subscriptions
 //! (`GET`/`POST /api/webhooks`, `GET`/`DELETE /api/webhooks/{id}`, deliveries, redelivery).
 
 use http::StatusCode;

@@ -221,18 +221,24 @@ impl Fixture {
         self.send(request).await
     }
 
-    /// Uploads a WAV as alice; returns the media id.
-    pub async fn upload_wav(&self, name: &str) -> u64 {
+    /// Uploads `bytes` as alice's file `name` through the API; returns the media id.
+    pub async fn upload(&self, name: &str, bytes: Vec<u8>) -> u64 {
         let answer = self
             .multipart(
                 "/api/media",
                 &self.alice.clone(),
                 &[],
-                &[("media", name, podhost_testkit::fixtures::wav(1.0, 8000))],
+                &[("media", name, bytes)],
             )
             .await;
         assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
         answer.body["id"].as_u64().unwrap()
+    }
+
+    /// Uploads a one-second WAV as alice; returns the media id.
+    pub async fn upload_wav(&self, name: &str) -> u64 {
+        self.upload(name, podhost_testkit::fixtures::wav(1.0, 8000))
+            .await
     }
 
     /// Uploads the AAC-in-MP4 fixture of podhost-core's tests.
@@ -242,29 +248,13 @@ impl Fixture {
             "/../podhost-core/tests/fixtures/aac_96k_mono.m4a"
         ))
         .unwrap();
-        let answer = self
-            .multipart(
-                "/api/media",
-                &self.alice.clone(),
-                &[],
-                &[("media", name, m4a)],
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
-        answer.body["id"].as_u64().unwrap()
+        self.upload(name, m4a).await
     }
 
+    /// Uploads a 1400x1400 PNG (a cover) as alice.
     pub async fn upload_png(&self, name: &str) -> u64 {
-        let answer = self
-            .multipart(
-                "/api/media",
-                &self.alice.clone(),
-                &[],
-                &[("media", name, podhost_testkit::fixtures::png(1400, 1400))],
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
-        answer.body["id"].as_u64().unwrap()
+        self.upload(name, podhost_testkit::fixtures::png(1400, 1400))
+            .await
     }
 
     /// Creates a feed as alice.
