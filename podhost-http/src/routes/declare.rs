@@ -9,7 +9,8 @@
 //!
 //!     /// a file
 //!     GetMedia { media_id: MediaId } = GET "/api/media/{media_id}",
-//!         Spec::token(Scope::MediaReadOnly).answers(200, "the file", Shape::Bare("MediaRecord"));
+//!         Spec::token(Scope::MediaReadOnly)
+//!             .answers(200, "the file", Shape::Bare(schema::<wire::media::MediaRecord>()));
 //! }
 //! ```
 //!
