@@ -25,6 +25,7 @@ mod forms;
 mod handlers;
 mod oauth;
 mod openapi;
+mod ops;
 mod outbound;
 mod page;
 mod public;

@@ -118,7 +118,7 @@ fn oauth_error_response(row: &Route, status: u16, oauth_error: &Value) -> Value 
 /// The statuses every operation of this kind may answer.
 fn common_errors(row: &Route) -> &'static [u16] {
     match row.surface {
-        Surface::OAuth => &[],
+        Surface::OAuth | Surface::Ops => &[],
         Surface::Api => &[400, 401, 403, 404, 405, 422, 429, 500],
         _ => &[422],
     }
@@ -297,6 +297,11 @@ fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value
     for status in common_errors(row).iter().chain(row.errors) {
         let response = match row.surface {
             Surface::OAuth => oauth_error_response(row, *status, &errors.oauth),
+            // A probe's refusal is its own shape, with the reason.
+            Surface::Ops => json!({
+                "description": "not ready: `reason` says why",
+                "content": success(row, schemas)["content"].clone(),
+            }),
             _ => error_response(*status, &errors.error, &errors.validation),
         };
         responses.insert(status.to_string(), response);

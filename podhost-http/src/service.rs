@@ -113,6 +113,7 @@ impl Api {
             Endpoint::Page(endpoint) => page::answer(self, endpoint, &parts).await,
             Endpoint::Site(endpoint) => site::answer(self, endpoint, &parts, body).await,
             Endpoint::OAuth(endpoint) => oauth::answer(self, endpoint, &parts, body).await,
+            Endpoint::Ops(endpoint) => crate::ops::answer(self, endpoint).await,
         }
     }
 
@@ -180,7 +181,7 @@ impl Api {
     fn not_found(&self, surface: Surface) -> Response<Body> {
         match surface {
             Surface::Page | Surface::Site => page::not_found(self),
-            Surface::Api | Surface::Docs | Surface::Public | Surface::OAuth => {
+            Surface::Api | Surface::Docs | Surface::Public | Surface::OAuth | Surface::Ops => {
                 response::error(&ApiError::NoRoute)
             }
         }

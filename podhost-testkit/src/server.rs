@@ -292,6 +292,10 @@ impl TestServerBuilder {
             .store
             .unwrap_or_else(|| Arc::new(object_store::memory::InMemory::new()));
         let (host, clock) = crate::test_host_with(store.clone(), config);
+        // What `podhost serve` checks before it serves (and what `/readyz` asks).
+        host.check_store()
+            .await
+            .expect("the store honours conditional writes");
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
             host.create_account(name).await.expect("a new account");

@@ -79,7 +79,7 @@ impl super::Run for ServeArgs {
 async fn serve(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
     // Several servers may share the store: without conditional writes they would erase each
     // other's commits, so such a store is refused before anything is served.
-    podhost_core::check_conditional_writes(host.store()).await?;
+    host.check_store().await?;
     bootstrap(&host).await?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

@@ -7,6 +7,7 @@ mod episodes;
 mod export;
 mod feeds;
 mod file_tags;
+mod health;
 mod import;
 mod jobs;
 mod media;
@@ -107,6 +108,8 @@ struct Inner {
     workers: jobs::workers::Workers,
     /// This process's side of the rate limit.
     ratelimit: crate::ratelimit::Limiter,
+    /// What this process knows of the store's health.
+    health: health::Health,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -149,6 +152,7 @@ impl PodcastHost {
                 stats: Default::default(),
                 workers: Default::default(),
                 ratelimit: Default::default(),
+                health: Default::default(),
             }),
         }
     }

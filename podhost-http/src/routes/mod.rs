@@ -17,6 +17,7 @@ pub(crate) mod declare;
 pub mod docs;
 mod matcher;
 pub mod oauth;
+pub mod ops;
 pub mod pages;
 pub mod params;
 pub mod public;
@@ -86,6 +87,8 @@ surfaces! {
     Site(site::SiteEndpoint),
     /// The OAuth endpoints.
     OAuth(oauth::OAuthEndpoint),
+    /// The probes.
+    Ops(ops::OpsEndpoint),
 }
 
 /// Every route.

@@ -30,12 +30,18 @@ pub enum Surface {
     /// The OAuth 2 endpoints: no bearer token (clients authenticate as OAuth says), answers as
     /// OAuth says; in the OpenAPI document.
     OAuth,
+    /// Probes for a load balancer (`/healthz`, `/readyz`): no token, no rate limit, any query
+    /// parameter accepted; in the OpenAPI document.
+    Ops,
 }
 
 impl Surface {
     /// Whether its routes are operations of the OpenAPI document.
     pub fn documented(self) -> bool {
-        matches!(self, Surface::Api | Surface::Docs | Surface::OAuth)
+        matches!(
+            self,
+            Surface::Api | Surface::Docs | Surface::OAuth | Surface::Ops
+        )
     }
 
     /// Whether its routes refuse query parameters they do not know (422).

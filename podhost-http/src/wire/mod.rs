@@ -15,6 +15,7 @@ pub mod media;
 pub mod metadata;
 pub mod names;
 pub mod oauth;
+pub mod ops;
 pub mod read;
 pub mod schema;
 pub mod stats;
