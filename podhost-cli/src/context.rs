@@ -58,6 +58,19 @@ pub struct Global {
         hide_env_values = true
     )]
     pub podping_token: Option<String>,
+    /// How log lines (on stderr) are written: `text`, or `json` (one object a line, with the
+    /// request, job or delivery they belong to). PODHOST_LOG says how many (default info).
+    #[arg(long, global = true, env = "PODHOST_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// For people: one line each, its request's, job's or delivery's fields in front.
+    Text,
+    /// For log collectors: one JSON object a line.
+    Json,
 }
 
 /// A command's surroundings: the global options and where to print.
@@ -78,6 +91,15 @@ impl Env {
             global,
             out,
             definition,
+        }
+    }
+
+    /// Says `message` on stderr as the logs are written: `podhost: message` as text, or a
+    /// log line of its own in JSON (so that every line of stderr is an object).
+    pub fn say(&self, message: &str) {
+        match self.global.log_format {
+            LogFormat::Text => eprintln!("podhost: {message}"),
+            LogFormat::Json => tracing::info!(target: "podhost", "{message}"),
         }
     }
 

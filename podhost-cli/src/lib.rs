@@ -13,7 +13,7 @@ mod progress;
 
 use clap::{Parser, Subcommand};
 
-pub use context::Global;
+pub use context::{Global, LogFormat};
 pub use output::Output;
 
 /// podhost: podcast hosting. This command drives the store directly (no server needed).

@@ -15,13 +15,23 @@ fn main() -> ExitCode {
     };
     let json = cli.global.json;
     // Log lines go to stderr; PODHOST_LOG=debug (or any tracing filter) says how much.
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("PODHOST_LOG")
                 .unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+        );
+    match cli.global.log_format {
+        podhost_cli::LogFormat::Text => logs.init(),
+        // A line's fields at the top; its request's, job's or delivery's (`request_id`
+        // among them) under `span`.
+        podhost_cli::LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => return podhost_cli::error::report(&e.into(), json),

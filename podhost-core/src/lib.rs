@@ -24,6 +24,7 @@ mod principal;
 pub mod probe;
 pub mod publish;
 pub mod ratelimit;
+mod request;
 mod scope;
 mod state;
 pub mod stats;
@@ -47,6 +48,7 @@ pub use ids::{
 };
 pub use model::{Metadata, MetadataPatch, Session, SignedIn};
 pub use principal::Principal;
+pub use request::{MAX_REQUEST_ID, RequestContext};
 pub use scope::{Scope, Scopes, UnknownScope};
 #[cfg(feature = "s3")]
 pub use store::open_s3_with;

@@ -210,6 +210,7 @@ impl AccountState {
                     kind,
                     at,
                     subject,
+                    request_id: crate::request::RequestContext::current_id(),
                 })
             })
             .collect()

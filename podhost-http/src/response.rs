@@ -97,12 +97,15 @@ pub fn preflight() -> Response<Body> {
     );
     headers.insert(
         header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("authorization, content-type, accept"),
+        HeaderValue::from_static(
+            "authorization, content-type, accept, x-request-id, idempotency-key",
+        ),
     );
     headers.insert(
         header::ACCESS_CONTROL_EXPOSE_HEADERS,
         HeaderValue::from_static(
-            "x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, location",
+            "x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, location, \
+             x-request-id, idempotent-replayed",
         ),
     );
     headers.insert(

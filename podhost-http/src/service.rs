@@ -7,7 +7,7 @@ use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, task::Poll};
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
 use hyper::body::Body as HttpBody;
-use podhost_core::{FieldErrors, PodcastHost, Principal};
+use podhost_core::{FieldErrors, PodcastHost, Principal, RequestContext};
 
 use crate::{
     config::HttpConfig,
@@ -19,6 +19,9 @@ use crate::{
     routes::{self, ApiEndpoint, Endpoint, ParamError, Route, RouteError, Surface},
     site,
 };
+
+/// The header of a request's id.
+const REQUEST_ID: http::HeaderName = http::HeaderName::from_static("x-request-id");
 
 impl Api {
     /// The API over `host` with `config`.
@@ -54,11 +57,31 @@ impl Api {
     /// discarded afterwards, within [`HttpConfig::drain_max_bytes`] and
     /// [`HttpConfig::drain_max_time`], so that the client gets the answer; a `HEAD` request gets
     /// its `GET` answer without the body.
+    ///
+    /// Each request has an id: its `X-Request-Id` when sane, else a new one, answered in
+    /// `X-Request-Id`. The core's work for the request runs as the request's
+    /// ([`RequestContext`]), and every log line of it (and of the jobs and deliveries it
+    /// starts) carries the id; one line at `info` says how it was answered.
     pub async fn handle<B: RequestBody>(&self, request: Request<B>) -> Response<Body> {
+        use tracing::Instrument;
+        let started = std::time::Instant::now();
         let (parts, body) = request.into_parts();
+        let request =
+            RequestContext::new(parts.headers.get(REQUEST_ID).and_then(|v| v.to_str().ok()));
+        let id = HeaderValue::from_str(request.id()).ok();
+        // At `error` level, so that it is on whenever any line is written.
+        let span = tracing::error_span!(
+            "request",
+            request_id = request.id(),
+            method = %parts.method,
+            route = tracing::field::Empty,
+        );
         let (body, rest) = drain::share(body, &parts.headers);
         let head = parts.method == Method::HEAD;
-        let mut answer = self.answer(parts, body).await;
+        let mut answer = request
+            .run(self.answer(parts, body))
+            .instrument(span.clone())
+            .await;
         if head {
             without_body(&mut answer);
         }
@@ -66,6 +89,16 @@ impl Api {
             max_bytes: self.config.drain_max_bytes,
             max_time: self.config.drain_max_time,
         });
+        span.in_scope(|| {
+            tracing::info!(
+                status = answer.status().as_u16(),
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                "answered"
+            );
+        });
+        if let Some(id) = id {
+            answer.headers_mut().insert(REQUEST_ID, id);
+        }
         answer
     }
 
@@ -77,7 +110,11 @@ impl Api {
             return response::preflight();
         }
         let (row, endpoint) = match routes::route(&parts.method, parts.uri.path()) {
-            Ok(found) => found,
+            Ok(found) => {
+                // Logs name the route's template, never the path (which may carry a key).
+                tracing::Span::current().record("route", found.0.path);
+                found
+            }
             Err(RouteError::NotFound(surface)) => return self.not_found(surface),
             Err(RouteError::MethodNotAllowed(allowed)) => {
                 return response::error(&ApiError::MethodNotAllowed(allowed));

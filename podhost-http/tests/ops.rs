@@ -63,3 +63,49 @@ async fn probes_need_no_token_and_are_not_rate_limited() {
         }
     }
 }
+
+#[tokio::test]
+async fn every_answer_carries_its_requests_id() {
+    let fx = Fixture::new().await;
+    let id_of =
+        |answer: &common::Answer| answer.headers["x-request-id"].to_str().unwrap().to_string();
+    // A sane id sent is answered back, on any route and status.
+    for path in ["/api/feeds", "/healthz", "/nowhere"] {
+        let answer = fx
+            .public(Method::GET, path, &[("x-request-id", "lb-7f3a.42")])
+            .await;
+        assert_eq!(id_of(&answer), "lb-7f3a.42", "{path}");
+    }
+    // None, or one that is not sane: a new one each time.
+    let new = [
+        fx.public(Method::GET, "/healthz", &[]).await,
+        fx.public(Method::GET, "/healthz", &[]).await,
+        fx.public(Method::GET, "/healthz", &[("x-request-id", "two words")])
+            .await,
+    ]
+    .map(|a| id_of(&a));
+    for id in &new {
+        assert_eq!(id.len(), 32, "{id}");
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    }
+    assert!(new[0] != new[1] && new[1] != new[2]);
+}
+
+#[tokio::test]
+async fn a_job_keeps_the_id_of_the_request_that_asked_for_it() {
+    let fx = Fixture::new().await;
+    let media = fx.upload_wav("talk.wav").await;
+    let request = http::Request::builder()
+        .method(Method::POST)
+        .uri(format!("/api/generate/silence/{media}"))
+        .header("authorization", format!("Bearer {}", fx.alice))
+        .header("x-request-id", "req-job-1")
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+    let answer = fx.send(request).await;
+    assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.body);
+    let job: podhost_core::JobId = answer.body["data"]["id"].as_str().unwrap().parse().unwrap();
+    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let job = fx.host.get_job(&alice, &job).await.unwrap();
+    assert_eq!(job.request_id.as_deref(), Some("req-job-1"));
+}

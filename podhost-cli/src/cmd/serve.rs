@@ -72,15 +72,15 @@ impl super::Run for ServeArgs {
             }
             Ok(())
         })?;
-        serve(host, args).await
+        serve(env, host, args).await
     }
 }
 
-async fn serve(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
+async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
     // Several servers may share the store: without conditional writes they would erase each
     // other's commits, so such a store is refused before anything is served.
     host.check_store().await?;
-    bootstrap(&host).await?;
+    bootstrap(env, &host).await?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.listen))?;
@@ -88,23 +88,23 @@ async fn serve(host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
         trust_forwarded_for: args.trust_proxy,
         ..HttpConfig::default()
     };
-    eprintln!(
-        "podhost: serving {} on http://{} (Ctrl-C stops)",
+    env.say(&format!(
+        "serving {} on http://{} (Ctrl-C stops)",
         host.urls().base(),
         listener.local_addr()?
-    );
+    ));
     // The API and every background loop (statistics, job workers, webhook deliveries) until
     // SIGTERM or Ctrl-C.
     podhost_http::Server::new(host)
         .config(config)
         .run(listener, podhost_http::shutdown_signal())
         .await?;
-    eprintln!("podhost: stopped");
+    env.say("stopped");
     Ok(())
 }
 
 /// On a store without accounts: creates `admin` and prints a token with every scope, once.
-async fn bootstrap(host: &PodcastHost) -> anyhow::Result<()> {
+async fn bootstrap(env: &Env, host: &PodcastHost) -> anyhow::Result<()> {
     if !host.list_accounts().await?.is_empty() {
         return Ok(());
     }
@@ -118,13 +118,11 @@ async fn bootstrap(host: &PodcastHost) -> anyhow::Result<()> {
     let token = host
         .create_token(&owner, "bootstrap", Scopes::all())
         .await?;
-    eprintln!(
-        "podhost: created the account admin. Its API token, with every scope, is shown this once:"
-    );
+    env.say("created the account admin. Its API token, with every scope, is shown this once:");
     println!("{}", token.secret);
-    eprintln!(
-        "podhost: try: curl -H \"Authorization: Bearer $TOKEN\" {}/api/feeds",
+    env.say(&format!(
+        "try: curl -H \"Authorization: Bearer $TOKEN\" {}/api/feeds",
         host.urls().base()
-    );
+    ));
     Ok(())
 }

@@ -150,6 +150,16 @@ pub fn serve(store: &str, global: &[&str], serve_args: &[&str]) -> Child {
 /// [`serve`], also returning the address it listens on (`127.0.0.1:PORT`). `serve_args` may
 /// name the address (`--listen`); else any free port.
 pub fn serve_at(store: &str, global: &[&str], serve_args: &[&str]) -> (Child, String) {
+    let (child, address, _) = serve_logged(store, global, serve_args);
+    (child, address)
+}
+
+/// [`serve_at`], also returning the lines the server writes on stderr after it said it serves.
+pub fn serve_logged(
+    store: &str,
+    global: &[&str],
+    serve_args: &[&str],
+) -> (Child, String, std::sync::mpsc::Receiver<String>) {
     let listen: &[&str] = match serve_args.contains(&"--listen") {
         true => &[],
         false => &["--listen", "127.0.0.1:0"],
@@ -180,8 +190,13 @@ pub fn serve_at(store: &str, global: &[&str], serve_args: &[&str]) -> (Child, St
             break;
         }
     }
-    std::thread::spawn(move || for _ in lines {});
-    (child, address)
+    let (logged, logs) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let _ = logged.send(line);
+        }
+    });
+    (child, address, logs)
 }
 
 /// [`serve_at`], with the address parsed.

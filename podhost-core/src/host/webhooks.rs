@@ -436,9 +436,31 @@ impl PodcastHost {
                 }
                 Claim::Won => {}
             }
-            let attempt = self
-                .attempt(account, webhook, &event, sender, renderer)
-                .await;
+            let attempt = {
+                use tracing::Instrument;
+                // The delivery's log lines carry the id of the request that made the event.
+                let span = tracing::info_span!(
+                    "delivery",
+                    request_id = event.request_id.as_deref().unwrap_or("-"),
+                    %account,
+                    webhook = %webhook.id,
+                    event = event.seq,
+                );
+                async {
+                    let attempt = self
+                        .attempt(account, webhook, &event, sender, renderer)
+                        .await;
+                    tracing::info!(
+                        number,
+                        status = attempt.status,
+                        excerpt = attempt.excerpt.as_str(),
+                        "delivery attempted"
+                    );
+                    attempt
+                }
+                .instrument(span)
+                .await
+            };
             let success = attempt.status.is_some_and(|s| (200..300).contains(&s));
             run.attempted += 1;
             if success {

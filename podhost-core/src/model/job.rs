@@ -89,4 +89,7 @@ pub struct Job {
     /// What it did, when it says more than its status (an import's report).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<serde_json::Value>,
+    /// The id of the request that asked for it (its log lines carry it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }

@@ -121,6 +121,9 @@ pub struct Event {
     pub at: Timestamp,
     /// To what.
     pub subject: Subject,
+    /// The id of the request that made it (the log lines of its deliveries carry it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }
 
 /// Turns an event's subject into the `data` of the delivered body: the object as the API shows

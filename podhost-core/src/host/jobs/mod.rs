@@ -25,6 +25,7 @@ use crate::{
     jobs::{self, Lease},
     model::{Job, JobKind, JobStatus},
     principal::Principal,
+    request::RequestContext,
     scope::Scope,
     state::Change,
     store::delete_quietly,
@@ -103,6 +104,7 @@ impl PodcastHost {
                     finished: None,
                     attempts: 0,
                     report: None,
+                    request_id: RequestContext::current_id(),
                 };
                 Ok((vec![Change::JobPut(job.clone())], job))
             })
@@ -283,8 +285,26 @@ impl PodcastHost {
             .contains(id)
     }
 
+    /// One attempt, as work of the request that asked for the job: its log lines carry that
+    /// request's id, and so do the events it records.
+    async fn run_attempt(&self, account: &AccountId, job: Job, lease: Lease) -> Result<()> {
+        use tracing::Instrument;
+        let span = tracing::info_span!(
+            "job",
+            request_id = job.request_id.as_deref().unwrap_or("-"),
+            job = %job.id,
+            kind = job.kind.as_str(),
+            %account,
+        );
+        let request = RequestContext::new(job.request_id.as_deref());
+        request
+            .run(self.job_attempt(account, job, lease))
+            .instrument(span)
+            .await
+    }
+
     /// One attempt: record it as running, do the work while renewing the lease, record the end.
-    async fn run_attempt(&self, account: &AccountId, job: Job, mut lease: Lease) -> Result<()> {
+    async fn job_attempt(&self, account: &AccountId, job: Job, mut lease: Lease) -> Result<()> {
         let catalog = self.catalog(account).await?;
         let id = job.id.clone();
         let attempt = lease.attempt;
@@ -309,6 +329,7 @@ impl PodcastHost {
         let Some(job) = running else {
             return jobs::forget(self.store(), account, &id).await;
         };
+        tracing::info!(attempt, "job started");
         let lease_for = self.config().jobs.lease;
         let work = async {
             if attempt > MAX_ATTEMPTS {
@@ -342,14 +363,14 @@ impl PodcastHost {
         let finished = self.now();
         // The job's output is applied to the media record as it is now, so changes made while
         // the job ran are kept; an output that no longer applies fails the job with the reason.
-        let applied = catalog
+        let (applied, ended) = catalog
             .commit(finished, |state| {
                 let Some(current) = state.jobs.get(&id) else {
-                    return Ok((Vec::new(), false));
+                    return Ok((Vec::new(), (false, None)));
                 };
                 // Only the newest attempt may finish the job, once.
                 if current.status.is_final() || current.attempts != attempt {
-                    return Ok((Vec::new(), false));
+                    return Ok((Vec::new(), (false, None)));
                 }
                 let mut changes = Vec::new();
                 let mut events = Vec::new();
@@ -389,6 +410,7 @@ impl PodcastHost {
                     report,
                     ..current.clone()
                 };
+                let ended_log = (status, ended.error.clone());
                 changes.push(Change::JobPut(ended.clone()));
                 let kind = if status == JobStatus::Succeeded {
                     K::JobSucceeded
@@ -397,9 +419,13 @@ impl PodcastHost {
                 };
                 events.push((kind, Subject::Job(Box::new(ended))));
                 changes.extend(state.record(finished, events));
-                Ok((changes, applied))
+                Ok((changes, (applied, Some(ended_log))))
             })
             .await?;
+        match ended {
+            Some((status, error)) => tracing::info!(status = status.as_str(), error, "job ended"),
+            None => tracing::info!("job ended elsewhere (a newer attempt, or gone)"),
+        }
         if !applied
             && let Ok(output) = &outcome
             && let Some(blob) = output.new_blob()

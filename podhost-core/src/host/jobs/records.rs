@@ -74,6 +74,7 @@ pub(crate) fn job_for(
         finished: None,
         attempts: 0,
         report: None,
+        request_id: crate::request::RequestContext::current_id(),
     };
     Ok((job, true))
 }

@@ -1,0 +1,73 @@
+//! `--log-format json`: one JSON object a line on stderr, and the request's id on the lines of
+//! the request and of the job it started.
+
+mod common;
+
+use std::{
+    io::{Read, Write},
+    net::TcpStream,
+    time::{Duration, Instant},
+};
+
+use common::Cli;
+use podhost_testkit::fixtures;
+use serde_json::Value;
+
+#[test]
+fn a_requests_id_is_on_its_log_lines_and_its_jobs() {
+    let cli = Cli::with_users(&["alice"]);
+    let token = cli.ok(&[
+        "token", "create", "--user", "alice", "--scopes", "media", "--label", "logs",
+    ]);
+    let token = token.trim();
+    let media = cli.upload("alice", "talk.wav", &fixtures::wav(2.0, 8000));
+    let (mut server, address, logs) =
+        common::serve_logged(cli.store_path(), &["--log-format", "json"], &[]);
+
+    let body = "{}";
+    let mut stream = TcpStream::connect(&address).unwrap();
+    write!(
+        stream,
+        "POST /api/generate/waveform/{media} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nX-Request-Id: req-logs-1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("x-request-id: req-logs-1"),
+        "{answer}"
+    );
+
+    // Every line is an object; the request's line and the job's carry the request's id.
+    let mut seen = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(30) {
+        let Ok(line) = logs.recv_timeout(Duration::from_millis(200)) else {
+            continue;
+        };
+        let value: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        if value["span"]["request_id"] == "req-logs-1" {
+            seen.push((
+                value["span"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                value["message"].as_str().unwrap_or_default().to_string(),
+            ));
+        }
+        if seen.iter().any(|(_, m)| m == "job ended") {
+            break;
+        }
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let has = |span: &str, message: &str| seen.iter().any(|(s, m)| s == span && m == message);
+    assert!(has("request", "answered"), "{seen:?}");
+    assert!(has("job", "job started"), "{seen:?}");
+    assert!(has("job", "job ended"), "{seen:?}");
+}

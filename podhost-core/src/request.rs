@@ -1,0 +1,88 @@
+//! The request a piece of work is done for. A frontend runs each request's work inside
+//! [`RequestContext::run`]; the core then writes the request's id into what outlives it (a job
+//! it asks for, an event it records), so that every log line of the request, and of the jobs
+//! and deliveries it starts, carries one id.
+
+use std::future::Future;
+
+tokio::task_local! {
+    static CURRENT: RequestContext;
+}
+
+/// The longest request id kept; a longer one is replaced by a new one.
+pub const MAX_REQUEST_ID: usize = 128;
+
+/// What the core knows of the request it works for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestContext {
+    id: String,
+}
+
+impl RequestContext {
+    /// A context with the request id `given` when it is sane (1 to 128 visible ASCII
+    /// characters, no quotes or backslashes), else with a new random id.
+    pub fn new(given: Option<&str>) -> Self {
+        let sane = given.filter(|id| {
+            (1..=MAX_REQUEST_ID).contains(&id.len())
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+        });
+        RequestContext {
+            id: sane.map_or_else(|| uuid::Uuid::new_v4().simple().to_string(), str::to_string),
+        }
+    }
+
+    /// The request's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Runs `work` as this request's.
+    pub async fn run<F: Future>(self, work: F) -> F::Output {
+        CURRENT.scope(self, work).await
+    }
+
+    /// The id of the request the current task works for, if any.
+    pub fn current_id() -> Option<String> {
+        CURRENT.try_with(|c| c.id.clone()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sane_id_is_kept_and_any_other_replaced() {
+        for kept in ["abc", "0f8e-41", "req:1/2.3_x", &"x".repeat(128)] {
+            assert_eq!(RequestContext::new(Some(kept)).id(), kept);
+        }
+        for replaced in [
+            "",
+            "two words",
+            "quote\"",
+            "back\\slash",
+            "tab\t",
+            "ünï",
+            &"x".repeat(129),
+        ] {
+            let id = RequestContext::new(Some(replaced));
+            assert_ne!(id.id(), replaced);
+            assert_eq!(id.id().len(), 32, "a new id: {}", id.id());
+        }
+        assert_ne!(
+            RequestContext::new(None).id(),
+            RequestContext::new(None).id()
+        );
+    }
+
+    #[tokio::test]
+    async fn work_knows_its_request() {
+        assert_eq!(RequestContext::current_id(), None);
+        let id = RequestContext::new(Some("r-1"))
+            .run(async { RequestContext::current_id() })
+            .await;
+        assert_eq!(id.as_deref(), Some("r-1"));
+    }
+}
