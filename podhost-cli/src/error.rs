@@ -54,7 +54,7 @@ impl Code {
         match e {
             E::Invalid(_) | E::TooLarge { .. } => Code::Invalid,
             E::NotFound { .. } => Code::NotFound,
-            E::Conflict { .. } => Code::Conflict,
+            E::Conflict { .. } | E::InProgress { .. } => Code::Conflict,
             // The CLI acts as the owner: a refusal of scope or credentials is not the user's
             // input, and neither is an interrupted read of a local file or a store failure.
             _ => Code::Internal,

@@ -60,6 +60,16 @@ pub enum Error {
         /// How long to wait.
         retry_after: std::time::Duration,
     },
+    /// A request with this `Idempotency-Key` is being carried out (by this server or another):
+    /// the caller sends it again after this long, and gets its answer.
+    #[error(
+        "a request with this Idempotency-Key is being carried out; send it again in {} seconds",
+        .retry_after.as_secs().max(1)
+    )]
+    InProgress {
+        /// How long to wait.
+        retry_after: std::time::Duration,
+    },
     /// The object store failed or holds something unreadable. Nothing partial is visible.
     #[error("storage error: {message}")]
     Storage {

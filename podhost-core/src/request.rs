@@ -3,7 +3,15 @@
 //! it asks for, an event it records), so that every log line of the request, and of the jobs
 //! and deliveries it starts, carries one id.
 
-use std::future::Future;
+use std::{
+    future::Future,
+    sync::{
+        Arc,
+        atomic::{AtomicU32, Ordering},
+    },
+};
+
+use crate::{idempotency::KeyedRun, store::layout};
 
 tokio::task_local! {
     static CURRENT: RequestContext;
@@ -13,9 +21,19 @@ tokio::task_local! {
 pub const MAX_REQUEST_ID: usize = 128;
 
 /// What the core knows of the request it works for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RequestContext {
     id: String,
+    keyed: Option<Arc<Keyed>>,
+}
+
+/// A keyed request's steps: its commits to its account's catalog, numbered in order.
+#[derive(Debug)]
+struct Keyed {
+    /// The account catalog's root.
+    root: String,
+    key: String,
+    next: AtomicU32,
 }
 
 impl RequestContext {
@@ -30,7 +48,33 @@ impl RequestContext {
         });
         RequestContext {
             id: sane.map_or_else(|| uuid::Uuid::new_v4().simple().to_string(), str::to_string),
+            keyed: None,
         }
+    }
+
+    /// The context of the keyed request `run`: each commit to its account's catalog is a step
+    /// of it (see [`idempotency`](crate::idempotency)).
+    pub fn keyed(mut self, run: &KeyedRun) -> Self {
+        self.keyed = Some(Arc::new(Keyed {
+            root: layout::account(&run.account).to_string(),
+            key: run.key.clone(),
+            next: AtomicU32::new(0),
+        }));
+        self
+    }
+
+    /// For a commit to the catalog at `root`: the key and number of the step it is, when the
+    /// current task works for a keyed request of that account.
+    pub(crate) fn next_step(root: &str) -> Option<(String, u32)> {
+        CURRENT
+            .try_with(|c| {
+                c.keyed
+                    .as_ref()
+                    .filter(|k| k.root == root)
+                    .map(|k| (k.key.clone(), k.next.fetch_add(1, Ordering::Relaxed)))
+            })
+            .ok()
+            .flatten()
     }
 
     /// The request's id.
@@ -41,6 +85,11 @@ impl RequestContext {
     /// Runs `work` as this request's.
     pub async fn run<F: Future>(self, work: F) -> F::Output {
         CURRENT.scope(self, work).await
+    }
+
+    /// The context of the request the current task works for, if any.
+    pub fn current() -> Option<RequestContext> {
+        CURRENT.try_with(Clone::clone).ok()
     }
 
     /// The id of the request the current task works for, if any.

@@ -56,6 +56,8 @@ pub(crate) enum Change {
         id: String,
     },
     EventRecorded(Event),
+    /// A keyed request began, took a step, was answered or released.
+    Key(crate::idempotency::KeyChange),
 }
 
 /// Events kept per account for delivery (a subscriber further behind than this loses the
@@ -144,6 +146,9 @@ pub(crate) struct AccountState {
     /// For each episode, the publication time its `episode.published` event announced.
     #[serde(default)]
     pub(crate) announced: BTreeMap<EpisodeId, Timestamp>,
+    /// The Idempotency-Keys of the last 24 hours' requests.
+    #[serde(default)]
+    pub(crate) keys: BTreeMap<String, crate::idempotency::KeyRecord>,
     /// Derived: the media records of each blob (copies share one).
     #[serde(skip)]
     blobs: HashMap<String, BTreeSet<MediaId>>,

@@ -47,7 +47,9 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
             E::Forbidden { .. } => message(StatusCode::FORBIDDEN, e.to_string()),
             E::Unauthenticated => message(StatusCode::UNAUTHORIZED, "Unauthenticated.".into()),
             E::Invalid(fields) => invalid(fields),
-            E::Conflict { .. } => message(StatusCode::CONFLICT, e.to_string()),
+            E::Conflict { .. } | E::InProgress { .. } => {
+                message(StatusCode::CONFLICT, e.to_string())
+            }
             E::TooLarge { .. } => message(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
             E::Interrupted { .. } => message(StatusCode::BAD_REQUEST, e.to_string()),
             E::Throttled { .. } => message(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
@@ -113,6 +115,13 @@ mod tests {
             (ApiError::BodyTooLarge(10), 413),
             (ApiError::Invalid(fields.clone()), 422),
             (ApiError::RateLimited { retry_after: 3 }, 429),
+            (
+                podhost_core::Error::InProgress {
+                    retry_after: std::time::Duration::from_secs(4),
+                }
+                .into(),
+                409,
+            ),
             (
                 podhost_core::Error::Storage {
                     message: "disk on fire at /secret/path".into(),

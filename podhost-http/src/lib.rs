@@ -23,6 +23,7 @@ pub mod error;
 mod fetcher;
 mod forms;
 mod handlers;
+mod idempotency;
 mod oauth;
 mod openapi;
 mod ops;

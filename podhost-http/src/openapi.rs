@@ -79,7 +79,7 @@ fn error_response(status: u16, error: &Value, validation: &Value) -> Value {
         ),
         405 => ("wrong method", error),
         409 => (
-            "conflict: an id that is taken, a file still in use, a changed version",
+            "conflict: an id that is taken, a file still in use, a changed version, a request of this Idempotency-Key still running (see retry-after)",
             error,
         ),
         413 => ("the body is larger than the limit", error),
@@ -292,9 +292,22 @@ fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value
     parameters.extend(row.query.iter().map(|q| {
         json!({"name": q.name, "in": "query", "required": false, "schema": (q.schema)(), "description": q.description})
     }));
+    if crate::idempotency::takes_key(row) {
+        parameters.push(json!({
+            "name": podhost_core::idempotency::HEADER,
+            "in": "header",
+            "required": false,
+            "schema": {"type": "string", "minLength": 1, "maxLength": podhost_core::idempotency::MAX_KEY, "pattern": "^[!-~]+$"},
+            "description": "a new random value per request (a UUID): a repeat gets the first answer, with `Idempotent-Replayed: true`, and changes nothing (see Safe retries)",
+        }));
+    }
     let mut responses = Map::new();
     responses.insert(row.success.status.to_string(), success(row, schemas));
-    for status in common_errors(row).iter().chain(row.errors) {
+    let keyed: &[u16] = match crate::idempotency::takes_key(row) {
+        true => &[409],
+        false => &[],
+    };
+    for status in common_errors(row).iter().chain(keyed).chain(row.errors) {
         let response = match row.surface {
             Surface::OAuth => oauth_error_response(row, *status, &errors.oauth),
             // A probe's refusal is its own shape, with the reason.
@@ -484,7 +497,20 @@ mod tests {
             .iter()
             .map(|p| p["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["feed_id", "show_id", "feed_id_to"]);
+        assert_eq!(
+            names,
+            ["feed_id", "show_id", "feed_id_to", "Idempotency-Key"]
+        );
+        // Writes under /api take a key (and may answer 409 for it); reads do not.
+        assert_eq!(copy["parameters"][3]["in"], "header");
+        assert!(copy["responses"].get("409").is_some());
+        assert!(
+            op["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|p| p["in"] != "header")
+        );
         assert!(doc["paths"].get("/feeds/{feed_id}/rss").is_none());
         assert!(
             doc["paths"].get("/account").is_none(),

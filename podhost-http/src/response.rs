@@ -60,7 +60,10 @@ pub fn error(error: &ApiError) -> Response<Body> {
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
         }
-        ApiError::Core(podhost_core::Error::Throttled { retry_after }) => {
+        ApiError::Core(
+            podhost_core::Error::Throttled { retry_after }
+            | podhost_core::Error::InProgress { retry_after },
+        ) => {
             response.headers_mut().insert(
                 header::RETRY_AFTER,
                 HeaderValue::from(retry_after.as_secs().max(1)),

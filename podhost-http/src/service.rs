@@ -14,7 +14,7 @@ use crate::{
     context::{Api, Call, RequestBody},
     docs, drain,
     error::ApiError,
-    handlers, oauth, page, public,
+    handlers, idempotency, oauth, page, public,
     response::{self, Body},
     routes::{self, ApiEndpoint, Endpoint, ParamError, Route, RouteError, Surface},
     site,
@@ -182,16 +182,31 @@ impl Api {
                     let mut sorted: Vec<&(String, String)> = query.iter().collect();
                     sorted.sort();
                     let request_line = format!("{}?{:?}", parts.uri.path(), sorted);
-                    let call = Call {
-                        who,
-                        query,
-                        request_line,
-                        headers: parts.headers,
-                        body,
+                    let key = idempotency::takes_key(row)
+                        .then(|| parts.headers.get(idempotency::IDEMPOTENCY_KEY).cloned())
+                        .flatten();
+                    let target = format!("{} {}", parts.method, parts.uri);
+                    let keyed_by = key.as_ref().map(|_| who.clone());
+                    let dispatch = |body| async move {
+                        let call = Call {
+                            who,
+                            query,
+                            request_line,
+                            headers: parts.headers,
+                            body,
+                        };
+                        // Boxed: the handlers' futures are large, and a keyed request wraps
+                        // one in its own.
+                        match Box::pin(handlers::dispatch(self, endpoint, call)).await {
+                            Ok(response) => response,
+                            Err(e) => response::error(&e),
+                        }
                     };
-                    match handlers::dispatch(self, endpoint, call).await {
-                        Ok(response) => response,
-                        Err(e) => response::error(&e),
+                    match (key, keyed_by) {
+                        (Some(key), Some(who)) => {
+                            idempotency::answer(self, &who, &key, target, body, dispatch).await
+                        }
+                        _ => dispatch(idempotency::hashed(body, false).0).await,
                     }
                 }
                 Err(e) => response::error(&e),

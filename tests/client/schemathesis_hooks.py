@@ -17,6 +17,7 @@ Environment: PODHOST_BASE (the server's URL), PODHOST_TOKEN (the run's token).
 import io
 import json
 import os
+import re
 import urllib.error
 import urllib.request
 import uuid
@@ -122,3 +123,11 @@ def before_call(context, case, kwargs):
     ):
         for name in kept:
             parameters[name] = NOTHING[name]
+    # A key schemathesis makes up is often a short one ("0") it uses again for other
+    # requests, which the API rightly refuses (422: a key names one request). A valid key
+    # becomes a fresh one, so that each request is its own; an invalid one is kept, so that
+    # its refusal is still checked.
+    headers = case.headers or {}
+    key = headers.get("Idempotency-Key")
+    if isinstance(key, str) and re.fullmatch(r"[!-~]{1,255}", key):
+        headers["Idempotency-Key"] = uuid.uuid4().hex

@@ -17,6 +17,18 @@ pub(crate) trait Journal:
     /// Rebuilds derived indexes after the state was read from a snapshot.
     fn after_load(&mut self) {}
 
+    /// The value step `n` of the keyed request `key` landed with, if it did (see
+    /// [`idempotency`](crate::idempotency)). A journal without keyed requests has none.
+    fn keyed_step(&self, _key: &str, _n: u32) -> Option<&serde_json::Value> {
+        None
+    }
+
+    /// The change that records step `n` of the keyed request `key` with its value, written in
+    /// the entry of the step's own changes.
+    fn keyed_step_change(_key: &str, _n: u32, _value: serde_json::Value) -> Option<Self::Change> {
+        None
+    }
+
     /// One piece of a snapshot.
     type Part: Serialize + DeserializeOwned + Send + 'static;
 

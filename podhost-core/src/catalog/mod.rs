@@ -273,13 +273,15 @@ impl<S: Journal> Catalog<S> {
     /// writer it runs again on the newer state, so its checks always hold for the state the
     /// changes apply to. When the store's answer is lost, the log tells whether the write
     /// landed; it is never written twice.
-    pub(crate) async fn commit<R>(
+    pub(crate) async fn commit<R: serde::Serialize + serde::de::DeserializeOwned>(
         &self,
         at: Timestamp,
         mut decide: impl FnMut(&S) -> Result<(Vec<S::Change>, R)>,
     ) -> Result<R> {
         let _writer = self.write.lock().await;
         let txn = Uuid::new_v4();
+        // A step of a keyed request: one that landed before is not decided again.
+        let step = crate::request::RequestContext::next_step(self.root.as_ref());
         // Attempts that may have landed: the sequence number tried and the value decided. A put
         // that failed, and a put that found the entry taken (it may be ours: object stores'
         // clients retry a put whose answer was lost, and the retry finds our own entry).
@@ -295,7 +297,28 @@ impl<S: Journal> Catalog<S> {
             }
             let decided = {
                 let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-                decide(&loaded.state).map(|(changes, value)| (loaded.seq, changes, value))
+                if let Some((key, n)) = &step
+                    && let Some(landed) = loaded.state.keyed_step(key, *n)
+                {
+                    return serde_json::from_value(landed.clone()).map_err(|e| {
+                        Error::storage(format!("step {n} of request {key} does not read: {e}"))
+                    });
+                }
+                decide(&loaded.state).map(|(mut changes, value)| {
+                    if let Some((key, n)) = &step
+                        && !changes.is_empty()
+                    {
+                        match serde_json::to_value(&value) {
+                            Ok(landed) => changes.extend(S::keyed_step_change(key, *n, landed)),
+                            // Unreachable for the core's values; were it reached, a repeat
+                            // would decide this step again rather than fail the request.
+                            Err(e) => {
+                                tracing::warn!(error = %e, "a keyed step's value does not write")
+                            }
+                        }
+                    }
+                    (loaded.seq, changes, value)
+                })
             };
             let (seq, changes, value) = match decided {
                 Ok((seq, changes, value)) if !changes.is_empty() => (seq, changes, value),

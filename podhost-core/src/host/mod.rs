@@ -8,6 +8,7 @@ mod export;
 mod feeds;
 mod file_tags;
 mod health;
+mod idempotency;
 mod import;
 mod jobs;
 mod media;
@@ -109,7 +110,7 @@ struct Inner {
     /// This process's side of the rate limit.
     ratelimit: crate::ratelimit::Limiter,
     /// What this process knows of the store's health.
-    health: health::Health,
+    health: crate::health::Health,
 }
 
 impl std::fmt::Debug for PodcastHost {

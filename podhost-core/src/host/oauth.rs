@@ -748,13 +748,13 @@ impl PodcastHost {
         let outcome = catalog
             .commit(now, |state| {
                 let Some(current) = state.grants.get(&grant_id) else {
-                    return Ok((Vec::new(), Err("the refresh token is unknown")));
+                    return Ok((Vec::new(), Err("the refresh token is unknown".to_string())));
                 };
                 if current.revoked.is_some() {
-                    return Ok((Vec::new(), Err("the grant was revoked")));
+                    return Ok((Vec::new(), Err("the grant was revoked".to_string())));
                 }
                 if !bool::from(current.refresh_sha256.as_bytes().ct_eq(given.as_bytes())) {
-                    return Ok((Vec::new(), Err("spent")));
+                    return Ok((Vec::new(), Err("spent".to_string())));
                 }
                 let mut updated = current.clone();
                 updated.spent.push(given.clone());
@@ -767,7 +767,7 @@ impl PodcastHost {
                 ))
             })
             .await?;
-        match outcome {
+        match outcome.as_ref().map_err(String::as_str) {
             Ok(()) => Ok(self.token_response(access.secret, new_refresh, &grant.scopes)),
             Err("spent") => {
                 self.end_grant(&account, &grant_id).await?;

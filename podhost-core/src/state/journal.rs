@@ -12,8 +12,21 @@ use crate::{
 impl Journal for AccountState {
     type Change = Change;
 
+    fn keyed_step(&self, key: &str, n: u32) -> Option<&serde_json::Value> {
+        self.keys.get(key)?.steps.get(&n)
+    }
+
+    fn keyed_step_change(key: &str, n: u32, value: serde_json::Value) -> Option<Change> {
+        Some(Change::Key(crate::idempotency::KeyChange::Step {
+            key: key.to_string(),
+            n,
+            value,
+        }))
+    }
+
     fn apply(&mut self, change: &Change) {
         match change {
+            Change::Key(change) => change.apply(&mut self.keys),
             Change::AccountCreated(account) => self.account = Some(account.clone()),
             Change::PasswordSet { hash } => self.password.clone_from(hash),
             Change::TokenPut(token) => {

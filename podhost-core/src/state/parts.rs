@@ -43,6 +43,8 @@ pub(crate) enum Part {
     Announced(Vec<(EpisodeId, Timestamp)>),
     /// The recent jobs.
     Jobs(Vec<Job>),
+    /// The Idempotency-Keys of the last 24 hours.
+    Keys(Vec<(String, crate::idempotency::KeyRecord)>),
 }
 
 /// Show notes as the feed carries them, one per episode of the part, in its order; cleaned
@@ -118,6 +120,10 @@ pub(super) fn split(mut state: AccountState) -> Vec<Part> {
     if !jobs.is_empty() {
         parts.push(Part::Jobs(jobs.into_values().collect()));
     }
+    let keys = std::mem::take(&mut state.keys);
+    if !keys.is_empty() {
+        parts.push(Part::Keys(keys.into_iter().collect()));
+    }
     state.blobs.clear();
     parts.push(Part::Account(Box::new(state)));
     parts
@@ -163,6 +169,7 @@ pub(super) fn join(parts: Vec<Part>) -> Result<AccountState, String> {
             Part::Jobs(jobs) => state
                 .jobs
                 .extend(jobs.into_iter().map(|j| (j.id.clone(), j))),
+            Part::Keys(keys) => state.keys.extend(keys),
         }
     }
     Ok(state)

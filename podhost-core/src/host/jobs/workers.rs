@@ -7,7 +7,7 @@ use crate::ids::JobId;
 /// A process's worker state.
 pub(crate) struct Workers {
     /// This process's name in leases.
-    pub(super) owner: String,
+    pub(crate) owner: String,
     pub(super) wake: tokio::sync::Notify,
     pub(super) running: std::sync::Mutex<HashSet<JobId>>,
 }
