@@ -71,3 +71,49 @@ fn a_requests_id_is_on_its_log_lines_and_its_jobs() {
     assert!(has("job", "job started"), "{seen:?}");
     assert!(has("job", "job ended"), "{seen:?}");
 }
+
+#[test]
+fn metrics_listen_serves_the_metrics_without_a_token() {
+    let cli = Cli::with_users(&["alice"]);
+    let (mut server, address, logs) =
+        common::serve_logged(cli.store_path(), &[], &["--metrics-listen", "127.0.0.1:0"]);
+    // "podhost: metrics on http://ADDR/metrics", said after "serving".
+    let metrics = loop {
+        let line = logs
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the metrics address is said");
+        if let Some(rest) = line.split("metrics on http://").nth(1) {
+            break rest.trim_end_matches("/metrics").to_string();
+        }
+    };
+    let get = |address: &str, path: &str| {
+        let mut stream = TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    // A request to the main address, then the metrics show it, without a token.
+    assert!(get(&address, "/healthz").starts_with("HTTP/1.1 200"));
+    let answer = get(&metrics, "/metrics");
+    // On the main address, the metrics need a token.
+    let main = get(&address, "/metrics");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains(
+            r#"podhost_http_requests_total{route="/healthz",method="GET",status="200"} 1"#
+        ),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("# TYPE podhost_downloads_total counter"),
+        "{answer}"
+    );
+    assert!(main.starts_with("HTTP/1.1 401"), "{main}");
+}

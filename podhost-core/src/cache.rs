@@ -14,6 +14,8 @@ use std::{
 use bytes::Bytes;
 use jiff::Timestamp;
 
+use crate::metrics::CacheCounts;
+
 /// What a value weighs against its cache's bound, in bytes.
 pub trait Weigh {
     /// The bytes it holds.
@@ -42,16 +44,24 @@ pub struct Entries<K, S, V> {
     map: HashMap<K, Entry<S, V>>,
     bytes: usize,
     bound: usize,
+    counts: CacheCounts,
 }
 
 impl<K: Eq + Hash, S: PartialEq, V: Clone + Weigh> Cache<K, S, V> {
     /// An empty cache of at most `bound` bytes.
     pub fn new(bound: usize) -> Self {
+        Self::counted(bound, CacheCounts::default())
+    }
+
+    /// An empty cache of at most `bound` bytes whose lookups count in `counts` (hits and
+    /// misses, from [`Metrics::cache_counts`](crate::metrics::Metrics::cache_counts)).
+    pub fn counted(bound: usize, counts: CacheCounts) -> Self {
         Cache {
             entries: Mutex::new(Entries {
                 map: HashMap::new(),
                 bytes: 0,
                 bound,
+                counts,
             }),
         }
     }
@@ -76,9 +86,12 @@ impl<K: Eq + Hash, S: PartialEq, V: Clone + Weigh> Cache<K, S, V> {
 impl<K: Eq + Hash, S: PartialEq, V: Weigh> Entries<K, S, V> {
     /// See [`Cache::get`].
     pub fn get(&self, key: &K, stamp: &S, now: Timestamp) -> Option<&V> {
-        let entry = self.map.get(key)?;
-        (entry.stamp == *stamp && entry.changes_at.is_none_or(|at| now < at))
-            .then_some(&entry.value)
+        let found = self
+            .map
+            .get(key)
+            .filter(|entry| entry.stamp == *stamp && entry.changes_at.is_none_or(|at| now < at));
+        self.counts.count(found.is_some());
+        found.map(|entry| &entry.value)
     }
 
     /// See [`Cache::put`].

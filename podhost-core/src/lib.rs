@@ -21,6 +21,7 @@ pub mod idempotency;
 mod ids;
 pub mod import;
 mod jobs;
+pub mod metrics;
 pub mod model;
 mod principal;
 pub mod probe;

@@ -27,11 +27,13 @@ pub enum Scope {
     /// Personal tokens and OAuth clients: list, create, revoke (a token may only make tokens
     /// with scopes it has itself).
     Tokens,
+    /// The server's metrics (`GET /metrics`): an operator's scraper.
+    Metrics,
 }
 
 impl Scope {
     /// Every scope, in display order.
-    pub const ALL: [Scope; 9] = [
+    pub const ALL: [Scope; 10] = [
         Scope::Media,
         Scope::MediaReadOnly,
         Scope::Feeds,
@@ -41,6 +43,7 @@ impl Scope {
         Scope::Webhooks,
         Scope::Stats,
         Scope::Tokens,
+        Scope::Metrics,
     ];
 
     /// The wire name, e.g. `media-read-only`.
@@ -55,6 +58,7 @@ impl Scope {
             Scope::Webhooks => "webhooks",
             Scope::Stats => "stats",
             Scope::Tokens => "tokens",
+            Scope::Metrics => "metrics",
         }
     }
 
@@ -70,6 +74,7 @@ impl Scope {
             Scope::Webhooks => "manage webhook subscriptions and deliveries",
             Scope::Stats => "see download statistics",
             Scope::Tokens => "manage personal tokens and OAuth clients",
+            Scope::Metrics => "read the server's metrics",
         }
     }
 
@@ -92,9 +97,7 @@ impl fmt::Display for Scope {
 
 /// A scope name that is not one of [`Scope::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown scope {0:?} (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats, tokens)"
-)]
+#[error("unknown scope {0:?} (known: {known})", known = Scopes::all().to_string().replace(',', ", "))]
 pub struct UnknownScope(pub String);
 
 impl FromStr for Scope {
@@ -192,7 +195,11 @@ mod tests {
         assert!(Scopes::parse_list("media,admin").is_err());
         assert_eq!(
             Scopes::all().to_string(),
-            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats,tokens"
+            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats,tokens,metrics"
+        );
+        assert_eq!(
+            "admin".parse::<Scope>().unwrap_err().to_string(),
+            "unknown scope \"admin\" (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats, tokens, metrics)"
         );
     }
 }

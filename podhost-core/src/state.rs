@@ -109,7 +109,7 @@ impl FeedEntry {
 }
 
 /// Everything an account owns.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct AccountState {
     pub(crate) account: Option<Account>,
     pub(crate) tokens: BTreeMap<TokenId, Token>,

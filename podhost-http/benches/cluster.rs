@@ -5,9 +5,17 @@
 //! Environment: `CLUSTER_URL` (nginx), `CLUSTER_TOKEN` (a token with every scope),
 //! `CLUSTER_SECONDS` (default 30), `CLUSTER_WORKERS` (default 16).
 //!
-//! Prints throughput, p50/p99 latency per kind of request, failures, and the acknowledged
-//! writes lost (an episode created or renamed, a file uploaded, answered 2xx, then not found
-//! as acknowledged); exits 1 when any was lost.
+//! The client behaves as the API's documentation tells one to: every write carries a new
+//! `Idempotency-Key`, and a request that got no answer, a 502, 503 or 504, or a 409 with
+//! `Retry-After` (its key's first request still running) is sent again, with the same key,
+//! for up to a minute.
+//!
+//! Prints throughput, p50/p99 latency per kind of request (retries included), the requests
+//! retried and replayed, failures (requests that never got an answer they could use), the
+//! acknowledged writes lost (an episode created or renamed, a file uploaded, answered 2xx, then
+//! not found as acknowledged) and the episodes and files created twice (more in the podcast or
+//! the account than were acknowledged); exits 1 when any request failed, any write was lost or
+//! anything was created twice.
 
 use std::{
     collections::HashMap,
@@ -35,6 +43,21 @@ struct Target {
 /// An answer, or why there was none.
 type Outcome = Result<(StatusCode, Bytes), String>;
 
+/// How long a request is sent again while it gets no usable answer.
+const RETRY_FOR: Duration = Duration::from_secs(60);
+
+/// One attempt's answer: status, body, `Retry-After`, whether it was a kept answer replayed.
+struct Attempt {
+    status: StatusCode,
+    body: Bytes,
+    retry_after: Option<u64>,
+    replayed: bool,
+}
+
+/// Retries and replays, over the whole run.
+static RETRIED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static REPLAYED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// When each answer other than 2xx came, and which server gave it (nginx's `X-Upstream`).
 static NOT_2XX: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
@@ -56,6 +79,8 @@ impl Target {
         self.send_with(method, path, content_type, body, &[]).await
     }
 
+    /// Sends a request until it gets a usable answer (see the module's documentation); a write
+    /// carries a new key, the same in each attempt.
     async fn send_with(
         &self,
         method: Method,
@@ -64,6 +89,47 @@ impl Target {
         body: Bytes,
         headers: &[(&str, &str)],
     ) -> Outcome {
+        use std::sync::atomic::Ordering::Relaxed;
+        let key = (method != Method::GET).then(|| uuid::Uuid::new_v4().to_string());
+        let mut headers = headers.to_vec();
+        if let Some(key) = &key {
+            headers.push(("idempotency-key", key));
+        }
+        let give_up = Instant::now() + RETRY_FOR;
+        loop {
+            let attempt = self
+                .attempt(method.clone(), path, content_type, body.clone(), &headers)
+                .await;
+            let wait = match &attempt {
+                Err(_) => Duration::from_millis(200),
+                Ok(a) if matches!(a.status.as_u16(), 502..=504) => Duration::from_millis(200),
+                Ok(a) if a.status == StatusCode::CONFLICT && a.retry_after.is_some() => {
+                    Duration::from_secs(a.retry_after.unwrap_or(1))
+                }
+                Ok(a) => {
+                    if a.replayed {
+                        REPLAYED.fetch_add(1, Relaxed);
+                    }
+                    return attempt.map(|a| (a.status, a.body));
+                }
+            };
+            if Instant::now() + wait > give_up {
+                return attempt.map(|a| (a.status, a.body));
+            }
+            RETRIED.fetch_add(1, Relaxed);
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// One attempt of a request.
+    async fn attempt(
+        &self,
+        method: Method,
+        path: &str,
+        content_type: Option<&str>,
+        body: Bytes,
+        headers: &[(&str, &str)],
+    ) -> Result<Attempt, String> {
         let mut request = Request::builder()
             .method(method)
             .uri(format!("{}{path}", self.base))
@@ -82,6 +148,12 @@ impl Target {
                 .await
                 .map_err(|e| e.to_string())?;
             let status = response.status();
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse().ok());
+            let replayed = response.headers().contains_key("idempotent-replayed");
             if !status.is_success() {
                 let upstream = response
                     .headers()
@@ -100,7 +172,12 @@ impl Target {
                 .await
                 .map_err(|e| e.to_string())?
                 .to_bytes();
-            Ok::<_, String>((status, bytes))
+            Ok::<_, String>(Attempt {
+                status,
+                body: bytes,
+                retry_after,
+                replayed,
+            })
         })
         .await;
         answer.unwrap_or_else(|_| Err("no answer within 15 s".into()))
@@ -304,6 +381,38 @@ async fn worker(
     }
 }
 
+/// Every id in a paged list: `path` with `page[number]` added, the ids at `items` (a JSON
+/// pointer to an array of objects with `id`).
+async fn all_ids(target: &Target, path: &str, items: &str) -> Result<Vec<String>, String> {
+    let mut ids = Vec::new();
+    for number in 1.. {
+        let (status, body) = target
+            .send(
+                Method::GET,
+                &format!("{path}&page%5Bnumber%5D={number}"),
+                None,
+                Bytes::new(),
+            )
+            .await?;
+        if status != StatusCode::OK {
+            return Err(format!("{path}: {status}"));
+        }
+        let page: Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+        let Some(found) = page.pointer(items).and_then(Value::as_array) else {
+            return Err(format!("{path}: no {items}"));
+        };
+        if found.is_empty() {
+            break;
+        }
+        ids.extend(found.iter().filter_map(|item| match &item["id"] {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }));
+    }
+    Ok(ids)
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -360,6 +469,12 @@ async fn main() {
         .expect("the first episode");
     assert_eq!(first.0, StatusCode::CREATED, "the first episode: {first:?}");
     let first: Value = serde_json::from_slice(&first.1).unwrap();
+    let first_id = first["data"]["id"].as_str().unwrap_or_default().to_string();
+    // What the set-up made (the first episode's file, and those of earlier runs on the store)
+    // is not counted as made twice.
+    let media_before = all_ids(&target, "/api/media?page%5Bsize%5D=500", "/items")
+        .await
+        .expect("the media list");
     let enclosure_url = first["data"]["attributes"]["enclosure_url"]
         .as_str()
         .unwrap_or_default()
@@ -435,6 +550,26 @@ async fn main() {
         }
     }
 
+    // Made twice: episodes in the podcast and files in the account that nobody was told of.
+    let episodes = all_ids(
+        &target,
+        &format!("/api/feed/{FEED}/shows?page%5Bsize%5D=500"),
+        "/data",
+    )
+    .await
+    .expect("the episode list");
+    let twice_episodes: Vec<&String> = episodes
+        .iter()
+        .filter(|id| **id != first_id && !ledger.titles.contains_key(*id))
+        .collect();
+    let media = all_ids(&target, "/api/media?page%5Bsize%5D=500", "/items")
+        .await
+        .expect("the media list");
+    let twice_media: Vec<&String> = media
+        .iter()
+        .filter(|id| !media_before.contains(id) && !ledger.media.contains_key(*id))
+        .collect();
+
     let total: usize = ledger.latencies.values().map(Vec::len).sum();
     let failed: u64 = ledger.failures.values().sum();
     let mut all: Vec<Duration> = ledger.latencies.values().flatten().copied().collect();
@@ -464,18 +599,31 @@ async fn main() {
         println!("  failed: {what} × {count}");
     }
     println!(
-        "acknowledged writes: {} episodes (created or renamed), {} uploads; lost: {}",
+        "retried: {} requests sent again (no answer, 502-504, or 409 while running); {} answered with a kept answer (Idempotent-Replayed)",
+        RETRIED.load(std::sync::atomic::Ordering::Relaxed),
+        REPLAYED.load(std::sync::atomic::Ordering::Relaxed),
+    );
+    println!(
+        "acknowledged writes: {} episodes (created or renamed), {} uploads; lost: {}; created twice: {} episodes, {} files",
         ledger.titles.len(),
         ledger.media.len(),
-        lost.len()
+        lost.len(),
+        twice_episodes.len(),
+        twice_media.len(),
     );
+    for id in twice_episodes.iter().take(10) {
+        println!("  TWICE episode {id}");
+    }
+    for id in twice_media.iter().take(10) {
+        println!("  TWICE media {id}");
+    }
     for l in lost.iter().take(20) {
         println!("  LOST {l}");
     }
     for u in NOT_2XX.lock().unwrap().iter().take(30) {
         println!("  not 2xx: {u}");
     }
-    if !lost.is_empty() {
+    if !lost.is_empty() || failed > 0 || !twice_episodes.is_empty() || !twice_media.is_empty() {
         std::process::exit(1);
     }
 }

@@ -65,13 +65,12 @@ fn shown(media: Option<&podhost_core::model::Media>) -> u64 {
 /// matches the episode as it is now is used.
 pub(crate) struct ItemCache(Cache<(String, EpisodeId), ItemStamp, Bytes>);
 
-impl Default for ItemCache {
-    fn default() -> Self {
-        ItemCache(Cache::new(CACHE_BYTES))
-    }
-}
-
 impl ItemCache {
+    /// An empty cache whose lookups count in `counts`.
+    pub(crate) fn new(counts: podhost_core::metrics::CacheCounts) -> Self {
+        ItemCache(Cache::counted(CACHE_BYTES, counts))
+    }
+
     /// The JSON of `episodes` as a list answer (in a buffer of `capacity`): for each, the kept
     /// rendering when it is current, else `render`'s (which is then kept). The cache is locked
     /// once for the page.

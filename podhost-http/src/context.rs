@@ -43,6 +43,8 @@ pub struct Api {
     pub(crate) gzipped: Arc<cache::GzipCache>,
     /// How webhook deliveries asked for through the API are sent.
     pub(crate) webhooks: Arc<dyn podhost_core::webhooks::WebhookSender>,
+    /// What this API counts, with the host's metrics.
+    pub(crate) metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// A request after routing and authentication, as handlers see it.

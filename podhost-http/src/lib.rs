@@ -5,7 +5,7 @@
 //! `tower::Service`, so an application can mount it in its own hyper/tower stack and tests can
 //! call it without a socket; [`serve`] runs it on a listener with graceful shutdown.
 //!
-//! This is the only crate that knows HTTP and the JSON wire shapes: the route tables ([`routes`])
+//! This is the only crate that knows HTTP and the JSON wire shapes: the route tables ([`routes`](mod@routes))
 //! declare every route once, requests are parsed into a typed [`Endpoint`], checked (token,
 //! scope, query) by the API from the row, handled by calling the core, and answered with shapes
 //! built in [`wire`]; the mapping from errors to statuses is in one place ([`error`]).
@@ -24,6 +24,7 @@ mod fetcher;
 mod forms;
 mod handlers;
 mod idempotency;
+mod metrics;
 mod oauth;
 mod openapi;
 mod ops;
@@ -45,8 +46,9 @@ pub use config::HttpConfig;
 pub use context::{Api, RequestBody};
 pub use downloads::ClientAddr;
 pub use fetcher::HttpFetcher;
+pub use metrics::CONTENT_TYPE as METRICS_CONTENT_TYPE;
 pub use routes::{Endpoint, Route, routes};
-pub use server::{Server, serve, shutdown_signal};
+pub use server::{Server, serve, serve_metrics, shutdown_signal};
 pub use webhook_sender::HttpWebhookSender;
 
 /// The OpenAPI document of `host`'s API (as served at `/api/openapi.json`).

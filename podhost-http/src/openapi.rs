@@ -311,7 +311,7 @@ fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value
         let response = match row.surface {
             Surface::OAuth => oauth_error_response(row, *status, &errors.oauth),
             // A probe's refusal is its own shape, with the reason.
-            Surface::Ops => json!({
+            Surface::Ops if *status == 503 => json!({
                 "description": "not ready: `reason` says why",
                 "content": success(row, schemas)["content"].clone(),
             }),

@@ -1,5 +1,7 @@
-//! The probes' answers (`/healthz`, `/readyz`): never stored by a cache.
+//! The operator's answers: the probes (`/healthz`, `/readyz`) and the metrics, never stored
+//! by a cache.
 
+use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 
 use crate::{
@@ -12,6 +14,17 @@ use crate::{
 /// The answer of a probe.
 pub(crate) async fn answer(api: &Api, endpoint: OpsEndpoint) -> Response<Body> {
     let (status, probe) = match endpoint {
+        OpsEndpoint::Metrics {} => {
+            let mut answer = response::document(
+                StatusCode::OK,
+                crate::metrics::CONTENT_TYPE,
+                Bytes::from(api.metrics_text()),
+            );
+            answer
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            return answer;
+        }
         OpsEndpoint::Healthz {} => (StatusCode::OK, Probe::ok("ok")),
         OpsEndpoint::Readyz {} => match api.host.readiness().await {
             Ok(()) => (StatusCode::OK, Probe::ok("ready")),

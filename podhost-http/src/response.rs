@@ -36,6 +36,15 @@ pub fn json_bytes(status: StatusCode, bytes: Bytes) -> Response<Body> {
     response
 }
 
+/// A document of `content_type` (not JSON) with the standard headers.
+pub fn document(status: StatusCode, content_type: &'static str, bytes: Bytes) -> Response<Body> {
+    let mut response = json_bytes(status, bytes);
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
 /// An empty response (204) with the standard headers.
 pub fn no_content() -> Response<Body> {
     let mut response = Response::new(full(Bytes::new()));

@@ -65,6 +65,66 @@ pub async fn serve(
     Ok(())
 }
 
+/// Serves the metrics of `api` on `listener` without a token until `shutdown` completes:
+/// `GET /metrics` (and `HEAD`); anything else is 404. For an address only the operator's
+/// scraper reaches (`podhost serve --metrics-listen`).
+pub async fn serve_metrics(
+    listener: TcpListener,
+    api: Api,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed (metrics)");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let timeout = api.config.header_read_timeout;
+        let api = api.clone();
+        let service = hyper::service::service_fn(move |request: http::Request<_>| {
+            let api = api.clone();
+            async move { Ok::<_, std::convert::Infallible>(metrics_answer(&api, &request)) }
+        });
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "metrics connection ended with an error");
+            }
+        });
+    }
+}
+
+/// The answer of the metrics listener.
+fn metrics_answer<B>(
+    api: &Api,
+    request: &http::Request<B>,
+) -> http::Response<crate::response::Body> {
+    use http::{Method, StatusCode};
+    let get = matches!(*request.method(), Method::GET | Method::HEAD);
+    if request.uri().path() != "/metrics" || !get {
+        return crate::response::error(&crate::error::ApiError::NoRoute);
+    }
+    let mut answer = crate::response::document(
+        StatusCode::OK,
+        crate::metrics::CONTENT_TYPE,
+        bytes::Bytes::from(api.metrics_text()),
+    );
+    if request.method() == Method::HEAD {
+        *answer.body_mut() = crate::response::full(bytes::Bytes::new());
+    }
+    answer
+}
+
 /// Completes on SIGTERM or Ctrl-C.
 pub async fn shutdown_signal() {
     let ctrl_c = async {
@@ -108,6 +168,7 @@ pub struct Server {
     sender: std::sync::Arc<dyn podhost_core::webhooks::WebhookSender>,
     renderer: std::sync::Arc<dyn podhost_core::webhooks::event::EventRenderer>,
     background: bool,
+    metrics: Option<std::sync::Arc<std::net::TcpListener>>,
 }
 
 impl Server {
@@ -121,7 +182,15 @@ impl Server {
             config: crate::HttpConfig::default(),
             sender: std::sync::Arc::new(crate::HttpWebhookSender::new()),
             background: true,
+            metrics: None,
         }
+    }
+
+    /// Also serves the metrics, without a token, on `listener` ([`serve_metrics`]): an
+    /// internal address for the operator's scraper.
+    pub fn metrics_listener(mut self, listener: std::net::TcpListener) -> Self {
+        self.metrics = Some(std::sync::Arc::new(listener));
+        self
     }
 
     /// With this HTTP configuration.
@@ -168,6 +237,17 @@ impl Server {
             }
         };
         let mut loops = Vec::new();
+        if let Some(listener) = &self.metrics {
+            let listener = listener.try_clone()?;
+            listener.set_nonblocking(true)?;
+            let listener = TcpListener::from_std(listener)?;
+            let (api, stop) = (api.clone(), until());
+            loops.push(tokio::spawn(async move {
+                if let Err(e) = serve_metrics(listener, api, stop).await {
+                    tracing::warn!(error = %e, "the metrics listener stopped");
+                }
+            }));
+        }
         if self.background {
             let host = self.host.clone();
             let stop = until();

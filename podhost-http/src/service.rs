@@ -29,14 +29,30 @@ impl Api {
         let openapi = crate::openapi::document(&host);
         Api {
             config: Arc::new(config),
-            host,
             reference: Bytes::from(crate::reference::page(&openapi)),
             openapi: Arc::new(openapi),
-            cache: Arc::new(crate::cache::ResponseCache::new(crate::cache::CACHE_BYTES)),
-            items: Arc::default(),
-            gzipped: Arc::new(crate::cache::GzipCache::new(crate::cache::CACHE_BYTES)),
+            cache: Arc::new(crate::cache::ResponseCache::counted(
+                crate::cache::CACHE_BYTES,
+                host.metrics().cache_counts("api_answers"),
+            )),
+            items: Arc::new(crate::cache::ItemCache::new(
+                host.metrics().cache_counts("api_items"),
+            )),
+            gzipped: Arc::new(crate::cache::GzipCache::counted(
+                crate::cache::CACHE_BYTES,
+                host.metrics().cache_counts("gzip"),
+            )),
             webhooks: Arc::new(crate::HttpWebhookSender::new()),
+            metrics: Arc::new(crate::metrics::Metrics::new(host.metrics())),
+            host,
         }
+    }
+
+    /// The server's metrics (the host's and this API's) in Prometheus' text format
+    /// ([`METRICS_CONTENT_TYPE`](crate::METRICS_CONTENT_TYPE)): what
+    /// `GET /metrics` answers, and what a separate metrics listener serves.
+    pub fn metrics_text(&self) -> String {
+        self.metrics.encode()
     }
 
     /// The same API sending webhooks with `sender` (tests use wiremock or a recorder).
@@ -78,8 +94,16 @@ impl Api {
         );
         let (body, rest) = drain::share(body, &parts.headers);
         let head = parts.method == Method::HEAD;
+        let method = parts.method.clone();
+        let routed = routes::route(&parts.method, parts.uri.path());
+        // Logs and metrics name the route's template, never the path (which may carry a key).
+        let template = match &routed {
+            Ok((row, _)) | Err(RouteError::BadParameter(row, _)) => row.path,
+            Err(_) => crate::metrics::UNMATCHED,
+        };
+        span.record("route", template);
         let mut answer = request
-            .run(self.answer(parts, body))
+            .run(self.answer(parts, routed, body))
             .instrument(span.clone())
             .await;
         if head {
@@ -89,10 +113,13 @@ impl Api {
             max_bytes: self.config.drain_max_bytes,
             max_time: self.config.drain_max_time,
         });
+        let took = started.elapsed().as_secs_f64();
+        self.metrics
+            .request(template, &method, answer.status().as_u16(), took);
         span.in_scope(|| {
             tracing::info!(
                 status = answer.status().as_u16(),
-                ms = started.elapsed().as_secs_f64() * 1000.0,
+                ms = took * 1000.0,
                 "answered"
             );
         });
@@ -105,16 +132,17 @@ impl Api {
     /// The answer to a request: route (the tables of `routes/`), then by the endpoint's kind:
     /// for the API, authenticate (401), limit (429), check the scope (403) and the query
     /// parameters (422) from the row, then the handler; the others go to their own answers.
-    async fn answer<B: RequestBody>(&self, parts: Parts, body: B) -> Response<Body> {
+    async fn answer<B: RequestBody>(
+        &self,
+        parts: Parts,
+        routed: Result<(&'static Route, Endpoint), RouteError>,
+        body: B,
+    ) -> Response<Body> {
         if parts.method == Method::OPTIONS {
             return response::preflight();
         }
-        let (row, endpoint) = match routes::route(&parts.method, parts.uri.path()) {
-            Ok(found) => {
-                // Logs name the route's template, never the path (which may carry a key).
-                tracing::Span::current().record("route", found.0.path);
-                found
-            }
+        let (row, endpoint) = match routed {
+            Ok(found) => found,
             Err(RouteError::NotFound(surface)) => return self.not_found(surface),
             Err(RouteError::MethodNotAllowed(allowed)) => {
                 return response::error(&ApiError::MethodNotAllowed(allowed));
@@ -146,11 +174,30 @@ impl Api {
                 Ok(()) => docs::answer(self, endpoint),
                 Err(e) => response::error(&e),
             },
-            Endpoint::Public(endpoint) => public::answer(self, endpoint, &parts).await,
+            Endpoint::Public(endpoint) => {
+                let sent = crate::metrics::sent_by(&endpoint);
+                let answer = public::answer(self, endpoint, &parts).await;
+                match sent {
+                    Some(sent) => answer.map(|body| self.metrics.counting(sent, body)),
+                    None => answer,
+                }
+            }
             Endpoint::Page(endpoint) => page::answer(self, endpoint, &parts).await,
             Endpoint::Site(endpoint) => site::answer(self, endpoint, &parts, body).await,
             Endpoint::OAuth(endpoint) => oauth::answer(self, endpoint, &parts, body).await,
-            Endpoint::Ops(endpoint) => crate::ops::answer(self, endpoint).await,
+            Endpoint::Ops(endpoint) => {
+                // An operator's route with a scope (the metrics) needs a token of it.
+                if let Some(scope) = row.scope {
+                    let allowed = match self.authenticate(&parts).await {
+                        Ok(who) => who.require(scope).map_err(ApiError::from),
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = allowed {
+                        return response::error(&e);
+                    }
+                }
+                crate::ops::answer(self, endpoint).await
+            }
         }
     }
 

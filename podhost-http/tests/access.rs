@@ -481,7 +481,13 @@ async fn head_answers_every_get_row_without_the_body() {
         );
         let head = send(&fx, row, Method::HEAD, &readable, token, "").await;
         assert_eq!(head.status, get.status, "{}", what(row));
-        assert_eq!(head_of(&head), head_of(&get), "{}", what(row));
+        let (mut head_headers, mut get_headers) = (head_of(&head), head_of(&get));
+        if row.path == "/metrics" {
+            // The metrics count the GET itself: their length moves from one request to the next.
+            head_headers.retain(|(name, _)| name != "content-length");
+            get_headers.retain(|(name, _)| name != "content-length");
+        }
+        assert_eq!(head_headers, get_headers, "{}", what(row));
         assert!(head.raw.is_empty(), "{}: no body", what(row));
     }
 }

@@ -38,6 +38,10 @@ pub struct ServeArgs {
     /// Hours a signed-in session lasts at most, used or not.
     #[arg(long, env = "PODHOST_SESSION_MAX_HOURS", default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=8_760))]
     pub session_max_hours: u64,
+    /// Also serve `GET /metrics` without a token on this address (for a Prometheus scraper on
+    /// an internal network); on the main address it needs a token of scope `metrics`.
+    #[arg(long, env = "PODHOST_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
     /// Minutes an OAuth access token works (its refresh token gets new ones).
     #[arg(long, env = "PODHOST_ACCESS_TOKEN_MINUTES", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=10_080))]
     pub access_token_minutes: u64,
@@ -93,10 +97,19 @@ async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<
         host.urls().base(),
         listener.local_addr()?
     ));
+    let mut server = podhost_http::Server::new(host).config(config);
+    if let Some(address) = args.metrics_listen {
+        let metrics = std::net::TcpListener::bind(address)
+            .map_err(|e| anyhow::anyhow!("cannot listen on {address} (metrics): {e}"))?;
+        env.say(&format!(
+            "metrics on http://{}/metrics",
+            metrics.local_addr()?
+        ));
+        server = server.metrics_listener(metrics);
+    }
     // The API and every background loop (statistics, job workers, webhook deliveries) until
     // SIGTERM or Ctrl-C.
-    podhost_http::Server::new(host)
-        .config(config)
+    server
         .run(listener, podhost_http::shutdown_signal())
         .await?;
     env.say("stopped");

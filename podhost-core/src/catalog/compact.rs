@@ -179,7 +179,7 @@ async fn write_snapshot<S: Journal>(
         return Ok(());
     }
     // Splitting, encoding and hashing are the CPU-heavy half: off the async workers.
-    let state = loaded.state;
+    let state = std::sync::Arc::unwrap_or_clone(loaded.state);
     let encoded = tokio::task::spawn_blocking(move || -> Result<Vec<(String, Vec<u8>)>> {
         state
             .into_parts()

@@ -5,7 +5,7 @@ use serde::{Serialize, de::DeserializeOwned};
 
 /// A state that is built by applying changes in log order.
 pub(crate) trait Journal:
-    Default + Serialize + DeserializeOwned + Send + Sync + 'static
+    Default + Clone + Serialize + DeserializeOwned + Send + Sync + 'static
 {
     /// One change; an entry holds a list of them, applied in order.
     type Change: Serialize + DeserializeOwned + Send + Sync + 'static;

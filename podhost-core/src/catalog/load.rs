@@ -44,10 +44,10 @@ pub(super) async fn load<S: Journal>(
         .unwrap_or_default();
     let mut loaded = Loaded {
         seq: snapshot_seq,
-        state,
+        state: std::sync::Arc::new(state),
         recent: Default::default(),
     };
-    loaded.state.after_load();
+    std::sync::Arc::make_mut(&mut loaded.state).after_load();
     let (segments_read, reached) = apply_segments(store, root, &mut loaded, up_to).await?;
     apply_tail(store, root, &mut loaded, up_to).await?;
     let stats = OpenStats {
@@ -262,7 +262,11 @@ pub struct OpenStats {
 
 pub(super) struct Loaded<S> {
     pub(super) seq: u64,
-    pub(super) state: S,
+    /// Shared with the readers that took a view ([`Catalog::view`]); a change is applied in
+    /// place, or to a copy while a view is held.
+    ///
+    /// [`Catalog::view`]: super::Catalog::view
+    pub(super) state: std::sync::Arc<S>,
     /// The transactions of the last applied entries, newest last: how a writer whose put had
     /// an unknown outcome learns that it landed, however it was read back.
     pub(super) recent: std::collections::VecDeque<(uuid::Uuid, u64)>,
@@ -274,7 +278,7 @@ const RECENT_TXNS: usize = 1024;
 impl<S: Journal> Loaded<S> {
     pub(super) fn apply(&mut self, seq: u64, entry: &Entry<S::Change>) {
         for change in &entry.changes {
-            self.state.apply(change);
+            std::sync::Arc::make_mut(&mut self.state).apply(change);
         }
         self.seq = seq;
         if self.recent.len() == RECENT_TXNS {

@@ -70,6 +70,8 @@ pub(crate) struct Catalog<S: Journal> {
     advance: tokio::sync::Mutex<Instant>,
     /// Segments and snapshots, written in the background.
     compaction: Arc<compact::Compaction>,
+    /// Where commits are counted, by outcome.
+    metrics: Option<crate::metrics::Metrics>,
 }
 
 impl<S: Journal> Catalog<S> {
@@ -112,10 +114,10 @@ impl<S: Journal> Catalog<S> {
         }
         let mut loaded = Loaded {
             seq: 0,
-            state: S::default(),
+            state: Arc::new(S::default()),
             recent: Default::default(),
         };
-        loaded.state.after_load();
+        Arc::make_mut(&mut loaded.state).after_load();
         loaded.apply(1, &entry);
         Ok(Self::with_loaded(
             store,
@@ -158,6 +160,19 @@ impl<S: Journal> Catalog<S> {
             write: tokio::sync::Mutex::new(()),
             advance: tokio::sync::Mutex::new(Instant::now()),
             compaction: Arc::new(compaction),
+            metrics: None,
+        }
+    }
+
+    /// The catalog with its commits counted in `metrics`.
+    pub(crate) fn counted(mut self, metrics: crate::metrics::Metrics) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    fn count(&self, outcome: &'static str) {
+        if let Some(metrics) = &self.metrics {
+            metrics.commit(outcome);
         }
     }
 
@@ -182,6 +197,15 @@ impl<S: Journal> Catalog<S> {
         f(&loaded.state)
     }
 
+    /// The state as of now (refreshed like [`read`](Self::read)) and its version, to read at
+    /// length without holding the lock writers wait for: a long read (a cold render of a large
+    /// feed) takes a view, and a writer meanwhile applies its change to a copy of the state.
+    pub(crate) async fn view(&self) -> (u64, Arc<S>) {
+        self.refresh_if_stale().await;
+        let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+        (loaded.seq, loaded.state.clone())
+    }
+
     /// Reads like [`read`](Self::read), but an answer of `NotFound` is checked against the store
     /// first: when the store has entries this process has not read yet (another server's write
     /// within the refresh interval), they are applied and `f` runs again. So a client that
@@ -192,20 +216,38 @@ impl<S: Journal> Catalog<S> {
     pub(crate) async fn read_found<T>(&self, f: impl Fn(&S) -> Result<T>) -> Result<T> {
         match self.read(&f).await {
             Err(Error::NotFound { .. }) => {
-                let missed = Instant::now();
-                let last = self.advance.lock().await;
-                if *last < missed {
-                    // A failed look is logged here; the answer is then from memory.
-                    if let Err(e) = self.catch_up_locked(last).await {
-                        tracing::warn!(error = %e, root = %self.root, "could not read new log entries");
-                    }
-                } else {
-                    // Someone read the store after this miss: their state is the answer.
-                    drop(last);
-                }
+                self.look_after_miss().await;
                 self.read(&f).await
             }
             other => other,
+        }
+    }
+
+    /// Reads like [`read_found`](Self::read_found), from a [`view`](Self::view):
+    /// for a long read, which writers must not wait for. With the version it read.
+    pub(crate) async fn view_found<T>(&self, f: impl Fn(&S) -> Result<T>) -> Result<(u64, T)> {
+        let (seq, state) = self.view().await;
+        match f(&state) {
+            Err(Error::NotFound { .. }) => {
+                drop(state);
+                self.look_after_miss().await;
+                let (seq, state) = self.view().await;
+                f(&state).map(|value| (seq, value))
+            }
+            other => other.map(|value| (seq, value)),
+        }
+    }
+
+    /// After a read found nothing: reads the store's new entries, unless someone did since
+    /// the miss (concurrent misses share one look).
+    async fn look_after_miss(&self) {
+        let missed = Instant::now();
+        let last = self.advance.lock().await;
+        if *last < missed {
+            // A failed look is logged here; the answer is then from memory.
+            if let Err(e) = self.catch_up_locked(last).await {
+                tracing::warn!(error = %e, root = %self.root, "could not read new log entries");
+            }
         }
     }
 
@@ -292,6 +334,7 @@ impl<S: Journal> Catalog<S> {
         for _round in 0..MAX_ROUNDS {
             // Before deciding again: did an earlier attempt land after all?
             if let Some(value) = self.landed(txn, &mut maybe).await? {
+                self.count("committed");
                 self.compact_if_due();
                 return Ok(value);
             }
@@ -348,12 +391,14 @@ impl<S: Journal> Catalog<S> {
             .await
             {
                 Ok(()) => {
+                    self.count("committed");
                     self.apply_own(next, &entry).await;
                     self.compaction.remember(next, bytes, &self.config);
                     self.compact_if_due();
                     return Ok(value);
                 }
                 Err(object_store::Error::AlreadyExists { .. }) => {
+                    self.count("conflict");
                     maybe.push((next, value));
                     true
                 }
@@ -408,9 +453,11 @@ impl<S: Journal> Catalog<S> {
         if self.catch_up().await.is_ok()
             && let Ok(Some(value)) = self.landed(txn, maybe).await
         {
+            self.count("committed");
             self.compact_if_due();
             return Ok(value);
         }
+        self.count("failed");
         let outcome = if maybe.is_empty() {
             "nothing was written"
         } else {

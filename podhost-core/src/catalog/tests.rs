@@ -9,7 +9,7 @@ use super::*;
 use crate::store::layout;
 
 /// A set of numbers; a change adds one. Lost updates show up as missing numbers.
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 struct Numbers {
     seen: BTreeSet<u64>,
     applied: u64,

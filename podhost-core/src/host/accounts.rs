@@ -54,7 +54,7 @@ impl PodcastHost {
                 .unwrap_or_else(|e| e.into_inner());
             accounts.entry(id).or_default().clone()
         };
-        let _ = cell.set(std::sync::Arc::new(catalog));
+        let _ = cell.set(std::sync::Arc::new(catalog.counted(self.metrics().clone())));
         Ok(account)
     }
 

@@ -14,8 +14,8 @@ use crate::{
     state::AccountState,
 };
 
-/// Files uploaded with an episode ([`PodcastHost::create_episode_with_files`],
-/// [`PodcastHost::update_episode_with_files`]).
+/// Files uploaded with an episode ([`PodcastHost::create_episode_with_files`](crate::PodcastHost::create_episode_with_files),
+/// [`PodcastHost::update_episode_with_files`](crate::PodcastHost::update_episode_with_files)).
 #[derive(Debug, Default)]
 pub struct EpisodeFiles {
     /// The audio (or video): the episode's enclosure.

@@ -132,7 +132,7 @@ impl PodcastHost {
     }
 
     /// Creates an episode with files uploaded for it ([`stage_upload`](Self::stage_upload) with
-    /// [`UploadTarget::Episode`]): one commit writes their media records, the episode using them
+    /// [`UploadTarget::Episode`](crate::UploadTarget::Episode)): one commit writes their media records, the episode using them
     /// (`media` as its audio, `cover` as its `itunes:image`), a tag-writing job when
     /// `write_metadata` asks for one, and all their events; or, refused, nothing (the staged
     /// bytes are then deleted). Scope `shows`, as for any episode.
@@ -250,7 +250,7 @@ impl PodcastHost {
     }
 
     /// Changes fields of an episode and gives it files uploaded for it (staged with
-    /// [`UploadTarget::Episode`]): one commit writes their media records and the episode using
+    /// [`UploadTarget::Episode`](crate::UploadTarget::Episode)): one commit writes their media records and the episode using
     /// them, with their events, or nothing (the staged bytes are then deleted).
     pub async fn update_episode_with_files(
         &self,

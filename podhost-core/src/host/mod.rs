@@ -111,6 +111,8 @@ struct Inner {
     ratelimit: crate::ratelimit::Limiter,
     /// What this process knows of the store's health.
     health: crate::health::Health,
+    /// What this process counts and times.
+    metrics: crate::metrics::Metrics,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -135,6 +137,12 @@ impl PodcastHost {
         clock: Arc<dyn Clock>,
     ) -> Self {
         let urls = Urls::new(&config.public_url);
+        let metrics = crate::metrics::Metrics::default();
+        // Every store request of the host is timed.
+        let store: Arc<dyn ObjectStore> = Arc::new(crate::store::metered::MeteredStore::new(
+            store,
+            metrics.clone(),
+        ));
         PodcastHost {
             inner: Arc::new(Inner {
                 config,
@@ -147,15 +155,31 @@ impl PodcastHost {
                 sessions: Default::default(),
                 throttled: Default::default(),
                 feed_accounts: Default::default(),
-                rendered: render_cache::RenderCache::new(render_cache::RENDER_CACHE_BYTES),
-                private_rendered: render_cache::RenderCache::new(render_cache::RENDER_CACHE_BYTES),
-                pages: render_cache::RenderCache::new(render_cache::RENDER_CACHE_BYTES),
+                rendered: render_cache::RenderCache::counted(
+                    render_cache::RENDER_CACHE_BYTES,
+                    metrics.cache_counts("feeds"),
+                ),
+                private_rendered: render_cache::RenderCache::counted(
+                    render_cache::RENDER_CACHE_BYTES,
+                    metrics.cache_counts("private_feeds"),
+                ),
+                pages: render_cache::RenderCache::counted(
+                    render_cache::RENDER_CACHE_BYTES,
+                    metrics.cache_counts("pages"),
+                ),
                 stats: Default::default(),
                 workers: Default::default(),
                 ratelimit: Default::default(),
                 health: Default::default(),
+                metrics,
             }),
         }
+    }
+
+    /// What this process counts and times, for a frontend to register and serve
+    /// ([`Metrics::register`](crate::metrics::Metrics::register)).
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.inner.metrics
     }
 
     /// The configuration.
@@ -211,7 +235,7 @@ impl PodcastHost {
                 )
                 .await?;
                 match opened {
-                    Some((catalog, _)) => Ok(Arc::new(catalog)),
+                    Some((catalog, _)) => Ok(Arc::new(catalog.counted(self.metrics().clone()))),
                     None => Err(Error::not_found("account", account)),
                 }
             })

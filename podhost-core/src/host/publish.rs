@@ -64,8 +64,9 @@ impl PodcastHost {
             return Ok(PublicFeed::Live(rendered));
         }
         let urls = self.urls().clone();
-        let answer = catalog
-            .read_found(|state| {
+        // Rendered from a view of the state: a writer of the account does not wait for the render.
+        let (version, answer) = catalog
+            .view_found(|state| {
                 if state.deleted_feeds.contains_key(id) {
                     return Ok::<_, Error>(PublicFeed::Gone);
                 }
@@ -317,5 +318,103 @@ impl PodcastHost {
                 Ok(stream.map(|chunk| chunk.map_err(Error::from)).boxed())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::{
+        ids::EpisodeId,
+        model::{EpisodePatch, NewEpisode},
+        publish::PublicFeed,
+        state::Change,
+    };
+
+    /// A cold render of a large feed reads a view of the state: the account's writers commit
+    /// meanwhile instead of waiting for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_writer_commits_while_a_cold_render_of_a_large_feed_runs() {
+        let host = crate::PodcastHost::new(
+            crate::HostConfig::new("https://pod.test").unwrap(),
+            Arc::new(object_store::memory::InMemory::new()),
+        );
+        host.create_account("alice").await.unwrap();
+        let owner = host.owner(&"alice".parse().unwrap()).await.unwrap();
+        let feed = host
+            .create_feed(&owner, crate::model::NewFeed::titled("big", "Big"))
+            .await
+            .unwrap()
+            .feed
+            .id;
+        let fields = EpisodePatch {
+            title: Some("Episode 1: a title of ordinary length".into()),
+            description: Some(
+                "<p>Show notes of a typical length, with a few sentences.</p>".into(),
+            ),
+            is_public: Some(true),
+            ..Default::default()
+        };
+        let first = host
+            .create_episode(&owner, &feed, NewEpisode { guid: None, fields })
+            .await
+            .unwrap()
+            .episode;
+        // 9,999 more like it, in one commit.
+        let catalog = host.catalog(owner.account()).await.unwrap();
+        catalog
+            .commit(host.now(), |state| {
+                let next = state.next_episode_id();
+                let mut changes = Vec::new();
+                for n in next..next + 9_999 {
+                    let mut episode = first.clone();
+                    episode.id = EpisodeId::new(n)?;
+                    episode.guid = episode.id.to_string();
+                    episode.title = format!("Episode {n}: a title of ordinary length");
+                    changes.push(Change::EpisodePut(Box::new(episode)));
+                }
+                Ok((changes, ()))
+            })
+            .await
+            .unwrap();
+
+        // The render runs on the other worker; this one commits while it does.
+        let render = tokio::spawn({
+            let (host, feed) = (host.clone(), feed.clone());
+            async move { host.public_feed(&feed).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let mut committed_during = 0;
+        let mut n = 0;
+        while !render.is_finished() {
+            n += 1;
+            let title = format!("Renamed {n}");
+            host.update_episode(
+                &owner,
+                &feed,
+                first.id,
+                &EpisodePatch {
+                    title: Some(title),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+            if !render.is_finished() {
+                committed_during += 1;
+            }
+        }
+        let rendered = match render.await.unwrap().unwrap() {
+            PublicFeed::Live(rendered) => rendered,
+            _ => panic!("a live feed"),
+        };
+        assert!(
+            committed_during >= 2,
+            "{committed_during} commits finished while the render ran"
+        );
+        // The render is of one consistent state: every episode, as it was when it began.
+        let xml = String::from_utf8_lossy(&rendered.xml);
+        assert_eq!(xml.matches("<item>").count(), 10_000);
     }
 }

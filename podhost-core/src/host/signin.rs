@@ -320,8 +320,8 @@ impl PodcastHost {
 
     /// The session of a cookie value and the account's owner acting in it. `Unauthenticated`
     /// for a value that names no live session: unknown, signed out (on any process, within a
-    /// second), idle longer than [`SessionConfig::idle`] or older than
-    /// [`SessionConfig::absolute`].
+    /// second), idle longer than [`SessionConfig::idle`](crate::SessionConfig::idle) or older than
+    /// [`SessionConfig::absolute`](crate::SessionConfig::absolute).
     pub async fn session(&self, cookie: &str) -> Result<(Principal, Session)> {
         let (id, secret) = parse_cookie(cookie).ok_or(Error::Unauthenticated)?;
         let now = self.now();

@@ -119,6 +119,7 @@ impl PodcastHost {
         if delivery.is_probe() {
             return;
         }
+        self.inner.metrics.downloads.inc();
         let at = self.now();
         let recorder = &self.inner.stats;
         let mut pending = recorder.pending.lock().unwrap_or_else(|e| e.into_inner());

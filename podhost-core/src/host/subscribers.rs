@@ -163,8 +163,9 @@ impl PodcastHost {
             return Ok(Private::Live(rendered));
         }
         let urls = self.urls().for_subscriber(feed, key);
-        let answer = catalog
-            .read_found(|state| {
+        // Rendered from a view of the state: a writer of the account does not wait for the render.
+        let (version, answer) = catalog
+            .view_found(|state| {
                 if subscriber_of(state, feed, key)?.is_none()
                     || state.deleted_feeds.contains_key(feed)
                 {

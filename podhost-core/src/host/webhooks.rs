@@ -219,15 +219,29 @@ impl PodcastHost {
         loop {
             match self.delivering_accounts().await {
                 Ok(accounts) => {
+                    let mut pending = std::collections::BTreeMap::new();
+                    for kind in SubscriptionKind::ALL {
+                        pending.insert(kind.channel(), 0);
+                    }
                     for account in accounts {
                         let round = async {
                             self.announce_publications(&account).await?;
-                            self.deliver_account(&account, sender.as_ref(), renderer.as_ref())
+                            self.deliver_channels(&account, sender.as_ref(), renderer.as_ref())
                                 .await
                         };
-                        if let Err(e) = round.await {
-                            tracing::warn!(%account, error = %e, "delivering webhooks failed; will retry");
+                        match round.await {
+                            Ok(runs) => {
+                                for (kind, run) in runs {
+                                    *pending.entry(kind.channel()).or_default() += run.pending;
+                                }
+                            }
+                            Err(e) => {
+                                tracing::warn!(%account, error = %e, "delivering webhooks failed; will retry")
+                            }
                         }
+                    }
+                    for (channel, pending) in pending {
+                        self.metrics().pending(channel, pending);
                     }
                 }
                 Err(e) => tracing::warn!(error = %e, "listing webhook accounts failed"),
@@ -346,7 +360,7 @@ impl PodcastHost {
                         secret: String::new(),
                         created: now,
                         after_seq: state.next_event.saturating_sub(1),
-                        kind: kind.clone(),
+                        kind: *kind,
                     }));
                 }
                 Ok((changes, ()))
@@ -360,21 +374,40 @@ impl PodcastHost {
         sender: &dyn WebhookSender,
         renderer: &dyn EventRenderer,
     ) -> Result<WebhookRun> {
+        Ok(self
+            .deliver_channels(account, sender, renderer)
+            .await?
+            .into_iter()
+            .fold(WebhookRun::default(), |mut total, (_, run)| {
+                total += run;
+                total
+            }))
+    }
+
+    /// Delivers an account's due events; what each subscription's round did, by its channel.
+    async fn deliver_channels(
+        &self,
+        account: &AccountId,
+        sender: &dyn WebhookSender,
+        renderer: &dyn EventRenderer,
+    ) -> Result<Vec<(SubscriptionKind, WebhookRun)>> {
         let Some(catalog) = self.existing_catalog(account).await? else {
-            return Ok(WebhookRun::default());
+            return Ok(Vec::new());
         };
         self.ensure_notifiers(&catalog).await?;
         let webhooks: Vec<Webhook> = catalog
             .read(|state| state.webhooks.values().cloned().collect())
             .await;
-        let rounds = webhooks
-            .iter()
-            .map(|webhook| self.deliver_subscription(account, webhook, sender, renderer));
-        let mut total = WebhookRun::default();
-        for round in futures::future::join_all(rounds).await {
-            total += round?;
-        }
-        Ok(total)
+        let rounds = webhooks.iter().map(|webhook| async {
+            let run = self
+                .deliver_subscription(account, webhook, sender, renderer)
+                .await?;
+            Ok::<_, Error>((webhook.kind, run))
+        });
+        futures::future::join_all(rounds)
+            .await
+            .into_iter()
+            .collect()
     }
 
     /// Delivers a subscription's due events in order, stopping at the first that must wait.
@@ -462,6 +495,7 @@ impl PodcastHost {
                 .await
             };
             let success = attempt.status.is_some_and(|s| (200..300).contains(&s));
+            self.metrics().delivered(webhook.kind.channel(), success);
             run.attempted += 1;
             if success {
                 run.delivered += 1;

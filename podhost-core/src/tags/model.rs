@@ -9,7 +9,7 @@ pub struct Chapter {
     /// Start, in milliseconds from the beginning of the audio.
     pub start_ms: u64,
     /// End, in milliseconds. `None` when the format stores no end (Vorbis comments, MP4) or the
-    /// writer should derive it: see [`write_tags`].
+    /// writer should derive it: see [`write_tags`](crate::tags::write_tags).
     pub end_ms: Option<u64>,
     /// Title of the chapter (may be empty).
     pub title: String,

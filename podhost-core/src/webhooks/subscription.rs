@@ -30,7 +30,7 @@ pub struct Webhook {
 }
 
 /// What a subscription sends.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SubscriptionKind {
     /// The account's webhook: each event, signed (Standard Webhooks).
@@ -41,6 +41,24 @@ pub enum SubscriptionKind {
     /// Podping: `GET {url}?url={feed}&reason=update&medium={medium}` with the configured
     /// `Authorization`, for each feed change.
     Podping,
+}
+
+impl SubscriptionKind {
+    /// Every kind.
+    pub const ALL: [SubscriptionKind; 3] = [
+        SubscriptionKind::Webhook,
+        SubscriptionKind::WebSub,
+        SubscriptionKind::Podping,
+    ];
+
+    /// Its name as a metric's channel: `webhook`, `websub`, `podping`.
+    pub fn channel(self) -> &'static str {
+        match self {
+            SubscriptionKind::Webhook => "webhook",
+            SubscriptionKind::WebSub => "websub",
+            SubscriptionKind::Podping => "podping",
+        }
+    }
 }
 
 impl Webhook {

@@ -54,7 +54,7 @@ mod tests {
         Api, HttpConfig,
         context::Call,
         error::status_and_body,
-        routes::{Endpoint, Route, route, routes, sample_path},
+        routes::{Endpoint, Route, Surface, route, routes, sample_path},
     };
 
     /// The headers and body of the row's example.
@@ -87,7 +87,10 @@ mod tests {
                 .unwrap();
             let who = host.authenticate(&token.secret).await.unwrap();
             for row in routes() {
-                let Some(needed) = row.scope else { continue };
+                // The API's rows: an operator's row (the metrics) has no handler here.
+                let Some(needed) = row.scope.filter(|_| row.surface == Surface::Api) else {
+                    continue;
+                };
                 let path = sample_path(row);
                 let Ok((_, Endpoint::Api(endpoint))) = route(&row.method, &path) else {
                     panic!("{} {} is an API route", row.method, row.path);

@@ -1,5 +1,5 @@
 //! The route table: every route is declared once, as a row of its group's table
-//! ([`endpoints!`](declare)): the variant of a typed endpoint enum (its doc comment the summary,
+//! (`endpoints!`, in `declare`): the variant of a typed endpoint enum (its doc comment the summary,
 //! its fields the path parameters), the method and template, who may call it, its query
 //! parameters, body, answers and examples. Routing, `405`/`Allow`, `HEAD`, authentication, the
 //! scope and query checks, the OpenAPI document, the API reference and the test matrices all

@@ -1,4 +1,7 @@
-//! Probes for a load balancer or an orchestrator: no token, no rate limit, never a download.
+//! Operating a deployment: probes for a load balancer or an orchestrator (no token), and the
+//! metrics for Prometheus (a token of scope `metrics`). No rate limit; never a download.
+
+use podhost_core::Scope;
 
 use crate::{
     routes::{Shape, Spec, declare::endpoints},
@@ -22,4 +25,13 @@ endpoints! {
             .addition()
             .answers(200, "ready", Shape::Bare(schema::<wire::ops::Probe>()))
             .errors(&[503]);
+
+    /// the server's metrics in Prometheus' text format: requests by route,
+    /// durations, bytes sent, jobs, deliveries, commits, store requests, caches, downloads; also
+    /// served without a token on `--metrics-listen`
+    Metrics {} = GET "/metrics",
+        Spec::token(Scope::Metrics)
+            .addition()
+            .answers(200, "the metrics", Shape::Document(crate::metrics::MEDIA_TYPE))
+            .errors(&[401, 403]);
 }

@@ -175,7 +175,7 @@ impl PathValue for u64 {
     }
 }
 
-/// The next raw parameter, for the builders [`endpoints!`](super::declare) writes.
+/// The next raw parameter, for the builders `endpoints!` writes.
 pub fn next<'a>(args: &mut std::slice::Iter<'a, String>) -> Result<&'a str, ParamError> {
     args.next().map(String::as_str).ok_or(ParamError::NotFound)
 }

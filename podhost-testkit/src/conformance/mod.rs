@@ -1,4 +1,4 @@
-//! The conformance suite: what every [`PodcastHost`] does, whatever store is under it.
+//! The conformance suite: what every [`PodcastHost`](podhost_core::PodcastHost) does, whatever store is under it.
 //!
 //! Each case is a `pub async fn` over a fresh store; [`run_all`] runs every case against stores
 //! from a factory and names the case that failed.

@@ -330,6 +330,7 @@ impl PodcastHost {
             return jobs::forget(self.store(), account, &id).await;
         };
         tracing::info!(attempt, "job started");
+        let _running = self.metrics().job_started(job.kind.as_str());
         let lease_for = self.config().jobs.lease;
         let work = async {
             if attempt > MAX_ATTEMPTS {
@@ -422,6 +423,9 @@ impl PodcastHost {
                 Ok((changes, (applied, Some(ended_log))))
             })
             .await?;
+        if let Some((status, _)) = &ended {
+            self.metrics().job_ended(job.kind.as_str(), status.as_str());
+        }
         match ended {
             Some((status, error)) => tracing::info!(status = status.as_str(), error, "job ended"),
             None => tracing::info!("job ended elsewhere (a newer attempt, or gone)"),
