@@ -55,12 +55,12 @@ fn parse_rate(text: &str, label: &str) -> f64 {
 /// Runs wrk against `url` with `headers` (and a Lua script when given).
 fn wrk(
     url: &str,
-    connections: u32,
+    (threads, connections): (u32, u32),
     headers: &[String],
     script: Option<&std::path::Path>,
 ) -> Measured {
     let mut command = Command::new("wrk");
-    command.args(["-t1", &format!("-c{connections}"), "-d8s"]);
+    command.args([&format!("-t{threads}"), &format!("-c{connections}"), "-d8s"]);
     for header in headers {
         command.args(["-H", header]);
     }
@@ -234,7 +234,17 @@ fn main() {
         ENCLOSURE_BYTES >> 20
     );
     let gzip = "Accept-Encoding: gzip".to_string();
-    type Case<'a> = (&'a str, String, String, u32, Vec<String>, Vec<String>, bool);
+    type Case<'a> = (
+        &'a str,
+        String,
+        String,
+        (u32, u32),
+        Vec<String>,
+        Vec<String>,
+        bool,
+    );
+    // The settings the operations issue names: wrk -t2 -c32, a repeated 1 MiB range.
+    let repeated_range = "Range: bytes=1048576-2097151".to_string();
     let podhost_etag = header_of(
         &format!("{podhost_base}{feed_path}"),
         &["Accept-Encoding: gzip"],
@@ -250,7 +260,7 @@ fn main() {
             "feed GET, gzip (c32)",
             feed_path.clone(),
             "/feed.rss".into(),
-            32,
+            (1, 32),
             vec![gzip.clone()],
             vec![gzip.clone()],
             false,
@@ -259,7 +269,7 @@ fn main() {
             "feed GET, plain (c32)",
             feed_path.clone(),
             "/feed.rss".into(),
-            32,
+            (1, 32),
             vec![],
             vec![],
             false,
@@ -268,7 +278,7 @@ fn main() {
             "feed 304, If-None-Match (c32)",
             feed_path.clone(),
             "/feed.rss".into(),
-            32,
+            (1, 32),
             vec![gzip.clone(), format!("If-None-Match: {podhost_etag}")],
             vec![gzip.clone(), format!("If-None-Match: {nginx_etag}")],
             false,
@@ -277,7 +287,7 @@ fn main() {
             "enclosure GET 100 MiB (c4)",
             media_path.clone(),
             "/episode.wav".into(),
-            4,
+            (1, 4),
             vec![],
             vec![],
             false,
@@ -286,10 +296,37 @@ fn main() {
             "enclosure random 1 MiB ranges (c16)",
             media_path.clone(),
             "/episode.wav".into(),
-            16,
+            (1, 16),
             vec![],
             vec![],
             true,
+        ),
+        (
+            "issue settings: 1 MiB range bytes=1048576-2097151 (t2 c32)",
+            media_path.clone(),
+            "/episode.wav".into(),
+            (2, 32),
+            vec![repeated_range.clone()],
+            vec![repeated_range.clone()],
+            false,
+        ),
+        (
+            "issue settings: feed 304, If-None-Match (t2 c32)",
+            feed_path.clone(),
+            "/feed.rss".into(),
+            (2, 32),
+            vec![gzip.clone(), format!("If-None-Match: {podhost_etag}")],
+            vec![gzip.clone(), format!("If-None-Match: {nginx_etag}")],
+            false,
+        ),
+        (
+            "issue settings: enclosure GET 100 MiB (t2 c32)",
+            media_path.clone(),
+            "/episode.wav".into(),
+            (2, 32),
+            vec![],
+            vec![],
+            false,
         ),
     ];
     for (label, ours, theirs, connections, our_headers, their_headers, ranged) in cases {
