@@ -471,7 +471,9 @@ async fn main() {
     let first: Value = serde_json::from_slice(&first.1).unwrap();
     let first_id = first["data"]["id"].as_str().unwrap_or_default().to_string();
     // What the set-up made (the first episode's file, and those of earlier runs on the store)
-    // is not counted as made twice.
+    // is not counted as made twice: listed once every server has caught up (a server reads the
+    // others' writes within its refresh interval, 500 ms).
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let media_before = all_ids(&target, "/api/media?page%5Bsize%5D=500", "/items")
         .await
         .expect("the media list");
