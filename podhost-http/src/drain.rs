@@ -8,6 +8,10 @@
 //! the [`Rest`]; once the answer is handed to hyper, the rest is read in a background task
 //! (hyper reads a body polled from another task while it writes the answer), then the
 //! connection goes on or closes cleanly.
+//!
+//! A keyed request ([`idempotency`](crate::idempotency)) needs the hash of its whole body: the
+//! proxy hashes what it passes on once asked ([`Shared::digest`]), and the [`Digest`] reads
+//! and hashes what the handler left.
 
 use std::{
     pin::Pin,
@@ -20,12 +24,34 @@ use bytes::Bytes;
 use http::{HeaderMap, header};
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
+use sha2::{Digest as _, Sha256};
+
 use crate::context::RequestBody;
 
 struct Inner<B> {
     body: B,
     /// Whether anyone asked for the body (which makes hyper send `100 Continue`).
     polled: bool,
+    /// The bytes read so far.
+    read: u64,
+    /// The hash of what was read, once asked for.
+    sha: Option<Sha256>,
+}
+
+impl<B: RequestBody> Inner<B> {
+    /// The next frame of the body, counted and hashed.
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled
+            && let Some(data) = frame.data_ref()
+        {
+            self.read += data.len() as u64;
+            if let Some(sha) = &mut self.sha {
+                sha.update(data);
+            }
+        }
+        polled
+    }
 }
 
 /// The request body as handlers see it: reads go to the body the API still holds.
@@ -57,6 +83,8 @@ pub(crate) fn share<B>(body: B, headers: &HeaderMap) -> (Shared<B>, Rest<B>) {
     let inner = Arc::new(Mutex::new(Inner {
         body,
         polled: false,
+        read: 0,
+        sha: None,
     }));
     let expects_continue = headers
         .get(header::EXPECT)
@@ -83,7 +111,7 @@ impl<B: RequestBody> HttpBody for Shared<B> {
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
         let mut inner = lock(&self.inner);
         inner.polled = true;
-        Pin::new(&mut inner.body).poll_frame(cx)
+        inner.poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {
@@ -128,22 +156,61 @@ impl<B: RequestBody> Rest<B> {
 
 /// Reads the body to its end or past `limits.max_bytes`; returns the bytes read.
 async fn read_to_end<B: RequestBody>(inner: &Mutex<Inner<B>>, limits: Limits) -> u64 {
+    let (read, _) = read_rest(inner, limits.max_bytes).await;
+    if read > limits.max_bytes {
+        tracing::debug!(
+            read,
+            "an unread request body is too long; the connection closes"
+        );
+    }
+    read
+}
+
+/// Reads what is left of the body, until its end, a failure, or past `max` bytes; returns
+/// the bytes read and whether the body failed.
+async fn read_rest<B: RequestBody>(inner: &Mutex<Inner<B>>, max: u64) -> (u64, bool) {
     let mut read = 0u64;
     loop {
-        let frame = std::future::poll_fn(|cx| Pin::new(&mut lock(inner).body).poll_frame(cx)).await;
+        let frame = std::future::poll_fn(|cx| lock(inner).poll_frame(cx)).await;
         match frame {
             Some(Ok(frame)) => {
                 read += frame.data_ref().map_or(0, |d| d.len() as u64);
-                if read > limits.max_bytes {
-                    tracing::debug!(
-                        read,
-                        "an unread request body is too long; the connection closes"
-                    );
-                    return read;
+                if read > max {
+                    return (read, false);
                 }
             }
-            Some(Err(_)) | None => return read,
+            Some(Err(_)) => return (read, true),
+            None => return (read, false),
         }
+    }
+}
+
+impl<B: RequestBody> Shared<B> {
+    /// Hashes the body (SHA-256) from here on: asked before the handler reads it, the
+    /// [`Digest`] gives the hash of the whole body.
+    pub(crate) fn digest(&self) -> Digest<B> {
+        lock(&self.inner).sha = Some(Sha256::new());
+        Digest {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+/// The hash of a body (see [`Shared::digest`]).
+pub(crate) struct Digest<B> {
+    inner: Arc<Mutex<Inner<B>>>,
+}
+
+impl<B: RequestBody> Digest<B> {
+    /// The SHA-256 (hex) of the whole body: what the handler left is read (and hashed) first,
+    /// at most `more` bytes of it. `None` past that, or when the body failed.
+    pub(crate) async fn finish(self, more: u64) -> Option<String> {
+        let (read, failed) = read_rest(&self.inner, more).await;
+        if failed || read > more {
+            return None;
+        }
+        let sha = lock(&self.inner).sha.take()?;
+        Some(sha.finalize().iter().map(|b| format!("{b:02x}")).collect())
     }
 }
 

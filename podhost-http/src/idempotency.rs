@@ -10,26 +10,19 @@
 //! 422 naming the key. An answer of 500 or more is not kept: a repeat runs again, replaying the
 //! steps that landed, so nothing is done twice.
 
-use std::{
-    future::Future,
-    pin::Pin,
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
-    task::{Context, Poll},
-    time::Duration,
-};
+use std::{future::Future, pin::Pin, time::Duration};
 
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, Response, StatusCode, header};
 use http_body_util::{BodyExt, Limited};
-use hyper::body::{Body as HttpBody, Frame, SizeHint};
 use podhost_core::{
     Principal, RequestContext,
     idempotency::{Begin, KeyedRun, StoredAnswer},
 };
-use sha2::{Digest as _, Sha256};
 
 use crate::{
     context::{Api, RequestBody},
+    drain::{Digest, Shared},
     response::{self, Body},
     routes::{Route, Surface},
 };
@@ -52,124 +45,26 @@ pub fn takes_key(row: &Route) -> bool {
     row.surface == Surface::Api && matches!(row.method, Method::POST | Method::PUT | Method::DELETE)
 }
 
-/// The request body as the handler reads it, hashed (when the request is keyed) as it goes; the
-/// [`Digest`] kept beside reads what the handler left and gives the hash.
-pub(crate) struct Hashed<B> {
-    inner: Arc<Mutex<Inner<B>>>,
-}
-
-/// The hash of a [`Hashed`] body, once read to its end.
-pub(crate) struct Digest<B> {
-    inner: Arc<Mutex<Inner<B>>>,
-}
-
-struct Inner<B> {
-    body: B,
-    sha: Option<Sha256>,
-    read: u64,
-}
-
-fn lock<B>(inner: &Mutex<Inner<B>>) -> MutexGuard<'_, Inner<B>> {
-    inner.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The body for the handler, hashing when `hash`, and its digest.
-pub(crate) fn hashed<B>(body: B, hash: bool) -> (Hashed<B>, Digest<B>) {
-    let inner = Arc::new(Mutex::new(Inner {
-        body,
-        sha: hash.then(Sha256::new),
-        read: 0,
-    }));
-    (
-        Hashed {
-            inner: inner.clone(),
-        },
-        Digest { inner },
-    )
-}
-
-impl<B: RequestBody> HttpBody for Hashed<B> {
-    type Data = Bytes;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        poll_hashing(&mut lock(&self.inner), cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        lock(&self.inner).body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        lock(&self.inner).body.size_hint()
-    }
-}
-
-fn poll_hashing<B: RequestBody>(
-    inner: &mut Inner<B>,
-    cx: &mut Context<'_>,
-) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-    let polled = Pin::new(&mut inner.body).poll_frame(cx);
-    if let Poll::Ready(Some(Ok(frame))) = &polled
-        && let Some(data) = frame.data_ref()
-    {
-        inner.read += data.len() as u64;
-        if let Some(sha) = &mut inner.sha {
-            sha.update(data);
-        }
-    }
-    polled
-}
-
-impl<B: RequestBody> Digest<B> {
-    /// The SHA-256 (hex) of the whole body: what the handler left is read (and hashed) first,
-    /// at most `more` bytes of it. `None` past that or when the body fails.
-    async fn finish(self, more: u64) -> Option<String> {
-        let limit = lock(&self.inner).read.saturating_add(more);
-        loop {
-            if lock(&self.inner).body.is_end_stream() {
-                break;
-            }
-            let frame = std::future::poll_fn(|cx| poll_hashing(&mut lock(&self.inner), cx)).await;
-            match frame {
-                Some(Ok(_)) if lock(&self.inner).read > limit => return None,
-                Some(Ok(_)) => {}
-                Some(Err(_)) => return None,
-                None => break,
-            }
-        }
-        let sha = lock(&self.inner).sha.take()?;
-        Some(hex(&sha.finalize()))
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Answers the keyed request `target` (its method, path and query) of `who` under `key`: runs
-/// it with `run` (given the hashed body), or gives the kept answer again, or refuses it (409
-/// while it runs elsewhere, 422 for another request under the key).
+/// it with `run` (given the body, hashed as it is read), or gives the kept answer again, or
+/// refuses it (409 while it runs elsewhere, 422 for another request under the key).
 pub(crate) async fn answer<B, F, Fut>(
     api: &Api,
     who: &Principal,
     key: &HeaderValue,
     target: String,
-    body: B,
+    body: Shared<B>,
     run: F,
 ) -> Response<Body>
 where
     B: RequestBody,
-    F: FnOnce(Hashed<B>) -> Fut,
+    F: FnOnce(Shared<B>) -> Fut,
     Fut: Future<Output = Response<Body>>,
 {
     // A key that is not visible ASCII is refused by the core's check, as any other bad key.
     let key = String::from_utf8_lossy(key.as_bytes());
     let host = &api.host;
-    let (hashed, digest) = hashed(body, true);
+    let digest = body.digest();
     match host.begin_keyed(who, &key, &target).await {
         Err(e) => response::error(&e.into()),
         Ok(Begin::Replay(kept)) => {
@@ -194,7 +89,7 @@ where
                 .unwrap_or_else(|| RequestContext::new(None))
                 .keyed(&keyed);
             let answer = {
-                let work = std::pin::pin!(context.run(run(hashed)));
+                let work = std::pin::pin!(context.run(run(body)));
                 renewing(api, &keyed, work).await
             };
             keep(api, &keyed, answer, digest).await

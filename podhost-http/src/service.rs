@@ -136,7 +136,7 @@ impl Api {
         &self,
         parts: Parts,
         routed: Result<(&'static Route, Endpoint), RouteError>,
-        body: B,
+        body: drain::Shared<B>,
     ) -> Response<Body> {
         if parts.method == Method::OPTIONS {
             return response::preflight();
@@ -209,7 +209,7 @@ impl Api {
         endpoint: ApiEndpoint,
         parts: Parts,
         query: Vec<(String, String)>,
-        body: B,
+        body: drain::Shared<B>,
     ) -> Response<Body> {
         let who = match self.authenticate(&parts).await {
             Ok(who) => who,
@@ -233,7 +233,8 @@ impl Api {
                         .then(|| parts.headers.get(idempotency::IDEMPOTENCY_KEY).cloned())
                         .flatten();
                     let target = format!("{} {}", parts.method, parts.uri);
-                    let keyed_by = key.as_ref().map(|_| who.clone());
+                    // The caller of a keyed request, for its key's record.
+                    let keyed = key.map(|key| (key, who.clone()));
                     let dispatch = |body| async move {
                         let call = Call {
                             who,
@@ -249,11 +250,11 @@ impl Api {
                             Err(e) => response::error(&e),
                         }
                     };
-                    match (key, keyed_by) {
-                        (Some(key), Some(who)) => {
+                    match keyed {
+                        Some((key, who)) => {
                             idempotency::answer(self, &who, &key, target, body, dispatch).await
                         }
-                        _ => dispatch(idempotency::hashed(body, false).0).await,
+                        None => dispatch(body).await,
                     }
                 }
                 Err(e) => response::error(&e),

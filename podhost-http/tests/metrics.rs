@@ -17,6 +17,25 @@ fn value(text: &str, series: &str) -> Option<f64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// A webhook receiver answering `status`, subscribed to alice's `feed.created`.
+async fn subscribe(fx: &Fixture, status: u16) -> MockServer {
+    let receiver = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(status))
+        .mount(&receiver)
+        .await;
+    let hook = fx
+        .call(
+            Method::POST,
+            "/api/webhooks",
+            &fx.alice,
+            Some(json!({"url": receiver.uri(), "events": ["feed.created"]})),
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.body);
+    receiver
+}
+
 async fn metrics(fx: &Fixture) -> String {
     let token = fx.token("metrics").await;
     let answer = fx.call(Method::GET, "/metrics", &token, None).await;
@@ -47,20 +66,7 @@ async fn metrics_need_a_token_of_the_metrics_scope() {
 #[tokio::test]
 async fn metrics_count_what_the_server_did() {
     let fx = Fixture::new().await;
-    let receiver = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200))
-        .mount(&receiver)
-        .await;
-    let hook = fx
-        .call(
-            Method::POST,
-            "/api/webhooks",
-            &fx.alice,
-            Some(json!({"url": receiver.uri(), "events": ["feed.created"]})),
-        )
-        .await;
-    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.body);
+    let _receiver = subscribe(&fx, 200).await;
     fx.feed("f").await;
     let media = fx.upload_wav("talk.wav").await;
     let show = fx
@@ -182,20 +188,7 @@ async fn metrics_count_what_the_server_did() {
 #[tokio::test]
 async fn pending_and_failed_deliveries_are_shown() {
     let fx = Fixture::new().await;
-    let receiver = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500))
-        .mount(&receiver)
-        .await;
-    let hook = fx
-        .call(
-            Method::POST,
-            "/api/webhooks",
-            &fx.alice,
-            Some(json!({"url": receiver.uri(), "events": ["feed.created"]})),
-        )
-        .await;
-    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.body);
+    let _receiver = subscribe(&fx, 500).await;
     fx.feed("f").await;
     // The delivery loop makes one pass: the attempt fails and waits for its retry.
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
