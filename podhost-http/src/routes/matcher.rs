@@ -36,20 +36,59 @@ fn segment(template: &str) -> Segment<'_> {
 
 /// The raw (still percent-encoded) values of the template's parameters in `segments`, or
 /// `None` when the path does not have the template's shape.
+#[cfg(test)]
 pub(super) fn shape<'p>(template: &str, segments: &[&'p str]) -> Option<Vec<&'p str>> {
-    let parts: Vec<&str> = template.trim_start_matches('/').split('/').collect();
-    if parts.len() != segments.len() {
-        return None;
-    }
+    let parts: Vec<Segment<'_>> = split(template).map(segment).collect();
     let mut params = Vec::new();
+    matches(&parts, segments, &mut params).then_some(params)
+}
+
+/// The segments of a path or a template (without the leading `/`).
+fn split(path: &str) -> std::str::Split<'_, char> {
+    path.trim_start_matches('/').split('/')
+}
+
+/// Whether `segments` have the shape of a template's `parts`, pushing the raw parameter values
+/// onto `params` (left partly filled when not).
+fn matches<'p>(parts: &[Segment<'_>], segments: &[&'p str], params: &mut Vec<&'p str>) -> bool {
+    if parts.len() != segments.len() {
+        return false;
+    }
     for (part, raw) in parts.iter().zip(segments) {
-        match segment(part) {
-            Segment::Literal(literal) if literal == *raw => {}
-            Segment::Literal(_) => return None,
-            Segment::Param { suffix } => params.push(raw.strip_suffix(suffix)?),
+        match part {
+            Segment::Literal(literal) if literal == raw => {}
+            Segment::Literal(_) => return false,
+            Segment::Param { suffix } => match raw.strip_suffix(suffix) {
+                Some(value) => params.push(value),
+                None => return false,
+            },
         }
     }
-    Some(params)
+    true
+}
+
+/// A row of the tables with its template split once, for matching every request line.
+struct Compiled {
+    /// Which of [`tables`] holds the row.
+    table: usize,
+    row: &'static Route,
+    parts: Vec<Segment<'static>>,
+}
+
+/// Every row of the tables, in their order, templates split.
+fn compiled() -> &'static [Compiled] {
+    static ROWS: std::sync::OnceLock<Vec<Compiled>> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| {
+        tables()
+            .enumerate()
+            .flat_map(|(table, t)| t.rows.iter().map(move |row| (table, row)))
+            .map(|(table, row)| Compiled {
+                table,
+                row,
+                parts: split(row.path).map(segment).collect(),
+            })
+            .collect()
+    })
 }
 
 /// The row and endpoint of a request line. `HEAD` finds the `GET` row.
@@ -59,15 +98,14 @@ pub fn route(method: &Method, path: &str) -> Result<(&'static Route, Endpoint), 
     } else {
         method
     };
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let segments: Vec<&str> = split(path).collect();
     let mut allowed: Vec<Method> = Vec::new();
-    let rows = tables()
-        .enumerate()
-        .flat_map(|(table, t)| t.rows.iter().map(move |row| (table, row)));
-    for (table, row) in rows {
-        let Some(raw) = shape(row.path, &segments) else {
+    let mut raw = Vec::new();
+    for Compiled { table, row, parts } in compiled() {
+        raw.clear();
+        if !matches(parts, &segments, &mut raw) {
             continue;
-        };
+        }
         if row.method != wanted {
             if row.method == Method::GET {
                 allowed.push(Method::HEAD);
@@ -83,8 +121,8 @@ pub fn route(method: &Method, path: &str) -> Result<(&'static Route, Endpoint), 
                     .into_owned()
             })
             .collect();
-        return build(table, row.operation, &args)
-            .map(|endpoint| (row, endpoint))
+        return build(*table, row.operation, &args)
+            .map(|endpoint| (*row, endpoint))
             .map_err(|e| RouteError::BadParameter(row, e));
     }
     if allowed.is_empty() {
@@ -92,7 +130,7 @@ pub fn route(method: &Method, path: &str) -> Result<(&'static Route, Endpoint), 
         let first = segments.first().copied().unwrap_or("");
         let surface = tables()
             .flat_map(|t| t.rows)
-            .find(|r| r.path.trim_start_matches('/').split('/').next() == Some(first))
+            .find(|r| split(r.path).next() == Some(first))
             .map_or(Surface::Api, |r| r.surface);
         Err(RouteError::NotFound(surface))
     } else {
