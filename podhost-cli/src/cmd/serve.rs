@@ -42,10 +42,18 @@ pub struct ServeArgs {
     /// an internal network); on the main address it needs a token of scope `metrics`.
     #[arg(long, env = "PODHOST_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+    /// Megabytes of account catalogs this server keeps open (estimated from their contents):
+    /// past it, the least recently used account is let go and read again from the store when
+    /// next asked for.
+    #[arg(long, env = "PODHOST_CATALOG_CACHE_MB", default_value_t = CATALOG_CACHE_MB, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub catalog_cache_mb: u64,
     /// Minutes an OAuth access token works (its refresh token gets new ones).
     #[arg(long, env = "PODHOST_ACCESS_TOKEN_MINUTES", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=10_080))]
     pub access_token_minutes: u64,
 }
+
+/// The default of `--catalog-cache-mb`: the core's.
+const CATALOG_CACHE_MB: u64 = (podhost_core::CatalogConfig::DEFAULT_CACHE_BYTES >> 20) as u64;
 
 /// An IP address (one host) or a CIDR range.
 fn address_range(text: &str) -> Result<ipnet::IpNet, String> {
@@ -61,6 +69,8 @@ impl super::Run for ServeArgs {
         let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
             config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
             config.rate_limit = args.rate_limit;
+            config.catalog.cache_bytes =
+                usize::try_from(args.catalog_cache_mb << 20).unwrap_or(usize::MAX);
             config.throttle_exempt = args.throttle_exempt.clone();
             config.sessions.idle = std::time::Duration::from_secs(args.session_idle_minutes * 60);
             config.sessions.absolute =

@@ -17,6 +17,15 @@ pub struct CatalogConfig {
     pub keep_unused_parts: Duration,
     /// How often one logical write tries again after store errors of unknown outcome.
     pub max_attempts: u32,
+    /// How many bytes of open catalogs one process keeps, estimated from their states
+    /// (default 256 MiB): past it, the least recently used account's catalog is let go and
+    /// opened again from the store when next needed.
+    pub cache_bytes: usize,
+}
+
+impl CatalogConfig {
+    /// The default bound of open catalogs: 256 MiB.
+    pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 }
 
 impl Default for CatalogConfig {
@@ -27,6 +36,7 @@ impl Default for CatalogConfig {
             segment_every: 256,
             keep_unused_parts: Duration::from_secs(3600),
             max_attempts: 6,
+            cache_bytes: Self::DEFAULT_CACHE_BYTES,
         }
     }
 }

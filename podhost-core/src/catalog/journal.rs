@@ -17,6 +17,12 @@ pub(crate) trait Journal:
     /// Rebuilds derived indexes after the state was read from a snapshot.
     fn after_load(&mut self) {}
 
+    /// About how many bytes of memory the state holds: what a cache of open catalogs weighs
+    /// it at (an estimate from its sizes, not a measurement).
+    fn weight(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+
     /// The value step `n` of the keyed request `key` landed with, if it did (see
     /// [`idempotency`](crate::idempotency)). A journal without keyed requests has none.
     fn keyed_step(&self, _key: &str, _n: u32) -> Option<&serde_json::Value> {

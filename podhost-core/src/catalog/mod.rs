@@ -176,6 +176,15 @@ impl<S: Journal> Catalog<S> {
         }
     }
 
+    /// About how many bytes the state holds ([`Journal::weight`]).
+    pub(crate) fn weight(&self) -> usize {
+        self.loaded
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .state
+            .weight()
+    }
+
     /// The sequence number of the last applied entry.
     pub(crate) fn seq(&self) -> u64 {
         self.loaded.read().unwrap_or_else(|e| e.into_inner()).seq

@@ -58,6 +58,7 @@ fn config(snapshot_every: u64) -> CatalogConfig {
         segment_every: 1_000_000,
         keep_unused_parts: Duration::from_secs(3600),
         max_attempts: 6,
+        ..CatalogConfig::default()
     }
 }
 

@@ -46,15 +46,12 @@ impl PodcastHost {
             Error::Conflict { .. } => Error::conflict(format!("the account {id} exists already")),
             other => other,
         })?;
-        let cell = {
-            let mut accounts = self
-                .inner
-                .accounts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            accounts.entry(id).or_default().clone()
-        };
-        let _ = cell.set(std::sync::Arc::new(catalog.counted(self.metrics().clone())));
+        let cell = self.inner.accounts.cell(&id);
+        let catalog = std::sync::Arc::new(catalog.counted(self.metrics().clone()));
+        let weight = catalog.weight();
+        if cell.set(catalog).is_ok() {
+            self.inner.accounts.opened(&id, &cell, weight);
+        }
         Ok(account)
     }
 

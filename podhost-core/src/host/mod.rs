@@ -1,6 +1,7 @@
 //! [`PodcastHost`]: the service handle every frontend drives.
 
 mod accounts;
+mod catalogs;
 mod claims;
 mod episode_files;
 mod episodes;
@@ -32,7 +33,6 @@ mod webhooks;
 use std::{collections::HashMap, sync::Arc};
 
 use object_store::{ObjectStore, path::Path};
-use tokio::sync::OnceCell;
 
 pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
@@ -86,7 +86,8 @@ struct Inner {
     store: Arc<dyn ObjectStore>,
     clock: Arc<dyn Clock>,
     urls: Urls,
-    accounts: std::sync::Mutex<HashMap<AccountId, Arc<OnceCell<Arc<AccountCatalog>>>>>,
+    /// The account catalogs open in this process, at most a bound of bytes of them.
+    accounts: catalogs::OpenCatalogs,
     token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
     /// Addresses this process knows are throttled for bearer tokens, until when.
     throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
@@ -137,6 +138,7 @@ impl PodcastHost {
         clock: Arc<dyn Clock>,
     ) -> Self {
         let urls = Urls::new(&config.public_url);
+        let catalog_bytes = config.catalog.cache_bytes;
         let metrics = crate::metrics::Metrics::default();
         // Every store request of the host is timed.
         let store: Arc<dyn ObjectStore> = Arc::new(crate::store::metered::MeteredStore::new(
@@ -149,7 +151,7 @@ impl PodcastHost {
                 store,
                 clock,
                 urls,
-                accounts: Default::default(),
+                accounts: catalogs::OpenCatalogs::new(catalog_bytes),
                 token_accounts: Default::default(),
                 token_uses: Default::default(),
                 sessions: Default::default(),
@@ -218,14 +220,7 @@ impl PodcastHost {
 
     /// The account's catalog, opened on first use; `NotFound` for an unknown account.
     async fn catalog(&self, account: &AccountId) -> Result<Arc<AccountCatalog>> {
-        let cell = {
-            let mut accounts = self
-                .inner
-                .accounts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            accounts.entry(account.clone()).or_default().clone()
-        };
+        let cell = self.inner.accounts.cell(account);
         let opened = cell
             .get_or_try_init(|| async {
                 let opened = Catalog::open(
@@ -241,22 +236,19 @@ impl PodcastHost {
             })
             .await
             .cloned();
-        if opened.is_err() && !cell.initialized() {
+        match &opened {
+            Ok(catalog) => self.inner.accounts.opened(account, &cell, catalog.weight()),
             // An unknown account (or a failed open) leaves nothing behind: anyone can ask for
             // any name on the public routes.
-            let mut accounts = self
-                .inner
-                .accounts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            if accounts
-                .get(account)
-                .is_some_and(|c| Arc::ptr_eq(c, &cell) && !c.initialized())
-            {
-                accounts.remove(account);
-            }
+            Err(_) => self.inner.accounts.forget_unopened(account, &cell),
         }
         opened
+    }
+
+    /// How many account catalogs this process holds open, and their estimated bytes (at most
+    /// [`CatalogConfig::cache_bytes`](crate::catalog::CatalogConfig::cache_bytes) of them).
+    pub fn open_catalogs(&self) -> (usize, usize) {
+        self.inner.accounts.held()
     }
 
     /// The version of the caller's account: it changes with every write to the account (seen

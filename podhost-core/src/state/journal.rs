@@ -154,6 +154,34 @@ impl Journal for AccountState {
         parts::join(parts)
     }
 
+    fn weight(&self) -> usize {
+        // Each record as its fields and the maps' nodes take it, the long texts by length
+        // (an episode's notes are kept twice: as written and as the feed carries them).
+        const RECORD: usize = 512;
+        let episodes: usize = self
+            .feeds
+            .values()
+            .flat_map(|entry| entry.episodes.values())
+            .map(|e| 2 * RECORD + e.title.len() + 2 * e.description.len())
+            .sum();
+        let feeds: usize = self
+            .feeds
+            .values()
+            .map(|entry| 4 * RECORD + entry.feed.description.len())
+            .sum();
+        let records = self.tokens.len()
+            + self.clients.len()
+            + self.grants.len()
+            + self.subscribers.len()
+            + 2 * self.media.len()
+            + self.jobs.len()
+            + self.webhooks.len()
+            + 2 * self.events.len()
+            + self.announced.len()
+            + self.keys.len();
+        8 * RECORD + episodes + feeds + records * RECORD
+    }
+
     fn after_load(&mut self) {
         for entry in self.feeds.values_mut() {
             entry.order = order::EpisodeOrder::of(entry.episodes.values());

@@ -1,0 +1,176 @@
+//! The account catalogs this process holds open: at most a bound of bytes of them (estimated
+//! from their states, [`Journal::weight`](crate::catalog::Journal::weight)), the least recently
+//! used let go first. A catalog let go is opened again from the store (its snapshot, then the
+//! entries after it) when the account is next asked for; whoever still holds the one let go
+//! finishes with it, and both are clients of one log, so neither's writes are lost.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use tokio::sync::OnceCell;
+
+use super::AccountCatalog;
+use crate::ids::AccountId;
+
+/// A slot of an account: its catalog once opened (concurrent first uses share one open).
+pub(super) type Cell = Arc<OnceCell<Arc<AccountCatalog>>>;
+
+/// The open catalogs, least recently used first to go.
+pub(super) struct OpenCatalogs {
+    slots: Mutex<Slots>,
+    bound: usize,
+}
+
+#[derive(Default)]
+struct Slots {
+    by_account: HashMap<AccountId, Slot>,
+    /// Accounts by their last use (a tick of this process), oldest first.
+    by_use: BTreeMap<u64, AccountId>,
+    tick: u64,
+    /// The weights of the opened slots.
+    bytes: usize,
+}
+
+struct Slot {
+    cell: Cell,
+    used: u64,
+    /// Its estimated bytes, once opened.
+    weight: usize,
+}
+
+impl OpenCatalogs {
+    /// No catalog open; at most `bound` bytes of them kept.
+    pub(super) fn new(bound: usize) -> Self {
+        OpenCatalogs {
+            slots: Mutex::default(),
+            bound,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Slots> {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The account's slot (a new, empty one when it has none), marked as just used.
+    pub(super) fn cell(&self, account: &AccountId) -> Cell {
+        let mut slots = self.lock();
+        slots.tick += 1;
+        let tick = slots.tick;
+        let Slots {
+            by_account, by_use, ..
+        } = &mut *slots;
+        let slot = by_account.entry(account.clone()).or_insert_with(|| Slot {
+            cell: Cell::default(),
+            used: 0,
+            weight: 0,
+        });
+        by_use.remove(&slot.used);
+        slot.used = tick;
+        by_use.insert(tick, account.clone());
+        slot.cell.clone()
+    }
+
+    /// Records that the account's `cell` was opened with a catalog of `weight` bytes, then
+    /// lets go of the least recently used others while the kept bytes pass the bound.
+    pub(super) fn opened(&self, account: &AccountId, cell: &Cell, weight: usize) {
+        let mut slots = self.lock();
+        let Some(slot) = slots.by_account.get_mut(account) else {
+            return;
+        };
+        if !Arc::ptr_eq(&slot.cell, cell) || slot.weight != 0 {
+            return;
+        }
+        // Never zero, so that an opened slot is told from one still opening.
+        slot.weight = weight.max(1);
+        slots.bytes += weight.max(1);
+        // The oldest opened slots (never this one, never one still opening: its opener is
+        // about to use it) until enough bytes are let go.
+        let mut over = slots.bytes.saturating_sub(self.bound);
+        let mut going = Vec::new();
+        for (used, oldest) in &slots.by_use {
+            if over == 0 {
+                break;
+            }
+            match slots.by_account.get(oldest) {
+                Some(slot) if slot.weight > 0 && oldest != account => {
+                    going.push((*used, oldest.clone()));
+                    over = over.saturating_sub(slot.weight);
+                }
+                _ => {}
+            }
+        }
+        for (used, oldest) in going {
+            slots.by_use.remove(&used);
+            if let Some(slot) = slots.by_account.remove(&oldest) {
+                slots.bytes -= slot.weight;
+            }
+        }
+    }
+
+    /// Removes the account's slot when it is `cell` and was never opened (an unknown account,
+    /// or a failed open, leaves nothing behind).
+    pub(super) fn forget_unopened(&self, account: &AccountId, cell: &Cell) {
+        let mut slots = self.lock();
+        let unopened = slots
+            .by_account
+            .get(account)
+            .is_some_and(|s| Arc::ptr_eq(&s.cell, cell) && !s.cell.initialized());
+        if unopened && let Some(slot) = slots.by_account.remove(account) {
+            slots.by_use.remove(&slot.used);
+        }
+    }
+
+    /// How many catalogs are open, and their estimated bytes.
+    pub(super) fn held(&self) -> (usize, usize) {
+        let slots = self.lock();
+        let open = slots.by_account.values().filter(|s| s.weight > 0).count();
+        (open, slots.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(name: &str) -> AccountId {
+        name.parse().unwrap()
+    }
+
+    #[test]
+    fn the_least_recently_used_goes_first_and_the_bound_holds() {
+        let open = OpenCatalogs::new(250);
+        let mut cells = Vec::new();
+        for name in ["aaa", "bbb", "ccc"] {
+            let cell = open.cell(&id(name));
+            // Stand in for an opened catalog: the bookkeeping only looks at weights.
+            open.opened(&id(name), &cell, 100);
+            cells.push(cell);
+        }
+        // Three of 100 bytes pass the bound of 250: the oldest, aaa, went.
+        assert_eq!(open.held(), (2, 200));
+        assert!(!open.lock().by_account.contains_key(&id("aaa")));
+        // Using bbb makes ccc the oldest.
+        open.cell(&id("bbb"));
+        let cell = open.cell(&id("ddd"));
+        open.opened(&id("ddd"), &cell, 100);
+        let kept: Vec<String> = {
+            let slots = open.lock();
+            slots.by_use.values().map(ToString::to_string).collect()
+        };
+        assert_eq!(kept, ["bbb", "ddd"]);
+        assert_eq!(open.held(), (2, 200));
+    }
+
+    #[test]
+    fn a_slot_still_opening_is_never_let_go() {
+        let open = OpenCatalogs::new(100);
+        let opening = open.cell(&id("slow"));
+        let cell = open.cell(&id("fast"));
+        open.opened(&id("fast"), &cell, 150);
+        // Over the bound, yet the slot being opened stays (and the one just opened too).
+        assert!(Arc::ptr_eq(&open.cell(&id("slow")), &opening));
+        assert_eq!(open.held(), (1, 150));
+    }
+}
