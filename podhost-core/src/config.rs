@@ -59,9 +59,17 @@ pub struct HostConfig {
     /// (default 180; see [`ratelimit`](crate::ratelimit)). Every process on one store should
     /// use the same value: they share the numbered leases of each window.
     pub rate_limit: u32,
+    /// How often the index of background work (scheduled publications, accounts with events
+    /// to deliver) is repaired from the accounts themselves, by one server of the deployment
+    /// (default 6 hours; see [`PodcastHost::repair_work`](crate::PodcastHost::repair_work)).
+    pub work_repair_every: std::time::Duration,
 }
 
 impl HostConfig {
+    /// The default period of the work index's repair: 6 hours.
+    pub const DEFAULT_WORK_REPAIR_EVERY: std::time::Duration =
+        std::time::Duration::from_secs(6 * 3600);
+
     /// The default upload limit: 2 GiB.
     pub const DEFAULT_MAX_UPLOAD: u64 = 2 << 30;
 
@@ -86,6 +94,7 @@ impl HostConfig {
             notify: Default::default(),
             throttle_exempt: Vec::new(),
             rate_limit: Self::DEFAULT_RATE_LIMIT,
+            work_repair_every: Self::DEFAULT_WORK_REPAIR_EVERY,
         })
     }
 }

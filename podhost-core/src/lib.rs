@@ -14,6 +14,7 @@ mod catalog;
 mod clock;
 mod config;
 pub mod demo;
+mod directory;
 mod error;
 mod health;
 mod host;
@@ -35,6 +36,7 @@ mod store;
 pub mod tags;
 mod urls;
 pub mod webhooks;
+mod work;
 
 pub use catalog::{CatalogConfig, OpenStats};
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -43,7 +45,7 @@ pub use error::{Error, FieldErrors, Result};
 pub use host::{
     Authorization, AuthorizeError, AuthorizeRequest, EpisodeFiles, FeedExport, OAuthError,
     PodcastHost, Private, StagedUpload, SweepReport, TokenRequest, TokenResponse, UploadTarget,
-    WaveformFormat, WebhookRun, random_secret,
+    WaveformFormat, WebhookRun, WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId, SessionId,

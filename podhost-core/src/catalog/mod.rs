@@ -55,6 +55,14 @@ pub(crate) use journal::Journal;
 use load::Loaded;
 pub use load::OpenStats;
 
+/// What runs after an entry of this process landed, before its commit returns (the host keeps
+/// its index of background work there). A failure is the hook's to log: the entry landed.
+#[async_trait::async_trait]
+pub(crate) trait AfterCommit<C>: Send + Sync {
+    /// The entry's changes landed at `at`.
+    async fn committed(&self, at: Timestamp, changes: &[C]);
+}
+
 /// A commit gives up after this many rounds of losing races.
 const MAX_ROUNDS: u32 = 200;
 
@@ -72,6 +80,8 @@ pub(crate) struct Catalog<S: Journal> {
     compaction: Arc<compact::Compaction>,
     /// Where commits are counted, by outcome.
     metrics: Option<crate::metrics::Metrics>,
+    /// What runs after each entry of this process landed.
+    after_commit: Option<Arc<dyn AfterCommit<S::Change>>>,
 }
 
 impl<S: Journal> Catalog<S> {
@@ -161,12 +171,19 @@ impl<S: Journal> Catalog<S> {
             advance: tokio::sync::Mutex::new(Instant::now()),
             compaction: Arc::new(compaction),
             metrics: None,
+            after_commit: None,
         }
     }
 
     /// The catalog with its commits counted in `metrics`.
     pub(crate) fn counted(mut self, metrics: crate::metrics::Metrics) -> Self {
         self.metrics = Some(metrics);
+        self
+    }
+
+    /// The catalog with `hook` run after each of its commits lands.
+    pub(crate) fn after_commit(mut self, hook: Arc<dyn AfterCommit<S::Change>>) -> Self {
+        self.after_commit = Some(hook);
         self
     }
 
@@ -404,6 +421,9 @@ impl<S: Journal> Catalog<S> {
                     self.apply_own(next, &entry).await;
                     self.compaction.remember(next, bytes, &self.config);
                     self.compact_if_due();
+                    if let Some(hook) = &self.after_commit {
+                        hook.committed(at, &entry.changes).await;
+                    }
                     return Ok(value);
                 }
                 Err(object_store::Error::AlreadyExists { .. }) => {

@@ -47,7 +47,11 @@ impl PodcastHost {
             other => other,
         })?;
         let cell = self.inner.accounts.cell(&id);
-        let catalog = std::sync::Arc::new(catalog.counted(self.metrics().clone()));
+        let catalog = std::sync::Arc::new(
+            catalog
+                .counted(self.metrics().clone())
+                .after_commit(self.work_index(&id)),
+        );
         let weight = catalog.weight();
         if cell.set(catalog).is_ok() {
             self.inner.accounts.opened(&id, &cell, weight);

@@ -11,8 +11,10 @@ use std::{
 
 use tokio::sync::OnceCell;
 
-use super::AccountCatalog;
-use crate::ids::AccountId;
+use crate::{catalog::Catalog, ids::AccountId, state::AccountState};
+
+/// An account's catalog.
+pub(super) type AccountCatalog = Catalog<AccountState>;
 
 /// A slot of an account: its catalog once opened (concurrent first uses share one open).
 pub(super) type Cell = Arc<OnceCell<Arc<AccountCatalog>>>;

@@ -29,6 +29,7 @@ mod text;
 mod uploads;
 mod views;
 mod webhooks;
+mod work;
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -45,6 +46,7 @@ pub use subscribers::Private;
 pub use sweep::SweepReport;
 pub use uploads::{StagedUpload, UploadTarget};
 pub use webhooks::WebhookRun;
+pub use work::WorkPass;
 
 use crate::{
     catalog::{Catalog, OpenStats},
@@ -57,7 +59,7 @@ use crate::{
     urls::Urls,
 };
 
-type AccountCatalog = Catalog<AccountState>;
+use catalogs::AccountCatalog;
 
 /// The podcast host: one cloneable handle over a store. Every operation takes the caller
 /// ([`Principal`](crate::Principal)) and enforces scopes and ownership itself.
@@ -114,6 +116,8 @@ struct Inner {
     health: crate::health::Health,
     /// What this process counts and times.
     metrics: crate::metrics::Metrics,
+    /// The public podcasts of the deployment, as this process knows them.
+    directory: Arc<crate::directory::Directory>,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -174,6 +178,7 @@ impl PodcastHost {
                 ratelimit: Default::default(),
                 health: Default::default(),
                 metrics,
+                directory: Default::default(),
             }),
         }
     }
@@ -230,7 +235,11 @@ impl PodcastHost {
                 )
                 .await?;
                 match opened {
-                    Some((catalog, _)) => Ok(Arc::new(catalog.counted(self.metrics().clone()))),
+                    Some((catalog, _)) => Ok(Arc::new(
+                        catalog
+                            .counted(self.metrics().clone())
+                            .after_commit(self.work_index(account)),
+                    )),
                     None => Err(Error::not_found("account", account)),
                 }
             })

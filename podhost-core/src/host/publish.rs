@@ -115,30 +115,7 @@ impl PodcastHost {
     /// Up to `limit` podcasts of the deployment, every account's, by title: their ids and
     /// titles (the home page links to their pages). Deleted podcasts are not listed.
     pub async fn public_podcasts(&self, limit: usize) -> Result<Vec<(FeedId, String)>> {
-        let mut podcasts = Vec::new();
-        for account in self.list_accounts().await? {
-            let catalog = self.catalog(&account.id).await?;
-            let feeds: Vec<(FeedId, String)> = catalog
-                .read(|state| {
-                    state
-                        .feeds
-                        .values()
-                        .filter(|entry| {
-                            !entry.feed.private && !state.deleted_feeds.contains_key(&entry.feed.id)
-                        })
-                        .map(|entry| (entry.feed.id.clone(), entry.feed.title.clone()))
-                        .collect()
-                })
-                .await;
-            podcasts.extend(feeds);
-        }
-        podcasts.sort_by(|a, b| {
-            a.1.to_lowercase()
-                .cmp(&b.1.to_lowercase())
-                .then(a.0.cmp(&b.0))
-        });
-        podcasts.truncate(limit);
-        Ok(podcasts)
+        self.inner.directory.podcasts(self.store(), limit).await
     }
 
     /// A podcast's public web page (`episode` none), or the page of one of its published

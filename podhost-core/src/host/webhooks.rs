@@ -88,7 +88,6 @@ impl PodcastHost {
         errors.into_result()?;
         let secret = secret.ok_or_else(|| Error::invalid("secret", "missing"))?;
         let catalog = self.catalog(who.account()).await?;
-        crate::webhooks::delivery::mark_account(self.store(), who.account()).await?;
         let now = self.now();
         let id = crate::ids::random_id("wh_", 20);
         catalog
@@ -207,8 +206,10 @@ impl PodcastHost {
         self.deliver_account(who.account(), sender, renderer).await
     }
 
-    /// Delivers every account's due events until `stop` completes, once a second (and records
-    /// `episode.published` when a scheduled episode's time comes).
+    /// Does the background work of webhooks until `stop` completes: a
+    /// [`work_pass`](Self::work_pass) once a second (announcing scheduled publications as they
+    /// come due, delivering the accounts with events waiting, repairing the index once per
+    /// period), shared with the other servers on the store.
     pub async fn run_webhooks(
         &self,
         sender: Arc<dyn WebhookSender>,
@@ -217,34 +218,15 @@ impl PodcastHost {
     ) {
         let mut stop = std::pin::pin!(stop);
         loop {
-            match self.delivering_accounts().await {
-                Ok(accounts) => {
-                    let mut pending = std::collections::BTreeMap::new();
-                    for kind in SubscriptionKind::ALL {
-                        pending.insert(kind.channel(), 0);
-                    }
-                    for account in accounts {
-                        let round = async {
-                            self.announce_publications(&account).await?;
-                            self.deliver_channels(&account, sender.as_ref(), renderer.as_ref())
-                                .await
-                        };
-                        match round.await {
-                            Ok(runs) => {
-                                for (kind, run) in runs {
-                                    *pending.entry(kind.channel()).or_default() += run.pending;
-                                }
-                            }
-                            Err(e) => {
-                                tracing::warn!(%account, error = %e, "delivering webhooks failed; will retry")
-                            }
-                        }
-                    }
-                    for (channel, pending) in pending {
+            match self.work_pass(sender.as_ref(), renderer.as_ref()).await {
+                Ok(pass) => {
+                    for (channel, pending) in pass.pending {
                         self.metrics().pending(channel, pending);
                     }
                 }
-                Err(e) => tracing::warn!(error = %e, "listing webhook accounts failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the pass over the work index failed; will retry")
+                }
             }
             tokio::select! {
                 () = &mut stop => break,
@@ -256,7 +238,7 @@ impl PodcastHost {
     /// Records `episode.published` for episodes whose scheduled time has come since they were
     /// last written (an immediate publication is recorded with its write). Serial in the
     /// catalog, so two processes never announce one publication twice.
-    async fn announce_publications(&self, account: &AccountId) -> Result<()> {
+    pub(super) async fn announce_publications(&self, account: &AccountId) -> Result<()> {
         let Some(catalog) = self.existing_catalog(account).await? else {
             return Ok(());
         };
@@ -286,26 +268,6 @@ impl PodcastHost {
         catalog
             .commit(now, |state| Ok((state.record(now, due(state)), ())))
             .await
-    }
-
-    /// The accounts deliveries are made for: those with webhook subscriptions, and every
-    /// account when feed-change notifiers (WebSub, Podping) are configured.
-    async fn delivering_accounts(&self) -> Result<Vec<AccountId>> {
-        let mut accounts = delivery::accounts(self.store()).await?;
-        if self.config().notify.any() {
-            let listed = self
-                .store()
-                .list_with_delimiter(Some(&crate::store::layout::accounts()))
-                .await?;
-            for prefix in listed.common_prefixes {
-                if let Some(id) = crate::store::layout::account_of(&prefix)
-                    && !accounts.contains(&id)
-                {
-                    accounts.push(id);
-                }
-            }
-        }
-        Ok(accounts)
     }
 
     /// Makes the account's subscriptions for the configured notifiers (WebSub hubs, Podping)
@@ -385,7 +347,7 @@ impl PodcastHost {
     }
 
     /// Delivers an account's due events; what each subscription's round did, by its channel.
-    async fn deliver_channels(
+    pub(super) async fn deliver_channels(
         &self,
         account: &AccountId,
         sender: &dyn WebhookSender,

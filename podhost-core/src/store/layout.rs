@@ -29,7 +29,11 @@
 //! ratelimit/{window:010}/swept                   who sweeps the windows before the previous one
 //! stats/salts/{day}                              the day's random salt
 //! stats/pending/{day}/{account}                  this account has raw records of the day
-//! webhooks/accounts/{account}                    this account has webhook subscriptions
+//! directory/{hex of feed id}                    a public podcast: its account and title
+//! work/deliver/{account}                         this account has events to deliver
+//! work/due/{day}/{unix seconds:011}-{account}    a publication of the account scheduled then
+//! work/lease/{unit}                              which server handles a unit of work, until when
+//! work/repair/{period:010}                       who repairs the work index in a period
 //! probe/{random}                                 a start-up check of conditional writes, deleted
 //! ```
 //!
@@ -311,21 +315,6 @@ pub(crate) fn carry_day(path: &Path) -> Option<Date> {
     path.filename()?.strip_suffix(".json")?.parse().ok()
 }
 
-/// The markers of accounts with webhook subscriptions.
-pub(crate) fn webhook_accounts() -> Path {
-    Path::from_iter(["webhooks", "accounts"])
-}
-
-/// The marker of one account.
-pub(crate) fn webhook_account(account: &AccountId) -> Path {
-    webhook_accounts().join(account.as_str())
-}
-
-/// The account of a marker listed under [`webhook_accounts`].
-pub(crate) fn webhook_account_of(path: &Path) -> Option<AccountId> {
-    AccountId::new(path.filename()?).ok()
-}
-
 fn webhook(account: &AccountId, webhook: &str) -> Path {
     self::account(account).join("webhooks").join(webhook)
 }
@@ -376,6 +365,81 @@ pub(crate) fn rate_sweep(window: u64) -> Path {
     rate_window(window).join("swept")
 }
 
+/// The markers of accounts with events to deliver.
+pub(crate) fn deliveries() -> Path {
+    Path::from_iter(["work", "deliver"])
+}
+
+/// The marker: `account` has events to deliver.
+pub(crate) fn delivery_marker(account: &AccountId) -> Path {
+    deliveries().join(account.as_str())
+}
+
+/// The account of a marker listed under [`deliveries`].
+pub(crate) fn delivery_marker_of(path: &Path) -> Option<AccountId> {
+    AccountId::new(path.filename()?).ok()
+}
+
+/// The keys of scheduled publications, one folder per UTC day.
+pub(crate) fn due() -> Path {
+    Path::from_iter(["work", "due"])
+}
+
+/// The key: a publication of `account` is scheduled at `at`.
+pub(crate) fn due_key(at: jiff::Timestamp, account: &AccountId) -> Path {
+    let day = at.to_zoned(jiff::tz::TimeZone::UTC).date();
+    due().join(day.to_string()).join(format!(
+        "{:011}-{}",
+        at.as_second().max(0),
+        account.as_str()
+    ))
+}
+
+/// The day of a folder listed under [`due`].
+pub(crate) fn due_day_of(folder: &Path) -> Option<Date> {
+    folder.filename()?.parse().ok()
+}
+
+/// The time and account of a key listed under [`due`].
+pub(crate) fn due_key_of(path: &Path) -> Option<(jiff::Timestamp, AccountId)> {
+    let (seconds, account) = path.filename()?.split_once('-')?;
+    Some((
+        jiff::Timestamp::from_second(seconds.parse().ok()?).ok()?,
+        AccountId::new(account).ok()?,
+    ))
+}
+
+/// The lease of a unit of background work (`deliver/{account}`, `due/{account}`).
+pub(crate) fn work_lease(unit: &str) -> Path {
+    Path::from(format!("work/lease/{unit}"))
+}
+
+/// The claim on repairing the work index in `period`.
+pub(crate) fn work_repair(period: i64) -> Path {
+    Path::from_iter(["work", "repair", &format!("{period:010}")])
+}
+
+/// The claims on repairs.
+pub(crate) fn work_repairs() -> Path {
+    Path::from_iter(["work", "repair"])
+}
+
+/// The deployment's directory of public podcasts.
+pub(crate) fn directory() -> Path {
+    Path::from("directory")
+}
+
+/// A public podcast's entry in the directory.
+pub(crate) fn directory_entry(feed: &FeedId) -> Path {
+    directory().join(hex::encode(feed.as_str()))
+}
+
+/// The podcast of an entry listed under [`directory`].
+pub(crate) fn directory_entry_of(path: &Path) -> Option<FeedId> {
+    let bytes = hex::decode(path.filename()?).ok()?;
+    FeedId::new(std::str::from_utf8(&bytes).ok()?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,9 +463,17 @@ mod tests {
         assert_eq!(raw_day_of(&raw_day(&alice, day)), Some(day));
         assert_eq!(carry_day(&carry(&alice, day)), Some(day));
         assert_eq!(
-            webhook_account_of(&webhook_account(&alice)),
+            delivery_marker_of(&delivery_marker(&alice)),
             Some(alice.clone())
         );
+        let at: jiff::Timestamp = "2026-11-26T10:00:00Z".parse().unwrap();
+        assert_eq!(
+            due_key(at, &alice).as_ref(),
+            "work/due/2026-11-26/01795687200-alice"
+        );
+        assert_eq!(due_key_of(&due_key(at, &alice)), Some((at, alice.clone())));
+        let feed = FeedId::new("a b").unwrap();
+        assert_eq!(directory_entry_of(&directory_entry(&feed)), Some(feed));
         assert_eq!(account_of(&account(&alice)), Some(alice.clone()));
         assert_eq!(
             rate_lease(29_462_400, "0f", 7).as_ref(),

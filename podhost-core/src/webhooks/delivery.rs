@@ -1,7 +1,6 @@
 //! Where deliveries are recorded, and the retry schedule.
 //!
 //! ```text
-//! webhooks/accounts/{account}                          marker: the account has subscriptions
 //! accounts/{a}/webhooks/{wh}/cursor                    the last event finished for {wh}
 //! accounts/{a}/webhooks/{wh}/deliveries/{seq:020}.json the attempts of one event's delivery
 //! accounts/{a}/webhooks/{wh}/claims/{seq:020}-{n:03}   who sends attempt n (put-if-absent)
@@ -140,26 +139,6 @@ async fn put_json<T: Serialize>(
     let body = serde_json::to_vec(value).map_err(|e| Error::storage(e.to_string()))?;
     store.put(path, PutPayload::from(body)).await?;
     Ok(())
-}
-
-/// Marks an account as having subscriptions (the dispatcher's list of accounts to visit).
-pub(crate) async fn mark_account(store: &Arc<dyn ObjectStore>, account: &AccountId) -> Result<()> {
-    store
-        .put(&layout::webhook_account(account), PutPayload::default())
-        .await?;
-    Ok(())
-}
-
-/// The accounts that have (or had) subscriptions.
-pub(crate) async fn accounts(store: &Arc<dyn ObjectStore>) -> Result<Vec<AccountId>> {
-    let listed: Vec<_> = store
-        .list(Some(&layout::webhook_accounts()))
-        .try_collect()
-        .await?;
-    Ok(listed
-        .iter()
-        .filter_map(|m| layout::webhook_account_of(&m.location))
-        .collect())
 }
 
 /// The sequence number of the last event finished for a subscription.

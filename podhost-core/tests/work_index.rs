@@ -1,0 +1,311 @@
+//! The background work of webhooks is found through the work index, not by scanning accounts:
+//! a scheduled publication is announced once when its time comes; what a lost index object or
+//! a crash between a commit and its index writes left out is found by the repair, and nothing
+//! is sent twice; three servers on one store share the work.
+
+use std::sync::{Arc, Mutex};
+
+use futures::TryStreamExt;
+use jiff::{SignedDuration, Timestamp};
+use object_store::{ObjectStore, ObjectStoreExt, path::Path};
+use podhost_core::{
+    Clock, HostConfig, ManualClock, PodcastHost, Principal,
+    model::NewEpisode,
+    webhooks::{
+        SendOutcome, WebhookRequest, WebhookSender,
+        event::{EventRenderer, Subject},
+        subscription::NewWebhook,
+    },
+};
+
+/// Records what was sent, by which server.
+#[derive(Debug, Default)]
+struct Recorder {
+    sent: Mutex<Vec<(usize, String, String)>>,
+}
+
+/// One server's sender: answers 204 after a moment (so that passes overlap), recording the
+/// event's type and id.
+#[derive(Debug)]
+struct Sender {
+    server: usize,
+    recorder: Arc<Recorder>,
+}
+
+#[async_trait::async_trait]
+impl WebhookSender for Sender {
+    async fn send(&self, request: WebhookRequest) -> SendOutcome {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+        let id = request
+            .headers
+            .iter()
+            .find(|(name, _)| name == "webhook-id")
+            .map(|(_, value)| value.clone())
+            .unwrap();
+        self.recorder.sent.lock().unwrap().push((
+            self.server,
+            body["type"].as_str().unwrap().to_string(),
+            id,
+        ));
+        SendOutcome::Answered {
+            status: 204,
+            excerpt: String::new(),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Renderer;
+
+impl EventRenderer for Renderer {
+    fn render(&self, _: &podhost_core::AccountId, _: &Subject) -> serde_json::Value {
+        serde_json::json!({})
+    }
+}
+
+fn server(store: Arc<dyn ObjectStore>, clock: Arc<ManualClock>) -> PodcastHost {
+    let mut config = HostConfig::new("https://pod.example").unwrap();
+    config.allow_private_webhooks = true;
+    PodcastHost::with_clock(config, store, clock)
+}
+
+async fn subscribed(host: &PodcastHost, name: &str) -> (Principal, podhost_core::FeedId) {
+    let (who, feed) =
+        podhost_testkit::setup::account_with_podcast(host, name, &format!("{name}-show")).await;
+    host.create_webhook(
+        &who,
+        NewWebhook {
+            url: "http://127.0.0.1:9/hook".into(),
+            events: vec!["episode.published".into()],
+            description: None,
+            secret: None,
+        },
+    )
+    .await
+    .unwrap();
+    (who, feed)
+}
+
+async fn scheduled(
+    host: &PodcastHost,
+    who: &Principal,
+    feed: &podhost_core::FeedId,
+    at: Timestamp,
+) {
+    let mut new = NewEpisode::titled("Later");
+    new.fields.is_public = Some(true);
+    new.fields.publish_at = Some(at);
+    host.create_episode(who, feed, new).await.unwrap();
+}
+
+async fn keys(store: &Arc<dyn ObjectStore>, prefix: &str) -> Vec<Path> {
+    store
+        .list(Some(&Path::from(prefix)))
+        .map_ok(|meta| meta.location)
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+fn published(recorder: &Recorder) -> usize {
+    recorder
+        .sent
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, kind, _)| kind == "episode.published")
+        .count()
+}
+
+fn start() -> Arc<ManualClock> {
+    Arc::new(ManualClock::new("2026-11-26T10:00:00Z".parse().unwrap()))
+}
+
+#[tokio::test]
+async fn a_scheduled_publication_is_announced_once_when_its_time_comes() {
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let clock = start();
+    let host = server(store.clone(), clock.clone());
+    let recorder = Arc::new(Recorder::default());
+    let sender = Sender {
+        server: 0,
+        recorder: recorder.clone(),
+    };
+    let (who, feed) = subscribed(&host, "alice").await;
+    scheduled(
+        &host,
+        &who,
+        &feed,
+        clock.now() + SignedDuration::from_hours(1),
+    )
+    .await;
+    assert_eq!(
+        keys(&store, "work/due").await.len(),
+        1,
+        "the schedule is indexed"
+    );
+
+    let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+    assert_eq!(pass.announced, 0);
+    assert_eq!(published(&recorder), 0, "not before its time");
+
+    clock.advance(SignedDuration::from_secs(3601));
+    let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+    assert_eq!((pass.announced, pass.delivered), (1, 1));
+    assert_eq!(published(&recorder), 1);
+    assert!(keys(&store, "work/due").await.is_empty(), "the key is done");
+    assert!(keys(&store, "work/deliver").await.is_empty(), "drained");
+
+    // Later passes, and a repair, find nothing more to do.
+    for _ in 0..3 {
+        let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+        assert_eq!((pass.announced, pass.delivered), (0, 0));
+    }
+    host.repair_work(&sender, &Renderer).await.unwrap();
+    host.work_pass(&sender, &Renderer).await.unwrap();
+    assert_eq!(published(&recorder), 1, "announced once");
+}
+
+#[tokio::test]
+async fn what_a_lost_index_object_left_out_is_found_by_the_repair_and_sent_once() {
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let clock = start();
+    let host = server(store.clone(), clock.clone());
+    let recorder = Arc::new(Recorder::default());
+    let sender = Sender {
+        server: 0,
+        recorder: recorder.clone(),
+    };
+    // The period's repair runs on the first pass: done here, before anything exists.
+    assert_eq!(
+        host.work_pass(&sender, &Renderer).await.unwrap().repaired,
+        Some(0)
+    );
+    let (who, feed) = subscribed(&host, "alice").await;
+    scheduled(
+        &host,
+        &who,
+        &feed,
+        clock.now() + SignedDuration::from_mins(5),
+    )
+    .await;
+    // The index object is lost.
+    for key in keys(&store, "work/due").await {
+        store.delete(&key).await.unwrap();
+    }
+    clock.advance(SignedDuration::from_mins(6));
+    let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+    assert_eq!((pass.announced, pass.repaired), (0, None));
+    assert_eq!(published(&recorder), 0, "the pass does not scan");
+
+    // The repair announces and delivers it; nothing is sent twice afterwards.
+    assert_eq!(host.repair_work(&sender, &Renderer).await.unwrap(), 1);
+    assert_eq!(published(&recorder), 1);
+    host.work_pass(&sender, &Renderer).await.unwrap();
+    host.repair_work(&sender, &Renderer).await.unwrap();
+    assert_eq!(published(&recorder), 1, "once");
+}
+
+#[tokio::test]
+async fn a_crash_between_the_commit_and_its_index_writes_is_repaired() {
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let clock = start();
+    let recorder = Arc::new(Recorder::default());
+    let sender = Sender {
+        server: 0,
+        recorder: recorder.clone(),
+    };
+    let host = server(store.clone(), clock.clone());
+    host.work_pass(&sender, &Renderer).await.unwrap();
+    let (who, feed) = subscribed(&host, "alice").await;
+    // A server killed after each commit landed and before its index writes: the index put
+    // is held at a gate, and the task is aborted there.
+    let at = clock.now() + SignedDuration::from_mins(1);
+    for scheduled_at in [None, Some(at)] {
+        let faults = podhost_testkit::FaultStore::new(store.clone());
+        let gate = faults.gate(|call, path| {
+            call == podhost_testkit::Call::Put && path.as_ref().starts_with("work/")
+        });
+        let dying = server(Arc::new(faults), clock.clone());
+        let (who, feed) = (who.clone(), feed.clone());
+        let task = tokio::spawn(async move {
+            let mut new = NewEpisode::titled("Episode");
+            new.fields.is_public = Some(true);
+            new.fields.publish_at = scheduled_at;
+            let _ = dying.create_episode(&who, &feed, new).await;
+        });
+        gate.reached().await;
+        task.abort();
+        let _ = task.await;
+    }
+    let indexed = keys(&store, "work/").await;
+    assert!(
+        indexed.iter().all(|k| !k.as_ref().starts_with("work/due")
+            && !k.as_ref().starts_with("work/deliver")),
+        "{indexed:?}"
+    );
+    clock.advance(SignedDuration::from_mins(2));
+    host.work_pass(&sender, &Renderer).await.unwrap();
+    assert_eq!(published(&recorder), 0, "not in the index");
+    host.repair_work(&sender, &Renderer).await.unwrap();
+    assert_eq!(
+        published(&recorder),
+        2,
+        "both found: the immediate and the scheduled one"
+    );
+    host.work_pass(&sender, &Renderer).await.unwrap();
+    host.repair_work(&sender, &Renderer).await.unwrap();
+    assert_eq!(published(&recorder), 2, "once each");
+}
+
+#[tokio::test]
+async fn three_servers_share_the_work_and_none_repeats_another() {
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let clock = start();
+    let recorder = Arc::new(Recorder::default());
+    let servers: Vec<PodcastHost> = (0..3)
+        .map(|_| server(store.clone(), clock.clone()))
+        .collect();
+    let senders: Vec<Sender> = (0..3)
+        .map(|server| Sender {
+            server,
+            recorder: recorder.clone(),
+        })
+        .collect();
+    // The period's repair is claimed while the store is empty.
+    for (host, sender) in servers.iter().zip(&senders) {
+        host.work_pass(sender, &Renderer).await.unwrap();
+    }
+    const ACCOUNTS: usize = 30;
+    for n in 0..ACCOUNTS {
+        let host = &servers[n % 3];
+        let (who, feed) = subscribed(host, &format!("account{n}")).await;
+        let mut new = NewEpisode::titled("Pilot");
+        new.fields.is_public = Some(true);
+        host.create_episode(&who, &feed, new).await.unwrap();
+    }
+    assert_eq!(keys(&store, "work/deliver").await.len(), ACCOUNTS);
+    let passes = futures::future::join_all(
+        servers
+            .iter()
+            .zip(&senders)
+            .map(|(host, sender)| host.work_pass(sender, &Renderer)),
+    )
+    .await;
+    let delivered: Vec<usize> = passes.into_iter().map(|p| p.unwrap().delivered).collect();
+    let sent = recorder.sent.lock().unwrap().clone();
+    let mut ids: Vec<&String> = sent.iter().map(|(_, _, id)| id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(sent.len(), ACCOUNTS, "every event sent: {delivered:?}");
+    assert_eq!(ids.len(), ACCOUNTS, "none twice");
+    for server in 0..3 {
+        let share = sent.iter().filter(|(s, _, _)| *s == server).count();
+        assert!(
+            share > 0,
+            "server {server} did some of the work: {delivered:?}"
+        );
+    }
+    assert!(keys(&store, "work/deliver").await.is_empty());
+}
