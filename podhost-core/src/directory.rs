@@ -15,7 +15,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +63,7 @@ enum Source {
 pub(crate) struct Directory {
     known: Mutex<Known>,
     /// Serialises reading the listing again.
-    refresh: tokio::sync::Mutex<()>,
+    refresh: Arc<tokio::sync::Mutex<()>>,
 }
 
 #[derive(Default)]
@@ -71,12 +71,36 @@ struct Known {
     /// Each podcast's title, with where it was learnt.
     titles: HashMap<FeedId, (Source, String)>,
     listed: Option<Instant>,
+    /// The podcasts by title (then id), made again after a change.
+    sorted: Option<Arc<Vec<(FeedId, String)>>>,
+}
+
+impl Known {
+    fn sorted(&mut self) -> Arc<Vec<(FeedId, String)>> {
+        let titles = &self.titles;
+        self.sorted
+            .get_or_insert_with(|| {
+                let mut podcasts: Vec<(String, &FeedId, &String)> = titles
+                    .iter()
+                    .map(|(feed, (_, title))| (title.to_lowercase(), feed, title))
+                    .collect();
+                podcasts.sort();
+                Arc::new(
+                    podcasts
+                        .into_iter()
+                        .map(|(_, feed, title)| (feed.clone(), title.clone()))
+                        .collect(),
+                )
+            })
+            .clone()
+    }
 }
 
 impl Directory {
     /// This server wrote a podcast's entry (`Some`) or removed it (`None`).
     pub(crate) fn wrote(&self, feed: &FeedId, title: Option<&str>) {
         let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        known.sorted = None;
         match title {
             Some(title) => {
                 known.titles.insert(
@@ -91,10 +115,10 @@ impl Directory {
     }
 
     /// Up to `limit` public podcasts by title (then id). Answers from memory; the listing is
-    /// read again when older than [`REFRESH`] (the first call waits for it, later ones are
-    /// answered from what is known while one call reads it).
+    /// read again when older than [`REFRESH`] (the first call waits for it; later ones answer
+    /// from what is known while a background task reads it).
     pub(crate) async fn podcasts(
-        &self,
+        self: &Arc<Self>,
         store: &Arc<dyn ObjectStore>,
         limit: usize,
     ) -> Result<Vec<(FeedId, String)>> {
@@ -102,24 +126,24 @@ impl Directory {
         match listed {
             None => self.read_listing(store).await?,
             Some(at) if at.elapsed() >= REFRESH => {
-                if let Ok(_reading) = self.refresh.try_lock() {
-                    self.read_listing_locked(store).await?;
+                if let Ok(reading) = self.refresh.clone().try_lock_owned() {
+                    let (directory, store) = (self.clone(), store.clone());
+                    tokio::spawn(async move {
+                        if let Err(e) = directory.read_listing_locked(&store).await {
+                            tracing::warn!(error = %e, "could not list the directory");
+                        }
+                        drop(reading);
+                    });
                 }
             }
             Some(_) => {}
         }
-        let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
-        let mut podcasts: Vec<(String, &FeedId, &String)> = known
-            .titles
-            .iter()
-            .map(|(feed, (_, title))| (title.to_lowercase(), feed, title))
-            .collect();
-        podcasts.sort();
-        Ok(podcasts
-            .into_iter()
-            .take(limit)
-            .map(|(_, feed, title)| (feed.clone(), title.clone()))
-            .collect())
+        let sorted = self
+            .known
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .sorted();
+        Ok(sorted.iter().take(limit).cloned().collect())
     }
 
     async fn read_listing(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {
@@ -141,31 +165,36 @@ impl Directory {
         let started = Instant::now();
         let listed: Vec<_> = store.list(Some(&layout::directory())).try_collect().await?;
         let mut seen = HashMap::with_capacity(listed.len());
-        for meta in listed {
-            let Some(feed) = layout::directory_entry_of(&meta.location) else {
-                continue;
-            };
-            let version = meta
-                .e_tag
-                .clone()
-                .unwrap_or_else(|| meta.last_modified.to_rfc3339());
-            let known = self
-                .known
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .titles
-                .get(&feed)
-                .filter(|(source, _)| *source == Source::Listed(version.clone()))
-                .map(|(_, title)| title.clone());
-            let title = match known {
-                Some(title) => title,
-                None => match get_json::<Entry>(store, &meta.location).await? {
-                    Some(entry) => entry.title,
-                    None => continue,
-                },
-            };
-            seen.insert(feed, (Source::Listed(version), title));
+        let mut fetch = Vec::new();
+        {
+            let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+            for meta in listed {
+                let Some(feed) = layout::directory_entry_of(&meta.location) else {
+                    continue;
+                };
+                let version = meta
+                    .e_tag
+                    .clone()
+                    .unwrap_or_else(|| meta.last_modified.to_rfc3339());
+                let source = Source::Listed(version);
+                match known.titles.get(&feed) {
+                    Some((had, title)) if *had == source => {
+                        seen.insert(feed, (source, title.clone()));
+                    }
+                    _ => fetch.push((feed, source, meta.location)),
+                }
+            }
         }
+        // New and changed entries, read a few dozen at a time.
+        let fetched: Vec<_> = futures::stream::iter(fetch)
+            .map(|(feed, source, location)| async move {
+                let entry = get_json::<Entry>(store, &location).await?;
+                Ok::<_, Error>(entry.map(|entry| (feed, (source, entry.title))))
+            })
+            .buffer_unordered(32)
+            .try_collect()
+            .await?;
+        seen.extend(fetched.into_iter().flatten());
         let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
         // What this server wrote while the listing was read may be missing from it.
         for (feed, (source, title)) in known.titles.drain() {
@@ -174,6 +203,7 @@ impl Directory {
             }
         }
         known.titles = seen;
+        known.sorted = None;
         known.listed = Some(started);
         Ok(())
     }
