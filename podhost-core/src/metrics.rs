@@ -63,6 +63,12 @@ pub(crate) struct ChannelLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct WorkLabels {
+    kind: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CacheLabels {
     cache: &'static str,
     result: &'static str,
@@ -91,6 +97,12 @@ pub struct Metrics {
     /// last delivery pass of this process found them.
     pub(crate) deliveries_pending: Family<ChannelLabel, Gauge>,
     cache: Family<CacheLabels, Counter>,
+    /// Account catalogs open in this process, and their estimated bytes.
+    catalogs_open: Gauge,
+    catalogs_open_bytes: Gauge,
+    /// Units of background work (`due`: an account's publications that came due; `deliver`:
+    /// an account's deliveries) by outcome (`done`, `held_elsewhere`, `failed`).
+    work: Family<WorkLabels, Counter>,
     /// Downloads counted (reports of public media answers, probes excluded).
     pub(crate) downloads: Counter,
 }
@@ -107,6 +119,9 @@ impl Default for Metrics {
             deliveries: Family::default(),
             deliveries_pending: Family::default(),
             cache: Family::default(),
+            catalogs_open: Gauge::default(),
+            catalogs_open_bytes: Gauge::default(),
+            work: Family::default(),
             downloads: Counter::default(),
         }
     }
@@ -115,6 +130,21 @@ impl Default for Metrics {
 impl Metrics {
     /// Registers the families in `registry` (under `podhost_`).
     pub fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "podhost_catalogs_open",
+            "Account catalogs open in this process",
+            self.catalogs_open.clone(),
+        );
+        registry.register(
+            "podhost_catalogs_open_bytes",
+            "Estimated bytes of the account catalogs open in this process",
+            self.catalogs_open_bytes.clone(),
+        );
+        registry.register(
+            "podhost_work_units",
+            "Units of background work by kind (due: publications that came due; deliver: an account's deliveries) and outcome (done, held_elsewhere, failed)",
+            self.work.clone(),
+        );
         registry.register(
             "podhost_catalog_commits",
             "Catalog commits by outcome (committed; conflict: another writer came first and the change was decided again; failed)",
@@ -214,6 +244,19 @@ impl Metrics {
     }
 
     /// Sets the deliveries a pass found waiting on `channel`.
+    /// The open catalogs now: how many, and their estimated bytes.
+    pub(crate) fn catalogs(&self, (open, bytes): (usize, usize)) {
+        self.catalogs_open
+            .set(i64::try_from(open).unwrap_or(i64::MAX));
+        self.catalogs_open_bytes
+            .set(i64::try_from(bytes).unwrap_or(i64::MAX));
+    }
+
+    /// A unit of background work of `kind` ended with `outcome`.
+    pub(crate) fn work(&self, kind: &'static str, outcome: &'static str) {
+        self.work.get_or_create(&WorkLabels { kind, outcome }).inc();
+    }
+
     pub(crate) fn pending(&self, channel: &'static str, pending: usize) {
         self.deliveries_pending
             .get_or_create(&ChannelLabel { channel })

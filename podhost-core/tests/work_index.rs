@@ -133,24 +133,24 @@ async fn a_scheduled_publication_is_announced_once_when_its_time_comes() {
         recorder: recorder.clone(),
     };
     let (who, feed) = subscribed(&host, "alice").await;
-    scheduled(
-        &host,
-        &who,
-        &feed,
-        clock.now() + SignedDuration::from_hours(1),
-    )
-    .await;
+    // Half a second past a whole second: the pass at the whole second is too early.
+    let at = clock.now() + SignedDuration::from_hours(1) + SignedDuration::from_millis(500);
+    scheduled(&host, &who, &feed, at).await;
     assert_eq!(
         keys(&store, "work/due").await.len(),
         1,
         "the schedule is indexed"
     );
 
-    let pass = host.work_pass(&sender, &Renderer).await.unwrap();
-    assert_eq!(pass.announced, 0);
-    assert_eq!(published(&recorder), 0, "not before its time");
+    for early in [SignedDuration::ZERO, SignedDuration::from_secs(3600)] {
+        clock.set(start().now() + early);
+        let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+        assert_eq!(pass.announced, 0);
+        assert_eq!(published(&recorder), 0, "not before its time");
+        assert_eq!(keys(&store, "work/due").await.len(), 1, "kept for its time");
+    }
 
-    clock.advance(SignedDuration::from_secs(3601));
+    clock.advance(SignedDuration::from_secs(1));
     let pass = host.work_pass(&sender, &Renderer).await.unwrap();
     assert_eq!((pass.announced, pass.delivered), (1, 1));
     assert_eq!(published(&recorder), 1);

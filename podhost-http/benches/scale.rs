@@ -210,6 +210,36 @@ fn get(stream: &mut TcpStream, path: &str) -> Duration {
     started.elapsed()
 }
 
+/// The `podhost_` lines of a server's metrics (from its metrics listener) that start with one
+/// of `names`.
+fn metrics(port: u16, names: &[&str]) -> Vec<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    let _ = stream.read_to_string(&mut text);
+    text.lines()
+        .filter(|l| names.iter().any(|n| l.starts_with(n)))
+        .map(str::to_string)
+        .collect()
+}
+
+fn count(root: &Path, folder: &str) -> usize {
+    fn walk(path: &Path) -> usize {
+        match std::fs::read_dir(path) {
+            Ok(entries) => entries
+                .map(|e| {
+                    let path = e.unwrap().path();
+                    if path.is_dir() { walk(&path) } else { 1 }
+                })
+                .sum(),
+            Err(_) => 0,
+        }
+    }
+    walk(&root.join(folder))
+}
+
 fn serve_one(dir: &str, port: u16, hub: &str) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -220,7 +250,9 @@ fn serve_one(dir: &str, port: u16, hub: &str) {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
             .unwrap();
+        let metrics = std::net::TcpListener::bind(("127.0.0.1", port + 1000)).unwrap();
         podhost_http::Server::new(host)
+            .metrics_listener(metrics)
             .run(listener, std::future::pending())
             .await
             .unwrap();
@@ -246,6 +278,11 @@ fn run(n: usize, base: &Path, runtime: &tokio::runtime::Runtime) {
     });
     let repaired = repaired.elapsed();
     assert_eq!(pass.repaired, Some(n), "the repair looked at every account");
+    let repairer_rss = rss_mib(std::process::id());
+    let (markers, due_keys) = (
+        count(dir.path(), "work/deliver"),
+        count(dir.path(), "work/due"),
+    );
 
     let ports: Vec<u16> = (0..3)
         .map(|i| 19_000 + (std::process::id() % 500) as u16 * 3 + i)
@@ -343,9 +380,32 @@ fn run(n: usize, base: &Path, runtime: &tokio::runtime::Runtime) {
     };
     let webhook = wait_for(&|a| a.1 == "/webhook" && a.2.contains("episode.published"));
     let ping = wait_for(&|a| a.1 != "/webhook" && a.2.contains("probe-show"));
+    let wanted = [
+        "podhost_work_units_total",
+        "podhost_catalogs_open ",
+        "podhost_deliveries_total",
+    ];
+    for (i, port) in ports.iter().enumerate() {
+        println!(
+            "  server {}: {}",
+            i + 1,
+            metrics(port + 1000, &wanted).join("; ")
+        );
+    }
     for server in &mut servers {
         let _ = server.kill();
         let _ = server.wait();
+    }
+    if std::env::var("SCALE_DEBUG").is_ok() {
+        for (at, path, body) in arrivals.lock().unwrap().iter() {
+            let at = at
+                .checked_duration_since(scheduled_at)
+                .map(|d| d.as_millis() as i64);
+            println!(
+                "  arrival {at:?} ms after the time: {path} {}",
+                &body[..body.len().min(300)]
+            );
+        }
     }
     let ms = |d: Option<Duration>| {
         d.map_or("none in 30 s".to_string(), |d| {
@@ -353,7 +413,7 @@ fn run(n: usize, base: &Path, runtime: &tokio::runtime::Runtime) {
         })
     };
     println!(
-        "N = {n}: made in {:.1} s, repaired in {:.1} s | idle CPU per server {} | RSS {} | home page p50 {:.2} ms, p99 {:.2} ms | scheduled -> webhook {}, -> WebSub ping {}",
+        "N = {n}: made in {:.1} s, repaired in {:.1} s (that process then at {repairer_rss:.0} MiB; index: {markers} delivery markers, {due_keys} due keys) | idle CPU per server {} | RSS {} | home page p50 {:.2} ms, p99 {:.2} ms | scheduled -> webhook {}, -> WebSub ping {}",
         made.as_secs_f64(),
         repaired.as_secs_f64(),
         cpu.iter()

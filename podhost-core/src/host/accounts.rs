@@ -55,6 +55,7 @@ impl PodcastHost {
         let weight = catalog.weight();
         if cell.set(catalog).is_ok() {
             self.inner.accounts.opened(&id, &cell, weight);
+            self.metrics().catalogs(self.inner.accounts.held());
         }
         Ok(account)
     }

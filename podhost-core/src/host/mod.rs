@@ -246,7 +246,10 @@ impl PodcastHost {
             .await
             .cloned();
         match &opened {
-            Ok(catalog) => self.inner.accounts.opened(account, &cell, catalog.weight()),
+            Ok(catalog) => {
+                self.inner.accounts.opened(account, &cell, catalog.weight());
+                self.metrics().catalogs(self.inner.accounts.held());
+            }
             // An unknown account (or a failed open) leaves nothing behind: anyone can ask for
             // any name on the public routes.
             Err(_) => self.inner.accounts.forget_unopened(account, &cell),

@@ -156,6 +156,7 @@ impl PodcastHost {
             let unit = format!("due/{account}");
             if !work::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
                 pass.held_elsewhere += 1;
+                self.metrics().work("due", "held_elsewhere");
                 continue;
             }
             let announced = async {
@@ -170,8 +171,12 @@ impl PodcastHost {
                 Ok::<_, crate::Error>(())
             };
             match announced.await {
-                Ok(()) => pass.announced += 1,
+                Ok(()) => {
+                    pass.announced += 1;
+                    self.metrics().work("due", "done");
+                }
                 Err(e) => {
+                    self.metrics().work("due", "failed");
                     tracing::warn!(%account, error = %e, "announcing publications failed; will retry")
                 }
             }
@@ -184,17 +189,20 @@ impl PodcastHost {
             let unit = format!("deliver/{account}");
             if !work::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
                 pass.held_elsewhere += 1;
+                self.metrics().work("deliver", "held_elsewhere");
                 continue;
             }
             match self.drain(&account, sender, renderer).await {
                 Ok(runs) => {
                     pass.delivered += 1;
+                    self.metrics().work("deliver", "done");
                     for (kind, run) in runs {
                         *pass.pending.entry(kind.channel()).or_default() += run.pending;
                         pass.run += run;
                     }
                 }
                 Err(e) => {
+                    self.metrics().work("deliver", "failed");
                     tracing::warn!(%account, error = %e, "delivering webhooks failed; will retry")
                 }
             }

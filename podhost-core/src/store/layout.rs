@@ -385,14 +385,15 @@ pub(crate) fn due() -> Path {
     Path::from_iter(["work", "due"])
 }
 
-/// The key: a publication of `account` is scheduled at `at`.
+/// The key: a publication of `account` is scheduled at `at`. The key's second is `at`'s,
+/// rounded up: a key is never due before its publication.
 pub(crate) fn due_key(at: jiff::Timestamp, account: &AccountId) -> Path {
-    let day = at.to_zoned(jiff::tz::TimeZone::UTC).date();
-    due().join(day.to_string()).join(format!(
-        "{:011}-{}",
-        at.as_second().max(0),
-        account.as_str()
-    ))
+    let second = at.as_second() + i64::from(at.subsec_nanosecond() > 0);
+    let rounded = jiff::Timestamp::from_second(second).unwrap_or(at);
+    let day = rounded.to_zoned(jiff::tz::TimeZone::UTC).date();
+    due()
+        .join(day.to_string())
+        .join(format!("{:011}-{}", second.max(0), account.as_str()))
 }
 
 /// The day of a folder listed under [`due`].
@@ -472,6 +473,12 @@ mod tests {
             "work/due/2026-11-26/01795687200-alice"
         );
         assert_eq!(due_key_of(&due_key(at, &alice)), Some((at, alice.clone())));
+        // Never due before its time: a fraction of a second rounds up.
+        let just_after = at + jiff::SignedDuration::from_millis(1);
+        assert_eq!(
+            due_key_of(&due_key(just_after, &alice)),
+            Some((at + jiff::SignedDuration::from_secs(1), alice.clone()))
+        );
         let feed = FeedId::new("a b").unwrap();
         assert_eq!(directory_entry_of(&directory_entry(&feed)), Some(feed));
         assert_eq!(account_of(&account(&alice)), Some(alice.clone()));
