@@ -270,11 +270,12 @@ fn run(n: usize, base: &Path, runtime: &tokio::runtime::Runtime) {
     // the servers' passes below are what an idle server does.
     let _ = std::fs::remove_dir_all(dir.path().join("work/repair"));
     let repaired = Instant::now();
-    let pass = runtime.block_on(async {
+    let (pass, (open, open_bytes)) = runtime.block_on(async {
         let host = host_on(dir.path(), &hub);
         let sender = podhost_http::HttpWebhookSender::new();
         let renderer = podhost_http::wire::WireEvents::new(host.clone());
-        host.work_pass(&sender, &renderer).await.unwrap()
+        let pass = host.work_pass(&sender, &renderer).await.unwrap();
+        (pass, host.open_catalogs())
     });
     let repaired = repaired.elapsed();
     assert_eq!(pass.repaired, Some(n), "the repair looked at every account");
@@ -413,9 +414,10 @@ fn run(n: usize, base: &Path, runtime: &tokio::runtime::Runtime) {
         })
     };
     println!(
-        "N = {n}: made in {:.1} s, repaired in {:.1} s (that process then at {repairer_rss:.0} MiB; index: {markers} delivery markers, {due_keys} due keys) | idle CPU per server {} | RSS {} | home page p50 {:.2} ms, p99 {:.2} ms | scheduled -> webhook {}, -> WebSub ping {}",
+        "N = {n}: made in {:.1} s, repaired in {:.1} s (that process then at {repairer_rss:.0} MiB, {open} catalogs open, {:.0} MiB estimated; index: {markers} delivery markers, {due_keys} due keys) | idle CPU per server {} | RSS {} | home page p50 {:.2} ms, p99 {:.2} ms | scheduled -> webhook {}, -> WebSub ping {}",
         made.as_secs_f64(),
         repaired.as_secs_f64(),
+        open_bytes as f64 / (1024.0 * 1024.0),
         cpu.iter()
             .map(|c| format!("{:.2} %", c * 100.0))
             .collect::<Vec<_>>()
