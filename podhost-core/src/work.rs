@@ -247,33 +247,20 @@ mod tests {
         let store = store();
         let now = at("2026-11-26T10:00:00Z");
         let hold = std::time::Duration::from_secs(30);
-        assert!(
-            lease(&store, "deliver/alice", "one", now, hold)
-                .await
-                .unwrap()
-        );
-        assert!(
-            !lease(&store, "deliver/alice", "two", now, hold)
-                .await
-                .unwrap()
-        );
-        assert!(
-            lease(&store, "deliver/bob", "two", now, hold)
-                .await
-                .unwrap()
-        );
-        // Expired: taken over.
         let later = at("2026-11-26T10:00:31Z");
-        assert!(
-            lease(&store, "deliver/alice", "two", later, hold)
-                .await
-                .unwrap()
-        );
-        assert!(
-            !lease(&store, "deliver/alice", "one", later, hold)
-                .await
-                .unwrap()
-        );
+        // (unit, server, when, whether it gets the lease), in order.
+        let steps = [
+            ("deliver/alice", "one", now, true),
+            ("deliver/alice", "two", now, false),
+            ("deliver/bob", "two", now, true),
+            // Expired: taken over.
+            ("deliver/alice", "two", later, true),
+            ("deliver/alice", "one", later, false),
+        ];
+        for (unit, owner, when, wins) in steps {
+            let won = lease(&store, unit, owner, when, hold).await.unwrap();
+            assert_eq!(won, wins, "{owner} asks for {unit} at {when}");
+        }
         release(&store, "deliver/alice").await.unwrap();
         assert!(
             lease(&store, "deliver/alice", "one", later, hold)

@@ -20,6 +20,20 @@ async fn feed_xml(host: &PodcastHost, feed: &podhost_core::FeedId) -> String {
     }
 }
 
+async fn episode_titles(
+    host: &PodcastHost,
+    who: &podhost_core::Principal,
+    feed: &podhost_core::FeedId,
+) -> Vec<String> {
+    host.list_episodes(who, feed, &EpisodeListQuery::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|e| e.episode.title)
+        .collect()
+}
+
 #[tokio::test]
 async fn a_catalog_let_go_and_reopened_serves_the_same_answers() {
     let store = podhost_core::open_store("memory://").unwrap().store;
@@ -44,30 +58,15 @@ async fn a_catalog_let_go_and_reopened_serves_the_same_answers() {
     }
     assert_eq!(host.open_catalogs().0, 1, "one account open at a time");
 
-    let list = EpisodeListQuery::default();
     let mut before = Vec::new();
     for (who, feed) in &accounts {
-        let titles: Vec<String> = host
-            .list_episodes(who, feed, &list)
-            .await
-            .unwrap()
-            .items
-            .into_iter()
-            .map(|e| e.episode.title)
-            .collect();
+        let titles = episode_titles(&host, who, feed).await;
         before.push((titles, feed_xml(&host, feed).await));
         assert_eq!(host.open_catalogs().0, 1);
     }
     // Each was let go since, and is opened again with the same answers.
     for ((who, feed), (titles, xml)) in accounts.iter().zip(&before) {
-        let again: Vec<String> = host
-            .list_episodes(who, feed, &list)
-            .await
-            .unwrap()
-            .items
-            .into_iter()
-            .map(|e| e.episode.title)
-            .collect();
+        let again = episode_titles(&host, who, feed).await;
         assert_eq!(&again, titles);
         assert_eq!(&feed_xml(&host, feed).await, xml);
     }

@@ -118,20 +118,32 @@ fn published(recorder: &Recorder) -> usize {
         .count()
 }
 
+/// A server on a fresh store, its clock, and its sender with what it sent.
+fn one_server() -> (
+    Arc<dyn ObjectStore>,
+    Arc<ManualClock>,
+    Arc<Recorder>,
+    Sender,
+    PodcastHost,
+) {
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let clock = start();
+    let recorder = Arc::new(Recorder::default());
+    let sender = Sender {
+        server: 0,
+        recorder: recorder.clone(),
+    };
+    let host = server(store.clone(), clock.clone());
+    (store, clock, recorder, sender, host)
+}
+
 fn start() -> Arc<ManualClock> {
     Arc::new(ManualClock::new("2026-11-26T10:00:00Z".parse().unwrap()))
 }
 
 #[tokio::test]
 async fn a_scheduled_publication_is_announced_once_when_its_time_comes() {
-    let store = podhost_core::open_store("memory://").unwrap().store;
-    let clock = start();
-    let host = server(store.clone(), clock.clone());
-    let recorder = Arc::new(Recorder::default());
-    let sender = Sender {
-        server: 0,
-        recorder: recorder.clone(),
-    };
+    let (store, clock, recorder, sender, host) = one_server();
     let (who, feed) = subscribed(&host, "alice").await;
     // Half a second past a whole second: the pass at the whole second is too early.
     let at = clock.now() + SignedDuration::from_hours(1) + SignedDuration::from_millis(500);
@@ -169,14 +181,7 @@ async fn a_scheduled_publication_is_announced_once_when_its_time_comes() {
 
 #[tokio::test]
 async fn what_a_lost_index_object_left_out_is_found_by_the_repair_and_sent_once() {
-    let store = podhost_core::open_store("memory://").unwrap().store;
-    let clock = start();
-    let host = server(store.clone(), clock.clone());
-    let recorder = Arc::new(Recorder::default());
-    let sender = Sender {
-        server: 0,
-        recorder: recorder.clone(),
-    };
+    let (store, clock, recorder, sender, host) = one_server();
     // The period's repair runs on the first pass: done here, before anything exists.
     assert_eq!(
         host.work_pass(&sender, &Renderer).await.unwrap().repaired,
@@ -209,14 +214,7 @@ async fn what_a_lost_index_object_left_out_is_found_by_the_repair_and_sent_once(
 
 #[tokio::test]
 async fn a_crash_between_the_commit_and_its_index_writes_is_repaired() {
-    let store = podhost_core::open_store("memory://").unwrap().store;
-    let clock = start();
-    let recorder = Arc::new(Recorder::default());
-    let sender = Sender {
-        server: 0,
-        recorder: recorder.clone(),
-    };
-    let host = server(store.clone(), clock.clone());
+    let (store, clock, recorder, sender, host) = one_server();
     host.work_pass(&sender, &Renderer).await.unwrap();
     let (who, feed) = subscribed(&host, "alice").await;
     // A server killed after each commit landed and before its index writes: the index put

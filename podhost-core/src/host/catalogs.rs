@@ -31,8 +31,9 @@ struct Slots {
     /// Accounts by their last use (a tick of this process), oldest first.
     by_use: BTreeMap<u64, AccountId>,
     tick: u64,
-    /// The weights of the opened slots.
+    /// The weights of the opened slots, and how many they are.
     bytes: usize,
+    opened: usize,
 }
 
 struct Slot {
@@ -87,6 +88,7 @@ impl OpenCatalogs {
         // Never zero, so that an opened slot is told from one still opening.
         slot.weight = weight.max(1);
         slots.bytes += weight.max(1);
+        slots.opened += 1;
         // The oldest opened slots (never this one, never one still opening: its opener is
         // about to use it) until enough bytes are let go.
         let mut over = slots.bytes.saturating_sub(self.bound);
@@ -107,6 +109,7 @@ impl OpenCatalogs {
             slots.by_use.remove(&used);
             if let Some(slot) = slots.by_account.remove(&oldest) {
                 slots.bytes -= slot.weight;
+                slots.opened -= 1;
             }
         }
     }
@@ -127,8 +130,7 @@ impl OpenCatalogs {
     /// How many catalogs are open, and their estimated bytes.
     pub(super) fn held(&self) -> (usize, usize) {
         let slots = self.lock();
-        let open = slots.by_account.values().filter(|s| s.weight > 0).count();
-        (open, slots.bytes)
+        (slots.opened, slots.bytes)
     }
 }
 

@@ -153,12 +153,6 @@ impl PodcastHost {
         let mut due: Vec<_> = due.into_iter().collect();
         due.sort_by_cached_key(|_| rand::random::<u64>());
         for (account, keys) in due {
-            let unit = format!("due/{account}");
-            if !work::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
-                pass.held_elsewhere += 1;
-                self.metrics().work("due", "held_elsewhere");
-                continue;
-            }
             let announced = async {
                 if let Some(catalog) = self.existing_catalog(&account).await? {
                     // Announced from what the store holds now, not from this server's copy.
@@ -168,47 +162,60 @@ impl PodcastHost {
                 for key in &keys {
                     work::done(store, key).await?;
                 }
-                Ok::<_, crate::Error>(())
+                Ok(())
             };
-            match announced.await {
-                Ok(()) => {
-                    pass.announced += 1;
-                    self.metrics().work("due", "done");
-                }
-                Err(e) => {
-                    self.metrics().work("due", "failed");
-                    tracing::warn!(%account, error = %e, "announcing publications failed; will retry")
-                }
+            match self.leased("due", &account, announced).await? {
+                None => pass.held_elsewhere += 1,
+                Some(Ok(())) => pass.announced += 1,
+                Some(Err(_)) => {}
             }
-            work::release(store, &unit).await?;
         }
 
         let mut marked = work::marked_deliveries(store).await?;
         marked.sort_by_cached_key(|_| rand::random::<u64>());
         for account in marked {
-            let unit = format!("deliver/{account}");
-            if !work::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
-                pass.held_elsewhere += 1;
-                self.metrics().work("deliver", "held_elsewhere");
-                continue;
-            }
-            match self.drain(&account, sender, renderer).await {
-                Ok(runs) => {
+            let drained = self.drain(&account, sender, renderer);
+            match self.leased("deliver", &account, drained).await? {
+                None => pass.held_elsewhere += 1,
+                Some(Ok(runs)) => {
                     pass.delivered += 1;
-                    self.metrics().work("deliver", "done");
                     for (kind, run) in runs {
                         *pass.pending.entry(kind.channel()).or_default() += run.pending;
                         pass.run += run;
                     }
                 }
-                Err(e) => {
-                    self.metrics().work("deliver", "failed");
-                    tracing::warn!(%account, error = %e, "delivering webhooks failed; will retry")
-                }
+                Some(Err(_)) => {}
             }
-            work::release(store, &unit).await?;
         }
         Ok(pass)
+    }
+
+    /// Runs `work` on the unit `{kind}/{account}` when this server gets the unit's lease, and
+    /// gives the lease back after: `None` when another server holds it, else what `work` did
+    /// (a failure is logged and left for the next pass). Each outcome is counted.
+    async fn leased<T>(
+        &self,
+        kind: &'static str,
+        account: &AccountId,
+        work: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<Option<Result<T>>> {
+        let store = self.store();
+        let unit = format!("{kind}/{account}");
+        let owner = self.inner.workers.owner.as_str();
+        if !work::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
+            self.metrics().work(kind, "held_elsewhere");
+            return Ok(None);
+        }
+        let done = work.await;
+        match &done {
+            Ok(_) => self.metrics().work(kind, "done"),
+            Err(e) => {
+                self.metrics().work(kind, "failed");
+                tracing::warn!(%account, kind, error = %e, "background work failed; will retry");
+            }
+        }
+        work::release(store, &unit).await?;
+        Ok(Some(done))
     }
 
     /// Delivers a marked account's due events; when none is left waiting its marker goes, and
@@ -330,15 +337,12 @@ impl PodcastHost {
         for at in later {
             work::schedule(self.store(), account, at).await?;
         }
-        // Unless another server is delivering the account right now.
-        let unit = format!("deliver/{account}");
-        let owner = self.inner.workers.owner.as_str();
-        if work::lease(self.store(), &unit, owner, now, UNIT_LEASE).await? {
-            let runs = self.deliver_channels(account, sender, renderer).await;
-            work::release(self.store(), &unit).await?;
-            if runs?.iter().any(|(_, run)| run.pending > 0) {
-                work::mark_delivery(self.store(), account).await?;
-            }
+        // Unless another server is delivering the account right now (a failure is logged).
+        let delivered = self.deliver_channels(account, sender, renderer);
+        if let Some(Ok(runs)) = self.leased("deliver", account, delivered).await?
+            && runs.iter().any(|(_, run)| run.pending > 0)
+        {
+            work::mark_delivery(self.store(), account).await?;
         }
         Ok(true)
     }
