@@ -1,6 +1,6 @@
 //! The background work of webhooks is found through the work index, not by scanning accounts:
 //! a scheduled publication is announced once when its time comes; what a lost index object or
-//! a crash between a commit and its index writes left out is found by the repair, and nothing
+//! a `kill -9` between a commit and its index writes left out is found by the repair, and nothing
 //! is sent twice; three servers on one store share the work.
 
 use std::sync::{Arc, Mutex};
@@ -212,30 +212,76 @@ async fn what_a_lost_index_object_left_out_is_found_by_the_repair_and_sent_once(
     assert_eq!(published(&recorder), 1, "once");
 }
 
+/// The environment variable that makes this test binary the writer killed by
+/// [`a_kill_9_between_the_commit_and_its_index_writes_is_repaired`]: the store folder, then
+/// `now` or `scheduled`.
+const KILLED_WRITER: &str = "PODHOST_KILLED_WRITER";
+
+/// The killed writer: a server on the store folder that creates an episode of alice's podcast
+/// (published now, or a minute after the start), says so once the commit has landed and its
+/// first index write is held, and waits there to be killed.
+async fn killed_writer(spec: &str) -> ! {
+    let (dir, when) = spec.rsplit_once(':').unwrap();
+    let store = podhost_core::open_store(dir).unwrap().store;
+    let faults = podhost_testkit::FaultStore::new(store);
+    let gate = faults.gate(|call, path| {
+        call == podhost_testkit::Call::Put && path.as_ref().starts_with("work/")
+    });
+    let clock = start();
+    let dying = server(Arc::new(faults), clock.clone());
+    let who = dying.owner(&"alice".parse().unwrap()).await.unwrap();
+    let feed: podhost_core::FeedId = "alice-show".parse().unwrap();
+    let mut new = NewEpisode::titled("Episode");
+    new.fields.is_public = Some(true);
+    new.fields.publish_at =
+        (when == "scheduled").then(|| clock.now() + SignedDuration::from_mins(1));
+    tokio::spawn(async move { dying.create_episode(&who, &feed, new).await });
+    gate.reached().await;
+    println!("held after the commit");
+    std::io::Write::flush(&mut std::io::stdout()).unwrap();
+    std::future::pending().await
+}
+
 #[tokio::test]
-async fn a_crash_between_the_commit_and_its_index_writes_is_repaired() {
-    let (store, clock, recorder, sender, host) = one_server();
+async fn a_kill_9_between_the_commit_and_its_index_writes_is_repaired() {
+    if let Ok(spec) = std::env::var(KILLED_WRITER) {
+        killed_writer(&spec).await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let store = podhost_core::open_store(folder).unwrap().store;
+    let clock = start();
+    let recorder = Arc::new(Recorder::default());
+    let sender = Sender {
+        server: 0,
+        recorder: recorder.clone(),
+    };
+    let mut config = HostConfig::new("https://pod.example").unwrap();
+    config.allow_private_webhooks = true;
+    config.catalog.refresh_interval = std::time::Duration::ZERO;
+    let host = PodcastHost::with_clock(config, store.clone(), clock.clone());
     host.work_pass(&sender, &Renderer).await.unwrap();
-    let (who, feed) = subscribed(&host, "alice").await;
-    // A server killed after each commit landed and before its index writes: the index put
-    // is held at a gate, and the task is aborted there.
-    let at = clock.now() + SignedDuration::from_mins(1);
-    for scheduled_at in [None, Some(at)] {
-        let faults = podhost_testkit::FaultStore::new(store.clone());
-        let gate = faults.gate(|call, path| {
-            call == podhost_testkit::Call::Put && path.as_ref().starts_with("work/")
-        });
-        let dying = server(Arc::new(faults), clock.clone());
-        let (who, feed) = (who.clone(), feed.clone());
-        let task = tokio::spawn(async move {
-            let mut new = NewEpisode::titled("Episode");
-            new.fields.is_public = Some(true);
-            new.fields.publish_at = scheduled_at;
-            let _ = dying.create_episode(&who, &feed, new).await;
-        });
-        gate.reached().await;
-        task.abort();
-        let _ = task.await;
+    subscribed(&host, "alice").await;
+    // Two writer processes, each killed (SIGKILL) after its commit landed and before its index
+    // writes: one publishing now (its delivery marker lost), one scheduling (its due key lost).
+    for when in ["now", "scheduled"] {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "a_kill_9_between_the_commit_and_its_index_writes_is_repaired",
+                "--nocapture",
+            ])
+            .env(KILLED_WRITER, format!("{folder}:{when}"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let held = std::io::BufRead::lines(out)
+            .map_while(Result::ok)
+            .any(|line| line == "held after the commit");
+        assert!(held, "the writer reached its index write");
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
     let indexed = keys(&store, "work/").await;
     assert!(
@@ -243,6 +289,12 @@ async fn a_crash_between_the_commit_and_its_index_writes_is_repaired() {
             && !k.as_ref().starts_with("work/deliver")),
         "{indexed:?}"
     );
+    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let episodes = host
+        .list_episodes(&alice, &"alice-show".parse().unwrap(), &Default::default())
+        .await
+        .unwrap();
+    assert_eq!(episodes.total, 2, "both commits landed");
     clock.advance(SignedDuration::from_mins(2));
     host.work_pass(&sender, &Renderer).await.unwrap();
     assert_eq!(published(&recorder), 0, "not in the index");
