@@ -64,7 +64,9 @@ commands! {
     Waveform(cmd::waveform::WaveformArgs),
     /// Asks for the silences of an audio file and suggested ad breaks.
     Silence(cmd::silence::SilenceArgs),
-    /// Background jobs (waveforms, silences, tag writes, imports).
+    /// Asks for the loudness of an audio file (EBU R128: integrated, range, true and sample peak).
+    Loudness(cmd::loudness::LoudnessArgs),
+    /// Background jobs (waveforms, silences, loudness, tag writes, imports).
     #[command(subcommand)] Job(cmd::job::JobCommand),
     /// Download statistics.
     Stats(cmd::stats::StatsArgs),

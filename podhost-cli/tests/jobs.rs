@@ -47,6 +47,31 @@ fn a_waveform_is_made_here_with_wait() {
 }
 
 #[test]
+fn loudness_is_measured_here_with_wait() {
+    let cli = Cli::with_users(&["alice"]);
+    let audio = cli.upload(
+        "alice",
+        "talk.wav",
+        &fixtures::tone_and_silence(&[(4.0, true), (3.0, false), (3.0, true)], 8000),
+    );
+    let latest = ["loudness", "--user", "alice", &audio, "--latest"];
+    cli.fails(&latest, 3);
+    let loudness = cli.json(&["loudness", "--user", "alice", &audio, "--wait"]);
+    assert_eq!(loudness["sample_peak"], -12.25, "{loudness}");
+    let integrated = loudness["integrated"].as_f64().unwrap();
+    assert!((-16.5..-15.5).contains(&integrated), "{loudness}");
+    assert_eq!(cli.json(&latest), loudness);
+    let text = cli.ok(&latest);
+    assert!(
+        text.contains("integrated  ") && text.contains(" LUFS") && text.contains("dBTP"),
+        "{text}"
+    );
+    // The same decode stored the silences at their defaults.
+    let report = cli.json(&["silence", "--user", "alice", &audio, "--latest"]);
+    assert_eq!(report["silences"].as_array().unwrap().len(), 1, "{report}");
+}
+
+#[test]
 fn silences_are_found_here_with_wait() {
     let cli = Cli::with_users(&["alice"]);
     // Tone 0-4 s, silence 4-7 s, tone 7-10 s.

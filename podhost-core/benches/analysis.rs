@@ -203,6 +203,7 @@ fn child(path: &Path) {
         Some("audio/mpeg"),
         Some(&WaveformOptions::default()),
         Some(&SilenceOptions::default()),
+        true,
     )
     .unwrap();
     let secs = t.elapsed().as_secs_f64();

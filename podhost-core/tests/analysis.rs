@@ -106,7 +106,7 @@ fn run(
     silence: Option<&SilenceOptions>,
 ) -> Result<Analysis, AnalysisError> {
     let file = std::fs::File::open(path).unwrap();
-    analyze(Box::new(file), None, waveform, silence)
+    analyze(Box::new(file), None, waveform, silence, false)
 }
 
 fn silences(path: &Path) -> Vec<(f64, f64)> {

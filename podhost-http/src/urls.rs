@@ -49,6 +49,11 @@ impl<'a> ApiUrls<'a> {
         format!("{}/silence", self.media(id))
     }
 
+    /// `{base}/api/media/{id}/loudness`
+    pub(crate) fn loudness(&self, id: MediaId) -> String {
+        format!("{}/loudness", self.media(id))
+    }
+
     /// `{base}/api/jobs/{job_id}`
     pub(crate) fn job(&self, id: &JobId) -> String {
         format!("{}/api/jobs/{id}", self.base)
@@ -97,7 +102,7 @@ mod tests {
         let feed = FeedId::new("My Show ☕").unwrap();
         let episode = EpisodeId::new(3).unwrap();
         let job: JobId = "job_abcdefghijklmnopqrst".parse().unwrap();
-        let cases: [(String, Endpoint); 8] = [
+        let cases: [(String, Endpoint); 9] = [
             (
                 urls.media(media),
                 MediaEndpoint::GetMedia { media_id: media }.into(),
@@ -113,6 +118,10 @@ mod tests {
             (
                 urls.silence(media),
                 ProcessingEndpoint::GetSilence { id: media }.into(),
+            ),
+            (
+                urls.loudness(media),
+                ProcessingEndpoint::GetLoudness { id: media }.into(),
             ),
             (
                 urls.job(&job),

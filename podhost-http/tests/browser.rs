@@ -219,6 +219,7 @@ fn waveforms_load_in_peaks_js() {
         Some("audio/mpeg"),
         Some(&WaveformOptions::default()),
         None,
+        false,
     )
     .unwrap()
     .waveform

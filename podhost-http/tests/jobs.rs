@@ -1,5 +1,5 @@
-//! Background jobs through the API: waveform and silence asked for with 202, run by a worker,
-//! read back; refusals; a broken file fails cleanly; a job whose worker died is taken over.
+//! Background jobs through the API: waveform, silence and loudness asked for with 202, run by a
+//! worker, read back (one decode for all three); refusals; a broken file fails cleanly; a job whose worker died is taken over.
 
 mod common;
 
@@ -131,6 +131,99 @@ async fn silence_and_waveform_as_jobs() {
         svg.contains("height=\"24\"") && svg.contains("height=\"1\""),
         "{svg}"
     );
+}
+
+#[tokio::test]
+async fn one_decode_measures_loudness_and_stores_all_three() {
+    let fx = Fixture::new().await;
+    // A 440 Hz tone at 8000 / 32768 of full scale, with pauses.
+    let media = fx
+        .upload(
+            "talk.wav",
+            wav_with_pauses(&[(3.0, true), (2.5, false), (3.0, true), (4.0, false)]),
+        )
+        .await;
+    assert_eq!(
+        fx.get(&format!("/api/media/{media}/loudness")).await.status,
+        StatusCode::NOT_FOUND,
+        "nothing before the job"
+    );
+    let asked = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/loudness/{media}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(asked.status, StatusCode::ACCEPTED, "{}", asked.body);
+    assert_eq!(asked.body["data"]["kind"], "loudness");
+    let job = asked.body["data"]["id"].as_str().unwrap().to_string();
+    let workers = fx.start_workers();
+    let done = fx.until_done(&job).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(
+        done["result"]["loudness"],
+        format!("https://pod.test/api/media/{media}/loudness").as_str()
+    );
+    let loudness = fx.get(&format!("/api/media/{media}/loudness")).await;
+    assert_eq!(loudness.status, StatusCode::OK, "{}", loudness.body);
+    let data = &loudness.body["data"];
+    assert_eq!(
+        data["sample_peak"], -12.25,
+        "20 log10(8000 / 32768): {data}"
+    );
+    let true_peak = data["true_peak"].as_f64().unwrap();
+    assert!((-12.25..-11.5).contains(&true_peak), "{data}");
+    // A sine's mean square is half its peak's; the pauses are gated out.
+    let integrated = data["integrated"].as_f64().unwrap();
+    assert!((-16.5..-15.5).contains(&integrated), "{data}");
+    assert!(data["range"].as_f64().unwrap() >= 0.0, "{data}");
+    let metadata = fx.get(&format!("/api/media/{media}/metadata")).await;
+    assert_eq!(metadata.body["data"]["loudness"], *data);
+
+    // The same decode stored the waveform and the silences at their defaults: asked for now,
+    // they succeed without decoding again (the file's bytes are gone from the store).
+    drop(workers);
+    let blobs: Vec<object_store::path::Path> = {
+        use futures::TryStreamExt;
+        fx.store
+            .list(None)
+            .try_filter(|m| std::future::ready(m.location.as_ref().contains("/blobs/")))
+            .map_ok(|m| m.location)
+            .try_collect()
+            .await
+            .unwrap()
+    };
+    assert!(!blobs.is_empty());
+    for blob in &blobs {
+        object_store::ObjectStoreExt::delete(&fx.store, blob)
+            .await
+            .unwrap();
+    }
+    let _workers = fx.start_workers();
+    for kind in ["waveform", "silence", "loudness"] {
+        let asked = fx
+            .call(
+                Method::POST,
+                &format!("/api/generate/{kind}/{media}"),
+                &fx.alice,
+                None,
+            )
+            .await;
+        assert_eq!(asked.status, StatusCode::ACCEPTED, "{}", asked.body);
+        let done = fx
+            .until_done(asked.body["data"]["id"].as_str().unwrap())
+            .await;
+        assert_eq!(done["status"], "succeeded", "{kind}: {done}");
+    }
+    let silences = fx.get(&format!("/api/media/{media}/silence")).await;
+    assert_eq!(
+        silences.body["data"]["silences"].as_array().unwrap().len(),
+        2
+    );
+    let waveform = fx.get(&format!("/api/media/{media}/waveform")).await;
+    assert_eq!(waveform.body["samples_per_pixel"], 256);
 }
 
 #[tokio::test]
@@ -431,10 +524,6 @@ async fn results_and_metadata_written_while_a_job_runs_are_all_kept() {
     let id = fx
         .upload("talk.wav", podhost_testkit::fixtures::wav(120.0, 8000))
         .await;
-    // The waveform job is held after it read the record, just before it stores its result.
-    let gate =
-        store.gate(|call, path| call == Call::Put && path.as_ref().ends_with("/waveform.json"));
-    let _workers = fx.start_workers();
     let ask = |kind: &'static str| {
         let path = format!("/api/generate/{kind}/{id}");
         let fx = &fx;
@@ -445,6 +534,10 @@ async fn results_and_metadata_written_while_a_job_runs_are_all_kept() {
         }
     };
     let waveform = ask("waveform").await;
+    // The waveform job is held after it read the record, just before it stores its result.
+    let held = format!("/{waveform}/waveform.json");
+    let gate = store.gate(move |call, path| call == Call::Put && path.as_ref().ends_with(&held));
+    let _workers = fx.start_workers();
     let silence = ask("silence").await;
     gate.reached().await;
     assert_eq!(fx.until_done(&silence).await["status"], "succeeded");

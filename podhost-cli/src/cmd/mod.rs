@@ -7,6 +7,7 @@ pub mod export;
 pub mod feed;
 pub mod import;
 pub mod job;
+pub mod loudness;
 pub mod media;
 pub mod metadata;
 pub mod serve;

@@ -14,6 +14,7 @@ use symphonia::core::io::{MediaSource, MediaSourceStream, MediaSourceStreamOptio
 use symphonia::core::meta::MetadataOptions;
 use symphonia::core::units::Duration;
 
+use super::loudness::LoudnessMeter;
 use super::silence::{Quiet, SilenceDetector};
 use super::waveform::{WaveformBuilder, mix};
 use super::{
@@ -35,6 +36,7 @@ pub(super) fn run(
     mime_hint: Option<&str>,
     waveform: Option<WaveformOptions>,
     silence: Option<SilenceOptions>,
+    loudness: bool,
 ) -> Result<Analysis, AnalysisError> {
     let mut mss = MediaSourceStream::new(source, MediaSourceStreamOptions::default());
     let edits = container_edits(&mut mss)?;
@@ -122,6 +124,7 @@ pub(super) fn run(
                         buffer.spec().channels().count(),
                         waveform,
                         silence,
+                        loudness,
                         edit,
                     )?),
                 };
@@ -296,13 +299,14 @@ fn codec_name(id: AudioCodecId) -> String {
         .map_or_else(|| format!("codec {id}"), |(_, n)| (*n).to_owned())
 }
 
-/// Where decoded samples go: the edit window, the 16-bit mono mix for the waveform, and the
-/// silence detector.
+/// Where decoded samples go: the edit window, the 16-bit mono mix for the waveform, the
+/// silence detector and the loudness meter.
 struct Sink {
     rate: u32,
     channels: usize,
     waveform: Option<WaveformBuilder>,
     silence: Option<SilenceDetector>,
+    loudness: Option<LoudnessMeter>,
     /// First decoded frame kept, and how many are kept (the edit list).
     skip: u64,
     keep: Option<u64>,
@@ -320,6 +324,7 @@ impl Sink {
         channels: usize,
         waveform: Option<WaveformOptions>,
         silence: Option<SilenceOptions>,
+        loudness: bool,
         edit: Option<mp4::Edit>,
     ) -> Result<Self, AnalysisError> {
         if rate == 0 {
@@ -348,8 +353,15 @@ impl Sink {
             }
             None => None,
         };
+        let loudness = match loudness {
+            true => {
+                Some(LoudnessMeter::new(channels, rate).map_err(AnalysisError::UnsupportedCodec)?)
+            }
+            false => None,
+        };
         let (skip, keep) = edit.map_or((0, None), |e| e.frames(rate));
         Ok(Sink {
+            loudness,
             rate,
             channels,
             waveform,
@@ -397,6 +409,7 @@ impl Sink {
         S: symphonia::core::audio::sample::Sample + Copy,
         Q: Quiet + FromSample<S>,
         i16: FromSample<S>,
+        f32: FromSample<S>,
     {
         let n = buffer.frames() as u64;
         let start = self.decoded;
@@ -428,6 +441,9 @@ impl Sink {
             mono_mix(&planes, len, &mut self.mono, &mut self.sums);
             builder.push_mono(&self.mono);
         }
+        if let Some(meter) = &mut self.loudness {
+            meter.push_planar(&planes, len);
+        }
     }
 
     fn finish(self) -> Analysis {
@@ -436,6 +452,7 @@ impl Sink {
         Analysis {
             waveform: self.waveform.map(WaveformBuilder::finish),
             silence: self.silence.map(SilenceDetector::finish),
+            loudness: self.loudness.map(LoudnessMeter::finish),
             duration_ms,
         }
     }

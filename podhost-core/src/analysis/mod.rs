@@ -1,5 +1,6 @@
-//! Audio analysis: waveforms (BBC audiowaveform's output, value for value) and silences (ffmpeg's
-//! `silencedetect` rule) with suggested mid-roll ad breaks, computed in one decoding pass.
+//! Audio analysis: waveforms (BBC audiowaveform's output, value for value), silences (ffmpeg's
+//! `silencedetect` rule) with suggested mid-roll ad breaks, and loudness (EBU R128: integrated,
+//! range, true and sample peak), computed in one decoding pass.
 //!
 //! [`analyze`] is synchronous and CPU-bound: run it on a blocking thread. It reads its
 //! [`MediaSource`] front to back once (a few seeks for the container's headers), decodes with
@@ -21,13 +22,16 @@
 //!     Some("audio/mpeg"),
 //!     Some(&WaveformOptions::default()),
 //!     Some(&SilenceOptions::default()),
+//!     true,
 //! )
 //! .unwrap();
 //! println!("{}", analysis.waveform.unwrap().to_json());
 //! println!("{:?}", analysis.silence.unwrap().midrolls);
+//! println!("{:?} LUFS", analysis.loudness.unwrap().integrated);
 //! ```
 
 mod decode;
+mod loudness;
 mod mp4;
 mod options;
 mod outcome;
@@ -36,6 +40,7 @@ mod waveform;
 
 use symphonia::core::io::MediaSource;
 
+pub use loudness::Loudness;
 pub use options::{
     MAX_MIN_DURATION, MAX_PIXELS_PER_SECOND, MAX_SAMPLES_PER_PIXEL, MIN_NOISE_DB, SilenceOptions,
     WaveformOptions,
@@ -44,8 +49,8 @@ pub use outcome::{Analysis, AnalysisError};
 pub use silence::{MIDROLL_SPACING, Silence, SilenceReport, midrolls};
 pub use waveform::{Waveform, WaveformParseError};
 
-/// Decodes `source` once and computes what is asked: the waveform, the silences, or both from
-/// the same decoded samples. `mime_hint` (e.g. `audio/mpeg`) helps pick the container reader;
+/// Decodes `source` once and computes what is asked (the waveform, the silences, the loudness:
+/// any of them) from the same decoded samples. `mime_hint` (e.g. `audio/mpeg`) helps pick the container reader;
 /// the content decides.
 ///
 /// Blocking and CPU-bound. Options should have passed their `check`; they are checked again
@@ -56,6 +61,7 @@ pub fn analyze(
     mime_hint: Option<&str>,
     waveform: Option<&WaveformOptions>,
     silence: Option<&SilenceOptions>,
+    loudness: bool,
 ) -> Result<Analysis, AnalysisError> {
     if let Some(w) = waveform {
         w.check().map_err(options_error)?;
@@ -63,7 +69,13 @@ pub fn analyze(
     if let Some(s) = silence {
         s.check().map_err(options_error)?;
     }
-    decode::run(source, mime_hint, waveform.copied(), silence.copied())
+    decode::run(
+        source,
+        mime_hint,
+        waveform.copied(),
+        silence.copied(),
+        loudness,
+    )
 }
 
 fn options_error(errors: crate::FieldErrors) -> AnalysisError {
@@ -156,6 +168,7 @@ mod tests {
                         bits: 16,
                     }),
                     Some(&SilenceOptions::default()),
+                    true,
                 )
             }))
             .unwrap()
@@ -164,6 +177,8 @@ mod tests {
         let silence = analysis.silence.unwrap();
         let spans: Vec<(f64, f64)> = silence.silences.iter().map(|s| (s.start, s.end)).collect();
         assert_eq!(spans, [(1.0, 4.0)]);
+        let loudness = analysis.loudness.unwrap();
+        assert_eq!(loudness.sample_peak, Some(-30.31), "20 log10(1000 / 32768)");
         let waveform = analysis.waveform.unwrap();
         assert_eq!(
             waveform.data,

@@ -1,6 +1,6 @@
 //! What one analysis pass gives: the results, or why the file could not be analysed.
 
-use super::{silence::SilenceReport, waveform::Waveform};
+use super::{loudness::Loudness, silence::SilenceReport, waveform::Waveform};
 
 /// What one analysis pass produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -9,6 +9,8 @@ pub struct Analysis {
     pub waveform: Option<Waveform>,
     /// The silences, when asked for.
     pub silence: Option<SilenceReport>,
+    /// The loudness, when asked for.
+    pub loudness: Option<Loudness>,
     /// Duration of the decoded audio, in milliseconds (rounded down).
     pub duration_ms: u64,
 }

@@ -14,6 +14,8 @@ pub enum JobKind {
     Waveform,
     /// Silences and suggested ad breaks (ffmpeg silencedetect's rule).
     Silence,
+    /// Loudness by EBU R128 (integrated, range, true and sample peak).
+    Loudness,
     /// Tags, chapters and cover written into the file (a new file, a new URL).
     WriteTags,
     /// A podcast imported from its RSS feed.
@@ -21,11 +23,12 @@ pub enum JobKind {
 }
 
 impl JobKind {
-    /// The name on the wire: `waveform`, `silence`, `write_tags`.
+    /// The name on the wire: `waveform`, `silence`, `loudness`, `write_tags`, `import`.
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Waveform => "waveform",
             JobKind::Silence => "silence",
+            JobKind::Loudness => "loudness",
             JobKind::WriteTags => "write_tags",
             JobKind::Import => "import",
         }

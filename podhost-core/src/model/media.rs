@@ -61,6 +61,13 @@ pub struct MediaResults {
     pub waveform: Option<crate::ids::JobId>,
     /// The latest successful silence job.
     pub silence: Option<crate::ids::JobId>,
+    /// The loudness, once an analysis job measured it (every one does, in the same decode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loudness: Option<crate::analysis::Loudness>,
+    /// The job whose one decode stored the waveform and the silences at their default options:
+    /// a later waveform or silence job at the defaults reads them instead of decoding again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaults: Option<crate::ids::JobId>,
     /// A coarse outline of the latest waveform (peaks from 0 to 100) for the episode page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outline: Vec<u8>,

@@ -1,6 +1,5 @@
-//! Processing endpoints: `POST /api/generate/{waveform,silence}/{id}` (answered 202 with the
-//! job), and the additions `GET /api/jobs/{id}`, `GET /api/media/{id}/waveform`
-//! and `GET /api/media/{id}/silence`.
+//! Processing endpoints: `POST /api/generate/{waveform,silence,loudness}/{id}` (answered 202 with
+//! the job), and the additions `GET /api/jobs/{id}` and `GET /api/media/{id}/{waveform,silence,loudness}`.
 
 use http::{HeaderValue, StatusCode, header};
 use podhost_core::{JobId, MediaId, WaveformFormat, model::JobKind};
@@ -24,13 +23,16 @@ pub(super) async fn handle<B: RequestBody>(
     match endpoint {
         E::GenerateWaveform { id } => generate(api, call, id, JobKind::Waveform).await,
         E::GenerateSilence { id } => generate(api, call, id, JobKind::Silence).await,
+        E::GenerateLoudness { id } => generate(api, call, id, JobKind::Loudness).await,
         E::GetJob { job_id } => get(api, call, job_id).await,
         E::GetWaveform { id } => waveform(api, call, id).await,
         E::GetSilence { id } => silence(api, call, id).await,
+        E::GetLoudness { id } => loudness(api, call, id).await,
     }
 }
 
-/// `POST /api/generate/waveform/{id}` and `/silence/{id}`: the options in an optional JSON body.
+/// `POST /api/generate/{waveform,silence,loudness}/{id}`: the options in an optional JSON body
+/// (loudness takes none).
 pub(super) async fn generate<B: RequestBody>(
     api: &Api,
     call: Call<B>,
@@ -44,6 +46,7 @@ pub(super) async fn generate<B: RequestBody>(
             let (who, options) = call.read::<wire::jobs::SilenceOptions>(limit).await?;
             (who, serde_json::to_value(options))
         }
+        JobKind::Loudness => (call.who, Ok(serde_json::Value::Null)),
         _ => {
             let (who, options) = call.read::<wire::jobs::WaveformOptions>(limit).await?;
             (who, serde_json::to_value(options))
@@ -94,4 +97,10 @@ pub(super) async fn waveform<B: RequestBody>(api: &Api, call: Call<B>, media: Me
 pub(super) async fn silence<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
     let report = api.host.silence(&call.who, media).await?;
     data(StatusCode::OK, wire::silence_report(&report))
+}
+
+/// `GET /api/media/{id}/loudness`
+pub(super) async fn loudness<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
+    let loudness = api.host.loudness(&call.who, media).await?;
+    data(StatusCode::OK, wire::jobs::loudness(&loudness))
 }

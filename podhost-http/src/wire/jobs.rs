@@ -21,6 +21,8 @@ pub enum JobKindName {
     Waveform,
     /// Silences and ad-break suggestions.
     Silence,
+    /// Loudness (EBU R128).
+    Loudness,
     /// Tags written into the file.
     WriteTags,
     /// A podcast moving in.
@@ -80,6 +82,9 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
         (JobStatus::Succeeded, JobKind::Silence, Some(m)) => {
             Some(json!({ "silence": urls.silence(m) }))
         }
+        (JobStatus::Succeeded, JobKind::Loudness, Some(m)) => {
+            Some(json!({ "loudness": urls.loudness(m) }))
+        }
         (JobStatus::Succeeded, JobKind::WriteTags, Some(m)) => {
             Some(json!({ "metadata": urls.metadata(m) }))
         }
@@ -102,6 +107,7 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
         kind: match j.kind {
             JobKind::Waveform => JobKindName::Waveform,
             JobKind::Silence => JobKindName::Silence,
+            JobKind::Loudness => JobKindName::Loudness,
             JobKind::WriteTags => JobKindName::WriteTags,
             JobKind::Import => JobKindName::Import,
         },
@@ -202,6 +208,30 @@ pub struct Silences {
     pub duration: f64,
     /// Suggested mid-roll positions, in seconds.
     pub midrolls: Vec<f64>,
+}
+
+/// The loudness of a file by EBU R128 / ITU-R BS.1770-4 (what ffmpeg's `ebur128` filter reports
+/// with `peak=true`); a level is null where there is nothing to measure (digital silence).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Loudness {
+    /// Integrated loudness, in LUFS.
+    pub integrated: Option<f64>,
+    /// Loudness range, in LU.
+    pub range: f64,
+    /// The highest true peak of any channel, in dBTP.
+    pub true_peak: Option<f64>,
+    /// The highest sample of any channel, in dBFS.
+    pub sample_peak: Option<f64>,
+}
+
+/// A loudness measurement.
+pub fn loudness(l: &podhost_core::analysis::Loudness) -> Loudness {
+    Loudness {
+        integrated: l.integrated,
+        range: l.range,
+        true_peak: l.true_peak,
+        sample_peak: l.sample_peak,
+    }
 }
 
 /// A silence report.

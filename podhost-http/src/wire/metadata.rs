@@ -120,6 +120,8 @@ pub struct MetadataRecord {
     pub tags_error: Option<String>,
     /// The stored ad breaks.
     pub adbreak: Option<AdBreaks>,
+    /// The audio's loudness, once an analysis job measured it.
+    pub loudness: Option<super::jobs::Loudness>,
     /// Apple's artwork check of the image, or of the cover in the tags.
     pub artwork: Option<Artwork>,
     /// After a change of the tags: the job writing them into a new file.
@@ -174,6 +176,7 @@ pub fn metadata(m: &Metadata, job: Option<JobRecord>) -> MetadataRecord {
             postroll: a.postroll,
             midrolls: a.midrolls.clone(),
         }),
+        loudness: media.results.loudness.as_ref().map(super::jobs::loudness),
         artwork: m.artwork.as_ref().map(|a| Artwork {
             width: a.width,
             height: a.height,

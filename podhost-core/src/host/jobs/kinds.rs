@@ -119,6 +119,11 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
     match kind {
         JobKind::Waveform => waveform_options(params).map(drop),
         JobKind::Silence => silence_options(params).map(drop),
+        JobKind::Loudness => {
+            let mut errors = FieldErrors::default();
+            unknown_keys(options_of(params)?, &[], &mut errors);
+            errors.into_result()
+        }
         JobKind::WriteTags => Ok(()),
         JobKind::Import => {
             let params: ImportParams = serde_json::from_value(params.clone())
@@ -142,13 +147,8 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
 /// changes made while the job ran (ad breaks, a rename, another job's result) stay.
 #[derive(Debug)]
 pub(super) enum JobOutput {
-    /// The waveform is stored under the job's id; `outline` is what the episode page draws.
-    Waveform {
-        /// A coarse outline of the waveform.
-        outline: Vec<u8>,
-    },
-    /// The silence report is stored under the job's id.
-    Silence,
+    /// One decode's results: the waveform, the silences and the loudness.
+    Analysis(Analysed),
     /// The file with its tags written is stored as `blob`, to replace `from`.
     Tags {
         /// The blob the job read.
@@ -167,21 +167,16 @@ pub(super) enum JobOutput {
 }
 
 impl JobOutput {
-    /// The record `current` with this output of job `job` applied at `now`, or why it cannot be
-    /// (the job then fails with that reason and its output is discarded).
+    /// The record `current` with this output applied at `now`, or why it cannot be (the job
+    /// then fails with that reason and its output is discarded).
     pub(super) fn apply(
         &self,
         current: &Media,
-        job: &JobId,
         now: jiff::Timestamp,
     ) -> std::result::Result<Media, String> {
         let mut media = current.clone();
         match self {
-            JobOutput::Waveform { outline } => {
-                media.results.waveform = Some(job.clone());
-                media.results.outline.clone_from(outline);
-            }
-            JobOutput::Silence => media.results.silence = Some(job.clone()),
+            JobOutput::Analysis(analysed) => analysed.apply(&mut media.results),
             JobOutput::Import(_) => {}
             JobOutput::Tags {
                 from,
@@ -213,7 +208,7 @@ impl JobOutput {
     pub(super) fn new_blob(&self) -> Option<&BlobKey> {
         match self {
             JobOutput::Tags { blob, .. } => Some(blob),
-            JobOutput::Waveform { .. } | JobOutput::Silence | JobOutput::Import(_) => None,
+            JobOutput::Analysis(_) | JobOutput::Import(_) => None,
         }
     }
 }
@@ -235,7 +230,9 @@ pub(super) async fn execute(
     }
     .ok_or_else(|| Error::invalid("media", "the media file was deleted"))?;
     match job.kind {
-        JobKind::Waveform | JobKind::Silence => analyse(host, account, job, &media).await,
+        JobKind::Waveform | JobKind::Silence | JobKind::Loudness => {
+            analyse(host, account, job, &media).await
+        }
         JobKind::WriteTags => write_tags(host, account, job, &media).await,
         JobKind::Import => Err(Error::storage("an import job has no media file")),
     }
@@ -381,6 +378,45 @@ async fn write_tags(
     result
 }
 
+/// What an analysis job found, and where its files are: applied to the media record as it is
+/// when the job finishes.
+#[derive(Debug)]
+pub(super) struct Analysed {
+    /// The kind of job.
+    kind: JobKind,
+    /// The job whose stored files hold the waveform and the silences: this one, or the one
+    /// whose decode at the default options is reused.
+    files: JobId,
+    /// The outline of the stored waveform.
+    outline: Vec<u8>,
+    /// Whether both stored files are at the default options.
+    defaults: bool,
+    /// The loudness measured.
+    loudness: analysis::Loudness,
+}
+
+impl Analysed {
+    /// The job's kind points at its files; the other kinds of result, and the loudness, are
+    /// filled in from the same decode, without replacing a result asked for with options.
+    fn apply(&self, results: &mut crate::model::MediaResults) {
+        let files = Some(self.files.clone());
+        if self.kind == JobKind::Waveform || results.waveform.is_none() {
+            results.waveform.clone_from(&files);
+            results.outline.clone_from(&self.outline);
+        }
+        if self.kind == JobKind::Silence || results.silence.is_none() {
+            results.silence.clone_from(&files);
+        }
+        if self.defaults {
+            results.defaults = files;
+        }
+        results.loudness = Some(self.loudness);
+    }
+}
+
+/// An analysis job: one decode computes the waveform, the silences (the job's kind at its
+/// options, the other at the defaults) and the loudness. A job at the default options whose
+/// results a former decode already stored reads them instead.
 async fn analyse(
     host: &PodcastHost,
     account: &AccountId,
@@ -388,9 +424,28 @@ async fn analyse(
     media: &Media,
 ) -> Result<JobOutput> {
     let (waveform, silence) = match job.kind {
-        JobKind::Waveform => (Some(waveform_options(&job.params)?), None),
-        _ => (None, Some(silence_options(&job.params)?)),
+        JobKind::Waveform => (waveform_options(&job.params)?, SilenceOptions::default()),
+        JobKind::Silence => (WaveformOptions::default(), silence_options(&job.params)?),
+        _ => (WaveformOptions::default(), SilenceOptions::default()),
     };
+    let defaults = waveform == WaveformOptions::default() && silence == SilenceOptions::default();
+    if defaults
+        && let (Some(files), Some(loudness)) = (&media.results.defaults, media.results.loudness)
+    {
+        let json = host.read_result(account, files, WAVEFORM_JSON).await?;
+        let outline = serde_json::from_slice(&json)
+            .ok()
+            .and_then(|json| analysis::Waveform::from_json(&json).ok())
+            .map(|w| w.outline(OUTLINE_BARS))
+            .ok_or_else(|| Error::storage("a stored waveform is unreadable"))?;
+        return Ok(JobOutput::Analysis(Analysed {
+            kind: job.kind,
+            files: files.clone(),
+            outline,
+            defaults,
+            loudness,
+        }));
+    }
     let source = crate::probe::source::StoreSource::whole(
         host.store().clone(),
         crate::store::layout::blob(account, &media.blob),
@@ -402,8 +457,9 @@ async fn analyse(
         analysis::analyze(
             Box::new(source),
             Some(&mime),
-            waveform.as_ref(),
-            silence.as_ref(),
+            Some(&waveform),
+            Some(&silence),
+            true,
         )
     })
     .await
@@ -413,24 +469,25 @@ async fn analyse(
         analysis::AnalysisError::Io(e) => Error::storage(format!("reading the audio: {e}")),
         e => Error::invalid("media", e.to_string()),
     })?;
-    if let Some(waveform) = analysis.waveform {
-        let json =
-            serde_json::to_vec(&waveform.to_json()).map_err(|e| Error::storage(e.to_string()))?;
-        host.put_result(account, &job.id, WAVEFORM_JSON, json)
-            .await?;
-        host.put_result(account, &job.id, WAVEFORM_DAT, waveform.to_dat())
-            .await?;
-        return Ok(JobOutput::Waveform {
-            outline: waveform.outline(OUTLINE_BARS),
-        });
-    }
-    let silence = analysis
-        .silence
-        .ok_or_else(|| Error::storage("the analysis gave no silence report"))?;
+    let incomplete = || Error::storage("the analysis gave an incomplete result");
+    let waveform = analysis.waveform.ok_or_else(incomplete)?;
+    let json =
+        serde_json::to_vec(&waveform.to_json()).map_err(|e| Error::storage(e.to_string()))?;
+    host.put_result(account, &job.id, WAVEFORM_JSON, json)
+        .await?;
+    host.put_result(account, &job.id, WAVEFORM_DAT, waveform.to_dat())
+        .await?;
+    let silence = analysis.silence.ok_or_else(incomplete)?;
     let json = serde_json::to_vec(&silence).map_err(|e| Error::storage(e.to_string()))?;
     host.put_result(account, &job.id, SILENCE_JSON, json)
         .await?;
-    Ok(JobOutput::Silence)
+    Ok(JobOutput::Analysis(Analysed {
+        kind: job.kind,
+        files: job.id.clone(),
+        outline: waveform.outline(OUTLINE_BARS),
+        defaults,
+        loudness: analysis.loudness.ok_or_else(incomplete)?,
+    }))
 }
 
 impl PodcastHost {
@@ -443,7 +500,7 @@ impl PodcastHost {
         format: WaveformFormat,
     ) -> Result<bytes::Bytes> {
         let job = self
-            .result_job(who, media, |m| m.results.waveform.clone())
+            .media_result(who, media, |m| m.results.waveform.clone())
             .await?;
         let file = match format {
             WaveformFormat::Json => WAVEFORM_JSON,
@@ -456,19 +513,27 @@ impl PodcastHost {
     /// `media-read-only`). `NotFound` until a silence job succeeded.
     pub async fn silence(&self, who: &Principal, media: MediaId) -> Result<SilenceReport> {
         let job = self
-            .result_job(who, media, |m| m.results.silence.clone())
+            .media_result(who, media, |m| m.results.silence.clone())
             .await?;
         let bytes = self.read_result(who.account(), &job, SILENCE_JSON).await?;
         serde_json::from_slice(&bytes)
             .map_err(|e| Error::storage(format!("a stored silence report is unreadable: {e}")))
     }
 
-    async fn result_job(
+    /// The loudness of one of the caller's media files (scope `media` or `media-read-only`).
+    /// `NotFound` until an analysis job (waveform, silence or loudness) succeeded.
+    pub async fn loudness(&self, who: &Principal, media: MediaId) -> Result<analysis::Loudness> {
+        self.media_result(who, media, |m| m.results.loudness).await
+    }
+
+    /// What `pick` finds in the record of one of the caller's media files; `NotFound` when
+    /// it finds nothing.
+    async fn media_result<T>(
         &self,
         who: &Principal,
         media: MediaId,
-        pick: impl Fn(&Media) -> Option<crate::ids::JobId>,
-    ) -> Result<crate::ids::JobId> {
+        pick: impl Fn(&Media) -> Option<T>,
+    ) -> Result<T> {
         who.require(Scope::MediaReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         let file = catalog

@@ -379,7 +379,7 @@ impl PodcastHost {
                     (Ok(JobOutput::Import(_)), _) => Ok(None),
                     (Ok(output), Some(media)) => match state.media.get(&media) {
                         None => Err(format!("media {media} was deleted while the job ran")),
-                        Some(record) => output.apply(record, &id, finished).map(Some),
+                        Some(record) => output.apply(record, finished).map(Some),
                     },
                     (Ok(_), None) => Err("the job names no media file".to_string()),
                     (Err(e), _) => Err(e.to_string()),

@@ -1,4 +1,4 @@
-//! Processing audio in the background: waveforms, silences, and the jobs that make them.
+//! Processing audio in the background: waveforms, silences, loudness, and the jobs that make them.
 
 use podhost_core::{JobId, MediaId, Scope};
 use serde_json::json;
@@ -12,7 +12,8 @@ use crate::{
 };
 
 endpoints! {
-    /// Processing audio in the background: waveforms, silences, and the jobs that make them.
+    /// Processing audio in the background: waveforms, silences, loudness, and the jobs that make
+    /// them.
     pub enum ProcessingEndpoint: Api, tag "processing";
 
     /// generate a waveform (a background job; BBC audiowaveform's format)
@@ -37,6 +38,13 @@ endpoints! {
             .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()))
             .errors(&[413]);
 
+    /// measure loudness by EBU R128 (a background job; the decode that measures it also stores the
+    /// waveform and silences at their default options)
+    GenerateLoudness { id: MediaId } = POST "/api/generate/loudness/{id}",
+        Spec::token(Scope::Media)
+            .makes(&["job_id"], "/data/id")
+            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
+
     /// a background job
     GetJob { job_id: JobId } = GET "/api/jobs/{job_id}",
         Spec::token(Scope::MediaReadOnly)
@@ -60,4 +68,11 @@ endpoints! {
         Spec::token(Scope::MediaReadOnly)
             .addition()
             .answers(200, "the silences and suggested mid-roll positions", Shape::Data(schema::<wire::jobs::Silences>()));
+
+    /// the loudness of a file (integrated, range, true peak, sample peak), once an analysis job
+    /// measured it
+    GetLoudness { id: MediaId } = GET "/api/media/{id}/loudness",
+        Spec::token(Scope::MediaReadOnly)
+            .addition()
+            .answers(200, "the loudness", Shape::Data(schema::<wire::jobs::Loudness>()));
 }

@@ -1,0 +1,142 @@
+//! Loudness by EBU R128 / ITU-R BS.1770-4, measured by the `ebur128` crate (a port of
+//! libebur128 that passes the EBU Tech 3341 and 3342 tests): integrated loudness, loudness
+//! range, true peak (4× oversampled below 96 kHz) and sample peak, as ffmpeg's `ebur128` filter
+//! reports them with `peak=true`.
+
+use ebur128::{EbuR128, Mode};
+use serde::{Deserialize, Serialize};
+use symphonia::core::audio::conv::FromSample;
+
+/// The loudness of a whole file. Levels are rounded to hundredths; `None` where the file has
+/// nothing to measure (digital silence, or no block above the absolute gate of -70 LUFS).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Loudness {
+    /// Integrated loudness, in LUFS (gated over the whole file).
+    pub integrated: Option<f64>,
+    /// Loudness range, in LU (the spread of the short-term loudness).
+    pub range: f64,
+    /// The highest true peak of any channel, in dBTP.
+    pub true_peak: Option<f64>,
+    /// The highest sample of any channel, in dBFS.
+    pub sample_peak: Option<f64>,
+}
+
+/// Measures the loudness of the samples fed to it, in constant memory.
+pub(super) struct LoudnessMeter {
+    meter: EbuR128,
+    channels: u32,
+    /// Scratch planes of `f32` samples, reused for every buffer.
+    planes: Vec<Vec<f32>>,
+}
+
+impl LoudnessMeter {
+    /// A meter for `channels` channels at `rate` Hz (the caller checked both are sensible).
+    pub(super) fn new(channels: usize, rate: u32) -> Result<Self, String> {
+        let channels = u32::try_from(channels).map_err(|e| e.to_string())?;
+        let meter = EbuR128::new(
+            channels,
+            rate,
+            Mode::I | Mode::LRA | Mode::TRUE_PEAK | Mode::SAMPLE_PEAK,
+        )
+        .map_err(|e| format!("cannot measure loudness at {rate} Hz, {channels} channels: {e}"))?;
+        Ok(LoudnessMeter {
+            meter,
+            channels,
+            planes: vec![Vec::new(); channels as usize],
+        })
+    }
+
+    /// Feeds `len` frames of planar samples, converted to `f32` in [-1, 1].
+    pub(super) fn push_planar<S: Copy>(&mut self, planes: &[&[S]], len: usize)
+    where
+        f32: FromSample<S>,
+    {
+        for (out, plane) in self.planes.iter_mut().zip(planes) {
+            out.clear();
+            out.extend(plane.iter().take(len).map(|&s| f32::from_sample(s)));
+            out.resize(len, 0.0);
+        }
+        let planes: Vec<&[f32]> = self.planes.iter().map(Vec::as_slice).collect();
+        // The planes have the meter's channel count and equal lengths: it cannot refuse them.
+        let _ = self.meter.add_frames_planar_f32(&planes);
+    }
+
+    /// The measurement of everything fed.
+    pub(super) fn finish(self) -> Loudness {
+        let peak = |read: &dyn Fn(u32) -> Result<f64, ebur128::Error>| {
+            let linear = (0..self.channels)
+                .filter_map(|c| read(c).ok())
+                .fold(0.0f64, f64::max);
+            (linear > 0.0).then(|| hundredths(20.0 * linear.log10()))
+        };
+        let integrated = self
+            .meter
+            .loudness_global()
+            .ok()
+            .filter(|l| l.is_finite())
+            .map(hundredths);
+        Loudness {
+            integrated,
+            range: self
+                .meter
+                .loudness_range()
+                .ok()
+                .filter(|r| r.is_finite())
+                .map_or(0.0, hundredths),
+            true_peak: peak(&|c| self.meter.true_peak(c)),
+            sample_peak: peak(&|c| self.meter.sample_peak(c)),
+        }
+    }
+}
+
+fn hundredths(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1 kHz stereo sine whose level is chosen to read -23 LUFS (EBU Tech 3341 case 1 is a
+    /// 1 kHz stereo sine at -23 dBFS, which reads -23.0 LUFS).
+    #[test]
+    fn a_1_khz_sine_at_minus_23_dbfs_reads_minus_23_lufs() {
+        let rate = 48_000u32;
+        let amplitude = 10f32.powf(-23.0 / 20.0);
+        let wave: Vec<f32> = (0..rate * 20)
+            .map(|i| {
+                amplitude * (2.0 * std::f32::consts::PI * 1000.0 * i as f32 / rate as f32).sin()
+            })
+            .collect();
+        let mut meter = LoudnessMeter::new(2, rate).unwrap();
+        for chunk in wave.chunks(1152) {
+            meter.push_planar(&[chunk, chunk], chunk.len());
+        }
+        let loudness = meter.finish();
+        let integrated = loudness.integrated.unwrap();
+        assert!(
+            (integrated + 23.0).abs() < 0.05,
+            "reads -23.0: {loudness:?}"
+        );
+        assert!(loudness.range < 0.1, "{loudness:?}");
+        let peak = loudness.sample_peak.unwrap();
+        assert!((peak + 23.0).abs() < 0.01, "{loudness:?}");
+        assert!(loudness.true_peak.unwrap() >= peak, "{loudness:?}");
+    }
+
+    #[test]
+    fn digital_silence_has_no_level() {
+        let mut meter = LoudnessMeter::new(1, 44_100).unwrap();
+        let zeros = vec![0i16; 44_100 * 5];
+        meter.push_planar(&[&zeros[..]], zeros.len());
+        assert_eq!(
+            meter.finish(),
+            Loudness {
+                integrated: None,
+                range: 0.0,
+                true_peak: None,
+                sample_peak: None
+            }
+        );
+    }
+}
