@@ -72,6 +72,37 @@ fn loudness_is_measured_here_with_wait() {
 }
 
 #[test]
+fn a_file_is_mastered_here_with_wait() {
+    let cli = Cli::with_users(&["alice"]);
+    let audio = cli.upload(
+        "alice",
+        "talk.wav",
+        &fixtures::tone_and_silence(&[(4.0, true), (1.0, false)], 8000),
+    );
+    let refused = cli.fails(
+        &[
+            "master", "--user", "alice", &audio, "--wait", "--target", "-2",
+        ],
+        2,
+    );
+    assert!(refused.contains("target"), "{refused}");
+    let made = cli.json(&[
+        "master",
+        "--user",
+        "alice",
+        &audio,
+        "--wait",
+        "--target",
+        "-20",
+        "--bitrate",
+        "32",
+    ]);
+    assert_eq!(made["name"], "talk.mp3", "{made}");
+    assert_eq!(made["mime"], "audio/mpeg", "{made}");
+    assert_ne!(made["id"].to_string(), audio);
+}
+
+#[test]
 fn silences_are_found_here_with_wait() {
     let cli = Cli::with_users(&["alice"]);
     // Tone 0-4 s, silence 4-7 s, tone 7-10 s.

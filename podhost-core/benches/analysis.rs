@@ -1,16 +1,19 @@
-//! The analysis engine against ffmpeg on a 60-minute speech podcast: waveform and silence in
-//! one pass, wall time and peak memory, next to `ffmpeg -af silencedetect` on the same file.
+//! The analysis engine against ffmpeg on a 60-minute speech podcast: waveform, silences and
+//! loudness in one pass, wall time and peak memory, next to one ffmpeg run doing
+//! `silencedetect` and `ebur128=peak=true` on the same file; then the loudness beside ffmpeg's
+//! `ebur128` on fixtures of every format (made by ffmpeg in `BENCH_DIR/fixtures`).
 //!
 //! ```sh
-//! cargo bench -p podhost-core --bench analysis            # 60 minutes, 3 runs each
-//! cargo bench -p podhost-core --bench analysis -- --quick # 10 minutes, 1 run each
+//! cargo bench -p podhost-core --features opus --bench analysis            # 60 minutes, 3 runs each
+//! cargo bench -p podhost-core --features opus --bench analysis -- --quick # 10 minutes, 1 run each
 //! ```
 //!
 //! The episode is made once by `/work/shared/tools/make-test-podcast.sh` (espeak-ng speech with
 //! pauses, encoded by ffmpeg: Debian `espeak-ng` and `ffmpeg`) into `BENCH_DIR` (default
 //! `target/bench-analysis`). Each of our runs is a child process (this binary again), so its
 //! peak resident memory (`VmHWM`) is the analysis's alone; ffmpeg's comes from
-//! `/usr/bin/time -v` when present. Target: at most 0.8× ffmpeg's time, under 32 MiB.
+//! `/usr/bin/time -v` when present. Targets: at most 0.5× ffmpeg's time, under 32 MiB; loudness
+//! within ±0.1 LU (integrated), ±0.5 LU (range), ±0.3 dB (true peak) of ffmpeg's.
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use std::path::{Path, PathBuf};
@@ -21,7 +24,7 @@ use std::time::Instant;
 mod silencedetect;
 use silencedetect::parse_silencedetect;
 
-use podhost_core::analysis::{SilenceOptions, WaveformOptions, analyze};
+use podhost_core::analysis::{Loudness, SilenceOptions, WaveformOptions, analyze};
 
 const CHILD: &str = "PODHOST_ANALYSIS_BENCH_CHILD";
 const MAKER: &str = "/work/shared/tools/make-test-podcast.sh";
@@ -98,7 +101,13 @@ fn main() {
         };
         cmd.args(["-hide_banner", "-nostats", "-i"])
             .arg(&episode)
-            .args(["-af", "silencedetect=noise=-60dB:d=2", "-f", "null", "-"]);
+            .args([
+                "-af",
+                "silencedetect=noise=-60dB:d=2,ebur128=peak=sample+true",
+                "-f",
+                "null",
+                "-",
+            ]);
         let t = Instant::now();
         let out = cmd.output().expect("run ffmpeg");
         let wall = t.elapsed().as_secs_f64();
@@ -131,14 +140,14 @@ fn main() {
     );
     println!(
         "{:<44} {:>10.2} {:>10.2} {:>14.1}",
-        "podhost analyze (waveform + silence, 1 pass)",
+        "podhost analyze (waveform, silence, loudness)",
         o,
         best(&ours),
         ours_rss as f64 / 1024.0
     );
     println!(
         "{:<44} {:>10.2} {:>10.2} {:>14}",
-        "ffmpeg -af silencedetect -f null -",
+        "ffmpeg -af silencedetect,ebur128 -f null -",
         t,
         best(&theirs),
         if time_v {
@@ -148,7 +157,7 @@ fn main() {
         }
     );
     println!(
-        "time ratio (ours / ffmpeg, medians): {:.2}x  (target <= 0.80x); peak memory {:.1} MiB (target < 32)",
+        "time ratio (ours / ffmpeg, medians): {:.2}x  (target <= 0.50x); peak memory {:.1} MiB (target < 32)",
         o / t,
         ours_rss as f64 / 1024.0
     );
@@ -192,6 +201,155 @@ fn main() {
     for line in ours_report.lines().filter(|l| l.starts_with("midrolls ")) {
         println!("{line}");
     }
+
+    println!();
+    println!("loudness beside ffmpeg's ebur128 (ours | ffmpeg's; ffmpeg prints tenths):");
+    let ours_loudness = ours_report
+        .lines()
+        .find_map(|l| l.strip_prefix("loudness "))
+        .and_then(|l| serde_json::from_str::<Loudness>(l).ok())
+        .expect("the child printed the loudness");
+    compare("the episode", &ours_loudness, &theirs_log);
+    for (name, path) in fixtures(&dir.join("../fixtures"), &episode) {
+        let theirs = ffmpeg_loudness(&path);
+        match analyze(
+            Box::new(std::fs::File::open(&path).unwrap()),
+            None,
+            None,
+            None,
+            true,
+        ) {
+            Ok(ours) => compare(&name, &ours.loudness.unwrap(), &theirs),
+            Err(e) => println!("  {name:<34} not read: {e}"),
+        }
+    }
+}
+
+/// Fixtures of every format, made by ffmpeg from the episode's first two minutes (speech) and
+/// from a synthetic stereo piece (music-like: a chord with tremolo over pink noise), and a
+/// 1 kHz stereo sine at -23 LUFS.
+fn fixtures(dir: &Path, episode: &Path) -> Vec<(String, PathBuf)> {
+    std::fs::create_dir_all(dir).unwrap();
+    let speech = ["-t", "120", "-i"];
+    let music = "aevalsrc=0.2*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))+0.15*sin(2*PI*277*t)+0.1*sin(2*PI*330*t)|0.2*sin(2*PI*330*t)*(0.6+0.4*sin(2*PI*2*t))+0.15*sin(2*PI*440*t):s=48000:d=120";
+    let cases: [(&str, &[&str]); 9] = [
+        (
+            "speech mono 44.1k.mp3",
+            &[
+                "-ac",
+                "1",
+                "-ar",
+                "44100",
+                "-c:a",
+                "libmp3lame",
+                "-b:a",
+                "64k",
+            ],
+        ),
+        (
+            "speech mono 48k.wav",
+            &["-ac", "1", "-ar", "48000", "-c:a", "pcm_s16le"],
+        ),
+        (
+            "speech stereo 44.1k.flac",
+            &["-ac", "2", "-ar", "44100", "-c:a", "flac"],
+        ),
+        (
+            "speech stereo 48k.opus",
+            &["-ac", "2", "-ar", "48000", "-c:a", "libopus", "-b:a", "48k"],
+        ),
+        ("music stereo 48k.m4a", &["-c:a", "aac", "-b:a", "128k"]),
+        (
+            "music stereo 44.1k.mp3",
+            &["-ar", "44100", "-c:a", "libmp3lame", "-b:a", "128k"],
+        ),
+        ("music stereo 48k.wav", &["-c:a", "pcm_s24le"]),
+        (
+            "music mono 44.1k.m4a",
+            &["-ac", "1", "-ar", "44100", "-c:a", "aac", "-b:a", "96k"],
+        ),
+        ("sine 1 kHz stereo -23 LUFS.wav", &["-c:a", "pcm_s16le"]),
+    ];
+    let mut out = Vec::new();
+    for (name, codec) in cases {
+        let path = dir.join(name.replace(' ', "_"));
+        if !path.exists() {
+            let mut cmd = Command::new("ffmpeg");
+            cmd.args(["-v", "error", "-y"]);
+            if name.starts_with("speech") {
+                cmd.args(speech).arg(episode);
+            } else if name.starts_with("music") {
+                cmd.args(["-f", "lavfi", "-i", music, "-af", "volume=-8dB"]);
+            } else {
+                // A sine at -23 dBFS in both channels reads -23 LUFS (EBU Tech 3341, case 1);
+                // lavfi's sine is at 1/8 of full scale (-18.06 dBFS).
+                cmd.args([
+                    "-f",
+                    "lavfi",
+                    "-i",
+                    "sine=frequency=1000:sample_rate=48000:duration=20",
+                    "-af",
+                    "volume=-4.94dB,pan=stereo|c0=c0|c1=c0",
+                ]);
+            }
+            cmd.args(codec).arg(&path);
+            let status = cmd.status().expect("run ffmpeg");
+            assert!(status.success(), "making {name}");
+        }
+        out.push((name.to_string(), path));
+    }
+    out
+}
+
+/// ffmpeg's `ebur128` summary of a file (its stderr).
+fn ffmpeg_loudness(path: &Path) -> String {
+    let out = Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-i"])
+        .arg(path)
+        .args(["-af", "ebur128=peak=sample+true", "-f", "null", "-"])
+        .output()
+        .expect("run ffmpeg");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Prints our figures beside ffmpeg's, with whether each is within its tolerance.
+fn compare(name: &str, ours: &Loudness, log: &str) {
+    let summary = &log[log.rfind("Summary:").unwrap_or(0)..];
+    let after = |section: &str, key: &str| -> Option<f64> {
+        let rest = &summary[summary.find(section)? + section.len()..];
+        let line = rest.lines().find(|l| l.trim_start().starts_with(key))?;
+        line.trim_start()[key.len()..]
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    let theirs = (
+        after("Integrated loudness:", "I:"),
+        after("Loudness range:", "LRA:"),
+        after("True peak:", "Peak:"),
+        after("Sample peak:", "Peak:"),
+    );
+    let within = |a: Option<f64>, b: Option<f64>, tolerance: f64| match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() <= tolerance + 0.05,
+        _ => false,
+    };
+    let show = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let ok = within(ours.integrated, theirs.0, 0.1)
+        && within(Some(ours.range), theirs.1, 0.5)
+        && within(ours.true_peak, theirs.2, 0.3);
+    println!(
+        "  {name:<34} I {} | {}  LRA {} | {}  TP {} | {}  SP {} | {}  {}",
+        show(ours.integrated),
+        show(theirs.0),
+        show(Some(ours.range)),
+        show(theirs.1),
+        show(ours.true_peak),
+        show(theirs.2),
+        show(ours.sample_peak),
+        show(theirs.3),
+        if ok { "within" } else { "OUTSIDE" },
+    );
 }
 
 /// The child: one analysis, then its figures on stdout.
@@ -222,6 +380,10 @@ fn child(path: &Path) {
         println!("silence {} {}", s.start, s.end);
     }
     println!("midrolls {:?}", report.midrolls);
+    println!(
+        "loudness {}",
+        serde_json::to_string(&a.loudness.unwrap()).unwrap()
+    );
 }
 
 fn parse_pairs(text: &str, prefix: &str) -> Vec<(f64, f64)> {

@@ -226,6 +226,61 @@ async fn one_decode_measures_loudness_and_stores_all_three() {
     assert_eq!(waveform.body["samples_per_pixel"], 256);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_is_mastered_into_a_new_mp3_beside_it() {
+    let fx = Fixture::new().await;
+    let media = fx
+        .upload("talk.wav", wav_with_pauses(&[(3.0, true), (1.0, false)]))
+        .await;
+    let master = format!("/api/generate/master/{media}");
+    for body in [
+        json!({"format": "ogg"}),
+        json!({"target": -4}),
+        json!({"bitrate": 1}),
+    ] {
+        let refused = fx
+            .call(Method::POST, &master, &fx.alice, Some(body.clone()))
+            .await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    }
+    let asked = fx
+        .call(
+            Method::POST,
+            &master,
+            &fx.alice,
+            Some(json!({"target": -18})),
+        )
+        .await;
+    assert_eq!(asked.status, StatusCode::ACCEPTED, "{}", asked.body);
+    assert_eq!(asked.body["data"]["kind"], "master");
+    let _workers = fx.start_workers();
+    let done = fx
+        .until_done(asked.body["data"]["id"].as_str().unwrap())
+        .await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let made = done["result"]["media_id"].as_u64().unwrap();
+    assert_ne!(made, media);
+    assert_eq!(
+        done["result"]["media"],
+        format!("https://pod.test/api/media/{made}").as_str()
+    );
+    let file = fx.get(&format!("/api/media/{made}")).await;
+    assert_eq!(file.status, StatusCode::OK, "{}", file.body);
+    assert_eq!(file.body["name"], "talk.mp3", "{}", file.body);
+    assert_eq!(file.body["mime"], "audio/mpeg");
+    let metadata = fx.get(&format!("/api/media/{made}/metadata")).await;
+    assert_eq!(
+        metadata.body["data"]["mime"], "audio/mpeg",
+        "{}",
+        metadata.body
+    );
+    let original = fx.get(&format!("/api/media/{media}/metadata")).await;
+    assert_eq!(
+        original.body["data"]["mime"], "audio/wav",
+        "the original stays"
+    );
+}
+
 #[tokio::test]
 async fn refusals() {
     let fx = Fixture::new().await;

@@ -141,7 +141,12 @@ fn record_lines(record: &Value, media: &Media) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn print_record(env: &Env, host: &PodcastHost, user: &User, media: &Media) -> anyhow::Result<()> {
+pub(crate) fn print_record(
+    env: &Env,
+    host: &PodcastHost,
+    user: &User,
+    media: &Media,
+) -> anyhow::Result<()> {
     let record = serde_json::to_value(wire::media_single(&user.ctx(host), media))?;
     let lines = record_lines(&record, media);
     env.out().fields(record, || lines)?;

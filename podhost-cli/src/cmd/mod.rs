@@ -8,6 +8,7 @@ pub mod feed;
 pub mod import;
 pub mod job;
 pub mod loudness;
+pub mod master;
 pub mod media;
 pub mod metadata;
 pub mod serve;

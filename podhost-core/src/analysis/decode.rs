@@ -37,6 +37,7 @@ pub(super) fn run(
     waveform: Option<WaveformOptions>,
     silence: Option<SilenceOptions>,
     loudness: bool,
+    tap: Option<&mut dyn Tap>,
 ) -> Result<Analysis, AnalysisError> {
     let mut mss = MediaSourceStream::new(source, MediaSourceStreamOptions::default());
     let edits = container_edits(&mut mss)?;
@@ -91,6 +92,7 @@ pub(super) fn run(
             other => stream_error(other, 0.0),
         })?;
 
+    let mut tap = tap;
     let mut sink: Option<Sink> = None;
     let mut bad_in_row = 0u32;
     let mut bad_total = 0u64;
@@ -128,7 +130,7 @@ pub(super) fn run(
                         edit,
                     )?),
                 };
-                sink.push(&buffer)?;
+                sink.push(&buffer, &mut tap)?;
             }
             Err(SymError::Unsupported(reason)) if sink.is_none() => {
                 return Err(AnalysisError::UnsupportedCodec(format!(
@@ -299,8 +301,16 @@ fn codec_name(id: AudioCodecId) -> String {
         .map_or_else(|| format!("codec {id}"), |(_, n)| (*n).to_owned())
 }
 
+/// What receives every decoded frame inside the edit window, as `f32` planes in [-1, 1] (one
+/// per channel, of equal lengths), beside the analyses: how a job that transforms the audio
+/// (mastering) reads it with the same decoding rules.
+pub trait Tap {
+    /// The next frames, at `rate` Hz.
+    fn frames(&mut self, planes: &[&[f32]], rate: u32);
+}
+
 /// Where decoded samples go: the edit window, the 16-bit mono mix for the waveform, the
-/// silence detector and the loudness meter.
+/// silence detector, the loudness meter and the tap.
 struct Sink {
     rate: u32,
     channels: usize,
@@ -316,6 +326,7 @@ struct Sink {
     /// Scratch space reused for every buffer.
     mono: Vec<i16>,
     sums: Vec<i32>,
+    floats: Vec<Vec<f32>>,
 }
 
 impl Sink {
@@ -372,6 +383,7 @@ impl Sink {
             kept: 0,
             mono: Vec::new(),
             sums: Vec::new(),
+            floats: vec![Vec::new(); channels],
         })
     }
 
@@ -379,7 +391,11 @@ impl Sink {
         self.kept as f64 / f64::from(self.rate)
     }
 
-    fn push(&mut self, buffer: &GenericAudioBufferRef<'_>) -> Result<(), AnalysisError> {
+    fn push(
+        &mut self,
+        buffer: &GenericAudioBufferRef<'_>,
+        tap: &mut Option<&mut dyn Tap>,
+    ) -> Result<(), AnalysisError> {
         let spec = buffer.spec();
         if spec.rate() != self.rate || spec.channels().count() != self.channels {
             return Err(AnalysisError::Corrupt {
@@ -388,23 +404,23 @@ impl Sink {
             });
         }
         match buffer {
-            GenericAudioBufferRef::U8(b) => self.push_as::<u8, i16>(b),
-            GenericAudioBufferRef::U16(b) => self.push_as::<u16, i16>(b),
-            GenericAudioBufferRef::U24(b) => self.push_as::<_, i32>(b),
-            GenericAudioBufferRef::U32(b) => self.push_as::<u32, i32>(b),
-            GenericAudioBufferRef::S8(b) => self.push_as::<i8, i16>(b),
-            GenericAudioBufferRef::S16(b) => self.push_as::<i16, i16>(b),
-            GenericAudioBufferRef::S24(b) => self.push_as::<_, i32>(b),
-            GenericAudioBufferRef::S32(b) => self.push_as::<i32, i32>(b),
-            GenericAudioBufferRef::F32(b) => self.push_as::<f32, f32>(b),
-            GenericAudioBufferRef::F64(b) => self.push_as::<f64, f64>(b),
+            GenericAudioBufferRef::U8(b) => self.push_as::<u8, i16>(b, tap),
+            GenericAudioBufferRef::U16(b) => self.push_as::<u16, i16>(b, tap),
+            GenericAudioBufferRef::U24(b) => self.push_as::<_, i32>(b, tap),
+            GenericAudioBufferRef::U32(b) => self.push_as::<u32, i32>(b, tap),
+            GenericAudioBufferRef::S8(b) => self.push_as::<i8, i16>(b, tap),
+            GenericAudioBufferRef::S16(b) => self.push_as::<i16, i16>(b, tap),
+            GenericAudioBufferRef::S24(b) => self.push_as::<_, i32>(b, tap),
+            GenericAudioBufferRef::S32(b) => self.push_as::<i32, i32>(b, tap),
+            GenericAudioBufferRef::F32(b) => self.push_as::<f32, f32>(b, tap),
+            GenericAudioBufferRef::F64(b) => self.push_as::<f64, f64>(b, tap),
         }
         Ok(())
     }
 
     /// Feeds a buffer of `S` samples; silence is tested on them converted to `Q`, the format
     /// ffmpeg's filter would receive them in (the same for the formats it takes).
-    fn push_as<S, Q>(&mut self, buffer: &AudioBuffer<S>)
+    fn push_as<S, Q>(&mut self, buffer: &AudioBuffer<S>, tap: &mut Option<&mut dyn Tap>)
     where
         S: symphonia::core::audio::sample::Sample + Copy,
         Q: Quiet + FromSample<S>,
@@ -441,8 +457,20 @@ impl Sink {
             mono_mix(&planes, len, &mut self.mono, &mut self.sums);
             builder.push_mono(&self.mono);
         }
+        if self.loudness.is_none() && tap.is_none() {
+            return;
+        }
+        for (out, plane) in self.floats.iter_mut().zip(&planes) {
+            out.clear();
+            out.extend(plane.iter().take(len).map(|&s| f32::from_sample(s)));
+            out.resize(len, 0.0);
+        }
+        let floats: Vec<&[f32]> = self.floats.iter().map(Vec::as_slice).collect();
         if let Some(meter) = &mut self.loudness {
-            meter.push_planar(&planes, len);
+            meter.push(&floats);
+        }
+        if let Some(tap) = tap.as_mut() {
+            tap.frames(&floats, self.rate);
         }
     }
 

@@ -5,7 +5,6 @@
 
 use ebur128::{EbuR128, Mode};
 use serde::{Deserialize, Serialize};
-use symphonia::core::audio::conv::FromSample;
 
 /// The loudness of a whole file. Levels are rounded to hundredths; `None` where the file has
 /// nothing to measure (digital silence, or no block above the absolute gate of -70 LUFS).
@@ -22,16 +21,14 @@ pub struct Loudness {
 }
 
 /// Measures the loudness of the samples fed to it, in constant memory.
-pub(super) struct LoudnessMeter {
+pub(crate) struct LoudnessMeter {
     meter: EbuR128,
     channels: u32,
-    /// Scratch planes of `f32` samples, reused for every buffer.
-    planes: Vec<Vec<f32>>,
 }
 
 impl LoudnessMeter {
     /// A meter for `channels` channels at `rate` Hz (the caller checked both are sensible).
-    pub(super) fn new(channels: usize, rate: u32) -> Result<Self, String> {
+    pub(crate) fn new(channels: usize, rate: u32) -> Result<Self, String> {
         let channels = u32::try_from(channels).map_err(|e| e.to_string())?;
         let meter = EbuR128::new(
             channels,
@@ -39,30 +36,24 @@ impl LoudnessMeter {
             Mode::I | Mode::LRA | Mode::TRUE_PEAK | Mode::SAMPLE_PEAK,
         )
         .map_err(|e| format!("cannot measure loudness at {rate} Hz, {channels} channels: {e}"))?;
-        Ok(LoudnessMeter {
-            meter,
-            channels,
-            planes: vec![Vec::new(); channels as usize],
-        })
+        Ok(LoudnessMeter { meter, channels })
     }
 
-    /// Feeds `len` frames of planar samples, converted to `f32` in [-1, 1].
-    pub(super) fn push_planar<S: Copy>(&mut self, planes: &[&[S]], len: usize)
-    where
-        f32: FromSample<S>,
-    {
-        for (out, plane) in self.planes.iter_mut().zip(planes) {
-            out.clear();
-            out.extend(plane.iter().take(len).map(|&s| f32::from_sample(s)));
-            out.resize(len, 0.0);
-        }
-        let planes: Vec<&[f32]> = self.planes.iter().map(Vec::as_slice).collect();
+    /// Feeds planar samples in [-1, 1], one plane per channel, of equal lengths.
+    pub(crate) fn push(&mut self, planes: &[&[f32]]) {
         // The planes have the meter's channel count and equal lengths: it cannot refuse them.
-        let _ = self.meter.add_frames_planar_f32(&planes);
+        let _ = self.meter.add_frames_planar_f32(planes);
+    }
+
+    /// Feeds interleaved samples of `channels` channels (the meter's count).
+    pub(crate) fn push_interleaved(&mut self, frames: &[f32], channels: usize) {
+        if channels as u32 == self.channels {
+            let _ = self.meter.add_frames_f32(frames);
+        }
     }
 
     /// The measurement of everything fed.
-    pub(super) fn finish(self) -> Loudness {
+    pub(crate) fn finish(self) -> Loudness {
         let peak = |read: &dyn Fn(u32) -> Result<f64, ebur128::Error>| {
             let linear = (0..self.channels)
                 .filter_map(|c| read(c).ok())
@@ -110,7 +101,7 @@ mod tests {
             .collect();
         let mut meter = LoudnessMeter::new(2, rate).unwrap();
         for chunk in wave.chunks(1152) {
-            meter.push_planar(&[chunk, chunk], chunk.len());
+            meter.push(&[chunk, chunk]);
         }
         let loudness = meter.finish();
         let integrated = loudness.integrated.unwrap();
@@ -127,8 +118,8 @@ mod tests {
     #[test]
     fn digital_silence_has_no_level() {
         let mut meter = LoudnessMeter::new(1, 44_100).unwrap();
-        let zeros = vec![0i16; 44_100 * 5];
-        meter.push_planar(&[&zeros[..]], zeros.len());
+        let zeros = vec![0f32; 44_100 * 5];
+        meter.push(&[&zeros[..]]);
         assert_eq!(
             meter.finish(),
             Loudness {

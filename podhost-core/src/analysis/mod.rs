@@ -40,7 +40,9 @@ mod waveform;
 
 use symphonia::core::io::MediaSource;
 
+pub use decode::Tap;
 pub use loudness::Loudness;
+pub(crate) use loudness::LoudnessMeter;
 pub use options::{
     MAX_MIN_DURATION, MAX_PIXELS_PER_SECOND, MAX_SAMPLES_PER_PIXEL, MIN_NOISE_DB, SilenceOptions,
     WaveformOptions,
@@ -75,7 +77,20 @@ pub fn analyze(
         waveform.copied(),
         silence.copied(),
         loudness,
+        None,
     )
+}
+
+/// [`analyze`], with every decoded frame also given to `tap` (as `f32` planes, after the
+/// encoder delay and edit list are applied): one decode for the analyses and a transformation
+/// of the audio. Blocking and CPU-bound.
+pub fn analyze_with(
+    source: Box<dyn MediaSource>,
+    mime_hint: Option<&str>,
+    loudness: bool,
+    tap: &mut dyn Tap,
+) -> Result<Analysis, AnalysisError> {
+    decode::run(source, mime_hint, None, None, loudness, Some(tap))
 }
 
 fn options_error(errors: crate::FieldErrors) -> AnalysisError {

@@ -16,6 +16,8 @@ pub enum JobKind {
     Silence,
     /// Loudness by EBU R128 (integrated, range, true and sample peak).
     Loudness,
+    /// The file normalised, limited and encoded as a new media file.
+    Master,
     /// Tags, chapters and cover written into the file (a new file, a new URL).
     WriteTags,
     /// A podcast imported from its RSS feed.
@@ -23,12 +25,13 @@ pub enum JobKind {
 }
 
 impl JobKind {
-    /// The name on the wire: `waveform`, `silence`, `loudness`, `write_tags`, `import`.
+    /// The name on the wire: `waveform`, `silence`, `loudness`, `master`, `write_tags`, `import`.
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Waveform => "waveform",
             JobKind::Silence => "silence",
             JobKind::Loudness => "loudness",
+            JobKind::Master => "master",
             JobKind::WriteTags => "write_tags",
             JobKind::Import => "import",
         }

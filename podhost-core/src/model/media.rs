@@ -63,7 +63,7 @@ pub struct MediaResults {
     pub silence: Option<crate::ids::JobId>,
     /// The loudness, once an analysis job measured it (every one does, in the same decode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loudness: Option<crate::analysis::Loudness>,
+    pub loudness: Option<Box<crate::analysis::Loudness>>,
     /// The job whose one decode stored the waveform and the silences at their default options:
     /// a later waveform or silence job at the defaults reads them instead of decoding again.
     #[serde(default, skip_serializing_if = "Option::is_none")]

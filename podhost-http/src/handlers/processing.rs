@@ -24,6 +24,7 @@ pub(super) async fn handle<B: RequestBody>(
         E::GenerateWaveform { id } => generate(api, call, id, JobKind::Waveform).await,
         E::GenerateSilence { id } => generate(api, call, id, JobKind::Silence).await,
         E::GenerateLoudness { id } => generate(api, call, id, JobKind::Loudness).await,
+        E::GenerateMaster { id } => generate(api, call, id, JobKind::Master).await,
         E::GetJob { job_id } => get(api, call, job_id).await,
         E::GetWaveform { id } => waveform(api, call, id).await,
         E::GetSilence { id } => silence(api, call, id).await,
@@ -31,8 +32,8 @@ pub(super) async fn handle<B: RequestBody>(
     }
 }
 
-/// `POST /api/generate/{waveform,silence,loudness}/{id}`: the options in an optional JSON body
-/// (loudness takes none).
+/// `POST /api/generate/{waveform,silence,loudness,master}/{id}`: the options in an optional JSON
+/// body (loudness takes none).
 pub(super) async fn generate<B: RequestBody>(
     api: &Api,
     call: Call<B>,
@@ -47,6 +48,10 @@ pub(super) async fn generate<B: RequestBody>(
             (who, serde_json::to_value(options))
         }
         JobKind::Loudness => (call.who, Ok(serde_json::Value::Null)),
+        JobKind::Master => {
+            let (who, options) = call.read::<wire::jobs::MasterOptions>(limit).await?;
+            (who, serde_json::to_value(options))
+        }
         _ => {
             let (who, options) = call.read::<wire::jobs::WaveformOptions>(limit).await?;
             (who, serde_json::to_value(options))

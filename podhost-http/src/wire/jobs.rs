@@ -23,6 +23,8 @@ pub enum JobKindName {
     Silence,
     /// Loudness (EBU R128).
     Loudness,
+    /// A mastered copy of the file.
+    Master,
     /// Tags written into the file.
     WriteTags,
     /// A podcast moving in.
@@ -85,6 +87,13 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
         (JobStatus::Succeeded, JobKind::Loudness, Some(m)) => {
             Some(json!({ "loudness": urls.loudness(m) }))
         }
+        // The new file the job made.
+        (JobStatus::Succeeded, JobKind::Master, _) => j
+            .report
+            .as_ref()
+            .and_then(|r| r["media_id"].as_u64())
+            .and_then(|id| MediaId::new(id).ok())
+            .map(|id| json!({ "media_id": id.get(), "media": urls.media(id) })),
         (JobStatus::Succeeded, JobKind::WriteTags, Some(m)) => {
             Some(json!({ "metadata": urls.metadata(m) }))
         }
@@ -108,6 +117,7 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
             JobKind::Waveform => JobKindName::Waveform,
             JobKind::Silence => JobKindName::Silence,
             JobKind::Loudness => JobKindName::Loudness,
+            JobKind::Master => JobKindName::Master,
             JobKind::WriteTags => JobKindName::WriteTags,
             JobKind::Import => JobKindName::Import,
         },
@@ -147,6 +157,34 @@ pub struct WaveformOptions {
 impl Example for WaveformOptions {
     fn example() -> Value {
         json!({"samples_per_pixel": 256, "bits": 8})
+    }
+}
+
+/// Options of a mastering job; each may be left out for its default.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct MasterOptions {
+    /// The integrated loudness to reach, in LUFS, from -70 to -5 (default -16 for stereo, -19
+    /// for mono).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -70, max = -5))]
+    pub target: Option<f64>,
+    /// The ceiling of true peaks, in dBTP, from -9 to 0 (default -1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -9, max = 0))]
+    pub true_peak: Option<f64>,
+    /// The encoding: `mp3` (the default and, for now, the only one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["mp3"]))]
+    pub format: Option<String>,
+    /// The bitrate in kbit/s (default 128 for stereo, 64 for mono).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]))]
+    pub bitrate: Option<u32>,
+}
+
+impl Example for MasterOptions {
+    fn example() -> Value {
+        json!({"target": -16, "true_peak": -1, "format": "mp3", "bitrate": 128})
     }
 }
 

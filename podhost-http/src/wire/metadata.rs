@@ -176,7 +176,7 @@ pub fn metadata(m: &Metadata, job: Option<JobRecord>) -> MetadataRecord {
             postroll: a.postroll,
             midrolls: a.midrolls.clone(),
         }),
-        loudness: media.results.loudness.as_ref().map(super::jobs::loudness),
+        loudness: media.results.loudness.as_deref().map(super::jobs::loudness),
         artwork: m.artwork.as_ref().map(|a| Artwork {
             width: a.width,
             height: a.height,

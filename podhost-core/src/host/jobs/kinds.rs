@@ -124,6 +124,7 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
             unknown_keys(options_of(params)?, &[], &mut errors);
             errors.into_result()
         }
+        JobKind::Master => crate::master::MasterOptions::from_params(params, 2).map(drop),
         JobKind::WriteTags => Ok(()),
         JobKind::Import => {
             let params: ImportParams = serde_json::from_value(params.clone())
@@ -164,6 +165,19 @@ pub(super) enum JobOutput {
     },
     /// An import ran (its episodes and files were committed as it went).
     Import(crate::import::ImportReport),
+    /// The mastered file is stored as `blob`, to be a new media file named `name`.
+    Mastered {
+        /// Its name (made unique when the record is made).
+        name: String,
+        /// The blob the job wrote.
+        blob: BlobKey,
+        /// Its size.
+        size: u64,
+        /// What it is.
+        facts: MediaFacts,
+        /// The chapters it holds.
+        chapters: Vec<Chapter>,
+    },
 }
 
 impl JobOutput {
@@ -177,7 +191,7 @@ impl JobOutput {
         let mut media = current.clone();
         match self {
             JobOutput::Analysis(analysed) => analysed.apply(&mut media.results),
-            JobOutput::Import(_) => {}
+            JobOutput::Import(_) | JobOutput::Mastered { .. } => {}
             JobOutput::Tags {
                 from,
                 blob,
@@ -204,10 +218,46 @@ impl JobOutput {
         Ok(media)
     }
 
+    /// The media file this output makes beside `original` (in its category), in the state
+    /// the job's finishing commit reads.
+    pub(super) fn created(
+        &self,
+        state: &crate::state::AccountState,
+        original: &Media,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Media>> {
+        let JobOutput::Mastered {
+            name,
+            blob,
+            size,
+            facts,
+            chapters,
+        } = self
+        else {
+            return Ok(None);
+        };
+        Ok(Some(Media {
+            id: MediaId::new(state.next_media_id())?,
+            name: super::super::text::unique_name(name, |n| {
+                state.media.values().any(|m| m.name == n)
+            }),
+            url_name: None,
+            category: original.category.clone(),
+            size: *size,
+            created: now,
+            updated: now,
+            blob: blob.clone(),
+            facts: facts.clone(),
+            adbreak: original.adbreak.clone(),
+            results: Default::default(),
+            chapters: chapters.clone(),
+        }))
+    }
+
     /// The blob this output stored, which nothing references unless the output is applied.
     pub(super) fn new_blob(&self) -> Option<&BlobKey> {
         match self {
-            JobOutput::Tags { blob, .. } => Some(blob),
+            JobOutput::Tags { blob, .. } | JobOutput::Mastered { blob, .. } => Some(blob),
             JobOutput::Analysis(_) | JobOutput::Import(_) => None,
         }
     }
@@ -234,6 +284,7 @@ pub(super) async fn execute(
             analyse(host, account, job, &media).await
         }
         JobKind::WriteTags => write_tags(host, account, job, &media).await,
+        JobKind::Master => super::master::master(host, account, job, &media).await,
         JobKind::Import => Err(Error::storage("an import job has no media file")),
     }
 }
@@ -410,7 +461,7 @@ impl Analysed {
         if self.defaults {
             results.defaults = files;
         }
-        results.loudness = Some(self.loudness);
+        results.loudness = Some(Box::new(self.loudness));
     }
 }
 
@@ -430,7 +481,10 @@ async fn analyse(
     };
     let defaults = waveform == WaveformOptions::default() && silence == SilenceOptions::default();
     if defaults
-        && let (Some(files), Some(loudness)) = (&media.results.defaults, media.results.loudness)
+        && let (Some(files), Some(loudness)) = (
+            &media.results.defaults,
+            media.results.loudness.as_deref().copied(),
+        )
     {
         let json = host.read_result(account, files, WAVEFORM_JSON).await?;
         let outline = serde_json::from_slice(&json)
@@ -523,7 +577,8 @@ impl PodcastHost {
     /// The loudness of one of the caller's media files (scope `media` or `media-read-only`).
     /// `NotFound` until an analysis job (waveform, silence or loudness) succeeded.
     pub async fn loudness(&self, who: &Principal, media: MediaId) -> Result<analysis::Loudness> {
-        self.media_result(who, media, |m| m.results.loudness).await
+        self.media_result(who, media, |m| m.results.loudness.as_deref().copied())
+            .await
     }
 
     /// What `pick` finds in the record of one of the caller's media files; `NotFound` when

@@ -12,6 +12,7 @@ use object_store::{ObjectStoreExt, PutPayload};
 use serde_json::Value;
 
 mod kinds;
+mod master;
 pub(super) mod records;
 pub(super) mod workers;
 
@@ -385,8 +386,20 @@ impl PodcastHost {
                     (Err(e), _) => Err(e.to_string()),
                 };
                 let applied = result.is_ok();
+                let mut report = match &outcome {
+                    Ok(JobOutput::Import(report)) => serde_json::to_value(report).ok(),
+                    _ => None,
+                };
                 let (status, error) = match result {
                     Ok(updated) => {
+                        if let (Ok(output), Some(original)) = (&outcome, &updated)
+                            && let Some(created) = output.created(state, original, finished)?
+                        {
+                            report = Some(serde_json::json!({ "media_id": created.id.get() }));
+                            events
+                                .push((K::MediaCreated, Subject::Media(Box::new(created.clone()))));
+                            changes.push(Change::MediaPut(created));
+                        }
                         if let Some(updated) = updated {
                             if outcome.as_ref().is_ok_and(|o| o.new_blob().is_some()) {
                                 events.push((
@@ -399,10 +412,6 @@ impl PodcastHost {
                         (JobStatus::Succeeded, None)
                     }
                     Err(reason) => (JobStatus::Failed, Some(reason)),
-                };
-                let report = match &outcome {
-                    Ok(JobOutput::Import(report)) => serde_json::to_value(report).ok(),
-                    _ => None,
                 };
                 let ended = Job {
                     status,

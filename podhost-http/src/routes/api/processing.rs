@@ -45,6 +45,19 @@ endpoints! {
             .makes(&["job_id"], "/data/id")
             .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
 
+    /// master a file: normalised to a loudness target, true peaks limited, encoded as a new media
+    /// file (MP3) carrying the original's tags, chapters and cover (a background job; its result
+    /// links the new file)
+    GenerateMaster { id: MediaId } = POST "/api/generate/master/{id}",
+        Spec::token(Scope::Media)
+            .body(BodyKind::Json {
+                schema: example::<wire::jobs::MasterOptions>(),
+                required: false,
+            })
+            .makes(&["job_id"], "/data/id")
+            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()))
+            .errors(&[413]);
+
     /// a background job
     GetJob { job_id: JobId } = GET "/api/jobs/{job_id}",
         Spec::token(Scope::MediaReadOnly)

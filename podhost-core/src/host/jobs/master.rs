@@ -1,0 +1,165 @@
+//! The mastering job: the file's loudness (stored, or measured by a decode of its own), then one
+//! decode through gain, limiter and encoder; the new file carries the original's tags,
+//! chapters and cover, and is stored as a new media file beside it.
+
+use super::super::{PodcastHost, file_tags};
+use super::kinds::JobOutput;
+use crate::{
+    analysis::{self, AnalysisError},
+    error::{Error, Result},
+    ids::AccountId,
+    master::{MAX_PASSES, Master, MasterError, MasterOptions, TOLERANCE_LU},
+    model::{Job, Media},
+    probe::source::StoreSource,
+    tags::Tags,
+};
+
+/// A media file's audio, as a source the decoder reads from the store.
+fn source(host: &PodcastHost, account: &AccountId, media: &Media) -> Box<StoreSource> {
+    Box::new(StoreSource::whole(
+        host.store().clone(),
+        crate::store::layout::blob(account, &media.blob),
+        tokio::runtime::Handle::current(),
+        media.size,
+    ))
+}
+
+fn decode_error(e: AnalysisError) -> Error {
+    match e {
+        // The store failed, not the file: a later attempt retries.
+        AnalysisError::Io(e) => Error::storage(format!("reading the audio: {e}")),
+        e => Error::invalid("media", e.to_string()),
+    }
+}
+
+/// The file's name with the format's extension in place of its own.
+fn mastered_name(name: &str, extension: &str) -> String {
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    format!("{stem}.{extension}")
+}
+
+pub(super) async fn master(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &Job,
+    media: &Media,
+) -> Result<JobOutput> {
+    let channels = media.facts.audio.as_ref().map_or(2, |a| a.channels);
+    let options = MasterOptions::from_params(&job.params, channels)?;
+    let mime = media.facts.mime.clone();
+    let loudness = match media.results.loudness.as_deref().copied() {
+        Some(loudness) => loudness,
+        None => {
+            let (source, mime) = (source(host, account, media), mime.clone());
+            tokio::task::spawn_blocking(move || {
+                analysis::analyze(source, Some(&mime), None, None, true)
+            })
+            .await
+            .map_err(|e| Error::storage(format!("the analysis stopped: {e}")))?
+            .map_err(decode_error)?
+            .loudness
+            .ok_or_else(|| Error::storage("the analysis measured no loudness"))?
+        }
+    };
+    // One decode through gain, limiter and encoder; again with the gain corrected when the
+    // limiter took so much that the result misses the target.
+    let mut gain = Master::gain_for(&options, &loudness);
+    let mut encoded = Vec::new();
+    // The last pass's gain and loudness: how much of a gain change the limiter lets through.
+    let mut last: Option<(f64, f64)> = None;
+    for _ in 0..MAX_PASSES {
+        let (source, mime) = (source(host, account, media), mime.clone());
+        let (bytes, reached) = tokio::task::spawn_blocking(move || {
+            let mut master = Master::new(options, gain, usize::from(channels));
+            analysis::analyze_with(source, Some(&mime), false, &mut master)
+                .map_err(decode_error)?;
+            master.finish().map_err(|e| match e {
+                MasterError::Unsupported(why) => Error::invalid("media", why),
+                e => Error::storage(e.to_string()),
+            })
+        })
+        .await
+        .map_err(|e| Error::storage(format!("mastering stopped: {e}")))??;
+        encoded = bytes;
+        match reached {
+            Some(reached) if (options.target - reached).abs() > TOLERANCE_LU => {
+                let slope = last
+                    .map(|(g, r)| (reached - r) / (gain - g))
+                    .filter(|s| s.is_finite())
+                    .map_or(1.0, |s| s.clamp(0.1, 1.0));
+                last = Some((gain, reached));
+                gain += (options.target - reached) / slope;
+            }
+            _ => break,
+        }
+    }
+
+    // The original's tags, chapters and cover, written into the new file in a scratch folder.
+    let mut tags = file_tags::read_file_tags(host.store(), account, media)
+        .await
+        .unwrap_or_else(|_| Tags::default());
+    if tags.chapters.is_empty() {
+        tags.chapters.clone_from(&media.chapters);
+    }
+    let scratch = host
+        .config()
+        .scratch_dir
+        .clone()
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = scratch.join(format!("master-{}", job.id));
+    tokio::fs::create_dir_all(&dir)
+        .await
+        .map_err(|e| Error::storage(format!("a working folder for mastering: {e}")))?;
+    let name = mastered_name(&media.name, options.format.extension());
+    let path = dir.join("file");
+    let result = async {
+        tokio::fs::write(&path, &encoded)
+            .await
+            .map_err(|e| Error::storage(format!("writing the mastered file: {e}")))?;
+        let duration = media.facts.audio.as_ref().map(|a| a.duration_ms);
+        let written = path.clone();
+        let file = tokio::task::spawn_blocking(move || {
+            crate::tags::write_tags(&written, "audio/mpeg", &tags, duration)?;
+            let file = std::fs::File::open(&written)?;
+            let len = file.metadata()?.len();
+            Ok::<_, crate::tags::TagError>((file, len))
+        })
+        .await
+        .map_err(|e| Error::storage(format!("the tag writer stopped: {e}")))?
+        .map_err(|e| Error::storage(format!("writing the tags of the mastered file: {e}")))?;
+        let body = crate::store::local::file_chunks(file.0, 0..file.1);
+        let (blob, size, facts) = host.store_blob(account, &name, body).await?;
+        let chapters = crate::tags::read_tags(
+            &mut std::fs::File::open(&path)
+                .map_err(|e| Error::storage(format!("reading the mastered file: {e}")))?,
+            "audio/mpeg",
+        )
+        .map(|t| t.chapters)
+        .unwrap_or_default();
+        Ok(JobOutput::Mastered {
+            name,
+            blob,
+            size,
+            facts,
+            chapters,
+        })
+    }
+    .await;
+    let _ = tokio::fs::remove_dir_all(&dir).await;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_mastered_file_is_named_after_the_original() {
+        for (name, want) in [
+            ("episode.wav", "episode.mp3"),
+            ("episode.final.flac", "episode.final.mp3"),
+            ("episode", "episode.mp3"),
+            ("episode.mp3", "episode.mp3"),
+        ] {
+            assert_eq!(super::mastered_name(name, "mp3"), want);
+        }
+    }
+}

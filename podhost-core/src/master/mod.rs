@@ -1,0 +1,188 @@
+//! Mastering: an audio file normalised to a loudness target, its true peaks held under a
+//! ceiling by a look-ahead limiter, and encoded for podcast apps (MP3 by `rusty_mp3`, Apache-2.0
+//! and pure Rust, with a LAME/Info header that tells decoders the encoder delay and padding).
+//!
+//! [`Master`] is an analysis [`Tap`]: the file is decoded once by the analysis decoder (the
+//! same rules for encoder delay, edit lists and damaged frames), and every frame goes through
+//! the gain, the limiter and the encoder. The gain comes from the file's loudness, measured
+//! before (by an analysis job, or a decode of its own when none has run).
+
+mod limiter;
+mod options;
+
+use crate::analysis::{Loudness, LoudnessMeter, Tap};
+use limiter::Limiter;
+pub use options::{Format, MasterOptions};
+
+/// The limiter's ceiling below the true-peak ceiling asked for, in dB: room for the peaks
+/// between samples and for those the MP3 encoding adds.
+const HEADROOM_DB: f64 = 1.0;
+
+/// How close to the target a mastered file must come, in LU, before another pass is tried.
+pub const TOLERANCE_LU: f64 = 0.3;
+
+/// Passes at most: the first, and corrections when limiting lowered the loudness.
+pub const MAX_PASSES: usize = 4;
+
+/// Why a file could not be mastered.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MasterError {
+    /// The audio cannot be encoded as asked (its sample rate, or an empty file).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The encoder failed.
+    #[error("the encoder failed: {0}")]
+    Encoder(String),
+}
+
+/// A file being mastered: takes decoded frames, gives the encoded file at the end.
+pub struct Master {
+    options: MasterOptions,
+    gain: f32,
+    channels: usize,
+    rate: Option<u32>,
+    limiter: Option<Limiter>,
+    encoder: Option<rusty_mp3::Mp3Encoder>,
+    /// The loudness of what goes to the encoder.
+    meter: Option<LoudnessMeter>,
+    /// Interleaved scratch frames, reused for every buffer.
+    interleaved: Vec<f32>,
+    limited: Vec<f32>,
+    error: Option<MasterError>,
+}
+
+impl Master {
+    /// The gain that brings audio of `loudness` to the target of `options`, in dB: none for a
+    /// file with nothing to measure (silence stays silent).
+    pub fn gain_for(options: &MasterOptions, loudness: &Loudness) -> f64 {
+        loudness
+            .integrated
+            .map_or(0.0, |integrated| options.target - integrated)
+    }
+
+    /// Masters audio with `options` at a gain of `gain_db` before the limiter (see
+    /// [`gain_for`](Self::gain_for)), keeping at most two channels (more are folded into left
+    /// and right).
+    pub fn new(options: MasterOptions, gain_db: f64, channels: usize) -> Self {
+        Master {
+            options,
+            gain: 10f64.powf(gain_db / 20.0) as f32,
+            channels: channels.clamp(1, 2),
+            rate: None,
+            limiter: None,
+            encoder: None,
+            meter: None,
+            interleaved: Vec::new(),
+            limited: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The gain applied before the limiter, in dB.
+    pub fn gain_db(&self) -> f64 {
+        20.0 * f64::from(self.gain).log10()
+    }
+
+    fn start(&mut self, rate: u32) -> Result<(), MasterError> {
+        rusty_mp3::encoder_header(rate, self.channels as u16, self.options.bitrate).map_err(
+            |_| {
+                MasterError::Unsupported(format!(
+                    "MP3 has no {rate} Hz sample rate: the file must be at 8, 11.025, 12, 16, \
+                 22.05, 24, 32, 44.1 or 48 kHz"
+                ))
+            },
+        )?;
+        let ceiling = 10f64.powf((self.options.true_peak - HEADROOM_DB) / 20.0) as f32;
+        self.limiter = Some(Limiter::new(self.channels, rate, ceiling));
+        self.encoder = Some(rusty_mp3::Mp3Encoder::new(rusty_mp3::Mp3EncoderConfig {
+            bitrate_kbps: self.options.bitrate,
+            vbr_quality: None,
+        }));
+        self.meter =
+            Some(LoudnessMeter::new(self.channels, rate).map_err(MasterError::Unsupported)?);
+        self.rate = Some(rate);
+        Ok(())
+    }
+
+    fn encode(&mut self, rate: u32) -> Result<(), MasterError> {
+        if let Some(meter) = &mut self.meter {
+            meter.push_interleaved(&self.limited, self.channels);
+        }
+        if let Some(encoder) = &mut self.encoder {
+            encoder
+                .push_pcm_f32(&self.limited, self.channels as u16, rate)
+                .map_err(|e| MasterError::Encoder(e.to_string()))?;
+        }
+        self.limited.clear();
+        Ok(())
+    }
+
+    /// The encoded file, once every frame was given, with the integrated loudness of what was
+    /// encoded (LUFS; `None` for silence).
+    pub fn finish(mut self) -> Result<(Vec<u8>, Option<f64>), MasterError> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        let (Some(rate), Some(mut limiter)) = (self.rate, self.limiter.take()) else {
+            return Err(MasterError::Unsupported("the file has no audio".into()));
+        };
+        limiter.finish(&mut self.limited);
+        self.encode(rate)?;
+        let Some(mut encoder) = self.encoder.take() else {
+            return Err(MasterError::Unsupported("the file has no audio".into()));
+        };
+        encoder.finish();
+        let mut out = Vec::new();
+        loop {
+            match encoder.next_packet() {
+                Ok(packet) => out.extend_from_slice(&packet),
+                Err(rusty_mp3::Error::Again | rusty_mp3::Error::Eof) => break,
+                Err(e) => return Err(MasterError::Encoder(e.to_string())),
+            }
+        }
+        let integrated = self.meter.take().and_then(|m| m.finish().integrated);
+        Ok((out, integrated))
+    }
+}
+
+impl Tap for Master {
+    fn frames(&mut self, planes: &[&[f32]], rate: u32) {
+        if self.error.is_some() {
+            return;
+        }
+        if self.rate.is_none()
+            && let Err(e) = self.start(rate)
+        {
+            self.error = Some(e);
+            return;
+        }
+        let len = planes.first().map_or(0, |p| p.len());
+        self.interleaved.clear();
+        for i in 0..len {
+            match (self.channels, planes) {
+                (1, planes) => {
+                    let sum: f32 = planes.iter().map(|p| p[i]).sum();
+                    self.interleaved.push(sum / planes.len() as f32 * self.gain);
+                }
+                (_, [mono]) => {
+                    self.interleaved.push(mono[i] * self.gain);
+                    self.interleaved.push(mono[i] * self.gain);
+                }
+                (_, [left, right, rest @ ..]) => {
+                    // More than two channels: centre and surrounds folded in at -3 dB.
+                    let fold: f32 = rest.iter().map(|p| p[i]).sum::<f32>() * 0.707;
+                    self.interleaved.push((left[i] + fold) * self.gain);
+                    self.interleaved.push((right[i] + fold) * self.gain);
+                }
+                _ => {}
+            }
+        }
+        if let Some(limiter) = &mut self.limiter {
+            limiter.process(&self.interleaved, &mut self.limited);
+        }
+        if let Err(e) = self.encode(rate) {
+            self.error = Some(e);
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Mastering checked by real peers: ffmpeg measures the mastered file's loudness and true peak
+//! (its `ebur128` filter) and decodes it with no error, ffprobe reads its duration, and mutagen
+//! (PyPI, in `.venv`) reads the tags and chapters carried over from the original.
+//!
+//! Without ffmpeg/ffprobe or the venv's mutagen the test prints `SKIPPED` and passes, unless
+//! `PODHOST_REQUIRE_EXTERNAL=1` (set by `scripts/test`, which installs them).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use futures::TryStreamExt;
+use podhost_core::{
+    MediaId, PodcastHost,
+    model::{JobKind, JobStatus},
+    tags::{Chapter, Tags},
+};
+use serde_json::{Value, json};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tools() -> Result<(), String> {
+    for tool in ["ffmpeg", "ffprobe"] {
+        let ok = Command::new(tool)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            return Err(format!("no {tool}"));
+        }
+    }
+    let mutagen = Command::new(repo().join(".venv/bin/python"))
+        .args(["-c", "import mutagen"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    mutagen
+        .then_some(())
+        .ok_or_else(|| "no mutagen in .venv".to_string())
+}
+
+fn run(program: &str, args: &[&str]) -> String {
+    let out = Command::new(program).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// ffmpeg's integrated loudness and true peak of a file.
+fn measured(path: &Path) -> (f64, f64) {
+    let log = run(
+        "ffmpeg",
+        &[
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            path.to_str().unwrap(),
+            "-af",
+            "ebur128=peak=true",
+            "-f",
+            "null",
+            "-",
+        ],
+    );
+    let summary = &log[log.rfind("Summary:").unwrap()..];
+    let value = |key: &str| -> f64 {
+        let line = summary
+            .lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap();
+        line.trim_start()[key.len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    (value("I:"), value("Peak:"))
+}
+
+fn duration(path: &Path) -> f64 {
+    run(
+        "ffprobe",
+        &[
+            "-v",
+            "error",
+            "-show_entries",
+            "format=duration",
+            "-of",
+            "csv=p=0",
+            path.to_str().unwrap(),
+        ],
+    )
+    .trim()
+    .parse()
+    .unwrap()
+}
+
+async fn download(host: &PodcastHost, who: &podhost_core::Principal, id: MediaId) -> Vec<u8> {
+    let (_, stream) = host.download_media(who, id).await.unwrap();
+    let chunks: Vec<bytes::Bytes> = stream.try_collect().await.unwrap();
+    chunks.concat()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
+    let Some(()) = podhost_testkit::or_skip("mastering", "ffmpeg, ffprobe and mutagen", tools())
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 40 s of stereo music-like audio at 44.1 kHz, quiet (about -30 LUFS) with loud bursts that
+    // the gain would push past the ceiling: the limiter has work to do.
+    let source = dir.path().join("episode.mp3");
+    run(
+        "ffmpeg",
+        &[
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.03*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))+0.02*sin(2*PI*277*t)+if(lt(mod(t\\,10)\\,0.3)\\,0.9*sin(2*PI*90*t)\\,0)|0.03*sin(2*PI*330*t)+0.02*sin(2*PI*440*t):s=44100:d=40",
+            "-c:a",
+            "libmp3lame",
+            "-b:a",
+            "192k",
+            source.to_str().unwrap(),
+        ],
+    );
+    let tags = Tags {
+        title: Some("Pilot".into()),
+        artist: Some("Alice".into()),
+        chapters: vec![
+            Chapter {
+                start_ms: 0,
+                end_ms: Some(20_000),
+                title: "Intro".into(),
+                url: None,
+            },
+            Chapter {
+                start_ms: 20_000,
+                end_ms: Some(40_000),
+                title: "Main part".into(),
+                url: None,
+            },
+        ],
+        ..Default::default()
+    };
+    podhost_core::tags::write_tags(&source, "audio/mpeg", &tags, Some(40_000)).unwrap();
+
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("https://pod.example").unwrap(),
+        podhost_core::open_store("memory://").unwrap().store,
+    );
+    let who = podhost_testkit::setup::account(&host, "alice").await;
+    let original =
+        podhost_testkit::setup::upload(&host, &who, "episode.mp3", std::fs::read(&source).unwrap())
+            .await;
+    // Refusals, before anything runs.
+    for (params, field) in [
+        (json!({"target": -3}), "target"),
+        (json!({"format": "wav"}), "format"),
+        (json!({"bitrate": 100}), "bitrate"),
+    ] {
+        let refused = host
+            .submit_job(&who, original.id, JobKind::Master, params)
+            .await
+            .unwrap_err();
+        assert!(refused.is_invalid_field(field), "{refused:?}");
+    }
+
+    let job = host
+        .submit_job(&who, original.id, JobKind::Master, Value::Null)
+        .await
+        .unwrap();
+    let job = host.run_job(&who, &job.id).await.unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    let made = job.report.as_ref().unwrap()["media_id"].as_u64().unwrap();
+    let mastered = host
+        .get_media(&who, MediaId::new(made).unwrap())
+        .await
+        .unwrap();
+    // Named after the original, with the format's extension (made unique beside it).
+    assert!(
+        mastered.name.starts_with("episode") && mastered.name.ends_with(".mp3"),
+        "{}",
+        mastered.name
+    );
+    assert_ne!(mastered.name, original.name);
+    assert_eq!(mastered.facts.mime, "audio/mpeg");
+    let audio = mastered.facts.audio.as_ref().unwrap();
+    assert_eq!((audio.channels, audio.sample_rate), (2, 44_100));
+    let path = dir.path().join("mastered.mp3");
+    std::fs::write(&path, download(&host, &who, mastered.id).await).unwrap();
+
+    // ffmpeg: decoded with no error; loudness at the target (-16 LUFS for stereo, within
+    // ±0.5 LU) and true peaks at or below the ceiling (-1 dBTP) + 0.2 dB.
+    run(
+        "ffmpeg",
+        &[
+            "-v",
+            "error",
+            "-xerror",
+            "-i",
+            path.to_str().unwrap(),
+            "-f",
+            "null",
+            "-",
+        ],
+    );
+    let (integrated, true_peak) = measured(&path);
+    assert!((integrated + 16.0).abs() <= 0.5, "integrated {integrated}");
+    assert!(true_peak <= -0.8, "true peak {true_peak}");
+    // ffprobe: the duration of the original within one frame (1152 samples at 44.1 kHz).
+    let (ours, theirs) = (duration(&path), duration(&source));
+    assert!(
+        (ours - theirs).abs() <= 1152.0 / 44_100.0,
+        "{ours} vs {theirs}"
+    );
+    // mutagen: the tags and chapters carried over.
+    let dump = run(
+        repo().join(".venv/bin/python").to_str().unwrap(),
+        &[
+            repo().join("tests/tags/mutagen_dump.py").to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+    );
+    assert!(dump.contains("Pilot") && dump.contains("Alice"), "{dump}");
+    assert!(
+        dump.contains("Intro") && dump.contains("Main part"),
+        "{dump}"
+    );
+    assert_eq!(mastered.chapters.len(), 2, "{:?}", mastered.chapters);
+    // The original stays as it was.
+    let still = host.get_media(&who, original.id).await.unwrap();
+    assert_eq!(still.blob, original.blob);
+}
