@@ -461,6 +461,11 @@ fn sweep_removes_what_cut_off_uploads_left() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Written to, not replaced: a rename into place used to turn /dev/null into a file (when
+    // run as root, as CI is).
+    use std::os::unix::fs::FileTypeExt;
+    let null = std::fs::metadata("/dev/null").unwrap().file_type();
+    assert!(null.is_char_device(), "/dev/null is still the device");
 }
 
 /// `podhost subscriber add|list|remove` on a podcast made private with `feed update --private`.

@@ -327,9 +327,16 @@ async fn download(
         return Ok(());
     };
     // Written beside the target and renamed into place: a failed download leaves no half file.
+    // A target that is not a file (`/dev/null`, a pipe) is written to as it is: a rename would
+    // replace it.
+    let special = std::fs::metadata(&path).is_ok_and(|m| !m.is_file() && !m.is_dir());
     let mut partial = path.clone().into_os_string();
     partial.push(".podhost-part");
-    let partial = PathBuf::from(partial);
+    let partial = if special {
+        path.clone()
+    } else {
+        PathBuf::from(partial)
+    };
     let cannot = |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", path.display());
     let written = async {
         let mut file = tokio::fs::File::create(&partial).await.map_err(cannot)?;
@@ -341,15 +348,19 @@ async fn download(
                 .map_err(cannot)?;
             written += chunk.len() as u64;
         }
-        file.sync_all().await.map_err(cannot)?;
-        tokio::fs::rename(&partial, &path).await.map_err(cannot)?;
+        if !special {
+            file.sync_all().await.map_err(cannot)?;
+            tokio::fs::rename(&partial, &path).await.map_err(cannot)?;
+        }
         anyhow::Ok(written)
     }
     .await;
     let written = match written {
         Ok(written) => written,
         Err(e) => {
-            let _ = tokio::fs::remove_file(&partial).await;
+            if !special {
+                let _ = tokio::fs::remove_file(&partial).await;
+            }
             return Err(e);
         }
     };
