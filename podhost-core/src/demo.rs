@@ -101,35 +101,30 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-/// `seconds` of a tone at `hz` with a second of silence in the middle, as 16-bit mono WAV at
-/// 16 kHz.
+/// `seconds` of a tone at `hz` with a second of silence in the middle, mastered as a podcast
+/// app expects it: MP3, mono at 44.1 kHz and 64 kbit/s, at -19 LUFS.
 fn tone(seconds: u32, hz: f32) -> Result<Vec<u8>> {
-    let spec = hound::WavSpec {
-        channels: 1,
-        sample_rate: 16_000,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut writer =
-        hound::WavWriter::new(&mut out, spec).map_err(|e| Error::storage(e.to_string()))?;
-    let total = seconds * spec.sample_rate;
-    let quiet = (total / 2)..(total / 2 + spec.sample_rate);
-    for i in 0..total {
-        let sample = if quiet.contains(&i) {
-            0
-        } else {
-            let t = i as f32 / spec.sample_rate as f32;
-            ((t * hz * std::f32::consts::TAU).sin() * 8_000.0) as i16
-        };
-        writer
-            .write_sample(sample)
-            .map_err(|e| Error::storage(e.to_string()))?;
-    }
-    writer
-        .finalize()
-        .map_err(|e| Error::storage(e.to_string()))?;
-    Ok(out.into_inner())
+    use crate::analysis::Tap;
+    use crate::master::{Master, MasterOptions};
+    const RATE: u32 = 44_100;
+    let total = seconds * RATE;
+    let quiet = (total / 2)..(total / 2 + RATE);
+    let samples: Vec<f32> = (0..total)
+        .map(|i| {
+            if quiet.contains(&i) {
+                0.0
+            } else {
+                (i as f32 / RATE as f32 * hz * std::f32::consts::TAU).sin() * 0.25
+            }
+        })
+        .collect();
+    let mut meter = crate::analysis::LoudnessMeter::new(1, RATE).map_err(Error::storage)?;
+    meter.push(&[&samples]);
+    let options = MasterOptions::from_params(&serde_json::Value::Null, 1)?;
+    let mut master = Master::new(options, Master::gain_for(&options, &meter.finish()), 1);
+    master.frames(&[&samples], RATE);
+    let (mp3, _) = master.finish().map_err(|e| Error::storage(e.to_string()))?;
+    Ok(mp3)
 }
 
 /// Square artwork of Apple's smallest size (1,400 px), a two-colour gradient, as PNG.
@@ -222,7 +217,7 @@ impl PodcastHost {
                 .stage_upload(
                     who,
                     crate::UploadTarget::Episode(feed.clone()),
-                    &format!("podhost-demo-{n}.wav"),
+                    &format!("podhost-demo-{n}.mp3"),
                     body,
                 )
                 .await?;
