@@ -147,8 +147,9 @@ fn main() {
             theirs.to_str().unwrap(),
         ]);
         let source = pcm(wav);
-        let (nsr_ours, lsd_ours) = compare(&source, &pcm(&ours));
-        let (nsr_lame, lsd_lame) = compare(&source, &pcm(&theirs));
+        let channels = channels(wav);
+        let (nsr_ours, lsd_ours) = compare(&source, &pcm(&ours), channels);
+        let (nsr_lame, lsd_lame) = compare(&source, &pcm(&theirs), channels);
         println!(
             "  {name:<28} rusty_mp3 {nsr_ours:>6.1} | {lsd_ours:>5.2}    libmp3lame {nsr_lame:>6.1} | {lsd_lame:>5.2}"
         );
@@ -355,8 +356,8 @@ fn pcm(path: &Path) -> Vec<f32> {
 }
 
 /// Noise-to-signal ratio and log-spectral distance of `decoded` against `source` (both
-/// interleaved the same way; lengths may differ by the encoders' padding).
-fn compare(source: &[f32], decoded: &[f32]) -> (f64, f64) {
+/// interleaved, `channels` channels; lengths may differ by the encoders' padding).
+fn compare(source: &[f32], decoded: &[f32], channels: usize) -> (f64, f64) {
     let n = source.len().min(decoded.len());
     let (source, decoded) = (&source[..n], &decoded[..n]);
     let signal: f64 = source.iter().map(|&s| f64::from(s).powi(2)).sum();
@@ -366,8 +367,7 @@ fn compare(source: &[f32], decoded: &[f32]) -> (f64, f64) {
         .map(|(&s, &d)| (f64::from(d) - f64::from(s)).powi(2))
         .sum();
     let nsr = 10.0 * (noise / signal).log10();
-    // Log-spectral distance over 2,048-sample frames of the first channel's worth of samples
-    // (interleaved channels are read as one sequence: the same for both files).
+    // Log-spectral distance over 2,048-sample frames of each channel, averaged.
     const FRAME: usize = 2048;
     let mut planner = rustfft::FftPlanner::<f64>::new();
     let fft = planner.plan_fft_forward(FRAME);

@@ -83,6 +83,20 @@ pub struct PodcastHost {
     inner: Arc<Inner>,
 }
 
+/// The bound of the cache of which account holds a podcast, in bytes (about 100,000 podcasts).
+const FEED_ACCOUNTS_BYTES: usize = 8 << 20;
+
+/// The account that holds a podcast, as the cache of [`Inner::feed_accounts`] keeps it.
+#[derive(Clone)]
+struct FeedAccount(AccountId);
+
+impl crate::cache::Weigh for FeedAccount {
+    fn weight(&self) -> usize {
+        // The account's name, the podcast's id beside it, and the map's entry.
+        2 * self.0.as_str().len() + 64
+    }
+}
+
 struct Inner {
     config: HostConfig,
     store: Arc<dyn ObjectStore>,
@@ -98,7 +112,7 @@ struct Inner {
     /// When this process last wrote down each token's use.
     token_uses: std::sync::Mutex<HashMap<crate::ids::TokenId, jiff::Timestamp>>,
     /// Which account holds each feed id (claims never change).
-    feed_accounts: std::sync::Mutex<HashMap<crate::ids::FeedId, AccountId>>,
+    feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
     /// Rendered feeds by feed id.
     rendered: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedFeed>,
     /// Subscribers' copies of private feeds, by feed and key.
@@ -160,7 +174,7 @@ impl PodcastHost {
                 token_uses: Default::default(),
                 sessions: Default::default(),
                 throttled: Default::default(),
-                feed_accounts: Default::default(),
+                feed_accounts: crate::cache::Cache::new(FEED_ACCOUNTS_BYTES),
                 rendered: render_cache::RenderCache::counted(
                     render_cache::RENDER_CACHE_BYTES,
                     metrics.cache_counts("feeds"),

@@ -14,26 +14,22 @@ use crate::{
     publish::{PublicFeed, PublicPage, RenderedFeed, RenderedPage, page},
 };
 
+use super::FeedAccount;
+
 impl PodcastHost {
-    /// The account holding a feed id, from its claim (kept in memory: claims never change).
+    /// The account holding a feed id, from its claim (kept in a bounded cache: claims never
+    /// change).
     async fn feed_account(&self, id: &FeedId) -> Result<Option<AccountId>> {
-        if let Some(account) = self
-            .inner
-            .feed_accounts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-        {
-            return Ok(Some(account.clone()));
+        let now = self.now();
+        if let Some(FeedAccount(account)) = self.inner.feed_accounts.get(id, &(), now) {
+            return Ok(Some(account));
         }
         let account =
             claims::read_claim(self.store(), &crate::store::layout::feed_claim(id)).await?;
         if let Some(account) = &account {
             self.inner
                 .feed_accounts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(id.clone(), account.clone());
+                .put(id.clone(), (), None, FeedAccount(account.clone()));
         }
         Ok(account)
     }

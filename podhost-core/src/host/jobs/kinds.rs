@@ -3,13 +3,13 @@
 use serde_json::Value;
 
 use super::super::{PodcastHost, file_tags};
+use super::output::{Analysed, JobOutput};
 use crate::{
     analysis::{self, SilenceOptions, SilenceReport, WaveformOptions},
     error::{Error, FieldErrors, Result},
-    ids::{AccountId, JobId, MediaId},
-    model::{BlobKey, Job, JobKind, Media, MetadataPatch},
+    ids::{AccountId, MediaId},
+    model::{Job, JobKind, Media, MetadataPatch},
     principal::Principal,
-    probe::MediaFacts,
     scope::Scope,
     tags::Chapter,
 };
@@ -139,126 +139,6 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
                 errors.add("feed_id", "1 to 100 characters, no /");
             }
             errors.into_result()
-        }
-    }
-}
-
-/// What a job changes in its media record (or, for an import, what it did). The job's finishing commit applies it to the record
-/// as it is then ([`JobOutput::apply`]), never writes back a copy read when the job began: other
-/// changes made while the job ran (ad breaks, a rename, another job's result) stay.
-#[derive(Debug)]
-pub(super) enum JobOutput {
-    /// One decode's results: the waveform, the silences and the loudness.
-    Analysis(Analysed),
-    /// The file with its tags written is stored as `blob`, to replace `from`.
-    Tags {
-        /// The blob the job read.
-        from: BlobKey,
-        /// The blob the job wrote.
-        blob: BlobKey,
-        /// Its size.
-        size: u64,
-        /// What it is.
-        facts: MediaFacts,
-        /// The chapters it holds, as published.
-        chapters: Vec<Chapter>,
-    },
-    /// An import ran (its episodes and files were committed as it went).
-    Import(crate::import::ImportReport),
-    /// The mastered file is stored as `blob`, to be a new media file named `name`.
-    Mastered {
-        /// Its name (made unique when the record is made).
-        name: String,
-        /// The blob the job wrote.
-        blob: BlobKey,
-        /// Its size.
-        size: u64,
-        /// What it is.
-        facts: MediaFacts,
-        /// The chapters it holds.
-        chapters: Vec<Chapter>,
-    },
-}
-
-impl JobOutput {
-    /// The record `current` with this output applied at `now`, or why it cannot be (the job
-    /// then fails with that reason and its output is discarded).
-    pub(super) fn apply(
-        &self,
-        current: &Media,
-        now: jiff::Timestamp,
-    ) -> std::result::Result<Media, String> {
-        let mut media = current.clone();
-        match self {
-            JobOutput::Analysis(analysed) => analysed.apply(&mut media.results),
-            JobOutput::Import(_) | JobOutput::Mastered { .. } => {}
-            JobOutput::Tags {
-                from,
-                blob,
-                size,
-                facts,
-                chapters,
-            } => {
-                if &current.blob != from {
-                    return Err(format!(
-                        "media {} changed while its tags were being written; nothing was \
-                         changed: ask again",
-                        current.id
-                    ));
-                }
-                media.blob = blob.clone();
-                media.size = *size;
-                media.facts = facts.clone();
-                media.chapters.clone_from(chapters);
-                // A new file has a new URL, named after the file as it is now.
-                media.url_name = None;
-                media.updated = now;
-            }
-        }
-        Ok(media)
-    }
-
-    /// The media file this output makes beside `original` (in its category), in the state
-    /// the job's finishing commit reads.
-    pub(super) fn created(
-        &self,
-        state: &crate::state::AccountState,
-        original: &Media,
-        now: jiff::Timestamp,
-    ) -> Result<Option<Media>> {
-        let JobOutput::Mastered {
-            name,
-            blob,
-            size,
-            facts,
-            chapters,
-        } = self
-        else {
-            return Ok(None);
-        };
-        Ok(Some(Media {
-            id: MediaId::new(state.next_media_id())?,
-            name: super::super::text::unique_name(name, |n| {
-                state.media.values().any(|m| m.name == n)
-            }),
-            url_name: None,
-            category: original.category.clone(),
-            size: *size,
-            created: now,
-            updated: now,
-            blob: blob.clone(),
-            facts: facts.clone(),
-            adbreak: original.adbreak.clone(),
-            results: Default::default(),
-            chapters: chapters.clone(),
-        }))
-    }
-
-    /// The blob this output stored, which nothing references unless the output is applied.
-    pub(super) fn new_blob(&self) -> Option<&BlobKey> {
-        match self {
-            JobOutput::Tags { blob, .. } | JobOutput::Mastered { blob, .. } => Some(blob),
-            JobOutput::Analysis(_) | JobOutput::Import(_) => None,
         }
     }
 }
@@ -427,42 +307,6 @@ async fn write_tags(
     .await;
     let _ = tokio::fs::remove_dir_all(&dir).await;
     result
-}
-
-/// What an analysis job found, and where its files are: applied to the media record as it is
-/// when the job finishes.
-#[derive(Debug)]
-pub(super) struct Analysed {
-    /// The kind of job.
-    kind: JobKind,
-    /// The job whose stored files hold the waveform and the silences: this one, or the one
-    /// whose decode at the default options is reused.
-    files: JobId,
-    /// The outline of the stored waveform.
-    outline: Vec<u8>,
-    /// Whether both stored files are at the default options.
-    defaults: bool,
-    /// The loudness measured.
-    loudness: analysis::Loudness,
-}
-
-impl Analysed {
-    /// The job's kind points at its files; the other kinds of result, and the loudness, are
-    /// filled in from the same decode, without replacing a result asked for with options.
-    fn apply(&self, results: &mut crate::model::MediaResults) {
-        let files = Some(self.files.clone());
-        if self.kind == JobKind::Waveform || results.waveform.is_none() {
-            results.waveform.clone_from(&files);
-            results.outline.clone_from(&self.outline);
-        }
-        if self.kind == JobKind::Silence || results.silence.is_none() {
-            results.silence.clone_from(&files);
-        }
-        if self.defaults {
-            results.defaults = files;
-        }
-        results.loudness = Some(Box::new(self.loudness));
-    }
 }
 
 /// An analysis job: one decode computes the waveform, the silences (the job's kind at its

@@ -3,7 +3,7 @@
 //! chapters and cover, and is stored as a new media file beside it.
 
 use super::super::{PodcastHost, file_tags};
-use super::kinds::JobOutput;
+use super::output::JobOutput;
 use crate::{
     analysis::{self, AnalysisError},
     error::{Error, Result},

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 mod kinds;
 mod master;
+mod output;
 pub(super) mod records;
 pub(super) mod workers;
 
@@ -31,7 +32,7 @@ use crate::{
     state::Change,
     store::delete_quietly,
 };
-use kinds::JobOutput;
+use output::JobOutput;
 
 /// Attempts a job gets before it fails for good (each one ended by a crash or a store error).
 const MAX_ATTEMPTS: u32 = 5;
