@@ -54,9 +54,9 @@ fn main() {
 
     // Speed, and the mastered files.
     let ours_path = work.join("podhost.mp3");
-    let channels = channels(&episode);
+    let episode_channels = channels(&episode);
     let t = Instant::now();
-    let passes = master_file(&episode, &ours_path, channels);
+    let passes = master_file(&episode, &ours_path, episode_channels);
     let ours = t.elapsed().as_secs_f64();
     let theirs_path = work.join("ffmpeg.mp3");
     let t = Instant::now();
@@ -389,21 +389,31 @@ fn compare(source: &[f32], decoded: &[f32], channels: usize) -> (f64, f64) {
     };
     let mut total = 0.0;
     let mut frames = 0usize;
-    for start in (0..n.saturating_sub(FRAME)).step_by(FRAME) {
-        let a = &source[start..start + FRAME];
-        // Frames of near silence say nothing of the codec.
-        if a.iter().map(|s| s.abs()).fold(0f32, f32::max) < 1e-3 {
-            continue;
+    for channel in 0..channels {
+        let plane = |all: &[f32]| -> Vec<f32> {
+            all.iter()
+                .skip(channel)
+                .step_by(channels)
+                .copied()
+                .collect()
+        };
+        let (source, decoded) = (plane(source), plane(decoded));
+        for start in (0..source.len().saturating_sub(FRAME)).step_by(FRAME) {
+            let a = &source[start..start + FRAME];
+            // Frames of near silence say nothing of the codec.
+            if a.iter().map(|s| s.abs()).fold(0f32, f32::max) < 1e-3 {
+                continue;
+            }
+            let (sa, sb) = (spectrum(a), spectrum(&decoded[start..start + FRAME]));
+            let mean: f64 = sa
+                .iter()
+                .zip(&sb)
+                .map(|(x, y)| (x - y).powi(2))
+                .sum::<f64>()
+                / sa.len() as f64;
+            total += mean.sqrt();
+            frames += 1;
         }
-        let (sa, sb) = (spectrum(a), spectrum(&decoded[start..start + FRAME]));
-        let mean: f64 = sa
-            .iter()
-            .zip(&sb)
-            .map(|(x, y)| (x - y).powi(2))
-            .sum::<f64>()
-            / sa.len() as f64;
-        total += mean.sqrt();
-        frames += 1;
     }
     (nsr, total / frames.max(1) as f64)
 }
