@@ -23,6 +23,9 @@ use std::time::Instant;
 #[path = "../tests/support/silencedetect.rs"]
 mod silencedetect;
 use silencedetect::parse_silencedetect;
+#[path = "../tests/support/ebur128.rs"]
+mod ebur128;
+use ebur128::parse_ebur128;
 
 use podhost_core::analysis::{Loudness, SilenceOptions, WaveformOptions, analyze};
 
@@ -314,21 +317,12 @@ fn ffmpeg_loudness(path: &Path) -> String {
 
 /// Prints our figures beside ffmpeg's, with whether each is within its tolerance.
 fn compare(name: &str, ours: &Loudness, log: &str) {
-    let summary = &log[log.rfind("Summary:").unwrap_or(0)..];
-    let after = |section: &str, key: &str| -> Option<f64> {
-        let rest = &summary[summary.find(section)? + section.len()..];
-        let line = rest.lines().find(|l| l.trim_start().starts_with(key))?;
-        line.trim_start()[key.len()..]
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
-    };
+    let theirs = parse_ebur128(log);
     let theirs = (
-        after("Integrated loudness:", "I:"),
-        after("Loudness range:", "LRA:"),
-        after("True peak:", "Peak:"),
-        after("Sample peak:", "Peak:"),
+        theirs.integrated,
+        theirs.range,
+        theirs.true_peak,
+        theirs.sample_peak,
     );
     let within = |a: Option<f64>, b: Option<f64>, tolerance: f64| match (a, b) {
         (Some(a), Some(b)) => (a - b).abs() <= tolerance + 0.05,

@@ -30,8 +30,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "../tests/support/ebur128.rs"]
+mod ebur128;
+use ebur128::parse_ebur128;
 use podhost_core::analysis::{analyze, analyze_with};
-use podhost_core::master::{MAX_PASSES, Master, MasterOptions, TOLERANCE_LU};
+use podhost_core::master::{Master, MasterOptions, Passes};
 use serde_json::json;
 
 fn main() {
@@ -168,28 +171,16 @@ fn master_file(input: &Path, output: &Path, channels: usize) -> usize {
         target: -16.0,
         ..options
     };
-    let mut gain = Master::gain_for(&options, &loudness);
-    let mut last: Option<(f64, f64)> = None;
-    for pass in 1..=MAX_PASSES {
-        let mut master = Master::new(options, gain, channels);
+    let mut passes = Passes::new(&options, &loudness);
+    loop {
+        let mut master = Master::new(options, passes.gain(), channels);
         analyze_with(open(input), None, false, &mut master).unwrap();
         let (mp3, reached) = master.finish().unwrap();
         std::fs::write(output, mp3).unwrap();
-        match reached {
-            Some(reached)
-                if (options.target - reached).abs() > TOLERANCE_LU && pass < MAX_PASSES =>
-            {
-                let slope = last
-                    .map(|(g, r)| (reached - r) / (gain - g))
-                    .filter(|s| s.is_finite())
-                    .map_or(1.0, |s| s.clamp(0.1, 1.0));
-                last = Some((gain, reached));
-                gain += (options.target - reached) / slope;
-            }
-            _ => return pass,
+        if !passes.another(reached) {
+            return passes.made();
         }
     }
-    MAX_PASSES
 }
 
 fn open(path: &Path) -> Box<std::fs::File> {
@@ -257,21 +248,8 @@ fn ebur128(path: &Path) -> (f64, f64) {
         .args(["-af", "ebur128=peak=true", "-f", "null", "-"])
         .output()
         .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    let summary = &log[log.rfind("Summary:").unwrap()..];
-    let value = |key: &str| -> f64 {
-        let line = summary
-            .lines()
-            .find(|l| l.trim_start().starts_with(key))
-            .unwrap();
-        line.trim_start()[key.len()..]
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    (value("I:"), value("Peak:"))
+    let summary = parse_ebur128(&String::from_utf8_lossy(&out.stderr));
+    (summary.integrated.unwrap(), summary.true_peak.unwrap())
 }
 
 fn channels(path: &Path) -> usize {

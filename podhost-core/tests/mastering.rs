@@ -8,6 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/ebur128.rs"]
+mod ebur128;
+use ebur128::parse_ebur128;
 use futures::TryStreamExt;
 use podhost_core::{
     MediaId, PodcastHost,
@@ -65,20 +68,8 @@ fn measured(path: &Path) -> (f64, f64) {
             "-",
         ],
     );
-    let summary = &log[log.rfind("Summary:").unwrap()..];
-    let value = |key: &str| -> f64 {
-        let line = summary
-            .lines()
-            .find(|l| l.trim_start().starts_with(key))
-            .unwrap();
-        line.trim_start()[key.len()..]
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    (value("I:"), value("Peak:"))
+    let summary = parse_ebur128(&log);
+    (summary.integrated.unwrap(), summary.true_peak.unwrap())
 }
 
 fn duration(path: &Path) -> f64 {

@@ -24,6 +24,60 @@ pub const TOLERANCE_LU: f64 = 0.3;
 /// Passes at most: the first, and corrections when limiting lowered the loudness.
 pub const MAX_PASSES: usize = 4;
 
+/// The gain of each mastering pass: from the file's loudness at first, then corrected by what
+/// the last pass reached, scaled by how much of the previous correction the limiter let through.
+#[derive(Clone, Debug)]
+pub struct Passes {
+    target: f64,
+    gain: f64,
+    /// The previous pass's gain and the loudness it reached.
+    last: Option<(f64, f64)>,
+    made: usize,
+}
+
+impl Passes {
+    /// The first pass of mastering audio of `loudness` to `options`' target.
+    pub fn new(options: &MasterOptions, loudness: &Loudness) -> Self {
+        Passes {
+            target: options.target,
+            gain: Master::gain_for(options, loudness),
+            last: None,
+            made: 0,
+        }
+    }
+
+    /// The gain of the pass to make, in dB.
+    pub fn gain(&self) -> f64 {
+        self.gain
+    }
+
+    /// The passes made so far.
+    pub fn made(&self) -> usize {
+        self.made
+    }
+
+    /// Records a pass that reached `reached` LUFS (`None`: silence); whether another pass is
+    /// due, at the corrected [`gain`](Self::gain): the target missed by more than
+    /// [`TOLERANCE_LU`], and fewer than [`MAX_PASSES`] made.
+    pub fn another(&mut self, reached: Option<f64>) -> bool {
+        self.made += 1;
+        let Some(reached) = reached else {
+            return false;
+        };
+        if (self.target - reached).abs() <= TOLERANCE_LU || self.made >= MAX_PASSES {
+            return false;
+        }
+        let slope = self
+            .last
+            .map(|(gain, then)| (reached - then) / (self.gain - gain))
+            .filter(|s| s.is_finite())
+            .map_or(1.0, |s| s.clamp(0.1, 1.0));
+        self.last = Some((self.gain, reached));
+        self.gain += (self.target - reached) / slope;
+        true
+    }
+}
+
 /// Why a file could not be mastered.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -184,5 +238,36 @@ impl Tap for Master {
         if let Err(e) = self.encode(rate) {
             self.error = Some(e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passes_correct_the_gain_by_what_the_limiter_let_through() {
+        let options = MasterOptions::from_params(&serde_json::Value::Null, 2).unwrap();
+        let loudness = Loudness {
+            integrated: Some(-26.0),
+            range: 0.0,
+            true_peak: None,
+            sample_peak: None,
+        };
+        let mut passes = Passes::new(&options, &loudness);
+        assert_eq!(passes.gain(), 10.0, "-26 LUFS to -16");
+        // A limiter that lets half of any gain past 6 dB through.
+        let reached = |gain: f64| -26.0 + gain.min(6.0) + (gain - 6.0).max(0.0) / 2.0;
+        while passes.another(Some(reached(passes.gain()))) {}
+        assert_eq!(passes.made(), 3);
+        assert!((reached(passes.gain()) + 16.0).abs() <= TOLERANCE_LU);
+        // Silence: one pass, no gain.
+        let silent = Loudness {
+            integrated: None,
+            ..loudness
+        };
+        let mut passes = Passes::new(&options, &silent);
+        assert_eq!(passes.gain(), 0.0);
+        assert!(!passes.another(None));
     }
 }

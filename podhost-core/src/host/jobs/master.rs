@@ -8,7 +8,7 @@ use crate::{
     analysis::{self, AnalysisError},
     error::{Error, Result},
     ids::AccountId,
-    master::{MAX_PASSES, Master, MasterError, MasterOptions, TOLERANCE_LU},
+    master::{Master, MasterError, MasterOptions, Passes},
     model::{Job, Media},
     probe::source::StoreSource,
     tags::Tags,
@@ -63,12 +63,10 @@ pub(super) async fn master(
     };
     // One decode through gain, limiter and encoder; again with the gain corrected when the
     // limiter took so much that the result misses the target.
-    let mut gain = Master::gain_for(&options, &loudness);
-    let mut encoded = Vec::new();
-    // The last pass's gain and loudness: how much of a gain change the limiter lets through.
-    let mut last: Option<(f64, f64)> = None;
-    for _ in 0..MAX_PASSES {
+    let mut passes = Passes::new(&options, &loudness);
+    let encoded = loop {
         let (source, mime) = (source(host, account, media), mime.clone());
+        let gain = passes.gain();
         let (bytes, reached) = tokio::task::spawn_blocking(move || {
             let mut master = Master::new(options, gain, usize::from(channels));
             analysis::analyze_with(source, Some(&mime), false, &mut master)
@@ -80,19 +78,10 @@ pub(super) async fn master(
         })
         .await
         .map_err(|e| Error::storage(format!("mastering stopped: {e}")))??;
-        encoded = bytes;
-        match reached {
-            Some(reached) if (options.target - reached).abs() > TOLERANCE_LU => {
-                let slope = last
-                    .map(|(g, r)| (reached - r) / (gain - g))
-                    .filter(|s| s.is_finite())
-                    .map_or(1.0, |s| s.clamp(0.1, 1.0));
-                last = Some((gain, reached));
-                gain += (options.target - reached) / slope;
-            }
-            _ => break,
+        if !passes.another(reached) {
+            break bytes;
         }
-    }
+    };
 
     // The original's tags, chapters and cover, written into the new file in a scratch folder.
     let mut tags = file_tags::read_file_tags(host.store(), account, media)
