@@ -369,16 +369,28 @@ async fn analyse(
     })?;
     let incomplete = || Error::storage("the analysis gave an incomplete result");
     let waveform = analysis.waveform.ok_or_else(incomplete)?;
-    let json =
-        serde_json::to_vec(&waveform.to_json()).map_err(|e| Error::storage(e.to_string()))?;
-    host.put_result(account, &job.id, WAVEFORM_JSON, json)
-        .await?;
-    host.put_result(account, &job.id, WAVEFORM_DAT, waveform.to_dat())
-        .await?;
     let silence = analysis.silence.ok_or_else(incomplete)?;
-    let json = serde_json::to_vec(&silence).map_err(|e| Error::storage(e.to_string()))?;
-    host.put_result(account, &job.id, SILENCE_JSON, json)
-        .await?;
+    let json_error = |e: serde_json::Error| Error::storage(e.to_string());
+    let files = [
+        (
+            WAVEFORM_JSON,
+            serde_json::to_vec(&waveform.to_json()).map_err(json_error)?,
+        ),
+        (WAVEFORM_DAT, waveform.to_dat()),
+        (
+            SILENCE_JSON,
+            serde_json::to_vec(&silence).map_err(json_error)?,
+        ),
+    ];
+    // The job's own kind is stored last, just before the finishing commit.
+    let own = |file: &str| match job.kind {
+        JobKind::Waveform => file != SILENCE_JSON,
+        _ => file == SILENCE_JSON,
+    };
+    let (last, first): (Vec<_>, Vec<_>) = files.into_iter().partition(|(file, _)| own(file));
+    for (file, bytes) in first.into_iter().chain(last) {
+        host.put_result(account, &job.id, file, bytes).await?;
+    }
     Ok(JobOutput::Analysis(Analysed {
         kind: job.kind,
         files: job.id.clone(),
