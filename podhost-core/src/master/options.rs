@@ -83,7 +83,15 @@ impl MasterOptions {
             None | Some(Value::Null) => Format::Mp3,
             Some(Value::String(s)) if s == "mp3" => Format::Mp3,
             Some(Value::String(s)) if s == "opus" => {
-                errors.add("format", "opus is not available yet: mp3 only");
+                errors.add(
+                    "format",
+                    if cfg!(feature = "opus") {
+                        "opus encoding is not available yet: mp3 only"
+                    } else {
+                        "opus needs a build with the `opus` feature (libopus), and its encoding \
+                         is not available yet: mp3 only"
+                    },
+                );
                 Format::Mp3
             }
             Some(_) => {
