@@ -245,17 +245,7 @@ async fn write_tags(
         };
     }
     // A private working copy in the scratch folder: tag writers rewrite files in place.
-    let scratch = host.config().scratch_dir.as_ref().ok_or_else(|| {
-        Error::invalid(
-            "media",
-            "this server has no scratch folder for tag writing (HostConfig::scratch_dir, \
-             `serve --scratch-dir`)",
-        )
-    })?;
-    let dir = scratch.join(format!("tags-{}", job.id));
-    tokio::fs::create_dir_all(&dir)
-        .await
-        .map_err(|e| Error::storage(format!("a working folder for tag writing: {e}")))?;
+    let dir = host.job_folder("tags", &job.id).await?;
     let work = dir.join("file");
     let copied = async {
         let mut file = tokio::fs::File::create(&work).await?;

@@ -90,15 +90,7 @@ pub(super) async fn master(
     if tags.chapters.is_empty() {
         tags.chapters.clone_from(&media.chapters);
     }
-    let scratch = host
-        .config()
-        .scratch_dir
-        .clone()
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = scratch.join(format!("master-{}", job.id));
-    tokio::fs::create_dir_all(&dir)
-        .await
-        .map_err(|e| Error::storage(format!("a working folder for mastering: {e}")))?;
+    let dir = host.job_folder("master", &job.id).await?;
     let name = mastered_name(&media.name, options.format.extension());
     let path = dir.join("file");
     let result = async {

@@ -451,6 +451,26 @@ impl PodcastHost {
         jobs::forget(self.store(), account, &id).await
     }
 
+    /// A working folder of one job's own, made now: `{purpose}-{job}` in the scratch folder
+    /// (`HostConfig::scratch_dir`), or in the system's temporary folder when none is set. The
+    /// job removes it when it ends.
+    pub(super) async fn job_folder(
+        &self,
+        purpose: &str,
+        job: &JobId,
+    ) -> Result<std::path::PathBuf> {
+        let scratch = self
+            .config()
+            .scratch_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("podhost"));
+        let dir = scratch.join(format!("{purpose}-{job}"));
+        tokio::fs::create_dir_all(&dir)
+            .await
+            .map_err(|e| Error::storage(format!("a working folder for {purpose}: {e}")))?;
+        Ok(dir)
+    }
+
     /// Stores one output file of a job.
     pub(super) async fn put_result(
         &self,
