@@ -23,9 +23,9 @@ use std::time::Instant;
 #[path = "../tests/support/silencedetect.rs"]
 mod silencedetect;
 use silencedetect::parse_silencedetect;
-#[path = "../tests/support/ebur128.rs"]
-mod ebur128;
-use ebur128::parse_ebur128;
+#[path = "../tests/support/ffmpeg.rs"]
+mod ffmpeg_tools;
+use ffmpeg_tools::parse_ebur128;
 
 use podhost_core::analysis::{Loudness, SilenceOptions, WaveformOptions, analyze};
 

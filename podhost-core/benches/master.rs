@@ -30,9 +30,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-#[path = "../tests/support/ebur128.rs"]
-mod ebur128;
-use ebur128::parse_ebur128;
+#[path = "../tests/support/ffmpeg.rs"]
+mod ffmpeg_tools;
+use ffmpeg_tools::{parse_ebur128, probe};
 use podhost_core::analysis::{analyze, analyze_with};
 use podhost_core::master::{Master, MasterOptions, Passes};
 use serde_json::json;
@@ -253,36 +253,11 @@ fn ebur128(path: &Path) -> (f64, f64) {
 }
 
 fn channels(path: &Path) -> usize {
-    let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-select_streams",
-            "a:0",
-            "-show_entries",
-            "stream=channels",
-        ])
-        .args(["-of", "csv=p=0"])
-        .arg(path)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    probe(path, "stream=channels").parse().unwrap()
 }
 
 fn duration(path: &Path) -> f64 {
-    let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-show_entries",
-            "format=duration",
-            "-of",
-            "csv=p=0",
-        ])
-        .arg(path)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    probe(path, "format=duration").parse().unwrap()
 }
 
 /// Lines ffmpeg prints at `-v error` while decoding the whole file.

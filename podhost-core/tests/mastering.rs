@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/ebur128.rs"]
-mod ebur128;
-use ebur128::parse_ebur128;
+#[path = "support/ffmpeg.rs"]
+mod ffmpeg_tools;
+use ffmpeg_tools::{parse_ebur128, probe};
 use futures::TryStreamExt;
 use podhost_core::{
     MediaId, PodcastHost,
@@ -73,21 +73,7 @@ fn measured(path: &Path) -> (f64, f64) {
 }
 
 fn duration(path: &Path) -> f64 {
-    run(
-        "ffprobe",
-        &[
-            "-v",
-            "error",
-            "-show_entries",
-            "format=duration",
-            "-of",
-            "csv=p=0",
-            path.to_str().unwrap(),
-        ],
-    )
-    .trim()
-    .parse()
-    .unwrap()
+    probe(path, "format=duration").parse().unwrap()
 }
 
 async fn download(host: &PodcastHost, who: &podhost_core::Principal, id: MediaId) -> Vec<u8> {

@@ -1,6 +1,6 @@
-//! Reading the summary of ffmpeg's `ebur128` filter (its stderr): shared by the mastering test
-//! and the analysis and mastering benches (included with `#[path]`), so all compare with ffmpeg
-//! the same way.
+//! Asking ffmpeg's tools about a file: the summary of its `ebur128` filter (its stderr), and one
+//! value ffprobe reads. Shared by the mastering test and the analysis and mastering benches
+//! (included with `#[path]`), so all compare with ffmpeg the same way.
 
 /// What the summary says, in LUFS, LU, dBTP and dBFS; `None` for what it does not print
 /// (`peak=true` prints no sample peak).
@@ -18,6 +18,7 @@ pub struct Ebur128Summary {
 }
 
 /// The last summary in an ffmpeg log.
+#[allow(dead_code)] // each includer reads what it compares
 pub fn parse_ebur128(log: &str) -> Ebur128Summary {
     let summary = &log[log.rfind("Summary:").unwrap_or(0)..];
     let after = |section: &str, key: &str| -> Option<f64> {
@@ -35,4 +36,25 @@ pub fn parse_ebur128(log: &str) -> Ebur128Summary {
         true_peak: after("True peak:", "Peak:"),
         sample_peak: after("Sample peak:", "Peak:"),
     }
+}
+
+/// One value ffprobe reads of a file's first audio stream or its container, as text:
+/// `entry` is `stream=channels`, `format=duration` and the like.
+#[allow(dead_code)] // each includer reads what it compares
+pub fn probe(path: &std::path::Path, entry: &str) -> String {
+    let out = std::process::Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-select_streams",
+            "a:0",
+            "-show_entries",
+            entry,
+        ])
+        .args(["-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .expect("ffprobe runs");
+    assert!(out.status.success(), "ffprobe {}: {entry}", path.display());
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
