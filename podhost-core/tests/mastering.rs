@@ -76,6 +76,37 @@ fn duration(path: &Path) -> f64 {
     probe(path, "format=duration").parse().unwrap()
 }
 
+/// A webhook sender that answers every request 204, sending nothing.
+#[derive(Debug)]
+struct Answers204;
+
+#[async_trait::async_trait]
+impl podhost_core::webhooks::WebhookSender for Answers204 {
+    async fn send(
+        &self,
+        _: podhost_core::webhooks::WebhookRequest,
+    ) -> podhost_core::webhooks::SendOutcome {
+        podhost_core::webhooks::SendOutcome::Answered {
+            status: 204,
+            excerpt: String::new(),
+        }
+    }
+}
+
+/// Events rendered as an empty object.
+#[derive(Debug)]
+struct EmptyEvents;
+
+impl podhost_core::webhooks::event::EventRenderer for EmptyEvents {
+    fn render(
+        &self,
+        _: &podhost_core::AccountId,
+        _: &podhost_core::webhooks::event::Subject,
+    ) -> Value {
+        json!({})
+    }
+}
+
 async fn download(host: &PodcastHost, who: &podhost_core::Principal, id: MediaId) -> Vec<u8> {
     let (_, stream) = host.download_media(who, id).await.unwrap();
     let chunks: Vec<bytes::Bytes> = stream.try_collect().await.unwrap();
@@ -150,6 +181,18 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
         assert!(refused.is_invalid_field(field), "{refused:?}");
     }
 
+    let hook = host
+        .create_webhook(
+            &who,
+            podhost_core::webhooks::subscription::NewWebhook {
+                url: "https://hooks.example.com/podhost".into(),
+                events: vec!["media.created".into(), "media.updated".into()],
+                description: None,
+                secret: None,
+            },
+        )
+        .await
+        .unwrap();
     let job = host
         .submit_job(&who, original.id, JobKind::Master, Value::Null)
         .await
@@ -212,7 +255,19 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
         "{dump}"
     );
     assert_eq!(mastered.chapters.len(), 2, "{:?}", mastered.chapters);
-    // The original stays as it was.
+    // The original stays as it was: the job announces the new file, and no change of the
+    // original.
     let still = host.get_media(&who, original.id).await.unwrap();
     assert_eq!(still.blob, original.blob);
+    host.process_webhooks(&who, &Answers204, &EmptyEvents)
+        .await
+        .unwrap();
+    let announced: Vec<String> = host
+        .webhook_deliveries(&who, &hook.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.kind)
+        .collect();
+    assert_eq!(announced, ["media.created"]);
 }

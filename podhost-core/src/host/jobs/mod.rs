@@ -381,7 +381,9 @@ impl PodcastHost {
                     (Ok(JobOutput::Import(_)), _) => Ok(None),
                     (Ok(output), Some(media)) => match state.media.get(&media) {
                         None => Err(format!("media {media} was deleted while the job ran")),
-                        Some(record) => output.apply(record, finished).map(Some),
+                        Some(record) => output
+                            .apply(record, finished)
+                            .map(|updated| Some((record, updated))),
                     },
                     (Ok(_), None) => Err("the job names no media file".to_string()),
                     (Err(e), _) => Err(e.to_string()),
@@ -392,8 +394,8 @@ impl PodcastHost {
                     _ => None,
                 };
                 let (status, error) = match result {
-                    Ok(updated) => {
-                        if let (Ok(output), Some(original)) = (&outcome, &updated)
+                    Ok(applied_to) => {
+                        if let (Ok(output), Some((original, _))) = (&outcome, &applied_to)
                             && let Some(created) = output.created(state, original, finished)?
                         {
                             report = Some(serde_json::json!({ "media_id": created.id.get() }));
@@ -401,8 +403,12 @@ impl PodcastHost {
                                 .push((K::MediaCreated, Subject::Media(Box::new(created.clone()))));
                             changes.push(Change::MediaPut(created));
                         }
-                        if let Some(updated) = updated {
-                            if outcome.as_ref().is_ok_and(|o| o.new_blob().is_some()) {
+                        // Written only when the job changed it; a new file of its own (a tag
+                        // write) is what `media.updated` announces.
+                        if let Some((record, updated)) = applied_to
+                            && updated != *record
+                        {
+                            if updated.blob != record.blob {
                                 events.push((
                                     K::MediaUpdated,
                                     Subject::Media(Box::new(updated.clone())),
