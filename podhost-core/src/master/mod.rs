@@ -133,11 +133,6 @@ impl Master {
         }
     }
 
-    /// The gain applied before the limiter, in dB.
-    pub fn gain_db(&self) -> f64 {
-        20.0 * f64::from(self.gain).log10()
-    }
-
     fn start(&mut self, rate: u32) -> Result<(), MasterError> {
         rusty_mp3::encoder_header(rate, self.channels as u16, self.options.bitrate).map_err(
             |_| {
