@@ -25,7 +25,7 @@ mod silencedetect;
 use silencedetect::parse_silencedetect;
 #[path = "../tests/support/ffmpeg.rs"]
 mod ffmpeg_tools;
-use ffmpeg_tools::parse_ebur128;
+use ffmpeg_tools::{Ebur128Summary, ffmpeg_loudness, parse_ebur128};
 
 use podhost_core::analysis::{Loudness, SilenceOptions, WaveformOptions, analyze};
 
@@ -212,7 +212,7 @@ fn main() {
         .find_map(|l| l.strip_prefix("loudness "))
         .and_then(|l| serde_json::from_str::<Loudness>(l).ok())
         .expect("the child printed the loudness");
-    compare("the episode", &ours_loudness, &theirs_log);
+    compare("the episode", &ours_loudness, parse_ebur128(&theirs_log));
     for (name, path) in fixtures(&dir.join("../fixtures"), &episode) {
         let theirs = ffmpeg_loudness(&path);
         match analyze(
@@ -222,7 +222,7 @@ fn main() {
             None,
             true,
         ) {
-            Ok(ours) => compare(&name, &ours.loudness.unwrap(), &theirs),
+            Ok(ours) => compare(&name, &ours.loudness.unwrap(), theirs),
             Err(e) => println!("  {name:<34} not read: {e}"),
         }
     }
@@ -304,20 +304,8 @@ fn fixtures(dir: &Path, episode: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// ffmpeg's `ebur128` summary of a file (its stderr).
-fn ffmpeg_loudness(path: &Path) -> String {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-nostats", "-i"])
-        .arg(path)
-        .args(["-af", "ebur128=peak=sample+true", "-f", "null", "-"])
-        .output()
-        .expect("run ffmpeg");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// Prints our figures beside ffmpeg's, with whether each is within its tolerance.
-fn compare(name: &str, ours: &Loudness, log: &str) {
-    let theirs = parse_ebur128(log);
+fn compare(name: &str, ours: &Loudness, theirs: Ebur128Summary) {
     let theirs = (
         theirs.integrated,
         theirs.range,

@@ -32,7 +32,7 @@ use std::time::Instant;
 
 #[path = "../tests/support/ffmpeg.rs"]
 mod ffmpeg_tools;
-use ffmpeg_tools::{parse_ebur128, probe};
+use ffmpeg_tools::{ffmpeg, ffmpeg_loudness, probe};
 use podhost_core::analysis::{analyze, analyze_with};
 use podhost_core::master::{Master, MasterOptions, Passes};
 use serde_json::json;
@@ -88,7 +88,8 @@ fn main() {
             &theirs_path,
         ),
     ] {
-        let (integrated, true_peak) = ebur128(path);
+        let loudness = ffmpeg_loudness(path);
+        let (integrated, true_peak) = (loudness.integrated.unwrap(), loudness.true_peak.unwrap());
         println!(
             "{name:<58} {secs:>8.2} {integrated:>9.1} {true_peak:>9.1} {:>+9.3}s {:>7}",
             duration(path) - source_duration,
@@ -226,30 +227,6 @@ fn loudnorm(input: &Path, output: &Path) {
         "128k",
         output.to_str().unwrap(),
     ]);
-}
-
-fn ffmpeg(args: &[&str]) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-v", "error", "-y"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "ffmpeg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// ffmpeg's integrated loudness and true peak.
-fn ebur128(path: &Path) -> (f64, f64) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-nostats", "-i", path.to_str().unwrap()])
-        .args(["-af", "ebur128=peak=true", "-f", "null", "-"])
-        .output()
-        .unwrap();
-    let summary = parse_ebur128(&String::from_utf8_lossy(&out.stderr));
-    (summary.integrated.unwrap(), summary.true_peak.unwrap())
 }
 
 fn channels(path: &Path) -> usize {

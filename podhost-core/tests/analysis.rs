@@ -13,6 +13,9 @@ use std::process::Command;
 #[path = "support/silencedetect.rs"]
 mod silencedetect;
 use silencedetect::parse_silencedetect;
+#[path = "support/ffmpeg.rs"]
+mod ffmpeg_tools;
+use ffmpeg_tools::ffmpeg;
 
 use podhost_core::analysis::{
     Analysis, AnalysisError, SilenceOptions, Waveform, WaveformOptions, analyze,
@@ -450,19 +453,6 @@ fn ffmpeg_present(test: &str) -> bool {
         );
     }
     ok
-}
-
-fn ffmpeg(args: &[&str]) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-v", "error", "-y"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "ffmpeg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn encode(wav: &Path, name: &str, codec: &[&str]) -> PathBuf {

@@ -10,7 +10,7 @@ use std::process::Command;
 
 #[path = "support/ffmpeg.rs"]
 mod ffmpeg_tools;
-use ffmpeg_tools::{parse_ebur128, probe};
+use ffmpeg_tools::{ffmpeg_loudness, probe};
 use futures::TryStreamExt;
 use podhost_core::{
     MediaId, PodcastHost,
@@ -50,26 +50,6 @@ fn run(program: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
-}
-
-/// ffmpeg's integrated loudness and true peak of a file.
-fn measured(path: &Path) -> (f64, f64) {
-    let log = run(
-        "ffmpeg",
-        &[
-            "-hide_banner",
-            "-nostats",
-            "-i",
-            path.to_str().unwrap(),
-            "-af",
-            "ebur128=peak=true",
-            "-f",
-            "null",
-            "-",
-        ],
-    );
-    let summary = parse_ebur128(&log);
-    (summary.integrated.unwrap(), summary.true_peak.unwrap())
 }
 
 fn duration(path: &Path) -> f64 {
@@ -232,7 +212,8 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
             "-",
         ],
     );
-    let (integrated, true_peak) = measured(&path);
+    let loudness = ffmpeg_loudness(&path);
+    let (integrated, true_peak) = (loudness.integrated.unwrap(), loudness.true_peak.unwrap());
     assert!((integrated + 16.0).abs() <= 0.5, "integrated {integrated}");
     assert!(true_peak <= -0.8, "true peak {true_peak}");
     // ffprobe: the duration of the original within one frame (1152 samples at 44.1 kHz).

@@ -1,5 +1,5 @@
-//! Asking ffmpeg's tools about a file: the summary of its `ebur128` filter (its stderr), and one
-//! value ffprobe reads. Shared by the mastering test and the analysis and mastering benches
+//! Running ffmpeg's tools: a command that must succeed, the summary of the `ebur128` filter on
+//! a file, and one value ffprobe reads. Shared by the mastering test and the analysis and mastering benches
 //! (included with `#[path]`), so all compare with ffmpeg the same way.
 
 /// What the summary says, in LUFS, LU, dBTP and dBFS; `None` for what it does not print
@@ -57,4 +57,31 @@ pub fn probe(path: &std::path::Path, entry: &str) -> String {
         .expect("ffprobe runs");
     assert!(out.status.success(), "ffprobe {}: {entry}", path.display());
     String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Runs ffmpeg quietly with `args`, overwriting outputs; a failure panics with its message.
+#[allow(dead_code)] // each includer reads what it compares
+pub fn ffmpeg(args: &[&str]) {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-v", "error", "-y"])
+        .args(args)
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        out.status.success(),
+        "ffmpeg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// ffmpeg's `ebur128` filter (true and sample peaks) over a whole file.
+#[allow(dead_code)] // each includer reads what it compares
+pub fn ffmpeg_loudness(path: &std::path::Path) -> Ebur128Summary {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-i"])
+        .arg(path)
+        .args(["-af", "ebur128=peak=sample+true", "-f", "null", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    parse_ebur128(&String::from_utf8_lossy(&out.stderr))
 }
