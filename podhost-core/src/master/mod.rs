@@ -12,7 +12,7 @@ mod options;
 
 use crate::analysis::{Loudness, LoudnessMeter, Tap};
 use limiter::Limiter;
-pub use options::{Format, MasterOptions};
+pub use options::{CEILINGS, Format, MP3_BITRATES, MasterOptions, TARGETS};
 
 /// The limiter's ceiling below the true-peak ceiling asked for, in dB: room for the peaks
 /// between samples and for those the MP3 encoding adds.

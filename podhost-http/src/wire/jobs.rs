@@ -166,11 +166,11 @@ pub struct MasterOptions {
     /// The integrated loudness to reach, in LUFS, from -70 to -5 (default -16 for stereo, -19
     /// for mono).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = -70, max = -5))]
+    #[schemars(range(min = *podhost_core::master::TARGETS.start(), max = *podhost_core::master::TARGETS.end()))]
     pub target: Option<f64>,
     /// The ceiling of true peaks, in dBTP, from -9 to 0 (default -1).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = -9, max = 0))]
+    #[schemars(range(min = *podhost_core::master::CEILINGS.start(), max = *podhost_core::master::CEILINGS.end()))]
     pub true_peak: Option<f64>,
     /// The encoding: `mp3` (the default and, for now, the only one).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -178,7 +178,7 @@ pub struct MasterOptions {
     pub format: Option<String>,
     /// The bitrate in kbit/s (default 128 for stereo, 64 for mono).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]))]
+    #[schemars(extend("enum" = podhost_core::master::MP3_BITRATES))]
     pub bitrate: Option<u32>,
 }
 
