@@ -320,12 +320,18 @@ async fn analyse(
             media.results.loudness.as_deref().copied(),
         )
     {
-        let json = host.read_result(account, files, WAVEFORM_JSON).await?;
-        let outline = serde_json::from_slice(&json)
-            .ok()
-            .and_then(|json| analysis::Waveform::from_json(&json).ok())
-            .map(|w| w.outline(OUTLINE_BARS))
-            .ok_or_else(|| Error::storage("a stored waveform is unreadable"))?;
+        // The outline is read again only for a waveform job whose kind points elsewhere now.
+        let outline =
+            if job.kind == JobKind::Waveform && media.results.waveform.as_ref() != Some(files) {
+                let json = host.read_result(account, files, WAVEFORM_JSON).await?;
+                serde_json::from_slice(&json)
+                    .ok()
+                    .and_then(|json| analysis::Waveform::from_json(&json).ok())
+                    .map(|w| w.outline(OUTLINE_BARS))
+                    .ok_or_else(|| Error::storage("a stored waveform is unreadable"))?
+            } else {
+                media.results.outline.clone()
+            };
         return Ok(JobOutput::Analysis(Analysed {
             kind: job.kind,
             files: files.clone(),
@@ -334,29 +340,14 @@ async fn analyse(
             loudness,
         }));
     }
-    let source = crate::probe::source::StoreSource::whole(
-        host.store().clone(),
-        crate::store::layout::blob(account, &media.blob),
-        tokio::runtime::Handle::current(),
-        media.size,
-    );
+    let source = super::audio::source(host, account, media);
     let mime = media.facts.mime.clone();
     let analysis = tokio::task::spawn_blocking(move || {
-        analysis::analyze(
-            Box::new(source),
-            Some(&mime),
-            Some(&waveform),
-            Some(&silence),
-            true,
-        )
+        analysis::analyze(source, Some(&mime), Some(&waveform), Some(&silence), true)
     })
     .await
     .map_err(|e| Error::storage(format!("the analysis stopped: {e}")))?
-    .map_err(|e| match e {
-        // The store failed, not the file: a later attempt retries.
-        analysis::AnalysisError::Io(e) => Error::storage(format!("reading the audio: {e}")),
-        e => Error::invalid("media", e.to_string()),
-    })?;
+    .map_err(super::audio::decode_error)?;
     let incomplete = || Error::storage("the analysis gave an incomplete result");
     let waveform = analysis.waveform.ok_or_else(incomplete)?;
     let silence = analysis.silence.ok_or_else(incomplete)?;

@@ -3,34 +3,16 @@
 //! chapters and cover, and is stored as a new media file beside it.
 
 use super::super::{PodcastHost, file_tags};
+use super::audio::{decode_error, source};
 use super::output::JobOutput;
 use crate::{
-    analysis::{self, AnalysisError},
+    analysis,
     error::{Error, Result},
     ids::AccountId,
     master::{Master, MasterError, MasterOptions, Passes},
     model::{Job, Media},
-    probe::source::StoreSource,
     tags::Tags,
 };
-
-/// A media file's audio, as a source the decoder reads from the store.
-fn source(host: &PodcastHost, account: &AccountId, media: &Media) -> Box<StoreSource> {
-    Box::new(StoreSource::whole(
-        host.store().clone(),
-        crate::store::layout::blob(account, &media.blob),
-        tokio::runtime::Handle::current(),
-        media.size,
-    ))
-}
-
-fn decode_error(e: AnalysisError) -> Error {
-    match e {
-        // The store failed, not the file: a later attempt retries.
-        AnalysisError::Io(e) => Error::storage(format!("reading the audio: {e}")),
-        e => Error::invalid("media", e.to_string()),
-    }
-}
 
 /// The file's name with the format's extension in place of its own.
 fn mastered_name(name: &str, extension: &str) -> String {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use object_store::{ObjectStoreExt, PutPayload};
 use serde_json::Value;
 
+mod audio;
 mod kinds;
 mod master;
 mod output;
