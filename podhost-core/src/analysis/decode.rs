@@ -37,7 +37,7 @@ pub(super) fn run(
     waveform: Option<WaveformOptions>,
     silence: Option<SilenceOptions>,
     loudness: bool,
-    tap: Option<&mut dyn Tap>,
+    mut tap: Option<&mut dyn Tap>,
 ) -> Result<Analysis, AnalysisError> {
     let mut mss = MediaSourceStream::new(source, MediaSourceStreamOptions::default());
     let edits = container_edits(&mut mss)?;
@@ -92,7 +92,6 @@ pub(super) fn run(
             other => stream_error(other, 0.0),
         })?;
 
-    let mut tap = tap;
     let mut sink: Option<Sink> = None;
     let mut bad_in_row = 0u32;
     let mut bad_total = 0u64;
