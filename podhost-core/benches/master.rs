@@ -176,9 +176,9 @@ fn master_file(input: &Path, output: &Path, channels: usize) -> usize {
     loop {
         let mut master = Master::new(options, passes.gain(), channels);
         analyze_with(open(input), None, false, &mut master).unwrap();
-        let (mp3, reached) = master.finish().unwrap();
-        std::fs::write(output, mp3).unwrap();
-        if !passes.another(reached) {
+        let made = master.finish().unwrap();
+        std::fs::write(output, &made.files[0].1).unwrap();
+        if !passes.another(made.integrated) {
             return passes.made();
         }
     }
@@ -260,7 +260,7 @@ fn encode_ours(wav: &Path) -> Vec<u8> {
     let options = MasterOptions::from_params(&json!({"bitrate": 128, "true_peak": 0}), 2).unwrap();
     let mut master = Master::new(options, 0.0, channels(wav));
     analyze_with(open(wav), None, false, &mut master).unwrap();
-    master.finish().unwrap().0
+    master.finish().unwrap().files.remove(0).1
 }
 
 /// A file as ffmpeg decodes it: interleaved f32 at 44.1 kHz, in its own channels.

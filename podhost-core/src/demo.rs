@@ -102,8 +102,9 @@ fn object(value: Value) -> Map<String, Value> {
 }
 
 /// `seconds` of a tone at `hz` with a second of silence in the middle, mastered as a podcast
-/// app expects it: MP3, mono at 44.1 kHz and 64 kbit/s, at -19 LUFS.
-fn tone(seconds: u32, hz: f32) -> Result<Vec<u8>> {
+/// app expects it: MP3, mono at 44.1 kHz and 64 kbit/s, at -19 LUFS; and, in a build with the
+/// `opus` feature, the same as Opus (its alternate enclosure).
+fn tone(seconds: u32, hz: f32) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
     use crate::analysis::Tap;
     use crate::master::{Master, MasterOptions};
     const RATE: u32 = 44_100;
@@ -120,11 +121,17 @@ fn tone(seconds: u32, hz: f32) -> Result<Vec<u8>> {
         .collect();
     let mut meter = crate::analysis::LoudnessMeter::new(1, RATE).map_err(Error::storage)?;
     meter.push(&[&samples]);
-    let options = MasterOptions::from_params(&serde_json::Value::Null, 1)?;
+    let params = match crate::master::Format::from_name("opus") {
+        Ok(_) => serde_json::json!({"alternates": ["opus"]}),
+        Err(_) => serde_json::Value::Null,
+    };
+    let options = MasterOptions::from_params(&params, 1)?;
     let mut master = Master::new(options, Master::gain_for(&options, &meter.finish()), 1);
     master.frames(&[&samples], RATE);
-    let (mp3, _) = master.finish().map_err(|e| Error::storage(e.to_string()))?;
-    Ok(mp3)
+    let made = master.finish().map_err(|e| Error::storage(e.to_string()))?;
+    let mut files = made.files.into_iter().map(|(_, bytes)| bytes);
+    let mp3 = files.next().unwrap_or_default();
+    Ok((mp3, files.next()))
 }
 
 /// Square artwork of Apple's smallest size (1,400 px), a two-colour gradient, as PNG.
@@ -209,10 +216,19 @@ impl PodcastHost {
         for n in 1..=episodes.max(1) {
             // The audio, staged with its chapters (published as podcast:chapters) and committed
             // with the episode.
-            let body = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(tone(
-                6 + n,
-                220.0 * n as f32,
-            )?))]);
+            let (mp3, opus) = tone(6 + n, 220.0 * n as f32)?;
+            let mut tags = item_tags(n);
+            if let Some(opus) = opus {
+                // The Opus encoding as the alternate enclosure: type, length, URL and
+                // integrity come from the file.
+                let opus = upload(&format!("podhost-demo-{n}.opus"), opus).await?;
+                tags.insert(
+                    "alternateEnclosure".into(),
+                    json!([{"media": opus.id, "type": "audio/opus", "title": "Opus", "codecs": "opus", "default": false,
+                            "source": [{"uri": "ipfs://QmdwGqd3d2gFPGeJNLLCshdiPert45fMu84552Y4XHTy4y"}]}]),
+                );
+            }
+            let body = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(mp3))]);
             let mut audio = self
                 .stage_upload(
                     who,
@@ -257,7 +273,7 @@ impl PodcastHost {
                     itunes_season: Some(Some(1)),
                     itunes_episode_type: Some(EpisodeType::Full),
                     itunes_explicit: Some(Some(false)),
-                    podcast_tags: item_tags(n),
+                    podcast_tags: tags,
                     ..Default::default()
                 },
             };

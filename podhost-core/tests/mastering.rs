@@ -56,6 +56,23 @@ fn duration(path: &Path) -> f64 {
     probe(path, "format=duration").parse().unwrap()
 }
 
+/// A mastered file as ffmpeg reads it: decoded with no error; loudness at the target (-16 LUFS
+/// for stereo, within ±0.5 LU) and true peaks at or below the ceiling (-1 dBTP) + 0.2 dB; as
+/// long as `source` within `frame` seconds (ffprobe).
+fn checked_by_ffmpeg(path: &Path, source: &Path, frame: f64) {
+    let file = path.to_str().unwrap();
+    run(
+        "ffmpeg",
+        &["-v", "error", "-xerror", "-i", file, "-f", "null", "-"],
+    );
+    let loudness = ffmpeg_loudness(path);
+    let (integrated, true_peak) = (loudness.integrated.unwrap(), loudness.true_peak.unwrap());
+    assert!((integrated + 16.0).abs() <= 0.5, "integrated {integrated}");
+    assert!(true_peak <= -0.8, "true peak {true_peak}");
+    let (ours, theirs) = (duration(path), duration(source));
+    assert!((ours - theirs).abs() <= frame, "{ours} vs {theirs}");
+}
+
 /// A webhook sender that answers every request 204, sending nothing.
 #[derive(Debug)]
 struct Answers204;
@@ -197,31 +214,8 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     let path = dir.path().join("mastered.mp3");
     std::fs::write(&path, download(&host, &who, mastered.id).await).unwrap();
 
-    // ffmpeg: decoded with no error; loudness at the target (-16 LUFS for stereo, within
-    // ±0.5 LU) and true peaks at or below the ceiling (-1 dBTP) + 0.2 dB.
-    run(
-        "ffmpeg",
-        &[
-            "-v",
-            "error",
-            "-xerror",
-            "-i",
-            path.to_str().unwrap(),
-            "-f",
-            "null",
-            "-",
-        ],
-    );
-    let loudness = ffmpeg_loudness(&path);
-    let (integrated, true_peak) = (loudness.integrated.unwrap(), loudness.true_peak.unwrap());
-    assert!((integrated + 16.0).abs() <= 0.5, "integrated {integrated}");
-    assert!(true_peak <= -0.8, "true peak {true_peak}");
     // ffprobe: the duration of the original within one frame (1152 samples at 44.1 kHz).
-    let (ours, theirs) = (duration(&path), duration(&source));
-    assert!(
-        (ours - theirs).abs() <= 1152.0 / 44_100.0,
-        "{ours} vs {theirs}"
-    );
+    checked_by_ffmpeg(&path, &source, 1152.0 / 44_100.0);
     // mutagen: the tags and chapters carried over.
     let dump = run(
         repo().join(".venv/bin/python").to_str().unwrap(),
@@ -251,4 +245,78 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
         .map(|d| d.kind)
         .collect();
     assert_eq!(announced, ["media.created"]);
+}
+
+/// Opus (RFC 7845 in Ogg) and MP3 from one decode: the Opus file is resampled from 44.1 kHz,
+/// measured at the target by ffmpeg, decoded with no error, as long as the source within one
+/// 20 ms frame, and carries the tags.
+#[cfg(feature = "opus")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opus_is_made_beside_the_mp3_in_the_same_job() {
+    let Some(()) = podhost_testkit::or_skip("mastering", "ffmpeg, ffprobe and mutagen", tools())
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("talk.flac");
+    run(
+        "ffmpeg",
+        &[
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=44100:d=12.345",
+            source.to_str().unwrap(),
+        ],
+    );
+    let tags = Tags {
+        title: Some("Pilot".into()),
+        artist: Some("Alice".into()),
+        ..Default::default()
+    };
+    podhost_core::tags::write_tags(&source, "audio/flac", &tags, Some(12_345)).unwrap();
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("https://pod.example").unwrap(),
+        podhost_core::open_store("memory://").unwrap().store,
+    );
+    let who = podhost_testkit::setup::account(&host, "alice").await;
+    let original =
+        podhost_testkit::setup::upload(&host, &who, "talk.flac", std::fs::read(&source).unwrap())
+            .await;
+    let job = host
+        .submit_job(
+            &who,
+            original.id,
+            JobKind::Master,
+            json!({"alternates": ["opus"]}),
+        )
+        .await
+        .unwrap();
+    let job = host.run_job(&who, &job.id).await.unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    let report = job.report.unwrap();
+    let mp3 = MediaId::new(report["media_id"].as_u64().unwrap()).unwrap();
+    let opus = MediaId::new(report["alternates"][0].as_u64().unwrap()).unwrap();
+    let opus = host.get_media(&who, opus).await.unwrap();
+    assert_eq!(opus.name, "talk.opus");
+    assert_eq!(opus.facts.mime, "audio/ogg");
+    assert_eq!(opus.facts.extension, "opus", "{:?}", opus.facts);
+    assert_eq!(opus.mastered_from, Some(original.id));
+    assert_eq!(host.get_media(&who, mp3).await.unwrap().name, "talk.mp3");
+
+    let path = dir.path().join("mastered.opus");
+    std::fs::write(&path, download(&host, &who, opus.id).await).unwrap();
+    // Within one 20 ms Opus frame of the source.
+    checked_by_ffmpeg(&path, &source, 0.020);
+    assert_eq!(probe(&path, "stream=codec_name"), "opus");
+    let dump = run(
+        repo().join(".venv/bin/python").to_str().unwrap(),
+        &[
+            repo().join("tests/tags/mutagen_dump.py").to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+    );
+    assert!(dump.contains("Pilot") && dump.contains("Alice"), "{dump}");
 }

@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use podhost_core::{
     FeedId, MediaId, PodcastHost,
-    model::{FeedPatch, FeedView, NewFeed},
+    model::{AudioPatch, FeedAudio, FeedPatch, FeedView, NewFeed},
     publish::PublicFeed,
 };
 use podhost_http::wire;
@@ -108,10 +108,32 @@ pub struct FeedFields {
     /// (`podhost subscriber add`); `--private false` makes it public again.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     private: Option<bool>,
+    /// Masters each episode's audio in the background (loudness, true peak, encoding; see
+    /// `podhost master`): the feed's enclosure is the mastered file, and an episode waits for it
+    /// before it is published. `--master false` stops.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    master: Option<bool>,
+    /// The mastering's loudness target in LUFS (-70 to -5; default -16 stereo, -19 mono).
+    #[arg(long, value_name = "LUFS", allow_negative_numbers = true)]
+    target: Option<f64>,
+    /// The mastering's true-peak ceiling in dBTP (-9 to 0; default -1).
+    #[arg(long, value_name = "DBTP", allow_negative_numbers = true)]
+    true_peak: Option<f64>,
+    /// The enclosure's encoding: mp3 (default) or opus.
+    #[arg(long, value_name = "FORMAT")]
+    format: Option<String>,
+    /// The enclosure's bitrate in kbit/s (default 128 stereo, 64 mono for MP3).
+    #[arg(long, value_name = "KBITS")]
+    bitrate: Option<u32>,
+    /// Other encodings published beside the enclosure, comma-separated (e.g. opus); empty for
+    /// none.
+    #[arg(long, value_name = "FORMATS", value_delimiter = ',')]
+    alternates: Option<Vec<String>>,
 }
 
 impl FeedFields {
     fn patch(self, title: Option<String>) -> FeedPatch {
+        let audio = self.audio_patch();
         FeedPatch {
             title,
             description: self.description,
@@ -120,8 +142,25 @@ impl FeedFields {
             itunes_category: self.category,
             itunes_explicit: self.explicit,
             private: self.private,
+            audio,
             ..Default::default()
         }
+    }
+
+    /// The audio setting's change, when a flag names one.
+    fn audio_patch(&self) -> Option<AudioPatch> {
+        let patch = AudioPatch {
+            master: self.master,
+            target: self.target.map(Some),
+            true_peak: self.true_peak,
+            format: self.format.clone(),
+            bitrate: self.bitrate.map(Some),
+            alternates: self
+                .alternates
+                .as_ref()
+                .map(|names| names.iter().filter(|n| !n.is_empty()).cloned().collect()),
+        };
+        (patch != AudioPatch::default()).then_some(patch)
     }
 }
 
@@ -136,6 +175,28 @@ fn parse_logo(logo: &str) -> anyhow::Result<Option<MediaId>> {
             .into()
         }),
     }
+}
+
+/// The audio setting in words: `as uploaded`, or what mastering makes.
+fn audio_line(audio: &FeedAudio) -> String {
+    if !audio.master {
+        return "as uploaded".into();
+    }
+    let mut line = format!(
+        "mastered to {}, {} dBTP, {} at {}",
+        audio
+            .target
+            .map_or("-16 LUFS (mono -19)".into(), |t| format!("{t} LUFS")),
+        audio.true_peak,
+        audio.format.extension(),
+        audio
+            .bitrate
+            .map_or("the default bitrate".into(), |b| format!("{b} kbit/s")),
+    );
+    for alternate in &audio.alternates {
+        line.push_str(&format!(", and {}", alternate.extension()));
+    }
+    line
 }
 
 fn feed_id(id: &str) -> anyhow::Result<FeedId> {
@@ -156,6 +217,7 @@ fn print_single(env: &Env, host: &PodcastHost, user: &User, view: &FeedView) -> 
                 ("category", f.itunes.category.clone()),
                 ("explicit", f.itunes.explicit.to_string()),
                 ("logo", opt(f.logo)),
+                ("audio", audio_line(&f.audio)),
                 ("episodes", view.episode_count.to_string()),
                 ("rss", urls.rss(&f.id)),
                 ("web", urls.feed_page(&f.id)),

@@ -1,6 +1,6 @@
 //! `podhost master ID`: asks for an audio file mastered (normalised to a loudness target, true
-//! peaks limited, encoded as MP3) into a new media file; with `--wait`, masters it in this
-//! process and prints the new file.
+//! peaks limited, encoded as MP3 or Opus) into a new media file; with `--wait`, masters it in
+//! this process and prints the new file (the alternate's id is in `--json`'s job report).
 
 use clap::Args;
 use podhost_core::{MediaId, model::JobKind};
@@ -22,12 +22,15 @@ pub struct MasterArgs {
     /// The ceiling of true peaks, in dBTP (default -1).
     #[arg(long, allow_negative_numbers = true, value_name = "DBTP")]
     true_peak: Option<f64>,
-    /// The encoding: mp3 (the default).
+    /// The encoding: mp3 (the default) or opus (a build with the `opus` feature).
     #[arg(long, value_name = "FORMAT")]
     format: Option<String>,
-    /// The bitrate in kbit/s (default 128 for stereo, 64 for mono).
+    /// The bitrate in kbit/s (MP3: default 128 for stereo, 64 for mono; Opus: 48).
     #[arg(long, value_name = "KBPS")]
     bitrate: Option<u32>,
+    /// Another encoding made in the same decode, as a second new file (e.g. opus).
+    #[arg(long, value_name = "FORMAT")]
+    alternate: Option<String>,
     /// Runs the job in this process until it ends (no server needed) and prints the new file;
     /// without it, the job is queued for `podhost serve`.
     #[arg(long)]
@@ -45,6 +48,7 @@ impl super::Run for MasterArgs {
             ("true_peak", self.true_peak.map(|v| json!(v))),
             ("format", self.format.map(|v| json!(v))),
             ("bitrate", self.bitrate.map(|v| json!(v))),
+            ("alternates", self.alternate.map(|v| json!([v]))),
         ] {
             if let Some(value) = value {
                 params.insert(key.into(), value);

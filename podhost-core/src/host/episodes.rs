@@ -85,38 +85,103 @@ fn view(
     Some(view_of(state, episode, now))
 }
 
-/// The tag-writing job of `write_metadata`, decided in the episode's own commit (so the episode
-/// and its job land together or not at all): pushed onto `changes` when new.
-fn tags_job(
-    records: &dyn Records,
-    episode: &Episode,
-    reserved: Option<&JobId>,
-    now: jiff::Timestamp,
-    changes: &mut Vec<Change>,
-) -> Result<Option<JobId>> {
-    let Some(reserved) = reserved else {
-        return Ok(None);
-    };
-    let (job, new) = jobs::records::episode_tags_job(records, episode, reserved, now)?;
-    if new {
-        changes.push(Change::JobPut(job.clone()));
+/// The jobs an episode's commit may record: the tag-writing job of `write_metadata` and the
+/// mastering job of its podcast, each reserved before the commit (see
+/// [`PodcastHost::reserve_job`]) and settled after it.
+#[derive(Default)]
+struct EpisodeJobs {
+    tags: Option<JobId>,
+    master: Option<JobId>,
+}
+
+impl EpisodeJobs {
+    /// Decides both jobs for `episode` as it is about to be stored (`before`: as it was), in its
+    /// own commit (so the episode and its jobs land together or not at all): pushes the new ones
+    /// onto `changes` and returns the ids recorded. `audio_named`: the change names its audio.
+    fn decide(
+        &self,
+        records: &dyn Records,
+        before: Option<&Episode>,
+        episode: &mut Episode,
+        audio_named: bool,
+        now: jiff::Timestamp,
+        changes: &mut Vec<Change>,
+    ) -> Result<Vec<JobId>> {
+        let mut recorded = Vec::new();
+        let mut record = |(job, new): (crate::model::Job, bool), changes: &mut Vec<Change>| {
+            recorded.push(job.id.clone());
+            if new {
+                changes.push(Change::JobPut(job));
+            }
+        };
+        let audio = records
+            .state()
+            .feeds
+            .get(&episode.feed)
+            .map(|entry| entry.feed.audio.clone())
+            .unwrap_or_default();
+        if audio_named
+            && let Some(decided) = jobs::records::episode_master_job(
+                records,
+                before,
+                episode,
+                &audio,
+                self.master.as_ref(),
+                now,
+            )?
+        {
+            record(decided, changes);
+        }
+        if let Some(reserved) = &self.tags {
+            record(
+                jobs::records::episode_tags_job(records, episode, reserved, now)?,
+                changes,
+            );
+        }
+        Ok(recorded)
     }
-    Ok(Some(job.id))
 }
 
 impl PodcastHost {
-    /// Settles the job reserved for an episode commit and returns the commit's result.
+    /// Reserves the jobs an episode's commit may record: the tag write when `write_metadata`
+    /// asks for one, the mastering when the change names audio (`audio`) and the podcast
+    /// masters now (a podcast that starts mastering meanwhile makes the commit ask again).
+    async fn reserve_episode_jobs(
+        &self,
+        who: &Principal,
+        catalog: &super::AccountCatalog,
+        feed: &FeedId,
+        write_metadata: bool,
+        audio: bool,
+    ) -> Result<EpisodeJobs> {
+        let masters = audio
+            && catalog
+                .read(|state| state.feeds.get(feed).is_some_and(|e| e.feed.audio.master))
+                .await;
+        let mut reserved = EpisodeJobs::default();
+        if write_metadata {
+            reserved.tags = Some(self.reserve_job(who.account()).await?);
+        }
+        if masters {
+            reserved.master = Some(self.reserve_job(who.account()).await?);
+        }
+        Ok(reserved)
+    }
+
+    /// Settles the jobs reserved for an episode commit and returns the commit's result.
     async fn settled<T>(
         &self,
         who: &Principal,
-        reserved: Option<JobId>,
-        committed: Result<(T, Option<JobId>)>,
-    ) -> Result<(T, Option<JobId>)> {
-        if let Some(reserved) = &reserved {
-            let recorded = committed.as_ref().ok().and_then(|(_, job)| job.as_ref());
-            self.settle_job(who.account(), reserved, recorded).await;
-        }
-        committed
+        reserved: EpisodeJobs,
+        committed: Result<(T, Vec<JobId>)>,
+    ) -> Result<T> {
+        let recorded = committed.as_ref().map_or(&[][..], |(_, ids)| ids);
+        let reserved: Vec<JobId> = [reserved.tags, reserved.master]
+            .into_iter()
+            .flatten()
+            .collect();
+        self.settle_jobs(who.account(), &reserved, recorded).await;
+        committed.map(|(value, _)| value)
     }
 
     /// Creates an episode in a feed. Only the title is required; the publishing date defaults
@@ -163,10 +228,10 @@ impl PodcastHost {
         e.into_result()?;
         files.check(who, feed, &new.fields)?;
         let catalog = self.catalog(who.account()).await?;
-        let reserved = match new.fields.write_metadata {
-            true => Some(self.reserve_job(who.account()).await?),
-            false => None,
-        };
+        let audio_named = new.fields.media.is_some() || files.media.is_some();
+        let reserved = self
+            .reserve_episode_jobs(who, &catalog, feed, new.fields.write_metadata, audio_named)
+            .await?;
         let now = self.now();
         let committed = catalog
             .commit(now, |state| {
@@ -198,6 +263,7 @@ impl PodcastHost {
                     itunes: ItunesEpisode::default(),
                     transcript: None,
                     podcast: Default::default(),
+                    mastering: None,
                     created: now,
                     updated: now,
                     version: 1,
@@ -205,8 +271,15 @@ impl PodcastHost {
                 apply_patch(&mut episode, &fields, &records)?;
                 let mut changes: Vec<Change> =
                     created.iter().cloned().map(Change::MediaPut).collect();
+                let jobs = reserved.decide(
+                    &records,
+                    None,
+                    &mut episode,
+                    audio_named,
+                    now,
+                    &mut changes,
+                )?;
                 changes.push(Change::EpisodePut(Box::new(episode.clone())));
-                let job = tags_job(&records, &episode, reserved.as_ref(), now, &mut changes)?;
                 let mut events: Vec<_> = created
                     .iter()
                     .map(|m| (K::MediaCreated, Subject::Media(Box::new(m.clone()))))
@@ -216,10 +289,10 @@ impl PodcastHost {
                     events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
                 }
                 changes.extend(state.record(now, events));
-                Ok((changes, (episode, job)))
+                Ok((changes, (episode, jobs)))
             })
             .await;
-        let (episode, _) = self.settled(who, reserved, committed).await?;
+        let episode = self.settled(who, reserved, committed).await?;
         Ok(catalog.read(|state| view_of(state, episode, now)).await)
     }
 
@@ -276,10 +349,10 @@ impl PodcastHost {
         who.require(Scope::Shows)?;
         files.check(who, feed, patch)?;
         let catalog = self.catalog(who.account()).await?;
-        let reserved = match patch.write_metadata {
-            true => Some(self.reserve_job(who.account()).await?),
-            false => None,
-        };
+        let audio_named = patch.media.is_some() || files.media.is_some();
+        let reserved = self
+            .reserve_episode_jobs(who, &catalog, feed, patch.write_metadata, audio_named)
+            .await?;
         let now = self.now();
         let committed = catalog
             .commit(now, |state| {
@@ -301,13 +374,19 @@ impl PodcastHost {
                 apply_patch(&mut episode, &fields, &records)?;
                 episode.updated = now;
                 episode.version += 1;
-                let was_published = state
-                    .episode(feed, id)
-                    .is_some_and(|before| before.is_published(now));
+                let before = state.episode(feed, id);
+                let was_published = before.is_some_and(|before| before.is_published(now));
                 let mut changes: Vec<Change> =
                     created.iter().cloned().map(Change::MediaPut).collect();
+                let jobs = reserved.decide(
+                    &records,
+                    before,
+                    &mut episode,
+                    audio_named,
+                    now,
+                    &mut changes,
+                )?;
                 changes.push(Change::EpisodePut(Box::new(episode.clone())));
-                let job = tags_job(&records, &episode, reserved.as_ref(), now, &mut changes)?;
                 let mut events: Vec<_> = created
                     .iter()
                     .map(|m| (K::MediaCreated, Subject::Media(Box::new(m.clone()))))
@@ -317,10 +396,10 @@ impl PodcastHost {
                     events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
                 }
                 changes.extend(state.record(now, events));
-                Ok((changes, (episode, job)))
+                Ok((changes, (episode, jobs)))
             })
             .await;
-        let (episode, _) = self.settled(who, reserved, committed).await?;
+        let episode = self.settled(who, reserved, committed).await?;
         Ok(catalog.read(|state| view_of(state, episode, now)).await)
     }
 

@@ -1,7 +1,9 @@
 //! Feed operations: create, update, get, list, delete.
 
 use super::{
-    PodcastHost, claims, refs, text,
+    PodcastHost, claims,
+    jobs::records,
+    refs, text,
     uploads::{StagedUpload, UploadTarget},
 };
 use crate::webhooks::event::{EventKind as K, Subject};
@@ -119,6 +121,7 @@ impl PodcastHost {
                 tags: Default::default(),
             },
             private: false,
+            audio: Default::default(),
             created: now,
             updated: now,
         };
@@ -170,7 +173,23 @@ impl PodcastHost {
         who.require(Scope::Feeds)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
-        catalog
+        // A change of the audio setting masters the episodes not published yet: their jobs
+        // are reserved before the commit (one that finds more asks the caller to try again).
+        let mut reserved = Vec::new();
+        if patch.audio.is_some() {
+            let count = catalog
+                .read(|state| {
+                    let mut feed = state.feeds.get(id)?.feed.clone();
+                    apply_patch(&mut feed, patch, state).ok()?;
+                    Some(records::episodes_to_master(state, id, &feed.audio, now).len())
+                })
+                .await
+                .unwrap_or(0);
+            for _ in 0..count {
+                reserved.push(self.reserve_job(who.account()).await?);
+            }
+        }
+        let committed = catalog
             .commit(now, |state| {
                 let entry = state
                     .feeds
@@ -184,14 +203,42 @@ impl PodcastHost {
                     episode_count: entry.episodes.len(),
                     feed: feed.clone(),
                 };
-                let mut changes = vec![Change::FeedPut(Box::new(feed))];
+                let mut changes = Vec::new();
+                let mut recorded = Vec::new();
+                if patch.audio.is_some() {
+                    let waiting = records::episodes_to_master(state, id, &feed.audio, now);
+                    for (i, before) in waiting.into_iter().enumerate() {
+                        let mut episode = before.clone();
+                        let decided = records::episode_master_job(
+                            state,
+                            Some(before),
+                            &mut episode,
+                            &feed.audio,
+                            reserved.get(i),
+                            now,
+                        )?;
+                        if let Some((job, new)) = decided {
+                            recorded.push(job.id.clone());
+                            if new {
+                                changes.push(Change::JobPut(job));
+                            }
+                        }
+                        episode.updated = now;
+                        episode.version += 1;
+                        changes.push(Change::EpisodePut(Box::new(episode)));
+                    }
+                }
+                changes.push(Change::FeedPut(Box::new(feed)));
                 changes.extend(state.record(
                     now,
                     vec![(K::FeedUpdated, Subject::Feed(Box::new(view.clone())))],
                 ));
-                Ok((changes, view))
+                Ok((changes, (view, recorded)))
             })
-            .await
+            .await;
+        let recorded = committed.as_ref().map_or(&[][..], |(_, ids)| ids);
+        self.settle_jobs(who.account(), &reserved, recorded).await;
+        committed.map(|(view, _)| view)
     }
 
     /// Whether `patch` would change the caller's feed `id` (an import run twice writes nothing).

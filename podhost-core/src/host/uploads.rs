@@ -102,6 +102,7 @@ impl StagedUpload {
             adbreak: None,
             results: Default::default(),
             chapters: self.chapters.clone(),
+            mastered_from: None,
         }
     }
 

@@ -5,14 +5,19 @@
 //! [`Master`] is an analysis [`Tap`]: the file is decoded once by the analysis decoder (the
 //! same rules for encoder delay, edit lists and damaged frames), and every frame goes through
 //! the gain, the limiter and the encoder. The gain comes from the file's loudness, measured
-//! before (by an analysis job, or a decode of its own when none has run).
+//! before (by an analysis job, or a decode of its own when none has run). With the `opus`
+//! feature the same limited signal can also go to libopus (`opus.rs`), in the same decode.
 
+mod error;
 mod limiter;
 mod options;
+#[cfg(feature = "opus")]
+mod opus;
 
 use crate::analysis::{Loudness, LoudnessMeter, Tap};
+pub use error::MasterError;
 use limiter::Limiter;
-pub use options::{CEILINGS, Format, MP3_BITRATES, MasterOptions, TARGETS};
+pub use options::{CEILINGS, Format, MP3_BITRATES, MasterOptions, OPUS_BITRATES, TARGETS};
 
 /// The limiter's ceiling below the true-peak ceiling asked for, in dB: room for the peaks
 /// between samples and for those the MP3 encoding adds.
@@ -78,26 +83,80 @@ impl Passes {
     }
 }
 
-/// Why a file could not be mastered.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum MasterError {
-    /// The audio cannot be encoded as asked (its sample rate, or an empty file).
-    #[error("{0}")]
-    Unsupported(String),
-    /// The encoder failed.
-    #[error("the encoder failed: {0}")]
-    Encoder(String),
+/// One encoding of the mastered audio.
+enum Encoder {
+    Mp3(Box<rusty_mp3::Mp3Encoder>),
+    #[cfg(feature = "opus")]
+    Opus(Box<opus::OpusOgg>),
 }
 
-/// A file being mastered: takes decoded frames, gives the encoded file at the end.
+impl Encoder {
+    fn new(format: Format, channels: usize, rate: u32, bitrate: u32) -> Result<Self, MasterError> {
+        match format {
+            Format::Mp3 => {
+                rusty_mp3::encoder_header(rate, channels as u16, bitrate).map_err(|_| {
+                    MasterError::Unsupported(format!(
+                        "MP3 has no {rate} Hz sample rate: the file must be at 8, 11.025, 12, \
+                         16, 22.05, 24, 32, 44.1 or 48 kHz"
+                    ))
+                })?;
+                Ok(Encoder::Mp3(Box::new(rusty_mp3::Mp3Encoder::new(
+                    rusty_mp3::Mp3EncoderConfig {
+                        bitrate_kbps: bitrate,
+                        vbr_quality: None,
+                    },
+                ))))
+            }
+            #[cfg(feature = "opus")]
+            Format::Opus => Ok(Encoder::Opus(Box::new(opus::OpusOgg::new(
+                channels, rate, bitrate,
+            )?))),
+            #[cfg(not(feature = "opus"))]
+            Format::Opus => Err(MasterError::Unsupported(
+                "opus needs a build with the `opus` feature (libopus)".into(),
+            )),
+        }
+    }
+
+    fn push(&mut self, interleaved: &[f32], channels: usize, rate: u32) -> Result<(), MasterError> {
+        match self {
+            Encoder::Mp3(mp3) => mp3
+                .push_pcm_f32(interleaved, channels as u16, rate)
+                .map_err(|e| MasterError::Encoder(e.to_string())),
+            #[cfg(feature = "opus")]
+            Encoder::Opus(opus) => opus.push(interleaved),
+        }
+    }
+
+    fn finish(self) -> Result<Vec<u8>, MasterError> {
+        match self {
+            Encoder::Mp3(mut mp3) => {
+                mp3.finish();
+                let mut out = Vec::new();
+                loop {
+                    match mp3.next_packet() {
+                        Ok(packet) => out.extend_from_slice(&packet),
+                        Err(rusty_mp3::Error::Again | rusty_mp3::Error::Eof) => break,
+                        Err(e) => return Err(MasterError::Encoder(e.to_string())),
+                    }
+                }
+                Ok(out)
+            }
+            #[cfg(feature = "opus")]
+            Encoder::Opus(opus) => opus.finish(),
+        }
+    }
+}
+
+/// A file being mastered: takes decoded frames, gives the encoded files at the end (the
+/// format asked for, and the alternate, from the same limited signal).
 pub struct Master {
     options: MasterOptions,
     gain: f32,
     channels: usize,
     rate: Option<u32>,
     limiter: Option<Limiter>,
-    encoder: Option<rusty_mp3::Mp3Encoder>,
+    encoders: Vec<(Format, Encoder)>,
     /// The loudness of what goes to the encoder.
     meter: Option<LoudnessMeter>,
     /// Interleaved scratch frames, reused for every buffer.
@@ -125,7 +184,7 @@ impl Master {
             channels: channels.clamp(1, 2),
             rate: None,
             limiter: None,
-            encoder: None,
+            encoders: Vec::new(),
             meter: None,
             interleaved: Vec::new(),
             limited: Vec::new(),
@@ -134,20 +193,22 @@ impl Master {
     }
 
     fn start(&mut self, rate: u32) -> Result<(), MasterError> {
-        rusty_mp3::encoder_header(rate, self.channels as u16, self.options.bitrate).map_err(
-            |_| {
-                MasterError::Unsupported(format!(
-                    "MP3 has no {rate} Hz sample rate: the file must be at 8, 11.025, 12, 16, \
-                 22.05, 24, 32, 44.1 or 48 kHz"
-                ))
-            },
-        )?;
+        let mut encoders = vec![(
+            self.options.format,
+            Encoder::new(
+                self.options.format,
+                self.channels,
+                rate,
+                self.options.bitrate,
+            )?,
+        )];
+        if let Some(other) = self.options.alternate {
+            let bitrate = other.default_bitrate(self.channels as u16);
+            encoders.push((other, Encoder::new(other, self.channels, rate, bitrate)?));
+        }
+        self.encoders = encoders;
         let ceiling = 10f64.powf((self.options.true_peak - HEADROOM_DB) / 20.0) as f32;
         self.limiter = Some(Limiter::new(self.channels, rate, ceiling));
-        self.encoder = Some(rusty_mp3::Mp3Encoder::new(rusty_mp3::Mp3EncoderConfig {
-            bitrate_kbps: self.options.bitrate,
-            vbr_quality: None,
-        }));
         self.meter =
             Some(LoudnessMeter::new(self.channels, rate).map_err(MasterError::Unsupported)?);
         self.rate = Some(rate);
@@ -158,18 +219,15 @@ impl Master {
         if let Some(meter) = &mut self.meter {
             meter.push_interleaved(&self.limited, self.channels);
         }
-        if let Some(encoder) = &mut self.encoder {
-            encoder
-                .push_pcm_f32(&self.limited, self.channels as u16, rate)
-                .map_err(|e| MasterError::Encoder(e.to_string()))?;
+        for (_, encoder) in &mut self.encoders {
+            encoder.push(&self.limited, self.channels, rate)?;
         }
         self.limited.clear();
         Ok(())
     }
 
-    /// The encoded file, once every frame was given, with the integrated loudness of what was
-    /// encoded (LUFS; `None` for silence).
-    pub fn finish(mut self) -> Result<(Vec<u8>, Option<f64>), MasterError> {
+    /// The encoded files, once every frame was given.
+    pub fn finish(mut self) -> Result<Mastered, MasterError> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
@@ -178,21 +236,22 @@ impl Master {
         };
         limiter.finish(&mut self.limited);
         self.encode(rate)?;
-        let Some(mut encoder) = self.encoder.take() else {
-            return Err(MasterError::Unsupported("the file has no audio".into()));
-        };
-        encoder.finish();
-        let mut out = Vec::new();
-        loop {
-            match encoder.next_packet() {
-                Ok(packet) => out.extend_from_slice(&packet),
-                Err(rusty_mp3::Error::Again | rusty_mp3::Error::Eof) => break,
-                Err(e) => return Err(MasterError::Encoder(e.to_string())),
-            }
+        let mut files = Vec::new();
+        for (format, encoder) in std::mem::take(&mut self.encoders) {
+            files.push((format, encoder.finish()?));
         }
         let integrated = self.meter.take().and_then(|m| m.finish().integrated);
-        Ok((out, integrated))
+        Ok(Mastered { files, integrated })
     }
+}
+
+/// What mastering made.
+#[derive(Debug)]
+pub struct Mastered {
+    /// The encoded files: the format asked for first, then the alternate.
+    pub files: Vec<(Format, Vec<u8>)>,
+    /// The integrated loudness of what was encoded, in LUFS (`None` for silence).
+    pub integrated: Option<f64>,
 }
 
 impl Tap for Master {

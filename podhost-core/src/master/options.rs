@@ -6,10 +6,14 @@ use serde_json::Value;
 use crate::error::{Error, FieldErrors, Result};
 
 /// The encoding of a mastered file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// MP3 (MPEG-1/2 Layer III), constant bitrate.
+    #[default]
     Mp3,
+    /// Opus in Ogg, by libopus (a build with the `opus` feature).
+    Opus,
 }
 
 impl Format {
@@ -17,6 +21,67 @@ impl Format {
     pub fn extension(self) -> &'static str {
         match self {
             Format::Mp3 => "mp3",
+            Format::Opus => "opus",
+        }
+    }
+
+    /// The format's name for people (`MP3`, `Opus`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Mp3 => "MP3",
+            Format::Opus => "Opus",
+        }
+    }
+
+    /// The type a feed gives the format's files (`type` of an enclosure): Opus in Ogg as
+    /// `audio/opus`, the name podcast apps, the Podcasting 2.0 examples and validators know.
+    pub fn feed_type(self) -> &'static str {
+        match self {
+            Format::Mp3 => "audio/mpeg",
+            Format::Opus => "audio/opus",
+        }
+    }
+
+    /// The MIME type of the format's files.
+    pub fn mime(self) -> &'static str {
+        match self {
+            Format::Mp3 => "audio/mpeg",
+            Format::Opus => "audio/ogg",
+        }
+    }
+
+    /// The default bitrate in kbit/s for audio of `channels` channels: 128 for stereo MP3 and 64
+    /// for mono, 48 for Opus.
+    pub fn default_bitrate(self, channels: u16) -> u32 {
+        match (self, channels) {
+            (Format::Mp3, 1) => 64,
+            (Format::Mp3, _) => 128,
+            (Format::Opus, _) => 48,
+        }
+    }
+
+    /// Whether the format takes `bitrate` kbit/s, or the bitrates it takes.
+    fn check_bitrate(self, bitrate: u32) -> std::result::Result<(), String> {
+        match self {
+            Format::Mp3 if MP3_BITRATES.contains(&bitrate) => Ok(()),
+            Format::Mp3 => Err(format!("an MP3 bitrate in kbit/s: one of {MP3_BITRATES:?}")),
+            Format::Opus if OPUS_BITRATES.contains(&bitrate) => Ok(()),
+            Format::Opus => Err(format!(
+                "an Opus bitrate in kbit/s, {} to {}",
+                OPUS_BITRATES.start(),
+                OPUS_BITRATES.end()
+            )),
+        }
+    }
+
+    /// The format named `name` on the wire, or why there is none (a known format this build
+    /// cannot encode is named with what it needs).
+    pub fn from_name(name: &str) -> std::result::Result<Format, String> {
+        match name {
+            "mp3" => Ok(Format::Mp3),
+            "opus" if cfg!(feature = "opus") => Ok(Format::Opus),
+            "opus" => Err("opus needs a build with the `opus` feature (libopus)".into()),
+            _ => Err("mp3 or opus".into()),
         }
     }
 }
@@ -32,6 +97,9 @@ pub struct MasterOptions {
     pub format: Format,
     /// The bitrate, in kbit/s.
     pub bitrate: u32,
+    /// Another encoding made in the same decode (at its default bitrate), e.g. the Opus
+    /// alternate enclosure of an MP3.
+    pub alternate: Option<Format>,
 }
 
 /// Targets allowed, in LUFS.
@@ -42,11 +110,14 @@ pub const CEILINGS: std::ops::RangeInclusive<f64> = -9.0..=0.0;
 pub const MP3_BITRATES: [u32; 14] = [
     32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320,
 ];
+/// Opus bitrates, in kbit/s (libopus takes 6 to 510).
+pub const OPUS_BITRATES: std::ops::RangeInclusive<u32> = 6..=510;
 
 impl MasterOptions {
     /// The settings of a job's parameters for audio of `channels` channels: absent ones take
     /// their defaults (-16 LUFS for stereo, -19 for mono; -1 dBTP; MP3 at 128 kbit/s for
-    /// stereo, 64 for mono).
+    /// stereo, 64 for mono; Opus at 48). `alternates`, a list of at most one other format, is
+    /// what a podcast's mastering asks for beside the enclosure.
     pub fn from_params(params: &Value, channels: u16) -> Result<MasterOptions> {
         let empty = serde_json::Map::new();
         let map = match params {
@@ -56,7 +127,7 @@ impl MasterOptions {
         };
         let mut errors = FieldErrors::default();
         for key in map.keys() {
-            if !["target", "true_peak", "format", "bitrate"].contains(&key.as_str()) {
+            if !["target", "true_peak", "format", "bitrate", "alternates"].contains(&key.as_str()) {
                 errors.add(key.clone(), "unknown option");
             }
         }
@@ -81,49 +152,61 @@ impl MasterOptions {
         let true_peak = number("true_peak", -1.0, CEILINGS, "dBTP");
         let format = match map.get("format") {
             None | Some(Value::Null) => Format::Mp3,
-            Some(Value::String(s)) if s == "mp3" => Format::Mp3,
-            Some(Value::String(s)) if s == "opus" => {
-                errors.add(
-                    "format",
-                    if cfg!(feature = "opus") {
-                        "opus encoding is not available yet: mp3 only"
-                    } else {
-                        "opus needs a build with the `opus` feature (libopus), and its encoding \
-                         is not available yet: mp3 only"
-                    },
-                );
-                Format::Mp3
-            }
-            Some(_) => {
-                errors.add("format", "mp3");
-                Format::Mp3
-            }
-        };
-        let bitrate = match map.get("bitrate") {
-            None | Some(Value::Null) => {
-                if mono {
-                    64
-                } else {
-                    128
+            Some(value) => match value.as_str().map(Format::from_name) {
+                Some(Ok(format)) => format,
+                Some(Err(why)) => {
+                    errors.add("format", why);
+                    Format::Mp3
                 }
-            }
-            Some(value) => match value.as_u64().and_then(|b| u32::try_from(b).ok()) {
-                Some(b) if MP3_BITRATES.contains(&b) => b,
-                _ => {
-                    errors.add(
-                        "bitrate",
-                        format!("an MP3 bitrate in kbit/s: one of {MP3_BITRATES:?}"),
-                    );
-                    128
+                None => {
+                    errors.add("format", "mp3");
+                    Format::Mp3
                 }
             },
         };
+        let bitrate = match map.get("bitrate") {
+            None | Some(Value::Null) => format.default_bitrate(channels),
+            Some(value) => {
+                let bitrate = value.as_u64().and_then(|b| u32::try_from(b).ok());
+                match bitrate.map(|b| (b, format.check_bitrate(b))) {
+                    Some((b, Ok(()))) => b,
+                    Some((_, Err(why))) => {
+                        errors.add("bitrate", why);
+                        format.default_bitrate(channels)
+                    }
+                    None => {
+                        errors.add("bitrate", "a whole number of kbit/s");
+                        format.default_bitrate(channels)
+                    }
+                }
+            }
+        };
+        let mut alternate = None;
+        match map.get("alternates") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(names)) => {
+                for name in names {
+                    match name.as_str().map(Format::from_name) {
+                        Some(Ok(other)) if other != format && alternate.is_none() => {
+                            alternate = Some(other);
+                        }
+                        Some(Ok(_)) => {
+                            errors.add("alternates", "another format than `format`, named once")
+                        }
+                        Some(Err(why)) => errors.add("alternates", why),
+                        None => errors.add("alternates", "format names"),
+                    }
+                }
+            }
+            Some(_) => errors.add("alternates", "a list of format names"),
+        }
         errors.into_result()?;
         Ok(MasterOptions {
             target,
             true_peak,
             format,
             bitrate,
+            alternate,
         })
     }
 }
@@ -153,7 +236,8 @@ mod tests {
             (json!({"target": "loud"}), "target"),
             (json!({"true_peak": 1}), "true_peak"),
             (json!({"format": "flac"}), "format"),
-            (json!({"format": "opus"}), "format"),
+            (json!({"format": "opus", "bitrate": 600}), "bitrate"),
+            (json!({"alternates": ["mp3"]}), "alternates"),
             (json!({"bitrate": 100}), "bitrate"),
             (json!({"gain": 3}), "gain"),
         ];

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     error::FieldErrors,
-    ids::{EpisodeId, FeedId, MediaId},
+    ids::{EpisodeId, FeedId, JobId, MediaId},
     model::Media,
 };
 
@@ -45,6 +45,11 @@ pub struct Episode {
     /// The other Podcasting 2.0 tags.
     #[serde(default)]
     pub podcast: super::podcast::ItemTags,
+    /// The mastering of its audio under way, in a podcast that masters
+    /// ([`FeedAudio`](super::FeedAudio)): when the job succeeds the mastered file becomes
+    /// `media`. While `media` is the file being mastered, the episode is not published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mastering: Option<Mastering>,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -53,10 +58,27 @@ pub struct Episode {
     pub version: u64,
 }
 
+/// An episode's audio being mastered: the job, and the file it masters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mastering {
+    /// The mastering job.
+    pub job: JobId,
+    /// The file it masters (the audio the episode was given).
+    pub media: MediaId,
+}
+
 impl Episode {
-    /// Published: public and its date has come.
+    /// Published: public, its date has come, and its audio is not waiting to be mastered.
     pub fn is_published(&self, now: Timestamp) -> bool {
-        self.is_public && self.publish_at <= now
+        self.is_public && self.publish_at <= now && !self.awaits_master()
+    }
+
+    /// Its audio is a file being mastered: it is held back until the mastered file replaces it
+    /// (an episode given new audio after it was published keeps its old audio meanwhile).
+    pub fn awaits_master(&self) -> bool {
+        self.mastering
+            .as_ref()
+            .is_some_and(|m| Some(m.media) == self.media)
     }
 
     /// The media files it uses.

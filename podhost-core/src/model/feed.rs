@@ -36,6 +36,9 @@ pub struct Feed {
     /// own ([`Subscriber`](super::Subscriber)).
     #[serde(default)]
     pub private: bool,
+    /// How its episodes' audio is prepared (mastered or published as uploaded).
+    #[serde(default)]
+    pub audio: super::FeedAudio,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -189,6 +192,9 @@ impl Feed {
         if let Some(logo) = patch.logo {
             self.logo = logo;
         }
+        if let Some(audio) = &patch.audio {
+            self.audio.apply(audio, errors);
+        }
     }
 
     /// Who makes it: the iTunes author, else the Google Play author (empty when neither).
@@ -258,6 +264,8 @@ pub struct FeedPatch {
     pub private: Option<bool>,
     /// Podcasting 2.0 tags to replace (or, null, remove), by name.
     pub podcast_tags: super::podcast::TagsPatch,
+    /// The audio setting's fields to change.
+    pub audio: Option<super::AudioPatch>,
 }
 
 /// A feed with what a listing needs beside it, read at one moment.

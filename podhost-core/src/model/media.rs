@@ -52,6 +52,10 @@ pub struct Media {
     /// `podcast:chapters`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chapters: Vec<crate::tags::Chapter>,
+    /// The file this one was mastered from (a mastering job made it): a podcast that masters
+    /// publishes it as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mastered_from: Option<MediaId>,
 }
 
 /// The jobs whose results belong to a media file (their stored outputs are read by job id).

@@ -1,6 +1,7 @@
 //! The domain types: plain data with real time types and no wire formatting.
 
 mod account;
+mod audio;
 pub(crate) mod category;
 mod episode;
 mod feed;
@@ -15,11 +16,13 @@ mod subscriber;
 pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
+pub use audio::{AudioPatch, FeedAudio};
 pub use category::{
     APPLE_CATEGORIES, AppleCategory, Reading, ResolvedCategory, apple_category, resolve_category,
 };
 pub use episode::{
-    Episode, EpisodePatch, EpisodeRef, EpisodeType, EpisodeView, ItunesEpisode, NewEpisode,
+    Episode, EpisodePatch, EpisodeRef, EpisodeType, EpisodeView, ItunesEpisode, Mastering,
+    NewEpisode,
 };
 pub use feed::{
     Feed, FeedPatch, FeedView, Funding, GooglePlayChannel, ItunesChannel, MEDIUMS, NewFeed,

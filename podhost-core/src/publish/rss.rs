@@ -333,6 +333,7 @@ mod tests {
             adbreak: None,
             results: Default::default(),
             chapters: Vec::new(),
+            mastered_from: None,
         }
     }
 
@@ -370,6 +371,7 @@ mod tests {
                 tags: Default::default(),
             },
             private: false,
+            audio: Default::default(),
             created: at,
             updated: at,
         };
@@ -397,6 +399,7 @@ mod tests {
             },
             transcript: None,
             podcast: Default::default(),
+            mastering: None,
             created: at,
             updated: at,
             version: 1,

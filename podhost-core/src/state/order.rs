@@ -164,6 +164,7 @@ mod tests {
             itunes: Default::default(),
             transcript: None,
             podcast: Default::default(),
+            mastering: None,
             created: at(0),
             updated: at(updated),
             version: 1,

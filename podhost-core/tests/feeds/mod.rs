@@ -325,6 +325,7 @@ pub async fn rich(w: &World) -> Fixture {
         podcast_medium: Some("podcast".into()),
         podcast_guid: None,
         private: None,
+        audio: None,
         podcast_tags: Default::default(),
     };
     let full = EpisodeInput {
@@ -456,6 +457,7 @@ pub async fn hostile(w: &World) -> Fixture {
         podcast_medium: Some("podcast".into()),
         podcast_guid: None,
         private: None,
+        audio: None,
         podcast_tags: Default::default(),
     };
     let episode = |n: u32, guid: Option<String>, hours: i64| EpisodeInput {

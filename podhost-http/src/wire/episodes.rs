@@ -286,6 +286,20 @@ pub struct EpisodeAttributes<'a> {
     /// Addition: the episode's version (every change adds one; `version` in an update applies
     /// it only to this version).
     pub version: u64,
+    /// Addition: the mastering of its audio under way in a podcast that masters; null when none
+    /// is.
+    pub mastering: Option<EpisodeMastering>,
+}
+
+/// An episode's audio being mastered: the job, and the file it masters. While `show_media` is
+/// that file, the episode waits (is not published); when the job succeeds the mastered file
+/// becomes its `show_media`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EpisodeMastering {
+    /// The mastering job (`GET /api/jobs/{job_id}`).
+    pub job_id: String,
+    /// The media id of the file being mastered.
+    pub media_id: u64,
 }
 
 /// A single episode.
@@ -338,6 +352,10 @@ pub fn episode_single<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> EpisodeRecord<'a
                 transcript: e.transcript.map(|m| m.get()),
                 tags: ItemTags(shown(&e.podcast)),
             },
+            mastering: e.mastering.as_ref().map(|m| EpisodeMastering {
+                job_id: m.job.to_string(),
+                media_id: m.media.get(),
+            }),
             version: e.version,
         },
     }

@@ -3,7 +3,7 @@
 
 use podhost_core::{
     FieldErrors,
-    model::{FeedPatch, FeedView, Funding, Media, NewFeed, ShowType},
+    model::{AudioPatch, FeedPatch, FeedView, Funding, Media, NewFeed, ShowType},
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -180,6 +180,64 @@ pub struct FeedAttributes {
     pub logo: String,
     /// Addition: no public feed or pages; subscribers get feed URLs of their own.
     pub private: bool,
+    /// Addition: how its episodes' audio is prepared.
+    pub audio: FeedAudioRecord,
+}
+
+/// A podcast's audio setting as shown.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FeedAudioRecord {
+    /// Each episode's audio is mastered in the background; the enclosure is the mastered file.
+    pub master: bool,
+    /// Integrated loudness in LUFS; null: -16 for stereo audio, -19 for mono.
+    pub target: Option<f64>,
+    /// The true-peak ceiling in dBTP.
+    pub true_peak: f64,
+    /// The enclosure's encoding.
+    pub format: MasterFormat,
+    /// The bitrate in kbit/s; null: the format's default for the channels.
+    pub bitrate: Option<u32>,
+    /// Other encodings published beside the enclosure (`podcast:alternateEnclosure`).
+    pub alternates: Vec<MasterFormat>,
+}
+
+/// The encoding of a mastered file.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MasterFormat {
+    /// MP3.
+    Mp3,
+    /// Opus in Ogg.
+    Opus,
+}
+
+impl From<podhost_core::master::Format> for MasterFormat {
+    fn from(format: podhost_core::master::Format) -> Self {
+        match format {
+            podhost_core::master::Format::Mp3 => MasterFormat::Mp3,
+            podhost_core::master::Format::Opus => MasterFormat::Opus,
+        }
+    }
+}
+
+/// A podcast's audio setting: the fields to change (a field left out stays as it is).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct FeedAudioFields {
+    /// Master each episode's audio in the background; the feed's enclosure is the mastered
+    /// file, and an episode waits for it before it is published.
+    pub master: Option<bool>,
+    /// Integrated loudness in LUFS, -70 to -5 (null: -16 for stereo, -19 for mono).
+    #[serde(default)]
+    pub target: Clearable<f64>,
+    /// The true-peak ceiling in dBTP, -9 to 0 (default -1).
+    pub true_peak: Option<f64>,
+    /// `mp3` (default) or `opus`.
+    pub format: Option<String>,
+    /// The bitrate in kbit/s (null: 128 for stereo and 64 for mono MP3).
+    #[serde(default)]
+    pub bitrate: Clearable<u32>,
+    /// Other encodings published beside the enclosure, e.g. `["opus"]`.
+    pub alternates: Option<Vec<String>>,
 }
 
 /// A single podcast: `attributes` before `links`, with the directory objects.
@@ -291,6 +349,14 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> FeedRecord {
             },
             logo: logo_url(ctx, v.logo.as_ref()),
             private: f.private,
+            audio: FeedAudioRecord {
+                master: f.audio.master,
+                target: f.audio.target,
+                true_peak: f.audio.true_peak,
+                format: f.audio.format.into(),
+                bitrate: f.audio.bitrate,
+                alternates: f.audio.alternates.iter().map(|&a| a.into()).collect(),
+            },
         },
         links: feed_links(ctx, v),
         shows_count: v.episode_count,
@@ -410,6 +476,8 @@ pub struct FeedFields {
     pub podcast: Option<FeedPodcastFields>,
     /// Addition: no public feed or pages; subscribers get feed URLs of their own.
     pub private: Option<bool>,
+    /// Addition: how its episodes' audio is prepared.
+    pub audio: Option<FeedAudioFields>,
     /// The RSS fields as the single feed shows them (the fields above win).
     pub rss: Option<RssFields>,
 }
@@ -503,6 +571,14 @@ impl FeedFields {
             }),
             podcast_tags: pod.tags.0,
             private: self.private,
+            audio: self.audio.map(|a| AudioPatch {
+                master: a.master,
+                target: a.target.patch(),
+                true_peak: a.true_peak,
+                format: a.format,
+                bitrate: a.bitrate.patch(),
+                alternates: a.alternates,
+            }),
             ..Default::default()
         })
     }

@@ -88,12 +88,17 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
             Some(json!({ "loudness": urls.loudness(m) }))
         }
         // The new file the job made.
-        (JobStatus::Succeeded, JobKind::Master, _) => j
-            .report
-            .as_ref()
-            .and_then(|r| r["media_id"].as_u64())
-            .and_then(|id| MediaId::new(id).ok())
-            .map(|id| json!({ "media_id": id.get(), "media": urls.media(id) })),
+        (JobStatus::Succeeded, JobKind::Master, _) => j.report.as_ref().and_then(|r| {
+            let id = MediaId::new(r["media_id"].as_u64()?).ok()?;
+            let alternates: Vec<Value> = r["alternates"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|a| MediaId::new(a.as_u64()?).ok())
+                .map(|a| json!({ "media_id": a.get(), "media": urls.media(a) }))
+                .collect();
+            Some(json!({ "media_id": id.get(), "media": urls.media(id), "alternates": alternates }))
+        }),
         (JobStatus::Succeeded, JobKind::WriteTags, Some(m)) => {
             Some(json!({ "metadata": urls.metadata(m) }))
         }
@@ -172,14 +177,22 @@ pub struct MasterOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = *podhost_core::master::CEILINGS.start(), max = *podhost_core::master::CEILINGS.end()))]
     pub true_peak: Option<f64>,
-    /// The encoding: `mp3` (the default and, for now, the only one).
+    /// The encoding: `mp3` (the default) or `opus` (Opus in Ogg; a build with the `opus`
+    /// feature, else 422).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["mp3"]))]
+    #[schemars(extend("enum" = ["mp3", "opus"]))]
     pub format: Option<String>,
-    /// The bitrate in kbit/s (default 128 for stereo, 64 for mono).
+    /// The bitrate in kbit/s: for MP3 one of 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192,
+    /// 224, 256, 320 (default 128 for stereo, 64 for mono); for Opus 6 to 510 (default 48).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = podhost_core::master::MP3_BITRATES))]
+    #[schemars(range(min = *podhost_core::master::OPUS_BITRATES.start(), max = *podhost_core::master::OPUS_BITRATES.end()))]
     pub bitrate: Option<u32>,
+    /// Other encodings made in the same decode, each a new media file at its format's default
+    /// bitrate (at most one, another than `format`); the job's `result` lists them in
+    /// `alternates`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("items" = {"enum": ["mp3", "opus"]}))]
+    pub alternates: Option<Vec<String>>,
 }
 
 impl Example for MasterOptions {

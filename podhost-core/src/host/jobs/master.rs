@@ -4,12 +4,12 @@
 
 use super::super::{PodcastHost, file_tags};
 use super::audio::{decode_error, source};
-use super::output::JobOutput;
+use super::output::{JobOutput, MasteredFile};
 use crate::{
     analysis,
     error::{Error, Result},
     ids::AccountId,
-    master::{Master, MasterError, MasterOptions, Passes},
+    master::{Format, Master, MasterError, MasterOptions, Passes},
     model::{Job, Media},
     tags::Tags,
 };
@@ -49,7 +49,7 @@ pub(super) async fn master(
     let encoded = loop {
         let (source, mime) = (source(host, account, media), mime.clone());
         let gain = passes.gain();
-        let (bytes, reached) = tokio::task::spawn_blocking(move || {
+        let made = tokio::task::spawn_blocking(move || {
             let mut master = Master::new(options, gain, usize::from(channels));
             analysis::analyze_with(source, Some(&mime), false, &mut master)
                 .map_err(decode_error)?;
@@ -60,12 +60,12 @@ pub(super) async fn master(
         })
         .await
         .map_err(|e| Error::storage(format!("mastering stopped: {e}")))??;
-        if !passes.another(reached) {
-            break bytes;
+        if !passes.another(made.integrated) {
+            break made.files;
         }
     };
 
-    // The original's tags, chapters and cover, written into the new file in a scratch folder.
+    // The original's tags, chapters and cover, written into each new file in a scratch folder.
     let mut tags = file_tags::read_file_tags(host.store(), account, media)
         .await
         .unwrap_or_else(|_| Tags::default());
@@ -73,43 +73,72 @@ pub(super) async fn master(
         tags.chapters.clone_from(&media.chapters);
     }
     let dir = host.job_folder("master", &job.id).await?;
-    let name = mastered_name(&media.name, options.format.extension());
-    let path = dir.join("file");
-    let result = async {
-        tokio::fs::write(&path, &encoded)
-            .await
-            .map_err(|e| Error::storage(format!("writing the mastered file: {e}")))?;
-        let duration = media.facts.audio.as_ref().map(|a| a.duration_ms);
-        let written = path.clone();
-        let file = tokio::task::spawn_blocking(move || {
-            crate::tags::write_tags(&written, "audio/mpeg", &tags, duration)?;
-            let file = std::fs::File::open(&written)?;
-            let len = file.metadata()?.len();
-            Ok::<_, crate::tags::TagError>((file, len))
-        })
-        .await
-        .map_err(|e| Error::storage(format!("the tag writer stopped: {e}")))?
-        .map_err(|e| Error::storage(format!("writing the tags of the mastered file: {e}")))?;
-        let body = crate::store::local::file_chunks(file.0, 0..file.1);
-        let (blob, size, facts) = host.store_blob(account, &name, body).await?;
-        let chapters = crate::tags::read_tags(
-            &mut std::fs::File::open(&path)
-                .map_err(|e| Error::storage(format!("reading the mastered file: {e}")))?,
-            "audio/mpeg",
-        )
-        .map(|t| t.chapters)
-        .unwrap_or_default();
-        Ok(JobOutput::Mastered {
-            name,
-            blob,
-            size,
-            facts,
-            chapters,
-        })
+    let mut files = Vec::new();
+    let mut result = Ok(());
+    for (format, bytes) in encoded {
+        match store_file(host, account, media, &dir, format, &bytes, &tags).await {
+            Ok(file) => files.push(file),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
     }
-    .await;
     let _ = tokio::fs::remove_dir_all(&dir).await;
-    result
+    if let Err(e) = result {
+        for file in &files {
+            let path = crate::store::layout::blob(account, &file.blob);
+            let _ = crate::store::delete_quietly(host.store(), &path).await;
+        }
+        return Err(e);
+    }
+    Ok(JobOutput::Mastered { files })
+}
+
+/// One encoding of the mastered audio, with the original's tags written into it, stored as a
+/// blob.
+async fn store_file(
+    host: &PodcastHost,
+    account: &AccountId,
+    media: &Media,
+    dir: &std::path::Path,
+    format: Format,
+    encoded: &[u8],
+    tags: &Tags,
+) -> Result<MasteredFile> {
+    let name = mastered_name(&media.name, format.extension());
+    let path = dir.join(format.extension());
+    tokio::fs::write(&path, encoded)
+        .await
+        .map_err(|e| Error::storage(format!("writing the mastered file: {e}")))?;
+    let duration = media.facts.audio.as_ref().map(|a| a.duration_ms);
+    let (written, tags) = (path.clone(), tags.clone());
+    let file = tokio::task::spawn_blocking(move || {
+        crate::tags::write_tags(&written, format.mime(), &tags, duration)?;
+        let file = std::fs::File::open(&written)?;
+        let len = file.metadata()?.len();
+        Ok::<_, crate::tags::TagError>((file, len))
+    })
+    .await
+    .map_err(|e| Error::storage(format!("the tag writer stopped: {e}")))?
+    .map_err(|e| Error::storage(format!("writing the tags of the mastered file: {e}")))?;
+    let body = crate::store::local::file_chunks(file.0, 0..file.1);
+    let (blob, size, facts) = host.store_blob(account, &name, body).await?;
+    let chapters = crate::tags::read_tags(
+        &mut std::fs::File::open(&path)
+            .map_err(|e| Error::storage(format!("reading the mastered file: {e}")))?,
+        format.mime(),
+    )
+    .map(|t| t.chapters)
+    .unwrap_or_default();
+    Ok(MasteredFile {
+        format,
+        name,
+        blob,
+        size,
+        facts,
+        chapters,
+    })
 }
 
 #[cfg(test)]

@@ -142,6 +142,20 @@ impl PodcastHost {
         }
     }
 
+    /// [`settle_job`](Self::settle_job) for each of the jobs `reserved` for one commit, of
+    /// which the commit recorded `recorded`.
+    pub(super) async fn settle_jobs(
+        &self,
+        account: &AccountId,
+        reserved: &[JobId],
+        recorded: &[JobId],
+    ) {
+        for id in reserved {
+            let used = recorded.contains(id).then_some(id);
+            self.settle_job(account, id, used).await;
+        }
+    }
+
     /// One of the caller's jobs (scope `media` or `media-read-only`).
     pub async fn get_job(&self, who: &Principal, id: &JobId) -> Result<Job> {
         who.require(Scope::MediaReadOnly)?;
@@ -396,13 +410,25 @@ impl PodcastHost {
                 };
                 let (status, error) = match result {
                     Ok(applied_to) => {
-                        if let (Ok(output), Some((original, _))) = (&outcome, &applied_to)
-                            && let Some(created) = output.created(state, original, finished)?
-                        {
-                            report = Some(serde_json::json!({ "media_id": created.id.get() }));
-                            events
-                                .push((K::MediaCreated, Subject::Media(Box::new(created.clone()))));
-                            changes.push(Change::MediaPut(created));
+                        if let (Ok(output), Some((original, _))) = (&outcome, &applied_to) {
+                            let created = output.created(state, original, finished)?;
+                            if let Some(((_, first), others)) = created.split_first() {
+                                report = Some(serde_json::json!({
+                                    "media_id": first.id.get(),
+                                    "alternates": others.iter().map(|(_, m)| m.id.get()).collect::<Vec<_>>(),
+                                }));
+                                let (episodes, announced) =
+                                    records::episodes_mastered(state, &id, &created, finished);
+                                for (_, media) in created {
+                                    events.push((
+                                        K::MediaCreated,
+                                        Subject::Media(Box::new(media.clone())),
+                                    ));
+                                    changes.push(Change::MediaPut(media));
+                                }
+                                changes.extend(episodes);
+                                events.extend(announced);
+                            }
                         }
                         // Written only when the job changed it; a new file of its own (a tag
                         // write) is what `media.updated` announces.
@@ -447,13 +473,13 @@ impl PodcastHost {
             Some((status, error)) => tracing::info!(status = status.as_str(), error, "job ended"),
             None => tracing::info!("job ended elsewhere (a newer attempt, or gone)"),
         }
-        if !applied
-            && let Ok(output) = &outcome
-            && let Some(blob) = output.new_blob()
-        {
+        if !applied && let Ok(output) = &outcome {
             // Written by this attempt and referenced by nothing: the job failed, or a newer
             // attempt finishes it.
-            let _ = delete_quietly(self.store(), &crate::store::layout::blob(account, blob)).await;
+            for blob in output.new_blobs() {
+                let path = crate::store::layout::blob(account, blob);
+                let _ = delete_quietly(self.store(), &path).await;
+            }
         }
         jobs::forget(self.store(), account, &id).await
     }

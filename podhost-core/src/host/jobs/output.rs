@@ -32,19 +32,29 @@ pub(super) enum JobOutput {
     },
     /// An import ran (its episodes and files were committed as it went).
     Import(crate::import::ImportReport),
-    /// The mastered file is stored as `blob`, to be a new media file named `name`.
+    /// The mastered files (the format asked for, then the alternate), each to be a new media
+    /// file.
     Mastered {
-        /// Its name (made unique when the record is made).
-        name: String,
-        /// The blob the job wrote.
-        blob: BlobKey,
-        /// Its size.
-        size: u64,
-        /// What it is.
-        facts: MediaFacts,
-        /// The chapters it holds.
-        chapters: Vec<Chapter>,
+        /// The files, stored.
+        files: Vec<MasteredFile>,
     },
+}
+
+/// One mastered file, stored as `blob`, to be a new media file named `name`.
+#[derive(Debug)]
+pub(super) struct MasteredFile {
+    /// Its encoding.
+    pub(super) format: crate::master::Format,
+    /// Its name (made unique when the record is made).
+    pub(super) name: String,
+    /// The blob the job wrote.
+    pub(super) blob: BlobKey,
+    /// Its size.
+    pub(super) size: u64,
+    /// What it is.
+    pub(super) facts: MediaFacts,
+    /// The chapters it holds.
+    pub(super) chapters: Vec<Chapter>,
 }
 
 impl JobOutput {
@@ -85,47 +95,48 @@ impl JobOutput {
         Ok(media)
     }
 
-    /// The media file this output makes beside `original` (in its category), in the state
-    /// the job's finishing commit reads.
+    /// The media files this output makes beside `original` (in its category), in the state
+    /// the job's finishing commit reads: the format asked for first, then the alternate.
     pub(super) fn created(
         &self,
         state: &crate::state::AccountState,
         original: &Media,
         now: jiff::Timestamp,
-    ) -> Result<Option<Media>> {
-        let JobOutput::Mastered {
-            name,
-            blob,
-            size,
-            facts,
-            chapters,
-        } = self
-        else {
-            return Ok(None);
+    ) -> Result<Vec<(crate::master::Format, Media)>> {
+        let JobOutput::Mastered { files } = self else {
+            return Ok(Vec::new());
         };
-        Ok(Some(Media {
-            id: MediaId::new(state.next_media_id())?,
-            name: super::super::text::unique_name(name, |n| {
-                state.media.values().any(|m| m.name == n)
-            }),
-            url_name: None,
-            category: original.category.clone(),
-            size: *size,
-            created: now,
-            updated: now,
-            blob: blob.clone(),
-            facts: facts.clone(),
-            adbreak: original.adbreak.clone(),
-            results: Default::default(),
-            chapters: chapters.clone(),
-        }))
+        let mut made: Vec<(crate::master::Format, Media)> = Vec::new();
+        for file in files {
+            let taken = |n: &str| {
+                state.media.values().any(|m| m.name == n) || made.iter().any(|(_, m)| m.name == n)
+            };
+            let media = Media {
+                id: MediaId::new(state.next_media_id() + made.len() as u64)?,
+                name: super::super::text::unique_name(&file.name, taken),
+                url_name: None,
+                category: original.category.clone(),
+                size: file.size,
+                created: now,
+                updated: now,
+                blob: file.blob.clone(),
+                facts: file.facts.clone(),
+                adbreak: original.adbreak.clone(),
+                results: Default::default(),
+                chapters: file.chapters.clone(),
+                mastered_from: Some(original.id),
+            };
+            made.push((file.format, media));
+        }
+        Ok(made)
     }
 
-    /// The blob this output stored, which nothing references unless the output is applied.
-    pub(super) fn new_blob(&self) -> Option<&BlobKey> {
+    /// The blobs this output stored, which nothing references unless the output is applied.
+    pub(super) fn new_blobs(&self) -> Vec<&BlobKey> {
         match self {
-            JobOutput::Tags { blob, .. } | JobOutput::Mastered { blob, .. } => Some(blob),
-            JobOutput::Analysis(_) | JobOutput::Import(_) => None,
+            JobOutput::Tags { blob, .. } => vec![blob],
+            JobOutput::Mastered { files } => files.iter().map(|f| &f.blob).collect(),
+            JobOutput::Analysis(_) | JobOutput::Import(_) => Vec::new(),
         }
     }
 }

@@ -3,12 +3,18 @@
 
 use serde_json::Value;
 
+use super::super::views::snapshot;
+use crate::webhooks::event::{EventKind, Subject};
 use crate::{
     error::{Error, Result},
     ids::{JobId, MediaId},
-    model::{Episode, Feed, Job, JobKind, JobStatus, MetadataPatch},
+    master::Format,
+    model::{
+        Episode, Feed, FeedAudio, Job, JobKind, JobStatus, Mastering, Media, MetadataPatch,
+        podcast::AlternateEnclosure,
+    },
     probe::MediaKind,
-    state::{AccountState, Records},
+    state::{AccountState, Change, Records},
     tags,
 };
 
@@ -55,11 +61,13 @@ pub(crate) fn job_for(
     if kind == JobKind::WriteTags {
         no_tag_write_running(state, media)?;
     }
-    if let Some(running) = state
-        .jobs
-        .values()
-        .find(|j| j.media == Some(media) && j.kind == kind && !j.status.is_final())
-    {
+    // A mastering job is the same job only at the same options.
+    if let Some(running) = state.jobs.values().find(|j| {
+        j.media == Some(media)
+            && j.kind == kind
+            && !j.status.is_final()
+            && (kind != JobKind::Master || j.params == *params)
+    }) {
         return Ok((running.clone(), false));
     }
     let job = Job {
@@ -144,4 +152,149 @@ pub(crate) fn episode_tags_job(
     let params = serde_json::to_value(episode_tags(feed, episode))
         .map_err(|e| Error::storage(e.to_string()))?;
     job_for(records, job, media, JobKind::WriteTags, &params, now)
+}
+
+/// Whether a change that names `episode`'s audio makes work for its podcast's mastering
+/// (`audio`, the podcast's setting): the podcast masters, and the audio is an audio file that
+/// is not itself a mastered file.
+pub(crate) fn needs_master(records: &dyn Records, episode: &Episode, audio: &FeedAudio) -> bool {
+    audio.master
+        && episode
+            .media
+            .and_then(|id| records.media(id))
+            .is_some_and(|m| matches!(m.kind(), MediaKind::Audio) && m.mastered_from.is_none())
+}
+
+/// The decision of mastering `episode`'s audio after a change that named it (`before`: the
+/// episode as it was, `None` for a new one), in the episode's own commit: in a podcast that
+/// masters (`audio`, its setting; see [`needs_master`]), the mastering job of the file (reserved as `reserved`, or the
+/// same one already waiting) and the episode marked as waiting for it; `None` otherwise, the
+/// mark removed. An episode already published keeps the audio it had until the job ends (so
+/// it never leaves the feed), and naming the audio it already has changes nothing.
+pub(crate) fn episode_master_job(
+    records: &dyn Records,
+    before: Option<&Episode>,
+    episode: &mut Episode,
+    audio: &FeedAudio,
+    reserved: Option<&JobId>,
+    now: jiff::Timestamp,
+) -> Result<Option<(Job, bool)>> {
+    if !needs_master(records, episode, audio) {
+        episode.mastering = None;
+        return Ok(None);
+    }
+    let published = before.filter(|b| b.is_published(now));
+    if let Some(before) = published
+        && before.media == episode.media
+    {
+        return Ok(None);
+    }
+    let Some(reserved) = reserved else {
+        return Err(Error::conflict(
+            "the podcast's audio setting changed while the episode was being saved; ask again",
+        ));
+    };
+    let media = episode.media.expect("needs_master: the episode has audio");
+    let (job, new) = job_for(
+        records,
+        reserved,
+        media,
+        JobKind::Master,
+        &audio.job_params(),
+        now,
+    )?;
+    episode.mastering = Some(Mastering {
+        job: job.id.clone(),
+        media,
+    });
+    if let Some(before) = published {
+        episode.media = before.media;
+    }
+    Ok(Some((job, new)))
+}
+
+/// In the finishing commit of mastering job `job`, which made `created` (the enclosure's file
+/// first, then its alternate encodings): every episode waiting for that job takes the first as
+/// its audio and the others as its alternate enclosures (in place of those a mastering made
+/// before; one given other audio since no longer waits for it), and its events:
+/// `episode.updated`, and `episode.published` when the wait was all that held it back.
+pub(crate) fn episodes_mastered(
+    state: &AccountState,
+    job: &JobId,
+    created: &[(Format, Media)],
+    now: jiff::Timestamp,
+) -> (Vec<Change>, Vec<(EventKind, Subject)>) {
+    let files: Vec<Media> = created.iter().map(|(_, m)| m.clone()).collect();
+    let records = crate::state::WithMedia {
+        state,
+        media: &files,
+    };
+    let (mut changes, mut events) = (Vec::new(), Vec::new());
+    let Some(((_, enclosure), alternates)) = created.split_first() else {
+        return (changes, events);
+    };
+    let waiting = state
+        .feeds
+        .values()
+        .flat_map(|entry| entry.episodes.values());
+    for before in waiting.filter(|e| e.mastering.as_ref().is_some_and(|m| &m.job == job)) {
+        let mut episode = before.clone();
+        episode.media = Some(enclosure.id);
+        episode.mastering = None;
+        let made_by_mastering = |a: &AlternateEnclosure| {
+            a.media
+                .and_then(|id| state.media.get(&id))
+                .is_some_and(|m| m.mastered_from.is_some())
+        };
+        let list = &mut episode.podcast.alternate_enclosure;
+        list.retain(|a| !made_by_mastering(a));
+        for (format, media) in alternates {
+            list.push(AlternateEnclosure {
+                media: Some(media.id),
+                mime: format.feed_type().to_string(),
+                title: Some(format.name().to_string()),
+                codecs: Some(format.extension().to_string()),
+                ..Default::default()
+            });
+        }
+        episode.updated = now;
+        episode.version += 1;
+        events.push((EventKind::EpisodeUpdated, snapshot(&records, &episode, now)));
+        if episode.is_published(now) && !before.is_published(now) {
+            events.push((
+                EventKind::EpisodePublished,
+                snapshot(&records, &episode, now),
+            ));
+        }
+        changes.push(Change::EpisodePut(Box::new(episode)));
+    }
+    (changes, events)
+}
+
+/// The episodes of podcast `feed` that its audio setting `audio` gives mastering work to when
+/// it changes: not published yet, with audio that needs mastering ([`needs_master`]), and not
+/// already waiting for a job at these options.
+pub(crate) fn episodes_to_master<'a>(
+    state: &'a AccountState,
+    feed: &crate::ids::FeedId,
+    audio: &FeedAudio,
+    now: jiff::Timestamp,
+) -> Vec<&'a Episode> {
+    let Some(entry) = state.feeds.get(feed) else {
+        return Vec::new();
+    };
+    let params = audio.job_params();
+    let waiting = |episode: &Episode| {
+        episode.mastering.as_ref().is_some_and(|m| {
+            state
+                .jobs
+                .get(&m.job)
+                .is_some_and(|job| !job.status.is_final() && job.params == params)
+        })
+    };
+    entry
+        .episodes
+        .values()
+        .filter(|e| !e.is_published(now) && needs_master(state, e, audio) && !waiting(e))
+        .collect()
 }

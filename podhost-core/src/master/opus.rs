@@ -1,0 +1,247 @@
+//! Opus in Ogg (RFC 7845): libopus (BSD-3-Clause) through `opusic-c`, the audio resampled to
+//! 48 kHz by `rubato` when the source has a rate libopus does not take, framed into pages by the
+//! `ogg` crate after the `OpusHead` (whose pre-skip is the encoder's look-ahead) and `OpusTags`
+//! headers. The last page's granule position trims the padding of the last frame, so the
+//! decoded length equals the source's.
+
+use ogg::{PacketWriteEndInfo, PacketWriter};
+use opusic_c::{Application, Bitrate, Channels, Encoder, SampleRate};
+use rubato::{Fft, FixedSync, Indexing, Resampler, audioadapter_buffers::direct::InterleavedSlice};
+
+use super::error::MasterError;
+
+/// Samples of one 20 ms frame per channel at 48 kHz (Ogg Opus counts at 48 kHz whatever the
+/// rate given to the encoder).
+const FRAME_48K: usize = 960;
+/// The logical stream's serial number (one stream per file).
+const SERIAL: u32 = 0x706f_6468;
+/// Input frames per resampling chunk.
+const CHUNK: usize = 1024;
+
+fn encoder_error(e: impl std::fmt::Debug) -> MasterError {
+    MasterError::Encoder(format!("libopus: {e:?}"))
+}
+
+/// An Ogg Opus file being encoded, from interleaved frames at the source's rate.
+pub(super) struct OpusOgg {
+    encoder: Encoder,
+    channels: usize,
+    /// The rate given to the encoder: the source's when libopus takes it, else 48 kHz.
+    rate: u32,
+    /// Samples per channel of one 20 ms frame at `rate`.
+    frame: usize,
+    resampler: Option<Resample>,
+    /// Interleaved samples at `rate` waiting for a whole frame.
+    pending: Vec<f32>,
+    /// Samples per channel given (at `rate`), and frames encoded.
+    given: u64,
+    encoded: u64,
+    pre_skip: u64,
+    writer: PacketWriter<'static, Vec<u8>>,
+    /// The last packet, held back so the stream's end can be marked on it.
+    held: Option<Vec<u8>>,
+}
+
+/// A resampler to 48 kHz, with the input it has not taken yet.
+struct Resample {
+    fft: Fft<f32>,
+    waiting: Vec<f32>,
+    out: Vec<f32>,
+    /// Output frames still to drop: the resampler's delay.
+    delay: usize,
+    /// Input frames given, to know the output length at the end.
+    input: u64,
+    from: u32,
+}
+
+impl OpusOgg {
+    /// An encoder for `channels` (1 or 2) of audio at `source_rate` Hz, at `bitrate` kbit/s.
+    pub(super) fn new(
+        channels: usize,
+        source_rate: u32,
+        bitrate: u32,
+    ) -> Result<Self, MasterError> {
+        let (rate, resampler) = match source_rate {
+            8000 | 12000 | 16000 | 24000 | 48000 => (source_rate, None),
+            from => {
+                let fft = Fft::<f32>::new(from as usize, 48000, CHUNK, channels, FixedSync::Input)
+                    .map_err(|e| MasterError::Unsupported(format!("resampling {from} Hz: {e}")))?;
+                let delay = fft.output_delay();
+                (
+                    48000,
+                    Some(Resample {
+                        fft,
+                        waiting: Vec::new(),
+                        out: Vec::new(),
+                        delay,
+                        input: 0,
+                        from,
+                    }),
+                )
+            }
+        };
+        let sample_rate = match rate {
+            8000 => SampleRate::Hz8000,
+            12000 => SampleRate::Hz12000,
+            16000 => SampleRate::Hz16000,
+            24000 => SampleRate::Hz24000,
+            _ => SampleRate::Hz48000,
+        };
+        let layout = if channels == 1 {
+            Channels::Mono
+        } else {
+            Channels::Stereo
+        };
+        let mut encoder =
+            Encoder::new(layout, sample_rate, Application::Audio).map_err(encoder_error)?;
+        encoder
+            .set_bitrate(Bitrate::Value(bitrate * 1000))
+            .map_err(encoder_error)?;
+        // The look-ahead is counted at the encoder's rate; Ogg counts at 48 kHz.
+        let look_ahead = u64::from(encoder.get_look_ahead().map_err(encoder_error)?);
+        let pre_skip = look_ahead * 48000 / u64::from(rate);
+        let mut writer = PacketWriter::new(Vec::new());
+        let mut head = Vec::with_capacity(19);
+        head.extend_from_slice(b"OpusHead");
+        head.push(1);
+        head.push(channels as u8);
+        head.extend_from_slice(&(pre_skip as u16).to_le_bytes());
+        head.extend_from_slice(&source_rate.to_le_bytes());
+        head.extend_from_slice(&0i16.to_le_bytes());
+        head.push(0);
+        let vendor = b"podhost (libopus)";
+        let mut tags = Vec::new();
+        tags.extend_from_slice(b"OpusTags");
+        tags.extend_from_slice(&(vendor.len() as u32).to_le_bytes());
+        tags.extend_from_slice(vendor);
+        tags.extend_from_slice(&0u32.to_le_bytes());
+        for header in [head, tags] {
+            writer
+                .write_packet(header, SERIAL, PacketWriteEndInfo::EndPage, 0)
+                .map_err(encoder_error)?;
+        }
+        Ok(OpusOgg {
+            encoder,
+            channels,
+            rate,
+            frame: FRAME_48K * rate as usize / 48000,
+            resampler,
+            pending: Vec::new(),
+            given: 0,
+            encoded: 0,
+            pre_skip,
+            writer,
+            held: None,
+        })
+    }
+
+    /// Takes interleaved frames at the source's rate.
+    pub(super) fn push(&mut self, interleaved: &[f32]) -> Result<(), MasterError> {
+        match &mut self.resampler {
+            None => {
+                self.given += (interleaved.len() / self.channels) as u64;
+                self.pending.extend_from_slice(interleaved);
+            }
+            Some(resample) => {
+                resample.input += (interleaved.len() / self.channels) as u64;
+                resample.waiting.extend_from_slice(interleaved);
+                while resample.waiting.len() >= CHUNK * self.channels {
+                    let made = resample.run(self.channels, None)?;
+                    resample.waiting.drain(..CHUNK * self.channels);
+                    self.given += made.len() as u64 / self.channels as u64;
+                    self.pending.extend_from_slice(&made);
+                }
+            }
+        }
+        self.encode_whole_frames()
+    }
+
+    fn encode_whole_frames(&mut self) -> Result<(), MasterError> {
+        let size = self.frame * self.channels;
+        let mut start = 0;
+        while self.pending.len() - start >= size {
+            let frame = self.pending[start..start + size].to_vec();
+            self.encode(&frame)?;
+            start += size;
+        }
+        self.pending.drain(..start);
+        Ok(())
+    }
+
+    fn encode(&mut self, frame: &[f32]) -> Result<(), MasterError> {
+        let mut packet = Vec::with_capacity(4000);
+        self.encoder
+            .encode_float_to_vec(frame, &mut packet)
+            .map_err(encoder_error)?;
+        if let Some(previous) = self.held.take() {
+            let granule = self.encoded * FRAME_48K as u64;
+            self.writer
+                .write_packet(previous, SERIAL, PacketWriteEndInfo::NormalPacket, granule)
+                .map_err(encoder_error)?;
+        }
+        self.encoded += 1;
+        self.held = Some(packet);
+        Ok(())
+    }
+
+    /// The file, once every frame was given.
+    pub(super) fn finish(mut self) -> Result<Vec<u8>, MasterError> {
+        if let Some(mut resample) = self.resampler.take() {
+            // The rest of the input, then silence until the resampler gave every frame due.
+            let due = resample.input * 48000 / u64::from(resample.from);
+            let mut rest = Some(resample.waiting.len() / self.channels);
+            while self.given < due {
+                let made = resample.run(self.channels, rest.take().or(Some(0)))?;
+                resample.waiting.clear();
+                let take = (due - self.given).min((made.len() / self.channels) as u64) as usize;
+                self.given += take as u64;
+                self.pending
+                    .extend_from_slice(&made[..take * self.channels]);
+            }
+        }
+        // Pad to whole frames, and on until the encoder's look-ahead has come out.
+        let total = self.pre_skip + self.given * 48000 / u64::from(self.rate);
+        self.encode_whole_frames()?;
+        let silence = vec![0.0; self.frame * self.channels];
+        let mut last = std::mem::take(&mut self.pending);
+        last.resize(self.frame * self.channels, 0.0);
+        self.encode(&last)?;
+        while self.encoded * (FRAME_48K as u64) < total {
+            self.encode(&silence)?;
+        }
+        let last = self.held.take().expect("a frame was encoded");
+        self.writer
+            .write_packet(last, SERIAL, PacketWriteEndInfo::EndStream, total)
+            .map_err(encoder_error)?;
+        Ok(self.writer.into_inner())
+    }
+}
+
+impl Resample {
+    /// Resamples one chunk of `waiting` (or its first `partial` frames, the rest silence);
+    /// returns the output with the resampler's delay dropped.
+    fn run(&mut self, channels: usize, partial: Option<usize>) -> Result<Vec<f32>, MasterError> {
+        let fail = |e: &dyn std::fmt::Display| MasterError::Encoder(format!("resampling: {e}"));
+        let needed = self.fft.input_frames_next();
+        let mut input = vec![0.0; needed * channels];
+        let have = self.waiting.len().min(input.len());
+        input[..have].copy_from_slice(&self.waiting[..have]);
+        self.out
+            .resize(self.fft.output_frames_max() * channels, 0.0);
+        let frames_out = self.out.len() / channels;
+        let input_buf = InterleavedSlice::new(&input, channels, needed).map_err(|e| fail(&e))?;
+        let mut output_buf =
+            InterleavedSlice::new_mut(&mut self.out, channels, frames_out).map_err(|e| fail(&e))?;
+        let indexing = partial.map(|n| Indexing {
+            partial_len: Some(n),
+            ..Default::default()
+        });
+        let (_, made) = self
+            .fft
+            .process_into_buffer(&input_buf, &mut output_buf, indexing.as_ref())
+            .map_err(|e| fail(&e))?;
+        let skip = self.delay.min(made);
+        self.delay -= skip;
+        Ok(self.out[skip * channels..made * channels].to_vec())
+    }
+}
