@@ -52,24 +52,40 @@ fn run(program: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
 
-fn duration(path: &Path) -> f64 {
-    probe(path, "format=duration").parse().unwrap()
+/// A file's duration as ffmpeg decodes it (honouring the encoder delay and padding a LAME/Info
+/// header or an Opus pre-skip and end trim give), in seconds; stopping at the first decoding
+/// error.
+fn decoded_seconds(path: &Path) -> f64 {
+    let file = path.to_str().unwrap();
+    let args = [
+        "-v", "error", "-xerror", "-i", file, "-ac", "1", "-ar", "48000",
+    ];
+    let out = Command::new("ffmpeg")
+        .args(args)
+        .args(["-f", "s16le", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "ffmpeg decoding {file}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout.len() as f64 / 2.0 / 48_000.0
 }
 
-/// A mastered file as ffmpeg reads it: decoded with no error; loudness at the target (-16 LUFS
-/// for stereo, within ±0.5 LU) and true peaks at or below the ceiling (-1 dBTP) + 0.2 dB; as
-/// long as `source` within `frame` seconds (ffprobe).
+/// A mastered file as ffmpeg reads it: decoded with no error or warning; loudness at the target
+/// (-16 LUFS for stereo, within ±0.5 LU) and true peaks at or below the ceiling (-1 dBTP) +
+/// 0.2 dB; as long as `source` within `frame` seconds, decoded.
 fn checked_by_ffmpeg(path: &Path, source: &Path, frame: f64) {
-    let file = path.to_str().unwrap();
-    run(
-        "ffmpeg",
-        &["-v", "error", "-xerror", "-i", file, "-f", "null", "-"],
-    );
     let loudness = ffmpeg_loudness(path);
     let (integrated, true_peak) = (loudness.integrated.unwrap(), loudness.true_peak.unwrap());
     assert!((integrated + 16.0).abs() <= 0.5, "integrated {integrated}");
     assert!(true_peak <= -0.8, "true peak {true_peak}");
-    let (ours, theirs) = (duration(path), duration(source));
+    let (ours, theirs) = (decoded_seconds(path), decoded_seconds(source));
+    eprintln!(
+        "{}: {integrated:.2} LUFS, true peak {true_peak:.2} dBTP, decoded {ours:.4} s, source {theirs:.4} s",
+        path.display()
+    );
     assert!((ours - theirs).abs() <= frame, "{ours} vs {theirs}");
 }
 
@@ -214,8 +230,10 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     let path = dir.path().join("mastered.mp3");
     std::fs::write(&path, download(&host, &who, mastered.id).await).unwrap();
 
-    // ffprobe: the duration of the original within one frame (1152 samples at 44.1 kHz).
+    // Decoded as long as the original within one frame (1152 samples at 44.1 kHz); ffprobe
+    // reads an MP3 stream.
     checked_by_ffmpeg(&path, &source, 1152.0 / 44_100.0);
+    assert_eq!(probe(&path, "stream=codec_name"), "mp3");
     // mutagen: the tags and chapters carried over.
     let dump = run(
         repo().join(".venv/bin/python").to_str().unwrap(),
@@ -319,4 +337,51 @@ async fn opus_is_made_beside_the_mp3_in_the_same_job() {
         ],
     );
     assert!(dump.contains("Pilot") && dump.contains("Alice"), "{dump}");
+}
+
+/// A 96 kHz master (a rate MP3 has no place for) is resampled to 48 kHz: ffmpeg decodes it with
+/// no error, at the target, as long as the source within one MP3 frame.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_96_khz_file_is_mastered_to_a_48_khz_mp3() {
+    let Some(()) = podhost_testkit::or_skip("mastering", "ffmpeg, ffprobe and mutagen", tools())
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("studio.wav");
+    run(
+        "ffmpeg",
+        &[
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=96000:d=7.5",
+            "-c:a",
+            "pcm_s24le",
+            source.to_str().unwrap(),
+        ],
+    );
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("https://pod.example").unwrap(),
+        podhost_core::open_store("memory://").unwrap().store,
+    );
+    let who = podhost_testkit::setup::account(&host, "alice").await;
+    let original =
+        podhost_testkit::setup::upload(&host, &who, "studio.wav", std::fs::read(&source).unwrap())
+            .await;
+    let job = host
+        .submit_job(&who, original.id, JobKind::Master, Value::Null)
+        .await
+        .unwrap();
+    let job = host.run_job(&who, &job.id).await.unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    let made = MediaId::new(job.report.unwrap()["media_id"].as_u64().unwrap()).unwrap();
+    let mastered = host.get_media(&who, made).await.unwrap();
+    assert_eq!(mastered.facts.audio.as_ref().unwrap().sample_rate, 48_000);
+    let path = dir.path().join("studio.mp3");
+    std::fs::write(&path, download(&host, &who, made).await).unwrap();
+    checked_by_ffmpeg(&path, &source, 1152.0 / 48_000.0);
+    assert_eq!(probe(&path, "stream=codec_name,sample_rate"), "mp3,48000");
 }

@@ -13,11 +13,13 @@ mod limiter;
 mod options;
 #[cfg(feature = "opus")]
 mod opus;
+mod resample;
 
 use crate::analysis::{Loudness, LoudnessMeter, Tap};
 pub use error::MasterError;
 use limiter::Limiter;
 pub use options::{CEILINGS, Format, MP3_BITRATES, MasterOptions, OPUS_BITRATES, TARGETS};
+use resample::Resample;
 
 /// The limiter's ceiling below the true-peak ceiling asked for, in dB: room for the peaks
 /// between samples and for those the MP3 encoding adds.
@@ -83,9 +85,33 @@ impl Passes {
     }
 }
 
+/// The sample rates of MP3 (MPEG-1, 2 and 2.5 Layer III), in Hz.
+const MP3_RATES: [u32; 9] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000];
+
+/// The rate an MP3 of audio at `rate` Hz is encoded at: the same when MP3 has it, else 44.1 kHz
+/// for the multiples of 11.025 kHz (88.2, 176.4) and the nearest MP3 rate above (48 kHz above
+/// 44.1) for the others.
+fn mp3_rate(rate: u32) -> u32 {
+    if MP3_RATES.contains(&rate) {
+        rate
+    } else if rate > 48000 && rate % 11025 == 0 {
+        44100
+    } else {
+        MP3_RATES.into_iter().find(|&r| r > rate).unwrap_or(48000)
+    }
+}
+
+/// An MP3 encoder, with a resampler in front when MP3 has no place for the source's rate.
+struct Mp3 {
+    encoder: rusty_mp3::Mp3Encoder,
+    resample: Option<Resample>,
+    rate: u32,
+    resampled: Vec<f32>,
+}
+
 /// One encoding of the mastered audio.
 enum Encoder {
-    Mp3(Box<rusty_mp3::Mp3Encoder>),
+    Mp3(Box<Mp3>),
     #[cfg(feature = "opus")]
     Opus(Box<opus::OpusOgg>),
 }
@@ -94,18 +120,24 @@ impl Encoder {
     fn new(format: Format, channels: usize, rate: u32, bitrate: u32) -> Result<Self, MasterError> {
         match format {
             Format::Mp3 => {
-                rusty_mp3::encoder_header(rate, channels as u16, bitrate).map_err(|_| {
-                    MasterError::Unsupported(format!(
-                        "MP3 has no {rate} Hz sample rate: the file must be at 8, 11.025, 12, \
-                         16, 22.05, 24, 32, 44.1 or 48 kHz"
-                    ))
+                let to = mp3_rate(rate);
+                rusty_mp3::encoder_header(to, channels as u16, bitrate).map_err(|e| {
+                    MasterError::Unsupported(format!("MP3 at {to} Hz and {bitrate} kbit/s: {e:?}"))
                 })?;
-                Ok(Encoder::Mp3(Box::new(rusty_mp3::Mp3Encoder::new(
-                    rusty_mp3::Mp3EncoderConfig {
-                        bitrate_kbps: bitrate,
-                        vbr_quality: None,
-                    },
-                ))))
+                let resample = match to == rate {
+                    true => None,
+                    false => Some(Resample::new(rate, to, channels)?),
+                };
+                let encoder = rusty_mp3::Mp3Encoder::new(rusty_mp3::Mp3EncoderConfig {
+                    bitrate_kbps: bitrate,
+                    vbr_quality: None,
+                });
+                Ok(Encoder::Mp3(Box::new(Mp3 {
+                    encoder,
+                    resample,
+                    rate: to,
+                    resampled: Vec::new(),
+                })))
             }
             #[cfg(feature = "opus")]
             Format::Opus => Ok(Encoder::Opus(Box::new(opus::OpusOgg::new(
@@ -118,23 +150,40 @@ impl Encoder {
         }
     }
 
-    fn push(&mut self, interleaved: &[f32], channels: usize, rate: u32) -> Result<(), MasterError> {
+    fn push(&mut self, interleaved: &[f32], channels: usize) -> Result<(), MasterError> {
         match self {
-            Encoder::Mp3(mp3) => mp3
-                .push_pcm_f32(interleaved, channels as u16, rate)
-                .map_err(|e| MasterError::Encoder(e.to_string())),
+            Encoder::Mp3(mp3) => {
+                let pcm = match &mut mp3.resample {
+                    None => interleaved,
+                    Some(resample) => {
+                        mp3.resampled.clear();
+                        resample.push(interleaved, &mut mp3.resampled)?;
+                        &mp3.resampled
+                    }
+                };
+                mp3.encoder
+                    .push_pcm_f32(pcm, channels as u16, mp3.rate)
+                    .map_err(|e| MasterError::Encoder(e.to_string()))
+            }
             #[cfg(feature = "opus")]
             Encoder::Opus(opus) => opus.push(interleaved),
         }
     }
 
-    fn finish(self) -> Result<Vec<u8>, MasterError> {
+    fn finish(self, channels: usize) -> Result<Vec<u8>, MasterError> {
         match self {
             Encoder::Mp3(mut mp3) => {
-                mp3.finish();
+                if let Some(resample) = mp3.resample.take() {
+                    let mut rest = Vec::new();
+                    resample.finish(&mut rest)?;
+                    mp3.encoder
+                        .push_pcm_f32(&rest, channels as u16, mp3.rate)
+                        .map_err(|e| MasterError::Encoder(e.to_string()))?;
+                }
+                mp3.encoder.finish();
                 let mut out = Vec::new();
                 loop {
-                    match mp3.next_packet() {
+                    match mp3.encoder.next_packet() {
                         Ok(packet) => out.extend_from_slice(&packet),
                         Err(rusty_mp3::Error::Again | rusty_mp3::Error::Eof) => break,
                         Err(e) => return Err(MasterError::Encoder(e.to_string())),
@@ -215,12 +264,12 @@ impl Master {
         Ok(())
     }
 
-    fn encode(&mut self, rate: u32) -> Result<(), MasterError> {
+    fn encode(&mut self) -> Result<(), MasterError> {
         if let Some(meter) = &mut self.meter {
             meter.push_interleaved(&self.limited, self.channels);
         }
         for (_, encoder) in &mut self.encoders {
-            encoder.push(&self.limited, self.channels, rate)?;
+            encoder.push(&self.limited, self.channels)?;
         }
         self.limited.clear();
         Ok(())
@@ -231,14 +280,14 @@ impl Master {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
-        let (Some(rate), Some(mut limiter)) = (self.rate, self.limiter.take()) else {
+        let (Some(_), Some(mut limiter)) = (self.rate, self.limiter.take()) else {
             return Err(MasterError::Unsupported("the file has no audio".into()));
         };
         limiter.finish(&mut self.limited);
-        self.encode(rate)?;
+        self.encode()?;
         let mut files = Vec::new();
         for (format, encoder) in std::mem::take(&mut self.encoders) {
-            files.push((format, encoder.finish()?));
+            files.push((format, encoder.finish(self.channels)?));
         }
         let integrated = self.meter.take().and_then(|m| m.finish().integrated);
         Ok(Mastered { files, integrated })
@@ -289,7 +338,7 @@ impl Tap for Master {
         if let Some(limiter) = &mut self.limiter {
             limiter.process(&self.interleaved, &mut self.limited);
         }
-        if let Err(e) = self.encode(rate) {
+        if let Err(e) = self.encode() {
             self.error = Some(e);
         }
     }
@@ -298,6 +347,23 @@ impl Tap for Master {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mp3_takes_its_rates_and_the_others_go_to_the_nearest() {
+        for (rate, want) in [
+            (44100, 44100),
+            (8000, 8000),
+            (88200, 44100),
+            (176_400, 44100),
+            (96000, 48000),
+            (192_000, 48000),
+            (37800, 44100),
+            (64000, 48000),
+            (6000, 8000),
+        ] {
+            assert_eq!(mp3_rate(rate), want, "{rate}");
+        }
+    }
 
     #[test]
     fn passes_correct_the_gain_by_what_the_limiter_let_through() {

@@ -1,22 +1,19 @@
 //! Opus in Ogg (RFC 7845): libopus (BSD-3-Clause) through `opusic-c`, the audio resampled to
-//! 48 kHz by `rubato` when the source has a rate libopus does not take, framed into pages by the
+//! 48 kHz (`resample.rs`) when the source has a rate libopus does not take, framed into pages by the
 //! `ogg` crate after the `OpusHead` (whose pre-skip is the encoder's look-ahead) and `OpusTags`
 //! headers. The last page's granule position trims the padding of the last frame, so the
 //! decoded length equals the source's.
 
 use ogg::{PacketWriteEndInfo, PacketWriter};
 use opusic_c::{Application, Bitrate, Channels, Encoder, SampleRate};
-use rubato::{Fft, FixedSync, Indexing, Resampler, audioadapter_buffers::direct::InterleavedSlice};
 
-use super::error::MasterError;
+use super::{error::MasterError, resample::Resample};
 
 /// Samples of one 20 ms frame per channel at 48 kHz (Ogg Opus counts at 48 kHz whatever the
 /// rate given to the encoder).
 const FRAME_48K: usize = 960;
 /// The logical stream's serial number (one stream per file).
 const SERIAL: u32 = 0x706f_6468;
-/// Input frames per resampling chunk.
-const CHUNK: usize = 1024;
 
 fn encoder_error(e: impl std::fmt::Debug) -> MasterError {
     MasterError::Encoder(format!("libopus: {e:?}"))
@@ -42,18 +39,6 @@ pub(super) struct OpusOgg {
     held: Option<Vec<u8>>,
 }
 
-/// A resampler to 48 kHz, with the input it has not taken yet.
-struct Resample {
-    fft: Fft<f32>,
-    waiting: Vec<f32>,
-    out: Vec<f32>,
-    /// Output frames still to drop: the resampler's delay.
-    delay: usize,
-    /// Input frames given, to know the output length at the end.
-    input: u64,
-    from: u32,
-}
-
 impl OpusOgg {
     /// An encoder for `channels` (1 or 2) of audio at `source_rate` Hz, at `bitrate` kbit/s.
     pub(super) fn new(
@@ -63,22 +48,7 @@ impl OpusOgg {
     ) -> Result<Self, MasterError> {
         let (rate, resampler) = match source_rate {
             8000 | 12000 | 16000 | 24000 | 48000 => (source_rate, None),
-            from => {
-                let fft = Fft::<f32>::new(from as usize, 48000, CHUNK, channels, FixedSync::Input)
-                    .map_err(|e| MasterError::Unsupported(format!("resampling {from} Hz: {e}")))?;
-                let delay = fft.output_delay();
-                (
-                    48000,
-                    Some(Resample {
-                        fft,
-                        waiting: Vec::new(),
-                        out: Vec::new(),
-                        delay,
-                        input: 0,
-                        from,
-                    }),
-                )
-            }
+            from => (48000, Some(Resample::new(from, 48000, channels)?)),
         };
         let sample_rate = match rate {
             8000 => SampleRate::Hz8000,
@@ -137,22 +107,12 @@ impl OpusOgg {
 
     /// Takes interleaved frames at the source's rate.
     pub(super) fn push(&mut self, interleaved: &[f32]) -> Result<(), MasterError> {
+        let before = self.pending.len();
         match &mut self.resampler {
-            None => {
-                self.given += (interleaved.len() / self.channels) as u64;
-                self.pending.extend_from_slice(interleaved);
-            }
-            Some(resample) => {
-                resample.input += (interleaved.len() / self.channels) as u64;
-                resample.waiting.extend_from_slice(interleaved);
-                while resample.waiting.len() >= CHUNK * self.channels {
-                    let made = resample.run(self.channels, None)?;
-                    resample.waiting.drain(..CHUNK * self.channels);
-                    self.given += made.len() as u64 / self.channels as u64;
-                    self.pending.extend_from_slice(&made);
-                }
-            }
+            None => self.pending.extend_from_slice(interleaved),
+            Some(resample) => resample.push(interleaved, &mut self.pending)?,
         }
+        self.given += ((self.pending.len() - before) / self.channels) as u64;
         self.encode_whole_frames()
     }
 
@@ -186,18 +146,10 @@ impl OpusOgg {
 
     /// The file, once every frame was given.
     pub(super) fn finish(mut self) -> Result<Vec<u8>, MasterError> {
-        if let Some(mut resample) = self.resampler.take() {
-            // The rest of the input, then silence until the resampler gave every frame due.
-            let due = resample.input * 48000 / u64::from(resample.from);
-            let mut rest = Some(resample.waiting.len() / self.channels);
-            while self.given < due {
-                let made = resample.run(self.channels, rest.take().or(Some(0)))?;
-                resample.waiting.clear();
-                let take = (due - self.given).min((made.len() / self.channels) as u64) as usize;
-                self.given += take as u64;
-                self.pending
-                    .extend_from_slice(&made[..take * self.channels]);
-            }
+        if let Some(resample) = self.resampler.take() {
+            let before = self.pending.len();
+            resample.finish(&mut self.pending)?;
+            self.given += ((self.pending.len() - before) / self.channels) as u64;
         }
         // Pad to whole frames, and on until the encoder's look-ahead has come out.
         let total = self.pre_skip + self.given * 48000 / u64::from(self.rate);
@@ -214,34 +166,5 @@ impl OpusOgg {
             .write_packet(last, SERIAL, PacketWriteEndInfo::EndStream, total)
             .map_err(encoder_error)?;
         Ok(self.writer.into_inner())
-    }
-}
-
-impl Resample {
-    /// Resamples one chunk of `waiting` (or its first `partial` frames, the rest silence);
-    /// returns the output with the resampler's delay dropped.
-    fn run(&mut self, channels: usize, partial: Option<usize>) -> Result<Vec<f32>, MasterError> {
-        let fail = |e: &dyn std::fmt::Display| MasterError::Encoder(format!("resampling: {e}"));
-        let needed = self.fft.input_frames_next();
-        let mut input = vec![0.0; needed * channels];
-        let have = self.waiting.len().min(input.len());
-        input[..have].copy_from_slice(&self.waiting[..have]);
-        self.out
-            .resize(self.fft.output_frames_max() * channels, 0.0);
-        let frames_out = self.out.len() / channels;
-        let input_buf = InterleavedSlice::new(&input, channels, needed).map_err(|e| fail(&e))?;
-        let mut output_buf =
-            InterleavedSlice::new_mut(&mut self.out, channels, frames_out).map_err(|e| fail(&e))?;
-        let indexing = partial.map(|n| Indexing {
-            partial_len: Some(n),
-            ..Default::default()
-        });
-        let (_, made) = self
-            .fft
-            .process_into_buffer(&input_buf, &mut output_buf, indexing.as_ref())
-            .map_err(|e| fail(&e))?;
-        let skip = self.delay.min(made);
-        self.delay -= skip;
-        Ok(self.out[skip * channels..made * channels].to_vec())
     }
 }
