@@ -66,7 +66,8 @@ commands! {
     Silence(cmd::silence::SilenceArgs),
     /// Asks for the loudness of an audio file (EBU R128: integrated, range, true and sample peak).
     Loudness(cmd::loudness::LoudnessArgs),
-    /// Masters an audio file into a new MP3: normalised to a loudness target, true peaks limited.
+    /// Masters an audio file into a new MP3 (or Opus): normalised to a loudness target, true
+    /// peaks limited.
     Master(cmd::master::MasterArgs),
     /// Background jobs (waveforms, silences, loudness, mastering, tag writes, imports).
     #[command(subcommand)] Job(cmd::job::JobCommand),

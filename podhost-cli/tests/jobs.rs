@@ -266,3 +266,66 @@ fn jobs_and_latest_results_are_read_back() {
     );
     cli.json_error(&["job", "get", "--user", "alice", "nonsense"], 3);
 }
+
+/// A podcast that masters, from the command line: an episode given a WAV waits ("mastering")
+/// until `podhost job run` (or a server) masters it, then is published with the MP3.
+#[test]
+fn a_mastering_podcast_publishes_its_episodes_mastered() {
+    let cli = Cli::with_users(&["alice"]);
+    let feed = cli.json(&[
+        "feed", "create", "--user", "alice", "--id", "radio", "--title", "Radio", "--master",
+        "--target", "-18",
+    ]);
+    assert_eq!(feed["attributes"]["audio"]["master"], true, "{feed}");
+    assert_eq!(feed["attributes"]["audio"]["target"], -18.0, "{feed}");
+    let refused = cli.fails(
+        &[
+            "feed",
+            "update",
+            "--user",
+            "alice",
+            "--id",
+            "radio",
+            "--bitrate",
+            "100",
+        ],
+        2,
+    );
+    assert!(refused.contains("audio.bitrate"), "{refused}");
+    let audio = cli.upload(
+        "alice",
+        "take.wav",
+        &fixtures::tone_and_silence(&[(2.0, true), (0.5, false)], 8000),
+    );
+    let episode = cli.json(&[
+        "episode",
+        "create",
+        "--user",
+        "alice",
+        "--feed",
+        "radio",
+        "--title",
+        "One",
+        "--media",
+        &audio,
+        "--publish",
+    ]);
+    let attrs = &episode["attributes"];
+    assert_eq!(attrs["is_published"], 0, "{episode}");
+    let job = attrs["mastering"]["job_id"].as_str().unwrap().to_string();
+    let list = cli.ok(&["episode", "list", "--user", "alice", "--feed", "radio"]);
+    assert!(list.contains("pod-1  mastering"), "{list}");
+
+    let done = cli.json(&["job", "run", "--user", "alice", &job]);
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let episode = cli.json(&["episode", "get", "--user", "alice", "pod-1"]);
+    let attrs = &episode["attributes"];
+    assert_eq!(attrs["is_published"], 1, "{episode}");
+    assert!(
+        attrs["enclosure_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/take.mp3"),
+        "{episode}"
+    );
+}

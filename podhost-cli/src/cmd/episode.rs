@@ -199,10 +199,11 @@ fn episode_id(id: &str) -> anyhow::Result<EpisodeId> {
     Ok(id.trim().parse::<EpisodeId>()?)
 }
 
-/// Draft, scheduled or published.
+/// Draft, waiting for its mastered audio, scheduled or published.
 fn status(view: &EpisodeView) -> &'static str {
     match (view.episode.is_public, view.is_published) {
         (false, _) => "draft",
+        (true, false) if view.episode.awaits_master() => "mastering",
         (true, false) => "scheduled",
         (true, true) => "published",
     }

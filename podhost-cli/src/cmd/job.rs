@@ -1,4 +1,5 @@
-//! `podhost job get`: a background job as `GET /api/jobs/{id}` shows it.
+//! `podhost job get`: a background job as `GET /api/jobs/{id}` shows it; `podhost job run`:
+//! runs a queued job here (no server needed), e.g. the mastering a podcast asked for.
 
 use clap::Subcommand;
 
@@ -15,18 +16,33 @@ pub enum JobCommand {
         /// The job id (job_…).
         id: String,
     },
+    /// Runs a queued job in this process until it ends (taking it over when its worker died;
+    /// waiting while another process runs it), then shows it as `job get` does.
+    Run {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The job id (job_…).
+        id: String,
+    },
 }
 
 impl super::Run for JobCommand {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
-        let JobCommand::Get { user, id } = self;
+        let (run, user, id) = match self {
+            JobCommand::Get { user, id } => (false, user, id),
+            JobCommand::Run { user, id } => (true, user, id),
+        };
         let host = env.host()?;
         let user = env.user(&host, user.as_deref()).await?;
         let id: podhost_core::JobId = id
             .trim()
             .parse()
             .map_err(|_| anyhow::Error::from(podhost_core::Error::NotFound { what: "job", id }))?;
-        let job = user.hint(host.get_job(&user.who, &id).await)?;
+        let job = match run {
+            true => user.hint(host.run_job(&user.who, &id).await)?,
+            false => user.hint(host.get_job(&user.who, &id).await)?,
+        };
         let json = serde_json::to_value(podhost_http::wire::job(&host, &job))?;
         env.out().print(json.clone(), || {
             let mut lines = vec![
