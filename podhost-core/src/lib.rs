@@ -33,6 +33,7 @@ mod request;
 mod scope;
 mod state;
 pub mod stats;
+pub mod stitch;
 mod store;
 pub mod tags;
 mod urls;
