@@ -75,6 +75,8 @@ commands! {
     Stats(cmd::stats::StatsArgs),
     /// Subscribers of a private podcast, each with a feed URL of their own.
     #[command(subcommand)] Subscriber(cmd::subscriber::SubscriberCommand),
+    /// Ad campaigns: the ad, where it goes, which podcasts, when, until how many impressions.
+    #[command(subcommand)] Campaign(cmd::campaign::CampaignCommand),
     /// Webhook subscriptions and their deliveries.
     #[command(subcommand)] Webhook(cmd::webhook::WebhookCommand),
     /// Removes blobs of failed or cut-off uploads.

@@ -568,3 +568,76 @@ fn demo_makes_a_complete_podcast() {
     // The id is taken now.
     cli.fails(&["demo", "--user", "alice"], 4);
 }
+
+/// `podhost campaign`: created with its positions and podcasts, listed, paused and resumed,
+/// refused with the field named, deleted.
+#[test]
+fn campaigns_are_made_paused_and_deleted() {
+    // alice has the podcast `daily`.
+    let cli = Cli::with_users(&["alice"]);
+    let ad = cli.upload(
+        "alice",
+        "ad.wav",
+        &podhost_testkit::fixtures::wav(1.0, 8000),
+    );
+    let made = cli.json(&[
+        "campaign",
+        "create",
+        "--user",
+        "alice",
+        "--name",
+        "Spring",
+        "--media",
+        &ad,
+        "--positions",
+        "preroll,postroll",
+        "--feeds",
+        "daily",
+        "--goal",
+        "500",
+    ]);
+    let id = made["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        made["positions"],
+        serde_json::json!(["preroll", "postroll"])
+    );
+    assert_eq!(made["feeds"], serde_json::json!(["daily"]));
+    assert_eq!(
+        (made["impressions_goal"].as_u64(), made["status"].as_str()),
+        (Some(500), Some("active"))
+    );
+    let refused = cli.fails(
+        &[
+            "campaign",
+            "create",
+            "--user",
+            "alice",
+            "--name",
+            "Bad",
+            "--media",
+            &ad,
+            "--positions",
+            "preroll",
+            "--feeds",
+            "weekly",
+        ],
+        2,
+    );
+    assert!(refused.contains("feeds"), "{refused}");
+    let paused = cli.json(&["campaign", "update", "--user", "alice", &id, "--pause"]);
+    assert_eq!(paused["status"], "paused");
+    let list = cli.ok(&["campaign", "list", "--user", "alice"]);
+    assert!(list.contains(&format!("{id}  paused")), "{list}");
+    let resumed = cli.json(&[
+        "campaign", "update", "--user", "alice", &id, "--resume", "--goal", "none",
+    ]);
+    assert_eq!(resumed["status"], "active");
+    assert_eq!(resumed["impressions_goal"], serde_json::Value::Null);
+    let shown = cli.ok(&["campaign", "show", "--user", "alice", &id]);
+    assert!(
+        shown.contains("Spring") && shown.contains("preroll,postroll"),
+        "{shown}"
+    );
+    cli.ok(&["campaign", "delete", "--user", "alice", &id]);
+    cli.fails(&["campaign", "show", "--user", "alice", &id], 3);
+}

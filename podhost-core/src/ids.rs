@@ -320,6 +320,8 @@ random_ids! {
     /// A subscriber of a private podcast (`sub_` and 16 letters or digits); their feed URL
     /// carries it with a secret.
     SubscriberId = "sub_" + 16, "subscriber_id";
+    /// An ad campaign (`cmp_` and 16 letters or digits).
+    CampaignId = "cmp_" + 16, "campaign_id";
 }
 
 string_conversions!(
@@ -331,7 +333,8 @@ string_conversions!(
     ClientId,
     GrantId,
     SessionId,
-    SubscriberId
+    SubscriberId,
+    CampaignId
 );
 
 impl TryFrom<u64> for MediaId {
@@ -375,7 +378,8 @@ display_inner_string!(
     ClientId,
     GrantId,
     SessionId,
-    SubscriberId
+    SubscriberId,
+    CampaignId
 );
 
 impl fmt::Display for MediaId {

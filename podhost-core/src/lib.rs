@@ -50,8 +50,8 @@ pub use host::{
     WaveformFormat, WebhookRun, WorkPass, random_secret,
 };
 pub use ids::{
-    AccountId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId, SessionId,
-    SubscriberId, TokenId,
+    AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId,
+    SessionId, SubscriberId, TokenId,
 };
 pub use model::{Metadata, MetadataPatch, Session, SignedIn};
 pub use principal::Principal;

@@ -29,11 +29,15 @@ pub enum Scope {
     Tokens,
     /// The server's metrics (`GET /metrics`): an operator's scraper.
     Metrics,
+    /// Ad campaigns: create, change, pause and delete them.
+    Ads,
+    /// Reading ad campaigns and their statistics.
+    AdsReadOnly,
 }
 
 impl Scope {
     /// Every scope, in display order.
-    pub const ALL: [Scope; 10] = [
+    pub const ALL: [Scope; 12] = [
         Scope::Media,
         Scope::MediaReadOnly,
         Scope::Feeds,
@@ -44,6 +48,8 @@ impl Scope {
         Scope::Stats,
         Scope::Tokens,
         Scope::Metrics,
+        Scope::Ads,
+        Scope::AdsReadOnly,
     ];
 
     /// The wire name, e.g. `media-read-only`.
@@ -59,6 +65,8 @@ impl Scope {
             Scope::Stats => "stats",
             Scope::Tokens => "tokens",
             Scope::Metrics => "metrics",
+            Scope::Ads => "ads",
+            Scope::AdsReadOnly => "ads-read-only",
         }
     }
 
@@ -75,6 +83,8 @@ impl Scope {
             Scope::Stats => "see download statistics",
             Scope::Tokens => "manage personal tokens and OAuth clients",
             Scope::Metrics => "read the server's metrics",
+            Scope::Ads => "create, change, pause and delete ad campaigns",
+            Scope::AdsReadOnly => "see ad campaigns and their statistics",
         }
     }
 
@@ -84,6 +94,7 @@ impl Scope {
             Scope::MediaReadOnly => Scope::Media,
             Scope::FeedsReadOnly => Scope::Feeds,
             Scope::ShowsReadOnly => Scope::Shows,
+            Scope::AdsReadOnly => Scope::Ads,
             other => other,
         }
     }
@@ -179,6 +190,8 @@ mod tests {
             ("shows-read-only", Scope::ShowsReadOnly, true),
             ("shows", Scope::Media, false),
             ("stats", Scope::Stats, true),
+            ("ads", Scope::AdsReadOnly, true),
+            ("ads-read-only", Scope::Ads, false),
             ("", Scope::Stats, false),
         ];
         for (list, needed, allowed) in cases {
@@ -195,11 +208,11 @@ mod tests {
         assert!(Scopes::parse_list("media,admin").is_err());
         assert_eq!(
             Scopes::all().to_string(),
-            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats,tokens,metrics"
+            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats,tokens,metrics,ads,ads-read-only"
         );
         assert_eq!(
             "admin".parse::<Scope>().unwrap_err().to_string(),
-            "unknown scope \"admin\" (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats, tokens, metrics)"
+            "unknown scope \"admin\" (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats, tokens, metrics, ads, ads-read-only)"
         );
     }
 }

@@ -10,8 +10,10 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ids::{ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, SubscriberId, TokenId},
-    model::{Account, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber, Token},
+    ids::{
+        CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, SubscriberId, TokenId,
+    },
+    model::{Account, Campaign, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber, Token},
     webhooks::{
         event::{Event, EventKind, Subject},
         subscription::Webhook,
@@ -34,6 +36,10 @@ pub(crate) enum Change {
     },
     GrantPut(Grant),
     SubscriberPut(Subscriber),
+    CampaignPut(Box<Campaign>),
+    CampaignRemoved {
+        id: CampaignId,
+    },
     MediaPut(Media),
     MediaRemoved {
         id: MediaId,
@@ -125,6 +131,9 @@ pub(crate) struct AccountState {
     /// Subscribers of the account's private podcasts (revoked ones kept).
     #[serde(default)]
     pub(crate) subscribers: BTreeMap<SubscriberId, Subscriber>,
+    /// Ad campaigns.
+    #[serde(default)]
+    pub(crate) campaigns: BTreeMap<CampaignId, Campaign>,
     pub(crate) media: BTreeMap<MediaId, Media>,
     pub(crate) feeds: BTreeMap<FeedId, FeedEntry>,
     /// Deleted feeds and when; their ids stay taken and their RSS URLs answer 410.
@@ -245,6 +254,9 @@ impl AccountState {
                     users.push(format!("episode {} of feed {feed_id}", episode.id));
                 }
             }
+        }
+        for campaign in self.campaigns.values().filter(|c| c.media == media) {
+            users.push(format!("campaign {}", campaign.id));
         }
         users
     }

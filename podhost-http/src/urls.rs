@@ -77,6 +77,11 @@ impl<'a> ApiUrls<'a> {
     pub(crate) fn webhook(&self, id: &str) -> String {
         format!("{}/api/webhooks/{}", self.base, segment(id))
     }
+
+    /// `{base}/api/campaigns/{campaign_id}`
+    pub(crate) fn campaign(&self, id: &podhost_core::CampaignId) -> String {
+        format!("{}/api/campaigns/{}", self.base, segment(id.as_str()))
+    }
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ struct World {
     token: String,
     /// A subscriber of `feed`: its id and its key.
     subscriber: String,
+    campaign: String,
     key: String,
     /// A valid authorization request of an OAuth client of alice's (a query string).
     authorize: String,
@@ -189,7 +190,26 @@ impl World {
              &code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
         );
         let subscriber = fx.host.add_subscriber(who, &feed, "tester").await.unwrap();
+        // Its own ad file: the world's file is deleted by the test of that row.
+        let ad = upload(fx, who, &format!("{tag}-ad.wav")).await;
+        let campaign = fx
+            .host
+            .create_campaign(
+                who,
+                podhost_core::model::NewCampaign {
+                    name: format!("campaign-{tag}"),
+                    media: Some(ad),
+                    positions: vec![podhost_core::model::Position::Preroll],
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap()
+            .campaign
+            .id
+            .to_string();
         World {
+            campaign,
             media,
             feed,
             show,
@@ -222,6 +242,7 @@ impl World {
                 "name" => self.name.clone(),
                 "token_id" => self.token.clone(),
                 "subscriber_id" => self.subscriber.clone(),
+                "campaign_id" => self.campaign.clone(),
                 "key" => self.key.clone(),
                 // The site's (no token; only routing is tested with them here).
                 "client_id" => "cli_aaaaaaaaaaaaaaaa".into(),

@@ -1,5 +1,6 @@
 //! One module per subcommand; each command type implements [`Run`].
 
+pub mod campaign;
 pub mod completions;
 pub mod demo;
 pub mod episode;

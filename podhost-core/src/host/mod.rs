@@ -1,6 +1,7 @@
 //! [`PodcastHost`]: the service handle every frontend drives.
 
 mod accounts;
+mod campaigns;
 mod catalogs;
 mod claims;
 mod episode_files;

@@ -2,6 +2,7 @@
 
 mod account;
 mod audio;
+mod campaign;
 pub(crate) mod category;
 mod episode;
 mod feed;
@@ -17,6 +18,7 @@ pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use audio::{AudioPatch, FeedAudio};
+pub use campaign::{Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position};
 pub use category::{
     APPLE_CATEGORIES, AppleCategory, Reading, ResolvedCategory, apple_category, resolve_category,
 };

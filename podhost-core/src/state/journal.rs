@@ -49,6 +49,13 @@ impl Journal for AccountState {
             Change::GrantPut(grant) => {
                 self.grants.insert(grant.id.clone(), grant.clone());
             }
+            Change::CampaignPut(campaign) => {
+                self.campaigns
+                    .insert(campaign.id.clone(), (**campaign).clone());
+            }
+            Change::CampaignRemoved { id } => {
+                self.campaigns.remove(id);
+            }
             Change::SubscriberPut(subscriber) => {
                 self.subscribers
                     .insert(subscriber.id.clone(), subscriber.clone());

@@ -4,6 +4,7 @@
 //! route table, and the core checks the rest; they translate between the wire and the core.
 
 mod answers;
+mod campaigns;
 mod episodes;
 mod feeds;
 mod media;
@@ -39,6 +40,7 @@ pub(crate) async fn dispatch<B: RequestBody>(
         ApiEndpoint::Webhooks(e) => webhooks::handle(api, e, call).await,
         ApiEndpoint::Stats(e) => stats::handle(api, e, call).await,
         ApiEndpoint::Tokens(e) => tokens::handle(api, e, call).await,
+        ApiEndpoint::Campaigns(e) => campaigns::handle(api, e, call).await,
     }
 }
 

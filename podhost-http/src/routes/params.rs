@@ -3,7 +3,7 @@
 //! OpenAPI schema is. That the fields are the template's parameters, in order, is checked at
 //! compile time ([`same`]).
 
-use podhost_core::{EpisodeId, FeedId, JobId, MediaId, SubscriberId, TokenId};
+use podhost_core::{CampaignId, EpisodeId, FeedId, JobId, MediaId, SubscriberId, TokenId};
 use serde_json::{Value, json};
 
 /// The kind of a path parameter: how it is parsed and what its OpenAPI schema is.
@@ -21,6 +21,8 @@ pub enum ParamKind {
     Token,
     /// A subscriber's id; malformed: 404.
     Subscriber,
+    /// An ad campaign's id; malformed: 404.
+    Campaign,
     /// Any non-empty text (a webhook id, an account, a blob, a file name).
     Text,
     /// An event number; malformed: 400.
@@ -41,6 +43,7 @@ impl ParamKind {
             ParamKind::Job => json!({"type": "string", "pattern": "^job_[a-z0-9]{20}$"}),
             ParamKind::Token => json!({"type": "string", "pattern": "^tok_[a-z0-9]{16}$"}),
             ParamKind::Subscriber => json!({"type": "string", "pattern": "^sub_[a-z0-9]{16}$"}),
+            ParamKind::Campaign => json!({"type": "string", "pattern": "^cmp_[a-z0-9]{16}$"}),
             ParamKind::Text => json!({"type": "string", "minLength": 1}),
             ParamKind::Seq => json!({"type": "integer", "minimum": 1}),
         }
@@ -55,6 +58,7 @@ impl ParamKind {
             ParamKind::Job => "job_abcdefghijklmnopqrst",
             ParamKind::Token => "tok_abcdefghijklmnop",
             ParamKind::Subscriber => "sub_abcdefghijklmnop",
+            ParamKind::Campaign => "cmp_abcdefghijklmnop",
             ParamKind::Text => "t",
             ParamKind::Seq => "1",
         }
@@ -153,6 +157,13 @@ impl PathValue for TokenId {
 
 impl PathValue for SubscriberId {
     const KIND: ParamKind = ParamKind::Subscriber;
+    fn parse(text: &str) -> Result<Self, ParamError> {
+        text.parse().map_err(|_| ParamError::NotFound)
+    }
+}
+
+impl PathValue for CampaignId {
+    const KIND: ParamKind = ParamKind::Campaign;
     fn parse(text: &str) -> Result<Self, ParamError> {
         text.parse().map_err(|_| ParamError::NotFound)
     }

@@ -5,6 +5,7 @@
 //! the specified fields.
 
 pub mod access;
+pub mod campaigns;
 pub mod episodes;
 pub mod errors;
 mod event;

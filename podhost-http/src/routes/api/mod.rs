@@ -1,6 +1,7 @@
 //! The REST API's groups: each a table of rows and an enum of endpoints, answered by a handler
 //! of the same name in `handlers/`.
 
+pub mod campaigns;
 pub mod episodes;
 pub mod feeds;
 pub mod media;
@@ -71,4 +72,6 @@ groups! {
     Stats(stats::StatsEndpoint),
     /// Personal tokens.
     Tokens(tokens::TokenEndpoint),
+    /// Ad campaigns.
+    Campaigns(campaigns::CampaignEndpoint),
 }

@@ -1,0 +1,56 @@
+//! Ad campaigns.
+
+use podhost_core::{CampaignId, Scope};
+
+use crate::{
+    routes::{BodyKind, Shape, Spec, declare::endpoints},
+    wire::{
+        self,
+        schema::{example, schema},
+    },
+};
+
+endpoints! {
+    /// Ad campaigns: the ad, where it goes, which podcasts, when, and until how many impressions.
+    pub enum CampaignEndpoint: Api, tag "campaigns";
+
+    /// the caller's ad campaigns, oldest first
+    ListCampaigns {} = GET "/api/campaigns",
+        Spec::token(Scope::AdsReadOnly)
+            .addition()
+            .answers(200, "the campaigns", Shape::DataList(schema::<wire::campaigns::CampaignRecord>()));
+
+    /// an ad campaign: the ad (an audio file), its positions, its podcasts (none: all), its dates
+    /// and its impressions goal
+    CreateCampaign {} = POST "/api/campaigns",
+        Spec::token(Scope::Ads)
+            .addition()
+            .body(BodyKind::Json {
+                schema: example::<wire::campaigns::CampaignCreate>(),
+                required: true,
+            })
+            .makes(&["campaign_id"], "/data/id")
+            .answers(201, "the campaign; Location: the campaign", Shape::Data(schema::<wire::campaigns::CampaignRecord>()));
+
+    /// one campaign, with its impressions and status
+    GetCampaign { campaign_id: CampaignId } = GET "/api/campaigns/{campaign_id}",
+        Spec::token(Scope::AdsReadOnly)
+            .addition()
+            .answers(200, "the campaign", Shape::Data(schema::<wire::campaigns::CampaignRecord>()));
+
+    /// change a campaign; `{"status": "paused"}` pauses it and `{"status": "active"}` resumes it
+    UpdateCampaign { campaign_id: CampaignId } = PUT "/api/campaigns/{campaign_id}",
+        Spec::token(Scope::Ads)
+            .addition()
+            .body(BodyKind::Json {
+                schema: example::<wire::campaigns::CampaignUpdate>(),
+                required: true,
+            })
+            .answers(200, "the campaign", Shape::Data(schema::<wire::campaigns::CampaignRecord>()));
+
+    /// delete a campaign (its ad file stays)
+    DeleteCampaign { campaign_id: CampaignId } = DELETE "/api/campaigns/{campaign_id}",
+        Spec::token(Scope::Ads)
+            .addition()
+            .answers(204, "deleted", Shape::Empty);
+}
