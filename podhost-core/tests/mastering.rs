@@ -120,6 +120,49 @@ impl podhost_core::webhooks::event::EventRenderer for EmptyEvents {
     }
 }
 
+/// `path` made by ffmpeg from the lavfi audio source `source`, with `codec` options.
+fn generate(path: &Path, source: &str, codec: &[&str]) {
+    let mut args = vec!["-v", "error", "-f", "lavfi", "-i", source];
+    args.extend_from_slice(codec);
+    args.push(path.to_str().unwrap());
+    run("ffmpeg", &args);
+}
+
+/// A host on a memory store with the account alice, and `file` uploaded as her media file.
+async fn alice_with(
+    file: &Path,
+) -> (
+    PodcastHost,
+    podhost_core::Principal,
+    podhost_core::model::Media,
+) {
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("https://pod.example").unwrap(),
+        podhost_core::open_store("memory://").unwrap().store,
+    );
+    let who = podhost_testkit::setup::account(&host, "alice").await;
+    let name = file.file_name().unwrap().to_str().unwrap();
+    let original =
+        podhost_testkit::setup::upload(&host, &who, name, std::fs::read(file).unwrap()).await;
+    (host, who, original)
+}
+
+/// Masters `media` with `params`, here; the job's report once it succeeded.
+async fn master_here(
+    host: &PodcastHost,
+    who: &podhost_core::Principal,
+    media: MediaId,
+    params: Value,
+) -> Value {
+    let job = host
+        .submit_job(who, media, JobKind::Master, params)
+        .await
+        .unwrap();
+    let job = host.run_job(who, &job.id).await.unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    job.report.unwrap()
+}
+
 async fn download(host: &PodcastHost, who: &podhost_core::Principal, id: MediaId) -> Vec<u8> {
     let (_, stream) = host.download_media(who, id).await.unwrap();
     let chunks: Vec<bytes::Bytes> = stream.try_collect().await.unwrap();
@@ -136,21 +179,10 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     // 40 s of stereo music-like audio at 44.1 kHz, quiet (about -30 LUFS) with loud bursts that
     // the gain would push past the ceiling: the limiter has work to do.
     let source = dir.path().join("episode.mp3");
-    run(
-        "ffmpeg",
-        &[
-            "-v",
-            "error",
-            "-f",
-            "lavfi",
-            "-i",
-            "aevalsrc=0.03*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))+0.02*sin(2*PI*277*t)+if(lt(mod(t\\,10)\\,0.3)\\,0.9*sin(2*PI*90*t)\\,0)|0.03*sin(2*PI*330*t)+0.02*sin(2*PI*440*t):s=44100:d=40",
-            "-c:a",
-            "libmp3lame",
-            "-b:a",
-            "192k",
-            source.to_str().unwrap(),
-        ],
+    generate(
+        &source,
+        "aevalsrc=0.03*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))+0.02*sin(2*PI*277*t)+if(lt(mod(t\\,10)\\,0.3)\\,0.9*sin(2*PI*90*t)\\,0)|0.03*sin(2*PI*330*t)+0.02*sin(2*PI*440*t):s=44100:d=40",
+        &["-c:a", "libmp3lame", "-b:a", "192k"],
     );
     let tags = Tags {
         title: Some("Pilot".into()),
@@ -173,14 +205,7 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     };
     podhost_core::tags::write_tags(&source, "audio/mpeg", &tags, Some(40_000)).unwrap();
 
-    let host = PodcastHost::new(
-        podhost_core::HostConfig::new("https://pod.example").unwrap(),
-        podhost_core::open_store("memory://").unwrap().store,
-    );
-    let who = podhost_testkit::setup::account(&host, "alice").await;
-    let original =
-        podhost_testkit::setup::upload(&host, &who, "episode.mp3", std::fs::read(&source).unwrap())
-            .await;
+    let (host, who, original) = alice_with(&source).await;
     // Refusals, before anything runs.
     for (params, field) in [
         (json!({"target": -3}), "target"),
@@ -206,13 +231,8 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
         )
         .await
         .unwrap();
-    let job = host
-        .submit_job(&who, original.id, JobKind::Master, Value::Null)
-        .await
-        .unwrap();
-    let job = host.run_job(&who, &job.id).await.unwrap();
-    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
-    let made = job.report.as_ref().unwrap()["media_id"].as_u64().unwrap();
+    let report = master_here(&host, &who, original.id, Value::Null).await;
+    let made = report["media_id"].as_u64().unwrap();
     let mastered = host
         .get_media(&who, MediaId::new(made).unwrap())
         .await
@@ -277,17 +297,10 @@ async fn opus_is_made_beside_the_mp3_in_the_same_job() {
     };
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("talk.flac");
-    run(
-        "ffmpeg",
-        &[
-            "-v",
-            "error",
-            "-f",
-            "lavfi",
-            "-i",
-            "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=44100:d=12.345",
-            source.to_str().unwrap(),
-        ],
+    generate(
+        &source,
+        "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=44100:d=12.345",
+        &[],
     );
     let tags = Tags {
         title: Some("Pilot".into()),
@@ -295,26 +308,8 @@ async fn opus_is_made_beside_the_mp3_in_the_same_job() {
         ..Default::default()
     };
     podhost_core::tags::write_tags(&source, "audio/flac", &tags, Some(12_345)).unwrap();
-    let host = PodcastHost::new(
-        podhost_core::HostConfig::new("https://pod.example").unwrap(),
-        podhost_core::open_store("memory://").unwrap().store,
-    );
-    let who = podhost_testkit::setup::account(&host, "alice").await;
-    let original =
-        podhost_testkit::setup::upload(&host, &who, "talk.flac", std::fs::read(&source).unwrap())
-            .await;
-    let job = host
-        .submit_job(
-            &who,
-            original.id,
-            JobKind::Master,
-            json!({"alternates": ["opus"]}),
-        )
-        .await
-        .unwrap();
-    let job = host.run_job(&who, &job.id).await.unwrap();
-    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
-    let report = job.report.unwrap();
+    let (host, who, original) = alice_with(&source).await;
+    let report = master_here(&host, &who, original.id, json!({"alternates": ["opus"]})).await;
     let mp3 = MediaId::new(report["media_id"].as_u64().unwrap()).unwrap();
     let opus = MediaId::new(report["alternates"][0].as_u64().unwrap()).unwrap();
     let opus = host.get_media(&who, opus).await.unwrap();
@@ -349,35 +344,14 @@ async fn a_96_khz_file_is_mastered_to_a_48_khz_mp3() {
     };
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("studio.wav");
-    run(
-        "ffmpeg",
-        &[
-            "-v",
-            "error",
-            "-f",
-            "lavfi",
-            "-i",
-            "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=96000:d=7.5",
-            "-c:a",
-            "pcm_s24le",
-            source.to_str().unwrap(),
-        ],
+    generate(
+        &source,
+        "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=96000:d=7.5",
+        &["-c:a", "pcm_s24le"],
     );
-    let host = PodcastHost::new(
-        podhost_core::HostConfig::new("https://pod.example").unwrap(),
-        podhost_core::open_store("memory://").unwrap().store,
-    );
-    let who = podhost_testkit::setup::account(&host, "alice").await;
-    let original =
-        podhost_testkit::setup::upload(&host, &who, "studio.wav", std::fs::read(&source).unwrap())
-            .await;
-    let job = host
-        .submit_job(&who, original.id, JobKind::Master, Value::Null)
-        .await
-        .unwrap();
-    let job = host.run_job(&who, &job.id).await.unwrap();
-    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
-    let made = MediaId::new(job.report.unwrap()["media_id"].as_u64().unwrap()).unwrap();
+    let (host, who, original) = alice_with(&source).await;
+    let report = master_here(&host, &who, original.id, Value::Null).await;
+    let made = MediaId::new(report["media_id"].as_u64().unwrap()).unwrap();
     let mastered = host.get_media(&who, made).await.unwrap();
     assert_eq!(mastered.facts.audio.as_ref().unwrap().sample_rate, 48_000);
     let path = dir.path().join("studio.mp3");
