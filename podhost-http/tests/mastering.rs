@@ -279,3 +279,48 @@ async fn an_opus_alternate_goes_beside_the_mastered_enclosure() {
         "{alternate}"
     );
 }
+
+#[tokio::test]
+async fn a_published_episode_given_its_audio_again_keeps_it() {
+    let fx = Fixture::new().await;
+    fx.feed("radio").await;
+    let live = fx.upload("live.wav", wav(1.0)).await;
+    let id = published(&fx, "Out", live).await;
+    let set = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/radio",
+            &fx.alice,
+            Some(json!({"audio": {"master": true}})),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK);
+    let path = format!("/api/feed/radio/show/{id}");
+    let retake = fx.upload("retake.wav", wav(1.0)).await;
+    let changed = fx
+        .call(
+            Method::PUT,
+            &path,
+            &fx.alice,
+            Some(json!({"show_media": retake})),
+        )
+        .await;
+    let attrs = &changed.body["data"]["attributes"];
+    assert_eq!(
+        (attrs["show_media"].as_u64(), attrs["is_published"].as_u64()),
+        (Some(live), Some(1))
+    );
+    assert_eq!(attrs["mastering"]["media_id"], retake);
+    // Changed their mind: the audio it is published with, again. No mastering replaces it.
+    let back = fx
+        .call(
+            Method::PUT,
+            &path,
+            &fx.alice,
+            Some(json!({"show_media": live})),
+        )
+        .await;
+    let attrs = &back.body["data"]["attributes"];
+    assert_eq!(attrs["show_media"], live);
+    assert_eq!(attrs["mastering"], Value::Null, "{attrs}");
+}

@@ -170,7 +170,7 @@ pub(crate) fn needs_master(records: &dyn Records, episode: &Episode, audio: &Fee
 /// masters (`audio`, its setting; see [`needs_master`]), the mastering job of the file (reserved as `reserved`, or the
 /// same one already waiting) and the episode marked as waiting for it; `None` otherwise, the
 /// mark removed. An episode already published keeps the audio it had until the job ends (so
-/// it never leaves the feed), and naming the audio it already has changes nothing.
+/// it never leaves the feed), and naming the audio it is published with keeps that audio.
 pub(crate) fn episode_master_job(
     records: &dyn Records,
     before: Option<&Episode>,
@@ -187,6 +187,9 @@ pub(crate) fn episode_master_job(
     if let Some(before) = published
         && before.media == episode.media
     {
+        // The audio it is published with, named again: it keeps it, and new audio being
+        // mastered for it no longer replaces it.
+        episode.mastering = None;
         return Ok(None);
     }
     let Some(reserved) = reserved else {
