@@ -11,6 +11,20 @@ use std::process::Command;
 
 use podhost_core::model::BlobKey;
 use podhost_core::stitch::{Arrangement, Mp3File, Mp3Layout, Piece, Slot, stitch};
+use podhost_core::tags::{Chapter, Tags};
+
+/// The venv's python when it has mutagen (scripts/test installs it).
+fn mutagen() -> Option<std::path::PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
+    let ok = Command::new(&python)
+        .args(["-c", "import mutagen"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok && std::env::var_os("PODHOST_REQUIRE_EXTERNAL").is_some() {
+        panic!("mutagen is not in .venv; run scripts/test, which installs it");
+    }
+    ok.then_some(python)
+}
 
 fn ffmpeg() -> Result<(), String> {
     Command::new("ffmpeg")
@@ -99,8 +113,8 @@ fn ads_stitched_at_borrowing_frames_decode_clean() {
     );
     let key = |name: &str| -> BlobKey { serde_json::from_value(serde_json::json!(name)).unwrap() };
     let (episode_blob, ad_blob) = (key("episode"), key("ad"));
-    let episode_layout = Mp3Layout::read(&episode).unwrap();
     let ad_layout = Mp3Layout::read(&ad).unwrap();
+    let episode_layout = Mp3Layout::read(&episode).unwrap();
     assert_eq!(episode_layout.sample_rate(), 44_100);
     let spf = u64::from(episode_layout.samples_per_frame);
     // Two cuts where the frame borrows from the frames before it.
@@ -110,6 +124,29 @@ fn ads_stitched_at_borrowing_frames_decode_clean() {
             .expect("LAME used its reservoir")
     };
     let cuts = [borrowing(200), borrowing(500)];
+    // Chapters that start at the breaks, written into the episode's file (an ID3v2 tag in
+    // front, which the layout steps over).
+    let ms = |frame: usize| frame as u64 * spf * 1000 / 44_100;
+    let chapter = |start_ms, end_ms, title: &str| Chapter {
+        start_ms,
+        end_ms: Some(end_ms),
+        title: title.into(),
+        url: None,
+    };
+    let chapters = vec![
+        chapter(0, ms(cuts[0]), "Intro"),
+        chapter(ms(cuts[0]), ms(cuts[1]), "Middle"),
+        chapter(ms(cuts[1]), 20_000, "End"),
+    ];
+    let path = dir.path().join("episode.mp3");
+    let tags = Tags {
+        title: Some("Pilot".into()),
+        chapters: chapters.clone(),
+        ..Default::default()
+    };
+    podhost_core::tags::write_tags(&path, "audio/mpeg", &tags, Some(20_000)).unwrap();
+    let episode = std::fs::read(&path).unwrap();
+    let episode_layout = Mp3Layout::read(&episode).unwrap();
     let episode_file = Mp3File {
         blob: &episode_blob,
         bytes: &episode,
@@ -126,7 +163,8 @@ fn ads_stitched_at_borrowing_frames_decode_clean() {
         (Slot::Midroll(cuts[1] as u64 * spf), ad_file),
         (Slot::Postroll, ad_file),
     ];
-    let arrangement = stitch(episode_file, None, &ads).unwrap();
+    let plan = stitch(episode_file, &ads).unwrap();
+    let arrangement = plan.arrangement(None);
     let files = [(&episode_blob, &episode[..]), (&ad_blob, &ad[..])];
     let stitched = answer(&arrangement, &files);
     let (samples, said) = decode(dir.path(), &stitched);
@@ -152,7 +190,7 @@ fn ads_stitched_at_borrowing_frames_decode_clean() {
     // After each seam the episode's own samples, bit for bit, from the fourth frame on: the
     // first three (74 ms) carry the carriers' silence through the decoder's overlap and filter
     // bank.
-    let plain = stitch(episode_file, None, &[]).unwrap();
+    let plain = stitch(episode_file, &[]).unwrap().arrangement(None);
     let (own, said) = decode(dir.path(), &answer(&plain, &files));
     assert_eq!(said, "");
     let at = |frame: usize| frame * spf as usize;
@@ -190,4 +228,61 @@ fn ads_stitched_at_borrowing_frames_decode_clean() {
     let (seam, cut) = seams[0];
     let bare_seam = seam - carriers[0];
     assert!(settles(&garbled, bare_seam, cut) > settles(&samples, seam, cut));
+
+    // The answer's tag: the episode's, its chapters moved by the ads before them, read by
+    // mutagen from the stitched file.
+    let retimed = plan.chapters(&chapters);
+    let tag = podhost_core::tags::id3_with_chapters(&episode, &retimed, Some(plan.duration_ms()))
+        .unwrap();
+    let tagged = answer(&plan.arrangement(Some(tag.into())), &files);
+    let path = dir.path().join("stitched.mp3");
+    std::fs::write(&path, &tagged).unwrap();
+    let (_, said) = decode(dir.path(), &tagged);
+    assert_eq!(said, "", "the tagged answer decodes as cleanly");
+    let ad_ms = |frames: u64| frames * spf * 1000 / 44_100;
+    let (a, k0, k1) = (a as u64, carriers[0] as u64, carriers[1] as u64);
+    let want = [
+        ("Intro", ad_ms(a), ms(cuts[0]) + ad_ms(a)),
+        (
+            "Middle",
+            ms(cuts[0]) + ad_ms(2 * a + k0),
+            ms(cuts[1]) + ad_ms(2 * a + k0),
+        ),
+        (
+            "End",
+            ms(cuts[1]) + ad_ms(3 * a + k0 + k1),
+            20_000 + ad_ms(3 * a + k0 + k1),
+        ),
+    ];
+    if let Some(python) = mutagen() {
+        let out = Command::new(python)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/tags/mutagen_dump.py"))
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dump: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let read: Vec<(String, u64, u64)> = dump["chapters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let n = |k: &str| c[k].as_u64().unwrap();
+                (
+                    c["title"].as_str().unwrap().to_string(),
+                    n("start_ms"),
+                    n("end_ms"),
+                )
+            })
+            .collect();
+        for ((title, start, end), (t, s, e)) in want.iter().zip(&read) {
+            assert_eq!((*title, *start, *end), (t.as_str(), *s, *e), "{dump}");
+        }
+        assert_eq!(read.len(), 3, "{dump}");
+        assert_eq!(dump["tags"]["TIT2"], serde_json::json!(["Pilot"]));
+    }
 }

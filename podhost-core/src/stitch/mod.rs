@@ -12,4 +12,4 @@ mod plan;
 
 pub use arrangement::{Arrangement, Piece};
 pub use mp3::{Frame, Mp3Layout, StitchError};
-pub use plan::{Mp3File, Slot, stitch};
+pub use plan::{Insert, Mp3File, Slot, Stitched, stitch};

@@ -8,7 +8,7 @@ use super::{
     arrangement::{Arrangement, Piece},
     mp3::{Mp3Layout, StitchError},
 };
-use crate::model::BlobKey;
+use crate::{model::BlobKey, tags::Chapter};
 
 /// Where an ad goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,14 +33,82 @@ pub struct Mp3File<'a> {
     pub layout: &'a Mp3Layout,
 }
 
-/// The episode with `ads` at their slots (several in one slot play in the order given), after
-/// `tag` (an ID3v2 tag for the answer, or nothing). The ads must have the episode's format
-/// (layer, version, sample rate, channels).
-pub fn stitch(
-    episode: Mp3File<'_>,
-    tag: Option<Bytes>,
-    ads: &[(Slot, Mp3File<'_>)],
-) -> Result<Arrangement, StitchError> {
+/// Audio inserted into the episode: where (the episode's sample at the cut) and how much.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Insert {
+    /// The episode's sample (per channel) where it goes.
+    pub at: u64,
+    /// Its samples per channel (the ad's frames and the seam's carriers).
+    pub samples: u64,
+}
+
+/// An episode with ads stitched in: the answer's audio, and where audio was inserted (what
+/// retimes the episode's chapters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stitched {
+    audio: Vec<Piece>,
+    inserts: Vec<Insert>,
+    samples_per_frame: u64,
+    rate: u64,
+    samples: u64,
+}
+
+impl Stitched {
+    /// The answer: `tag` (an ID3v2 tag, see [`crate::tags::id3_with_chapters`]) and the audio.
+    pub fn arrangement(&self, tag: Option<Bytes>) -> Arrangement {
+        Arrangement::new(
+            tag.map(Piece::Bytes)
+                .into_iter()
+                .chain(self.audio.iter().cloned()),
+        )
+    }
+
+    /// Where audio was inserted, in order.
+    pub fn inserts(&self) -> &[Insert] {
+        &self.inserts
+    }
+
+    /// The answer's length in milliseconds (every frame, as decoders without a Xing/Info frame
+    /// play them).
+    pub fn duration_ms(&self) -> u64 {
+        self.samples * 1000 / self.rate
+    }
+
+    /// Where episode time `ms` is in the answer: after every insert before it, and after one
+    /// within a frame after it when `start` (a chapter that starts at a break starts after the
+    /// ad the break got, not a frame before it).
+    fn retime(&self, ms: u64, start: bool) -> u64 {
+        let sample = ms * self.rate / 1000;
+        let reach = if start {
+            sample + self.samples_per_frame
+        } else {
+            sample
+        };
+        let shift: u64 = self
+            .inserts
+            .iter()
+            .filter(|i| i.at < reach)
+            .map(|i| i.samples)
+            .sum();
+        ms + shift * 1000 / self.rate
+    }
+
+    /// The episode's chapters as the answer plays them: each moved by the ads before it.
+    pub fn chapters(&self, chapters: &[Chapter]) -> Vec<Chapter> {
+        chapters
+            .iter()
+            .map(|c| Chapter {
+                start_ms: self.retime(c.start_ms, true),
+                end_ms: c.end_ms.map(|end| self.retime(end, false)),
+                ..c.clone()
+            })
+            .collect()
+    }
+}
+
+/// The episode with `ads` at their slots (several in one slot play in the order given). The
+/// ads must have the episode's format (layer, version, sample rate, channels).
+pub fn stitch(episode: Mp3File<'_>, ads: &[(Slot, Mp3File<'_>)]) -> Result<Stitched, StitchError> {
     let format = &episode.layout.header;
     for (_, ad) in ads {
         let h = &ad.layout.header;
@@ -55,13 +123,11 @@ pub fn stitch(
         .collect();
     ads.sort_by_key(|(slot, i, _)| (*slot, *i));
 
-    let mut pieces: Vec<Piece> = tag.into_iter().map(Piece::Bytes).collect();
+    let spf = u64::from(episode.layout.samples_per_frame);
+    let mut audio: Vec<Piece> = Vec::new();
+    let mut inserts = Vec::new();
     let frames = episode.layout.frames.len();
     let mut from = 0; // the episode's next frame
-    let whole = |file: &Mp3File<'_>| Piece::Blob {
-        blob: file.blob.clone(),
-        range: file.layout.bytes(0..file.layout.frames.len()),
-    };
     for (slot, _, ad) in &ads {
         let cut = match slot {
             Slot::Preroll => 0,
@@ -69,24 +135,40 @@ pub fn stitch(
             Slot::Postroll => frames,
         };
         if cut > from {
-            pieces.push(Piece::Blob {
+            audio.push(Piece::Blob {
                 blob: episode.blob.clone(),
                 range: episode.layout.bytes(from..cut),
             });
             from = cut;
         }
-        pieces.push(whole(ad));
+        audio.push(Piece::Blob {
+            blob: ad.blob.clone(),
+            range: ad.layout.bytes(0..ad.layout.frames.len()),
+        });
+        let mut inserted = ad.layout.frames.len() as u64;
         // The episode goes on after the ad: bring the reservoir its next frame reads.
         if from < frames && !matches!(slot, Slot::Postroll) {
             let carriers = episode.layout.carriers(episode.bytes, from);
-            pieces.extend(carriers.into_iter().map(Piece::Bytes));
+            inserted += carriers.len() as u64;
+            audio.extend(carriers.into_iter().map(Piece::Bytes));
         }
+        inserts.push(Insert {
+            at: cut as u64 * spf,
+            samples: inserted * spf,
+        });
     }
     if from < frames {
-        pieces.push(Piece::Blob {
+        audio.push(Piece::Blob {
             blob: episode.blob.clone(),
             range: episode.layout.bytes(from..frames),
         });
     }
-    Ok(Arrangement::new(pieces))
+    let samples = episode.layout.samples() + inserts.iter().map(|i| i.samples).sum::<u64>();
+    Ok(Stitched {
+        audio,
+        inserts,
+        samples_per_frame: spf,
+        rate: u64::from(format.sample_rate),
+        samples,
+    })
 }

@@ -144,6 +144,25 @@ pub(super) fn write(path: &Path, tags: &Tags, duration_ms: Option<u64>) -> Resul
     Ok(())
 }
 
+/// The ID3v2 tag at the front of `file` (an empty one when it has none) with its chapters
+/// replaced by `chapters`, as the bytes of a v2.4 tag: the front of an answer whose audio is
+/// not the file's own (an episode with ads stitched in).
+pub(super) fn retimed(
+    file: &[u8],
+    chapters: &[Chapter],
+    duration_ms: Option<u64>,
+) -> Result<Vec<u8>, TagError> {
+    let mut tag = match id3::Tag::read_from2(std::io::Cursor::new(file)) {
+        Ok(tag) => tag,
+        Err(err) if matches!(err.kind, ErrorKind::NoTag) => id3::Tag::with_version(Version::Id3v24),
+        Err(err) => return Err(map_err(err)),
+    };
+    set_chapters(&mut tag, chapters, duration_ms)?;
+    let mut out = Vec::new();
+    tag.write_to(&mut out, Version::Id3v24).map_err(map_err)?;
+    Ok(out)
+}
+
 /// The limit of `CHAP` frames: times are 32-bit milliseconds.
 pub(super) fn check(chapters: &[Chapter]) -> Result<(), TagError> {
     for chapter in chapters {
@@ -201,16 +220,26 @@ fn apply(tag: &mut id3::Tag, tags: &Tags, duration_ms: Option<u64>) -> Result<()
             data: cover.bytes.to_vec(),
         });
     }
+    set_chapters(tag, &tags.chapters, duration_ms)
+}
+
+/// Replaces the tag's chapters (CHAP frames and their table of contents) by `chapters`; a
+/// chapter without an end ends where the next starts, or at `duration_ms`.
+fn set_chapters(
+    tag: &mut id3::Tag,
+    chapters: &[Chapter],
+    duration_ms: Option<u64>,
+) -> Result<(), TagError> {
     tag.remove_all_chapters();
     tag.remove_all_tables_of_contents();
-    if tags.chapters.is_empty() {
+    if chapters.is_empty() {
         return Ok(());
     }
-    let mut ids = Vec::with_capacity(tags.chapters.len());
-    for (i, chapter) in tags.chapters.iter().enumerate() {
+    let mut ids = Vec::with_capacity(chapters.len());
+    for (i, chapter) in chapters.iter().enumerate() {
         let end = chapter
             .end_ms
-            .or_else(|| tags.chapters.get(i + 1).map(|next| next.start_ms))
+            .or_else(|| chapters.get(i + 1).map(|next| next.start_ms))
             .or(duration_ms)
             .unwrap_or(chapter.start_ms)
             .max(chapter.start_ms);

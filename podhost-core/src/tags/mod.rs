@@ -150,6 +150,22 @@ pub fn read_tags<R: Read + Seek>(reader: &mut R, mime: &str) -> Result<Tags, Tag
     })
 }
 
+/// The ID3v2 tag at the front of the MP3 `file`, its chapters replaced by `chapters` (a chapter
+/// without an end ends where the next starts, or at `duration_ms`), as tag bytes: the front of
+/// an answer made of the file's audio and other audio (an episode with ads).
+///
+/// # Errors
+///
+/// [`TagError`] when the file's tag cannot be read or a time is beyond ID3's 2^32 ms.
+pub fn id3_with_chapters(
+    file: &[u8],
+    chapters: &[Chapter],
+    duration_ms: Option<u64>,
+) -> Result<Vec<u8>, TagError> {
+    id3v2::check(chapters)?;
+    id3v2::retimed(file, chapters, duration_ms)
+}
+
 /// Writes `tags` (the complete desired set, see [`Tags`]) into the file at `path`, in place.
 ///
 /// Chapters must be in order of start time, and an `end_ms` must not be before its start.
