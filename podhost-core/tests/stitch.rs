@@ -36,20 +36,26 @@ fn ffmpeg() -> Result<(), String> {
         .ok_or_else(|| "no ffmpeg".to_string())
 }
 
-/// An MP3 of `seconds` of a signal that keeps the encoder busy, by LAME at 64 kbit/s mono.
-fn lame(dir: &Path, name: &str, expr: &str, seconds: f64) -> Vec<u8> {
-    let path = dir.join(name);
-    let source = format!("aevalsrc={expr}:s=44100:d={seconds}");
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-f", "lavfi", "-i", &source])
-        .args(["-c:a", "libmp3lame", "-b:a", "64k", "-ac", "1"])
-        .arg(&path)
-        .output()
-        .unwrap();
+/// What `command` printed, once it succeeded.
+fn stdout(command: &mut Command) -> Vec<u8> {
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// An MP3 of `seconds` of a signal that keeps the encoder busy, by LAME at 64 kbit/s mono.
+fn lame(dir: &Path, name: &str, expr: &str, seconds: f64) -> Vec<u8> {
+    let path = dir.join(name);
+    let source = format!("aevalsrc={expr}:s=44100:d={seconds}");
+    stdout(
+        Command::new("ffmpeg")
+            .args(["-v", "error", "-f", "lavfi", "-i", &source])
+            .args(["-c:a", "libmp3lame", "-b:a", "64k", "-ac", "1"])
+            .arg(&path),
     );
     std::fs::read(path).unwrap()
 }
@@ -255,17 +261,9 @@ fn ads_stitched_at_borrowing_frames_decode_clean() {
         ),
     ];
     if let Some(python) = mutagen() {
-        let out = Command::new(python)
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/tags/mutagen_dump.py"))
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let dump: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/tags/mutagen_dump.py");
+        let out = stdout(Command::new(python).arg(script).arg(&path));
+        let dump: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let read: Vec<(String, u64, u64)> = dump["chapters"]
             .as_array()
             .unwrap()

@@ -39,6 +39,15 @@ async fn published(fx: &Fixture, title: &str, media: u64) -> String {
     fx.episode("radio", &texts).await
 }
 
+/// Turns mastering on for `radio`.
+async fn start_mastering(fx: &Fixture) {
+    let audio = json!({"audio": {"master": true}});
+    let set = fx
+        .call(Method::PUT, "/api/feeds/radio", &fx.alice, Some(audio))
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+}
+
 async fn rss(fx: &Fixture) -> String {
     let answer = fx.public(Method::GET, "/feeds/radio/rss", &[]).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -206,15 +215,7 @@ async fn a_podcast_that_starts_mastering_masters_its_unpublished_episodes() {
         )
         .await;
     let out = published(&fx, "Out", live).await;
-    let set = fx
-        .call(
-            Method::PUT,
-            "/api/feeds/radio",
-            &fx.alice,
-            Some(json!({"audio": {"master": true}})),
-        )
-        .await;
-    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    start_mastering(&fx).await;
     // The draft waits for its mastering; the published episode keeps what the feed carries.
     let waiting = episode(&fx, &draft).await;
     let job = waiting["mastering"]["job_id"].as_str().unwrap().to_string();
@@ -286,15 +287,7 @@ async fn a_published_episode_given_its_audio_again_keeps_it() {
     fx.feed("radio").await;
     let live = fx.upload("live.wav", wav(1.0)).await;
     let id = published(&fx, "Out", live).await;
-    let set = fx
-        .call(
-            Method::PUT,
-            "/api/feeds/radio",
-            &fx.alice,
-            Some(json!({"audio": {"master": true}})),
-        )
-        .await;
-    assert_eq!(set.status, StatusCode::OK);
+    start_mastering(&fx).await;
     let path = format!("/api/feed/radio/show/{id}");
     let retake = fx.upload("retake.wav", wav(1.0)).await;
     let changed = fx
