@@ -203,31 +203,12 @@ impl PodcastHost {
                     episode_count: entry.episodes.len(),
                     feed: feed.clone(),
                 };
-                let mut changes = Vec::new();
-                let mut recorded = Vec::new();
-                if patch.audio.is_some() {
-                    let waiting = records::episodes_to_master(state, id, &feed.audio, now);
-                    for (i, before) in waiting.into_iter().enumerate() {
-                        let mut episode = before.clone();
-                        let decided = records::episode_master_job(
-                            state,
-                            Some(before),
-                            &mut episode,
-                            &feed.audio,
-                            reserved.get(i),
-                            now,
-                        )?;
-                        if let Some((job, new)) = decided {
-                            recorded.push(job.id.clone());
-                            if new {
-                                changes.push(Change::JobPut(job));
-                            }
-                        }
-                        episode.updated = now;
-                        episode.version += 1;
-                        changes.push(Change::EpisodePut(Box::new(episode)));
+                let (mut changes, recorded) = match patch.audio {
+                    Some(_) => {
+                        records::podcast_master_jobs(state, id, &feed.audio, &reserved, now)?
                     }
-                }
+                    None => (Vec::new(), Vec::new()),
+                };
                 changes.push(Change::FeedPut(Box::new(feed)));
                 changes.extend(state.record(
                     now,

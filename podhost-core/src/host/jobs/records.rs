@@ -301,3 +301,41 @@ pub(crate) fn episodes_to_master<'a>(
         .filter(|e| !e.is_published(now) && needs_master(state, e, audio) && !waiting(e))
         .collect()
 }
+
+/// The decision, in the commit that changes podcast `feed`'s audio setting to `audio`, of
+/// mastering its episodes not published yet ([`episodes_to_master`]): each one's job (reserved
+/// beforehand as `reserved`, in order) and the episode marked as waiting for it. Returns the
+/// changes and the jobs recorded.
+pub(crate) fn podcast_master_jobs(
+    state: &AccountState,
+    feed: &crate::ids::FeedId,
+    audio: &FeedAudio,
+    reserved: &[JobId],
+    now: jiff::Timestamp,
+) -> Result<(Vec<Change>, Vec<JobId>)> {
+    let (mut changes, mut recorded) = (Vec::new(), Vec::new());
+    for (i, before) in episodes_to_master(state, feed, audio, now)
+        .into_iter()
+        .enumerate()
+    {
+        let mut episode = before.clone();
+        let decided = episode_master_job(
+            state,
+            Some(before),
+            &mut episode,
+            audio,
+            reserved.get(i),
+            now,
+        )?;
+        if let Some((job, new)) = decided {
+            recorded.push(job.id.clone());
+            if new {
+                changes.push(Change::JobPut(job));
+            }
+        }
+        episode.updated = now;
+        episode.version += 1;
+        changes.push(Change::EpisodePut(Box::new(episode)));
+    }
+    Ok((changes, recorded))
+}
