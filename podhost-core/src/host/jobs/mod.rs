@@ -410,25 +410,12 @@ impl PodcastHost {
                 };
                 let (status, error) = match result {
                     Ok(applied_to) => {
-                        if let (Ok(output), Some((original, _))) = (&outcome, &applied_to) {
-                            let created = output.created(state, original, finished)?;
-                            if let Some(((_, first), others)) = created.split_first() {
-                                report = Some(serde_json::json!({
-                                    "media_id": first.id.get(),
-                                    "alternates": others.iter().map(|(_, m)| m.id.get()).collect::<Vec<_>>(),
-                                }));
-                                let (episodes, announced) =
-                                    records::episodes_mastered(state, &id, &created, finished);
-                                for (_, media) in created {
-                                    events.push((
-                                        K::MediaCreated,
-                                        Subject::Media(Box::new(media.clone())),
-                                    ));
-                                    changes.push(Change::MediaPut(media));
-                                }
-                                changes.extend(episodes);
-                                events.extend(announced);
-                            }
+                        if let (Ok(output), Some((original, _))) = (&outcome, &applied_to)
+                            && let Some(made) = output.made(state, original, &id, finished)?
+                        {
+                            report = Some(made.report);
+                            changes.extend(made.changes);
+                            events.extend(made.events);
                         }
                         // Written only when the job changed it; a new file of its own (a tag
                         // write) is what `media.updated` announces.

@@ -1,12 +1,14 @@
 //! What a job changes: the delta its finishing commit applies to the media record as it is
 //! then (never a copy read when the job began), or the media record it makes.
 
+use crate::webhooks::event::{EventKind, Subject};
 use crate::{
     analysis,
     error::Result,
     ids::{JobId, MediaId},
     model::{BlobKey, JobKind, Media},
     probe::MediaFacts,
+    state::Change,
     tags::Chapter,
 };
 
@@ -95,9 +97,44 @@ impl JobOutput {
         Ok(media)
     }
 
+    /// What this output makes in the finishing commit of job `job` (a mastering): the new media
+    /// files beside `original`, the episodes waiting for the job pointed at them (see
+    /// [`records::episodes_mastered`](super::records::episodes_mastered)), their events, and
+    /// the job's report `{media_id, alternates}`. `None` for an output that makes no file.
+    pub(super) fn made(
+        &self,
+        state: &crate::state::AccountState,
+        original: &Media,
+        job: &JobId,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Made>> {
+        let created = self.created(state, original, now)?;
+        let Some(((_, first), others)) = created.split_first() else {
+            return Ok(None);
+        };
+        let report = serde_json::json!({
+            "media_id": first.id.get(),
+            "alternates": others.iter().map(|(_, m)| m.id.get()).collect::<Vec<_>>(),
+        });
+        let (episodes, announced) = super::records::episodes_mastered(state, job, &created, now);
+        let mut made = Made {
+            changes: Vec::new(),
+            events: Vec::new(),
+            report,
+        };
+        for (_, media) in created {
+            let event = Subject::Media(Box::new(media.clone()));
+            made.events.push((EventKind::MediaCreated, event));
+            made.changes.push(Change::MediaPut(media));
+        }
+        made.changes.extend(episodes);
+        made.events.extend(announced);
+        Ok(Some(made))
+    }
+
     /// The media files this output makes beside `original` (in its category), in the state
     /// the job's finishing commit reads: the format asked for first, then the alternate.
-    pub(super) fn created(
+    fn created(
         &self,
         state: &crate::state::AccountState,
         original: &Media,
@@ -139,6 +176,13 @@ impl JobOutput {
             JobOutput::Analysis(_) | JobOutput::Import(_) => Vec::new(),
         }
     }
+}
+
+/// What a job's output makes in its finishing commit: the changes, their events, the report.
+pub(super) struct Made {
+    pub(super) changes: Vec<Change>,
+    pub(super) events: Vec<(EventKind, Subject)>,
+    pub(super) report: serde_json::Value,
 }
 
 /// What an analysis job found, and where its files are: applied to the media record as it is
