@@ -101,89 +101,31 @@ fn mp3_rate(rate: u32) -> u32 {
     }
 }
 
-/// An MP3 encoder, with a resampler in front when MP3 has no place for the source's rate.
-struct Mp3 {
-    encoder: rusty_mp3::Mp3Encoder,
-    resample: Option<Resample>,
-    rate: u32,
-    resampled: Vec<f32>,
-}
-
-/// One encoding of the mastered audio.
-enum Encoder {
-    Mp3(Box<Mp3>),
+/// A codec, fed interleaved PCM at a rate it takes.
+enum Codec {
+    Mp3(Box<rusty_mp3::Mp3Encoder>),
     #[cfg(feature = "opus")]
     Opus(Box<opus::OpusOgg>),
 }
 
-impl Encoder {
-    fn new(format: Format, channels: usize, rate: u32, bitrate: u32) -> Result<Self, MasterError> {
-        match format {
-            Format::Mp3 => {
-                let to = mp3_rate(rate);
-                rusty_mp3::encoder_header(to, channels as u16, bitrate).map_err(|e| {
-                    MasterError::Unsupported(format!("MP3 at {to} Hz and {bitrate} kbit/s: {e:?}"))
-                })?;
-                let resample = match to == rate {
-                    true => None,
-                    false => Some(Resample::new(rate, to, channels)?),
-                };
-                let encoder = rusty_mp3::Mp3Encoder::new(rusty_mp3::Mp3EncoderConfig {
-                    bitrate_kbps: bitrate,
-                    vbr_quality: None,
-                });
-                Ok(Encoder::Mp3(Box::new(Mp3 {
-                    encoder,
-                    resample,
-                    rate: to,
-                    resampled: Vec::new(),
-                })))
-            }
+impl Codec {
+    fn push(&mut self, pcm: &[f32], channels: usize, rate: u32) -> Result<(), MasterError> {
+        match self {
+            Codec::Mp3(mp3) => mp3
+                .push_pcm_f32(pcm, channels as u16, rate)
+                .map_err(|e| MasterError::Encoder(e.to_string())),
             #[cfg(feature = "opus")]
-            Format::Opus => Ok(Encoder::Opus(Box::new(opus::OpusOgg::new(
-                channels, rate, bitrate,
-            )?))),
-            #[cfg(not(feature = "opus"))]
-            Format::Opus => Err(MasterError::Unsupported(
-                "opus needs a build with the `opus` feature (libopus)".into(),
-            )),
+            Codec::Opus(opus) => opus.push(pcm),
         }
     }
 
-    fn push(&mut self, interleaved: &[f32], channels: usize) -> Result<(), MasterError> {
+    fn finish(self) -> Result<Vec<u8>, MasterError> {
         match self {
-            Encoder::Mp3(mp3) => {
-                let pcm = match &mut mp3.resample {
-                    None => interleaved,
-                    Some(resample) => {
-                        mp3.resampled.clear();
-                        resample.push(interleaved, &mut mp3.resampled)?;
-                        &mp3.resampled
-                    }
-                };
-                mp3.encoder
-                    .push_pcm_f32(pcm, channels as u16, mp3.rate)
-                    .map_err(|e| MasterError::Encoder(e.to_string()))
-            }
-            #[cfg(feature = "opus")]
-            Encoder::Opus(opus) => opus.push(interleaved),
-        }
-    }
-
-    fn finish(self, channels: usize) -> Result<Vec<u8>, MasterError> {
-        match self {
-            Encoder::Mp3(mut mp3) => {
-                if let Some(resample) = mp3.resample.take() {
-                    let mut rest = Vec::new();
-                    resample.finish(&mut rest)?;
-                    mp3.encoder
-                        .push_pcm_f32(&rest, channels as u16, mp3.rate)
-                        .map_err(|e| MasterError::Encoder(e.to_string()))?;
-                }
-                mp3.encoder.finish();
+            Codec::Mp3(mut mp3) => {
+                mp3.finish();
                 let mut out = Vec::new();
                 loop {
-                    match mp3.encoder.next_packet() {
+                    match mp3.next_packet() {
                         Ok(packet) => out.extend_from_slice(&packet),
                         Err(rusty_mp3::Error::Again | rusty_mp3::Error::Eof) => break,
                         Err(e) => return Err(MasterError::Encoder(e.to_string())),
@@ -192,8 +134,79 @@ impl Encoder {
                 Ok(out)
             }
             #[cfg(feature = "opus")]
-            Encoder::Opus(opus) => opus.finish(),
+            Codec::Opus(opus) => opus.finish(),
         }
+    }
+}
+
+/// One encoding of the mastered audio: its codec, and a resampler in front when the codec has
+/// no place for the source's rate.
+struct Encoder {
+    codec: Codec,
+    /// The rate the codec is fed.
+    rate: u32,
+    resample: Option<Resample>,
+    resampled: Vec<f32>,
+}
+
+impl Encoder {
+    fn new(format: Format, channels: usize, rate: u32, bitrate: u32) -> Result<Self, MasterError> {
+        let (to, codec) = match format {
+            Format::Mp3 => {
+                let to = mp3_rate(rate);
+                rusty_mp3::encoder_header(to, channels as u16, bitrate).map_err(|e| {
+                    MasterError::Unsupported(format!("MP3 at {to} Hz and {bitrate} kbit/s: {e:?}"))
+                })?;
+                let config = rusty_mp3::Mp3EncoderConfig {
+                    bitrate_kbps: bitrate,
+                    vbr_quality: None,
+                };
+                (to, Codec::Mp3(Box::new(rusty_mp3::Mp3Encoder::new(config))))
+            }
+            #[cfg(feature = "opus")]
+            Format::Opus => {
+                let to = opus::rate_for(rate);
+                let opus = opus::OpusOgg::new(channels, to, rate, bitrate)?;
+                (to, Codec::Opus(Box::new(opus)))
+            }
+            #[cfg(not(feature = "opus"))]
+            Format::Opus => {
+                return Err(MasterError::Unsupported(
+                    "opus needs a build with the `opus` feature (libopus)".into(),
+                ));
+            }
+        };
+        let resample = match to == rate {
+            true => None,
+            false => Some(Resample::new(rate, to, channels)?),
+        };
+        Ok(Encoder {
+            codec,
+            rate: to,
+            resample,
+            resampled: Vec::new(),
+        })
+    }
+
+    fn push(&mut self, interleaved: &[f32], channels: usize) -> Result<(), MasterError> {
+        let pcm = match &mut self.resample {
+            None => interleaved,
+            Some(resample) => {
+                self.resampled.clear();
+                resample.push(interleaved, &mut self.resampled)?;
+                &self.resampled
+            }
+        };
+        self.codec.push(pcm, channels, self.rate)
+    }
+
+    fn finish(mut self, channels: usize) -> Result<Vec<u8>, MasterError> {
+        if let Some(resample) = self.resample.take() {
+            let mut rest = Vec::new();
+            resample.finish(&mut rest)?;
+            self.codec.push(&rest, channels, self.rate)?;
+        }
+        self.codec.finish()
     }
 }
 

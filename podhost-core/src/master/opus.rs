@@ -1,13 +1,12 @@
-//! Opus in Ogg (RFC 7845): libopus (BSD-3-Clause) through `opusic-c`, the audio resampled to
-//! 48 kHz (`resample.rs`) when the source has a rate libopus does not take, framed into pages by the
-//! `ogg` crate after the `OpusHead` (whose pre-skip is the encoder's look-ahead) and `OpusTags`
+//! Opus in Ogg (RFC 7845): libopus (BSD-3-Clause) through `opusic-c`, at a rate libopus takes
+//! ([`rate_for`]; the caller resamples to it), framed into pages by the `ogg` crate after the `OpusHead` (whose pre-skip is the encoder's look-ahead) and `OpusTags`
 //! headers. The last page's granule position trims the padding of the last frame, so the
 //! decoded length equals the source's.
 
 use ogg::{PacketWriteEndInfo, PacketWriter};
 use opusic_c::{Application, Bitrate, Channels, Encoder, SampleRate};
 
-use super::{error::MasterError, resample::Resample};
+use super::error::MasterError;
 
 /// Samples of one 20 ms frame per channel at 48 kHz (Ogg Opus counts at 48 kHz whatever the
 /// rate given to the encoder).
@@ -19,15 +18,22 @@ fn encoder_error(e: impl std::fmt::Debug) -> MasterError {
     MasterError::Encoder(format!("libopus: {e:?}"))
 }
 
-/// An Ogg Opus file being encoded, from interleaved frames at the source's rate.
+/// The rate libopus encodes audio of `rate` Hz at: the same when it takes it, else 48 kHz.
+pub(super) fn rate_for(rate: u32) -> u32 {
+    match rate {
+        8000 | 12000 | 16000 | 24000 | 48000 => rate,
+        _ => 48000,
+    }
+}
+
+/// An Ogg Opus file being encoded, from interleaved frames at a rate of [`rate_for`].
 pub(super) struct OpusOgg {
     encoder: Encoder,
     channels: usize,
-    /// The rate given to the encoder: the source's when libopus takes it, else 48 kHz.
+    /// The rate given to the encoder.
     rate: u32,
     /// Samples per channel of one 20 ms frame at `rate`.
     frame: usize,
-    resampler: Option<Resample>,
     /// Interleaved samples at `rate` waiting for a whole frame.
     pending: Vec<f32>,
     /// Samples per channel given (at `rate`), and frames encoded.
@@ -40,16 +46,14 @@ pub(super) struct OpusOgg {
 }
 
 impl OpusOgg {
-    /// An encoder for `channels` (1 or 2) of audio at `source_rate` Hz, at `bitrate` kbit/s.
+    /// An encoder for `channels` (1 or 2) of audio at `rate` Hz (one of [`rate_for`]), at
+    /// `bitrate` kbit/s; `source_rate` is what the header says the original had.
     pub(super) fn new(
         channels: usize,
+        rate: u32,
         source_rate: u32,
         bitrate: u32,
     ) -> Result<Self, MasterError> {
-        let (rate, resampler) = match source_rate {
-            8000 | 12000 | 16000 | 24000 | 48000 => (source_rate, None),
-            from => (48000, Some(Resample::new(from, 48000, channels)?)),
-        };
         let sample_rate = match rate {
             8000 => SampleRate::Hz8000,
             12000 => SampleRate::Hz12000,
@@ -95,7 +99,6 @@ impl OpusOgg {
             channels,
             rate,
             frame: FRAME_48K * rate as usize / 48000,
-            resampler,
             pending: Vec::new(),
             given: 0,
             encoded: 0,
@@ -105,26 +108,23 @@ impl OpusOgg {
         })
     }
 
-    /// Takes interleaved frames at the source's rate.
+    /// Takes interleaved frames at the encoder's rate.
     pub(super) fn push(&mut self, interleaved: &[f32]) -> Result<(), MasterError> {
-        let before = self.pending.len();
-        match &mut self.resampler {
-            None => self.pending.extend_from_slice(interleaved),
-            Some(resample) => resample.push(interleaved, &mut self.pending)?,
-        }
-        self.given += ((self.pending.len() - before) / self.channels) as u64;
+        self.given += (interleaved.len() / self.channels) as u64;
+        self.pending.extend_from_slice(interleaved);
         self.encode_whole_frames()
     }
 
     fn encode_whole_frames(&mut self) -> Result<(), MasterError> {
         let size = self.frame * self.channels;
-        let mut start = 0;
-        while self.pending.len() - start >= size {
-            let frame = self.pending[start..start + size].to_vec();
-            self.encode(&frame)?;
-            start += size;
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut frames = pending.chunks_exact(size);
+        for frame in frames.by_ref() {
+            self.encode(frame)?;
         }
-        self.pending.drain(..start);
+        let rest = frames.remainder().len();
+        pending.drain(..pending.len() - rest);
+        self.pending = pending;
         Ok(())
     }
 
@@ -146,11 +146,6 @@ impl OpusOgg {
 
     /// The file, once every frame was given.
     pub(super) fn finish(mut self) -> Result<Vec<u8>, MasterError> {
-        if let Some(resample) = self.resampler.take() {
-            let before = self.pending.len();
-            resample.finish(&mut self.pending)?;
-            self.given += ((self.pending.len() - before) / self.channels) as u64;
-        }
         // Pad to whole frames, and on until the encoder's look-ahead has come out.
         let total = self.pre_skip + self.given * 48000 / u64::from(self.rate);
         self.encode_whole_frames()?;
