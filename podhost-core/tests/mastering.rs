@@ -10,7 +10,7 @@ use std::process::Command;
 
 #[path = "support/ffmpeg.rs"]
 mod ffmpeg_tools;
-use ffmpeg_tools::{ffmpeg_loudness, probe};
+use ffmpeg_tools::{ffmpeg, ffmpeg_loudness, probe};
 use futures::TryStreamExt;
 use podhost_core::{
     MediaId, PodcastHost,
@@ -122,10 +122,10 @@ impl podhost_core::webhooks::event::EventRenderer for EmptyEvents {
 
 /// `path` made by ffmpeg from the lavfi audio source `source`, with `codec` options.
 fn generate(path: &Path, source: &str, codec: &[&str]) {
-    let mut args = vec!["-v", "error", "-f", "lavfi", "-i", source];
+    let mut args = vec!["-f", "lavfi", "-i", source];
     args.extend_from_slice(codec);
     args.push(path.to_str().unwrap());
-    run("ffmpeg", &args);
+    ffmpeg(&args);
 }
 
 /// A host on a memory store with the account alice, and `file` uploaded as her media file.

@@ -17,7 +17,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/ffmpeg.rs"]
+mod ffmpeg_tools;
+
 use bytes::Bytes;
+use ffmpeg_tools::ffmpeg;
 use podhost_core::tags::{Chapter, Cover, TagError, Tags, can_write, read_tags, write_tags};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -73,19 +77,6 @@ fn have_mutagen() -> bool {
         skip("mutagen in .venv");
     }
     ok
-}
-
-fn ffmpeg(args: &[&str]) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y"])
-        .args(args)
-        .output()
-        .expect("ffmpeg runs");
-    assert!(
-        out.status.success(),
-        "ffmpeg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// The audio of a file as ffmpeg decodes it (PCM), with any decoding error as a failure.

@@ -1,5 +1,5 @@
 //! Running ffmpeg's tools: a command that must succeed, the summary of the `ebur128` filter on
-//! a file, and one value ffprobe reads. Shared by the mastering test and the analysis and mastering benches
+//! a file, and one value ffprobe reads. Shared by the tag and mastering tests and the analysis and mastering benches
 //! (included with `#[path]`), so all compare with ffmpeg the same way.
 
 /// What the summary says, in LUFS, LU, dBTP and dBFS; `None` for what it does not print
