@@ -13,7 +13,7 @@ use crate::{
     ids::{
         CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, SubscriberId, TokenId,
     },
-    model::{Account, Campaign, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber, Token},
+    model::{Account, AdAudio, Campaign, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber, Token},
     webhooks::{
         event::{Event, EventKind, Subject},
         subscription::Webhook,
@@ -39,6 +39,11 @@ pub(crate) enum Change {
     CampaignPut(Box<Campaign>),
     CampaignRemoved {
         id: CampaignId,
+    },
+    /// An ad's encoding to one shape: asked for, or stored (replaces the one of that shape).
+    AdAudioPut {
+        media: MediaId,
+        audio: AdAudio,
     },
     MediaPut(Media),
     MediaRemoved {
@@ -134,6 +139,9 @@ pub(crate) struct AccountState {
     /// Ad campaigns.
     #[serde(default)]
     pub(crate) campaigns: BTreeMap<CampaignId, Campaign>,
+    /// Ads encoded like the episodes they go into, by the ad's media id; removed with it.
+    #[serde(default)]
+    pub(crate) ad_audio: BTreeMap<MediaId, Vec<AdAudio>>,
     pub(crate) media: BTreeMap<MediaId, Media>,
     pub(crate) feeds: BTreeMap<FeedId, FeedEntry>,
     /// Deleted feeds and when; their ids stay taken and their RSS URLs answer 410.
@@ -279,6 +287,16 @@ impl AccountState {
     /// Whether some media record still points at the blob.
     pub(crate) fn blob_in_use(&self, blob: &str) -> bool {
         self.blobs.contains_key(blob)
+            || self
+                .ad_audio
+                .values()
+                .flatten()
+                .any(|a| a.blob.as_ref().is_some_and(|b| b.as_str() == blob))
+    }
+
+    /// The encoding of ad `media` to `shape`: asked for or stored.
+    pub(crate) fn ad_audio(&self, media: MediaId, shape: &crate::model::AdShape) -> Option<&AdAudio> {
+        self.ad_audio.get(&media)?.iter().find(|a| a.shape == *shape)
     }
 
     /// A media record of the blob (any of its copies: they share the bytes).

@@ -18,7 +18,10 @@ mod resample;
 use crate::analysis::{Loudness, LoudnessMeter, Tap};
 pub use error::MasterError;
 use limiter::Limiter;
-pub use options::{CEILINGS, Format, MP3_BITRATES, MasterOptions, OPUS_BITRATES, TARGETS};
+pub use options::{
+    CEILINGS, Format, MP3_BITRATES, MP3_LSF_BITRATES, MasterOptions, OPUS_BITRATES, TARGETS,
+    mp3_bitrate_near,
+};
 use resample::Resample;
 
 /// The limiter's ceiling below the true-peak ceiling asked for, in dB: room for the peaks
@@ -150,10 +153,18 @@ struct Encoder {
 }
 
 impl Encoder {
-    fn new(format: Format, channels: usize, rate: u32, bitrate: u32) -> Result<Self, MasterError> {
+    /// An encoder of audio at `rate` Hz in `format`, at sample rate `to` when given (else the
+    /// format's nearest to `rate`).
+    fn new(
+        format: Format,
+        channels: usize,
+        rate: u32,
+        bitrate: u32,
+        to: Option<u32>,
+    ) -> Result<Self, MasterError> {
         let (to, codec) = match format {
             Format::Mp3 => {
-                let to = mp3_rate(rate);
+                let to = to.unwrap_or_else(|| mp3_rate(rate));
                 rusty_mp3::encoder_header(to, channels as u16, bitrate).map_err(|e| {
                     MasterError::Unsupported(format!("MP3 at {to} Hz and {bitrate} kbit/s: {e:?}"))
                 })?;
@@ -165,7 +176,7 @@ impl Encoder {
             }
             #[cfg(feature = "opus")]
             Format::Opus => {
-                let to = opus::rate_for(rate);
+                let to = to.unwrap_or_else(|| opus::rate_for(rate));
                 let opus = opus::OpusOgg::new(channels, to, rate, bitrate)?;
                 (to, Codec::Opus(Box::new(opus)))
             }
@@ -217,6 +228,8 @@ pub struct Master {
     gain: f32,
     channels: usize,
     rate: Option<u32>,
+    /// The sample rate to encode at, when not the format's choice.
+    encode_at: Option<u32>,
     limiter: Option<Limiter>,
     encoders: Vec<(Format, Encoder)>,
     /// The loudness of what goes to the encoder.
@@ -245,6 +258,7 @@ impl Master {
             gain: 10f64.powf(gain_db / 20.0) as f32,
             channels: channels.clamp(1, 2),
             rate: None,
+            encode_at: None,
             limiter: None,
             encoders: Vec::new(),
             meter: None,
@@ -252,6 +266,14 @@ impl Master {
             limited: Vec::new(),
             error: None,
         }
+    }
+
+    /// Encodes at sample rate `rate` (resampling to it), e.g. an ad made to sit in an episode
+    /// at that rate; only the format asked for, no alternate.
+    pub fn encoding_at(mut self, rate: u32) -> Self {
+        self.encode_at = Some(rate);
+        self.options.alternate = None;
+        self
     }
 
     fn start(&mut self, rate: u32) -> Result<(), MasterError> {
@@ -262,11 +284,12 @@ impl Master {
                 self.channels,
                 rate,
                 self.options.bitrate,
+                self.encode_at,
             )?,
         )];
         if let Some(other) = self.options.alternate {
             let bitrate = other.default_bitrate(self.channels as u16);
-            encoders.push((other, Encoder::new(other, self.channels, rate, bitrate)?));
+            encoders.push((other, Encoder::new(other, self.channels, rate, bitrate, None)?));
         }
         self.encoders = encoders;
         let ceiling = 10f64.powf((self.options.true_peak - HEADROOM_DB) / 20.0) as f32;

@@ -110,6 +110,24 @@ pub const CEILINGS: std::ops::RangeInclusive<f64> = -9.0..=0.0;
 pub const MP3_BITRATES: [u32; 14] = [
     32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320,
 ];
+/// MP3 bitrates of MPEG-2 and 2.5 Layer III (sample rates of 8 to 24 kHz), in kbit/s.
+pub const MP3_LSF_BITRATES: [u32; 14] = [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
+
+/// The MP3 bitrate nearest `kbps` at sample rate `rate` (MPEG-1's above 32 kHz, MPEG-2's
+/// below): what an ad is encoded at to sit in an episode of average bitrate `kbps`.
+pub fn mp3_bitrate_near(rate: u32, kbps: u32) -> u32 {
+    let bitrates = if rate >= 32000 {
+        &MP3_BITRATES
+    } else {
+        &MP3_LSF_BITRATES
+    };
+    bitrates
+        .iter()
+        .copied()
+        .min_by_key(|b| b.abs_diff(kbps))
+        .unwrap_or(64)
+}
+
 /// Opus bitrates, in kbit/s (libopus takes 6 to 510).
 pub const OPUS_BITRATES: std::ops::RangeInclusive<u32> = 6..=510;
 

@@ -22,10 +22,14 @@ pub enum JobKind {
     WriteTags,
     /// A podcast imported from its RSS feed.
     Import,
+    /// An ad encoded like the episodes it goes into (podhost asks for it when it first puts
+    /// the ad into an episode of a new shape).
+    AdAudio,
 }
 
 impl JobKind {
-    /// The name on the wire: `waveform`, `silence`, `loudness`, `master`, `write_tags`, `import`.
+    /// The name on the wire: `waveform`, `silence`, `loudness`, `master`, `write_tags`, `import`,
+    /// `ad_audio`.
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Waveform => "waveform",
@@ -34,6 +38,7 @@ impl JobKind {
             JobKind::Master => "master",
             JobKind::WriteTags => "write_tags",
             JobKind::Import => "import",
+            JobKind::AdAudio => "ad_audio",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The domain types: plain data with real time types and no wire formatting.
 
 mod account;
+mod ad_audio;
 mod audio;
 mod campaign;
 pub(crate) mod category;
@@ -16,6 +17,7 @@ mod size;
 mod subscriber;
 pub mod taxonomy;
 
+pub use ad_audio::{AdAudio, AdShape};
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use audio::{AudioPatch, FeedAudio};
 pub use campaign::{Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position};

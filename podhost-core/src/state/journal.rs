@@ -56,6 +56,11 @@ impl Journal for AccountState {
             Change::CampaignRemoved { id } => {
                 self.campaigns.remove(id);
             }
+            Change::AdAudioPut { media, audio } => {
+                let list = self.ad_audio.entry(*media).or_default();
+                list.retain(|a| a.shape != audio.shape);
+                list.push(audio.clone());
+            }
             Change::SubscriberPut(subscriber) => {
                 self.subscribers
                     .insert(subscriber.id.clone(), subscriber.clone());
@@ -74,6 +79,8 @@ impl Journal for AccountState {
                 if let Some(old) = self.media.remove(id) {
                     self.unlink_blob(&old);
                 }
+                // Its encodings go with it (their blobs are left to the sweep).
+                self.ad_audio.remove(id);
             }
             Change::FeedPut(feed) => {
                 self.deleted_feeds.remove(&feed.id);

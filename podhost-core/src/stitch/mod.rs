@@ -12,4 +12,4 @@ mod plan;
 
 pub use arrangement::{Arrangement, Piece};
 pub use mp3::{Frame, Mp3Layout, StitchError};
-pub use plan::{Insert, Mp3File, Slot, Stitched, stitch};
+pub use plan::{AdPart, Cuts, Insert, Mp3File, Slot, Stitched, stitch};

@@ -8,7 +8,7 @@ use super::{
     arrangement::{Arrangement, Piece},
     mp3::{Mp3Layout, StitchError},
 };
-use crate::{model::BlobKey, tags::Chapter};
+use crate::{model::BlobKey, probe::frame::FrameHeader, tags::Chapter};
 
 /// Where an ad goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -106,69 +106,204 @@ impl Stitched {
     }
 }
 
+/// An ad's frames, as stitching takes them: where they are stored, how many, their format.
+#[derive(Clone, Debug)]
+pub struct AdPart {
+    blob: BlobKey,
+    range: std::ops::Range<u64>,
+    frames: u64,
+    header: FrameHeader,
+}
+
+impl AdPart {
+    /// Every audio frame of `file`.
+    pub fn of(file: Mp3File<'_>) -> AdPart {
+        AdPart {
+            blob: file.blob.clone(),
+            range: file.layout.bytes(0..file.layout.frames.len()),
+            frames: file.layout.frames.len() as u64,
+            header: file.layout.header,
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> u64 {
+        self.range.end - self.range.start
+    }
+
+    /// Whether it has no frames.
+    pub fn is_empty(&self) -> bool {
+        self.frames == 0
+    }
+}
+
+/// Where an episode is cut for its slots, prepared once (the only step that reads the episode's
+/// bytes) and kept: each cut's byte offset and the carriers that make its seam clean. Any choice
+/// of ads for those slots is then stitched from it without reading the episode again.
+#[derive(Clone, Debug)]
+pub struct Cuts {
+    blob: BlobKey,
+    header: FrameHeader,
+    samples_per_frame: u64,
+    samples: u64,
+    /// The bytes of the episode's audio frames.
+    audio: std::ops::Range<u64>,
+    cuts: Vec<Cut>,
+}
+
+#[derive(Clone, Debug)]
+struct Cut {
+    /// The episode's frame the ad goes before (the frame count: after the last).
+    frame: u64,
+    /// Where that frame starts in the file (the audio's end after the last).
+    offset: u64,
+    /// Frames that bring the reservoir the frame after the ad reads.
+    carriers: Vec<Bytes>,
+}
+
+impl Cuts {
+    /// The cuts of `episode` at `slots` (in the order given; a midroll never cuts before the
+    /// slot before it).
+    pub fn new(episode: Mp3File<'_>, slots: &[Slot]) -> Cuts {
+        let layout = episode.layout;
+        let frames = layout.frames.len();
+        let audio = layout.bytes(0..frames);
+        let mut from = 0;
+        let cuts = slots
+            .iter()
+            .map(|slot| {
+                let frame = match slot {
+                    Slot::Preroll => 0,
+                    Slot::Midroll(sample) => layout.frame_at(*sample).max(from),
+                    Slot::Postroll => frames,
+                };
+                from = frame;
+                Cut {
+                    frame: frame as u64,
+                    offset: layout.frames.get(frame).map_or(audio.end, |f| f.offset),
+                    carriers: match slot {
+                        Slot::Postroll => Vec::new(),
+                        _ => layout.carriers(episode.bytes, frame),
+                    },
+                }
+            })
+            .collect();
+        Cuts {
+            blob: episode.blob.clone(),
+            header: layout.header,
+            samples_per_frame: u64::from(layout.samples_per_frame),
+            samples: layout.samples(),
+            audio,
+            cuts,
+        }
+    }
+
+    /// The episode with `ads` in its slots, each given by the slot's index in the slots the
+    /// cuts were made for (several in one slot play in the order given). The ads must have the
+    /// episode's format (layer, version, sample rate, channels).
+    pub fn stitch(&self, ads: &[(usize, &AdPart)]) -> Result<Stitched, StitchError> {
+        for (slot, ad) in ads {
+            if *slot >= self.cuts.len() {
+                return Err(StitchError::NotMp3(format!("no slot {slot}")));
+            }
+            let h = &ad.header;
+            if !(h.same_stream(&self.header) && h.channels == self.header.channels) {
+                return Err(StitchError::Mixed(0));
+            }
+        }
+        let mut order: Vec<(usize, usize)> =
+            ads.iter().enumerate().map(|(i, (slot, _))| (*slot, i)).collect();
+        order.sort();
+        let spf = self.samples_per_frame;
+        let mut audio: Vec<Piece> = Vec::new();
+        let mut inserts = Vec::new();
+        let mut from = self.audio.start; // the episode's next byte
+        let mut last = None;
+        for (slot, i) in order {
+            let cut = &self.cuts[slot];
+            if cut.offset > from {
+                audio.push(Piece::Blob {
+                    blob: self.blob.clone(),
+                    range: from..cut.offset,
+                });
+                from = cut.offset;
+            }
+            let ad = ads[i].1;
+            audio.push(Piece::Blob {
+                blob: ad.blob.clone(),
+                range: ad.range.clone(),
+            });
+            let mut inserted = ad.frames;
+            // The episode goes on after the ad (after the last ad of the slot): bring the
+            // reservoir its next frame reads.
+            let next_in_slot = ads.iter().enumerate().any(|(j, (s, _))| *s == slot && j > i);
+            if !next_in_slot {
+                inserted += cut.carriers.len() as u64;
+                audio.extend(cut.carriers.iter().cloned().map(Piece::Bytes));
+            }
+            match &mut last {
+                Some((at, insert)) if *at == slot => {
+                    let insert: &mut Insert = insert;
+                    insert.samples += inserted * spf;
+                }
+                _ => {
+                    if let Some((_, insert)) = last.take() {
+                        inserts.push(insert);
+                    }
+                    last = Some((
+                        slot,
+                        Insert {
+                            at: cut.frame * spf,
+                            samples: inserted * spf,
+                        },
+                    ));
+                }
+            }
+        }
+        if let Some((_, insert)) = last {
+            inserts.push(insert);
+        }
+        if from < self.audio.end {
+            audio.push(Piece::Blob {
+                blob: self.blob.clone(),
+                range: from..self.audio.end,
+            });
+        }
+        let samples = self.samples + inserts.iter().map(|i| i.samples).sum::<u64>();
+        Ok(Stitched {
+            audio,
+            inserts,
+            samples_per_frame: spf,
+            rate: u64::from(self.header.sample_rate),
+            samples,
+        })
+    }
+
+    /// The bytes it keeps (the carriers), for a cache's bound.
+    pub fn weight(&self) -> usize {
+        self.cuts
+            .iter()
+            .flat_map(|c| &c.carriers)
+            .map(Bytes::len)
+            .sum::<usize>()
+            + std::mem::size_of::<Self>()
+    }
+}
+
 /// The episode with `ads` at their slots (several in one slot play in the order given). The
 /// ads must have the episode's format (layer, version, sample rate, channels).
 pub fn stitch(episode: Mp3File<'_>, ads: &[(Slot, Mp3File<'_>)]) -> Result<Stitched, StitchError> {
-    let format = &episode.layout.header;
-    for (_, ad) in ads {
-        let h = &ad.layout.header;
-        if !(h.same_stream(format) && h.channels == format.channels) {
-            return Err(StitchError::Mixed(0));
-        }
-    }
-    let mut ads: Vec<(Slot, usize, Mp3File<'_>)> = ads
+    let mut slots: Vec<Slot> = ads.iter().map(|(slot, _)| *slot).collect();
+    slots.sort();
+    slots.dedup();
+    let cuts = Cuts::new(episode, &slots);
+    let parts: Vec<(usize, AdPart)> = ads
         .iter()
-        .enumerate()
-        .map(|(i, (slot, file))| (*slot, i, *file))
+        .map(|(slot, file)| {
+            let index = slots.iter().position(|s| s == slot).unwrap_or(0);
+            (index, AdPart::of(*file))
+        })
         .collect();
-    ads.sort_by_key(|(slot, i, _)| (*slot, *i));
-
-    let spf = u64::from(episode.layout.samples_per_frame);
-    let mut audio: Vec<Piece> = Vec::new();
-    let mut inserts = Vec::new();
-    let frames = episode.layout.frames.len();
-    let mut from = 0; // the episode's next frame
-    for (slot, _, ad) in &ads {
-        let cut = match slot {
-            Slot::Preroll => 0,
-            Slot::Midroll(sample) => episode.layout.frame_at(*sample).max(from),
-            Slot::Postroll => frames,
-        };
-        if cut > from {
-            audio.push(Piece::Blob {
-                blob: episode.blob.clone(),
-                range: episode.layout.bytes(from..cut),
-            });
-            from = cut;
-        }
-        audio.push(Piece::Blob {
-            blob: ad.blob.clone(),
-            range: ad.layout.bytes(0..ad.layout.frames.len()),
-        });
-        let mut inserted = ad.layout.frames.len() as u64;
-        // The episode goes on after the ad: bring the reservoir its next frame reads.
-        if from < frames && !matches!(slot, Slot::Postroll) {
-            let carriers = episode.layout.carriers(episode.bytes, from);
-            inserted += carriers.len() as u64;
-            audio.extend(carriers.into_iter().map(Piece::Bytes));
-        }
-        inserts.push(Insert {
-            at: cut as u64 * spf,
-            samples: inserted * spf,
-        });
-    }
-    if from < frames {
-        audio.push(Piece::Blob {
-            blob: episode.blob.clone(),
-            range: episode.layout.bytes(from..frames),
-        });
-    }
-    let samples = episode.layout.samples() + inserts.iter().map(|i| i.samples).sum::<u64>();
-    Ok(Stitched {
-        audio,
-        inserts,
-        samples_per_frame: spf,
-        rate: u64::from(format.sample_rate),
-        samples,
-    })
+    let refs: Vec<(usize, &AdPart)> = parts.iter().map(|(i, p)| (*i, p)).collect();
+    cuts.stitch(&refs)
 }

@@ -29,6 +29,8 @@ pub enum JobKindName {
     WriteTags,
     /// A podcast moving in.
     Import,
+    /// An ad encoded like the episodes it goes into.
+    AdAudio,
 }
 
 /// Where a job is.
@@ -125,6 +127,7 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
             JobKind::Master => JobKindName::Master,
             JobKind::WriteTags => JobKindName::WriteTags,
             JobKind::Import => JobKindName::Import,
+            JobKind::AdAudio => JobKindName::AdAudio,
         },
         media_id: j.media.map(MediaId::get),
         status: match j.status {

@@ -126,6 +126,7 @@ pub(super) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
         }
         JobKind::Master => crate::master::MasterOptions::from_params(params, 2).map(drop),
         JobKind::WriteTags => Ok(()),
+        JobKind::AdAudio => super::master::AdAudioParams::read(params).map(drop),
         JobKind::Import => {
             let params: ImportParams = serde_json::from_value(params.clone())
                 .map_err(|e| Error::invalid("body", format!("import options: {e}")))?;
@@ -165,6 +166,7 @@ pub(super) async fn execute(
         }
         JobKind::WriteTags => write_tags(host, account, job, &media).await,
         JobKind::Master => super::master::master(host, account, job, &media).await,
+        JobKind::AdAudio => super::master::ad_audio(host, account, job, &media).await,
         JobKind::Import => Err(Error::storage("an import job has no media file")),
     }
 }

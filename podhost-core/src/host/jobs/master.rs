@@ -10,7 +10,7 @@ use crate::{
     error::{Error, Result},
     ids::AccountId,
     master::{Format, Master, MasterError, MasterOptions, Passes},
-    model::{Job, Media},
+    model::{AdShape, Job, Media},
     tags::Tags,
 };
 
@@ -28,43 +28,7 @@ pub(super) async fn master(
 ) -> Result<JobOutput> {
     let channels = media.facts.audio.as_ref().map_or(2, |a| a.channels);
     let options = MasterOptions::from_params(&job.params, channels)?;
-    let mime = media.facts.mime.clone();
-    let loudness = match media.results.loudness.as_deref().copied() {
-        Some(loudness) => loudness,
-        None => {
-            let (source, mime) = (source(host, account, media), mime.clone());
-            tokio::task::spawn_blocking(move || {
-                analysis::analyze(source, Some(&mime), None, None, true)
-            })
-            .await
-            .map_err(|e| Error::storage(format!("the analysis stopped: {e}")))?
-            .map_err(decode_error)?
-            .loudness
-            .ok_or_else(|| Error::storage("the analysis measured no loudness"))?
-        }
-    };
-    // One decode through gain, limiter and encoder; again with the gain corrected when the
-    // limiter took so much that the result misses the target.
-    let mut passes = Passes::new(&options, &loudness);
-    let encoded = loop {
-        let (source, mime) = (source(host, account, media), mime.clone());
-        let gain = passes.gain();
-        let made = tokio::task::spawn_blocking(move || {
-            let mut master = Master::new(options, gain, usize::from(channels));
-            analysis::analyze_with(source, Some(&mime), false, &mut master)
-                .map_err(decode_error)?;
-            master.finish().map_err(|e| match e {
-                MasterError::Unsupported(why) => Error::invalid("media", why),
-                e => Error::storage(e.to_string()),
-            })
-        })
-        .await
-        .map_err(|e| Error::storage(format!("mastering stopped: {e}")))??;
-        if !passes.another(made.integrated) {
-            break made.files;
-        }
-    };
-
+    let encoded = encode(host, account, media, options, channels, None).await?;
     // The original's tags, chapters and cover, written into each new file in a scratch folder.
     let mut tags = file_tags::read_file_tags(host.store(), account, media)
         .await
@@ -93,6 +57,107 @@ pub(super) async fn master(
         return Err(e);
     }
     Ok(JobOutput::Mastered { files })
+}
+
+/// The loudness of `media`: stored, or measured by a decode of its own.
+async fn loudness_of(
+    host: &PodcastHost,
+    account: &AccountId,
+    media: &Media,
+) -> Result<analysis::Loudness> {
+    if let Some(loudness) = media.results.loudness.as_deref().copied() {
+        return Ok(loudness);
+    }
+    let (source, mime) = (source(host, account, media), media.facts.mime.clone());
+    tokio::task::spawn_blocking(move || analysis::analyze(source, Some(&mime), None, None, true))
+        .await
+        .map_err(|e| Error::storage(format!("the analysis stopped: {e}")))?
+        .map_err(decode_error)?
+        .loudness
+        .ok_or_else(|| Error::storage("the analysis measured no loudness"))
+}
+
+/// `media` mastered with `options` to `channels` channels (at sample rate `rate` when given):
+/// one decode through gain, limiter and encoder; again with the gain corrected when the limiter
+/// took so much that the result misses the target.
+async fn encode(
+    host: &PodcastHost,
+    account: &AccountId,
+    media: &Media,
+    options: MasterOptions,
+    channels: u16,
+    rate: Option<u32>,
+) -> Result<Vec<(Format, Vec<u8>)>> {
+    let loudness = loudness_of(host, account, media).await?;
+    let mut passes = Passes::new(&options, &loudness);
+    loop {
+        let (source, mime) = (source(host, account, media), media.facts.mime.clone());
+        let gain = passes.gain();
+        let made = tokio::task::spawn_blocking(move || {
+            let mut master = Master::new(options, gain, usize::from(channels));
+            if let Some(rate) = rate {
+                master = master.encoding_at(rate);
+            }
+            analysis::analyze_with(source, Some(&mime), false, &mut master)
+                .map_err(decode_error)?;
+            master.finish().map_err(|e| match e {
+                MasterError::Unsupported(why) => Error::invalid("media", why),
+                e => Error::storage(e.to_string()),
+            })
+        })
+        .await
+        .map_err(|e| Error::storage(format!("mastering stopped: {e}")))??;
+        if !passes.another(made.integrated) {
+            return Ok(made.files);
+        }
+    }
+}
+
+/// The parameters of an ad's encoding job: the shape to encode to.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct AdAudioParams {
+    pub(crate) shape: AdShape,
+}
+
+impl AdAudioParams {
+    /// The parameters of a job's `params`.
+    pub(crate) fn read(params: &serde_json::Value) -> Result<AdAudioParams> {
+        serde_json::from_value(params.clone())
+            .map_err(|e| Error::invalid("params", format!("an ad encoding's shape: {e}")))
+    }
+
+    /// As a job's `params`.
+    pub(crate) fn value(shape: AdShape) -> serde_json::Value {
+        serde_json::to_value(AdAudioParams { shape }).unwrap_or_default()
+    }
+}
+
+/// The ad `media` encoded to the job's shape (MP3 at the episode's rate, channels and bitrate,
+/// mastered to its loudness), stored as a blob without tags: its frames go between an
+/// episode's, whose own tag leads the answer.
+pub(super) async fn ad_audio(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &Job,
+    media: &Media,
+) -> Result<JobOutput> {
+    let shape = AdAudioParams::read(&job.params)?.shape;
+    let options = MasterOptions {
+        target: shape.lufs().clamp(*crate::master::TARGETS.start(), *crate::master::TARGETS.end()),
+        true_peak: -1.0,
+        format: Format::Mp3,
+        bitrate: shape.bitrate,
+        alternate: None,
+    };
+    let encoded = encode(host, account, media, options, shape.channels, Some(shape.rate)).await?;
+    let (_, bytes) = encoded
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::storage("the ad's encoding made no file"))?;
+    let name = mastered_name(&media.name, "mp3");
+    let body = futures::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(bytes))]);
+    let (blob, size, _) = host.store_blob(account, &name, body).await?;
+    Ok(JobOutput::AdAudio { shape, blob, size })
 }
 
 /// One encoding of the mastered audio, with the original's tags written into it, stored as a

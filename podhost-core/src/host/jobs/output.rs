@@ -40,6 +40,15 @@ pub(super) enum JobOutput {
         /// The files, stored.
         files: Vec<MasteredFile>,
     },
+    /// The ad encoded to `shape`, stored as `blob`.
+    AdAudio {
+        /// The shape it was encoded to.
+        shape: crate::model::AdShape,
+        /// The blob the job wrote.
+        blob: BlobKey,
+        /// Its size.
+        size: u64,
+    },
 }
 
 /// One mastered file, stored as `blob`, to be a new media file named `name`.
@@ -70,7 +79,7 @@ impl JobOutput {
         let mut media = current.clone();
         match self {
             JobOutput::Analysis(analysed) => analysed.apply(&mut media.results),
-            JobOutput::Import(_) | JobOutput::Mastered { .. } => {}
+            JobOutput::Import(_) | JobOutput::Mastered { .. } | JobOutput::AdAudio { .. } => {}
             JobOutput::Tags {
                 from,
                 blob,
@@ -108,6 +117,9 @@ impl JobOutput {
         job: &JobId,
         now: jiff::Timestamp,
     ) -> Result<Option<Made>> {
+        if let JobOutput::AdAudio { shape, blob, size } = self {
+            return Ok(Some(ad_audio_made(state, original, job, *shape, blob, *size)));
+        }
         let created = self.created(state, original, now)?;
         let Some(((_, first), others)) = created.split_first() else {
             return Ok(None);
@@ -173,8 +185,41 @@ impl JobOutput {
         match self {
             JobOutput::Tags { blob, .. } => vec![blob],
             JobOutput::Mastered { files } => files.iter().map(|f| &f.blob).collect(),
+            JobOutput::AdAudio { blob, .. } => vec![blob],
             JobOutput::Analysis(_) | JobOutput::Import(_) => Vec::new(),
         }
+    }
+}
+
+/// The finishing commit of ad `ad`'s encoding to `shape` by `job`: the encoding stored, unless
+/// the ad asked for it no longer waits for this job (its blob is then left to the sweep).
+fn ad_audio_made(
+    state: &crate::state::AccountState,
+    ad: &Media,
+    job: &JobId,
+    shape: crate::model::AdShape,
+    blob: &BlobKey,
+    size: u64,
+) -> Made {
+    let waiting = state
+        .ad_audio(ad.id, &shape)
+        .is_some_and(|a| a.job == *job && a.blob.is_none());
+    let changes = match waiting {
+        true => vec![Change::AdAudioPut {
+            media: ad.id,
+            audio: crate::model::AdAudio {
+                shape,
+                job: job.clone(),
+                blob: Some(blob.clone()),
+                size,
+            },
+        }],
+        false => Vec::new(),
+    };
+    Made {
+        changes,
+        events: Vec::new(),
+        report: serde_json::json!({ "shape": shape, "size": size }),
     }
 }
 

@@ -1,0 +1,65 @@
+//! An ad encoded like the episodes it goes into: the episode's MP3 stream (sample rate,
+//! channels, bitrate) at the episode's loudness, made once per shape by a background job and
+//! stored beside the ad's own file.
+
+use serde::{Deserialize, Serialize};
+
+use super::{BlobKey, Media};
+use crate::ids::JobId;
+
+/// The stream an ad must have to be stitched into an episode: MP3 at the episode's sample
+/// rate, channels and bitrate, at its loudness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AdShape {
+    /// Sample rate in Hz.
+    pub rate: u32,
+    /// Channels: 1 or 2.
+    pub channels: u16,
+    /// Bitrate in kbit/s, one MP3 takes.
+    pub bitrate: u32,
+    /// Integrated loudness in tenths of a LUFS, on a half-LU grid (episodes within a quarter
+    /// LU of each other share one encoding; the issue allows ±1 LU).
+    pub loudness: i32,
+}
+
+impl AdShape {
+    /// The shape of an ad in episode audio `media`: `None` unless it is MP3. `fallback` is the
+    /// loudness (LUFS) taken when the episode's was never measured.
+    pub fn of(media: &Media, fallback: f64) -> Option<AdShape> {
+        let audio = media.facts.audio.as_ref()?;
+        if audio.codec != "mp3" || !(1..=2).contains(&audio.channels) {
+            return None;
+        }
+        let bitrate = crate::master::mp3_bitrate_near(audio.sample_rate, audio.bitrate / 1000);
+        let loudness = media
+            .results
+            .loudness
+            .as_ref()
+            .and_then(|l| l.integrated)
+            .unwrap_or(fallback);
+        Some(AdShape {
+            rate: audio.sample_rate,
+            channels: audio.channels,
+            bitrate,
+            loudness: ((loudness * 2.0).round() * 5.0) as i32,
+        })
+    }
+
+    /// The loudness in LUFS.
+    pub fn lufs(&self) -> f64 {
+        f64::from(self.loudness) / 10.0
+    }
+}
+
+/// An ad encoded to one shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdAudio {
+    /// The shape.
+    pub shape: AdShape,
+    /// The job that encodes it.
+    pub job: JobId,
+    /// Where the encoding is stored, once the job succeeded.
+    pub blob: Option<BlobKey>,
+    /// Its size in bytes (0 until stored).
+    pub size: u64,
+}
