@@ -13,7 +13,10 @@ use crate::{
     ids::{
         CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, SubscriberId, TokenId,
     },
-    model::{Account, AdAudio, Campaign, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber, Token},
+    model::{
+        Account, AdAudio, Campaign, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber,
+        Token,
+    },
     webhooks::{
         event::{Event, EventKind, Subject},
         subscription::Webhook,
@@ -295,8 +298,15 @@ impl AccountState {
     }
 
     /// The encoding of ad `media` to `shape`: asked for or stored.
-    pub(crate) fn ad_audio(&self, media: MediaId, shape: &crate::model::AdShape) -> Option<&AdAudio> {
-        self.ad_audio.get(&media)?.iter().find(|a| a.shape == *shape)
+    pub(crate) fn ad_audio(
+        &self,
+        media: MediaId,
+        shape: &crate::model::AdShape,
+    ) -> Option<&AdAudio> {
+        self.ad_audio
+            .get(&media)?
+            .iter()
+            .find(|a| a.shape == *shape)
     }
 
     /// A media record of the blob (any of its copies: they share the bytes).

@@ -44,6 +44,7 @@ pub(crate) fn delivery(
             .to_string(),
         range,
         delivered: 0,
+        stitched: None,
     }
 }
 

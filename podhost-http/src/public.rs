@@ -4,7 +4,9 @@
 //! `/chapters/{account}/{blob}.json`. Routing, `405` and `HEAD` are the API's (the route table).
 
 use bytes::Bytes;
+use futures::StreamExt;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
+use http_body_util::{BodyExt, StreamBody};
 use podhost_core::{FeedId, Private, publish::PublicFeed};
 
 use crate::{
@@ -34,7 +36,7 @@ pub(crate) async fn answer(api: &Api, endpoint: PublicEndpoint, parts: &Parts) -
             blob,
             name: _,
         } => private_media(api, parts, &feed_id, &key, &blob).await,
-        E::Chapters { account, blob } => chapters(api, &account, &blob).await,
+        E::Chapters { account, blob } => chapters(api, parts, &account, &blob).await,
     }
 }
 
@@ -121,10 +123,12 @@ fn plain(status: StatusCode, message: &str) -> Response<Body> {
 const UPLOADED_FILE_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsafe-inline'";
 
 /// `GET /chapters/{account}/{blob}.json`: a file's JSON chapters (`podcast:chapters`).
-/// A file's chapters change only with a new file (a new blob), so they may be cached a day.
-async fn chapters(api: &Api, account: &str, blob: &str) -> Response<Body> {
-    let json = match api.host.public_chapters(account, blob).await {
-        Ok(json) => json,
+/// A file's chapters change only with a new file (a new blob), so they may be cached a day;
+/// those of an episode with ads are the listener's (moved by the ads their download carries).
+async fn chapters(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
+    let listener = listener_of(api, parts);
+    let (json, shifted) = match api.host.listener_chapters(account, blob, &listener).await {
+        Ok(answer) => answer,
         Err(e) => return response::error(&ApiError::Core(e)),
     };
     let length = json.len();
@@ -137,7 +141,10 @@ async fn chapters(api: &Api, account: &str, blob: &str) -> Response<Body> {
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=86400"),
+        HeaderValue::from_static(match shifted {
+            false => "public, max-age=86400",
+            true => "private, no-cache",
+        }),
     );
     h.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
@@ -156,7 +163,9 @@ async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<
     }
 }
 
-/// Answers a download of `media` (found by its account and blob).
+/// Answers a download of `media` (found by its account and blob): the file as stored, or the
+/// episode with ads at its breaks for this listener (never redirected: the store does not hold
+/// it).
 async fn serve_media(
     api: &Api,
     parts: &Parts,
@@ -165,51 +174,77 @@ async fn serve_media(
     media: podhost_core::publish::PublicMedia,
     subscriber: Option<&str>,
 ) -> Response<Body> {
-    use futures::StreamExt;
-    use http_body_util::{BodyExt, StreamBody};
-    match api.host.media_redirect(&media).await {
-        Ok(Some(url)) => {
-            return downloads::redirect(api, parts, account, blob, &media, &url, subscriber);
-        }
-        Ok(None) => {}
+    let listener = listener_of(api, parts);
+    let enclosure = match podhost_core::AccountId::new(account) {
+        Ok(id) => api.host.enclosure_for(&id, media, &listener).await,
+        Err(_) => Ok(podhost_core::Enclosure::File(media)),
+    };
+    let answer = match enclosure {
+        Ok(podhost_core::Enclosure::File(media)) => match api.host.media_redirect(&media).await {
+            Ok(Some(url)) => {
+                return downloads::redirect(api, parts, account, blob, &media, &url, subscriber);
+            }
+            Ok(None) => Served::File(media),
+            Err(e) => return response::error(&ApiError::Core(e)),
+        },
+        Ok(podhost_core::Enclosure::Stitched(stitched)) => Served::Stitched(stitched),
         Err(e) => return response::error(&ApiError::Core(e)),
-    }
-    let etag = format!("\"{}\"", media.etag);
+    };
+    let served = &answer;
+    let size = served.size();
+    let etag = format!("\"{}\"", served.etag());
+    let media = served.media();
     let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
         .timestamp_to_rfc9110_string(&media.last_modified)
         .unwrap_or_default();
     let headers = &parts.headers;
     let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    let not_modified = not_modified(headers, &etag, media.last_modified);
+    // A stitched answer changes with the campaigns, not with the file's date: only its ETag
+    // validates it.
+    let stitched = matches!(served, Served::Stitched(_));
+    let not_modified = match stitched {
+        false => not_modified(headers, &etag, media.last_modified),
+        true => header(header::IF_NONE_MATCH).is_some_and(|tags| {
+            tags.split(',')
+                .map(str::trim)
+                .any(|t| t == "*" || t == etag)
+        }),
+    };
     // If-Range: the range holds only for the same validator (a strong ETag or the exact date).
-    let range_applies = header(header::IF_RANGE).is_none_or(|v| v == etag || v == last_modified);
+    let range_applies =
+        header(header::IF_RANGE).is_none_or(|v| v == etag || (!stitched && v == last_modified));
     let ranged = if range_applies {
-        crate::ranges::parse(header(header::RANGE), media.size)
+        crate::ranges::parse(header(header::RANGE), size)
     } else {
         crate::ranges::Ranged::Whole
     };
     let (status, range) = match (not_modified, ranged) {
         (true, _) => (StatusCode::NOT_MODIFIED, None),
-        (false, crate::ranges::Ranged::Whole) => (StatusCode::OK, Some(0..media.size)),
+        (false, crate::ranges::Ranged::Whole) => (StatusCode::OK, Some(0..size)),
         (false, crate::ranges::Ranged::Part(r)) => (StatusCode::PARTIAL_CONTENT, Some(r)),
         (false, crate::ranges::Ranged::Unsatisfiable) => (StatusCode::RANGE_NOT_SATISFIABLE, None),
     };
     let body = match (&range, parts.method == Method::HEAD) {
         (Some(r), false) if r.end > r.start => {
-            match api.host.media_bytes(&media, r.clone()).await {
-                Ok(stream) => {
-                    let delivery =
-                        downloads::delivery(api, parts, account, blob, r.clone(), subscriber);
-                    let stream = downloads::Counted::new(stream, api.host.clone(), delivery);
-                    let frames = stream.map(|chunk| {
-                        chunk
-                            .map(hyper::body::Frame::data)
-                            .map_err(std::io::Error::other)
-                    });
-                    BodyExt::boxed_unsync(StreamBody::new(frames))
-                }
-                Err(e) => return response::error(&ApiError::Core(e)),
+            let stream = match served {
+                Served::File(media) => match api.host.media_bytes(media, r.clone()).await {
+                    Ok(stream) => stream,
+                    Err(e) => return response::error(&ApiError::Core(e)),
+                },
+                Served::Stitched(answer) => api.host.stitched_bytes(answer, r.clone()),
+            };
+            let mut delivery =
+                downloads::delivery(api, parts, account, blob, r.clone(), subscriber);
+            if let Served::Stitched(answer) = served {
+                delivery.stitched = Some(podhost_core::stats::StitchedDelivery::of(answer));
             }
+            let stream = downloads::Counted::new(stream, api.host.clone(), delivery);
+            let frames = stream.map(|chunk| {
+                chunk
+                    .map(hyper::body::Frame::data)
+                    .map_err(std::io::Error::other)
+            });
+            BodyExt::boxed_unsync(StreamBody::new(frames))
         }
         _ => response::full(Bytes::new()),
     };
@@ -227,21 +262,24 @@ async fn serve_media(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
+    // A stored file never changes; an answer with ads is this listener's, and changes with the
+    // campaigns: no shared cache keeps it, and a client asks again (its ETag answers 304).
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=31536000, immutable"),
+        HeaderValue::from_static(match stitched {
+            false => "public, max-age=31536000, immutable",
+            true => "private, no-cache",
+        }),
     );
     h.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
-    for (name, value) in [
-        (header::ETAG, etag.as_str()),
-        (header::LAST_MODIFIED, last_modified.as_str()),
-    ] {
-        if let Ok(v) = HeaderValue::from_str(value) {
-            h.insert(name, v);
-        }
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    if !stitched && let Ok(v) = HeaderValue::from_str(&last_modified) {
+        h.insert(header::LAST_MODIFIED, v);
     }
     if status != StatusCode::NOT_MODIFIED
         && let Ok(v) = HeaderValue::from_str(&media.mime)
@@ -252,18 +290,61 @@ async fn serve_media(
         (Some(r), _) => {
             h.insert(header::CONTENT_LENGTH, HeaderValue::from(r.end - r.start));
             if status == StatusCode::PARTIAL_CONTENT {
-                let value = format!("bytes {}-{}/{}", r.start, r.end - 1, media.size);
+                let value = format!("bytes {}-{}/{}", r.start, r.end - 1, size);
                 if let Ok(v) = HeaderValue::from_str(&value) {
                     h.insert(header::CONTENT_RANGE, v);
                 }
             }
         }
         (None, StatusCode::RANGE_NOT_SATISFIABLE) => {
-            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{}", media.size)) {
+            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
                 h.insert(header::CONTENT_RANGE, v);
             }
         }
         _ => {}
     }
     answer
+}
+
+/// The listener of a request, by IAB's rule: the client's address and user agent.
+fn listener_of(api: &Api, parts: &Parts) -> podhost_core::Listener {
+    podhost_core::Listener {
+        address: downloads::client_ip(parts, api.config.trust_forwarded_for),
+        user_agent: parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string(),
+    }
+}
+
+/// What a download answers: the stored file, or a listener's stitched answer.
+enum Served {
+    File(podhost_core::publish::PublicMedia),
+    Stitched(Box<podhost_core::StitchedEnclosure>),
+}
+
+impl Served {
+    fn size(&self) -> u64 {
+        match self {
+            Served::File(media) => media.size,
+            Served::Stitched(answer) => answer.len(),
+        }
+    }
+
+    fn etag(&self) -> &str {
+        match self {
+            Served::File(media) => &media.etag,
+            Served::Stitched(answer) => &answer.etag,
+        }
+    }
+
+    /// The stored file (its type and date).
+    fn media(&self) -> &podhost_core::publish::PublicMedia {
+        match self {
+            Served::File(media) => media,
+            Served::Stitched(answer) => &answer.media,
+        }
+    }
 }

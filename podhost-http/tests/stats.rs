@@ -346,10 +346,12 @@ async fn reports_by_day_episode_and_app() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("date,hour,feed_id,show_id,app,platform,subscriber_id,downloads")
+        Some(
+            "date,hour,feed_id,show_id,app,platform,subscriber_id,downloads,campaign_id,impressions"
+        )
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert!(rows.iter().all(|r| r.len() == 8), "{text}");
+    assert!(rows.iter().all(|r| r.len() == 10), "{text}");
     assert_eq!(
         rows.iter()
             .map(|r| r[7].parse::<u64>().unwrap())

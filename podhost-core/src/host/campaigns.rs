@@ -69,14 +69,9 @@ fn feeds(list: Vec<crate::ids::FeedId>) -> Vec<crate::ids::FeedId> {
     out
 }
 
-/// The impressions campaign `id` made. Ads are not served yet (the stitched enclosure of issue
-/// 23 is still to come), so none has been counted.
-fn impressions(_state: &AccountState, _id: &CampaignId) -> u64 {
-    0
-}
-
-fn view(state: &AccountState, campaign: Campaign, now: jiff::Timestamp) -> CampaignView {
-    let impressions = impressions(state, &campaign.id);
+/// `campaign` as its owner sees it, having made `impressions` (see
+/// [`PodcastHost::campaign_impressions`]).
+fn view(campaign: Campaign, impressions: u64, now: jiff::Timestamp) -> CampaignView {
     CampaignView {
         status: campaign.status(now, impressions),
         impressions,
@@ -109,11 +104,12 @@ impl PodcastHost {
                     ends: new.ends,
                     impressions_goal: new.impressions_goal,
                     paused: false,
+                    goal_reached: None,
                     created: now,
                     updated: now,
                 };
                 check(state, &campaign)?;
-                let view = view(state, campaign.clone(), now);
+                let view = view(campaign.clone(), 0, now);
                 Ok((vec![Change::CampaignPut(Box::new(campaign))], view))
             })
             .await
@@ -123,33 +119,39 @@ impl PodcastHost {
     pub async fn list_campaigns(&self, who: &Principal) -> Result<Vec<CampaignView>> {
         who.require(Scope::AdsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
+        let mut campaigns: Vec<Campaign> = catalog
+            .read(|state| state.campaigns.values().cloned().collect())
+            .await;
+        campaigns.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
+        let counted = self.campaign_impressions(who.account(), &campaigns).await?;
         let now = self.now();
-        Ok(catalog
-            .read(|state| {
-                let mut list: Vec<CampaignView> = state
-                    .campaigns
-                    .values()
-                    .map(|c| view(state, c.clone(), now))
-                    .collect();
-                list.sort_by(|a, b| {
-                    (a.campaign.created, &a.campaign.id).cmp(&(b.campaign.created, &b.campaign.id))
-                });
-                list
+        Ok(campaigns
+            .into_iter()
+            .map(|c| {
+                let impressions = counted.get(&c.id).copied().unwrap_or(0);
+                view(c, impressions, now)
             })
-            .await)
+            .collect())
     }
 
     /// One of the caller's campaigns (scope `ads-read-only`).
     pub async fn get_campaign(&self, who: &Principal, id: &CampaignId) -> Result<CampaignView> {
         who.require(Scope::AdsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
-        let now = self.now();
-        catalog
+        let campaign = catalog
             .read_found(|state| {
-                let campaign = state.campaigns.get(id).ok_or_else(|| not_found(id))?;
-                Ok(view(state, campaign.clone(), now))
+                state
+                    .campaigns
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| not_found(id))
             })
-            .await
+            .await?;
+        let counted = self
+            .campaign_impressions(who.account(), std::slice::from_ref(&campaign))
+            .await?;
+        let impressions = counted.get(id).copied().unwrap_or(0);
+        Ok(view(campaign, impressions, self.now()))
     }
 
     /// Changes one of the caller's campaigns (scope `ads`): the fields the patch names, and
@@ -176,6 +178,19 @@ impl PodcastHost {
             }
         };
         let catalog = self.catalog(who.account()).await?;
+        let before = catalog
+            .read_found(|state| {
+                state
+                    .campaigns
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| not_found(id))
+            })
+            .await?;
+        let counted = self
+            .campaign_impressions(who.account(), std::slice::from_ref(&before))
+            .await?;
+        let impressions = counted.get(id).copied().unwrap_or(0);
         let now = self.now();
         catalog
             .commit(now, |state| {
@@ -203,6 +218,10 @@ impl PodcastHost {
                     campaign.ends = ends;
                 }
                 if let Some(goal) = patch.impressions_goal {
+                    // A new goal is measured again (the next count after impressions).
+                    if goal != campaign.impressions_goal {
+                        campaign.goal_reached = goal.filter(|g| impressions >= *g).map(|_| now);
+                    }
                     campaign.impressions_goal = goal;
                 }
                 if let Some(paused) = paused {
@@ -210,7 +229,7 @@ impl PodcastHost {
                 }
                 campaign.updated = now;
                 check(state, &campaign)?;
-                let view = view(state, campaign.clone(), now);
+                let view = view(campaign.clone(), impressions, now);
                 Ok((vec![Change::CampaignPut(Box::new(campaign))], view))
             })
             .await

@@ -1,6 +1,7 @@
 //! [`PodcastHost`]: the service handle every frontend drives.
 
 mod accounts;
+mod ad_stats;
 mod campaigns;
 mod catalogs;
 mod claims;
@@ -12,6 +13,7 @@ mod file_tags;
 mod health;
 mod idempotency;
 mod import;
+mod insertion;
 mod jobs;
 mod media;
 mod metadata;
@@ -38,6 +40,7 @@ use object_store::{ObjectStore, path::Path};
 
 pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
+pub use insertion::{AdSpan, Enclosure, Listener, StitchedEnclosure};
 pub use jobs::WaveformFormat;
 pub use oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
@@ -133,6 +136,8 @@ struct Inner {
     metrics: crate::metrics::Metrics,
     /// The public podcasts of the deployment, as this process knows them.
     directory: Arc<crate::directory::Directory>,
+    /// What this process keeps to answer episodes with ads.
+    insertion: insertion::Caches,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -194,6 +199,7 @@ impl PodcastHost {
                 health: Default::default(),
                 metrics,
                 directory: Default::default(),
+                insertion: Default::default(),
             }),
         }
     }

@@ -18,9 +18,10 @@ use crate::{
     scope::Scope,
     state::AccountState,
     stats::{
-        AppCount, CLOSE_GRACE, DEFAULT_DAYS, DayCount, Delivery, EpisodeCount, FeedCount, MAX_DAYS,
-        MAX_PENDING, Pending, StatsQuery, StatsReport, agents,
+        AppCount, CLOSE_GRACE, ClosedDay, DEFAULT_DAYS, DayCount, DayCounts, Delivery,
+        EpisodeCount, FeedCount, MAX_DAYS, MAX_PENDING, Pending, StatsQuery, StatsReport, agents,
         counting::{Record, Row},
+        impressions::AdBytes,
         ledger,
     },
 };
@@ -28,7 +29,7 @@ use crate::{
 /// Bytes per minute assumed for audio whose duration is unknown (128 kbit/s).
 const UNKNOWN_RATE_BYTES_PER_MINUTE: u64 = 128_000 / 8 * 60;
 
-fn day_of(t: Timestamp) -> Date {
+pub(super) fn day_of(t: Timestamp) -> Date {
     t.to_zoned(TimeZone::UTC).date()
 }
 
@@ -104,6 +105,21 @@ fn listener_hash(salt: &[u8], delivery: &Delivery, feed: &FeedId, episode: Episo
         delivery.user_agent.as_bytes(),
         feed.as_str().as_bytes(),
         episode.number().to_string().as_bytes(),
+    ] {
+        hasher.update(part);
+        hasher.update([0]);
+    }
+    hex::encode(&hasher.finalize()[..16])
+}
+
+/// The listener alone (IAB: address and user agent), salted: whose ad impressions a record's
+/// are, whatever the episode.
+fn listener_only_hash(salt: &[u8], delivery: &Delivery) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(salt);
+    for part in [
+        listener_address(delivery.client).to_string().as_bytes(),
+        delivery.user_agent.as_bytes(),
     ] {
         hasher.update(part);
         hasher.update([0]);
@@ -191,8 +207,14 @@ impl PodcastHost {
                             return None;
                         }
                         let (feed, episode) = episodes.get(&media.id)?.clone();
-                        let duration = media.facts.audio.as_ref().map(|a| a.duration_ms);
-                        let need = minute_threshold(media.size, media.facts.tag_bytes, duration);
+                        // A stitched answer's minute is a minute of it (IAB: the file sent).
+                        let need = match &report.delivery.stitched {
+                            Some(s) => minute_threshold(s.len, s.tag_bytes, Some(s.duration_ms)),
+                            None => {
+                                let duration = media.facts.audio.as_ref().map(|a| a.duration_ms);
+                                minute_threshold(media.size, media.facts.tag_bytes, duration)
+                            }
+                        };
                         Some((report, feed, episode, need))
                     })
                     .collect()
@@ -206,6 +228,13 @@ impl PodcastHost {
             }
             let day = day_of(report.at);
             let salt = self.salt(day).await?;
+            let delivery = &report.delivery;
+            let sent = delivery.range.start..delivery.range.start + delivery.delivered;
+            let ads = delivery
+                .stitched
+                .as_ref()
+                .map(|s| AdBytes::sent(&s.ads, sent))
+                .unwrap_or_default();
             let previous = self
                 .salt(day.yesterday().map_err(|e| Error::storage(e.to_string()))?)
                 .await?;
@@ -224,7 +253,17 @@ impl PodcastHost {
                     .subscriber
                     .as_deref()
                     .and_then(|s| s.parse().ok()),
+                listener: match &ads.is_empty() {
+                    true => String::new(),
+                    false => listener_only_hash(&salt, &report.delivery),
+                },
+                ads,
             });
+        }
+        if by_day.values().flatten().any(|r| !r.ads.is_empty()) {
+            let delivered = &self.inner.stats.ads_delivered;
+            let mut delivered = delivered.lock().unwrap_or_else(|e| e.into_inner());
+            delivered.insert(account.as_str().to_string());
         }
         let mut stored = 0;
         for (day, records) in by_day {
@@ -264,7 +303,9 @@ impl PodcastHost {
         loop {
             tokio::select! {
                 _ = flush.tick() => {
-                    if let Err(e) = self.flush_stats().await {
+                    // Flushes, then stops the campaigns the flushed impressions brought to
+                    // their goal.
+                    if let Err(e) = self.check_campaign_goals().await {
                         tracing::warn!(error = %e, "storing download statistics failed; will retry");
                     }
                 }
@@ -334,8 +375,8 @@ impl PodcastHost {
     ) -> Result<Vec<crate::stats::StatsRow>> {
         let (_, _, days) = self.period_rows(who, query).await?;
         let mut out = Vec::new();
-        for (date, rows) in days {
-            for row in rows.iter().filter(|row| wanted(query, row)) {
+        for (date, counts) in days {
+            for row in counts.rows.iter().filter(|row| wanted(query, row)) {
                 out.push(crate::stats::StatsRow {
                     date,
                     hour: row.hour,
@@ -357,7 +398,7 @@ impl PodcastHost {
         &self,
         who: &Principal,
         query: &StatsQuery,
-    ) -> Result<(Date, Date, Vec<(Date, Arc<Vec<Row>>)>)> {
+    ) -> Result<(Date, Date, Vec<(Date, ClosedDay)>)> {
         who.require(Scope::Stats)?;
         let today = day_of(self.now());
         let (from, to) = period(query, today)?;
@@ -373,28 +414,43 @@ impl PodcastHost {
                 return Err(Error::not_found("feed", feed));
             }
         }
-        self.flush_stats().await?;
-        let now = self.now();
-        let raw = ledger::raw_days(self.store(), &account).await?;
-        for day in raw.iter().filter(|d| is_due(**d, now)) {
-            ledger::close_day(self.store(), &account, *day).await?;
-        }
-        let mut rows = Vec::new();
-        let mut day = from;
-        while day <= to {
-            rows.push((day, self.day_rows(&account, day, raw.contains(&day)).await?));
-            day = day.tomorrow().map_err(|e| Error::storage(e.to_string()))?;
-        }
+        let rows = self.counted_days(&account, from, to).await?;
         Ok((from, to, rows))
     }
 
-    /// A day's rows: closed (cached: closed days never change) or counted now.
-    async fn day_rows(
+    /// The counts of days `from..=to` of `account`, this process's reports flushed and the days
+    /// due closed first.
+    pub(super) async fn counted_days(
+        &self,
+        account: &AccountId,
+        from: Date,
+        to: Date,
+    ) -> Result<Vec<(Date, ClosedDay)>> {
+        self.flush_stats().await?;
+        let now = self.now();
+        let raw = ledger::raw_days(self.store(), account).await?;
+        for day in raw.iter().filter(|d| is_due(**d, now)) {
+            ledger::close_day(self.store(), account, *day).await?;
+        }
+        let mut days = Vec::new();
+        let mut day = from;
+        while day <= to {
+            days.push((
+                day,
+                self.day_counts(account, day, raw.contains(&day)).await?,
+            ));
+            day = day.tomorrow().map_err(|e| Error::storage(e.to_string()))?;
+        }
+        Ok(days)
+    }
+
+    /// A day's counts: closed (cached: closed days never change) or counted now.
+    pub(super) async fn day_counts(
         &self,
         account: &AccountId,
         day: Date,
         has_raw: bool,
-    ) -> Result<Arc<Vec<Row>>> {
+    ) -> Result<ClosedDay> {
         let key = (account.clone(), day);
         let closed = &self.inner.stats.closed;
         if let Some(rows) = closed.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
@@ -410,7 +466,7 @@ impl PodcastHost {
             return Ok(rows);
         }
         if !has_raw {
-            return Ok(Arc::new(Vec::new()));
+            return Ok(Arc::new(DayCounts::default()));
         }
         Ok(Arc::new(
             ledger::open_day(self.store(), account, day, 2).await?.0,
@@ -419,7 +475,7 @@ impl PodcastHost {
 }
 
 /// The period of a query, checked.
-fn period(query: &StatsQuery, today: Date) -> Result<(Date, Date)> {
+pub(super) fn period(query: &StatsQuery, today: Date) -> Result<(Date, Date)> {
     let to = query.to.unwrap_or(today);
     let from = match query.from {
         Some(from) => from,
@@ -446,7 +502,7 @@ fn wanted(query: &StatsQuery, row: &Row) -> bool {
         && query.episode.is_none_or(|e| e == row.episode)
 }
 
-fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQuery) -> StatsReport {
+fn report(from: Date, to: Date, days: &[(Date, ClosedDay)], query: &StatsQuery) -> StatsReport {
     let mut feeds: BTreeMap<&FeedId, u64> = BTreeMap::new();
     let mut episodes: BTreeMap<(&FeedId, EpisodeId), u64> = BTreeMap::new();
     let mut apps: BTreeMap<&str, u64> = BTreeMap::new();
@@ -454,9 +510,9 @@ fn report(from: Date, to: Date, days: &[(Date, Arc<Vec<Row>>)], query: &StatsQue
     let mut platforms: BTreeMap<&str, u64> = BTreeMap::new();
     let mut hours = vec![0u64; 24];
     let mut day_counts = Vec::with_capacity(days.len());
-    for (date, rows) in days {
+    for (date, counts) in days {
         let mut downloads = 0;
-        for row in rows.iter().filter(|r| wanted(query, r)) {
+        for row in counts.rows.iter().filter(|r| wanted(query, r)) {
             downloads += row.downloads;
             *feeds.entry(&row.feed).or_default() += row.downloads;
             *episodes.entry((&row.feed, row.episode)).or_default() += row.downloads;

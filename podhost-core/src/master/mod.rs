@@ -289,7 +289,10 @@ impl Master {
         )];
         if let Some(other) = self.options.alternate {
             let bitrate = other.default_bitrate(self.channels as u16);
-            encoders.push((other, Encoder::new(other, self.channels, rate, bitrate, None)?));
+            encoders.push((
+                other,
+                Encoder::new(other, self.channels, rate, bitrate, None)?,
+            ));
         }
         self.encoders = encoders;
         let ceiling = 10f64.powf((self.options.true_peak - HEADROOM_DB) / 20.0) as f32;

@@ -90,6 +90,9 @@ pub struct Campaign {
     pub impressions_goal: Option<u64>,
     /// Paused by its owner.
     pub paused: bool,
+    /// When its impressions were found to reach its goal (it stops everywhere then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal_reached: Option<Timestamp>,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -100,6 +103,7 @@ impl Campaign {
     /// Its status at `now`, having made `impressions` impressions.
     pub fn status(&self, now: Timestamp, impressions: u64) -> CampaignStatus {
         let ended = self.ends.is_some_and(|end| end <= now)
+            || self.goal_reached.is_some()
             || self
                 .impressions_goal
                 .is_some_and(|goal| impressions >= goal);
@@ -184,6 +188,7 @@ mod tests {
             ends: Some(at(200)),
             impressions_goal: Some(10),
             paused: false,
+            goal_reached: None,
             created: at(0),
             updated: at(0),
         };

@@ -17,8 +17,8 @@ mod size;
 mod subscriber;
 pub mod taxonomy;
 
-pub use ad_audio::{AdAudio, AdShape};
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
+pub use ad_audio::{AdAudio, AdShape};
 pub use audio::{AudioPatch, FeedAudio};
 pub use campaign::{Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position};
 pub use category::{

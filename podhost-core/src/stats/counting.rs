@@ -40,6 +40,12 @@ pub(crate) struct Record {
     /// The device it played on, by the OPAWG devices list.
     #[serde(default = "unknown")]
     pub platform: String,
+    /// The listener alone (salted like `id`, without the episode): whose impressions `ads` are.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub listener: String,
+    /// The bytes of ads it sent (a stitched answer's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ads: Vec<super::impressions::AdBytes>,
 }
 
 fn unknown() -> String {
@@ -187,6 +193,8 @@ mod tests {
             need: 1_000,
             subscriber: None,
             platform: unknown(),
+            listener: String::new(),
+            ads: Vec::new(),
         }
     }
 

@@ -21,7 +21,9 @@ use jiff::civil::Date;
 use object_store::{ObjectStore, PutPayload, path::Path};
 use serde::{Deserialize, Serialize};
 
+use super::DayCounts;
 use super::counting::{Carry, Record, Row, count_day};
+use super::impressions::{AdRow, count_impressions};
 use crate::store::{delete_quietly, get_optional, layout, put_if_absent};
 use crate::{
     error::{Error, Result},
@@ -36,6 +38,9 @@ struct DayFile {
     v: u32,
     day: Date,
     rows: Vec<Row>,
+    /// Ad impressions (files of days before ads were served have none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ads: Vec<AdRow>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -191,19 +196,22 @@ async fn raw_records(
     Ok((records, paths))
 }
 
-/// The rows of a closed day, or `None` when the day is not closed.
+/// The counts of a closed day, or `None` when the day is not closed.
 pub(crate) async fn closed_day(
     store: &Arc<dyn ObjectStore>,
     account: &AccountId,
     day: Date,
-) -> Result<Option<Vec<Row>>> {
+) -> Result<Option<DayCounts>> {
     let path = day_path(account, day);
     let Some(bytes) = get_optional(store, &path).await? else {
         return Ok(None);
     };
     let file: DayFile = decode(&bytes, &path)?;
     check(file.v, &path)?;
-    Ok(Some(file.rows))
+    Ok(Some(DayCounts {
+        rows: file.rows,
+        ads: file.ads,
+    }))
 }
 
 async fn carry_of(store: &Arc<dyn ObjectStore>, account: &AccountId, day: Date) -> Result<Carry> {
@@ -236,7 +244,7 @@ pub(crate) async fn open_day(
     account: &AccountId,
     day: Date,
     depth: u32,
-) -> Result<(Vec<Row>, Carry)> {
+) -> Result<(DayCounts, Carry)> {
     let yesterday = day.yesterday().map_err(|e| Error::storage(e.to_string()))?;
     let carry_in = if closed_day(store, account, yesterday).await?.is_some() || depth == 0 {
         carry_of(store, account, yesterday).await?
@@ -246,7 +254,9 @@ pub(crate) async fn open_day(
             .1
     };
     let (records, _) = raw_records(store, account, day).await?;
-    Ok(count_day(day_end_ms(day)?, &carry_in, records))
+    let ads = count_impressions(&records);
+    let (rows, carry) = count_day(day_end_ms(day)?, &carry_in, records);
+    Ok((DayCounts { rows, ads }, carry))
 }
 
 /// Closes `day` of `account` (whose previous days are closed), or finishes an interrupted close.
@@ -259,6 +269,7 @@ pub(crate) async fn close_day(
     let (records, paths) = raw_records(store, account, day).await?;
     if closed_day(store, account, day).await?.is_none() {
         let carry_in = carry_of(store, account, yesterday).await?;
+        let ads = count_impressions(&records);
         let (rows, carry) = count_day(day_end_ms(day)?, &carry_in, records);
         // The carry first: once the day exists, the next day's close relies on it.
         let carry = CarryFile {
@@ -271,6 +282,7 @@ pub(crate) async fn close_day(
             v: VERSION,
             day,
             rows,
+            ads,
         };
         put_if_absent(store, &day_path(account, day), encode(&file)?).await?;
     } else if !paths.is_empty() {

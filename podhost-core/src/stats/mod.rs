@@ -13,6 +13,7 @@
 
 pub mod agents;
 pub(crate) mod counting;
+pub(crate) mod impressions;
 pub(crate) mod ledger;
 
 use std::{collections::HashMap, net::IpAddr, ops::Range, sync::Mutex, time::Duration};
@@ -54,6 +55,35 @@ pub struct Delivery {
     pub delivered: u64,
     /// The subscriber whose URL it was (a private podcast's), by id.
     pub subscriber: Option<String>,
+    /// The answer was the episode with ads ([`crate::Enclosure::Stitched`]): its length, its
+    /// leading tag, its duration and where its ads are. `None`: the stored file.
+    pub stitched: Option<StitchedDelivery>,
+}
+
+/// What a download of a stitched answer counts by: the answer's own length and duration (a
+/// download's minute is a minute of it), and the ads whose bytes it sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StitchedDelivery {
+    /// The answer's length in bytes.
+    pub len: u64,
+    /// Its leading ID3 tag's bytes.
+    pub tag_bytes: u64,
+    /// Its duration in milliseconds.
+    pub duration_ms: u64,
+    /// Its ads and where their bytes are.
+    pub ads: Vec<crate::AdSpan>,
+}
+
+impl StitchedDelivery {
+    /// What a download of `answer` counts by.
+    pub fn of(answer: &crate::StitchedEnclosure) -> StitchedDelivery {
+        StitchedDelivery {
+            len: answer.len(),
+            tag_bytes: answer.tag_bytes(),
+            duration_ms: answer.duration_ms,
+            ads: answer.ads.clone(),
+        }
+    }
 }
 
 impl Delivery {
@@ -99,6 +129,54 @@ pub struct StatsReport {
     pub hours: Vec<u64>,
     /// Downloads per device (the OPAWG devices list), most first.
     pub platforms: Vec<PlatformCount>,
+}
+
+/// A campaign's ad impressions (IAB v2.3: every byte of the ad sent, once per listener, ad
+/// and day), in total, per day and per episode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CampaignStats {
+    /// All impressions.
+    pub impressions: u64,
+    /// Every day since the campaign was made, with its impressions (zero included), oldest
+    /// first.
+    pub days: Vec<ImpressionDay>,
+    /// Impressions per episode, most first.
+    pub episodes: Vec<ImpressionEpisode>,
+}
+
+/// Impressions of a day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImpressionDay {
+    /// The UTC day.
+    pub date: Date,
+    /// Impressions.
+    pub impressions: u64,
+}
+
+/// Impressions in an episode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImpressionEpisode {
+    /// The podcast.
+    pub feed_id: FeedId,
+    /// The episode.
+    pub episode_id: EpisodeId,
+    /// Impressions.
+    pub impressions: u64,
+}
+
+/// Impressions of a campaign in an episode on a day: a line of the CSV export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImpressionRow {
+    /// The UTC day.
+    pub date: Date,
+    /// The campaign.
+    pub campaign_id: crate::ids::CampaignId,
+    /// The podcast.
+    pub feed_id: FeedId,
+    /// The episode.
+    pub episode_id: EpisodeId,
+    /// Impressions.
+    pub impressions: u64,
 }
 
 /// The guidelines the counting follows, as its reports state them.
@@ -191,8 +269,15 @@ pub(crate) struct Pending {
     pub delivery: Delivery,
 }
 
-/// The rows of a closed day, shared (closed days never change).
-pub(crate) type ClosedDay = std::sync::Arc<Vec<counting::Row>>;
+/// What a day counted: downloads, and ad impressions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct DayCounts {
+    pub rows: Vec<counting::Row>,
+    pub ads: Vec<impressions::AdRow>,
+}
+
+/// The counts of a closed day, shared (closed days never change).
+pub(crate) type ClosedDay = std::sync::Arc<DayCounts>;
 
 /// A process's statistics memory: reports not yet flushed, day salts, closed days read.
 pub(crate) struct Recorder {
@@ -205,6 +290,8 @@ pub(crate) struct Recorder {
     pub flushing: tokio::sync::Mutex<()>,
     pub salts: Mutex<HashMap<Date, Vec<u8>>>,
     pub closed: Mutex<HashMap<(crate::ids::AccountId, Date), ClosedDay>>,
+    /// Accounts whose ads this process delivered since their goals were last checked.
+    pub ads_delivered: Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl Default for Recorder {
@@ -217,6 +304,7 @@ impl Default for Recorder {
             flushing: Default::default(),
             salts: Mutex::default(),
             closed: Mutex::default(),
+            ads_delivered: Mutex::default(),
         }
     }
 }

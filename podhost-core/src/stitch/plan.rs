@@ -11,7 +11,7 @@ use super::{
 use crate::{model::BlobKey, probe::frame::FrameHeader, tags::Chapter};
 
 /// Where an ad goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Slot {
     /// Before the episode.
     Preroll,
@@ -211,8 +211,11 @@ impl Cuts {
                 return Err(StitchError::Mixed(0));
             }
         }
-        let mut order: Vec<(usize, usize)> =
-            ads.iter().enumerate().map(|(i, (slot, _))| (*slot, i)).collect();
+        let mut order: Vec<(usize, usize)> = ads
+            .iter()
+            .enumerate()
+            .map(|(i, (slot, _))| (*slot, i))
+            .collect();
         order.sort();
         let spf = self.samples_per_frame;
         let mut audio: Vec<Piece> = Vec::new();
@@ -236,7 +239,10 @@ impl Cuts {
             let mut inserted = ad.frames;
             // The episode goes on after the ad (after the last ad of the slot): bring the
             // reservoir its next frame reads.
-            let next_in_slot = ads.iter().enumerate().any(|(j, (s, _))| *s == slot && j > i);
+            let next_in_slot = ads
+                .iter()
+                .enumerate()
+                .any(|(j, (s, _))| *s == slot && j > i);
             if !next_in_slot {
                 inserted += cut.carriers.len() as u64;
                 audio.extend(cut.carriers.iter().cloned().map(Piece::Bytes));

@@ -1,5 +1,5 @@
 //! Ad campaigns (`GET`/`POST /api/campaigns`, `GET`/`PUT`/`DELETE
-//! /api/campaigns/{campaign_id}`).
+//! /api/campaigns/{campaign_id}`) and their statistics (`GET /api/stats/campaigns/{campaign_id}`).
 
 use http::StatusCode;
 use podhost_core::CampaignId;
@@ -26,7 +26,14 @@ pub(super) async fn handle<B: RequestBody>(
         E::GetCampaign { campaign_id } => get(api, call, &campaign_id).await,
         E::UpdateCampaign { campaign_id } => update(api, call, &campaign_id).await,
         E::DeleteCampaign { campaign_id } => delete(api, call, &campaign_id).await,
+        E::CampaignStats { campaign_id } => stats(api, call, &campaign_id).await,
     }
+}
+
+/// `GET /api/stats/campaigns/{campaign_id}`
+async fn stats<B: RequestBody>(api: &Api, call: Call<B>, id: &CampaignId) -> Answer {
+    let stats = api.host.campaign_stats(&call.who, id).await?;
+    data(StatusCode::OK, wire::campaigns::campaign_stats(&stats))
 }
 
 /// `GET /api/campaigns`

@@ -45,6 +45,7 @@ pub(super) async fn get<B: RequestBody>(
 pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let query = query_of(&call, None, None)?;
     let rows = api.host.download_rows(&call.who, &query).await?;
+    let ads = api.host.impression_rows(&call.who, &query).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
     let header = [
         "date",
@@ -55,6 +56,8 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         "platform",
         "subscriber_id",
         "downloads",
+        "campaign_id",
+        "impressions",
     ];
     let written = out.write_record(header).and_then(|()| {
         for row in &rows {
@@ -70,6 +73,23 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
                     .map(|s| s.to_string())
                     .unwrap_or_default(),
                 row.downloads.to_string(),
+                String::new(),
+                String::new(),
+            ])?;
+        }
+        // A campaign's impressions in an episode on a day (with the scope `ads-read-only`).
+        for row in &ads {
+            out.write_record([
+                row.date.to_string(),
+                String::new(),
+                row.feed_id.to_string(),
+                row.episode_id.to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                row.campaign_id.to_string(),
+                row.impressions.to_string(),
             ])?;
         }
         out.flush().map_err(csv::Error::from)

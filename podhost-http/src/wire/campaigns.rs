@@ -270,3 +270,60 @@ impl CampaignUpdate {
         Ok(patch)
     }
 }
+
+/// Impressions of a day.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DayImpressions {
+    /// The UTC day, `YYYY-MM-DD`.
+    #[schemars(extend("format" = "date"))]
+    pub date: String,
+    /// Impressions.
+    pub impressions: u64,
+}
+
+/// Impressions in an episode.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EpisodeImpressions {
+    /// The podcast's id.
+    pub feed_id: String,
+    /// The episode's id.
+    pub show_id: String,
+    /// Impressions.
+    pub impressions: u64,
+}
+
+/// A campaign's impressions (IAB v2.3: every byte of the ad reached the listener, counted once
+/// per listener, ad and day): in total, per day since the campaign was made, per episode.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CampaignStatsRecord {
+    /// All impressions.
+    pub impressions: u64,
+    /// Every day since the campaign was made, oldest first.
+    pub days: Vec<DayImpressions>,
+    /// Per episode, most first.
+    pub episodes: Vec<EpisodeImpressions>,
+}
+
+/// The wire form of a campaign's statistics.
+pub fn campaign_stats(s: &podhost_core::stats::CampaignStats) -> CampaignStatsRecord {
+    CampaignStatsRecord {
+        impressions: s.impressions,
+        days: s
+            .days
+            .iter()
+            .map(|d| DayImpressions {
+                date: d.date.to_string(),
+                impressions: d.impressions,
+            })
+            .collect(),
+        episodes: s
+            .episodes
+            .iter()
+            .map(|e| EpisodeImpressions {
+                feed_id: e.feed_id.as_str().to_string(),
+                show_id: e.episode_id.to_string(),
+                impressions: e.impressions,
+            })
+            .collect(),
+    }
+}

@@ -65,6 +65,7 @@ pub async fn statistics(store: Arc<dyn ObjectStore>) {
             range: 0..size,
             delivered: size,
             subscriber: None,
+            stitched: None,
         });
     }
     assert!(host.flush_stats().await.unwrap() >= 2);

@@ -143,19 +143,31 @@ pub(super) async fn ad_audio(
 ) -> Result<JobOutput> {
     let shape = AdAudioParams::read(&job.params)?.shape;
     let options = MasterOptions {
-        target: shape.lufs().clamp(*crate::master::TARGETS.start(), *crate::master::TARGETS.end()),
+        target: shape.lufs().clamp(
+            *crate::master::TARGETS.start(),
+            *crate::master::TARGETS.end(),
+        ),
         true_peak: -1.0,
         format: Format::Mp3,
         bitrate: shape.bitrate,
         alternate: None,
     };
-    let encoded = encode(host, account, media, options, shape.channels, Some(shape.rate)).await?;
+    let encoded = encode(
+        host,
+        account,
+        media,
+        options,
+        shape.channels,
+        Some(shape.rate),
+    )
+    .await?;
     let (_, bytes) = encoded
         .into_iter()
         .next()
         .ok_or_else(|| Error::storage("the ad's encoding made no file"))?;
     let name = mastered_name(&media.name, "mp3");
-    let body = futures::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(bytes))]);
+    let body =
+        futures::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(bytes))]);
     let (blob, size, _) = host.store_blob(account, &name, body).await?;
     Ok(JobOutput::AdAudio { shape, blob, size })
 }

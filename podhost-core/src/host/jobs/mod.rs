@@ -19,6 +19,7 @@ pub(super) mod records;
 pub(super) mod workers;
 
 pub use kinds::WaveformFormat;
+pub(super) use master::AdAudioParams;
 
 use super::PodcastHost;
 use crate::webhooks::event::{EventKind as K, Subject};

@@ -118,7 +118,9 @@ impl JobOutput {
         now: jiff::Timestamp,
     ) -> Result<Option<Made>> {
         if let JobOutput::AdAudio { shape, blob, size } = self {
-            return Ok(Some(ad_audio_made(state, original, job, *shape, blob, *size)));
+            return Ok(Some(ad_audio_made(
+                state, original, job, *shape, blob, *size,
+            )));
         }
         let created = self.created(state, original, now)?;
         let Some(((_, first), others)) = created.split_first() else {

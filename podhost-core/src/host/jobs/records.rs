@@ -66,7 +66,7 @@ pub(crate) fn job_for(
         j.media == Some(media)
             && j.kind == kind
             && !j.status.is_final()
-            && (kind != JobKind::Master || j.params == *params)
+            && (!matches!(kind, JobKind::Master | JobKind::AdAudio) || j.params == *params)
     }) {
         return Ok((running.clone(), false));
     }

@@ -48,6 +48,13 @@ endpoints! {
             })
             .answers(200, "the campaign", Shape::Data(schema::<wire::campaigns::CampaignRecord>()));
 
+    /// a campaign's impressions (IAB v2.3: every byte of the ad sent, once per listener, ad and
+    /// day), in total, per day since it was made and per episode
+    CampaignStats { campaign_id: CampaignId } = GET "/api/stats/campaigns/{campaign_id}",
+        Spec::token(Scope::AdsReadOnly)
+            .addition()
+            .answers(200, "the statistics", Shape::Data(schema::<wire::campaigns::CampaignStatsRecord>()));
+
     /// delete a campaign (its ad file stays)
     DeleteCampaign { campaign_id: CampaignId } = DELETE "/api/campaigns/{campaign_id}",
         Spec::token(Scope::Ads)

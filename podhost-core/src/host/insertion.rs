@@ -1,0 +1,742 @@
+//! Dynamic ad insertion at the enclosure URL: which ads a listener hears in an episode, and the
+//! stitched answer they get.
+//!
+//! An episode file (MP3) with ad breaks, used as the audio of a published episode, **offers**
+//! each of its slots (preroll, each midroll, postroll) to the active campaigns that run in its
+//! podcast at that position and whose ad is encoded like the episode (see
+//! [`AdShape`]). A listener (IAB: the address, an IPv6 one by its /64, and the user agent) gets
+//! one of the offered ads per slot, chosen by a hash of the listener, the file and the UTC day:
+//! every range of one listen, and a download resumed the same day, read the same arrangement,
+//! on any server. The arrangement is stitched from stored parts ([`crate::stitch`]) and never
+//! stored; its ETag names the ads in it.
+//!
+//! Ads not yet encoded to the episode's shape are asked for (a background job) and left out
+//! until ready. A file without breaks, or without a campaign to put in them, is answered as it
+//! is stored.
+
+use std::{net::IpAddr, ops::Range, sync::Arc};
+
+use bytes::Bytes;
+use futures::{StreamExt, stream::BoxStream};
+use jiff::Timestamp;
+use sha2::{Digest, Sha256};
+
+use super::PodcastHost;
+use crate::{
+    cache::{Cache, Weigh},
+    error::{Error, Result},
+    ids::{AccountId, CampaignId, EpisodeId, FeedId, MediaId},
+    model::{AdShape, BlobKey, CampaignStatus, Media, Position},
+    publish::PublicMedia,
+    state::AccountState,
+    stitch::{AdPart, Arrangement, Cuts, Mp3File, Mp3Layout, Piece, Slot, Stitched},
+    tags::Chapter,
+};
+
+/// The bytes of prepared episodes and ads this process keeps.
+const PREPARED_BYTES: usize = 64 << 20;
+/// The bytes of arrangements (their pieces and tags) this process keeps.
+const ARRANGEMENT_BYTES: usize = 32 << 20;
+/// How long after a failed encoding of an ad it is tried again.
+const RETRY_FAILED_AFTER: jiff::SignedDuration = jiff::SignedDuration::from_hours(1);
+
+/// A listener by IAB's rule: the client's address and user agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listener {
+    /// The client's address (an IPv6 address counts by its /64).
+    pub address: IpAddr,
+    /// The `User-Agent` header.
+    pub user_agent: String,
+}
+
+/// What an enclosure URL answers one listener.
+#[derive(Clone, Debug)]
+pub enum Enclosure {
+    /// The stored file, as it is.
+    File(PublicMedia),
+    /// The episode with ads at its breaks.
+    Stitched(Box<StitchedEnclosure>),
+}
+
+/// An ad in a stitched answer: its campaign and where its bytes are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdSpan {
+    /// The campaign.
+    pub campaign: CampaignId,
+    /// Its bytes in the answer.
+    pub bytes: Range<u64>,
+}
+
+/// A stitched answer: the episode's file (its type and date) with ads at its breaks.
+#[derive(Clone, Debug)]
+pub struct StitchedEnclosure {
+    /// The episode's stored file.
+    pub media: PublicMedia,
+    /// A strong validator naming the arrangement (the file and the ads in it).
+    pub etag: String,
+    /// The ads in it, in order.
+    pub ads: Vec<AdSpan>,
+    /// Its length in milliseconds.
+    pub duration_ms: u64,
+    account: AccountId,
+    arrangement: Arc<Arranged>,
+}
+
+impl StitchedEnclosure {
+    /// Its length in bytes.
+    pub fn len(&self) -> u64 {
+        self.arrangement.arrangement.len()
+    }
+
+    /// Whether it has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of its leading ID3 tag (what a download's first minute adds to the audio).
+    pub fn tag_bytes(&self) -> u64 {
+        self.arrangement.tag_bytes
+    }
+}
+
+/// A slot of an episode file and the ads that may go in it.
+#[derive(Clone, Debug)]
+struct Offered {
+    ads: Vec<OfferedAd>,
+}
+
+#[derive(Clone, Debug)]
+struct OfferedAd {
+    campaign: CampaignId,
+    blob: BlobKey,
+}
+
+/// What an episode file offers listeners at one version of its account.
+#[derive(Clone, Debug)]
+struct Offer {
+    /// The file.
+    blob: BlobKey,
+    breaks: Vec<Slot>,
+    slots: Vec<Offered>,
+    /// The episode's chapters (moved by the ads for each listener).
+    chapters: Vec<Chapter>,
+    /// Ads to encode to the file's shape, by ad media id.
+    missing: Vec<(MediaId, AdShape)>,
+}
+
+impl Weigh for Option<Arc<Offer>> {
+    fn weight(&self) -> usize {
+        self.as_ref().map_or(16, |o| {
+            256 + o.slots.iter().map(|s| 64 + 96 * s.ads.len()).sum::<usize>()
+                + o.chapters.len() * 128
+        })
+    }
+}
+
+/// An episode file cut at its breaks, with its leading tag.
+struct Prepared {
+    cuts: Cuts,
+    tag: Bytes,
+}
+
+impl Weigh for Arc<Prepared> {
+    fn weight(&self) -> usize {
+        self.cuts.weight() + self.tag.len()
+    }
+}
+
+impl Weigh for Arc<AdPart> {
+    fn weight(&self) -> usize {
+        256
+    }
+}
+
+/// An arrangement as served: its pieces, where its ads are, its chapters.
+#[derive(Debug)]
+struct Arranged {
+    arrangement: Arrangement,
+    stitched: Stitched,
+    tag_bytes: u64,
+    /// Per ad in order: its slot's position in the arrangement.
+    ads: Vec<Range<u64>>,
+    chapters: Vec<Chapter>,
+}
+
+impl Weigh for Arc<Arranged> {
+    fn weight(&self) -> usize {
+        let bytes: usize = self
+            .arrangement
+            .pieces()
+            .iter()
+            .map(|p| match p {
+                Piece::Bytes(b) => b.len() + 64,
+                Piece::Blob { .. } => 96,
+            })
+            .sum();
+        bytes + self.chapters.len() * 128 + 256
+    }
+}
+
+/// This process's caches of ad insertion.
+pub(super) struct Caches {
+    offers: Cache<(AccountId, String), u64, Option<Arc<Offer>>>,
+    prepared: Cache<(AccountId, String, Vec<Slot>), (), Arc<Prepared>>,
+    ad_parts: Cache<(AccountId, String), (), Arc<AdPart>>,
+    arranged: Cache<(AccountId, String), (), Arc<Arranged>>,
+    /// Encodings asked for by this process (so a busy episode asks once).
+    asked: std::sync::Mutex<std::collections::HashSet<(AccountId, MediaId, AdShape)>>,
+}
+
+impl Default for Caches {
+    fn default() -> Self {
+        Caches {
+            offers: Cache::new(ARRANGEMENT_BYTES),
+            prepared: Cache::new(PREPARED_BYTES),
+            ad_parts: Cache::new(PREPARED_BYTES / 16),
+            arranged: Cache::new(ARRANGEMENT_BYTES),
+            asked: Default::default(),
+        }
+    }
+}
+
+/// The slots of a file's ad breaks, in order: preroll, the midrolls at their samples, postroll.
+fn slots_of(media: &Media) -> Vec<Slot> {
+    let (Some(adbreak), Some(audio)) = (&media.adbreak, &media.facts.audio) else {
+        return Vec::new();
+    };
+    let rate = f64::from(audio.sample_rate);
+    let mut slots = Vec::new();
+    if adbreak.preroll {
+        slots.push(Slot::Preroll);
+    }
+    let mut midrolls: Vec<u64> = adbreak
+        .midrolls
+        .iter()
+        .filter(|s| s.is_finite() && **s > 0.0)
+        .map(|s| (s * rate) as u64)
+        .collect();
+    midrolls.sort_unstable();
+    midrolls.dedup();
+    slots.extend(midrolls.into_iter().map(Slot::Midroll));
+    if adbreak.postroll {
+        slots.push(Slot::Postroll);
+    }
+    slots
+}
+
+fn position_of(slot: Slot) -> Position {
+    match slot {
+        Slot::Preroll => Position::Preroll,
+        Slot::Midroll(_) => Position::Midroll,
+        Slot::Postroll => Position::Postroll,
+    }
+}
+
+/// The published episode that plays `media` as its audio (the earliest published, then the
+/// lowest id: one answer everywhere).
+fn episode_playing(
+    state: &AccountState,
+    media: MediaId,
+    now: Timestamp,
+) -> Option<(FeedId, EpisodeId, Timestamp)> {
+    state
+        .feeds
+        .iter()
+        .flat_map(|(feed, entry)| entry.episodes.values().map(move |e| (feed, e)))
+        .filter(|(_, e)| e.media == Some(media) && e.is_published(now))
+        .map(|(feed, e)| (feed.clone(), e.id, e.publish_at))
+        .min_by(|a, b| (a.2, a.1).cmp(&(b.2, b.1)))
+}
+
+/// The loudness an ad is mastered to when the episode's was never measured: the podcast's
+/// mastering target, else the usual target for its channels.
+fn fallback_loudness(state: &AccountState, feed: &FeedId, channels: u16) -> f64 {
+    state
+        .feeds
+        .get(feed)
+        .filter(|e| e.feed.audio.master)
+        .and_then(|e| e.feed.audio.target)
+        .unwrap_or(if channels == 1 { -19.0 } else { -16.0 })
+}
+
+/// What `media` (a file of the account, by its blob) offers at `now`, and when that changes by
+/// itself (a campaign starts or ends). `None`: no ad goes in it.
+fn offer(
+    state: &AccountState,
+    blob: &str,
+    now: Timestamp,
+) -> (Option<Arc<Offer>>, Option<Timestamp>) {
+    let mut changes_at: Option<Timestamp> = None;
+    for c in state.campaigns.values() {
+        for at in [c.starts, c.ends].into_iter().flatten() {
+            if at > now && changes_at.is_none_or(|t| at < t) {
+                changes_at = Some(at);
+            }
+        }
+    }
+    let Some(media) = state.media_by_blob(blob) else {
+        return (None, changes_at);
+    };
+    let breaks = slots_of(media);
+    if breaks.is_empty() || state.campaigns.is_empty() {
+        return (None, changes_at);
+    }
+    let Some((feed, _, _)) = episode_playing(state, media.id, now) else {
+        return (None, changes_at);
+    };
+    let channels = media.facts.audio.as_ref().map_or(2, |a| a.channels);
+    let Some(shape) = AdShape::of(media, fallback_loudness(state, &feed, channels)) else {
+        return (None, changes_at);
+    };
+    let mut missing = Vec::new();
+    let mut slots = Vec::new();
+    let mut any = false;
+    for slot in &breaks {
+        let mut ads = Vec::new();
+        for c in state.campaigns.values() {
+            if c.status(now, 0) != CampaignStatus::Active
+                || !c.targets(&feed)
+                || !c.positions.contains(&position_of(*slot))
+            {
+                continue;
+            }
+            match state.ad_audio(c.media, &shape) {
+                Some(audio) if audio.blob.is_some() => ads.push(OfferedAd {
+                    campaign: c.id.clone(),
+                    blob: audio.blob.clone().unwrap_or_else(|| media.blob.clone()),
+                }),
+                Some(audio) if !retry_due(state, &audio.job, now) => {}
+                _ => {
+                    if !missing.contains(&(c.media, shape)) {
+                        missing.push((c.media, shape));
+                    }
+                }
+            }
+        }
+        any |= !ads.is_empty();
+        slots.push(Offered { ads });
+    }
+    let offer = Offer {
+        blob: media.blob.clone(),
+        breaks,
+        slots,
+        chapters: media.chapters.clone(),
+        missing,
+    };
+    // An offer with no ad ready still carries what to encode.
+    match any || !offer.missing.is_empty() {
+        true => (Some(Arc::new(offer)), changes_at),
+        false => (None, changes_at),
+    }
+}
+
+/// Whether the encoding job `job` failed (or is gone) long enough ago to be tried again.
+fn retry_due(state: &AccountState, job: &crate::ids::JobId, now: Timestamp) -> bool {
+    match state.jobs.get(job) {
+        None => true,
+        Some(j) => {
+            j.status == crate::model::JobStatus::Failed
+                && j.finished.is_some_and(|f| f + RETRY_FAILED_AFTER <= now)
+        }
+    }
+}
+
+/// The ad a listener gets in each slot: an index into the slot's offered ads, by a hash of the
+/// listener, the file, the UTC day and the slot.
+fn choose(offer: &Offer, listener: &Listener, now: Timestamp) -> Vec<(usize, OfferedAd)> {
+    let day = now.to_zoned(jiff::tz::TimeZone::UTC).date();
+    let address = super::stats::listener_address(listener.address);
+    let mut chosen = Vec::new();
+    for (i, offered) in offer.slots.iter().enumerate() {
+        if offered.ads.is_empty() {
+            continue;
+        }
+        let mut hasher = Sha256::new();
+        for part in [
+            address.to_string().as_bytes(),
+            listener.user_agent.as_bytes(),
+            offer.blob.as_str().as_bytes(),
+            day.to_string().as_bytes(),
+            i.to_string().as_bytes(),
+        ] {
+            hasher.update(part);
+            hasher.update([0]);
+        }
+        let hash = hasher.finalize();
+        let n = u64::from_be_bytes(hash[..8].try_into().unwrap_or_default());
+        let pick = (n % offered.ads.len() as u64) as usize;
+        chosen.push((i, offered.ads[pick].clone()));
+    }
+    chosen
+}
+
+/// The key of an arrangement: the file, its breaks and the ad in each slot. Also its ETag.
+fn arrangement_key(offer: &Offer, chosen: &[(usize, OfferedAd)]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(offer.blob.as_str().as_bytes());
+    for slot in &offer.breaks {
+        hasher.update(format!("{slot:?}").as_bytes());
+    }
+    for (i, ad) in chosen {
+        hasher.update(format!("|{i}:{}", ad.blob.as_str()).as_bytes());
+    }
+    format!(
+        "{}-{}",
+        offer.blob.as_str(),
+        hex::encode(&hasher.finalize()[..8])
+    )
+}
+
+impl PodcastHost {
+    /// What the enclosure URL of `media` (a public file of `account`) answers `listener`: the
+    /// file as stored, or the episode with ads at its breaks. Ads not yet encoded like the
+    /// episode are asked for here (a background job) and left out until ready.
+    pub async fn enclosure_for(
+        &self,
+        account: &AccountId,
+        media: PublicMedia,
+        listener: &Listener,
+    ) -> Result<Enclosure> {
+        let Some(catalog) = self.existing_catalog(account).await? else {
+            return Ok(Enclosure::File(media));
+        };
+        let now = self.now();
+        let caches = &self.inner.insertion;
+        let key = (account.clone(), media.etag.clone());
+        let version = catalog.fresh_seq().await;
+        let offer = match caches.offers.get(&key, &version, now) {
+            Some(offer) => offer,
+            None => {
+                let (offer, changes_at) =
+                    catalog.read(|state| offer(state, &media.etag, now)).await;
+                caches.offers.put(key, version, changes_at, offer.clone());
+                offer
+            }
+        };
+        let Some(offer) = offer else {
+            return Ok(Enclosure::File(media));
+        };
+        if !offer.missing.is_empty() {
+            self.ask_ad_audio(account, &offer.missing);
+        }
+        let chosen = choose(&offer, listener, now);
+        if chosen.is_empty() {
+            return Ok(Enclosure::File(media));
+        }
+        let etag = arrangement_key(&offer, &chosen);
+        let arranged = match caches
+            .arranged
+            .get(&(account.clone(), etag.clone()), &(), now)
+        {
+            Some(arranged) => arranged,
+            None => {
+                let arranged = match self.arrange(account, &media, &offer, &chosen).await {
+                    Ok(arranged) => Arc::new(arranged),
+                    // A file that cannot take ads (a damaged frame, CRC-protected frames) is
+                    // answered as it is: the download matters more than the ad.
+                    Err(e @ Error::Invalid(_)) => {
+                        tracing::warn!(%account, blob = media.etag, error = %e, "served without ads");
+                        return Ok(Enclosure::File(media));
+                    }
+                    Err(e) => return Err(e),
+                };
+                caches
+                    .arranged
+                    .put((account.clone(), etag.clone()), (), None, arranged.clone());
+                arranged
+            }
+        };
+        let ads = chosen
+            .iter()
+            .zip(&arranged.ads)
+            .map(|((_, ad), bytes)| AdSpan {
+                campaign: ad.campaign.clone(),
+                bytes: bytes.clone(),
+            })
+            .collect();
+        Ok(Enclosure::Stitched(Box::new(StitchedEnclosure {
+            duration_ms: arranged.stitched.duration_ms(),
+            media,
+            etag,
+            ads,
+            account: account.clone(),
+            arrangement: arranged,
+        })))
+    }
+
+    /// The bytes `range` of a stitched answer, read piece by piece from the store as the body
+    /// is sent (memory stays bounded whatever the length).
+    pub fn stitched_bytes(
+        &self,
+        answer: &StitchedEnclosure,
+        range: Range<u64>,
+    ) -> BoxStream<'static, Result<Bytes>> {
+        let host = self.clone();
+        let account = answer.account.clone();
+        let slices: Vec<(Piece, Range<u64>)> = answer
+            .arrangement
+            .arrangement
+            .slices(range)
+            .map(|(piece, within)| (piece.clone(), within))
+            .collect();
+        futures::stream::iter(slices)
+            .then(move |(piece, within)| {
+                let (host, account) = (host.clone(), account.clone());
+                async move {
+                    match piece {
+                        Piece::Bytes(bytes) => Ok(futures::stream::once(async move {
+                            Ok(bytes.slice(within.start as usize..within.end as usize))
+                        })
+                        .boxed()),
+                        Piece::Blob { blob, .. } => {
+                            let path = crate::store::layout::blob(&account, &blob);
+                            host.read_range(&path, within).await
+                        }
+                    }
+                }
+            })
+            .map(|read| match read {
+                Ok(stream) => stream,
+                Err(e) => futures::stream::once(async move { Err(e) }).boxed(),
+            })
+            .flatten()
+            .boxed()
+    }
+
+    /// The JSON chapters of a public file (`/chapters/{account}/{blob}.json`) as `listener`
+    /// hears them: moved by the ads their enclosure answer carries (`true`), else as stored.
+    pub async fn listener_chapters(
+        &self,
+        account: &str,
+        blob: &str,
+        listener: &Listener,
+    ) -> Result<(Bytes, bool)> {
+        let stored = self.public_chapters(account, blob).await?;
+        let (Ok(media), Ok(id)) = (
+            self.public_media(account, blob).await,
+            AccountId::new(account),
+        ) else {
+            return Ok((stored, false));
+        };
+        match self.enclosure_for(&id, media, listener).await? {
+            Enclosure::Stitched(answer) => Ok((
+                crate::publish::chapters::render(&answer.arrangement.chapters).into(),
+                true,
+            )),
+            Enclosure::File(_) => Ok((stored, false)),
+        }
+    }
+
+    /// Asks for the ad encodings `missing` (once per process), in the background.
+    fn ask_ad_audio(&self, account: &AccountId, missing: &[(MediaId, AdShape)]) {
+        let wanted: Vec<(MediaId, AdShape)> = {
+            let mut asked = self
+                .inner
+                .insertion
+                .asked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if asked.len() > 10_000 {
+                asked.clear();
+            }
+            missing
+                .iter()
+                .filter(|(m, s)| asked.insert((account.clone(), *m, *s)))
+                .copied()
+                .collect()
+        };
+        if wanted.is_empty() {
+            return;
+        }
+        let (host, account) = (self.clone(), account.clone());
+        tokio::spawn(async move {
+            if let Err(e) = host.request_ad_audio(&account, &wanted).await {
+                tracing::warn!(%account, error = %e, "asking for ads encoded like an episode failed");
+                let mut asked = host
+                    .inner
+                    .insertion
+                    .asked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                for (m, s) in wanted {
+                    asked.remove(&(account.clone(), m, s));
+                }
+            }
+        });
+    }
+
+    /// Records the jobs that encode ads `wanted` to their shapes (those not asked for yet).
+    pub(super) async fn request_ad_audio(
+        &self,
+        account: &AccountId,
+        wanted: &[(MediaId, AdShape)],
+    ) -> Result<()> {
+        let catalog = self.catalog(account).await?;
+        let mut reserved = Vec::new();
+        for _ in wanted {
+            reserved.push(self.reserve_job(account).await?);
+        }
+        let now = self.now();
+        let recorded = catalog
+            .commit(now, |state| {
+                let mut changes = Vec::new();
+                let mut recorded = Vec::new();
+                for ((media, shape), id) in wanted.iter().zip(&reserved) {
+                    let asked = state
+                        .ad_audio(*media, shape)
+                        .is_some_and(|a| a.blob.is_some() || !retry_due(state, &a.job, now));
+                    if asked || !state.media.contains_key(media) {
+                        continue;
+                    }
+                    let params = super::jobs::AdAudioParams::value(*shape);
+                    let (job, new) = super::jobs::records::job_for(
+                        state,
+                        id,
+                        *media,
+                        crate::model::JobKind::AdAudio,
+                        &params,
+                        now,
+                    )?;
+                    changes.push(crate::state::Change::AdAudioPut {
+                        media: *media,
+                        audio: crate::model::AdAudio {
+                            shape: *shape,
+                            job: job.id.clone(),
+                            blob: None,
+                            size: 0,
+                        },
+                    });
+                    if new {
+                        recorded.push(job.id.clone());
+                        changes.push(crate::state::Change::JobPut(job));
+                    }
+                }
+                Ok((changes, recorded))
+            })
+            .await?;
+        self.settle_jobs(account, &reserved, &recorded).await;
+        Ok(())
+    }
+
+    /// The arrangement of `chosen` ads in `offer`'s file: the file's cuts (prepared once per
+    /// process), the ads' frames, the tag with the chapters moved.
+    async fn arrange(
+        &self,
+        account: &AccountId,
+        media: &PublicMedia,
+        offer: &Offer,
+        chosen: &[(usize, OfferedAd)],
+    ) -> Result<Arranged> {
+        let prepared = self.prepared(account, media, &offer.breaks).await?;
+        let mut parts = Vec::new();
+        for (_, ad) in chosen {
+            parts.push(self.ad_part(account, &ad.blob).await?);
+        }
+        let refs: Vec<(usize, &AdPart)> = chosen
+            .iter()
+            .zip(&parts)
+            .map(|((i, _), part)| (*i, part.as_ref()))
+            .collect();
+        let stitched = prepared
+            .cuts
+            .stitch(&refs)
+            .map_err(|e| Error::invalid("media", format!("the ads cannot be stitched: {e}")))?;
+        let chapters = stitched.chapters(&offer.chapters);
+        let tag = match (prepared.tag.is_empty(), chapters.is_empty()) {
+            (true, _) => None,
+            (false, true) => Some(prepared.tag.clone()),
+            (false, false) => Some(Bytes::from(
+                crate::tags::id3_with_chapters(
+                    &prepared.tag,
+                    &chapters,
+                    Some(stitched.duration_ms()),
+                )
+                .map_err(|e| Error::storage(format!("the episode's tag: {e}")))?,
+            )),
+        };
+        let tag_bytes = tag.as_ref().map_or(0, |t| t.len() as u64);
+        let arrangement = stitched.arrangement(tag);
+        // Where each chosen ad is: the pieces of its blob, in order.
+        let mut ads = Vec::new();
+        let mut at = 0;
+        let mut next = 0;
+        for piece in arrangement.pieces() {
+            if let (Piece::Blob { blob, .. }, Some((_, ad))) = (piece, chosen.get(next))
+                && *blob == ad.blob
+                && *blob != offer.blob
+            {
+                ads.push(at..at + piece.len());
+                next += 1;
+            }
+            at += piece.len();
+        }
+        Ok(Arranged {
+            arrangement,
+            stitched,
+            tag_bytes,
+            ads,
+            chapters,
+        })
+    }
+
+    /// The episode file cut at `breaks`, read once per process.
+    async fn prepared(
+        &self,
+        account: &AccountId,
+        media: &PublicMedia,
+        breaks: &[Slot],
+    ) -> Result<Arc<Prepared>> {
+        let key = (account.clone(), media.etag.clone(), breaks.to_vec());
+        let caches = &self.inner.insertion;
+        if let Some(prepared) = caches.prepared.get(&key, &(), self.now()) {
+            return Ok(prepared);
+        }
+        let bytes = self.whole_blob(&media.location).await?;
+        let (blob, breaks) = (BlobKey(media.etag.clone()), breaks.to_vec());
+        let prepared = tokio::task::spawn_blocking(move || {
+            let layout = Mp3Layout::read(&bytes)
+                .map_err(|e| Error::invalid("media", format!("not stitchable: {e}")))?;
+            let file = Mp3File {
+                blob: &blob,
+                bytes: &bytes,
+                layout: &layout,
+            };
+            let tag_len = crate::probe::id3::tag_len(&bytes).unwrap_or(0) as usize;
+            Ok::<_, Error>(Prepared {
+                cuts: Cuts::new(file, &breaks),
+                tag: Bytes::copy_from_slice(&bytes[..tag_len.min(bytes.len())]),
+            })
+        })
+        .await
+        .map_err(|e| Error::storage(format!("preparing the episode stopped: {e}")))??;
+        let prepared = Arc::new(prepared);
+        caches.prepared.put(key, (), None, prepared.clone());
+        Ok(prepared)
+    }
+
+    /// An encoded ad's frames, read once per process.
+    async fn ad_part(&self, account: &AccountId, blob: &BlobKey) -> Result<Arc<AdPart>> {
+        let key = (account.clone(), blob.as_str().to_string());
+        let caches = &self.inner.insertion;
+        if let Some(part) = caches.ad_parts.get(&key, &(), self.now()) {
+            return Ok(part);
+        }
+        let bytes = self
+            .whole_blob(&crate::store::layout::blob(account, blob))
+            .await?;
+        let layout = Mp3Layout::read(&bytes)
+            .map_err(|e| Error::storage(format!("an encoded ad is not stitchable: {e}")))?;
+        let part = Arc::new(AdPart::of(Mp3File {
+            blob,
+            bytes: &bytes,
+            layout: &layout,
+        }));
+        caches.ad_parts.put(key, (), None, part.clone());
+        Ok(part)
+    }
+
+    async fn whole_blob(&self, location: &object_store::path::Path) -> Result<Bytes> {
+        use object_store::ObjectStoreExt;
+        Ok(self.store().get(location).await?.bytes().await?)
+    }
+}

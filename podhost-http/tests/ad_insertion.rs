@@ -1,0 +1,322 @@
+//! Dynamic ad insertion through the API: an episode with ad breaks and an active campaign is
+//! answered at its enclosure URL with the ad at each break, stitched per listener and never
+//! stored; exact under ranges, `If-Range` and `416`; the file as it was for an episode without
+//! breaks; impressions counted by IAB v2.3 on two servers sharing one store, and the goal that
+//! stops the campaign everywhere.
+
+mod common;
+
+use common::{Answer, Fixture, send_to};
+use http::{Method, Request, StatusCode};
+use http_body_util::Full;
+use podhost_core::stitch::Mp3Layout;
+use serde_json::{Value, json};
+
+const IPHONE: &str = "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X)";
+const OVERCAST: &str = "Overcast/3.0 (+http://overcast.fm/; iOS podcast app)";
+const POCKET: &str = "Pocket Casts";
+const CASTRO: &str = "Castro 2022.1/1234";
+
+/// A mono WAV: tones and silences at `rate` Hz.
+fn wav(seconds: f64, rate: u32) -> Vec<u8> {
+    podhost_testkit::fixtures::tone_and_silence(&[(seconds, true), (0.25, false)], rate)
+}
+
+/// A GET of a public URL by the listener with user agent `agent` and these headers.
+fn get(path: &str, agent: &str, headers: &[(&str, &str)]) -> Request<Full<bytes::Bytes>> {
+    let mut request = Request::builder()
+        .method(Method::GET)
+        .uri(path)
+        .header("user-agent", agent);
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    request.body(Full::new(bytes::Bytes::new())).unwrap()
+}
+
+fn etag(answer: &Answer) -> String {
+    answer.headers["etag"].to_str().unwrap().to_string()
+}
+
+/// A podcast `radio` that masters to MP3, a published episode of 6 s with ad breaks (preroll,
+/// a midroll at 3 s, postroll), and a campaign with a 1.5 s ad at 16 kHz in every position.
+/// Returns the enclosure's path, the episode's id and the campaign's id.
+async fn world(fx: &Fixture, goal: Option<u64>) -> (String, String, String) {
+    let asked = json!({"id": "radio", "title": "Radio", "audio": {"master": true}});
+    let created = fx
+        .call(Method::POST, "/api/feeds", &fx.alice, Some(asked))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let take = fx.upload("take.wav", wav(6.0, 8000)).await;
+    let texts = [
+        ("title", "One"),
+        ("is_public", "1"),
+        ("publishing_date", "2025-01-01"),
+        ("show_media", &take.to_string()),
+    ];
+    let episode = fx.episode("radio", &texts).await;
+    let shown = fx.get(&format!("/api/feed/radio/show/{episode}")).await;
+    let job = shown.body["data"]["attributes"]["mastering"]["job_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(fx.until_done(&job).await["status"], "succeeded");
+    let shown = fx.get(&format!("/api/feed/radio/show/{episode}")).await;
+    let attrs = &shown.body["data"]["attributes"];
+    let mastered = attrs["show_media"].as_u64().unwrap();
+    let enclosure = attrs["enclosure_url"].as_str().unwrap();
+    let path = enclosure[enclosure.find("/media/").unwrap()..].to_string();
+
+    let adbreak = json!({"preroll": true, "postroll": true, "midrolls": [3.0]});
+    let put = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{mastered}/metadata"),
+            &fx.alice,
+            Some(json!({ "adbreak": adbreak })),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    let ad = fx.upload("ad.wav", wav(1.5, 16000)).await;
+    let campaign = fx
+        .call(
+            Method::POST,
+            "/api/campaigns",
+            &fx.alice,
+            Some(json!({"name": "Spring", "media_id": ad,
+                        "positions": ["preroll", "midroll", "postroll"],
+                        "impressions_goal": goal})),
+        )
+        .await;
+    assert_eq!(campaign.status, StatusCode::CREATED, "{}", campaign.body);
+    let campaign = campaign.body["data"]["id"].as_str().unwrap().to_string();
+    (path, episode, campaign)
+}
+
+/// Asks for `path` until the answer is stitched (its ads were encoded by the background job
+/// the first request asked for); returns the plain answer and the stitched one.
+async fn until_stitched(fx: &Fixture, path: &str, agent: &str) -> (Answer, Answer) {
+    let plain = fx.send(get(path, agent, &[])).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    for _ in 0..2400 {
+        let answer = fx.send(get(path, agent, &[])).await;
+        if etag(&answer) != etag(&plain) {
+            return (plain, answer);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("the episode was never answered with its ads");
+}
+
+async fn campaign(fx: &Fixture, id: &str) -> Value {
+    let got = fx.get(&format!("/api/campaigns/{id}")).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    got.body["data"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_with_breaks_is_answered_with_its_ads_exactly_under_ranges() {
+    let fx = Fixture::new().await;
+    let _workers = fx.start_workers();
+    let (path, _, _) = world(&fx, None).await;
+    let (plain, stitched) = until_stitched(&fx, &path, IPHONE).await;
+    let whole = stitched.raw.clone();
+    let len = whole.len() as u64;
+
+    // The ads are in it: three of them, between the episode's frames, every frame whole.
+    let episode = Mp3Layout::read(&plain.raw).unwrap();
+    let answer = Mp3Layout::read(&whole).unwrap();
+    assert!(
+        answer.frames.len() > episode.frames.len() + 3,
+        "{} frames, the episode has {}",
+        answer.frames.len(),
+        episode.frames.len()
+    );
+    let last = answer.frames.last().unwrap();
+    assert_eq!(
+        last.offset + u64::from(last.len),
+        len,
+        "nothing after the last frame"
+    );
+    assert_eq!(stitched.headers["content-length"], len.to_string().as_str());
+    assert_eq!(stitched.headers["content-type"], "audio/mpeg");
+    assert_eq!(stitched.headers["accept-ranges"], "bytes");
+    assert_eq!(stitched.headers["cache-control"], "private, no-cache");
+    assert!(stitched.headers.get("last-modified").is_none());
+    let tag = etag(&stitched);
+
+    // The same listener reads the same arrangement again, and any range of it exactly.
+    let again = fx.send(get(&path, IPHONE, &[])).await;
+    assert_eq!(again.raw, whole);
+    for (range, want) in [
+        ("bytes=0-99", 0..100),
+        ("bytes=100-", 100..len),
+        ("bytes=-500", len - 500..len),
+        (&format!("bytes=1000-{}", len + 50), 1000..len),
+    ] {
+        let part = fx.send(get(&path, IPHONE, &[("range", range)])).await;
+        assert_eq!(part.status, StatusCode::PARTIAL_CONTENT, "{range}");
+        assert_eq!(
+            part.headers["content-range"],
+            format!("bytes {}-{}/{len}", want.start, want.end - 1).as_str(),
+            "{range}"
+        );
+        assert_eq!(
+            part.raw,
+            whole.slice(want.start as usize..want.end as usize),
+            "{range}"
+        );
+        assert_eq!(etag(&part), tag);
+    }
+    let beyond = format!("bytes={len}-");
+    let refused = fx.send(get(&path, IPHONE, &[("range", &beyond)])).await;
+    assert_eq!(refused.status, StatusCode::RANGE_NOT_SATISFIABLE);
+    assert_eq!(
+        refused.headers["content-range"],
+        format!("bytes */{len}").as_str()
+    );
+
+    // If-Range: a range of the same arrangement holds; another arrangement's ETag (the plain
+    // file's) answers the whole stitched answer.
+    let same = fx
+        .send(get(
+            &path,
+            IPHONE,
+            &[("range", "bytes=10-19"), ("if-range", &tag)],
+        ))
+        .await;
+    assert_eq!(same.status, StatusCode::PARTIAL_CONTENT);
+    let other = etag(&plain);
+    let whole_again = fx
+        .send(get(
+            &path,
+            IPHONE,
+            &[("range", "bytes=10-19"), ("if-range", &other)],
+        ))
+        .await;
+    assert_eq!(whole_again.status, StatusCode::OK);
+    assert_eq!(whole_again.raw, whole);
+    let fresh = fx
+        .send(get(&path, IPHONE, &[("if-none-match", &tag)]))
+        .await;
+    assert_eq!(fresh.status, StatusCode::NOT_MODIFIED);
+
+    // An episode without breaks is answered as stored: same bytes, same ETag.
+    let other_take = fx.upload("other.mp3", plain.raw.to_vec()).await;
+    let texts = [
+        ("title", "Two"),
+        ("is_public", "1"),
+        ("publishing_date", "2025-01-02"),
+        ("show_media", &other_take.to_string()),
+    ];
+    fx.feed("plain").await;
+    let two = fx.episode("plain", &texts).await;
+    let shown = fx.get(&format!("/api/feed/plain/show/{two}")).await;
+    let url = shown.body["data"]["attributes"]["enclosure_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let plain_path = &url[url.find("/media/").unwrap()..];
+    let as_stored = fx.send(get(plain_path, IPHONE, &[])).await;
+    assert_eq!(as_stored.raw, plain.raw);
+    assert_eq!(
+        as_stored.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert!(as_stored.headers.get("last-modified").is_some());
+}
+
+/// The bytes of `path` in `[from, to)` for `agent`, through `api`.
+async fn range(api: &podhost_http::Api, path: &str, agent: &str, from: u64, to: u64) -> Answer {
+    let value = format!("bytes={from}-{}", to - 1);
+    send_to(api, get(path, agent, &[("range", &value)])).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn impressions_count_once_per_whole_ad_on_two_servers_and_the_goal_stops_the_campaign() {
+    let fx = Fixture::new().await;
+    let _workers = fx.start_workers();
+    let (path, episode, id) = world(&fx, Some(2)).await;
+    let (plain, stitched) = until_stitched(&fx, &path, IPHONE).await;
+    let len = stitched.raw.len() as u64;
+    let (other_host, other_api) = fx.another_process();
+
+    // The iPhone listens through, in two ranges on two servers: one impression (the campaign
+    // fills three slots; a listener counts once a day).
+    let half = len / 2;
+    assert_eq!(
+        range(&fx.api, &path, IPHONE, 0, half).await.raw.len() as u64,
+        half
+    );
+    assert_eq!(
+        range(&other_api, &path, IPHONE, half, len).await.raw.len() as u64,
+        len - half
+    );
+    // Overcast stops before the preroll ad ended: no impression.
+    let cut = range(&fx.api, &path, OVERCAST, 0, 2000).await;
+    assert_eq!(cut.status, StatusCode::PARTIAL_CONTENT);
+    // Pocket Casts downloads it whole from the other server: an impression.
+    let answer = send_to(&other_api, get(&path, POCKET, &[])).await;
+    assert_eq!(
+        answer.raw, stitched.raw,
+        "one campaign: the same arrangement"
+    );
+    fx.host.flush_stats().await.unwrap();
+    other_host.flush_stats().await.unwrap();
+    let shown = campaign(&fx, &id).await;
+    assert_eq!(
+        shown["impressions"], 2,
+        "the iPhone and Pocket Casts: {shown}"
+    );
+    assert_eq!(shown["status"], "ended", "the goal is 2: {shown}");
+
+    let stats = fx.get(&format!("/api/stats/campaigns/{id}")).await;
+    assert_eq!(stats.status, StatusCode::OK, "{}", stats.body);
+    let data = &stats.body["data"];
+    assert_eq!(data["impressions"], 2, "{data}");
+    assert_eq!(
+        data["episodes"],
+        json!([{"feed_id": "radio", "show_id": episode, "impressions": 2}])
+    );
+    let days = data["days"].as_array().unwrap();
+    assert_eq!(days.last().unwrap()["impressions"], 2, "{data}");
+    let csv = fx.get("/api/stats/csv").await;
+    let text = String::from_utf8(csv.raw.to_vec()).unwrap();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with(",campaign_id,impressions"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.contains(&id) && l.ends_with(",2")),
+        "{text}"
+    );
+
+    // The goal reached, a check on either server stops the campaign; both then answer the
+    // episode as stored.
+    assert_eq!(other_host.check_campaign_goals().await.unwrap(), 1);
+    for api in [&fx.api, &other_api] {
+        let answer = send_to(api, get(&path, CASTRO, &[])).await;
+        assert_eq!(etag(&answer), etag(&plain));
+        assert_eq!(answer.raw, plain.raw);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn campaign_statistics_need_a_campaign_and_the_scope() {
+    let fx = Fixture::new().await;
+    let missing = fx.get("/api/stats/campaigns/cmp_aaaaaaaaaaaaaaaa").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.body);
+    let stats_only = fx.token("stats").await;
+    let refused = fx
+        .call(
+            Method::GET,
+            "/api/stats/campaigns/cmp_aaaaaaaaaaaaaaaa",
+            &stats_only,
+            None,
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+}
