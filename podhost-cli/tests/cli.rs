@@ -638,6 +638,13 @@ fn campaigns_are_made_paused_and_deleted() {
         shown.contains("Spring") && shown.contains("preroll,postroll"),
         "{shown}"
     );
+    // Nothing served it yet: no impression, a day of zero.
+    let stats = cli.json(&["campaign", "stats", "--user", "alice", &id]);
+    assert_eq!(stats["impressions"], 0, "{stats}");
+    assert_eq!(stats["days"][0]["impressions"], 0, "{stats}");
+    let text = cli.ok(&["campaign", "stats", "--user", "alice", &id]);
+    assert!(text.contains(&format!("impressions of {id}: 0")), "{text}");
     cli.ok(&["campaign", "delete", "--user", "alice", &id]);
+    cli.fails(&["campaign", "stats", "--user", "alice", &id], 3);
     cli.fails(&["campaign", "show", "--user", "alice", &id], 3);
 }

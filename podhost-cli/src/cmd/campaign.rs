@@ -1,14 +1,15 @@
-//! `podhost campaign create|list|show|update|delete`: ad campaigns, as `/api/campaigns` shows
-//! and takes them.
+//! `podhost campaign create|list|show|update|delete|stats`: ad campaigns, as `/api/campaigns`
+//! shows and takes them, and their impressions as `/api/stats/campaigns/{campaign_id}` counts
+//! them.
 
 use clap::{Args, Subcommand};
 use podhost_core::{
     CampaignId, FeedId, MediaId,
     model::{CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position},
 };
-use podhost_http::wire::campaigns::campaign;
+use podhost_http::wire::campaigns::{campaign, campaign_stats};
 
-use crate::{context::Env, error::Failure};
+use crate::{context::Env, error::Failure, output::text_table};
 
 /// Campaign commands.
 #[derive(Debug, Subcommand)]
@@ -33,6 +34,14 @@ pub enum CampaignCommand {
         /// The account.
         #[arg(long)]
         user: Option<String>,
+    },
+    /// A campaign's impressions (IAB v2.3): in total, per day since it was made, per episode.
+    Stats {
+        /// The account.
+        #[arg(long)]
+        user: Option<String>,
+        /// The campaign (cmp_...).
+        id: String,
     },
     /// Shows one campaign.
     Show {
@@ -286,6 +295,35 @@ impl super::Run for CampaignCommand {
                 let id = campaign_id(&id)?;
                 let view = user.hint(host.update_campaign(&user.who, &id, &patch).await)?;
                 print(env, &view)?;
+            }
+            CampaignCommand::Stats { user, id } => {
+                let user = env.user(&host, user.as_deref()).await?;
+                let id = campaign_id(&id)?;
+                let stats = user.hint(host.campaign_stats(&user.who, &id).await)?;
+                env.out().print(campaign_stats(&stats), || {
+                    let days: Vec<Vec<String>> = stats
+                        .days
+                        .iter()
+                        .map(|d| vec![d.date.to_string(), d.impressions.to_string()])
+                        .collect();
+                    let episodes: Vec<Vec<String>> = stats
+                        .episodes
+                        .iter()
+                        .map(|e| {
+                            vec![
+                                e.feed_id.to_string(),
+                                e.episode_id.to_string(),
+                                e.impressions.to_string(),
+                            ]
+                        })
+                        .collect();
+                    [
+                        format!("impressions of {id}: {}", stats.impressions),
+                        text_table(&["DAY", "IMPRESSIONS"], &days),
+                        text_table(&["FEED", "EPISODE", "IMPRESSIONS"], &episodes),
+                    ]
+                    .join("\n\n")
+                })?;
             }
             CampaignCommand::Delete { user, id } => {
                 let user = env.user(&host, user.as_deref()).await?;
