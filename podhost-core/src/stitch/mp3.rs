@@ -3,10 +3,10 @@
 //! back each one's main data begins (the bit reservoir, up to 511 bytes in the frames before it).
 //!
 //! A frame after a cut may begin its main data in the frames before the cut, which the answer
-//! then replaces by an ad. The seam is made clean by [`Mp3Layout::carriers`]: copies of the
-//! frames before the cut that hold those bytes, with their side information zeroed, so they
-//! decode as silence and bring the reservoir the next frame reads (511 bytes at most: one frame
-//! at 128 kbit/s stereo, three at 64 kbit/s mono, 26 ms each at 44.1 kHz).
+//! then replaces by an ad. The seam is made clean by [`Mp3Layout::carrier`]: one silent frame
+//! (side information zeroed, at a bitrate with room enough) whose main data ends with the bytes
+//! the next frame reads (511 bytes at most). It takes the place of the ad's last frame, so the
+//! answer has exactly the frames of its parts.
 
 use std::ops::Range;
 
@@ -39,17 +39,55 @@ pub struct Frame {
     pub main_data_begin: u16,
 }
 
+/// Makes frames of a stream that decode as silence: a header of the stream's (at a bitrate with
+/// the room asked for), side information zeroed (no granule reads a bit), and main data of the
+/// caller's. Such a frame holds a Xing header, or the bit reservoir of the frame after a seam.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SilentFrames {
+    /// A header of the stream, as its bytes.
+    head: [u8; 4],
+    /// The bytes of the side information after each header.
+    side_info: usize,
+}
+
+impl SilentFrames {
+    /// A silent frame whose main data has at least `room` bytes (all zero): the stream's header
+    /// at the lowest bitrate that gives it, without padding or CRC. `None` when no bitrate does.
+    pub fn with_room(&self, room: usize) -> Option<Vec<u8>> {
+        (1u8..15).find_map(|index| {
+            let head = [
+                self.head[0],
+                self.head[1] | 1,
+                (index << 4) | (self.head[2] & 0x0C),
+                self.head[3],
+            ];
+            let header = frame::parse(&head)?;
+            let len = header.frame_len;
+            (len >= 4 + self.side_info + room).then(|| {
+                let mut frame = vec![0; len];
+                frame[..4].copy_from_slice(&head);
+                frame
+            })
+        })
+    }
+
+    /// Where a frame's main data (after its header and side information) begins.
+    pub fn main_data(&self) -> usize {
+        4 + self.side_info
+    }
+}
+
 /// Where the audio frames of an MP3 file are.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mp3Layout {
     /// The first frame's header (every frame's rate, channels and layer).
     pub(crate) header: FrameHeader,
+    /// Silent frames of this stream.
+    pub silent: SilentFrames,
     /// The audio frames, in order (the Xing/Info frame left out).
     pub frames: Vec<Frame>,
     /// Samples per channel of each frame.
     pub samples_per_frame: u32,
-    /// The bytes of the side information after each header.
-    side_info: usize,
 }
 
 impl Mp3Layout {
@@ -57,6 +95,7 @@ impl Mp3Layout {
     pub fn read(file: &[u8]) -> Result<Self, StitchError> {
         let mut at = crate::probe::id3::tag_len(file).unwrap_or(0) as usize;
         let mut first: Option<FrameHeader> = None;
+        let mut head = [0u8; 4];
         let mut frames = Vec::new();
         while let Some(header) = file.get(at..).and_then(frame::parse) {
             let StreamKind::Mpeg {
@@ -77,6 +116,7 @@ impl Mp3Layout {
                         return Err(StitchError::Crc);
                     }
                     first = Some(header);
+                    head.copy_from_slice(&file[at..at + 4]);
                     // The Xing/Info frame says how to play the whole file, not a part of it.
                     if frame::parse_vbr_header(&file[at..end], &header).is_some() {
                         at = end;
@@ -100,7 +140,10 @@ impl Mp3Layout {
         let header = first.ok_or_else(|| StitchError::NotMp3("no MPEG audio frame".into()))?;
         Ok(Mp3Layout {
             samples_per_frame: header.samples,
-            side_info: side_info_len(&header),
+            silent: SilentFrames {
+                head,
+                side_info: side_info_len(&header),
+            },
             header,
             frames,
         })
@@ -143,28 +186,32 @@ impl Mp3Layout {
         (sample.div_ceil(per) as usize).min(self.frames.len())
     }
 
-    /// The frames to put before frame `index` when what preceded it in the file is gone: copies
-    /// of the frames before it that hold the start of its main data, their side information
-    /// zeroed (they decode as silence and borrow nothing themselves). Empty when it borrows
-    /// nothing. `file` is the whole file.
-    pub fn carriers(&self, file: &[u8], index: usize) -> Vec<Bytes> {
-        let Some(frame) = self.frames.get(index) else {
-            return Vec::new();
-        };
-        let mut needed = usize::from(frame.main_data_begin);
-        let mut carriers = Vec::new();
+    /// The frame to put before frame `index` when what preceded it in the file is gone: a
+    /// silent frame whose main data ends with the bytes of the frames before it that frame
+    /// `index` begins its main data in (its bit reservoir, 511 bytes at most). `None` when it
+    /// borrows nothing. `file` is the whole file.
+    pub fn carrier(&self, file: &[u8], index: usize) -> Option<Bytes> {
+        let frame = self.frames.get(index)?;
+        let needed = usize::from(frame.main_data_begin);
+        if needed == 0 {
+            return None;
+        }
+        // The last `needed` bytes of the main data of the frames before it, in order.
+        let mut reservoir = Vec::with_capacity(needed);
         for before in self.frames[..index].iter().rev() {
-            if needed == 0 {
+            let start = before.offset as usize + self.silent.main_data();
+            let end = before.offset as usize + before.len as usize;
+            let data = file.get(start..end)?;
+            let take = (needed - reservoir.len()).min(data.len());
+            reservoir.splice(0..0, data[data.len() - take..].iter().copied());
+            if reservoir.len() == needed {
                 break;
             }
-            let start = before.offset as usize;
-            let mut copy = file[start..start + before.len as usize].to_vec();
-            copy[4..4 + self.side_info].fill(0);
-            carriers.push(Bytes::from(copy));
-            needed = needed.saturating_sub(before.len as usize - 4 - self.side_info);
         }
-        carriers.reverse();
-        carriers
+        let mut carrier = self.silent.with_room(reservoir.len())?;
+        let at = carrier.len() - reservoir.len();
+        carrier[at..].copy_from_slice(&reservoir);
+        Some(Bytes::from(carrier))
     }
 }
 

@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use super::{
     arrangement::{Arrangement, Piece},
-    mp3::{Mp3Layout, StitchError},
+    mp3::{Mp3Layout, SilentFrames, StitchError},
 };
 use crate::{model::BlobKey, probe::frame::FrameHeader, tags::Chapter};
 
@@ -46,7 +46,10 @@ pub struct Insert {
 /// retimes the episode's chapters).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stitched {
-    audio: Vec<Piece>,
+    /// The pieces of audio, each with its number of frames.
+    audio: Vec<(Piece, u64)>,
+    /// Silent frames of the episode's stream (for the Xing frame).
+    silent: SilentFrames,
     inserts: Vec<Insert>,
     samples_per_frame: u64,
     rate: u64,
@@ -59,8 +62,47 @@ impl Stitched {
         Arrangement::new(
             tag.map(Piece::Bytes)
                 .into_iter()
-                .chain(self.audio.iter().cloned()),
+                .chain(self.xing().map(Piece::Bytes))
+                .chain(self.audio.iter().map(|(piece, _)| piece.clone())),
         )
+    }
+
+    /// A Xing frame for the answer's audio (frames, bytes with its own, and a table of where
+    /// each percent of the time begins), so players know its duration and seek in it though
+    /// its bitrate changes (at the ads and the seams).
+    fn xing(&self) -> Option<Bytes> {
+        const TAG: usize = 4 + 4 + 4 + 4 + 100;
+        let mut frame = self.silent.with_room(TAG)?;
+        let frames: u64 = self.audio.iter().map(|(_, n)| n).sum();
+        let audio: u64 = self.audio.iter().map(|(p, _)| p.len()).sum();
+        let own = frame.len() as u64;
+        let bytes = own + audio;
+        // Where frame `f` begins, counted from the Xing frame: pieces are taken as even inside.
+        let offset = |f: u64| {
+            let (mut frame_at, mut byte_at) = (0u64, own);
+            for (piece, n) in &self.audio {
+                if f < frame_at + n {
+                    return byte_at + piece.len() * (f - frame_at) / n;
+                }
+                frame_at += n;
+                byte_at += piece.len();
+            }
+            bytes
+        };
+        let mut toc = [0u8; 100];
+        for (i, entry) in toc.iter_mut().enumerate() {
+            let at = offset(frames * i as u64 / 100);
+            *entry = (at * 256 / bytes).min(255) as u8;
+        }
+        let at = self.silent.main_data();
+        let mut tag = Vec::with_capacity(TAG);
+        tag.extend_from_slice(b"Xing");
+        tag.extend_from_slice(&7u32.to_be_bytes()); // frames, bytes, TOC
+        tag.extend_from_slice(&u32::try_from(frames).ok()?.to_be_bytes());
+        tag.extend_from_slice(&u32::try_from(bytes).ok()?.to_be_bytes());
+        tag.extend_from_slice(&toc);
+        frame[at..at + tag.len()].copy_from_slice(&tag);
+        Some(Bytes::from(frame))
     }
 
     /// Where audio was inserted, in order.
@@ -112,6 +154,8 @@ pub struct AdPart {
     blob: BlobKey,
     range: std::ops::Range<u64>,
     frames: u64,
+    /// The length of its last frame (which a seam's carrier takes the place of).
+    last: u64,
     header: FrameHeader,
 }
 
@@ -122,6 +166,7 @@ impl AdPart {
             blob: file.blob.clone(),
             range: file.layout.bytes(0..file.layout.frames.len()),
             frames: file.layout.frames.len() as u64,
+            last: file.layout.frames.last().map_or(0, |f| u64::from(f.len)),
             header: file.layout.header,
         }
     }
@@ -144,6 +189,7 @@ impl AdPart {
 pub struct Cuts {
     blob: BlobKey,
     header: FrameHeader,
+    silent: SilentFrames,
     samples_per_frame: u64,
     samples: u64,
     /// The bytes of the episode's audio frames.
@@ -157,8 +203,8 @@ struct Cut {
     frame: u64,
     /// Where that frame starts in the file (the audio's end after the last).
     offset: u64,
-    /// Frames that bring the reservoir the frame after the ad reads.
-    carriers: Vec<Bytes>,
+    /// The frame that brings the reservoir the frame after the ad reads.
+    carrier: Option<Bytes>,
 }
 
 impl Cuts {
@@ -181,9 +227,9 @@ impl Cuts {
                 Cut {
                     frame: frame as u64,
                     offset: layout.frames.get(frame).map_or(audio.end, |f| f.offset),
-                    carriers: match slot {
-                        Slot::Postroll => Vec::new(),
-                        _ => layout.carriers(episode.bytes, frame),
+                    carrier: match slot {
+                        Slot::Postroll => None,
+                        _ => layout.carrier(episode.bytes, frame),
                     },
                 }
             })
@@ -191,6 +237,7 @@ impl Cuts {
         Cuts {
             blob: episode.blob.clone(),
             header: layout.header,
+            silent: layout.silent,
             samples_per_frame: u64::from(layout.samples_per_frame),
             samples: layout.samples(),
             audio,
@@ -218,34 +265,45 @@ impl Cuts {
             .collect();
         order.sort();
         let spf = self.samples_per_frame;
-        let mut audio: Vec<Piece> = Vec::new();
+        let mut audio: Vec<(Piece, u64)> = Vec::new();
+        let frames_in = |bytes: std::ops::Range<u64>| self.frames_between(bytes);
         let mut inserts = Vec::new();
         let mut from = self.audio.start; // the episode's next byte
         let mut last = None;
         for (slot, i) in order {
             let cut = &self.cuts[slot];
             if cut.offset > from {
-                audio.push(Piece::Blob {
-                    blob: self.blob.clone(),
-                    range: from..cut.offset,
-                });
+                let frames = frames_in(from..cut.offset);
+                let range = from..cut.offset;
+                audio.push((
+                    Piece::Blob {
+                        blob: self.blob.clone(),
+                        range,
+                    },
+                    frames,
+                ));
                 from = cut.offset;
             }
             let ad = ads[i].1;
-            audio.push(Piece::Blob {
-                blob: ad.blob.clone(),
-                range: ad.range.clone(),
-            });
-            let mut inserted = ad.frames;
-            // The episode goes on after the ad (after the last ad of the slot): bring the
-            // reservoir its next frame reads.
+            let inserted = ad.frames;
+            // The episode goes on after the ad (after the last ad of the slot): a carrier in
+            // place of the ad's last frame brings the reservoir its next frame reads.
             let next_in_slot = ads
                 .iter()
                 .enumerate()
                 .any(|(j, (s, _))| *s == slot && j > i);
-            if !next_in_slot {
-                inserted += cut.carriers.len() as u64;
-                audio.extend(cut.carriers.iter().cloned().map(Piece::Bytes));
+            match (&cut.carrier, next_in_slot) {
+                (Some(carrier), false) if ad.frames > 0 => {
+                    let range = ad.range.start..ad.range.end - ad.last;
+                    let blob = ad.blob.clone();
+                    audio.push((Piece::Blob { blob, range }, ad.frames - 1));
+                    audio.push((Piece::Bytes(carrier.clone()), 1));
+                }
+                _ => {
+                    let range = ad.range.clone();
+                    let blob = ad.blob.clone();
+                    audio.push((Piece::Blob { blob, range }, ad.frames));
+                }
             }
             match &mut last {
                 Some((at, insert)) if *at == slot => {
@@ -270,14 +328,20 @@ impl Cuts {
             inserts.push(insert);
         }
         if from < self.audio.end {
-            audio.push(Piece::Blob {
-                blob: self.blob.clone(),
-                range: from..self.audio.end,
-            });
+            let frames = frames_in(from..self.audio.end);
+            let range = from..self.audio.end;
+            audio.push((
+                Piece::Blob {
+                    blob: self.blob.clone(),
+                    range,
+                },
+                frames,
+            ));
         }
         let samples = self.samples + inserts.iter().map(|i| i.samples).sum::<u64>();
         Ok(Stitched {
             audio,
+            silent: self.silent,
             inserts,
             samples_per_frame: spf,
             rate: u64::from(self.header.sample_rate),
@@ -285,11 +349,32 @@ impl Cuts {
         })
     }
 
+    /// The episode's frames in its bytes `range` (which begins and ends at cuts or at the
+    /// audio's ends).
+    fn frames_between(&self, range: std::ops::Range<u64>) -> u64 {
+        let frame_at = |offset: u64| {
+            if offset == self.audio.start {
+                Some(0)
+            } else if offset == self.audio.end {
+                Some(self.samples / self.samples_per_frame)
+            } else {
+                self.cuts
+                    .iter()
+                    .find(|c| c.offset == offset)
+                    .map(|c| c.frame)
+            }
+        };
+        match (frame_at(range.start), frame_at(range.end)) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => 0,
+        }
+    }
+
     /// The bytes it keeps (the carriers), for a cache's bound.
     pub fn weight(&self) -> usize {
         self.cuts
             .iter()
-            .flat_map(|c| &c.carriers)
+            .filter_map(|c| c.carrier.as_ref())
             .map(Bytes::len)
             .sum::<usize>()
             + std::mem::size_of::<Self>()
