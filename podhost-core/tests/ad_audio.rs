@@ -1,0 +1,273 @@
+//! Dynamic ad insertion as a listener gets it, checked by real peers: an episode encoded by LAME
+//! (44.1 kHz stereo, 128 kbit/s) with a preroll, a midroll and a postroll, and an ad of another
+//! shape (48 kHz mono WAV, much louder). The ad is encoded like the episode by the background job
+//! the first request asks for; then the answer, read through `stitched_bytes` as a server sends
+//! it, is decoded by ffmpeg with no error and no warning, ffprobe gives it the episode's
+//! duration plus the ads', each ad in it has the episode's format and loudness (±1 LU), and
+//! the listener's JSON chapters are moved by the ads.
+//!
+//! Without ffmpeg/ffprobe the test prints `SKIPPED` and passes, unless
+//! `PODHOST_REQUIRE_EXTERNAL=1` (set by `scripts/test`).
+
+use std::path::Path;
+use std::process::Command;
+
+#[path = "support/ffmpeg.rs"]
+mod ffmpeg_tools;
+use ffmpeg_tools::{ffmpeg, ffmpeg_loudness, probe};
+use futures::TryStreamExt;
+use podhost_core::{
+    Enclosure, Listener, PodcastHost,
+    model::{AdBreak, JobKind, JobStatus, MetadataPatch, NewCampaign, NewEpisode, Position},
+    tags::Chapter,
+};
+
+fn tools() -> Result<(), String> {
+    for tool in ["ffmpeg", "ffprobe"] {
+        let ok = Command::new(tool)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            return Err(format!("no {tool}"));
+        }
+    }
+    Ok(())
+}
+
+/// ffmpeg's decoding of `path` to nothing: what it said (warnings and errors).
+fn complaints(path: &Path) -> String {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "warning", "-i"])
+        .arg(path)
+        .args(["-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The samples ffmpeg decodes of `path` (one channel at `rate`), in seconds.
+fn decoded_seconds(path: &Path, rate: u32) -> f64 {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(path)
+        .args(["-ac", "1", "-f", "s16le", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    out.stdout.len() as f64 / 2.0 / f64::from(rate)
+}
+
+fn seconds(path: &Path) -> f64 {
+    probe(path, "format=duration").parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
+    let Some(()) = podhost_testkit::or_skip("ad insertion", "ffmpeg and ffprobe", tools()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let episode_path = dir.path().join("episode.mp3");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "aevalsrc=0.1*sin(2*PI*(200+100*sin(2*PI*0.5*t))*t)|0.1*sin(2*PI*300*t):s=44100:d=20",
+        "-c:a",
+        "libmp3lame",
+        "-b:a",
+        "128k",
+        episode_path.to_str().unwrap(),
+    ]);
+    let ad_path = dir.path().join("ad.wav");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "aevalsrc=0.7*sin(2*PI*880*t)*lt(mod(t\\,0.5)\\,0.3):s=48000:d=4",
+        "-c:a",
+        "pcm_s16le",
+        ad_path.to_str().unwrap(),
+    ]);
+
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("https://pod.example").unwrap(),
+        podhost_core::open_store("memory://").unwrap().store,
+    );
+    let (who, show) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
+    let upload = |name: &'static str, path: std::path::PathBuf| {
+        let (host, who) = (host.clone(), who.clone());
+        async move {
+            podhost_testkit::setup::upload(&host, &who, name, std::fs::read(path).unwrap()).await
+        }
+    };
+    let episode = upload("episode.mp3", episode_path.clone()).await;
+    let ad = upload("ad.wav", ad_path.clone()).await;
+    // The episode's loudness, measured by podhost's analysis (what the ad is mastered to).
+    let job = host
+        .submit_job(&who, episode.id, JobKind::Loudness, serde_json::Value::Null)
+        .await
+        .unwrap();
+    let job = host.run_job(&who, &job.id).await.unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    let chapters = vec![
+        Chapter {
+            start_ms: 0,
+            end_ms: Some(10_000),
+            title: "One".into(),
+            url: None,
+        },
+        Chapter {
+            start_ms: 10_000,
+            end_ms: Some(20_000),
+            title: "Two".into(),
+            url: None,
+        },
+    ];
+    let patch = MetadataPatch {
+        chapters: Some(chapters.clone()),
+        adbreak: Some(Some(AdBreak {
+            preroll: true,
+            postroll: true,
+            midrolls: vec![10.0],
+        })),
+        ..Default::default()
+    };
+    let (_, tag_job) = host.update_metadata(&who, episode.id, patch).await.unwrap();
+    if let Some(job) = tag_job {
+        let job = host.run_job(&who, &job.id).await.unwrap();
+        assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    }
+    let episode = host.get_media(&who, episode.id).await.unwrap();
+    let mut new = NewEpisode::titled("Pilot");
+    new.fields.media = Some(Some(episode.id));
+    new.fields.is_public = Some(true);
+    host.create_episode(&who, &show, new).await.unwrap();
+    host.create_campaign(
+        &who,
+        NewCampaign {
+            name: "Spring".into(),
+            media: Some(ad.id),
+            positions: Position::ALL.to_vec(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+
+    // The first request asks for the ad's encoding and gets the file as stored; the workers
+    // encode it; then the listener gets the ads.
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let workers = host.clone();
+    tokio::spawn(async move {
+        workers
+            .run_jobs(async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    let listener = Listener {
+        address: "2001:db8::1".parse().unwrap(),
+        user_agent: "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X)".into(),
+    };
+    let account = "alice".parse().unwrap();
+    let blob = episode.blob.as_str().to_string();
+    let mut answer = None;
+    for _ in 0..2400 {
+        let media = host.public_media("alice", &blob).await.unwrap();
+        match host
+            .enclosure_for(&account, media, &listener)
+            .await
+            .unwrap()
+        {
+            Enclosure::Stitched(stitched) => {
+                answer = Some(stitched);
+                break;
+            }
+            Enclosure::File(_) => tokio::time::sleep(std::time::Duration::from_millis(25)).await,
+        }
+    }
+    drop(stop);
+    let answer = answer.expect("the ad was encoded and put in");
+    assert_eq!(answer.ads.len(), 3, "preroll, midroll, postroll");
+    let chunks: Vec<bytes::Bytes> = host
+        .stitched_bytes(&answer, 0..answer.len())
+        .try_collect()
+        .await
+        .unwrap();
+    let whole = chunks.concat();
+    assert_eq!(whole.len() as u64, answer.len());
+    let stitched_path = dir.path().join("stitched.mp3");
+    std::fs::write(&stitched_path, &whole).unwrap();
+
+    // ffmpeg decodes it without a word; ffprobe: the episode's stream, and its duration the
+    // episode's plus the ads' within a frame.
+    assert_eq!(complaints(&stitched_path), "");
+    assert_eq!(
+        probe(&stitched_path, "stream=codec_name,sample_rate,channels"),
+        "mp3,44100,2"
+    );
+    // The postroll ad is the encoded ad whole (before a seam, a carrier takes the place of an
+    // ad's last frame).
+    let postroll = &answer.ads[2].bytes;
+    let ad_mp3 = dir.path().join("ad-as-encoded.mp3");
+    std::fs::write(&ad_mp3, &whole[postroll.start as usize..postroll.end as usize]).unwrap();
+    // The ad's frames alone have no Xing frame, for which ffprobe would only estimate their
+    // length from the bitrate: their length is what ffmpeg decodes of them.
+    let (whole_s, episode_s, ad_s) = (
+        seconds(&stitched_path),
+        seconds(&episode_path),
+        decoded_seconds(&ad_mp3, 44_100),
+    );
+    let frame = 1152.0 / 44_100.0;
+    println!(
+        "ffprobe: stitched {whole_s:.4} s; episode {episode_s:.4} s + 3 ads of {ad_s:.4} s = {:.4} s",
+        episode_s + 3.0 * ad_s
+    );
+    assert!(
+        (whole_s - (episode_s + 3.0 * ad_s)).abs() <= frame,
+        "{whole_s} vs {episode_s} + 3 × {ad_s}"
+    );
+
+    // The ad in it: the episode's format and loudness.
+    assert_eq!(
+        probe(&ad_mp3, "stream=codec_name,sample_rate,channels,bit_rate"),
+        "mp3,44100,2,128000"
+    );
+    let episode_lufs = ffmpeg_loudness(&episode_path).integrated.unwrap();
+    let ad_lufs = ffmpeg_loudness(&ad_mp3).integrated.unwrap();
+    let source_lufs = ffmpeg_loudness(&ad_path).integrated.unwrap();
+    println!(
+        "loudness: episode {episode_lufs:.2} LUFS, ad as uploaded {source_lufs:.2}, ad as served {ad_lufs:.2}"
+    );
+    assert!(
+        (ad_lufs - episode_lufs).abs() <= 1.0,
+        "{ad_lufs} vs {episode_lufs}"
+    );
+
+    // The chapters the same listener fetches: moved by the preroll, and the second by the
+    // midroll too.
+    let listened = host
+        .listener_chapters("alice", &blob, &listener)
+        .await
+        .unwrap();
+    assert!(listened.1, "the listener's chapters are moved");
+    let json: serde_json::Value = serde_json::from_slice(&listened.0).unwrap();
+    let starts: Vec<f64> = json["chapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["startTime"].as_f64().unwrap())
+        .collect();
+    let ad_ms = ad_s * 1000.0;
+    assert!(
+        (starts[0] * 1000.0 - ad_ms).abs() < 30.0,
+        "{starts:?}, an ad of {ad_ms} ms"
+    );
+    assert!(
+        (starts[1] * 1000.0 - (10_000.0 + 2.0 * ad_ms)).abs() < 60.0,
+        "{starts:?}"
+    );
+}
