@@ -213,7 +213,11 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
     // ad's last frame).
     let postroll = &answer.ads[2].bytes;
     let ad_mp3 = dir.path().join("ad-as-encoded.mp3");
-    std::fs::write(&ad_mp3, &whole[postroll.start as usize..postroll.end as usize]).unwrap();
+    std::fs::write(
+        &ad_mp3,
+        &whole[postroll.start as usize..postroll.end as usize],
+    )
+    .unwrap();
     // The ad's frames alone have no Xing frame, for which ffprobe would only estimate their
     // length from the bitrate: their length is what ffmpeg decodes of them.
     let (whole_s, episode_s, ad_s) = (

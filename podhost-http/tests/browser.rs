@@ -270,3 +270,144 @@ fn waveforms_load_in_peaks_js() {
         assert!(read["drawn"].as_u64().unwrap() > 1000, "{what}: {read}");
     }
 }
+
+/// An episode with ads plays in Chromium and seeks: a 20 s episode (a WAV mastered to MP3 by
+/// podhost) with a preroll, a midroll and a postroll of a 3 s ad, served by podhost on 127.0.0.1.
+/// The browser reads the stitched answer's duration (its Xing frame), plays from the start, and
+/// after a seek past the midroll plays on, through range requests answered 206.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
+    use podhost_core::{
+        Enclosure, Listener,
+        model::{AdBreak, JobKind, JobStatus, MetadataPatch, NewCampaign, Position},
+    };
+    let Some(BrowserTools {
+        chromium,
+        scripts: script_dir,
+    }) = browser::find_or_skip(
+        "an_episode_with_ads_plays_and_seeks_in_chromium",
+        &["playwright-core"],
+    )
+    else {
+        return;
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
+    let (alice, show) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
+    let wav = |seconds: f64, rate: u32| {
+        podhost_testkit::fixtures::tone_and_silence(&[(seconds, true), (0.2, false)], rate)
+    };
+    let take = podhost_testkit::setup::upload(&host, &alice, "take.wav", wav(20.0, 44_100)).await;
+    let job = host
+        .submit_job(&alice, take.id, JobKind::Master, serde_json::Value::Null)
+        .await
+        .unwrap();
+    let job = host.run_job(&alice, &job.id).await.unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    let mastered =
+        podhost_core::MediaId::new(job.report.unwrap()["media_id"].as_u64().unwrap()).unwrap();
+    let patch = MetadataPatch {
+        adbreak: Some(Some(AdBreak {
+            preroll: true,
+            postroll: true,
+            midrolls: vec![10.0],
+        })),
+        ..Default::default()
+    };
+    host.update_metadata(&alice, mastered, patch).await.unwrap();
+    let mut new = NewEpisode::titled("With ads");
+    new.fields.media = Some(Some(mastered));
+    new.fields.is_public = Some(true);
+    host.create_episode(&alice, &show, new).await.unwrap();
+    let ad = podhost_testkit::setup::upload(&host, &alice, "ad.wav", wav(3.0, 22_050)).await;
+    host.create_campaign(
+        &alice,
+        NewCampaign {
+            name: "Spring".into(),
+            media: Some(ad.id),
+            positions: Position::ALL.to_vec(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    // The ad encoded like the episode (asked for by the first answer), before the browser asks.
+    let media = host.get_media(&alice, mastered).await.unwrap();
+    let blob = media.blob.as_str().to_string();
+    let someone = Listener {
+        address: "127.0.0.1".parse().unwrap(),
+        user_agent: String::new(),
+    };
+    let account = "alice".parse().unwrap();
+    let (stop_workers, workers_stopped) = tokio::sync::oneshot::channel::<()>();
+    let workers = host.clone();
+    tokio::spawn(async move {
+        workers
+            .run_jobs(async {
+                let _ = workers_stopped.await;
+            })
+            .await;
+    });
+    let mut stitched = None;
+    for _ in 0..2400 {
+        let public = host.public_media("alice", &blob).await.unwrap();
+        match host
+            .enclosure_for(&account, public, &someone)
+            .await
+            .unwrap()
+        {
+            Enclosure::Stitched(answer) => {
+                stitched = Some(answer);
+                break;
+            }
+            Enclosure::File(_) => tokio::time::sleep(Duration::from_millis(25)).await,
+        }
+    }
+    drop(stop_workers);
+    let stitched = stitched.expect("the ad was encoded");
+    let duration = stitched.duration_ms as f64 / 1000.0;
+    let url = host.media_url(&account, &media);
+    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(podhost_http::serve(listener, api, async {
+        let _ = stopped.await;
+    }));
+    // Past the preroll (3 s) and the midroll at 10 s: in the episode's second half.
+    let seek_to = duration * 0.7;
+    let run = tokio::process::Command::new("node")
+        .current_dir(&script_dir)
+        .env("PODHOST_CHROMIUM", &chromium)
+        .arg("check-ads.mjs")
+        .arg(&url)
+        .arg(format!("{seek_to:.3}"))
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the browser check finishes within 2 minutes")
+        .expect("node runs");
+    let _ = stop.send(());
+    let _ = server.await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    eprintln!("{stderr}");
+    assert!(
+        output.status.success(),
+        "Chromium did not play it:\n{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let read = report["duration"].as_f64().unwrap();
+    assert!(
+        (read - duration).abs() < 0.1,
+        "Chromium read {read} s, the answer is {duration} s"
+    );
+    assert!(
+        report["after_seek"].as_f64().unwrap() > seek_to + 1.0,
+        "{report}"
+    );
+    let statuses = report["statuses"].as_array().unwrap();
+    assert!(statuses.iter().all(|s| s == 200 || s == 206), "{report}");
+}
