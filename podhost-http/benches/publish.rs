@@ -9,12 +9,7 @@
 //! per second for the feed (GET with gzip, GET plain, 304) and throughput for the enclosure (whole
 //! 100 MB GETs and random 1 MiB ranges), and podhost's share of nginx's figure.
 
-use std::{
-    io::Write,
-    net::SocketAddr,
-    process::{Child, Command, Stdio},
-    time::Duration,
-};
+use std::{io::Write, net::SocketAddr, process::Command};
 
 use podhost_core::{
     PodcastHost,
@@ -23,63 +18,13 @@ use podhost_core::{
 use podhost_http::{Api, HttpConfig};
 use tokio::net::TcpListener;
 
+#[path = "support/reference.rs"]
+mod reference;
+use reference::{start_nginx, wrk};
+
 const EPISODES: usize = 1_000;
 const ENCLOSURE_BYTES: usize = 100 << 20;
 const RANGE_BYTES: usize = 1 << 20;
-
-struct Measured {
-    rps: f64,
-    bytes_per_sec: f64,
-}
-
-fn parse_rate(text: &str, label: &str) -> f64 {
-    let value = text
-        .lines()
-        .find(|l| l.trim_start().starts_with(label))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .unwrap_or("0");
-    let split = value
-        .find(|c: char| c.is_alphabetic())
-        .unwrap_or(value.len());
-    let (n, unit) = value.split_at(split);
-    let n: f64 = n.parse().unwrap_or(0.0);
-    n * match unit {
-        "KB" => 1024.0,
-        "MB" => 1024.0 * 1024.0,
-        "GB" => 1024.0 * 1024.0 * 1024.0,
-        "k" => 1000.0,
-        _ => 1.0,
-    }
-}
-
-/// Runs wrk against `url` with `headers` (and a Lua script when given).
-fn wrk(
-    url: &str,
-    (threads, connections): (u32, u32),
-    headers: &[String],
-    script: Option<&std::path::Path>,
-) -> Measured {
-    let mut command = Command::new("wrk");
-    command.args([&format!("-t{threads}"), &format!("-c{connections}"), "-d8s"]);
-    for header in headers {
-        command.args(["-H", header]);
-    }
-    if let Some(script) = script {
-        command.arg("-s").arg(script);
-    }
-    let out = command
-        .arg(url)
-        .output()
-        .expect("wrk on the PATH (apt-get install wrk)");
-    let text = String::from_utf8_lossy(&out.stdout);
-    if text.contains("Non-2xx or 3xx responses") {
-        eprintln!("wrk saw errors for {url}:\n{text}");
-    }
-    Measured {
-        rps: parse_rate(&text, "Requests/sec:"),
-        bytes_per_sec: parse_rate(&text, "Transfer/sec:"),
-    }
-}
 
 fn header_of(url: &str, headers: &[&str], name: &str) -> String {
     let mut command = Command::new("curl");
@@ -95,32 +40,6 @@ fn header_of(url: &str, headers: &[&str], name: &str) -> String {
             k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
         })
         .unwrap_or_default()
-}
-
-fn start_nginx(dir: &std::path::Path, port: u16) -> Child {
-    let script = std::env::var("NGINX_STATIC").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/tools/nginx-static.sh"
-        )
-        .into()
-    });
-    let mut child = Command::new("bash")
-        .arg(&script)
-        .arg(dir)
-        .arg(port.to_string())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{script}: {e}"));
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return child;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("nginx did not start (apt-get install nginx-light)");
 }
 
 async fn build(host: &PodcastHost) -> (String, String) {

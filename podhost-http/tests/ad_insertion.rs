@@ -320,3 +320,51 @@ async fn campaign_statistics_need_a_campaign_and_the_scope() {
         .await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
 }
+
+/// A presigner that signs nothing: the URL names the object.
+#[derive(Debug)]
+struct Presigns;
+
+#[async_trait::async_trait]
+impl podhost_core::Presigner for Presigns {
+    async fn presigned_get(
+        &self,
+        path: &object_store::path::Path,
+        _: std::time::Duration,
+    ) -> podhost_core::Result<String> {
+        Ok(format!("https://bucket.s3.example/{path}"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_presigned_downloads_an_episode_with_ads_is_streamed_not_redirected() {
+    let fx = Fixture::with_host_config(|c| {
+        c.presigned_downloads = Some(std::sync::Arc::new(Presigns));
+    })
+    .await;
+    let _workers = fx.start_workers();
+    let (path, _, _) = world(&fx, None).await;
+    // Before its ads are ready the file as stored is the store's to serve.
+    let first = fx.send(get(&path, IPHONE, &[])).await;
+    assert_eq!(first.status, StatusCode::FOUND);
+    assert!(
+        first.headers["location"]
+            .to_str()
+            .unwrap()
+            .starts_with("https://bucket.s3.example/")
+    );
+    let mut streamed = None;
+    for _ in 0..2400 {
+        let answer = fx.send(get(&path, IPHONE, &[("range", "bytes=0-")])).await;
+        if answer.status != StatusCode::FOUND {
+            streamed = Some(answer);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let streamed = streamed.expect("the ads were encoded");
+    assert_eq!(streamed.status, StatusCode::PARTIAL_CONTENT);
+    assert!(streamed.headers.get("location").is_none());
+    let layout = Mp3Layout::read(&streamed.raw).unwrap();
+    assert!(!layout.frames.is_empty());
+}

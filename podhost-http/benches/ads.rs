@@ -1,0 +1,342 @@
+//! Dynamic ad insertion beside nginx, in one run (not a timed test):
+//! `BENCH_DIR=/tmp cargo bench -p podhost-http --bench ads`.
+//!
+//! Needs `wrk`, `nginx` (Debian `wrk`, `nginx-light`), `ffmpeg` (the ad), `curl`, and the
+//! 60-minute speech episode of `shared/tools/make-test-podcast.sh` (`PODCAST_MP3`, else made in
+//! `BENCH_DIR/podcast60` by the script: espeak-ng and ffmpeg, a few minutes).
+//!
+//! podhost serves the episode (LAME MP3, 44.1 kHz mono 64 kbit/s) from a local-folder store with
+//! a preroll, midrolls at 20 and 40 minutes and a postroll, and one campaign in every slot (a
+//! 30 s ad, encoded like the episode by podhost's job before the run): every request is answered
+//! with the stitched arrangement, computed from the stored parts. nginx serves that arrangement's
+//! bytes, fetched from podhost, as a static file. Printed, for each: random 1 MiB ranges with
+//! `wrk -t2 -c32` (requests and MiB per second, p99 latency), the time to the first body byte of
+//! 1,000 sequential range requests (p50, p99), the server process's peak memory before and
+//! after the load, and the bytes the store holds outside the statistics before and after (0
+//! stored per arrangement).
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::{SocketAddr, TcpStream},
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use podhost_core::{
+    PodcastHost,
+    model::{AdBreak, MetadataPatch, NewCampaign, NewEpisode, Position},
+};
+use podhost_http::{Api, HttpConfig};
+use tokio::net::TcpListener;
+
+#[path = "support/reference.rs"]
+mod reference;
+use reference::{start_nginx, wrk};
+
+const RANGE_BYTES: u64 = 1 << 20;
+const AGENT: &str = "User-Agent: podhost-bench/1.0";
+
+/// The 60-minute episode: `PODCAST_MP3`, or made by `make-test-podcast.sh` in `base`.
+fn episode(base: &Path) -> PathBuf {
+    if let Ok(path) = std::env::var("PODCAST_MP3") {
+        return PathBuf::from(path);
+    }
+    let dir = base.join("podcast60");
+    let mp3 = dir.join("episode.mp3");
+    if !mp3.exists() {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/tools/make-test-podcast.sh"
+        );
+        println!("making the 60-minute episode with {script} (a few minutes)");
+        let ok = Command::new("bash")
+            .arg(script)
+            .arg(&dir)
+            .arg("60")
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "{script} failed (apt-get install espeak-ng ffmpeg)");
+    }
+    mp3
+}
+
+/// A 30 s ad: a jingle over a tone, as a WAV (podhost encodes it like the episode).
+fn ad(dir: &Path) -> Vec<u8> {
+    let path = dir.join("ad.wav");
+    let ok = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "lavfi", "-i"])
+        .arg("aevalsrc=0.3*sin(2*PI*440*t)*(0.6+0.4*sin(2*PI*2*t)):s=48000:d=30")
+        .arg(&path)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "ffmpeg makes the ad (apt-get install ffmpeg)");
+    std::fs::read(path).unwrap()
+}
+
+/// The process's peak resident memory (VmHWM), in MiB.
+fn peak_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The bytes of the files under `dir`, but for the statistics' (`stats` folders).
+fn stored_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if entry.file_name() != "stats" {
+                    stack.push(path);
+                }
+            } else {
+                total += entry.metadata().map_or(0, |m| m.len());
+            }
+        }
+    }
+    total
+}
+
+/// A response's head: its status and `Content-Length`.
+fn head(reader: &mut BufReader<TcpStream>) -> (u16, u64) {
+    let mut status = 0;
+    let mut length = 0;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let trimmed = line.trim_end();
+        if trimmed.is_empty() {
+            return (status, length);
+        }
+        if let Some(rest) = trimmed.strip_prefix("HTTP/1.1 ") {
+            status = rest[..3].parse().unwrap_or(0);
+        } else if let Some((k, v)) = trimmed.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+}
+
+/// The time to the first body byte of `n` sequential random 1 MiB ranges of `path` (of
+/// `len` bytes), on one kept-alive connection to `addr`: sorted.
+fn first_bytes(addr: &str, path: &str, len: u64, n: usize) -> Vec<Duration> {
+    let stream = TcpStream::connect(addr).unwrap();
+    stream.set_nodelay(true).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::with_capacity(256 << 10, stream);
+    let mut seed = 42u64;
+    let mut body = vec![0u8; 256 << 10];
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let start = (seed >> 16) % (len - RANGE_BYTES);
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{AGENT}\r\nRange: bytes={start}-{}\r\n\r\n",
+            start + RANGE_BYTES - 1
+        );
+        let sent = Instant::now();
+        writer.write_all(request.as_bytes()).unwrap();
+        let (status, length) = head(&mut reader);
+        assert_eq!(status, 206, "{path}");
+        // The first body byte.
+        reader.read_exact(&mut body[..1]).unwrap();
+        times.push(sent.elapsed());
+        let mut left = length - 1;
+        while left > 0 {
+            let take = left.min(body.len() as u64) as usize;
+            reader.read_exact(&mut body[..take]).unwrap();
+            left -= take as u64;
+        }
+    }
+    times.sort();
+    times
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+fn curl(args: &[&str]) -> Vec<u8> {
+    let out = Command::new("curl")
+        .args(["-s", "-H", AGENT])
+        .args(args)
+        .output()
+        .expect("curl");
+    out.stdout
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let base = PathBuf::from(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into()));
+    let episode_mp3 = std::fs::read(episode(&base)).unwrap();
+    let store_dir = tempfile::tempdir_in(&base).unwrap();
+    let static_dir = tempfile::tempdir_in(&base).unwrap();
+    let ad_wav = ad(static_dir.path());
+
+    let (addr, path) = runtime.block_on(async {
+        let opened = podhost_core::open_store(store_dir.path().to_str().unwrap()).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr: SocketAddr = listener.local_addr().unwrap();
+        let host = PodcastHost::new(
+            podhost_core::HostConfig::new(&format!("http://{addr}")).unwrap(),
+            opened.store,
+        );
+        let (owner, show) =
+            podhost_testkit::setup::account_with_podcast(&host, "bench", "show").await;
+        let episode =
+            podhost_testkit::setup::upload(&host, &owner, "episode.mp3", episode_mp3).await;
+        let ad = podhost_testkit::setup::upload(&host, &owner, "ad.wav", ad_wav).await;
+        let patch = MetadataPatch {
+            adbreak: Some(Some(AdBreak {
+                preroll: true,
+                postroll: true,
+                midrolls: vec![1200.0, 2400.0],
+            })),
+            ..Default::default()
+        };
+        host.update_metadata(&owner, episode.id, patch)
+            .await
+            .unwrap();
+        let mut new = NewEpisode::titled("An hour");
+        new.fields.media = Some(Some(episode.id));
+        new.fields.is_public = Some(true);
+        host.create_episode(&owner, &show, new).await.unwrap();
+        host.create_campaign(
+            &owner,
+            NewCampaign {
+                name: "Everywhere".into(),
+                media: Some(ad.id),
+                positions: Position::ALL.to_vec(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        for task in [0, 1] {
+            let host = host.clone();
+            tokio::spawn(async move {
+                match task {
+                    0 => host.run_jobs(std::future::pending()).await,
+                    _ => host.run_stats(std::future::pending()).await,
+                }
+            });
+        }
+        let url = host.media_url(owner.account(), &episode);
+        let api = Api::new(host, HttpConfig::default());
+        tokio::spawn(podhost_http::serve(listener, api, std::future::pending()));
+        let path = url
+            .strip_prefix(&format!("http://{addr}"))
+            .unwrap()
+            .to_string();
+        (addr, path)
+    });
+    let url = format!("http://{addr}{path}");
+
+    // The first request asks for the ad's encoding; wait until the answer carries the ads.
+    let file_len = curl(&["-o", "/dev/null", "-w", "%{size_download}", &url]);
+    let file_len: u64 = String::from_utf8_lossy(&file_len).parse().unwrap();
+    let started = Instant::now();
+    let stitched = loop {
+        let bytes = curl(&[&url]);
+        if bytes.len() as u64 != file_len {
+            break bytes;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "no ads after 10 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let len = stitched.len() as u64;
+    println!(
+        "episode: {:.1} MiB as stored; with a preroll, two midrolls and a postroll of 30 s: {:.1} MiB ({} bytes); ads ready after {:.1} s",
+        file_len as f64 / 1048576.0,
+        len as f64 / 1048576.0,
+        len,
+        started.elapsed().as_secs_f64()
+    );
+    std::fs::write(static_dir.path().join("stitched.mp3"), &stitched).unwrap();
+    let port = 18_000 + (std::process::id() % 1000) as u16;
+    let mut nginx = start_nginx(static_dir.path(), port);
+    let nginx_addr = format!("127.0.0.1:{port}");
+    let same = curl(&[&format!("http://{nginx_addr}/stitched.mp3")]);
+    assert_eq!(same, stitched, "nginx serves the same bytes");
+
+    let stored_before = stored_bytes(store_dir.path());
+    let peak_before = peak_mib();
+    let mut ranges = tempfile::NamedTempFile::new().unwrap();
+    write!(
+        ranges,
+        "math.randomseed(42)\nrequest = function()\n  local s = math.random(0, {last})\n  return wrk.format(\"GET\", nil, {{[\"Range\"] = \"bytes=\" .. s .. \"-\" .. (s + {size})}})\nend\n",
+        last = len - RANGE_BYTES,
+        size = RANGE_BYTES - 1
+    )
+    .unwrap();
+    let agent = AGENT.to_string();
+    let mib = |b: f64| b / 1048576.0;
+    println!(
+        "random 1 MiB ranges of the stitched answer, wrk -t2 -c32 -d8s on loopback (2 cores shared by wrk and the servers):"
+    );
+    let ours = wrk(
+        &url,
+        (2, 32),
+        std::slice::from_ref(&agent),
+        Some(ranges.path()),
+    );
+    let theirs = wrk(
+        &format!("http://{nginx_addr}/stitched.mp3"),
+        (2, 32),
+        std::slice::from_ref(&agent),
+        Some(ranges.path()),
+    );
+    println!(
+        "  podhost {:.0} req/s, {:.0} MiB/s, p99 {:.2} ms | nginx {:.0} req/s, {:.0} MiB/s, p99 {:.2} ms | podhost/nginx {:.2}×",
+        ours.rps,
+        mib(ours.bytes_per_sec),
+        ours.p99_ms,
+        theirs.rps,
+        mib(theirs.bytes_per_sec),
+        theirs.p99_ms,
+        ours.rps / theirs.rps.max(1.0)
+    );
+    let peak_after = peak_mib();
+    let stored_after = stored_bytes(store_dir.path());
+
+    println!("time to the first body byte, 1,000 sequential 1 MiB ranges on one connection:");
+    let ours = first_bytes(&addr.to_string(), &path, len, 1000);
+    let theirs = first_bytes(&nginx_addr, "/stitched.mp3", len, 1000);
+    println!(
+        "  podhost p50 {:.3} ms, p99 {:.3} ms | nginx p50 {:.3} ms, p99 {:.3} ms",
+        percentile(&ours, 0.5),
+        percentile(&ours, 0.99),
+        percentile(&theirs, 0.5),
+        percentile(&theirs, 0.99),
+    );
+    println!(
+        "memory: the server process's peak {peak_before:.1} MiB before the load, {peak_after:.1} MiB after 32 connections of 1 MiB ranges (+{:.1} MiB; the episode is {:.1} MiB)",
+        peak_after - peak_before,
+        file_len as f64 / 1048576.0
+    );
+    println!(
+        "store outside statistics: {stored_before} bytes before the load, {stored_after} after ({} bytes stored for the arrangement)",
+        stored_after as i64 - stored_before as i64
+    );
+    let _ = Command::new("kill").arg(nginx.id().to_string()).status();
+    let _ = nginx.wait();
+}

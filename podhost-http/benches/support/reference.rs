@@ -1,0 +1,121 @@
+//! What the benchmarks measured against nginx share: wrk's figures (requests and bytes per
+//! second, the 99th percentile of latency) and nginx started as the static-serving reference
+//! (`shared/tools/nginx-static.sh`).
+
+#![allow(dead_code)]
+
+use std::{
+    process::{Child, Command, Stdio},
+    time::Duration,
+};
+
+/// What wrk measured.
+pub struct Measured {
+    /// Requests per second.
+    pub rps: f64,
+    /// Bytes per second.
+    pub bytes_per_sec: f64,
+    /// The 99th percentile of the request latency, in milliseconds.
+    pub p99_ms: f64,
+}
+
+/// The number and its unit on wrk's line that starts with `label` (`Requests/sec:  1234.5`,
+/// `99%  3.21ms`); 0 when there is none.
+fn field<'a>(text: &'a str, label: &str) -> (f64, &'a str) {
+    let value = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap_or("0");
+    let split = value
+        .find(|c: char| c.is_alphabetic())
+        .unwrap_or(value.len());
+    let (n, unit) = value.split_at(split);
+    (n.parse().unwrap_or(0.0), unit)
+}
+
+/// A rate of wrk's output (requests or bytes per second).
+pub fn parse_rate(text: &str, label: &str) -> f64 {
+    let (n, unit) = field(text, label);
+    n * match unit {
+        "KB" => 1024.0,
+        "MB" => 1024.0 * 1024.0,
+        "GB" => 1024.0 * 1024.0 * 1024.0,
+        "k" => 1000.0,
+        _ => 1.0,
+    }
+}
+
+/// A latency percentile of wrk's `--latency` distribution (`99%  3.21ms`), in milliseconds.
+fn latency_ms(text: &str, label: &str) -> f64 {
+    let (n, unit) = field(text, label);
+    n * match unit {
+        "us" => 0.001,
+        "s" => 1000.0,
+        _ => 1.0,
+    }
+}
+
+/// Runs wrk against `url` with `headers` (and a Lua script when given).
+///
+/// Runs wrk against `url` with `headers` (and a Lua script when given).
+pub fn wrk(
+    url: &str,
+    (threads, connections): (u32, u32),
+    headers: &[String],
+    script: Option<&std::path::Path>,
+) -> Measured {
+    let mut command = Command::new("wrk");
+    command.args([
+        &format!("-t{threads}"),
+        &format!("-c{connections}"),
+        "-d8s",
+        "--latency",
+    ]);
+    for header in headers {
+        command.args(["-H", header]);
+    }
+    if let Some(script) = script {
+        command.arg("-s").arg(script);
+    }
+    let out = command
+        .arg(url)
+        .output()
+        .expect("wrk on the PATH (apt-get install wrk)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    if text.contains("Non-2xx or 3xx responses") {
+        eprintln!("wrk saw errors for {url}:\n{text}");
+    }
+    Measured {
+        rps: parse_rate(&text, "Requests/sec:"),
+        bytes_per_sec: parse_rate(&text, "Transfer/sec:"),
+        p99_ms: latency_ms(&text, "99%"),
+    }
+}
+
+/// nginx serving `dir` on 127.0.0.1:`port` as the static reference.
+pub fn start_nginx(dir: &std::path::Path, port: u16) -> Child {
+    let script = std::env::var("NGINX_STATIC").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/tools/nginx-static.sh"
+        )
+        .into()
+    });
+    let mut child = Command::new("bash")
+        .arg(&script)
+        .arg(dir)
+        .arg(port.to_string())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{script}: {e}"));
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("nginx did not start (apt-get install nginx-light)");
+}
