@@ -398,3 +398,154 @@ pub fn stitch(episode: Mp3File<'_>, ads: &[(Slot, Mp3File<'_>)]) -> Result<Stitc
     let refs: Vec<(usize, &AdPart)> = parts.iter().map(|(i, p)| (*i, p)).collect();
     cuts.stitch(&refs)
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// An MP3 stream of `frames` MPEG-1 Layer III frames (44.1 kHz mono, 64 kbit/s: 208 bytes,
+    /// 17 of side information), each borrowing a random share of the reservoir the frames
+    /// before it hold, the rest random bytes.
+    fn synthetic(frames: usize, seed: u64) -> Vec<u8> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut file = Vec::new();
+        let mut held = 0usize; // reservoir bytes before the frame
+        for i in 0..frames {
+            let mut frame = vec![0u8; 208];
+            frame[..4].copy_from_slice(&[0xFF, 0xFB, 0x50, 0xC0]);
+            for byte in &mut frame[4 + 17..] {
+                *byte = next() as u8;
+            }
+            let borrow = if i == 0 {
+                0
+            } else {
+                (next() as usize) % (held.min(511) + 1)
+            };
+            frame[4] = (borrow >> 1) as u8;
+            frame[5] = ((borrow & 1) << 7) as u8 | (next() as u8 & 0x7F);
+            held = (held + 208 - 4 - 17).min(511);
+            file.extend_from_slice(&frame);
+        }
+        file
+    }
+
+    fn read(arrangement: &Arrangement, files: &[(&BlobKey, &[u8])], range: Range) -> Vec<u8> {
+        arrangement
+            .slices(range)
+            .flat_map(|(piece, within)| {
+                let bytes = match piece {
+                    Piece::Blob { blob, .. } => files.iter().find(|(b, _)| *b == blob).unwrap().1,
+                    Piece::Bytes(bytes) => &bytes[..],
+                };
+                bytes[within.start as usize..within.end as usize].to_vec()
+            })
+            .collect()
+    }
+
+    type Range = std::ops::Range<u64>;
+
+    fn frame_bytes<'a>(
+        file: &'a [u8],
+        layout: &Mp3Layout,
+        frames: std::ops::Range<usize>,
+    ) -> &'a [u8] {
+        let r = layout.bytes(frames);
+        &file[r.start as usize..r.end as usize]
+    }
+
+    proptest! {
+        /// For random breaks, ads and ranges: every range of the stitched answer is the same
+        /// bytes of the whole answer, and the whole is the parts in order (the episode's frames
+        /// between the cuts, each ad's frames, a seam's carrier in place of the last frame of
+        /// the ad before it), behind the Xing frame.
+        #[test]
+        fn the_stitched_answer_is_its_parts_in_order_under_any_range(
+            frames in 3usize..60,
+            ad_frames in (1usize..8, 1usize..8),
+            seed in any::<u64>(),
+            preroll in any::<bool>(),
+            midrolls in proptest::collection::vec(0u64..70, 0..4),
+            postroll in any::<bool>(),
+            ranges in proptest::collection::vec((0u64..30_000, 0u64..30_000), 1..6),
+        ) {
+            let episode = synthetic(frames, seed);
+            let ads = [synthetic(ad_frames.0, seed ^ 1), synthetic(ad_frames.1, seed ^ 2)];
+            let layouts = [
+                Mp3Layout::read(&episode).unwrap(),
+                Mp3Layout::read(&ads[0]).unwrap(),
+                Mp3Layout::read(&ads[1]).unwrap(),
+            ];
+            prop_assert_eq!(layouts[0].frames.len(), frames);
+            let blobs = [BlobKey("e".into()), BlobKey("a".into()), BlobKey("b".into())];
+            let file = |i: usize| Mp3File { blob: &blobs[i], bytes: if i == 0 { &episode } else { &ads[i - 1] }, layout: &layouts[i] };
+            let mut slots: Vec<Slot> = midrolls.iter().map(|f| Slot::Midroll(f * 1152)).collect();
+            if preroll { slots.push(Slot::Preroll); }
+            if postroll { slots.push(Slot::Postroll); }
+            let wanted: Vec<(Slot, Mp3File<'_>)> = slots
+                .iter()
+                .enumerate()
+                .map(|(i, slot)| (*slot, file(1 + i % 2)))
+                .collect();
+            let stitched = stitch(file(0), &wanted).unwrap();
+            let arrangement = stitched.arrangement(None);
+            let files = [(&blobs[0], &episode[..]), (&blobs[1], &ads[0][..]), (&blobs[2], &ads[1][..])];
+            let whole = read(&arrangement, &files, 0..arrangement.len());
+            prop_assert_eq!(whole.len() as u64, arrangement.len());
+            for (a, b) in ranges {
+                let (start, end) = (a.min(b), a.max(b));
+                let got = read(&arrangement, &files, start..end);
+                let s = (start as usize).min(whole.len());
+                let e = (end as usize).min(whole.len());
+                prop_assert_eq!(&got[..], &whole[s..e.max(s)]);
+            }
+
+            // The parts in order, as the rules say.
+            let mut order: Vec<(Slot, usize)> = wanted.iter().enumerate().map(|(i, (s, _))| (*s, i)).collect();
+            order.sort();
+            let mut expected = Vec::new();
+            let mut from = 0;
+            let mut at = 0;
+            while at < order.len() {
+                let slot = order[at].0;
+                let cut = match slot {
+                    Slot::Preroll => 0,
+                    Slot::Midroll(s) => layouts[0].frame_at(s).max(from),
+                    Slot::Postroll => frames,
+                };
+                expected.extend_from_slice(frame_bytes(&episode, &layouts[0], from..cut));
+                from = cut;
+                let in_slot: Vec<usize> = order.iter().filter(|(s, _)| *s == slot).map(|(_, i)| *i).collect();
+                let carrier = match slot {
+                    Slot::Postroll => None,
+                    _ => layouts[0].carrier(&episode, cut),
+                };
+                for (k, i) in in_slot.iter().enumerate() {
+                    let ad = 1 + i % 2;
+                    let n = layouts[ad].frames.len();
+                    let last = k + 1 == in_slot.len();
+                    let take = if last && carrier.is_some() { n - 1 } else { n };
+                    expected.extend_from_slice(frame_bytes(files[ad].1, &layouts[ad], 0..take));
+                    if last && let Some(carrier) = &carrier {
+                        expected.extend_from_slice(carrier);
+                    }
+                }
+                at += in_slot.len();
+            }
+            expected.extend_from_slice(frame_bytes(&episode, &layouts[0], from..frames));
+            let layout = Mp3Layout::read(&whole).unwrap();
+            let audio = layout.bytes(0..layout.frames.len());
+            prop_assert_eq!(&whole[audio.start as usize..audio.end as usize], &expected[..]);
+            // The Xing frame counts every frame: the episode's and the ads'.
+            let total = frames + wanted.iter().map(|(_, f)| f.layout.frames.len()).sum::<usize>();
+            prop_assert_eq!(layout.frames.len(), total);
+        }
+    }
+}
