@@ -105,13 +105,28 @@ impl PodcastHost {
                 .unwrap_or_else(|e| e.into_inner()),
         );
         let mut stopped = 0;
-        for account in accounts {
-            let Ok(account) = AccountId::new(&account) else {
+        let mut failure = None;
+        for name in accounts {
+            let Ok(account) = AccountId::new(&name) else {
                 continue;
             };
-            stopped += self.check_goals(&account).await?;
+            match self.check_goals(&account).await {
+                Ok(n) => stopped += n,
+                Err(e) => {
+                    // Checked again after the next flush.
+                    let delivered = &self.inner.stats.ads_delivered;
+                    delivered
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(name);
+                    failure = Some(e);
+                }
+            }
         }
-        Ok(stopped)
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(stopped),
+        }
     }
 
     async fn check_goals(&self, account: &AccountId) -> Result<usize> {

@@ -183,8 +183,11 @@ pub(super) struct Caches {
     prepared: Cache<(AccountId, String, Vec<Slot>), (), Arc<Prepared>>,
     ad_parts: Cache<(AccountId, String), (), Arc<AdPart>>,
     arranged: Cache<(AccountId, String), (), Arc<Arranged>>,
-    /// Encodings asked for by this process (so a busy episode asks once).
-    asked: std::sync::Mutex<std::collections::HashSet<(AccountId, MediaId, AdShape)>>,
+    /// Encodings asked for by this process and when (so a busy episode asks once, and again
+    /// only after a failed encoding may be retried).
+    asked: std::sync::Mutex<std::collections::HashMap<(AccountId, MediaId, AdShape), Timestamp>>,
+    /// One episode prepared at a time (each reads its whole file once).
+    preparing: tokio::sync::Mutex<()>,
 }
 
 impl Default for Caches {
@@ -195,6 +198,7 @@ impl Default for Caches {
             ad_parts: Cache::new(PREPARED_BYTES / 16),
             arranged: Cache::new(ARRANGEMENT_BYTES),
             asked: Default::default(),
+            preparing: Default::default(),
         }
     }
 }
@@ -282,7 +286,16 @@ fn offer(
         return (None, changes_at);
     }
     let Some((feed, _, _)) = episode_playing(state, media.id, now) else {
-        return (None, changes_at);
+        // Until an episode that plays it is published (then the offer is made again).
+        let publishes = state
+            .feeds
+            .values()
+            .flat_map(|entry| entry.episodes.values())
+            .filter(|e| e.media == Some(media.id) && e.publish_at > now)
+            .map(|e| e.publish_at)
+            .min();
+        let first = [changes_at, publishes].into_iter().flatten().min();
+        return (None, first);
     };
     let channels = media.facts.audio.as_ref().map_or(2, |a| a.channels);
     let Some(shape) = AdShape::of(media, fallback_loudness(state, &feed, channels)) else {
@@ -536,12 +549,11 @@ impl PodcastHost {
                 .asked
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            if asked.len() > 10_000 {
-                asked.clear();
-            }
+            let now = self.now();
+            asked.retain(|_, at| *at + RETRY_FAILED_AFTER > now);
             missing
                 .iter()
-                .filter(|(m, s)| asked.insert((account.clone(), *m, *s)))
+                .filter(|(m, s)| asked.insert((account.clone(), *m, *s), now).is_none())
                 .copied()
                 .collect()
         };
@@ -688,6 +700,12 @@ impl PodcastHost {
     ) -> Result<Arc<Prepared>> {
         let key = (account.clone(), media.etag.clone(), breaks.to_vec());
         let caches = &self.inner.insertion;
+        if let Some(prepared) = caches.prepared.get(&key, &(), self.now()) {
+            return Ok(prepared);
+        }
+        // One at a time: a burst of first listens of many episodes holds one file in memory,
+        // and listens of one episode wait for its preparation instead of repeating it.
+        let _one = caches.preparing.lock().await;
         if let Some(prepared) = caches.prepared.get(&key, &(), self.now()) {
             return Ok(prepared);
         }

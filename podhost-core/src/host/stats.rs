@@ -306,7 +306,7 @@ impl PodcastHost {
                     // Flushes, then stops the campaigns the flushed impressions brought to
                     // their goal.
                     if let Err(e) = self.check_campaign_goals().await {
-                        tracing::warn!(error = %e, "storing download statistics failed; will retry");
+                        tracing::warn!(error = %e, "storing download statistics or checking campaign goals failed; will retry");
                     }
                 }
                 _ = close.tick() => {
