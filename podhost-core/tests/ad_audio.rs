@@ -14,26 +14,13 @@ use std::process::Command;
 
 #[path = "support/ffmpeg.rs"]
 mod ffmpeg_tools;
-use ffmpeg_tools::{ffmpeg, ffmpeg_loudness, probe};
+use ffmpeg_tools::{ffmpeg, ffmpeg_and_ffprobe, ffmpeg_loudness, probe};
 use futures::TryStreamExt;
 use podhost_core::{
-    Enclosure, Listener, PodcastHost,
-    model::{AdBreak, JobKind, JobStatus, MetadataPatch, NewCampaign, NewEpisode, Position},
+    Listener, PodcastHost,
+    model::{AdBreak, JobKind, JobStatus, MetadataPatch, NewEpisode},
     tags::Chapter,
 };
-
-fn tools() -> Result<(), String> {
-    for tool in ["ffmpeg", "ffprobe"] {
-        let ok = Command::new(tool)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            return Err(format!("no {tool}"));
-        }
-    }
-    Ok(())
-}
 
 /// ffmpeg's decoding of `path` to nothing: what it said (warnings and errors).
 fn complaints(path: &Path) -> String {
@@ -65,7 +52,9 @@ fn seconds(path: &Path) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
-    let Some(()) = podhost_testkit::or_skip("ad insertion", "ffmpeg and ffprobe", tools()) else {
+    let Some(()) =
+        podhost_testkit::or_skip("ad insertion", "ffmpeg and ffprobe", ffmpeg_and_ffprobe())
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -145,52 +134,18 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
     new.fields.media = Some(Some(episode.id));
     new.fields.is_public = Some(true);
     host.create_episode(&who, &show, new).await.unwrap();
-    host.create_campaign(
-        &who,
-        NewCampaign {
-            name: "Spring".into(),
-            media: Some(ad.id),
-            positions: Position::ALL.to_vec(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    podhost_testkit::setup::campaign_everywhere(&host, &who, ad.id).await;
 
     // The first request asks for the ad's encoding and gets the file as stored; the workers
     // encode it; then the listener gets the ads.
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let workers = host.clone();
-    tokio::spawn(async move {
-        workers
-            .run_jobs(async {
-                let _ = stopped.await;
-            })
-            .await;
-    });
+    let workers = podhost_testkit::setup::run_jobs(&host);
     let listener = Listener {
         address: "2001:db8::1".parse().unwrap(),
         user_agent: "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X)".into(),
     };
-    let account = "alice".parse().unwrap();
     let blob = episode.blob.as_str().to_string();
-    let mut answer = None;
-    for _ in 0..2400 {
-        let media = host.public_media("alice", &blob).await.unwrap();
-        match host
-            .enclosure_for(&account, media, &listener)
-            .await
-            .unwrap()
-        {
-            Enclosure::Stitched(stitched) => {
-                answer = Some(stitched);
-                break;
-            }
-            Enclosure::File(_) => tokio::time::sleep(std::time::Duration::from_millis(25)).await,
-        }
-    }
-    drop(stop);
-    let answer = answer.expect("the ad was encoded and put in");
+    let answer = podhost_testkit::setup::stitched(&host, "alice", &blob, &listener).await;
+    drop(workers);
     assert_eq!(answer.ads.len(), 3, "preroll, midroll, postroll");
     let chunks: Vec<bytes::Bytes> = host
         .stitched_bytes(&answer, 0..answer.len())

@@ -10,7 +10,7 @@ use std::process::Command;
 
 #[path = "support/ffmpeg.rs"]
 mod ffmpeg_tools;
-use ffmpeg_tools::{ffmpeg, ffmpeg_loudness, probe};
+use ffmpeg_tools::{ffmpeg, ffmpeg_and_ffprobe, ffmpeg_loudness, probe};
 use futures::TryStreamExt;
 use podhost_core::{
     MediaId, PodcastHost,
@@ -24,15 +24,7 @@ fn repo() -> PathBuf {
 }
 
 fn tools() -> Result<(), String> {
-    for tool in ["ffmpeg", "ffprobe"] {
-        let ok = Command::new(tool)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            return Err(format!("no {tool}"));
-        }
-    }
+    ffmpeg_and_ffprobe()?;
     let mutagen = Command::new(repo().join(".venv/bin/python"))
         .args(["-c", "import mutagen"])
         .output()

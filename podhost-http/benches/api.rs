@@ -17,6 +17,9 @@ use podhost_core::{
 use podhost_http::{Api, HttpConfig};
 use tokio::{io::AsyncWriteExt, net::TcpListener};
 
+#[path = "support/reference.rs"]
+mod reference;
+
 /// A host whose rate limit never refuses (a benchmark is not a client to limit).
 fn unlimited(public_url: &str) -> podhost_core::HostConfig {
     let mut config = podhost_core::HostConfig::new(public_url).unwrap();
@@ -72,46 +75,11 @@ fn wrk(url: &str, token: &str) -> (f64, f64) {
     wrk_script(url, token, None)
 }
 
-/// Runs wrk with a Lua script making each request's path.
+/// Runs wrk (-t2 -c32) with a Lua script making each request's path.
 fn wrk_script(url: &str, token: &str, script: Option<&std::path::Path>) -> (f64, f64) {
-    let mut command = Command::new("wrk");
-    command.args([
-        "-t2",
-        "-c32",
-        "-d10s",
-        "--latency",
-        "-H",
-        &format!("Authorization: Bearer {token}"),
-    ]);
-    if let Some(script) = script {
-        command.arg("-s").arg(script);
-    }
-    let out = command
-        .arg(url)
-        .output()
-        .expect("wrk on the PATH (apt-get install wrk)");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rps = text
-        .lines()
-        .find(|l| l.starts_with("Requests/sec:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0.0);
-    let p99 = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("99%"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .map(|v| {
-            let (n, unit) = v.split_at(v.find(|c: char| c.is_alphabetic()).unwrap_or(v.len()));
-            let n: f64 = n.parse().unwrap_or(0.0);
-            match unit {
-                "us" => n / 1000.0,
-                "s" => n * 1000.0,
-                _ => n,
-            }
-        })
-        .unwrap_or(0.0);
-    (rps, p99)
+    let auth = format!("Authorization: Bearer {token}");
+    let measured = reference::wrk(url, (2, 32), &[auth], script);
+    (measured.rps, measured.p99_ms)
 }
 
 async fn side_by_side(label: &str, api: std::net::SocketAddr, path: &str, token: &str) {

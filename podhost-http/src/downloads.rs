@@ -22,6 +22,19 @@ use crate::{
 #[derive(Debug, Clone, Copy)]
 pub struct ClientAddr(pub SocketAddr);
 
+/// The listener of a request, by IAB's rule: the client's address and user agent.
+pub(crate) fn listener(api: &Api, parts: &Parts) -> podhost_core::Listener {
+    podhost_core::Listener {
+        address: client_ip(parts, api.config.trust_forwarded_for),
+        user_agent: parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string(),
+    }
+}
+
 /// A delivery of `range` to the client of `parts`, nothing sent yet.
 pub(crate) fn delivery(
     api: &Api,
@@ -31,17 +44,13 @@ pub(crate) fn delivery(
     range: std::ops::Range<u64>,
     subscriber: Option<&str>,
 ) -> Delivery {
+    let listener = listener(api, parts);
     Delivery {
         subscriber: subscriber.map(str::to_string),
         account: account.to_string(),
         blob: blob.to_string(),
-        client: client_ip(parts, api.config.trust_forwarded_for),
-        user_agent: parts
-            .headers
-            .get(header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string(),
+        client: listener.address,
+        user_agent: listener.user_agent,
         range,
         delivered: 0,
         stitched: None,

@@ -126,7 +126,7 @@ const UPLOADED_FILE_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsa
 /// A file's chapters change only with a new file (a new blob), so they may be cached a day;
 /// those of an episode with ads are the listener's (moved by the ads their download carries).
 async fn chapters(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
-    let listener = listener_of(api, parts);
+    let listener = downloads::listener(api, parts);
     let (json, shifted) = match api.host.listener_chapters(account, blob, &listener).await {
         Ok(answer) => answer,
         Err(e) => return response::error(&ApiError::Core(e)),
@@ -174,7 +174,7 @@ async fn serve_media(
     media: podhost_core::publish::PublicMedia,
     subscriber: Option<&str>,
 ) -> Response<Body> {
-    let listener = listener_of(api, parts);
+    let listener = downloads::listener(api, parts);
     let enclosure = match podhost_core::AccountId::new(account) {
         Ok(id) => api.host.enclosure_for(&id, media, &listener).await,
         Err(_) => Ok(podhost_core::Enclosure::File(media)),
@@ -304,19 +304,6 @@ async fn serve_media(
         _ => {}
     }
     answer
-}
-
-/// The listener of a request, by IAB's rule: the client's address and user agent.
-fn listener_of(api: &Api, parts: &Parts) -> podhost_core::Listener {
-    podhost_core::Listener {
-        address: downloads::client_ip(parts, api.config.trust_forwarded_for),
-        user_agent: parts
-            .headers
-            .get(header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string(),
-    }
 }
 
 /// What a download answers: the stored file, or a listener's stitched answer.

@@ -278,8 +278,8 @@ fn waveforms_load_in_peaks_js() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
     use podhost_core::{
-        Enclosure, Listener,
-        model::{AdBreak, JobKind, JobStatus, MetadataPatch, NewCampaign, Position},
+        Listener,
+        model::{AdBreak, JobKind, JobStatus, MetadataPatch},
     };
     let Some(BrowserTools {
         chromium,
@@ -322,53 +322,19 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
     new.fields.is_public = Some(true);
     host.create_episode(&alice, &show, new).await.unwrap();
     let ad = podhost_testkit::setup::upload(&host, &alice, "ad.wav", wav(3.0, 22_050)).await;
-    host.create_campaign(
-        &alice,
-        NewCampaign {
-            name: "Spring".into(),
-            media: Some(ad.id),
-            positions: Position::ALL.to_vec(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    podhost_testkit::setup::campaign_everywhere(&host, &alice, ad.id).await;
     // The ad encoded like the episode (asked for by the first answer), before the browser asks.
     let media = host.get_media(&alice, mastered).await.unwrap();
-    let blob = media.blob.as_str().to_string();
     let someone = Listener {
         address: "127.0.0.1".parse().unwrap(),
         user_agent: String::new(),
     };
-    let account = "alice".parse().unwrap();
-    let (stop_workers, workers_stopped) = tokio::sync::oneshot::channel::<()>();
-    let workers = host.clone();
-    tokio::spawn(async move {
-        workers
-            .run_jobs(async {
-                let _ = workers_stopped.await;
-            })
-            .await;
-    });
-    let mut stitched = None;
-    for _ in 0..2400 {
-        let public = host.public_media("alice", &blob).await.unwrap();
-        match host
-            .enclosure_for(&account, public, &someone)
-            .await
-            .unwrap()
-        {
-            Enclosure::Stitched(answer) => {
-                stitched = Some(answer);
-                break;
-            }
-            Enclosure::File(_) => tokio::time::sleep(Duration::from_millis(25)).await,
-        }
-    }
-    drop(stop_workers);
-    let stitched = stitched.expect("the ad was encoded");
+    let workers = podhost_testkit::setup::run_jobs(&host);
+    let stitched =
+        podhost_testkit::setup::stitched(&host, "alice", media.blob.as_str(), &someone).await;
+    drop(workers);
     let duration = stitched.duration_ms as f64 / 1000.0;
-    let url = host.media_url(&account, &media);
+    let url = host.media_url(alice.account(), &media);
     let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(podhost_http::serve(listener, api, async {

@@ -47,3 +47,65 @@ pub async fn upload(host: &PodcastHost, who: &Principal, name: &str, bytes: Vec<
     .await
     .expect("upload")
 }
+
+/// Runs `host`'s job workers until the returned sender is dropped (or sent to).
+pub fn run_jobs(host: &PodcastHost) -> tokio::sync::oneshot::Sender<()> {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let host = host.clone();
+    tokio::spawn(async move {
+        host.run_jobs(async {
+            let _ = stopped.await;
+        })
+        .await;
+    });
+    stop
+}
+
+/// A campaign of `who` with the ad `ad` in every position of every podcast.
+pub async fn campaign_everywhere(
+    host: &PodcastHost,
+    who: &Principal,
+    ad: podhost_core::MediaId,
+) -> podhost_core::model::CampaignView {
+    use podhost_core::model::{NewCampaign, Position};
+    host.create_campaign(
+        who,
+        NewCampaign {
+            name: "Everywhere".into(),
+            media: Some(ad),
+            positions: Position::ALL.to_vec(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("campaign created")
+}
+
+/// What `listener` gets at the enclosure URL of `account`'s file `blob` once it carries ads:
+/// asks until the ads were encoded (the host's job workers must run, see [`run_jobs`]); panics
+/// after a minute.
+pub async fn stitched(
+    host: &PodcastHost,
+    account: &str,
+    blob: &str,
+    listener: &podhost_core::Listener,
+) -> Box<podhost_core::StitchedEnclosure> {
+    let id: podhost_core::AccountId = account.parse().expect("a valid name");
+    for _ in 0..2400 {
+        let media = host
+            .public_media(account, blob)
+            .await
+            .expect("a public file");
+        match host
+            .enclosure_for(&id, media, listener)
+            .await
+            .expect("answered")
+        {
+            podhost_core::Enclosure::Stitched(answer) => return answer,
+            podhost_core::Enclosure::File(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            }
+        }
+    }
+    panic!("{blob} was never answered with ads");
+}

@@ -137,20 +137,7 @@ impl PodcastHost {
     /// One of the caller's campaigns (scope `ads-read-only`).
     pub async fn get_campaign(&self, who: &Principal, id: &CampaignId) -> Result<CampaignView> {
         who.require(Scope::AdsReadOnly)?;
-        let catalog = self.catalog(who.account()).await?;
-        let campaign = catalog
-            .read_found(|state| {
-                state
-                    .campaigns
-                    .get(id)
-                    .cloned()
-                    .ok_or_else(|| not_found(id))
-            })
-            .await?;
-        let counted = self
-            .campaign_impressions(who.account(), std::slice::from_ref(&campaign))
-            .await?;
-        let impressions = counted.get(id).copied().unwrap_or(0);
+        let (campaign, impressions) = self.campaign_and_impressions(who, id).await?;
         Ok(view(campaign, impressions, self.now()))
     }
 
@@ -178,19 +165,7 @@ impl PodcastHost {
             }
         };
         let catalog = self.catalog(who.account()).await?;
-        let before = catalog
-            .read_found(|state| {
-                state
-                    .campaigns
-                    .get(id)
-                    .cloned()
-                    .ok_or_else(|| not_found(id))
-            })
-            .await?;
-        let counted = self
-            .campaign_impressions(who.account(), std::slice::from_ref(&before))
-            .await?;
-        let impressions = counted.get(id).copied().unwrap_or(0);
+        let (_, impressions) = self.campaign_and_impressions(who, id).await?;
         let now = self.now();
         catalog
             .commit(now, |state| {
@@ -233,6 +208,29 @@ impl PodcastHost {
                 Ok((vec![Change::CampaignPut(Box::new(campaign))], view))
             })
             .await
+    }
+
+    /// One of the caller's campaigns as it is now, and the impressions it made.
+    async fn campaign_and_impressions(
+        &self,
+        who: &Principal,
+        id: &CampaignId,
+    ) -> Result<(Campaign, u64)> {
+        let catalog = self.catalog(who.account()).await?;
+        let campaign = catalog
+            .read_found(|state| {
+                state
+                    .campaigns
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| not_found(id))
+            })
+            .await?;
+        let counted = self
+            .campaign_impressions(who.account(), std::slice::from_ref(&campaign))
+            .await?;
+        let impressions = counted.get(id).copied().unwrap_or(0);
+        Ok((campaign, impressions))
     }
 
     /// Deletes one of the caller's campaigns (scope `ads`); its ad file stays.

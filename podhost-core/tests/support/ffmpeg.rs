@@ -85,3 +85,18 @@ pub fn ffmpeg_loudness(path: &std::path::Path) -> Ebur128Summary {
         .expect("ffmpeg runs");
     parse_ebur128(&String::from_utf8_lossy(&out.stderr))
 }
+
+/// `Ok` when ffmpeg and ffprobe run, else which is missing.
+#[allow(dead_code)] // not every includer needs both
+pub fn ffmpeg_and_ffprobe() -> Result<(), String> {
+    for tool in ["ffmpeg", "ffprobe"] {
+        let ok = std::process::Command::new(tool)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            return Err(format!("no {tool}"));
+        }
+    }
+    Ok(())
+}
