@@ -188,6 +188,7 @@ async fn serve_media(
             Err(e) => return response::error(&ApiError::Core(e)),
         },
         Ok(podhost_core::Enclosure::Stitched(stitched)) => Served::Stitched(stitched),
+        Ok(podhost_core::Enclosure::Retimed(text)) => Served::Retimed(text),
         Err(e) => return response::error(&ApiError::Core(e)),
     };
     let served = &answer;
@@ -199,10 +200,10 @@ async fn serve_media(
         .unwrap_or_default();
     let headers = &parts.headers;
     let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    // A stitched answer changes with the campaigns, not with the file's date: only its ETag
-    // validates it.
-    let stitched = matches!(served, Served::Stitched(_));
-    let not_modified = match stitched {
+    // A listener's answer (with ads, or a transcript moved by them) changes with the campaigns,
+    // not with the file's date: only its ETag validates it.
+    let per_listener = !matches!(served, Served::File(_));
+    let not_modified = match per_listener {
         false => not_modified(headers, &etag, media.last_modified),
         true => header(header::IF_NONE_MATCH).is_some_and(|tags| {
             tags.split(',')
@@ -212,7 +213,7 @@ async fn serve_media(
     };
     // If-Range: the range holds only for the same validator (a strong ETag or the exact date).
     let range_applies =
-        header(header::IF_RANGE).is_none_or(|v| v == etag || (!stitched && v == last_modified));
+        header(header::IF_RANGE).is_none_or(|v| v == etag || (!per_listener && v == last_modified));
     let ranged = if range_applies {
         crate::ranges::parse(header(header::RANGE), size)
     } else {
@@ -232,6 +233,10 @@ async fn serve_media(
                     Err(e) => return response::error(&ApiError::Core(e)),
                 },
                 Served::Stitched(answer) => api.host.stitched_bytes(answer, r.clone()),
+                Served::Retimed(text) => {
+                    let part = text.bytes.slice(r.start as usize..r.end as usize);
+                    futures::stream::once(async move { Ok(part) }).boxed()
+                }
             };
             let mut delivery =
                 downloads::delivery(api, parts, account, blob, r.clone(), subscriber);
@@ -266,7 +271,7 @@ async fn serve_media(
     // campaigns: no shared cache keeps it, and a client asks again (its ETag answers 304).
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(match stitched {
+        HeaderValue::from_static(match per_listener {
             false => "public, max-age=31536000, immutable",
             true => "private, no-cache",
         }),
@@ -278,7 +283,7 @@ async fn serve_media(
     if let Ok(v) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, v);
     }
-    if !stitched && let Ok(v) = HeaderValue::from_str(&last_modified) {
+    if !per_listener && let Ok(v) = HeaderValue::from_str(&last_modified) {
         h.insert(header::LAST_MODIFIED, v);
     }
     if status != StatusCode::NOT_MODIFIED
@@ -310,6 +315,7 @@ async fn serve_media(
 enum Served {
     File(podhost_core::publish::PublicMedia),
     Stitched(Box<podhost_core::StitchedEnclosure>),
+    Retimed(Box<podhost_core::RetimedText>),
 }
 
 impl Served {
@@ -317,6 +323,7 @@ impl Served {
         match self {
             Served::File(media) => media.size,
             Served::Stitched(answer) => answer.len(),
+            Served::Retimed(text) => text.bytes.len() as u64,
         }
     }
 
@@ -324,6 +331,7 @@ impl Served {
         match self {
             Served::File(media) => &media.etag,
             Served::Stitched(answer) => &answer.etag,
+            Served::Retimed(text) => &text.etag,
         }
     }
 
@@ -332,6 +340,7 @@ impl Served {
         match self {
             Served::File(media) => media,
             Served::Stitched(answer) => &answer.media,
+            Served::Retimed(text) => &text.media,
         }
     }
 }

@@ -118,7 +118,7 @@ async fn campaign(fx: &Fixture, id: &str) -> Value {
 async fn an_episode_with_breaks_is_answered_with_its_ads_exactly_under_ranges() {
     let fx = Fixture::new().await;
     let _workers = fx.start_workers();
-    let (path, _, _) = world(&fx, None).await;
+    let (path, episode_id, _) = world(&fx, None).await;
     let (plain, stitched) = until_stitched(&fx, &path, IPHONE).await;
     let whole = stitched.raw.clone();
     let len = whole.len() as u64;
@@ -200,6 +200,47 @@ async fn an_episode_with_breaks_is_answered_with_its_ads_exactly_under_ranges() 
         .send(get(&path, IPHONE, &[("if-none-match", &tag)]))
         .await;
     assert_eq!(fresh.status, StatusCode::NOT_MODIFIED);
+
+    // The episode's transcript, fetched by the same listener, follows the ads: a cue before
+    // the midroll moves by the preroll, one after it by both.
+    let vtt =
+        "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nBefore\n\n00:00:04.000 --> 00:00:05.000\nAfter\n";
+    let transcript = fx.upload("talk.vtt", vtt.as_bytes().to_vec()).await;
+    let attached = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/radio/show/{episode_id}"),
+            &fx.alice,
+            Some(json!({"podcast": {"transcript": transcript}})),
+        )
+        .await;
+    assert_eq!(attached.status, StatusCode::OK, "{}", attached.body);
+    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let media = fx
+        .host
+        .get_media(&alice, podhost_core::MediaId::new(transcript).unwrap())
+        .await
+        .unwrap();
+    let url = fx.host.media_url(alice.account(), &media);
+    let text_path = &url[url.find("/media/").unwrap()..];
+    let moved = fx.send(get(text_path, IPHONE, &[])).await;
+    assert_eq!(moved.status, StatusCode::OK);
+    assert_eq!(moved.headers["cache-control"], "private, no-cache");
+    let text = String::from_utf8(moved.raw.to_vec()).unwrap();
+    let starts: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once(" --> ").map(|(start, _)| start))
+        .collect();
+    assert_eq!(starts.len(), 2, "{text}");
+    assert!(
+        starts[0] > "00:00:02.000" && starts[0] < "00:00:04.000",
+        "{text}"
+    );
+    assert!(starts[1] > "00:00:06.000", "{text}");
+    assert_eq!(
+        moved.headers["content-length"],
+        text.len().to_string().as_str()
+    );
 
     // An episode without breaks is answered as stored: same bytes, same ETag.
     let other_take = fx.upload("other.mp3", plain.raw.to_vec()).await;

@@ -105,6 +105,7 @@ pub async fn stitched(
             podhost_core::Enclosure::File(_) => {
                 tokio::time::sleep(std::time::Duration::from_millis(25)).await;
             }
+            podhost_core::Enclosure::Retimed(_) => panic!("{blob} is a transcript, not audio"),
         }
     }
     panic!("{blob} was never answered with ads");

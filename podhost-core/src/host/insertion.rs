@@ -37,6 +37,10 @@ use crate::{
 const PREPARED_BYTES: usize = 64 << 20;
 /// The bytes of arrangements (their pieces and tags) this process keeps.
 const ARRANGEMENT_BYTES: usize = 32 << 20;
+/// The types of transcripts whose times follow the ads (WebVTT, SubRip, Podcasting 2.0 JSON).
+const TIMED_TEXT: [&str; 3] = ["text/vtt", "application/x-subrip", "application/json"];
+/// The largest transcript moved by ads (a bigger one is served as stored).
+const MAX_TRANSCRIPT_BYTES: u64 = 8 << 20;
 /// How long after a failed encoding of an ad it is tried again.
 const RETRY_FAILED_AFTER: jiff::SignedDuration = jiff::SignedDuration::from_hours(1);
 
@@ -56,6 +60,19 @@ pub enum Enclosure {
     File(PublicMedia),
     /// The episode with ads at its breaks.
     Stitched(Box<StitchedEnclosure>),
+    /// The episode's transcript, its times moved by those ads.
+    Retimed(Box<RetimedText>),
+}
+
+/// A transcript moved by the ads of the listener's answer for the episode.
+#[derive(Clone, Debug)]
+pub struct RetimedText {
+    /// The transcript's stored file (its type).
+    pub media: PublicMedia,
+    /// A strong validator: the file and the arrangement it follows.
+    pub etag: String,
+    /// The transcript with its times moved.
+    pub bytes: Bytes,
 }
 
 /// An ad in a stitched answer: its campaign and where its bytes are.
@@ -410,8 +427,25 @@ impl PodcastHost {
         media: PublicMedia,
         listener: &Listener,
     ) -> Result<Enclosure> {
+        match self.with_ads(account, media, listener).await? {
+            Ok(answer) => Ok(Enclosure::Stitched(answer)),
+            Err(media) if TIMED_TEXT.contains(&media.mime.as_str()) => {
+                self.transcript_for(account, media, listener).await
+            }
+            Err(media) => Ok(Enclosure::File(media)),
+        }
+    }
+
+    /// The episode with ads `listener` gets for the file `media`, or the file back when it
+    /// takes none.
+    async fn with_ads(
+        &self,
+        account: &AccountId,
+        media: PublicMedia,
+        listener: &Listener,
+    ) -> Result<std::result::Result<Box<StitchedEnclosure>, PublicMedia>> {
         let Some(catalog) = self.existing_catalog(account).await? else {
-            return Ok(Enclosure::File(media));
+            return Ok(Err(media));
         };
         let now = self.now();
         let caches = &self.inner.insertion;
@@ -427,14 +461,14 @@ impl PodcastHost {
             }
         };
         let Some(offer) = offer else {
-            return Ok(Enclosure::File(media));
+            return Ok(Err(media));
         };
         if !offer.missing.is_empty() {
             self.ask_ad_audio(account, &offer.missing);
         }
         let chosen = choose(&offer, listener, now);
         if chosen.is_empty() {
-            return Ok(Enclosure::File(media));
+            return Ok(Err(media));
         }
         let etag = arrangement_key(&offer, &chosen);
         let arranged = match caches
@@ -449,7 +483,7 @@ impl PodcastHost {
                     // answered as it is: the download matters more than the ad.
                     Err(e @ Error::Invalid(_)) => {
                         tracing::warn!(%account, blob = media.etag, error = %e, "served without ads");
-                        return Ok(Enclosure::File(media));
+                        return Ok(Err(media));
                     }
                     Err(e) => return Err(e),
                 };
@@ -467,7 +501,7 @@ impl PodcastHost {
                 bytes: bytes.clone(),
             })
             .collect();
-        Ok(Enclosure::Stitched(Box::new(StitchedEnclosure {
+        Ok(Ok(Box::new(StitchedEnclosure {
             duration_ms: arranged.stitched.duration_ms(),
             media,
             etag,
@@ -475,6 +509,58 @@ impl PodcastHost {
             account: account.clone(),
             arrangement: arranged,
         })))
+    }
+
+    /// A transcript (`media`) of a published episode as `listener` gets it: its times moved by
+    /// the ads of the answer the same listener gets for the episode's audio; the file as stored
+    /// when that answer has no ads, or the format has no times.
+    async fn transcript_for(
+        &self,
+        account: &AccountId,
+        media: PublicMedia,
+        listener: &Listener,
+    ) -> Result<Enclosure> {
+        let Some(catalog) = self.existing_catalog(account).await? else {
+            return Ok(Enclosure::File(media));
+        };
+        let now = self.now();
+        let audio = catalog
+            .read(|state| {
+                let transcript = state.media_by_blob(&media.etag)?.id;
+                let audio = state
+                    .feeds
+                    .values()
+                    .flat_map(|entry| entry.episodes.values())
+                    .filter(|e| e.transcript == Some(transcript) && e.is_published(now))
+                    .find_map(|e| e.media)?;
+                Some(state.media.get(&audio)?.blob.as_str().to_string())
+            })
+            .await;
+        let audio = match audio {
+            Some(blob) if media.size <= MAX_TRANSCRIPT_BYTES => {
+                self.public_media(account.as_str(), &blob).await.ok()
+            }
+            _ => None,
+        };
+        let Some(audio) = audio else {
+            return Ok(Enclosure::File(media));
+        };
+        let Ok(answer) = self.with_ads(account, audio, listener).await? else {
+            return Ok(Enclosure::File(media));
+        };
+        let text = self.whole_blob(&media.location).await?;
+        let stitched = &answer.arrangement.stitched;
+        let moved = crate::stitch::retime_transcript(&media.mime, &text, |ms, start| {
+            stitched.retime(ms, start)
+        });
+        match moved {
+            Some(bytes) => Ok(Enclosure::Retimed(Box::new(RetimedText {
+                etag: format!("{}-{}", media.etag, answer.etag),
+                media,
+                bytes: Bytes::from(bytes),
+            }))),
+            None => Ok(Enclosure::File(media)),
+        }
     }
 
     /// The bytes `range` of a stitched answer, read piece by piece from the store as the body
@@ -531,12 +617,12 @@ impl PodcastHost {
         ) else {
             return Ok((stored, false));
         };
-        match self.enclosure_for(&id, media, listener).await? {
-            Enclosure::Stitched(answer) => Ok((
+        match self.with_ads(&id, media, listener).await? {
+            Ok(answer) => Ok((
                 crate::publish::chapters::render(&answer.arrangement.chapters).into(),
                 true,
             )),
-            Enclosure::File(_) => Ok((stored, false)),
+            Err(_) => Ok((stored, false)),
         }
     }
 

@@ -40,7 +40,7 @@ use object_store::{ObjectStore, path::Path};
 
 pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
-pub use insertion::{AdSpan, Enclosure, Listener, StitchedEnclosure};
+pub use insertion::{AdSpan, Enclosure, Listener, RetimedText, StitchedEnclosure};
 pub use jobs::WaveformFormat;
 pub use oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,

@@ -9,7 +9,9 @@
 mod arrangement;
 mod mp3;
 mod plan;
+mod transcript;
 
 pub use arrangement::{Arrangement, Piece};
 pub use mp3::{Frame, Mp3Layout, StitchError};
 pub use plan::{AdPart, Cuts, Insert, Mp3File, Slot, Stitched, stitch};
+pub use transcript::retime_transcript;

@@ -119,7 +119,7 @@ impl Stitched {
     /// Where episode time `ms` is in the answer: after every insert before it, and after one
     /// within a frame after it when `start` (a chapter that starts at a break starts after the
     /// ad the break got, not a frame before it).
-    fn retime(&self, ms: u64, start: bool) -> u64 {
+    pub fn retime(&self, ms: u64, start: bool) -> u64 {
         let sample = ms * self.rate / 1000;
         let reach = if start {
             sample + self.samples_per_frame
