@@ -241,7 +241,7 @@ async fn serve_media(
             let mut delivery =
                 downloads::delivery(api, parts, account, blob, r.clone(), subscriber);
             if let Served::Stitched(answer) = served {
-                delivery.stitched = Some(podhost_core::stats::StitchedDelivery::of(answer));
+                delivery.stitched = Some(answer.delivery());
             }
             let stream = downloads::Counted::new(stream, api.host.clone(), delivery);
             let frames = stream.map(|chunk| {

@@ -18,6 +18,7 @@ mod jobs;
 mod media;
 mod metadata;
 mod oauth;
+mod offers;
 mod publish;
 mod ratelimit;
 mod refs;
@@ -40,11 +41,12 @@ use object_store::{ObjectStore, path::Path};
 
 pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
-pub use insertion::{AdSpan, Enclosure, Listener, RetimedText, StitchedEnclosure};
+pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
 pub use jobs::WaveformFormat;
 pub use oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
 };
+pub use offers::Listener;
 pub use secrets::random_secret;
 pub use subscribers::Private;
 pub use sweep::SweepReport;
@@ -137,7 +139,7 @@ struct Inner {
     /// The public podcasts of the deployment, as this process knows them.
     directory: Arc<crate::directory::Directory>,
     /// What this process keeps to answer episodes with ads.
-    insertion: insertion::Caches,
+    insertion: offers::Caches,
 }
 
 impl std::fmt::Debug for PodcastHost {

@@ -10,6 +10,7 @@ use jiff::{Timestamp, ToSpan, civil::Date, tz::TimeZone};
 use sha2::{Digest, Sha256};
 
 use super::PodcastHost;
+use crate::stats::listener_address;
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, EpisodeId, FeedId},
@@ -20,8 +21,7 @@ use crate::{
     stats::{
         AppCount, CLOSE_GRACE, ClosedDay, DEFAULT_DAYS, DayCount, DayCounts, Delivery,
         EpisodeCount, FeedCount, MAX_DAYS, MAX_PENDING, Pending, StatsQuery, StatsReport, agents,
-        counting::{Record, Row},
-        impressions::AdBytes,
+        counting::{AdBytes, Record, Row},
         ledger,
     },
 };
@@ -65,23 +65,6 @@ fn episodes_by_media(
     best.into_iter()
         .map(|(media, (_, _, feed, episode))| (media, (feed, episode)))
         .collect()
-}
-
-/// The address a listener is known by: an IPv6 address by its first 64 bits (a household's
-/// devices share a /64 and change the rest often; IAB v2.1 on), an IPv4 one whole (also when
-/// written inside IPv6).
-pub(crate) fn listener_address(client: std::net::IpAddr) -> std::net::IpAddr {
-    use std::net::{IpAddr, Ipv6Addr};
-    match client {
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let s = v6.segments();
-                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-        },
-        v4 => v4,
-    }
 }
 
 /// The bytes a listener must have been sent for a download to count: a minute of the audio

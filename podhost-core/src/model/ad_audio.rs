@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{BlobKey, Media};
-use crate::ids::JobId;
+use std::ops::Range;
+
+use crate::ids::{CampaignId, JobId};
 
 /// The stream an ad must have to be stitched into an episode: MP3 at the episode's sample
 /// rate, channels and bitrate, at its loudness.
@@ -62,4 +64,13 @@ pub struct AdAudio {
     pub blob: Option<BlobKey>,
     /// Its size in bytes (0 until stored).
     pub size: u64,
+}
+
+/// An ad in a stitched answer: its campaign and where its bytes are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdSpan {
+    /// The campaign.
+    pub campaign: CampaignId,
+    /// Its bytes in the answer.
+    pub bytes: Range<u64>,
 }

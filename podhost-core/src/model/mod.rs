@@ -18,7 +18,7 @@ mod subscriber;
 pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
-pub use ad_audio::{AdAudio, AdShape};
+pub use ad_audio::{AdAudio, AdShape, AdSpan};
 pub use audio::{AudioPatch, FeedAudio};
 pub use campaign::{Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position};
 pub use category::{

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{EpisodeId, FeedId, SubscriberId};
+use std::ops::Range;
+
+use crate::ids::{CampaignId, EpisodeId, FeedId, SubscriberId};
 
 /// The 24-hour window, in milliseconds.
 pub(crate) const WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
@@ -45,11 +47,45 @@ pub(crate) struct Record {
     pub listener: String,
     /// The bytes of ads it sent (a stitched answer's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ads: Vec<super::impressions::AdBytes>,
+    pub ads: Vec<AdBytes>,
 }
 
 fn unknown() -> String {
     "Unknown".to_string()
+}
+
+/// The bytes of one ad a delivery sent: which ad of the answer (its campaign and its place
+/// among the answer's ads) and which of its bytes, counted from the ad's first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AdBytes {
+    pub campaign: CampaignId,
+    /// Its place among the answer's ads.
+    pub slot: u32,
+    /// The bytes sent, from the ad's first byte.
+    pub from: u64,
+    pub to: u64,
+    /// The ad's length in bytes.
+    pub len: u64,
+}
+
+impl AdBytes {
+    /// The bytes of each ad of `ads` (spans in the answer) within `sent` (bytes of the answer).
+    pub(crate) fn sent(ads: &[crate::model::AdSpan], sent: Range<u64>) -> Vec<AdBytes> {
+        ads.iter()
+            .enumerate()
+            .filter_map(|(slot, ad)| {
+                let from = sent.start.max(ad.bytes.start);
+                let to = sent.end.min(ad.bytes.end);
+                (from < to).then(|| AdBytes {
+                    campaign: ad.campaign.clone(),
+                    slot: slot as u32,
+                    from: from - ad.bytes.start,
+                    to: to - ad.bytes.start,
+                    len: ad.bytes.end - ad.bytes.start,
+                })
+            })
+            .collect()
+    }
 }
 
 /// A listener's progress toward (or since) a counted download.

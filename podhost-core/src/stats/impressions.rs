@@ -10,42 +10,10 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(test)]
+use super::counting::AdBytes;
 use super::counting::Record;
 use crate::ids::{CampaignId, EpisodeId, FeedId};
-
-/// The bytes of one ad a delivery sent: which ad of the answer (its campaign and its place
-/// among the answer's ads) and which of its bytes, counted from the ad's first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct AdBytes {
-    pub campaign: CampaignId,
-    /// Its place among the answer's ads.
-    pub slot: u32,
-    /// The bytes sent, from the ad's first byte.
-    pub from: u64,
-    pub to: u64,
-    /// The ad's length in bytes.
-    pub len: u64,
-}
-
-impl AdBytes {
-    /// The bytes of each ad of `ads` (spans in the answer) within `sent` (bytes of the answer).
-    pub(crate) fn sent(ads: &[crate::AdSpan], sent: Range<u64>) -> Vec<AdBytes> {
-        ads.iter()
-            .enumerate()
-            .filter_map(|(slot, ad)| {
-                let from = sent.start.max(ad.bytes.start);
-                let to = sent.end.min(ad.bytes.end);
-                (from < to).then(|| AdBytes {
-                    campaign: ad.campaign.clone(),
-                    slot: slot as u32,
-                    from: from - ad.bytes.start,
-                    to: to - ad.bytes.start,
-                    len: ad.bytes.end - ad.bytes.start,
-                })
-            })
-            .collect()
-    }
-}
 
 /// Impressions of a campaign in an episode on a day.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,11 +175,11 @@ mod tests {
     #[test]
     fn an_ads_bytes_are_found_in_a_sent_range() {
         let spans = [
-            crate::AdSpan {
+            crate::model::AdSpan {
                 campaign: A.parse().unwrap(),
                 bytes: 100..200,
             },
-            crate::AdSpan {
+            crate::model::AdSpan {
                 campaign: B.parse().unwrap(),
                 bytes: 500..600,
             },

@@ -55,7 +55,7 @@ pub struct Delivery {
     pub delivered: u64,
     /// The subscriber whose URL it was (a private podcast's), by id.
     pub subscriber: Option<String>,
-    /// The answer was the episode with ads ([`crate::Enclosure::Stitched`]): its length, its
+    /// The answer was the episode with ads (`Enclosure::Stitched`): its length, its
     /// leading tag, its duration and where its ads are. `None`: the stored file.
     pub stitched: Option<StitchedDelivery>,
 }
@@ -71,25 +71,30 @@ pub struct StitchedDelivery {
     /// Its duration in milliseconds.
     pub duration_ms: u64,
     /// Its ads and where their bytes are.
-    pub ads: Vec<crate::AdSpan>,
-}
-
-impl StitchedDelivery {
-    /// What a download of `answer` counts by.
-    pub fn of(answer: &crate::StitchedEnclosure) -> StitchedDelivery {
-        StitchedDelivery {
-            len: answer.len(),
-            tag_bytes: answer.tag_bytes(),
-            duration_ms: answer.duration_ms,
-            ads: answer.ads.clone(),
-        }
-    }
+    pub ads: Vec<crate::model::AdSpan>,
 }
 
 impl Delivery {
     /// A `bytes=0-1` probe (apps ask it to learn the size) or an empty answer: never a download.
     pub fn is_probe(&self) -> bool {
         self.delivered == 0 || (self.range.start == 0 && self.range.end <= 2)
+    }
+}
+
+/// The address a listener is known by: an IPv6 address by its first 64 bits (a household's
+/// devices share a /64 and change the rest often; IAB v2.1 on), an IPv4 one whole (also when
+/// written inside IPv6).
+pub(crate) fn listener_address(client: std::net::IpAddr) -> std::net::IpAddr {
+    use std::net::{IpAddr, Ipv6Addr};
+    match client {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+        v4 => v4,
     }
 }
 
