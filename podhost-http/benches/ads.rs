@@ -17,18 +17,14 @@
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
-    net::{SocketAddr, TcpStream},
+    net::TcpStream,
     path::{Path, PathBuf},
     process::Command,
     time::{Duration, Instant},
 };
 
-use podhost_core::{
-    PodcastHost,
-    model::{AdBreak, MetadataPatch, NewCampaign, NewEpisode, Position},
-};
+use podhost_core::model::{AdBreak, MetadataPatch, NewCampaign, NewEpisode, Position};
 use podhost_http::{Api, HttpConfig};
-use tokio::net::TcpListener;
 
 #[path = "support/reference.rs"]
 mod reference;
@@ -203,13 +199,7 @@ fn main() {
     let ad_wav = ad(static_dir.path());
 
     let (addr, path, plain_url) = runtime.block_on(async {
-        let opened = podhost_core::open_store(store_dir.path().to_str().unwrap()).unwrap();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr: SocketAddr = listener.local_addr().unwrap();
-        let host = PodcastHost::new(
-            podhost_core::HostConfig::new(&format!("http://{addr}")).unwrap(),
-            opened.store,
-        );
+        let (listener, addr, host) = reference::host_on_folder(store_dir.path()).await;
         let (owner, show) =
             podhost_testkit::setup::account_with_podcast(&host, "bench", "show").await;
         let episode =

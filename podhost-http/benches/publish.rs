@@ -9,14 +9,13 @@
 //! per second for the feed (GET with gzip, GET plain, 304) and throughput for the enclosure (whole
 //! 100 MB GETs and random 1 MiB ranges), and podhost's share of nginx's figure.
 
-use std::{io::Write, net::SocketAddr, process::Command};
+use std::{io::Write, process::Command};
 
 use podhost_core::{
     PodcastHost,
     model::{EpisodePatch, NewEpisode, NewFeed, NewMedia},
 };
 use podhost_http::{Api, HttpConfig};
-use tokio::net::TcpListener;
 
 #[path = "support/reference.rs"]
 mod reference;
@@ -94,13 +93,7 @@ fn main() {
     let store_dir = tempfile::tempdir_in(&base).unwrap();
     let static_dir = tempfile::tempdir_in(&base).unwrap();
     let (addr, rss, media) = runtime.block_on(async {
-        let opened = podhost_core::open_store(store_dir.path().to_str().unwrap()).unwrap();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr: SocketAddr = listener.local_addr().unwrap();
-        let host = PodcastHost::new(
-            podhost_core::HostConfig::new(&format!("http://{addr}")).unwrap(),
-            opened.store,
-        );
+        let (listener, addr, host) = reference::host_on_folder(store_dir.path()).await;
         let (rss, media) = build(&host).await;
         tokio::spawn({
             let host = host.clone();

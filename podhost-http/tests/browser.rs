@@ -137,12 +137,48 @@ async fn publish(host: &PodcastHost) -> String {
     format!("/podcasts/tinkering-hour/{}", first.unwrap())
 }
 
+/// Serves `host` on `listener` while `script` (a Node script of `tools`, with `args`) runs, at
+/// most `limit`; its stdout once it succeeded (it fails the test with `failure` and its stderr
+/// otherwise).
+async fn while_served(
+    listener: TcpListener,
+    host: PodcastHost,
+    tools: &BrowserTools,
+    script: &str,
+    args: &[String],
+    limit: Duration,
+    failure: &str,
+) -> String {
+    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(podhost_http::serve(listener, api, async {
+        let _ = stopped.await;
+    }));
+    let run = tokio::process::Command::new("node")
+        .current_dir(&tools.scripts)
+        .env("PODHOST_CHROMIUM", &tools.chromium)
+        .arg(script)
+        .args(args)
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(limit, run)
+        .await
+        .unwrap_or_else(|_| panic!("{script} finishes within {limit:?}"))
+        .expect("node runs");
+    let _ = stop.send(());
+    let _ = server.await;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    eprintln!("{stderr}");
+    assert!(output.status.success(), "{failure}:\n{stderr}");
+    stdout
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_load_in_headless_chromium() {
-    let Some(BrowserTools {
-        chromium,
-        scripts: script_dir,
-    }) = browser::find_or_skip("pages_load_in_headless_chromium", &["playwright-core"])
+    let Some(tools) =
+        browser::find_or_skip("pages_load_in_headless_chromium", &["playwright-core"])
     else {
         return;
     };
@@ -151,39 +187,27 @@ async fn pages_load_in_headless_chromium() {
     let store = podhost_core::open_store("memory://").unwrap().store;
     let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
     let episode_page = publish(&host).await;
-    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(podhost_http::serve(listener, api, async {
-        let _ = stopped.await;
-    }));
-
     let out = browser::artifacts();
     let started = std::time::Instant::now();
-    let run = tokio::process::Command::new("node")
-        .current_dir(&script_dir)
-        .env("PODHOST_CHROMIUM", &chromium)
-        .arg("check-pages.mjs")
-        .arg("--out")
-        .arg(&out)
-        .arg(format!("podcast-page={base}/podcasts/tinkering-hour"))
-        .arg(format!("episode-page={base}{episode_page}"))
-        .arg(format!("bare-podcast-page={base}/podcasts/erste-schritte"))
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(180), run)
-        .await
-        .expect("the browser check finishes within 3 minutes")
-        .expect("node runs");
-    let _ = stop.send(());
-    let _ = server.await;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    eprintln!("{stderr}");
-    assert!(
-        output.status.success(),
-        "the pages failed in Chromium:\n{stderr}"
-    );
+    let args = [
+        "--out".to_string(),
+        out.display().to_string(),
+        format!("podcast-page={base}/podcasts/tinkering-hour"),
+        format!("episode-page={base}{episode_page}"),
+        format!("bare-podcast-page={base}/podcasts/erste-schritte"),
+    ];
+    let limit = Duration::from_secs(180);
+    let failure = "the pages failed in Chromium";
+    while_served(
+        listener,
+        host,
+        &tools,
+        "check-pages.mjs",
+        &args,
+        limit,
+        failure,
+    )
+    .await;
     for name in ["podcast-page", "episode-page", "bare-podcast-page"] {
         for view in ["", "-mobile", "-dark"] {
             let shot = out.join(format!("{name}{view}.png"));
@@ -281,14 +305,10 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
         Listener,
         model::{AdBreak, JobKind, JobStatus, MetadataPatch},
     };
-    let Some(BrowserTools {
-        chromium,
-        scripts: script_dir,
-    }) = browser::find_or_skip(
+    let Some(tools) = browser::find_or_skip(
         "an_episode_with_ads_plays_and_seeks_in_chromium",
         &["playwright-core"],
-    )
-    else {
+    ) else {
         return;
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -335,35 +355,21 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
     drop(workers);
     let duration = stitched.duration_ms as f64 / 1000.0;
     let url = host.media_url(alice.account(), &media);
-    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(podhost_http::serve(listener, api, async {
-        let _ = stopped.await;
-    }));
     // Past the preroll (3 s) and the midroll at 10 s: in the episode's second half.
     let seek_to = duration * 0.7;
-    let run = tokio::process::Command::new("node")
-        .current_dir(&script_dir)
-        .env("PODHOST_CHROMIUM", &chromium)
-        .arg("check-ads.mjs")
-        .arg(&url)
-        .arg(format!("{seek_to:.3}"))
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the browser check finishes within 2 minutes")
-        .expect("node runs");
-    let _ = stop.send(());
-    let _ = server.await;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    eprintln!("{stderr}");
-    assert!(
-        output.status.success(),
-        "Chromium did not play it:\n{stderr}"
-    );
+    let args = [url, format!("{seek_to:.3}")];
+    let limit = Duration::from_secs(120);
+    let failure = "Chromium did not play it";
+    let stdout = while_served(
+        listener,
+        host,
+        &tools,
+        "check-ads.mjs",
+        &args,
+        limit,
+        failure,
+    )
+    .await;
     let report: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     let read = report["duration"].as_f64().unwrap();
     assert!(

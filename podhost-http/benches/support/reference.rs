@@ -1,6 +1,6 @@
-//! What the benchmarks measured against nginx share: wrk's figures (requests and bytes per
-//! second, the 99th percentile of latency) and nginx started as the static-serving reference
-//! (`shared/tools/nginx-static.sh`).
+//! What the benchmarks measured against nginx share: podhost on a local folder behind a
+//! loopback port, wrk's figures (requests and bytes per second, the 99th percentile of latency)
+//! and nginx started as the static-serving reference (`shared/tools/nginx-static.sh`).
 
 #![allow(dead_code)]
 
@@ -118,4 +118,23 @@ pub fn start_nginx(dir: &std::path::Path, port: u16) -> Child {
     let _ = child.kill();
     let _ = child.wait();
     panic!("nginx did not start (apt-get install nginx-light)");
+}
+
+/// A host on a local-folder store in `dir` (fsync, as deployed), public at a loopback port,
+/// and the listener of that port: the server a benchmark measures.
+pub async fn host_on_folder(
+    dir: &std::path::Path,
+) -> (
+    tokio::net::TcpListener,
+    std::net::SocketAddr,
+    podhost_core::PodcastHost,
+) {
+    let opened = podhost_core::open_store(dir.to_str().unwrap()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let host = podhost_core::PodcastHost::new(
+        podhost_core::HostConfig::new(&format!("http://{addr}")).unwrap(),
+        opened.store,
+    );
+    (listener, addr, host)
 }
