@@ -46,6 +46,21 @@ fn decoded_seconds(path: &Path, rate: u32) -> f64 {
     out.stdout.len() as f64 / 2.0 / f64::from(rate)
 }
 
+/// The samples ffmpeg decodes of `path`, interleaved as they are.
+fn decoded_samples(path: &Path) -> Vec<i16> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(path)
+        .args(["-f", "s16le", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    out.stdout
+        .chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
 fn seconds(path: &Path) -> f64 {
     probe(path, "format=duration").parse().unwrap()
 }
@@ -75,7 +90,7 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
         "-f",
         "lavfi",
         "-i",
-        "aevalsrc=0.7*sin(2*PI*880*t)*lt(mod(t\\,0.5)\\,0.3):s=48000:d=4",
+        "aevalsrc=0.7*sin(2*PI*880*t)*gte(mod(t\\,0.5)\\,0.2):s=48000:d=4",
         "-c:a",
         "pcm_s16le",
         ad_path.to_str().unwrap(),
@@ -189,6 +204,20 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
         (whole_s - (episode_s + 3.0 * ad_s)).abs() <= frame,
         "{whole_s} vs {episode_s} + 3 × {ad_s}"
     );
+
+    // The ad is heard whole before a seam too: the preroll (whose last frame a carrier took)
+    // decodes as the postroll (the same ad, untouched) from the encoder delay on, to the end.
+    let samples = decoded_samples(&stitched_path);
+    let ad_frames = (ad_s * 44_100.0 / 1152.0).round() as usize;
+    let (first, last) = (1105 * 2, ad_frames * 1152 * 2);
+    let postroll_at = samples.len() - last;
+    let (preroll, postroll) = (&samples[..last], &samples[postroll_at..]);
+    let differ = (first..last).filter(|&i| preroll[i] != postroll[i]).count();
+    println!(
+        "the preroll and the postroll ad: {differ} of {} samples differ after the encoder delay",
+        last - first
+    );
+    assert_eq!(differ, 0);
 
     // The ad in it: the episode's format and loudness.
     assert_eq!(

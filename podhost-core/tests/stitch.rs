@@ -243,8 +243,22 @@ fn ads_stitched_at_borrowing_frames_decode_clean() {
         from = *cut;
         seams.push((before, *cut));
         let settled = settles(&samples, before, *cut);
-        println!("the seam at frame {cut}: the episode's own samples from frame {settled} on");
         assert!(settled <= 2, "the seam at {cut}: {settled}");
+        // To the sample: where the decoded answer becomes the episode's own for good (the
+        // 30 frames after it), counted from the first sample of the episode's frame at the cut.
+        let span = at(30);
+        let (ours, theirs) = (&samples[at(before)..], &own[at(*cut)..]);
+        let differs = (0..span)
+            .rev()
+            .find(|&i| ours[i] != theirs[i])
+            .map_or(0, |i| i + 1);
+        println!(
+            "the seam at frame {cut}: the episode's own samples, bit for bit, from sample {differs} after it (encoder delay 1105)"
+        );
+        assert!(
+            differs <= 1105,
+            "the seam at {cut}: {differs} samples differ"
+        );
     }
 
     // Without the carriers, the frame after a cut reads the ad's bytes as its reservoir: ffmpeg

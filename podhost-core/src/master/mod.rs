@@ -314,6 +314,16 @@ impl Master {
         Ok(())
     }
 
+    /// `ms` milliseconds of silence after the frames given so far (before
+    /// [`finish`](Self::finish)): an ad ends on frames of silence, which the carrier of a seam
+    /// after it may take the place of without cutting the ad.
+    pub fn pad(&mut self, ms: u32) {
+        let Some(rate) = self.rate else { return };
+        let zeros = vec![0f32; (u64::from(rate) * u64::from(ms) / 1000) as usize];
+        let planes: Vec<&[f32]> = (0..self.channels).map(|_| &zeros[..]).collect();
+        self.frames(&planes, rate);
+    }
+
     /// The encoded files, once every frame was given.
     pub fn finish(mut self) -> Result<Mastered, MasterError> {
         if let Some(error) = self.error.take() {

@@ -28,7 +28,7 @@ pub(super) async fn master(
 ) -> Result<JobOutput> {
     let channels = media.facts.audio.as_ref().map_or(2, |a| a.channels);
     let options = MasterOptions::from_params(&job.params, channels)?;
-    let encoded = encode(host, account, media, options, channels, None).await?;
+    let encoded = encode(host, account, media, options, channels, None, 0).await?;
     // The original's tags, chapters and cover, written into each new file in a scratch folder.
     let mut tags = file_tags::read_file_tags(host.store(), account, media)
         .await
@@ -77,9 +77,9 @@ async fn loudness_of(
         .ok_or_else(|| Error::storage("the analysis measured no loudness"))
 }
 
-/// `media` mastered with `options` to `channels` channels (at sample rate `rate` when given):
-/// one decode through gain, limiter and encoder; again with the gain corrected when the limiter
-/// took so much that the result misses the target.
+/// `media` mastered with `options` to `channels` channels (at sample rate `rate` when given,
+/// and `tail_ms` of silence after it): one decode through gain, limiter and encoder; again with
+/// the gain corrected when the limiter took so much that the result misses the target.
 async fn encode(
     host: &PodcastHost,
     account: &AccountId,
@@ -87,6 +87,7 @@ async fn encode(
     options: MasterOptions,
     channels: u16,
     rate: Option<u32>,
+    tail_ms: u32,
 ) -> Result<Vec<(Format, Vec<u8>)>> {
     let loudness = loudness_of(host, account, media).await?;
     let mut passes = Passes::new(&options, &loudness);
@@ -100,6 +101,7 @@ async fn encode(
             }
             analysis::analyze_with(source, Some(&mime), false, &mut master)
                 .map_err(decode_error)?;
+            master.pad(tail_ms);
             master.finish().map_err(|e| match e {
                 MasterError::Unsupported(why) => Error::invalid("media", why),
                 e => Error::storage(e.to_string()),
@@ -152,15 +154,11 @@ pub(super) async fn ad_audio(
         bitrate: shape.bitrate,
         alternate: None,
     };
-    let encoded = encode(
-        host,
-        account,
-        media,
-        options,
-        shape.channels,
-        Some(shape.rate),
-    )
-    .await?;
+    // Ended by 150 ms of silence (a frame at least, at any MP3 rate): the carrier of a seam
+    // after the ad takes the place of its last frame, which then holds none of the ad.
+    let tail_ms = 150;
+    let rate = Some(shape.rate);
+    let encoded = encode(host, account, media, options, shape.channels, rate, tail_ms).await?;
     let (_, bytes) = encoded
         .into_iter()
         .next()
