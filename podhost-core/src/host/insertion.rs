@@ -165,8 +165,8 @@ impl PodcastHost {
             None => {
                 let arranged = match self.arrange(account, &media, &offer, &chosen).await {
                     Ok(arranged) => Arc::new(arranged),
-                    // A file that cannot take ads (a damaged frame, CRC-protected frames) is
-                    // answered as it is: the download matters more than the ad.
+                    // A file that cannot take ads (a damaged frame, CRC-protected frames), or an
+                    // ad that cannot go in, is answered as it is: the download matters more.
                     Err(e @ Error::Invalid(_)) => {
                         tracing::warn!(%account, blob = media.etag, error = %e, "served without ads");
                         return Ok(Err(media));
@@ -514,8 +514,9 @@ impl PodcastHost {
         let bytes = self
             .whole_blob(&crate::store::layout::blob(account, blob))
             .await?;
-        let layout = Mp3Layout::read(&bytes)
-            .map_err(|e| Error::storage(format!("an encoded ad is not stitchable: {e}")))?;
+        let layout = Mp3Layout::read(&bytes).map_err(|e| {
+            Error::invalid("media", format!("an encoded ad is not stitchable: {e}"))
+        })?;
         let part = Arc::new(AdPart::of(Mp3File {
             blob,
             bytes: &bytes,
