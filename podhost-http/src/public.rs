@@ -4,6 +4,8 @@
 //! `/chapters/{account}/{blob}.json`. Routing, `405` and `HEAD` are the API's (the route table).
 
 use bytes::Bytes;
+use std::ops::Range;
+
 use futures::StreamExt;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
 use http_body_util::{BodyExt, StreamBody};
@@ -192,39 +194,7 @@ async fn serve_media(
         Err(e) => return response::error(&ApiError::Core(e)),
     };
     let served = &answer;
-    let size = served.size();
-    let etag = format!("\"{}\"", served.etag());
-    let media = served.media();
-    let last_modified = jiff::fmt::rfc2822::DateTimePrinter::new()
-        .timestamp_to_rfc9110_string(&media.last_modified)
-        .unwrap_or_default();
-    let headers = &parts.headers;
-    let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    // A listener's answer (with ads, or a transcript moved by them) changes with the campaigns,
-    // not with the file's date: only its ETag validates it.
-    let per_listener = !matches!(served, Served::File(_));
-    let not_modified = match per_listener {
-        false => not_modified(headers, &etag, media.last_modified),
-        true => header(header::IF_NONE_MATCH).is_some_and(|tags| {
-            tags.split(',')
-                .map(str::trim)
-                .any(|t| t == "*" || t == etag)
-        }),
-    };
-    // If-Range: the range holds only for the same validator (a strong ETag or the exact date).
-    let range_applies =
-        header(header::IF_RANGE).is_none_or(|v| v == etag || (!per_listener && v == last_modified));
-    let ranged = if range_applies {
-        crate::ranges::parse(header(header::RANGE), size)
-    } else {
-        crate::ranges::Ranged::Whole
-    };
-    let (status, range) = match (not_modified, ranged) {
-        (true, _) => (StatusCode::NOT_MODIFIED, None),
-        (false, crate::ranges::Ranged::Whole) => (StatusCode::OK, Some(0..size)),
-        (false, crate::ranges::Ranged::Part(r)) => (StatusCode::PARTIAL_CONTENT, Some(r)),
-        (false, crate::ranges::Ranged::Unsatisfiable) => (StatusCode::RANGE_NOT_SATISFIABLE, None),
-    };
+    let (status, range) = status_and_range(parts, served);
     let body = match (&range, parts.method == Method::HEAD) {
         (Some(r), false) if r.end > r.start => {
             let stream = match served {
@@ -255,7 +225,48 @@ async fn serve_media(
     };
     let mut answer = Response::new(body);
     *answer.status_mut() = status;
-    let h = answer.headers_mut();
+    download_headers(answer.headers_mut(), served, status, range);
+    answer
+}
+
+/// The status of a download and the bytes it sends, by its validators and `Range`: a stored
+/// file is validated by its ETag or its date, a listener's answer (with ads, or a transcript
+/// moved by them: it changes with the campaigns, not with the file's date) by its ETag alone.
+fn status_and_range(parts: &Parts, served: &Served) -> (StatusCode, Option<Range<u64>>) {
+    let (size, etag) = (served.size(), served.quoted_etag());
+    let headers = &parts.headers;
+    let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    let not_modified = match served {
+        Served::File(media) => not_modified(headers, &etag, media.last_modified),
+        _ => header(header::IF_NONE_MATCH).is_some_and(|tags| {
+            tags.split(',')
+                .map(str::trim)
+                .any(|t| t == "*" || t == etag.as_str())
+        }),
+    };
+    // If-Range: the range holds only for the same validator (a strong ETag or the exact date).
+    let range_applies = header(header::IF_RANGE)
+        .is_none_or(|v| v == etag.as_str() || served.last_modified().is_some_and(|date| v == date));
+    let ranged = if range_applies {
+        crate::ranges::parse(header(header::RANGE), size)
+    } else {
+        crate::ranges::Ranged::Whole
+    };
+    match (not_modified, ranged) {
+        (true, _) => (StatusCode::NOT_MODIFIED, None),
+        (false, crate::ranges::Ranged::Whole) => (StatusCode::OK, Some(0..size)),
+        (false, crate::ranges::Ranged::Part(r)) => (StatusCode::PARTIAL_CONTENT, Some(r)),
+        (false, crate::ranges::Ranged::Unsatisfiable) => (StatusCode::RANGE_NOT_SATISFIABLE, None),
+    }
+}
+
+/// The headers of a download answered `status` with the bytes `range` of `served`.
+fn download_headers(
+    h: &mut http::HeaderMap,
+    served: &Served,
+    status: StatusCode,
+    range: Option<Range<u64>>,
+) {
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     // Uploaded files share the site's origin (and its session cookie): an HTML transcript or
     // an SVG must never run as a page of it. Sandboxed, it is an opaque origin without scripts.
@@ -267,31 +278,32 @@ async fn serve_media(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    // A stored file never changes; an answer with ads is this listener's, and changes with the
-    // campaigns: no shared cache keeps it, and a client asks again (its ETag answers 304).
+    // A stored file never changes; a listener's answer changes with the campaigns: no shared
+    // cache keeps it, and a client asks again (its ETag answers 304).
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(match per_listener {
-            false => "public, max-age=31536000, immutable",
-            true => "private, no-cache",
+        HeaderValue::from_static(match served {
+            Served::File(_) => "public, max-age=31536000, immutable",
+            _ => "private, no-cache",
         }),
     );
     h.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
-    if let Ok(v) = HeaderValue::from_str(&etag) {
+    if let Ok(v) = HeaderValue::from_str(&served.quoted_etag()) {
         h.insert(header::ETAG, v);
     }
-    if !per_listener && let Ok(v) = HeaderValue::from_str(&last_modified) {
+    if let Some(Ok(v)) = served.last_modified().map(|d| HeaderValue::from_str(&d)) {
         h.insert(header::LAST_MODIFIED, v);
     }
     if status != StatusCode::NOT_MODIFIED
-        && let Ok(v) = HeaderValue::from_str(&media.mime)
+        && let Ok(v) = HeaderValue::from_str(&served.media().mime)
     {
         h.insert(header::CONTENT_TYPE, v);
     }
-    match (&range, status) {
+    let size = served.size();
+    match (range, status) {
         (Some(r), _) => {
             h.insert(header::CONTENT_LENGTH, HeaderValue::from(r.end - r.start));
             if status == StatusCode::PARTIAL_CONTENT {
@@ -308,7 +320,6 @@ async fn serve_media(
         }
         _ => {}
     }
-    answer
 }
 
 /// What a download answers: the stored file, or a listener's stitched answer.
@@ -335,7 +346,23 @@ impl Served {
         }
     }
 
-    /// The stored file (its type and date).
+    /// The ETag, quoted as the header carries it.
+    fn quoted_etag(&self) -> String {
+        format!("\"{}\"", self.etag())
+    }
+
+    /// `Last-Modified` of a stored file; none for a listener's answer (a date cannot tell
+    /// arrangements apart).
+    fn last_modified(&self) -> Option<String> {
+        match self {
+            Served::File(media) => jiff::fmt::rfc2822::DateTimePrinter::new()
+                .timestamp_to_rfc9110_string(&media.last_modified)
+                .ok(),
+            _ => None,
+        }
+    }
+
+    /// The stored file (its type).
     fn media(&self) -> &podhost_core::publish::PublicMedia {
         match self {
             Served::File(media) => media,

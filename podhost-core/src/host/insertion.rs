@@ -34,8 +34,6 @@ use crate::{
     stitch::{AdPart, Cuts, Mp3File, Mp3Layout, Piece, Slot},
 };
 
-/// The types of transcripts whose times follow the ads (WebVTT, SubRip, Podcasting 2.0 JSON).
-const TIMED_TEXT: [&str; 3] = ["text/vtt", "application/x-subrip", "application/json"];
 /// The largest transcript moved by ads (a bigger one is served as stored).
 const MAX_TRANSCRIPT_BYTES: u64 = 8 << 20;
 
@@ -115,7 +113,7 @@ impl PodcastHost {
     ) -> Result<Enclosure> {
         match self.with_ads(account, media, listener).await? {
             Ok(answer) => Ok(Enclosure::Stitched(answer)),
-            Err(media) if TIMED_TEXT.contains(&media.mime.as_str()) => {
+            Err(media) if crate::stitch::Timed::of(&media.mime).is_some() => {
                 self.transcript_for(account, media, listener).await
             }
             Err(media) => Ok(Enclosure::File(media)),

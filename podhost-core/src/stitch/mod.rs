@@ -14,4 +14,4 @@ mod transcript;
 pub use arrangement::{Arrangement, Piece};
 pub use mp3::{Frame, Mp3Layout, StitchError};
 pub use plan::{AdPart, Cuts, Insert, Mp3File, Slot, Stitched, stitch};
-pub use transcript::retime_transcript;
+pub use transcript::{Timed, retime_transcript};

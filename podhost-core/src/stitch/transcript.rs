@@ -2,6 +2,29 @@
 //! segment times of Podcasting 2.0 JSON transcripts, each moved as the answer moves the episode's
 //! time ([`Stitched::retime`](super::Stitched::retime)); everything else kept byte for byte.
 
+/// A transcript format with times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timed {
+    /// WebVTT (`text/vtt`).
+    WebVtt,
+    /// SubRip (`application/x-subrip`).
+    SubRip,
+    /// Podcasting 2.0 JSON (`application/json`).
+    Json,
+}
+
+impl Timed {
+    /// The format of MIME type `mime`, when it has times.
+    pub fn of(mime: &str) -> Option<Timed> {
+        match mime {
+            "text/vtt" => Some(Timed::WebVtt),
+            "application/x-subrip" => Some(Timed::SubRip),
+            "application/json" => Some(Timed::Json),
+            _ => None,
+        }
+    }
+}
+
 /// `text` (a transcript of MIME type `mime`) with its times moved by `retime` (milliseconds of
 /// the episode, whether it is a start → milliseconds of the answer). `None` for a format without
 /// times (HTML, plain text) or that cannot be read: it is served as it is.
@@ -10,11 +33,10 @@ pub fn retime_transcript(
     text: &[u8],
     retime: impl Fn(u64, bool) -> u64,
 ) -> Option<Vec<u8>> {
-    match mime {
-        "text/vtt" => cues(std::str::from_utf8(text).ok()?, '.', &retime),
-        "application/x-subrip" => cues(std::str::from_utf8(text).ok()?, ',', &retime),
-        "application/json" => json(text, &retime),
-        _ => None,
+    match Timed::of(mime)? {
+        Timed::WebVtt => cues(std::str::from_utf8(text).ok()?, '.', &retime),
+        Timed::SubRip => cues(std::str::from_utf8(text).ok()?, ',', &retime),
+        Timed::Json => json(text, &retime),
     }
 }
 
