@@ -353,7 +353,7 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
     let stitched =
         podhost_testkit::setup::stitched(&host, "alice", media.blob.as_str(), &someone).await;
     drop(workers);
-    let duration = stitched.duration_ms as f64 / 1000.0;
+    let duration = stitched.duration_ms() as f64 / 1000.0;
     let url = host.media_url(alice.account(), &media);
     // Past the preroll (3 s) and the midroll at 10 s: in the episode's second half.
     let seek_to = duration * 0.7;

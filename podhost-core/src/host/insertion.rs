@@ -68,8 +68,6 @@ pub struct StitchedEnclosure {
     pub etag: String,
     /// The ads in it, in order.
     pub ads: Vec<AdSpan>,
-    /// Its length in milliseconds.
-    pub duration_ms: u64,
     account: AccountId,
     arrangement: Arc<Arranged>,
 }
@@ -78,6 +76,11 @@ impl StitchedEnclosure {
     /// Its length in bytes.
     pub fn len(&self) -> u64 {
         self.arrangement.arrangement.len()
+    }
+
+    /// Its length in milliseconds.
+    pub fn duration_ms(&self) -> u64 {
+        self.arrangement.stitched.duration_ms()
     }
 
     /// Whether it has no bytes.
@@ -95,7 +98,7 @@ impl StitchedEnclosure {
         crate::stats::StitchedDelivery {
             len: self.len(),
             tag_bytes: self.tag_bytes(),
-            duration_ms: self.duration_ms,
+            duration_ms: self.duration_ms(),
             ads: self.ads.clone(),
         }
     }
@@ -186,7 +189,6 @@ impl PodcastHost {
             })
             .collect();
         Ok(Ok(Box::new(StitchedEnclosure {
-            duration_ms: arranged.stitched.duration_ms(),
             media,
             etag,
             ads,

@@ -8,11 +8,10 @@ use std::{net::IpAddr, ops::Range, sync::Arc};
 
 use bytes::Bytes;
 use jiff::Timestamp;
-use sha2::{Digest, Sha256};
 
 use crate::{
     cache::{Cache, Weigh},
-    ids::{AccountId, CampaignId, EpisodeId, FeedId, MediaId},
+    ids::{AccountId, CampaignId, FeedId, MediaId},
     model::{AdShape, BlobKey, CampaignStatus, Media, Position},
     state::AccountState,
     stitch::{AdPart, Arrangement, Cuts, Piece, Slot, Stitched},
@@ -35,12 +34,7 @@ pub struct Listener {
     pub user_agent: String,
 }
 
-/// A slot of an episode file and the ads that may go in it.
-#[derive(Clone, Debug)]
-pub(super) struct Offered {
-    pub(super) ads: Vec<OfferedAd>,
-}
-
+/// An ad that may go in a slot: its campaign and its encoding for the file.
 #[derive(Clone, Debug)]
 pub(super) struct OfferedAd {
     pub(super) campaign: CampaignId,
@@ -53,7 +47,8 @@ pub(super) struct Offer {
     /// The file.
     pub(super) blob: BlobKey,
     pub(super) breaks: Vec<Slot>,
-    pub(super) slots: Vec<Offered>,
+    /// The ads that may go in each of the breaks.
+    pub(super) slots: Vec<Vec<OfferedAd>>,
     /// The episode's chapters (moved by the ads for each listener).
     pub(super) chapters: Vec<Chapter>,
     /// Ads to encode to the file's shape, by ad media id.
@@ -63,7 +58,7 @@ pub(super) struct Offer {
 impl Weigh for Option<Arc<Offer>> {
     fn weight(&self) -> usize {
         self.as_ref().map_or(16, |o| {
-            256 + o.slots.iter().map(|s| 64 + 96 * s.ads.len()).sum::<usize>()
+            256 + o.slots.iter().map(|ads| 64 + 96 * ads.len()).sum::<usize>()
                 + o.chapters.len() * 128
         })
     }
@@ -173,20 +168,21 @@ pub(super) fn position_of(slot: Slot) -> Position {
     }
 }
 
-/// The published episode that plays `media` as its audio (the earliest published, then the
-/// lowest id: one answer everywhere).
+/// The podcast of the published episode that plays `media` as its audio (of several, the one
+/// its downloads count for: [`Episode::playing_rank`](crate::model::Episode::playing_rank)).
 pub(super) fn episode_playing(
     state: &AccountState,
     media: MediaId,
     now: Timestamp,
-) -> Option<(FeedId, EpisodeId, Timestamp)> {
+) -> Option<FeedId> {
     state
         .feeds
         .iter()
         .flat_map(|(feed, entry)| entry.episodes.values().map(move |e| (feed, e)))
         .filter(|(_, e)| e.media == Some(media) && e.is_published(now))
-        .map(|(feed, e)| (feed.clone(), e.id, e.publish_at))
-        .min_by(|a, b| (a.2, a.1).cmp(&(b.2, b.1)))
+        .map(|(feed, e)| e.playing_rank(feed, now))
+        .min()
+        .map(|(_, _, feed, _)| feed)
 }
 
 /// The loudness an ad is mastered to when the episode's was never measured: the podcast's
@@ -222,7 +218,7 @@ pub(super) fn offer(
     if breaks.is_empty() || state.campaigns.is_empty() {
         return (None, changes_at);
     }
-    let Some((feed, _, _)) = episode_playing(state, media.id, now) else {
+    let Some(feed) = episode_playing(state, media.id, now) else {
         // Until an episode that plays it is published (then the offer is made again).
         let publishes = state
             .feeds
@@ -264,7 +260,7 @@ pub(super) fn offer(
             }
         }
         any |= !ads.is_empty();
-        slots.push(Offered { ads });
+        slots.push(ads);
     }
     let offer = Offer {
         blob: media.blob.clone(),
@@ -300,43 +296,41 @@ pub(super) fn choose(
 ) -> Vec<(usize, OfferedAd)> {
     let day = now.to_zoned(jiff::tz::TimeZone::UTC).date();
     let address = crate::stats::listener_address(listener.address);
+    let (address, day) = (address.to_string(), day.to_string());
     let mut chosen = Vec::new();
-    for (i, offered) in offer.slots.iter().enumerate() {
-        if offered.ads.is_empty() {
+    for (i, ads) in offer.slots.iter().enumerate() {
+        if ads.is_empty() {
             continue;
         }
-        let mut hasher = Sha256::new();
-        for part in [
-            address.to_string().as_bytes(),
+        let slot = i.to_string();
+        let parts = [
+            address.as_bytes(),
             listener.user_agent.as_bytes(),
             offer.blob.as_str().as_bytes(),
-            day.to_string().as_bytes(),
-            i.to_string().as_bytes(),
-        ] {
-            hasher.update(part);
-            hasher.update([0]);
-        }
-        let hash = hasher.finalize();
+            day.as_bytes(),
+            slot.as_bytes(),
+        ];
+        let hash = crate::stats::parts_digest(&[], &parts);
         let n = u64::from_be_bytes(hash[..8].try_into().unwrap_or_default());
-        let pick = (n % offered.ads.len() as u64) as usize;
-        chosen.push((i, offered.ads[pick].clone()));
+        let pick = (n % ads.len() as u64) as usize;
+        chosen.push((i, ads[pick].clone()));
     }
     chosen
 }
 
 /// The key of an arrangement: the file, its breaks and the ad in each slot. Also its ETag.
 pub(super) fn arrangement_key(offer: &Offer, chosen: &[(usize, OfferedAd)]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(offer.blob.as_str().as_bytes());
-    for slot in &offer.breaks {
-        hasher.update(format!("{slot:?}").as_bytes());
-    }
-    for (i, ad) in chosen {
-        hasher.update(format!("|{i}:{}", ad.blob.as_str()).as_bytes());
-    }
-    format!(
-        "{}-{}",
-        offer.blob.as_str(),
-        hex::encode(&hasher.finalize()[..8])
-    )
+    let named: Vec<String> = offer
+        .breaks
+        .iter()
+        .map(|slot| format!("{slot:?}"))
+        .chain(
+            chosen
+                .iter()
+                .map(|(i, ad)| format!("{i}:{}", ad.blob.as_str())),
+        )
+        .collect();
+    let parts: Vec<&[u8]> = named.iter().map(|n| n.as_bytes()).collect();
+    let hash = crate::stats::parts_digest(offer.blob.as_str().as_bytes(), &parts);
+    format!("{}-{}", offer.blob.as_str(), hex::encode(&hash[..8]))
 }

@@ -7,10 +7,9 @@ use std::{
 };
 
 use jiff::{Timestamp, ToSpan, civil::Date, tz::TimeZone};
-use sha2::{Digest, Sha256};
 
 use super::PodcastHost;
-use crate::stats::listener_address;
+use crate::stats::{listener_address, parts_digest};
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, EpisodeId, FeedId},
@@ -49,13 +48,7 @@ fn episodes_by_media(
     for (feed_id, entry) in &state.feeds {
         for episode in entry.episodes.values() {
             let Some(media) = episode.media else { continue };
-            // Published first, then the earliest, then the lowest id: one answer everywhere.
-            let candidate = (
-                !episode.is_published(now),
-                episode.publish_at,
-                feed_id.clone(),
-                episode.id,
-            );
+            let candidate = episode.playing_rank(feed_id, now);
             let slot = best.entry(media).or_insert_with(|| candidate.clone());
             if candidate < *slot {
                 *slot = candidate;
@@ -80,34 +73,25 @@ pub(crate) fn minute_threshold(size: u64, tag_bytes: u64, duration_ms: Option<u6
     minute.saturating_add(tag).min(size).max(1)
 }
 
+/// The listener and episode of a delivery, salted: a record's `id`.
 fn listener_hash(salt: &[u8], delivery: &Delivery, feed: &FeedId, episode: EpisodeId) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(salt);
-    for part in [
-        listener_address(delivery.client).to_string().as_bytes(),
+    let address = listener_address(delivery.client).to_string();
+    let episode = episode.number().to_string();
+    let parts = [
+        address.as_bytes(),
         delivery.user_agent.as_bytes(),
         feed.as_str().as_bytes(),
-        episode.number().to_string().as_bytes(),
-    ] {
-        hasher.update(part);
-        hasher.update([0]);
-    }
-    hex::encode(&hasher.finalize()[..16])
+        episode.as_bytes(),
+    ];
+    hex::encode(&parts_digest(salt, &parts)[..16])
 }
 
 /// The listener alone (IAB: address and user agent), salted: whose ad impressions a record's
 /// are, whatever the episode.
 fn listener_only_hash(salt: &[u8], delivery: &Delivery) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(salt);
-    for part in [
-        listener_address(delivery.client).to_string().as_bytes(),
-        delivery.user_agent.as_bytes(),
-    ] {
-        hasher.update(part);
-        hasher.update([0]);
-    }
-    hex::encode(&hasher.finalize()[..16])
+    let address = listener_address(delivery.client).to_string();
+    let parts = [address.as_bytes(), delivery.user_agent.as_bytes()];
+    hex::encode(&parts_digest(salt, &parts)[..16])
 }
 
 impl PodcastHost {

@@ -81,6 +81,22 @@ impl Episode {
             .is_some_and(|m| Some(m.media) == self.media)
     }
 
+    /// Where it stands among the episodes that play one file as their audio (the file's
+    /// downloads and ads count for the least): published first, then the earliest, then by
+    /// podcast and id, so every process picks the same one.
+    pub fn playing_rank(
+        &self,
+        feed: &crate::ids::FeedId,
+        now: Timestamp,
+    ) -> (bool, Timestamp, crate::ids::FeedId, crate::ids::EpisodeId) {
+        (
+            !self.is_published(now),
+            self.publish_at,
+            feed.clone(),
+            self.id,
+        )
+    }
+
     /// The media files it uses.
     pub fn media_ids(&self) -> impl Iterator<Item = MediaId> + '_ {
         [self.media, self.itunes.logo, self.transcript]

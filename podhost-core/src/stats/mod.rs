@@ -98,6 +98,19 @@ pub(crate) fn listener_address(client: std::net::IpAddr) -> std::net::IpAddr {
     }
 }
 
+/// The SHA-256 of `salt` and `parts`, each part ended by a 0 byte: how listeners are hashed
+/// (with the day's salt) and how their ads are chosen (without).
+pub(crate) fn parts_digest(salt: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(salt);
+    for part in parts {
+        hasher.update(part);
+        hasher.update([0]);
+    }
+    hasher.finalize().into()
+}
+
 /// What a statistics query covers. `from` and `to` are UTC days, both included.
 #[derive(Debug, Clone, Default)]
 pub struct StatsQuery {

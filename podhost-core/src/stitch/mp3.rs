@@ -26,6 +26,9 @@ pub enum StitchError {
     /// Frames carry a CRC (their side information cannot be zeroed without rewriting it).
     #[error("CRC-protected MP3 frames are not stitched")]
     Crc,
+    /// An ad was given for a slot the episode was not cut for.
+    #[error("the episode has no slot {0}")]
+    NoSlot(usize),
 }
 
 /// One audio frame.

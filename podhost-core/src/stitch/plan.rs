@@ -251,7 +251,7 @@ impl Cuts {
     pub fn stitch(&self, ads: &[(usize, &AdPart)]) -> Result<Stitched, StitchError> {
         for (slot, ad) in ads {
             if *slot >= self.cuts.len() {
-                return Err(StitchError::NotMp3(format!("no slot {slot}")));
+                return Err(StitchError::NoSlot(*slot));
             }
             let h = &ad.header;
             if !(h.same_stream(&self.header) && h.channels == self.header.channels) {
