@@ -414,6 +414,29 @@ mod tests {
         }
     }
 
+    /// The MP3 frames of `mp3` (its Xing/Info frame left out).
+    fn frames(mp3: &[u8]) -> usize {
+        crate::stitch::Mp3Layout::read(mp3).unwrap().frames.len()
+    }
+
+    #[test]
+    fn padding_adds_silence_after_the_audio() {
+        let options = MasterOptions::from_params(&serde_json::Value::Null, 1).unwrap();
+        let tone: Vec<f32> = (0..44_100)
+            .map(|i| (i as f32 * 440.0 * std::f32::consts::TAU / 44_100.0).sin() * 0.3)
+            .collect();
+        let encode = |pad_ms: u32| {
+            let mut master = Master::new(options, 0.0, 1);
+            master.frames(&[&tone[..]], 44_100);
+            master.pad(pad_ms);
+            let mastered = master.finish().unwrap();
+            mastered.files[0].1.clone()
+        };
+        let (bare, padded) = (frames(&encode(0)), frames(&encode(150)));
+        // 150 ms at 44.1 kHz: 6,615 samples, five frames and more of 1,152.
+        assert!(padded >= bare + 5, "{bare} frames, {padded} with 150 ms");
+    }
+
     #[test]
     fn passes_correct_the_gain_by_what_the_limiter_let_through() {
         let options = MasterOptions::from_params(&serde_json::Value::Null, 2).unwrap();
