@@ -336,7 +336,7 @@ impl World {
                 let name = format!("renamed-{step}.wav");
                 let patch = MediaPatch {
                     name: Some(name.clone()),
-                    category: None,
+                    ..Default::default()
                 };
                 match (host.update_media(who, id, patch).await, gone) {
                     (Ok(media), false) => {
@@ -350,8 +350,8 @@ impl World {
             Op::Category(c) => {
                 let category = format!("cat-{c}");
                 let patch = MediaPatch {
-                    name: None,
                     category: Some(Some(category.clone())),
+                    ..Default::default()
                 };
                 match (host.update_media(who, id, patch).await, gone) {
                     (Ok(_), false) => self.expected.category = Some(category),

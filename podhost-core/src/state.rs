@@ -1,8 +1,12 @@
 //! An account's state as its log builds it: the [`Journal`] of the account partition.
 
+mod access;
 mod journal;
 mod order;
 mod parts;
+mod uses;
+
+pub(crate) use uses::{Use, Uses};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -110,16 +114,6 @@ impl FeedEntry {
         self.feed_notes
             .insert(new.id, crate::publish::notes::feed_notes(&new.description));
     }
-
-    /// Whether the podcast uses a media file: as its artwork or as a file of one of its
-    /// episodes.
-    pub(crate) fn uses(&self, media: MediaId) -> bool {
-        self.feed.logo == Some(media)
-            || self
-                .episodes
-                .values()
-                .any(|e| e.media_ids().any(|m| m == media))
-    }
 }
 
 /// Everything an account owns.
@@ -172,6 +166,9 @@ pub(crate) struct AccountState {
     /// Derived: the media records of each blob (copies share one).
     #[serde(skip)]
     blobs: HashMap<String, BTreeSet<MediaId>>,
+    /// Derived: which podcasts use each media file, and how.
+    #[serde(skip)]
+    uses: Uses,
 }
 
 /// What a decision reads of an account: its state, seen together with the media records the
@@ -253,38 +250,29 @@ impl AccountState {
         self.feeds.get(feed)?.episodes.get(&id)
     }
 
-    /// The episodes that use a media file, as `feed/episode` names.
+    /// What uses a media file, as `feed …`, `episode … of feed …` and `campaign …` names.
     pub(crate) fn media_users(&self, media: MediaId) -> Vec<String> {
-        let mut users = Vec::new();
-        for (feed_id, entry) in &self.feeds {
-            if entry.feed.logo == Some(media) {
-                users.push(format!("feed {feed_id}"));
-            }
-            for episode in entry.episodes.values() {
-                if episode.media_ids().any(|m| m == media) {
-                    users.push(format!("episode {} of feed {feed_id}", episode.id));
-                }
-            }
-        }
+        let mut users: Vec<String> = self
+            .uses
+            .of(media)
+            .map(|u| match u {
+                Use::Artwork(feed) => format!("feed {feed}"),
+                Use::Episode(feed, episode) => format!("episode {episode} of feed {feed}"),
+            })
+            .collect();
         for campaign in self.campaigns.values().filter(|c| c.media == media) {
             users.push(format!("campaign {}", campaign.id));
         }
         users
     }
 
-    /// Whether the blob's bytes belong to private podcasts only: some private podcast (its
-    /// artwork or an episode's file) uses one of the blob's media records, and no public one
-    /// does. Such bytes are served only through subscribers' URLs. Files no podcast uses
-    /// stay downloadable at their URL, as the API gives it.
-    pub(crate) fn blob_is_private(&self, blob: &str) -> bool {
-        let Some(ids) = self.blobs.get(blob) else {
-            return false;
-        };
-        let uses = |entry: &FeedEntry| ids.iter().any(|&media| entry.uses(media));
-        // Private podcasts first: on a download's path, an account without any (or a file none
-        // of them uses) costs no look at its public podcasts' episodes.
-        self.feeds.values().any(|e| e.feed.private && uses(e))
-            && !self.feeds.values().any(|e| !e.feed.private && uses(e))
+    /// The media records of a blob (copies share the bytes).
+    pub(crate) fn blob_records(&self, blob: &str) -> impl Iterator<Item = &Media> {
+        self.blobs
+            .get(blob)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.media.get(id))
     }
 
     /// Whether some media record still points at the blob.

@@ -10,9 +10,29 @@ use crate::{
 #[derive(Clone, Debug)]
 pub struct Urls {
     base: String,
-    /// A private podcast's subscriber: `{base}/private/{feed}/{key}`, the prefix of the feed
-    /// and media URLs that subscriber's copy of the feed carries.
-    private: Option<String>,
+}
+
+/// The links a feed document carries: the public feed's, or one subscriber's copy of a private
+/// podcast's feed, where [`FeedLinks::file`] is the one function that makes a link to a file,
+/// so that no link of a subscriber's feed can leave their key out.
+#[derive(Clone, Debug)]
+pub enum FeedLinks<'a> {
+    /// The public feed: the public URLs.
+    Public(&'a Urls),
+    /// A private podcast's subscriber: every link under `{base}/private/{feed}/{key}`.
+    Subscriber {
+        /// `{base}/private/{feed}/{key}`.
+        prefix: String,
+    },
+}
+
+/// What a link to a file of the account serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileLink {
+    /// Its bytes (enclosure, alternate enclosure, artwork, transcript).
+    Download,
+    /// Its JSON chapters (`podcast:chapters`).
+    Chapters,
 }
 
 /// Characters kept as they are in a path segment (RFC 3986 unreserved).
@@ -32,7 +52,6 @@ impl Urls {
     pub(crate) fn new(base: &str) -> Self {
         Urls {
             base: base.to_string(),
-            private: None,
         }
     }
 
@@ -41,26 +60,23 @@ impl Urls {
         &self.base
     }
 
-    /// The URLs of a private podcast's subscriber, whose key (`sub_…_…`) is in every feed and
-    /// media URL: `{base}/private/{feed}/{key}/rss`, `…/media/{blob}/{name}`.
-    pub fn for_subscriber(&self, feed: &FeedId, key: &str) -> Urls {
-        Urls {
-            base: self.base.clone(),
-            private: Some(format!(
+    /// The links of a private podcast's subscriber's feed, whose key (`sub_…_…`) is in every
+    /// one of them: `{base}/private/{feed}/{key}/rss`, `…/media/{blob}/{name}`,
+    /// `…/chapters/{blob}.json`.
+    pub fn for_subscriber(&self, feed: &FeedId, key: &str) -> FeedLinks<'static> {
+        FeedLinks::Subscriber {
+            prefix: format!(
                 "{}/private/{}/{}",
                 self.base,
                 encode_segment(feed.as_str()),
                 encode_segment(key)
-            )),
+            ),
         }
     }
 
-    /// The RSS feed: `{base}/feeds/{feed}/rss` (a subscriber's: `{base}/private/{feed}/{key}/rss`).
+    /// The public RSS feed: `{base}/feeds/{feed}/rss`.
     pub fn rss(&self, feed: &FeedId) -> String {
-        match &self.private {
-            Some(prefix) => format!("{prefix}/rss"),
-            None => format!("{}/feeds/{}/rss", self.base, encode_segment(feed.as_str())),
-        }
+        format!("{}/feeds/{}/rss", self.base, encode_segment(feed.as_str()))
     }
 
     /// The public podcast page: `{base}/podcasts/{feed}`.
@@ -73,16 +89,9 @@ impl Urls {
         format!("{}/{episode}", self.feed_page(feed))
     }
 
-    /// The download URL of a media file: `{base}/media/{account}/{blob}/{name}`. A changed file
-    /// is a new blob and so a new URL.
+    /// The public download URL of a media file: `{base}/media/{account}/{blob}/{name}`. A
+    /// changed file is a new blob and so a new URL.
     pub fn media(&self, account: &AccountId, media: &Media) -> String {
-        if let Some(prefix) = &self.private {
-            return format!(
-                "{prefix}/media/{}/{}",
-                media.blob.as_str(),
-                encode_segment(media.url_name())
-            );
-        }
         format!(
             "{}/media/{}/{}/{}",
             self.base,
@@ -101,6 +110,48 @@ impl Urls {
             account,
             media.blob.as_str()
         )
+    }
+}
+
+impl FeedLinks<'_> {
+    /// Whether these are a subscriber's links (the feed is a private podcast's copy).
+    pub fn is_private(&self) -> bool {
+        matches!(self, FeedLinks::Subscriber { .. })
+    }
+
+    /// The feed's own URL (`atom:link rel="self"`).
+    pub fn rss(&self, feed: &FeedId) -> String {
+        match self {
+            FeedLinks::Public(urls) => urls.rss(feed),
+            FeedLinks::Subscriber { prefix } => format!("{prefix}/rss"),
+        }
+    }
+
+    /// The web page of the podcast (`episode` none) or of an episode; none in a subscriber's
+    /// feed (a private podcast has no public pages).
+    pub fn page(&self, feed: &FeedId, episode: Option<EpisodeId>) -> Option<String> {
+        match (self, episode) {
+            (FeedLinks::Public(urls), None) => Some(urls.feed_page(feed)),
+            (FeedLinks::Public(urls), Some(episode)) => Some(urls.episode_page(feed, episode)),
+            (FeedLinks::Subscriber { .. }, _) => None,
+        }
+    }
+
+    /// A link to a file of the account: the one function that makes one, for every element
+    /// that links a file.
+    pub fn file(&self, account: &AccountId, media: &Media, link: FileLink) -> String {
+        match (self, link) {
+            (FeedLinks::Public(urls), FileLink::Download) => urls.media(account, media),
+            (FeedLinks::Public(urls), FileLink::Chapters) => urls.chapters(account, media),
+            (FeedLinks::Subscriber { prefix }, FileLink::Download) => format!(
+                "{prefix}/media/{}/{}",
+                media.blob.as_str(),
+                encode_segment(media.url_name())
+            ),
+            (FeedLinks::Subscriber { prefix }, FileLink::Chapters) => {
+                format!("{prefix}/chapters/{}.json", media.blob.as_str())
+            }
+        }
     }
 }
 

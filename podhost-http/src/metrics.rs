@@ -232,6 +232,6 @@ pub(crate) fn sent_by(endpoint: &PublicEndpoint) -> Option<Sent> {
         PublicEndpoint::Download { .. } | PublicEndpoint::PrivateDownload { .. } => {
             Some(Sent::Enclosure)
         }
-        PublicEndpoint::Chapters { .. } => None,
+        PublicEndpoint::Chapters { .. } | PublicEndpoint::PrivateChapters { .. } => None,
     }
 }

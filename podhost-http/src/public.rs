@@ -1,7 +1,9 @@
 //! The public side: what podcast apps fetch without a token. The RSS feed at
 //! `/feeds/{feed_id}/rss`, with validators, conditional requests and gzip (`documents.rs`, which
 //! the web pages of `page.rs` share); downloads at `/media/{account}/{blob}/{name}`; chapters at
-//! `/chapters/{account}/{blob}.json`. Routing, `405` and `HEAD` are the API's (the route table).
+//! `/chapters/{account}/{blob}.json`; a private podcast's subscriber's feed, files and chapters
+//! under `/private/{feed_id}/{key}/`, each answered `Cache-Control: private` and 410 once the
+//! subscriber is revoked. Routing, `405` and `HEAD` are the API's (the route table).
 
 use bytes::Bytes;
 use std::ops::Range;
@@ -38,7 +40,45 @@ pub(crate) async fn answer(api: &Api, endpoint: PublicEndpoint, parts: &Parts) -
             blob,
             name: _,
         } => private_media(api, parts, &feed_id, &key, &blob).await,
-        E::Chapters { account, blob } => chapters(api, parts, &account, &blob).await,
+        E::Chapters { account, blob } => {
+            let listener = downloads::listener(api, parts);
+            let heard = api.host.listener_chapters(&account, &blob, &listener).await;
+            chapters(heard.map(Private::Live), Audience::Public)
+        }
+        E::PrivateChapters { feed_id, key, blob } => {
+            let listener = downloads::listener(api, parts);
+            let heard = api
+                .host
+                .private_chapters(&feed_id, &key, &blob, &listener)
+                .await;
+            chapters(heard, Audience::Subscriber)
+        }
+    }
+}
+
+/// Whom an answer of the public side is for: anyone (a shared cache may keep it), or one
+/// subscriber of a private podcast (only their own client may).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    Public,
+    Subscriber,
+}
+
+impl Audience {
+    /// `Cache-Control` of what never changes (a stored file's bytes).
+    fn immutable(self) -> &'static str {
+        match self {
+            Audience::Public => "public, max-age=31536000, immutable",
+            Audience::Subscriber => "private, max-age=31536000, immutable",
+        }
+    }
+
+    /// `Cache-Control` of what changes only with a new file (its chapters).
+    fn for_a_day(self) -> &'static str {
+        match self {
+            Audience::Public => "public, max-age=86400",
+            Audience::Subscriber => "private, max-age=86400",
+        }
     }
 }
 
@@ -124,13 +164,17 @@ fn plain(status: StatusCode, message: &str) -> Response<Body> {
 /// opaque origin, no scripts) and loads nothing.
 const UPLOADED_FILE_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsafe-inline'";
 
-/// `GET /chapters/{account}/{blob}.json`: a file's JSON chapters (`podcast:chapters`).
-/// A file's chapters change only with a new file (a new blob), so they may be cached a day;
-/// those of an episode with ads are the listener's (moved by the ads their download carries).
-async fn chapters(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
-    let listener = downloads::listener(api, parts);
-    let (json, shifted) = match api.host.listener_chapters(account, blob, &listener).await {
-        Ok(answer) => answer,
+/// A file's JSON chapters (`podcast:chapters`): `GET /chapters/{account}/{blob}.json`, or a
+/// subscriber's `GET /private/{feed_id}/{key}/chapters/{blob}.json` (410 once revoked). A file's
+/// chapters change only with a new file (a new blob), so they may be kept a day; those of an
+/// episode with ads are the listener's (moved by the ads their download carries).
+fn chapters(
+    heard: podhost_core::Result<Private<(Bytes, bool)>>,
+    audience: Audience,
+) -> Response<Body> {
+    let (json, shifted) = match heard {
+        Ok(Private::Live(heard)) => heard,
+        Ok(Private::Gone) => return plain(StatusCode::GONE, "this subscription was revoked"),
         Err(e) => return response::error(&ApiError::Core(e)),
     };
     let length = json.len();
@@ -144,7 +188,7 @@ async fn chapters(api: &Api, parts: &Parts, account: &str, blob: &str) -> Respon
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(match shifted {
-            false => "public, max-age=86400",
+            false => audience.for_a_day(),
             true => "private, no-cache",
         }),
     );
@@ -167,7 +211,8 @@ async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<
 
 /// Answers a download of `media` (found by its account and blob): the file as stored, or the
 /// episode with ads at its breaks for this listener (never redirected: the store does not hold
-/// it).
+/// it). A subscriber's download is never redirected either: a presigned URL would open the file
+/// without their key for its lifetime, and a revocation must hold at once.
 async fn serve_media(
     api: &Api,
     parts: &Parts,
@@ -181,7 +226,14 @@ async fn serve_media(
         Ok(id) => api.host.enclosure_for(&id, media, &listener).await,
         Err(_) => Ok(podhost_core::Enclosure::File(media)),
     };
+    let audience = match subscriber {
+        Some(_) => Audience::Subscriber,
+        None => Audience::Public,
+    };
     let answer = match enclosure {
+        Ok(podhost_core::Enclosure::File(media)) if audience == Audience::Subscriber => {
+            Served::File(media)
+        }
         Ok(podhost_core::Enclosure::File(media)) => match api.host.media_redirect(&media).await {
             Ok(Some(url)) => {
                 return downloads::redirect(api, parts, account, blob, &media, &url, subscriber);
@@ -225,7 +277,7 @@ async fn serve_media(
     };
     let mut answer = Response::new(body);
     *answer.status_mut() = status;
-    download_headers(answer.headers_mut(), served, status, range);
+    download_headers(answer.headers_mut(), served, status, range, audience);
     answer
 }
 
@@ -266,6 +318,7 @@ fn download_headers(
     served: &Served,
     status: StatusCode,
     range: Option<Range<u64>>,
+    audience: Audience,
 ) {
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     // Uploaded files share the site's origin (and its session cookie): an HTML transcript or
@@ -278,12 +331,13 @@ fn download_headers(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    // A stored file never changes; a listener's answer changes with the campaigns: no shared
-    // cache keeps it, and a client asks again (its ETag answers 304).
+    // A stored file never changes (a subscriber's is kept by their client alone); a
+    // listener's answer changes with the campaigns: no shared cache keeps it, and a client asks
+    // again (its ETag answers 304).
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(match served {
-            Served::File(_) => "public, max-age=31536000, immutable",
+            Served::File(_) => audience.immutable(),
             _ => "private, no-cache",
         }),
     );

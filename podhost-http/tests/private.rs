@@ -364,3 +364,260 @@ async fn uploaded_documents_are_sandboxed() {
     assert!(csp.contains("default-src 'none'"), "{csp}");
     assert_eq!(answer.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
 }
+
+/// Every URL of the deployment that `xml` carries (attributes and texts), `&amp;` decoded.
+fn deployment_urls(xml: &str) -> Vec<String> {
+    xml.match_indices("https://pod.test")
+        .map(|(at, _)| {
+            let rest = &xml[at..];
+            let end = rest.find(['"', '<']).unwrap_or(rest.len());
+            rest[..end].replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// alice's episode of `secret-show` with every kind of file a feed links: audio with chapters
+/// (written by the tag job), a cover, a transcript and an alternate enclosure; the podcast has
+/// artwork too. Returns the media ids.
+async fn episode_with_every_file(fx: &Fixture) -> Vec<u64> {
+    let audio = fx.upload_wav("chaptered.wav").await;
+    let put = put_ok(
+        fx,
+        &format!("/api/media/{audio}/metadata"),
+        json!({"chapters": [{"start": 0, "title": "Hello"}]}),
+    )
+    .await;
+    let job = put["data"]["job"]["id"].as_str().unwrap().to_string();
+    let workers = fx.start_workers();
+    assert_eq!(fx.until_done(&job).await["status"], "succeeded");
+    drop(workers);
+    let cover = fx.upload_png("cover.png").await;
+    let artwork = fx.upload_png("artwork.png").await;
+    let transcript = fx
+        .upload(
+            "talk.vtt",
+            b"WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n".to_vec(),
+        )
+        .await;
+    let alternate = fx.upload_wav("lossless.wav").await;
+    put_ok(fx, "/api/feeds/secret-show", json!({"logo": artwork})).await;
+    let episode = fx
+        .episode(
+            "secret-show",
+            &[
+                ("title", "Everything"),
+                ("is_public", "1"),
+                ("show_media", &audio.to_string()),
+            ],
+        )
+        .await;
+    let fields = json!({
+        "itunes": {"logo": cover},
+        "podcast": {
+            "transcript": transcript,
+            "alternateEnclosure": [{"media": alternate, "title": "Lossless"}],
+        },
+    });
+    put_ok(fx, &format!("/api/feed/secret-show/show/{episode}"), fields).await;
+    vec![audio, cover, artwork, transcript, alternate]
+}
+
+/// The public path of a subscriber's file URL: `/media/alice/{blob}/{name}` or
+/// `/chapters/alice/{blob}.json`.
+fn keyless(path: &str) -> String {
+    let (_, file) = path.split_once("/sub_").unwrap();
+    let (_, file) = file.split_once('/').unwrap();
+    format!("/{}", file.replacen('/', "/alice/", 1))
+}
+
+#[tokio::test]
+async fn every_link_of_a_subscribers_feed_carries_their_key_and_dies_with_it() {
+    let fx = Fixture::new().await;
+    private_podcast(&fx).await;
+    episode_with_every_file(&fx).await;
+    let jane = add(&fx, "Jane").await;
+    let feed_url = jane["feed_url"].as_str().unwrap();
+    let prefix = feed_url.strip_suffix("/rss").unwrap();
+    let feed = fx.public(Method::GET, path_of(feed_url), &[]).await;
+    let xml = String::from_utf8_lossy(&feed.raw).into_owned();
+    for tag in [
+        "<enclosure ",
+        "<podcast:chapters ",
+        "<podcast:transcript ",
+        "<podcast:source ",
+        "<itunes:image ",
+        "<image>",
+    ] {
+        assert!(xml.contains(tag), "{tag} in {xml}");
+    }
+    let urls = deployment_urls(&xml);
+    assert!(urls.len() >= 8, "{urls:?}");
+    for url in &urls {
+        assert!(
+            url.starts_with(&format!("{prefix}/")),
+            "a keyless link {url} in {xml}"
+        );
+    }
+    let files: Vec<&String> = urls.iter().filter(|u| !u.ends_with("/rss")).collect();
+    assert!(files.iter().any(|u| u.contains("/chapters/")), "{files:?}");
+    for url in &files {
+        let answer = fx.public(Method::GET, path_of(url), &[]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{url}");
+        let cache = answer.headers[header::CACHE_CONTROL].to_str().unwrap();
+        assert!(cache.starts_with("private"), "{url}: {cache}");
+        // Without the key, nothing: the public path does not serve a private podcast's files.
+        let public = keyless(path_of(url));
+        let answer = fx.public(Method::GET, &public, &[]).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{public}");
+    }
+    let id = jane["id"].as_str().unwrap();
+    let revoked = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/feeds/secret-show/subscribers/{id}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT);
+    for url in &urls {
+        let answer = fx.public(Method::GET, path_of(url), &[]).await;
+        assert_eq!(answer.status, StatusCode::GONE, "{url}");
+    }
+}
+
+/// alice's `PUT` of `body` at `path`, answered 200.
+async fn put_ok(fx: &Fixture, path: &str, body: serde_json::Value) -> serde_json::Value {
+    let answer = fx.call(Method::PUT, path, &fx.alice, Some(body)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{path}: {}", answer.body);
+    answer.body
+}
+
+/// The status a `GET` of `path` gets from `api` (another process's, say).
+async fn status_on(api: &podhost_http::Api, path: &str) -> StatusCode {
+    let request = http::Request::get(path)
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+    common::send_to(api, request).await.status
+}
+
+/// Asserts that no path of `paths` is served on the public path.
+async fn closed(fx: &Fixture, paths: &[String], when: &str) {
+    for path in paths {
+        let answer = fx.public(Method::GET, path, &[]).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{when}: {path}");
+    }
+}
+
+#[tokio::test]
+async fn deleting_a_private_episode_or_podcast_makes_none_of_its_files_public() {
+    let fx = Fixture::new().await;
+    let audio = private_podcast(&fx).await;
+    let mut files = episode_with_every_file(&fx).await;
+    files.push(audio);
+    let mut paths = Vec::new();
+    for id in &files {
+        let record = fx.get(&format!("/api/media/{id}")).await;
+        paths.push(path_of(record.body["url"].as_str().unwrap()).to_string());
+    }
+    closed(&fx, &paths, "while the episodes exist").await;
+    // The first episode (the plain audio) deleted, then the whole podcast.
+    let list = fx.get("/api/feed/secret-show/shows").await;
+    let first = list.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["attributes"]["title"] == "Members only")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deleted = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/feed/secret-show/show/{first}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    closed(&fx, &paths, "after deleting an episode").await;
+    let deleted = fx
+        .call(Method::DELETE, "/api/feeds/secret-show", &fx.alice, None)
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    closed(&fx, &paths, "after deleting the podcast").await;
+    let (_, other) = fx.another_process();
+    for path in &paths {
+        let request = http::Request::get(path.as_str())
+            .body(http_body_util::Full::new(bytes::Bytes::new()))
+            .unwrap();
+        let answer = common::send_to(&other, request).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::NOT_FOUND,
+            "another process: {path}"
+        );
+    }
+    // The API says why: a private podcast used them.
+    for id in &files {
+        let record = fx.get(&format!("/api/media/{id}")).await;
+        assert_eq!(record.body["private"], true, "{}", record.body);
+    }
+    // Public again when the podcaster says so.
+    let opened = put_ok(
+        &fx,
+        &format!("/api/media/{audio}"),
+        json!({"private": false}),
+    )
+    .await;
+    assert_eq!(opened["private"], false);
+    let path = path_of(opened["url"].as_str().unwrap()).to_string();
+    assert_eq!(
+        fx.public(Method::GET, &path, &[]).await.status,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn a_podcast_turning_private_closes_its_files_until_a_public_one_publishes_them() {
+    let fx = Fixture::new().await;
+    fx.feed("open-show").await;
+    let audio = fx.upload_wav("talk.wav").await;
+    let episode = fx
+        .episode(
+            "open-show",
+            &[
+                ("title", "Hello"),
+                ("is_public", "1"),
+                ("show_media", &audio.to_string()),
+            ],
+        )
+        .await;
+    let record = fx.get(&format!("/api/media/{audio}")).await;
+    assert_eq!(record.body["private"], false);
+    let path = path_of(record.body["url"].as_str().unwrap()).to_string();
+    let (_, other) = fx.another_process();
+    for page in [&path, "/feeds/open-show/rss", "/podcasts/open-show"] {
+        assert_eq!(status_on(&other, page).await, StatusCode::OK, "{page}");
+    }
+    put_ok(&fx, "/api/feeds/open-show", json!({"private": true})).await;
+    for page in [&path, "/feeds/open-show/rss", "/podcasts/open-show"] {
+        assert_eq!(
+            status_on(&other, page).await,
+            StatusCode::NOT_FOUND,
+            "{page}"
+        );
+    }
+    // Public again: the published episode's file is public again with it, at the same URL.
+    put_ok(&fx, "/api/feeds/open-show", json!({"private": false})).await;
+    assert_eq!(status_on(&other, &path).await, StatusCode::OK);
+    // Unpublished, it is private again (a private podcast used it).
+    put_ok(
+        &fx,
+        &format!("/api/feed/open-show/show/{episode}"),
+        json!({"is_public": 0}),
+    )
+    .await;
+    assert_eq!(status_on(&other, &path).await, StatusCode::NOT_FOUND);
+}

@@ -96,7 +96,9 @@ async fn media_list_and_record() {
             "mimetype",
             "type",
             "created_date",
-            "created_time"
+            "created_time",
+            // An addition: whether its public URL is kept from the public.
+            "private"
         ]
     );
     assert_eq!(item["id"], id.to_string(), "a string of digits in the list");
@@ -116,6 +118,7 @@ async fn media_list_and_record() {
     assert!(shaped(item["created_date"].as_str().unwrap(), "99.99.9999"));
     assert!(shaped(item["created_time"].as_str().unwrap(), "99:99"));
     assert_eq!(item["cat"], "_default_");
+    assert_eq!(item["private"], false);
     assert_eq!(
         (
             item["extension"].as_str(),

@@ -59,7 +59,8 @@ pub enum MediaCommand {
         /// The media id.
         id: String,
     },
-    /// Renames a media file or moves it to another category; the download URL stays.
+    /// Renames a media file, moves it to another category, or opens or closes its public URL;
+    /// the download URL stays.
     Update {
         /// The account.
         #[arg(long)]
@@ -72,6 +73,14 @@ pub enum MediaCommand {
         /// The new category; empty for the default one.
         #[arg(long)]
         category: Option<String>,
+        /// Keeps the file's public URL from anyone but the subscribers of private podcasts
+        /// that use it (it still serves while a public podcast shows the file).
+        #[arg(long, conflicts_with = "public")]
+        private: bool,
+        /// Opens the file's public URL to anyone (a file a private podcast used is kept from
+        /// the public until then).
+        #[arg(long)]
+        public: bool,
     },
     /// Deletes a media file (refused while an episode or podcast uses it).
     Delete {
@@ -136,6 +145,7 @@ fn record_lines(record: &Value, media: &Media) -> Vec<(&'static str, String)> {
         ("info", media.facts.info.clone()),
         ("duration", text("duration")),
         ("url", text("url")),
+        ("private", text("private")),
         ("created", time(media.created)),
         ("updated", time(media.updated)),
     ]
@@ -253,11 +263,14 @@ impl super::Run for MediaCommand {
                 id,
                 name,
                 category,
+                private,
+                public,
             } => {
                 let user = env.user(&host, user.as_deref()).await?;
                 let patch = MediaPatch {
                     name,
                     category: category.map(Some),
+                    private: (private || public).then_some(private),
                 };
                 let media = user.hint(
                     host.update_media(&user.who, super::media_id(&id)?, patch)

@@ -41,7 +41,7 @@ impl PodcastHost {
         }
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
-        let urls = self.urls().clone();
+        let links = crate::urls::FeedLinks::Public(self.urls());
         catalog
             .read(|state| {
                 let entry = state
@@ -61,9 +61,8 @@ impl PodcastHost {
                     state,
                     entry,
                     who.account(),
-                    &urls,
+                    &links,
                     now,
-                    false,
                     &Default::default(),
                 );
                 let unpublished: Vec<EpisodeView> = episodes
@@ -79,12 +78,11 @@ impl PodcastHost {
                         episodes: &unpublished,
                         last_modified: entry.feed.updated,
                         block_drafts: true,
-                        private: false,
                         cleaned: &entry.feed_notes,
                         hubs: &[],
                         podping: false,
                     },
-                    &urls,
+                    &links,
                 );
                 Ok(FeedExport {
                     feed: FeedView {

@@ -290,26 +290,39 @@ impl PodcastHost {
 
     /// The JSON chapters of a public file (`/chapters/{account}/{blob}.json`) as `listener`
     /// hears them: moved by the ads their enclosure answer carries (`true`), else as stored.
+    /// `NotFound` as [`public_chapters`](Self::public_chapters) answers it.
     pub async fn listener_chapters(
         &self,
         account: &str,
         blob: &str,
         listener: &Listener,
     ) -> Result<(Bytes, bool)> {
-        let stored = self.public_chapters(account, blob).await?;
-        let (Ok(media), Ok(id)) = (
-            self.public_media(account, blob).await,
-            AccountId::new(account),
-        ) else {
-            return Ok((stored, false));
-        };
-        match self.with_ads(&id, media, listener).await? {
-            Ok(answer) => Ok((
+        let (account, media) = self.public_file(account, blob).await?;
+        if media.chapters.is_empty() {
+            return Err(crate::error::Error::not_found("chapters", blob));
+        }
+        self.chapters_heard(&account, &media, listener).await
+    }
+
+    /// `media`'s chapters as `listener` hears them: moved by the ads of their answer for the
+    /// file (`true`), else as stored.
+    pub(super) async fn chapters_heard(
+        &self,
+        account: &AccountId,
+        media: &crate::model::Media,
+        listener: &Listener,
+    ) -> Result<(Bytes, bool)> {
+        let file = super::rendering::public_media_of(account, media);
+        Ok(match self.with_ads(account, file, listener).await? {
+            Ok(answer) => (
                 crate::publish::chapters::render(&answer.arrangement.chapters).into(),
                 true,
-            )),
-            Err(_) => Ok((stored, false)),
-        }
+            ),
+            Err(_) => (
+                crate::publish::chapters::render(&media.chapters).into(),
+                false,
+            ),
+        })
     }
 
     /// Asks for the ad encodings `missing` (once per process), in the background.

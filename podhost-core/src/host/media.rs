@@ -13,7 +13,8 @@ use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, MediaId},
     model::{
-        BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaSort, NewMedia, Page, SortDir,
+        Access, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaSort, NewMedia, Page,
+        SortDir,
     },
     principal::Principal,
     probe::{self, Sniffer},
@@ -287,9 +288,11 @@ impl PodcastHost {
             .await
     }
 
-    /// Renames a media file or moves it to another category (scope `media`). A name is cleaned
-    /// and made unique in the account (a numbered suffix on a clash); the download URL keeps the
-    /// name it had, so links already published stay valid.
+    /// Renames a media file, moves it to another category, or says who its public URL serves
+    /// (scope `media`). A name is cleaned and made unique in the account (a numbered suffix on a
+    /// clash); the download URL keeps the name it had, so links already published stay valid.
+    /// `private` is the podcaster's word on the file's public URL ([`Access`]): `true` serves
+    /// it only where a public podcast shows it, `false` to anyone.
     pub async fn update_media(
         &self,
         who: &Principal,
@@ -325,6 +328,12 @@ impl PodcastHost {
                 }
                 if let Some(category) = &category {
                     media.category.clone_from(category);
+                }
+                if let Some(private) = patch.private {
+                    media.access = match private {
+                        true => Access::Private,
+                        false => Access::Public,
+                    };
                 }
                 if media == *current {
                     return Ok((Vec::new(), media));

@@ -59,7 +59,7 @@ impl PodcastHost {
         if let Some(rendered) = self.inner.rendered.get(id, &version, now) {
             return Ok(PublicFeed::Live(rendered));
         }
-        let urls = self.urls().clone();
+        let links = crate::urls::FeedLinks::Public(self.urls());
         // Rendered from a view of the state: a writer of the account does not wait for the render.
         let (version, answer) = catalog
             .view_found(|state| {
@@ -77,15 +77,8 @@ impl PodcastHost {
                 if entry.feed.private {
                     return Err(Error::not_found("feed", id));
                 }
-                let (xml, published) = render_rss(
-                    state,
-                    entry,
-                    &account,
-                    &urls,
-                    now,
-                    false,
-                    &self.config().notify,
-                );
+                let (xml, published) =
+                    render_rss(state, entry, &account, &links, now, &self.config().notify);
                 Ok(PublicFeed::Live(RenderedFeed {
                     etag: etag_of(&xml),
                     xml: xml.into(),
@@ -197,47 +190,51 @@ impl PodcastHost {
 impl PodcastHost {
     /// The media file behind a public download URL (`/media/{account}/{blob}/{name}`), for any
     /// caller: download URLs are public. `NotFound` unless the account has a file with that
-    /// blob, and for a file only private podcasts use (their subscribers' URLs serve it).
+    /// blob that its public URL serves now (a private podcast's file is served only while a
+    /// public podcast shows it: see `AccountState::served_publicly`). Costs the file's uses.
     pub async fn public_media(
         &self,
         account: &str,
         blob: &str,
     ) -> Result<crate::publish::PublicMedia> {
+        let (account, media) = self.public_file(account, blob).await?;
+        Ok(public_media_of(&account, &media))
+    }
+
+    /// The JSON chapters of a public media file (`/chapters/{account}/{blob}.json`), for any
+    /// caller: `NotFound` unless [`public_media`](Self::public_media) serves the file and it
+    /// has chapters (a subscriber's feed links them under their key instead).
+    pub async fn public_chapters(&self, account: &str, blob: &str) -> Result<bytes::Bytes> {
+        let (_, media) = self.public_file(account, blob).await?;
+        if media.chapters.is_empty() {
+            return Err(Error::not_found("chapters", blob));
+        }
+        Ok(crate::publish::chapters::render(&media.chapters).into())
+    }
+
+    /// The record behind a public URL of `account`'s `blob`, if that URL serves it now.
+    pub(super) async fn public_file(
+        &self,
+        account: &str,
+        blob: &str,
+    ) -> Result<(AccountId, crate::model::Media)> {
         let not_found = || Error::not_found("media", blob);
         let account = AccountId::new(account).map_err(|_| not_found())?;
         let catalog = self
             .existing_catalog(&account)
             .await?
             .ok_or_else(not_found)?;
+        let now = self.now();
         let media = catalog
             .read_found(|state| {
                 state
-                    .media_by_blob(blob)
-                    .filter(|_| !state.blob_is_private(blob))
+                    .blob_records(blob)
+                    .find(|m| state.served_publicly(m.id, now))
                     .cloned()
                     .ok_or_else(not_found)
             })
             .await?;
-        Ok(public_media_of(&account, &media))
-    }
-
-    /// The JSON chapters of a public media file (`/chapters/{account}/{blob}.json`), for any
-    /// caller. `NotFound` unless the account has a file with that blob and it has chapters.
-    /// Subscribers' feeds link here too: a private podcast's chapters (titles and times, not
-    /// its audio) are readable by whoever has the unguessable blob key.
-    pub async fn public_chapters(&self, account: &str, blob: &str) -> Result<bytes::Bytes> {
-        let not_found = || Error::not_found("chapters", blob);
-        let account = AccountId::new(account).map_err(|_| not_found())?;
-        let catalog = self
-            .existing_catalog(&account)
-            .await?
-            .ok_or_else(not_found)?;
-        let chapters = catalog
-            .read(|state| state.media_by_blob(blob).map(|m| m.chapters.clone()))
-            .await
-            .filter(|c| !c.is_empty())
-            .ok_or_else(not_found)?;
-        Ok(crate::publish::chapters::render(&chapters).into())
+        Ok((account, media))
     }
 
     /// Where a public media file's download is redirected, when the deployment serves

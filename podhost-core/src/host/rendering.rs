@@ -28,11 +28,11 @@ pub(super) fn render_rss(
     state: &AccountState,
     entry: &FeedEntry,
     account: &AccountId,
-    urls: &crate::urls::Urls,
+    links: &crate::urls::FeedLinks<'_>,
     now: Timestamp,
-    private: bool,
     notify: &crate::webhooks::notify::Notifiers,
 ) -> (Vec<u8>, Published) {
+    let private = links.is_private();
     let published = published(state, entry, now);
     let source = rss::FeedSource {
         account,
@@ -41,13 +41,12 @@ pub(super) fn render_rss(
         episodes: &published.episodes,
         last_modified: published.last_modified,
         block_drafts: false,
-        private,
         cleaned: &entry.feed_notes,
         // A subscriber's copy is nobody's to be told about.
         hubs: if private { &[] } else { &notify.websub_hubs },
         podping: !private && notify.podping_url.is_some(),
     };
-    (rss::render(&source, urls), published)
+    (rss::render(&source, links), published)
 }
 
 /// The views of a feed's episodes that `keep` selects, newest first.

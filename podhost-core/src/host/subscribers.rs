@@ -162,7 +162,7 @@ impl PodcastHost {
         if let Some(rendered) = self.inner.private_rendered.get(&cache_key, &version, now) {
             return Ok(Private::Live(rendered));
         }
-        let urls = self.urls().for_subscriber(feed, key);
+        let links = self.urls().for_subscriber(feed, key);
         // Rendered from a view of the state: a writer of the account does not wait for the render.
         let (version, answer) = catalog
             .view_found(|state| {
@@ -175,15 +175,8 @@ impl PodcastHost {
                     .feeds
                     .get(feed)
                     .ok_or_else(|| Error::not_found("feed", feed))?;
-                let (xml, published) = render_rss(
-                    state,
-                    entry,
-                    &account,
-                    &urls,
-                    now,
-                    true,
-                    &Default::default(),
-                );
+                let (xml, published) =
+                    render_rss(state, entry, &account, &links, now, &Default::default());
                 Ok(Private::Live(RenderedFeed {
                     etag: super::rendering::etag_of(&xml),
                     xml: xml.into(),
@@ -204,15 +197,55 @@ impl PodcastHost {
     }
 
     /// A file of a private podcast, through a subscriber's key: the podcast's cover or a file of
-    /// one of its episodes. `Gone` once the subscriber was revoked; `NotFound` for a key that
-    /// names no subscriber of the podcast and for a file that is not the podcast's. Returns
-    /// the account too (downloads are counted in it).
+    /// one of its episodes. `Gone` once the subscriber was revoked or the podcast deleted;
+    /// `NotFound` for a key that names no subscriber of the podcast and for a file that is not
+    /// the podcast's. Returns the account too (downloads are counted in it). Costs the file's
+    /// uses.
     pub async fn private_media(
         &self,
         feed: &FeedId,
         key: &str,
         blob: &str,
     ) -> Result<Private<(AccountId, PublicMedia)>> {
+        Ok(match self.subscriber_file(feed, key, blob).await? {
+            Private::Live((account, media)) => {
+                let public = super::rendering::public_media_of(&account, &media);
+                Private::Live((account, public))
+            }
+            Private::Gone => Private::Gone,
+        })
+    }
+
+    /// The JSON chapters of a private podcast's file through a subscriber's key
+    /// (`/private/{feed}/{key}/chapters/{blob}.json`), as `listener` hears them: moved by the
+    /// ads their download of the file carries (`true`), else as stored. `Gone` and `NotFound`
+    /// as [`private_media`](Self::private_media) answers them; `NotFound` for a file without
+    /// chapters.
+    pub async fn private_chapters(
+        &self,
+        feed: &FeedId,
+        key: &str,
+        blob: &str,
+        listener: &crate::Listener,
+    ) -> Result<Private<(bytes::Bytes, bool)>> {
+        let (account, media) = match self.subscriber_file(feed, key, blob).await? {
+            Private::Live(found) => found,
+            Private::Gone => return Ok(Private::Gone),
+        };
+        if media.chapters.is_empty() {
+            return Err(Error::not_found("chapters", blob));
+        }
+        let heard = self.chapters_heard(&account, &media, listener).await?;
+        Ok(Private::Live(heard))
+    }
+
+    /// The record of a file a subscriber's key opens: see [`private_media`](Self::private_media).
+    async fn subscriber_file(
+        &self,
+        feed: &FeedId,
+        key: &str,
+        blob: &str,
+    ) -> Result<Private<(AccountId, crate::model::Media)>> {
         let (account, catalog) = self.public_catalog(feed).await?;
         let found = catalog
             .read_found(|state| {
@@ -221,23 +254,19 @@ impl PodcastHost {
                 {
                     return Ok::<_, Error>(None);
                 }
-                let entry = state
-                    .feeds
-                    .get(feed)
-                    .ok_or_else(|| Error::not_found("feed", feed))?;
+                if !state.feeds.contains_key(feed) {
+                    return Err(Error::not_found("feed", feed));
+                }
                 let media = state
-                    .media_by_blob(blob)
-                    .filter(|m| entry.uses(m.id))
+                    .blob_records(blob)
+                    .find(|m| state.feed_uses(feed, m.id))
                     .ok_or_else(|| Error::not_found("media", blob))?;
                 Ok(Some(media.clone()))
             })
             .await?;
         Ok(match found {
             None => Private::Gone,
-            Some(media) => {
-                let public = super::rendering::public_media_of(&account, &media);
-                Private::Live((account, public))
-            }
+            Some(media) => Private::Live((account, media)),
         })
     }
 }

@@ -103,6 +103,7 @@ impl StagedUpload {
             results: Default::default(),
             chapters: self.chapters.clone(),
             mastered_from: None,
+            access: Default::default(),
         }
     }
 

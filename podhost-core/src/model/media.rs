@@ -56,6 +56,35 @@ pub struct Media {
     /// publishes it as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mastered_from: Option<MediaId>,
+    /// Who may download it at its public URL (`/media/{account}/{blob}/{name}`). Marked
+    /// [`Access::Private`] when a private podcast first uses it, kept through deletions,
+    /// unpublications and moves; changed back only by the podcaster.
+    #[serde(default, skip_serializing_if = "Access::is_open")]
+    pub access: Access,
+}
+
+/// Who may download a media file at its public URL. The rule is
+/// `AccountState::served_publicly`; docs/features.md ("Private podcasts") says it in words.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// No private podcast ever used it: anyone with the URL (every upload starts so).
+    #[default]
+    Open,
+    /// A private podcast used it (its artwork, or an audio, cover, transcript or alternate file
+    /// of one of its episodes, draft or not): its public URL serves it only while a public
+    /// podcast shows it (as its artwork, or a file of a published episode); its subscribers'
+    /// URLs serve it. Deleting, unpublishing or moving what used it never changes that.
+    Private,
+    /// The podcaster made it public: anyone with the URL, whatever uses it.
+    Public,
+}
+
+impl Access {
+    /// The default: never used by a private podcast.
+    pub fn is_open(&self) -> bool {
+        *self == Access::Open
+    }
 }
 
 /// The jobs whose results belong to a media file (their stored outputs are read by job id).
@@ -97,6 +126,10 @@ pub struct MediaPatch {
     pub name: Option<String>,
     /// A new category; `Some(None)` (or an empty one) is the default category.
     pub category: Option<Option<String>>,
+    /// The podcaster's word on its public URL: `Some(true)` keeps it from anyone but the
+    /// subscribers of private podcasts that use it ([`Access::Private`]), `Some(false)` opens
+    /// it to anyone ([`Access::Public`]).
+    pub private: Option<bool>,
 }
 
 /// Where ads may be inserted into an audio file.

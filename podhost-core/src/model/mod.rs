@@ -34,8 +34,8 @@ pub use feed::{
 };
 pub use job::{Job, JobKind, JobStatus};
 pub use media::{
-    AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaResults, MediaSort,
-    NewMedia,
+    Access, AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaResults,
+    MediaSort, NewMedia,
 };
 pub use metadata::{Metadata, MetadataPatch};
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};

@@ -6,7 +6,10 @@ use super::{
     xml_text::clean_value,
     xml_writer::Xml,
 };
-use crate::{model::EpisodeView, urls::Urls};
+use crate::{
+    model::EpisodeView,
+    urls::{FeedLinks, FileLink},
+};
 
 /// Attributes of which some are absent: `(name, Some(value))` pairs kept.
 fn attrs<'a>(pairs: &[(&'a str, Option<String>)]) -> Vec<(&'a str, String)> {
@@ -320,7 +323,7 @@ pub(super) fn item_tags(
     x: &mut Xml,
     t: &crate::model::podcast::ItemTags,
     view: &EpisodeView,
-    urls: &Urls,
+    links: &FeedLinks<'_>,
     account: &crate::ids::AccountId,
 ) {
     for tr in &t.transcripts {
@@ -393,7 +396,7 @@ pub(super) fn item_tags(
             empty_el(
                 x,
                 "podcast:source",
-                &[("uri", Some(urls.media(account, m)))],
+                &[("uri", Some(links.file(account, m, FileLink::Download)))],
             );
         }
         for s in &a.source {

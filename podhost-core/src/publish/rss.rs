@@ -20,7 +20,7 @@ use super::{
 use crate::{
     ids::AccountId,
     model::{EpisodeView, Feed, Media, ShowType},
-    urls::Urls,
+    urls::{FeedLinks, FileLink},
 };
 
 /// The namespaces a feed declares. Google Play's (`googleplay:`) is not one of them: Google
@@ -43,9 +43,6 @@ pub(crate) struct FeedSource<'a> {
     /// Marks episodes that are not public `itunes:block` (an export's document of drafts, so
     /// that an import makes them drafts again); the served feed has none.
     pub(crate) block_drafts: bool,
-    /// A subscriber's copy of a private podcast: blocked from every directory
-    /// (`itunes:block` and `podcast:block` yes, whatever the podcast says).
-    pub(crate) private: bool,
     /// The episodes' show notes as the feed carries them, cleaned before (the account's state
     /// keeps them, see `FeedEntry::feed_notes`); an episode missing here is cleaned now.
     pub(crate) cleaned: &'a std::collections::HashMap<crate::ids::EpisodeId, String>,
@@ -56,7 +53,7 @@ pub(crate) struct FeedSource<'a> {
 }
 
 /// Renders the document.
-pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
+pub(crate) fn render(src: &FeedSource<'_>, links: &FeedLinks<'_>) -> Vec<u8> {
     let feed = src.feed;
     // About what it will take (an item's elements around its notes, carried twice), so that a
     // feed of 10,000 episodes is not copied each time the buffer would have doubled.
@@ -75,14 +72,18 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     x.open("rss", &rss);
     x.open("channel", &[]);
 
-    let rss_url = urls.rss(&feed.id);
-    let page = urls.feed_page(&feed.id);
-    let link = if feed.link.is_empty() {
-        page.as_str()
-    } else {
-        feed.link.as_str()
+    let rss_url = links.rss(&feed.id);
+    // RSS 2.0 requires a channel link: the podcast's own, else its page (a subscriber's feed
+    // has none: its own URL).
+    let link = match (feed.link.is_empty(), links.page(&feed.id, None)) {
+        (false, _) => feed.link.clone(),
+        (true, Some(page)) => page,
+        (true, None) => rss_url.clone(),
     };
-    let logo = src.logo.map(|m| urls.media(src.account, m));
+    let link = link.as_str();
+    let logo = src
+        .logo
+        .map(|m| links.file(src.account, m, FileLink::Download));
     let it = &feed.itunes;
     let author = feed.author();
 
@@ -148,7 +149,8 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
         x.text("itunes:email", &it.owner_email);
         x.close("itunes:owner");
     }
-    if it.block || src.private {
+    // A subscriber's copy is blocked from every directory, whatever the podcast says.
+    if it.block || links.is_private() {
         x.text("itunes:block", "Yes");
     }
     if it.complete {
@@ -168,7 +170,7 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
         x.text_with("podcast:funding", &[("url", &funding.url)], &funding.text);
     }
     x.text("podcast:medium", &feed.podcast.medium);
-    if src.private {
+    if links.is_private() {
         x.text("podcast:block", "yes");
     }
     if src.podping {
@@ -177,7 +179,7 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     channel_tags(&mut x, &feed.podcast.tags);
 
     for view in src.episodes {
-        item(&mut x, src, view, urls, it.explicit);
+        item(&mut x, src, view, links, it.explicit);
     }
     live_items(&mut x, &feed.podcast.tags);
     x.close("channel");
@@ -187,7 +189,13 @@ pub(crate) fn render(src: &FeedSource<'_>, urls: &Urls) -> Vec<u8> {
     bytes
 }
 
-fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed_explicit: bool) {
+fn item(
+    x: &mut Xml,
+    src: &FeedSource<'_>,
+    view: &EpisodeView,
+    links: &FeedLinks<'_>,
+    feed_explicit: bool,
+) {
     let ep = &view.episode;
     let it = &ep.itunes;
     x.open("item", &[]);
@@ -211,11 +219,15 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
         &guid,
     );
     x.text("pubDate", &rfc2822(ep.publish_at));
-    let page = urls.episode_page(&ep.feed, ep.id);
-    x.text("link", if ep.link.is_empty() { &page } else { &ep.link });
+    // The episode's own link, else its page (none in a subscriber's feed: `link` is optional).
+    match (ep.link.is_empty(), links.page(&ep.feed, Some(ep.id))) {
+        (false, _) => x.text("link", &ep.link),
+        (true, Some(page)) => x.text("link", &page),
+        (true, None) => {}
+    }
     x.text("author", &ep.email);
     if let Some(media) = &view.media {
-        let url = urls.media(src.account, media);
+        let url = links.file(src.account, media, FileLink::Download);
         x.empty(
             "enclosure",
             &[
@@ -229,7 +241,8 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
         }
     }
     if let Some(logo) = &view.logo {
-        x.empty("itunes:image", &[("href", &urls.media(src.account, logo))]);
+        let href = links.file(src.account, logo, FileLink::Download);
+        x.empty("itunes:image", &[("href", &href)]);
     }
     x.text("itunes:title", &it.title);
     x.text("itunes:subtitle", &it.subtitle);
@@ -265,7 +278,10 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
         x.empty(
             "podcast:transcript",
             &[
-                ("url", &urls.media(src.account, transcript)),
+                (
+                    "url",
+                    &links.file(src.account, transcript, FileLink::Download),
+                ),
                 ("type", &transcript.facts.mime),
             ],
         );
@@ -274,12 +290,12 @@ fn item(x: &mut Xml, src: &FeedSource<'_>, view: &EpisodeView, urls: &Urls, feed
         x.empty(
             "podcast:chapters",
             &[
-                ("url", &urls.chapters(src.account, media)),
+                ("url", &links.file(src.account, media, FileLink::Chapters)),
                 ("type", super::chapters::MIME),
             ],
         );
     }
-    item_tags(x, &ep.podcast, view, urls, src.account);
+    item_tags(x, &ep.podcast, view, links, src.account);
     x.close("item");
 }
 
@@ -334,6 +350,7 @@ mod tests {
             results: Default::default(),
             chapters: Vec::new(),
             mastered_from: None,
+            access: Default::default(),
         }
     }
 
@@ -420,12 +437,15 @@ mod tests {
             episodes: &[view],
             last_modified: at,
             block_drafts: false,
-            private: false,
             cleaned: &Default::default(),
             hubs: &[],
             podping: false,
         };
-        String::from_utf8(render(&source, &Urls::new("https://pod.example"))).unwrap()
+        String::from_utf8(render(
+            &source,
+            &FeedLinks::Public(&crate::urls::Urls::new("https://pod.example")),
+        ))
+        .unwrap()
     }
 
     #[test]

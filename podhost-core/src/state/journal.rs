@@ -74,6 +74,9 @@ impl Journal for AccountState {
                     .entry(media.blob.as_str().to_string())
                     .or_default()
                     .insert(media.id);
+                // A record written in the same entry as the episode of a private podcast that
+                // uses it (in either order) is marked all the same.
+                self.mark_if_used_privately(media.id);
             }
             Change::MediaRemoved { id } => {
                 if let Some(old) = self.media.remove(id) {
@@ -84,6 +87,11 @@ impl Journal for AccountState {
             }
             Change::FeedPut(feed) => {
                 self.deleted_feeds.remove(&feed.id);
+                let old = self
+                    .feeds
+                    .get(&feed.id)
+                    .map(|e| (e.feed.logo, e.feed.private));
+                self.uses.put_artwork(old.and_then(|(logo, _)| logo), feed);
                 match self.feeds.get_mut(&feed.id) {
                     Some(entry) => entry.feed = (**feed).clone(),
                     None => {
@@ -99,9 +107,20 @@ impl Journal for AccountState {
                         );
                     }
                 }
+                // A podcast that turns private marks every file it uses; a private one its new
+                // artwork.
+                match old {
+                    Some((_, true)) => feed
+                        .logo
+                        .into_iter()
+                        .for_each(|m| self.mark_if_used_privately(m)),
+                    _ => self.mark_feed_files(&feed.id),
+                }
             }
             Change::FeedRemoved { id, at } => {
-                self.feeds.remove(id);
+                if let Some(entry) = self.feeds.remove(id) {
+                    self.drop_uses_of(&entry);
+                }
                 self.deleted_feeds.insert(id.clone(), *at);
             }
             Change::EpisodePut(episode) => {
@@ -110,6 +129,10 @@ impl Journal for AccountState {
                     let old = entry.episodes.insert(episode.id, (**episode).clone());
                     entry.order.put(old.as_ref(), episode);
                     entry.put_notes(old.as_ref(), episode);
+                    self.uses.put_episode(old.as_ref(), Some(episode));
+                    for media in episode.media_ids() {
+                        self.mark_if_used_privately(media);
+                    }
                 }
             }
             Change::EpisodeRemoved { feed, id, at } => {
@@ -117,6 +140,7 @@ impl Journal for AccountState {
                     if let Some(old) = entry.episodes.remove(id) {
                         entry.order.remove(&old);
                         entry.feed_notes.remove(id);
+                        self.uses.put_episode(Some(&old), None);
                     }
                     entry.removed_at = entry.removed_at.max(*at);
                 }
@@ -220,6 +244,13 @@ impl Journal for AccountState {
                 .entry(media.blob.as_str().to_string())
                 .or_default()
                 .insert(media.id);
+        }
+        self.rebuild_uses();
+        // A snapshot written before files were marked: the files private podcasts use now
+        // (a state kept by this code has them marked already, so this changes nothing).
+        let feeds: Vec<_> = self.feeds.keys().cloned().collect();
+        for feed in feeds {
+            self.mark_feed_files(&feed);
         }
     }
 }

@@ -141,7 +141,8 @@ pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId
     Ok(response::no_content())
 }
 
-/// `PUT /api/media/{media_id}` with `{"name"?, "category"?}` (an addition): rename, category.
+/// `PUT /api/media/{media_id}` with `{"name"?, "category"?, "private"?}` (an addition): rename,
+/// category, who its public URL serves.
 pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
     let (who, update) = call
         .read::<wire::media::MediaUpdate>(api.config.max_json_bytes)
@@ -150,6 +151,7 @@ pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId
         name: update.name,
         // Null or "": the default category.
         category: update.category.patch().map(|c| c.filter(|c| !c.is_empty())),
+        private: update.private,
     };
     let media = api.host.update_media(&who, id, patch).await?;
     let ctx = Ctx::of(&api.host, &who);

@@ -32,6 +32,12 @@ endpoints! {
             .answers(200, "the file", Shape::Document("*/*"))
             .errors(&[206, 302, 304, 404, 410, 416]);
 
+    /// a private podcast's file's chapters as JSON, through a subscriber's key (podcast:chapters)
+    PrivateChapters { feed_id: FeedId, key: String, blob: String } = GET "/private/{feed_id}/{key}/chapters/{blob}.json",
+        Spec::open()
+            .answers(200, "the chapters", Shape::Document(podhost_core::publish::chapters::MIME))
+            .errors(&[404, 410]);
+
     /// a file's chapters as JSON (podcast:chapters)
     Chapters { account: String, blob: String } = GET "/chapters/{account}/{blob}.json",
         Spec::open()

@@ -1,7 +1,10 @@
 //! Media files on the wire: the list item and the single record the specification shows, and
 //! what the media endpoints read.
 
-use podhost_core::{model::Media, probe::MediaKind};
+use podhost_core::{
+    model::{Access, Media},
+    probe::MediaKind,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -49,6 +52,10 @@ pub struct MediaItem {
     pub created_date: String,
     /// When it was uploaded, `HH:MM`.
     pub created_time: String,
+    /// Addition: whether its public URL is kept from anyone but the subscribers of private
+    /// podcasts that use it (a private podcast used it, or the podcaster said so); such a file
+    /// is served at its public URL only while a public podcast shows it.
+    pub private: bool,
 }
 
 /// A page of the media list.
@@ -92,6 +99,10 @@ pub struct MediaRecord {
     pub extension: String,
     /// Addition: the audio's duration, `HH:MM:SS`.
     pub duration: Option<String>,
+    /// Addition: whether its public URL is kept from anyone but the subscribers of private
+    /// podcasts that use it (a private podcast used it, or the podcaster said so); such a file
+    /// is served at its public URL only while a public podcast shows it.
+    pub private: bool,
 }
 
 /// An item of the media list.
@@ -111,6 +122,7 @@ pub fn media_item(ctx: &Ctx<'_>, m: &Media) -> MediaItem {
         kind: kind_name(m.kind()),
         created_date: format::date(m.created, tz),
         created_time: format::hour_minute(m.created, tz),
+        private: m.access == Access::Private,
     }
 }
 
@@ -132,6 +144,7 @@ pub fn media_single(ctx: &Ctx<'_>, m: &Media) -> MediaRecord {
         url: ctx.host.media_url(ctx.account, m),
         extension: m.facts.extension.clone(),
         duration: m.facts.audio.as_ref().map(|a| format::hms(a.duration_ms)),
+        private: m.access == Access::Private,
     }
 }
 
@@ -168,10 +181,15 @@ pub struct MediaUpdate {
     /// The new category; null or empty: the default category.
     #[serde(default)]
     pub category: Clearable<String>,
+    /// `false` opens the file's public URL to anyone (a file a private podcast used is kept
+    /// from the public until then); `true` keeps it from anyone but the subscribers of private
+    /// podcasts that use it, except while a public podcast shows it.
+    #[serde(default)]
+    pub private: Option<bool>,
 }
 
 impl Example for MediaUpdate {
     fn example() -> Value {
-        json!({"name": "interview-final.wav", "category": "archive"})
+        json!({"name": "interview-final.wav", "category": "archive", "private": false})
     }
 }

@@ -11,6 +11,7 @@ mod accounts;
 mod background;
 mod media;
 mod podcasts;
+pub mod privacy;
 mod publishing;
 
 /// The owner of a new account (kept here for the tests that named it so).
@@ -19,6 +20,7 @@ pub use accounts::{accounts, ownership, scopes, tokens};
 pub use background::{jobs, private_podcasts, statistics, webhooks};
 pub use media::{media, media_list, uploads_that_fail_leave_nothing};
 pub use podcasts::{episode_list, episodes, feeds, scheduled_publishing};
+pub use privacy::private_stays_private;
 pub use publishing::{publishing, two_hosts_share_a_store};
 
 /// A case: a name and the test.
@@ -53,6 +55,9 @@ pub fn cases() -> Vec<Case> {
         ("statistics", |s| Box::pin(statistics(s))),
         ("webhooks", |s| Box::pin(webhooks(s))),
         ("private_podcasts", |s| Box::pin(private_podcasts(s))),
+        ("private_stays_private", |s| {
+            Box::pin(private_stays_private(s))
+        }),
     ]
 }
 

@@ -176,6 +176,8 @@ impl JobOutput {
                 results: Default::default(),
                 chapters: file.chapters.clone(),
                 mastered_from: Some(original.id),
+                // A file made from a private one is private too.
+                access: original.access,
             };
             made.push((file.format, media));
         }
