@@ -110,6 +110,26 @@ fn media_files_from_upload_to_delete() {
     assert_eq!(renamed["name"], "episode 1.wav");
     assert_eq!(renamed["cat"], serde_json::Value::Null);
     assert_eq!(renamed["url"], url.as_str());
+    assert_eq!(renamed["private"], false);
+    // Who its public URL serves: closed, then open again.
+    let closed = cli.json(&["media", "update", "--user", "alice", "1", "--private"]);
+    assert_eq!(closed["private"], true);
+    let text = cli.ok(&["media", "update", "--user", "alice", "1", "--public"]);
+    assert!(text.contains("private   false"), "{text}");
+    let both = cli.run(&[
+        "media",
+        "update",
+        "--user",
+        "alice",
+        "1",
+        "--public",
+        "--private",
+    ]);
+    assert_eq!(
+        both.status.code(),
+        Some(2),
+        "flags that contradict each other"
+    );
 
     let copy = cli.json(&[
         "media",
