@@ -356,7 +356,8 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
     let duration = stitched.duration_ms() as f64 / 1000.0;
     let url = host.media_url(alice.account(), &media);
     // Past the preroll (3 s) and the midroll at 10 s: in the episode's second half.
-    let seek_to = duration * 0.7;
+    // Rounded as it is passed, so that the script and this test compare the same number.
+    let seek_to = (duration * 0.7 * 1000.0).round() / 1000.0;
     let args = [url, format!("{seek_to:.3}")];
     let limit = Duration::from_secs(120);
     let failure = "Chromium did not play it";
