@@ -14,9 +14,13 @@ fn main() -> ExitCode {
         }
     };
     let json = cli.global.json;
-    // Log lines go to stderr; PODHOST_LOG=debug (or any tracing filter) says how much.
+    // Log lines go to stderr; PODHOST_LOG=debug (or any tracing filter) says how much. Colour
+    // only on a terminal (and without NO_COLOR): a file or a pipe gets plain text.
+    use std::io::IsTerminal;
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("PODHOST_LOG")
                 .unwrap_or_else(|_| "info".into()),

@@ -117,3 +117,54 @@ fn metrics_listen_serves_the_metrics_without_a_token() {
     );
     assert!(main.starts_with("HTTP/1.1 401"), "{main}");
 }
+
+/// Log lines written to a file or a pipe are plain text: no terminal escape codes, and the
+/// access line says how the request was answered and what it touched.
+#[test]
+fn logs_to_a_pipe_have_no_colour_and_access_lines_can_be_turned_down() {
+    let cli = Cli::with_users(&["alice"]);
+    let get = |address: &str| {
+        let mut stream = TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "GET /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    };
+    let lines_of = |logs: &std::sync::mpsc::Receiver<String>| {
+        let mut lines = Vec::new();
+        while let Ok(line) = logs.recv_timeout(Duration::from_millis(500)) {
+            lines.push(line);
+        }
+        lines
+    };
+    let (mut server, address, logs) = common::serve_logged(cli.store_path(), &[], &[]);
+    get(&address);
+    let lines = lines_of(&logs);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let access: Vec<&String> = lines.iter().filter(|l| l.contains("answered")).collect();
+    assert_eq!(access.len(), 1, "{lines:?}");
+    assert!(access[0].contains("podhost::access"), "{}", access[0]);
+    assert!(access[0].contains("status=200"), "{}", access[0]);
+    assert!(access[0].contains("records=0"), "{}", access[0]);
+    for line in &lines {
+        assert!(!line.contains('\u{1b}'), "an escape code in {line:?}");
+    }
+
+    // The access lines' target turned down, the other lines stay.
+    let (mut server, address, logs) = common::serve_logged_with_env(
+        cli.store_path(),
+        &[],
+        &[],
+        &[("PODHOST_LOG", "info,podhost::access=warn")],
+    );
+    get(&address);
+    let lines = lines_of(&logs);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(!lines.iter().any(|l| l.contains("answered")), "{lines:?}");
+}

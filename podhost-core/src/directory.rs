@@ -8,6 +8,12 @@
 //! entries new or changed since are fetched). Two servers renaming one podcast within
 //! milliseconds may leave the older title in the directory until the next repair of the work
 //! index, which rewrites every entry from the accounts.
+//!
+//! A server that starts reads the directory in one object, `index/directory.json` (every entry
+//! with the version it was listed at, written by a server whose listing found a change), and
+//! then lists the entries in the background, fetching only those changed since: the first home
+//! page after a start is answered from memory, whatever the number of podcasts
+//! ([`Directory::warm`]).
 
 use std::{
     collections::HashMap,
@@ -33,6 +39,13 @@ pub const REFRESH: Duration = Duration::from_secs(10);
 pub(crate) struct Entry {
     pub(crate) account: AccountId,
     pub(crate) title: String,
+}
+
+/// The directory in one object: each podcast's title with the version of its entry's object
+/// when it was listed.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    entries: Vec<(FeedId, String, String)>,
 }
 
 /// Writes a public podcast's entry.
@@ -146,6 +159,49 @@ impl Directory {
         Ok(sorted.iter().take(limit).cloned().collect())
     }
 
+    /// Reads the directory into memory, as a server does when it starts: the index (one
+    /// object), at once, so that the first home page is answered from memory; then the listing,
+    /// which fetches only the entries changed since the index was written (and writes it
+    /// anew when it found a change). A missing or unreadable index leaves the listing to do it
+    /// all.
+    pub(crate) async fn warm(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {
+        {
+            let _reading = self.refresh.lock().await;
+            let empty = self
+                .known
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .listed
+                .is_none();
+            let index = match empty {
+                true => get_json::<Index>(store, &layout::directory_index()).await,
+                false => Ok(None),
+            };
+            match index {
+                Ok(Some(index)) => {
+                    let started = Instant::now();
+                    let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+                    for (feed, title, version) in index.entries {
+                        // This server's own writes are newer than any index.
+                        known
+                            .titles
+                            .entry(feed)
+                            .or_insert((Source::Listed(version), title));
+                    }
+                    known.sorted = None;
+                    known.sorted();
+                    known.listed = Some(started);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "the directory's index is unreadable: listing it all")
+                }
+            }
+        }
+        let _reading = self.refresh.lock().await;
+        self.read_listing_locked(store).await
+    }
+
     async fn read_listing(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {
         let _reading = self.refresh.lock().await;
         let fresh = self
@@ -194,17 +250,44 @@ impl Directory {
             .buffer_unordered(32)
             .try_collect()
             .await?;
+        let changed = !fetched.is_empty();
         seen.extend(fetched.into_iter().flatten());
-        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
-        // What this server wrote while the listing was read may be missing from it.
-        for (feed, (source, title)) in known.titles.drain() {
-            if matches!(source, Source::Written(at) if at >= started) {
-                seen.insert(feed, (source, title));
+        let (index, gone) = {
+            let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+            let gone = known.titles.iter().any(|(feed, (source, _))| {
+                matches!(source, Source::Listed(_)) && !seen.contains_key(feed)
+            });
+            // The listed entries, as the index keeps them.
+            let index = Index {
+                entries: seen
+                    .iter()
+                    .filter_map(|(feed, (source, title))| match source {
+                        Source::Listed(version) => {
+                            Some((feed.clone(), title.clone(), version.clone()))
+                        }
+                        Source::Written(_) => None,
+                    })
+                    .collect(),
+            };
+            // What this server wrote while the listing was read may be missing from it.
+            for (feed, (source, title)) in known.titles.drain() {
+                if matches!(source, Source::Written(at) if at >= started) {
+                    seen.insert(feed, (source, title));
+                }
             }
+            known.titles = seen;
+            known.sorted = None;
+            // Sorted here, in the background, rather than by the next home page.
+            known.sorted();
+            known.listed = Some(started);
+            (index, gone)
+        };
+        if changed || gone {
+            let body = serde_json::to_vec(&index).map_err(|e| Error::storage(e.to_string()))?;
+            store
+                .put(&layout::directory_index(), PutPayload::from(body))
+                .await?;
         }
-        known.titles = seen;
-        known.sorted = None;
-        known.listed = Some(started);
         Ok(())
     }
 }

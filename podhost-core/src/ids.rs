@@ -84,6 +84,9 @@ impl FeedId {
 pub struct MediaId(u64);
 
 impl MediaId {
+    /// The smallest media id.
+    pub(crate) const MIN: MediaId = MediaId(1);
+
     /// Validates a media id.
     pub fn new(id: u64) -> Result<Self> {
         if (1..=MAX_SAFE_ID).contains(&id) {

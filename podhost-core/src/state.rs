@@ -1,11 +1,14 @@
 //! An account's state as its log builds it: the [`Journal`] of the account partition.
 
 mod access;
+mod counted;
 mod journal;
 mod order;
 mod parts;
 mod uses;
+mod weight;
 
+pub(crate) use counted::Counted;
 pub(crate) use uses::{Use, Uses};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -89,7 +92,7 @@ const KEEP_JOBS: usize = 1_000;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct FeedEntry {
     pub(crate) feed: Feed,
-    pub(crate) episodes: BTreeMap<EpisodeId, Episode>,
+    pub(crate) episodes: Counted<EpisodeId, Episode>,
     /// When an episode was last removed: the feed changed then too.
     #[serde(default)]
     pub(crate) removed_at: Option<Timestamp>,
@@ -139,8 +142,8 @@ pub(crate) struct AccountState {
     /// Ads encoded like the episodes they go into, by the ad's media id; removed with it.
     #[serde(default)]
     pub(crate) ad_audio: BTreeMap<MediaId, Vec<AdAudio>>,
-    pub(crate) media: BTreeMap<MediaId, Media>,
-    pub(crate) feeds: BTreeMap<FeedId, FeedEntry>,
+    pub(crate) media: Counted<MediaId, Media>,
+    pub(crate) feeds: Counted<FeedId, FeedEntry>,
     /// Deleted feeds and when; their ids stay taken and their RSS URLs answer 410.
     pub(crate) deleted_feeds: BTreeMap<FeedId, Timestamp>,
     pub(crate) next_media: u64,
@@ -169,6 +172,12 @@ pub(crate) struct AccountState {
     /// Derived: which podcasts use each media file, and how.
     #[serde(skip)]
     uses: Uses,
+    /// Derived: what the podcasts and episodes weigh in memory.
+    #[serde(skip)]
+    sizes: weight::Sizes,
+    /// Derived: the media files in each order of the media list.
+    #[serde(skip)]
+    pub(crate) media_order: order::MediaOrder,
 }
 
 /// What a decision reads of an account: its state, seen together with the media records the

@@ -110,3 +110,45 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
     writer.repair_work(&Nobody, &Blank).await.unwrap();
     assert_eq!(titles(&server(store)).await, ["Zulu"]);
 }
+
+/// A server that starts reads the directory in one object (the index a listing wrote), then
+/// fetches only the entries changed since: never one read per podcast.
+#[tokio::test]
+async fn a_server_that_starts_reads_the_directory_in_one_object() {
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let writer = server(store.clone());
+    let mut podcasts = Vec::new();
+    for n in 0..40 {
+        let name = format!("user{n:02}");
+        let feed = format!("Show {n:02}");
+        podcasts.push(podhost_testkit::setup::account_with_podcast(&writer, &name, &feed).await);
+    }
+    let first: Vec<String> = (0..10).map(|n| format!("Show {n:02}")).collect();
+    // A server's listing of the directory writes its index.
+    assert_eq!(titles(&server(store.clone())).await, first);
+
+    let counted = Arc::new(podhost_testkit::FaultStore::new(store.clone()));
+    let starting = server(counted.clone());
+    starting.warm_directory().await.unwrap();
+    let counts = counted.counts();
+    assert_eq!(
+        (counts.gets, counts.lists),
+        (1, 1),
+        "the index, then a listing"
+    );
+    assert_eq!(titles(&starting).await, first);
+    assert_eq!(counted.counts().gets, 1, "the home page read nothing");
+
+    // A rename after the index was written: the next start fetches that entry alone.
+    let (alice, show) = &podcasts[0];
+    let rename = FeedPatch {
+        title: Some("Show 00, renamed".into()),
+        ..Default::default()
+    };
+    writer.update_feed(alice, show, &rename).await.unwrap();
+    let counted = Arc::new(podhost_testkit::FaultStore::new(store.clone()));
+    let starting = server(counted.clone());
+    starting.warm_directory().await.unwrap();
+    assert_eq!(counted.counts().gets, 2, "the index and the renamed entry");
+    assert_eq!(titles(&starting).await[0], "Show 00, renamed");
+}

@@ -49,6 +49,7 @@ pub use fetcher::HttpFetcher;
 pub use metrics::CONTENT_TYPE as METRICS_CONTENT_TYPE;
 pub use routes::{Endpoint, Route, routes};
 pub use server::{Server, serve, serve_metrics, shutdown_signal};
+pub use service::ACCESS_LOG;
 pub use webhook_sender::HttpWebhookSender;
 
 /// The OpenAPI document of `host`'s API (as served at `/api/openapi.json`).

@@ -74,7 +74,16 @@ pub(crate) struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
     seconds: Histograms<RouteLabel>,
+    records: Histograms<RouteLabel>,
     sent: Family<KindLabel, Counter>,
+}
+
+/// Buckets for the records a request touches: 1 to 32,768, doubling (a request whose count
+/// grows with the account shows in the high buckets of its route).
+fn record_buckets() -> prometheus_client::metrics::histogram::Histogram {
+    prometheus_client::metrics::histogram::Histogram::new(
+        prometheus_client::metrics::histogram::exponential_buckets(1.0, 2.0, 16),
+    )
 }
 
 /// The route label of requests that match no route.
@@ -87,6 +96,7 @@ impl Metrics {
         core.register(&mut registry);
         let requests = Family::default();
         let seconds: Histograms<RouteLabel> = Family::new_with_constructor(request_buckets);
+        let records: Histograms<RouteLabel> = Family::new_with_constructor(record_buckets);
         let sent = Family::default();
         registry.register(
             "podhost_http_requests",
@@ -99,6 +109,11 @@ impl Metrics {
             seconds.clone(),
         );
         registry.register(
+            "podhost_http_request_records",
+            "Records of accounts (podcasts, episodes, media files) a request touched, by route template",
+            records.clone(),
+        );
+        registry.register(
             "podhost_http_sent_bytes",
             "Body bytes sent of feeds and enclosures",
             sent.clone(),
@@ -107,12 +122,21 @@ impl Metrics {
             registry,
             requests,
             seconds,
+            records,
             sent,
         }
     }
 
-    /// Counts a request to `route` (its template) answered with `status` after `seconds`.
-    pub(crate) fn request(&self, route: &'static str, method: &Method, status: u16, seconds: f64) {
+    /// Counts a request to `route` (its template) answered with `status` after `seconds`,
+    /// having touched `records` records of accounts.
+    pub(crate) fn request(
+        &self,
+        route: &'static str,
+        method: &Method,
+        status: u16,
+        seconds: f64,
+        records: u64,
+    ) {
         self.requests
             .get_or_create(&RequestLabels {
                 route,
@@ -123,6 +147,9 @@ impl Metrics {
         self.seconds
             .get_or_create(&RouteLabel { route })
             .observe(seconds);
+        self.records
+            .get_or_create(&RouteLabel { route })
+            .observe(records as f64);
     }
 
     /// `body`, its bytes counted as `sent` as they go out.

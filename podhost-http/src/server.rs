@@ -237,6 +237,14 @@ impl Server {
             }
         };
         let mut loops = Vec::new();
+        // The home page's directory, read before the first visitor asks (one object, then a
+        // listing in the background).
+        let host = self.host.clone();
+        tokio::spawn(async move {
+            if let Err(e) = host.warm_directory().await {
+                tracing::warn!(error = %e, "could not read the directory of podcasts");
+            }
+        });
         if let Some(listener) = &self.metrics {
             let listener = listener.try_clone()?;
             listener.set_nonblocking(true)?;

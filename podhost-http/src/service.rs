@@ -23,6 +23,11 @@ use crate::{
 /// The header of a request's id.
 const REQUEST_ID: http::HeaderName = http::HeaderName::from_static("x-request-id");
 
+/// The tracing target of the access line, one at `info` for every request answered (its
+/// status, time and the records it touched): `PODHOST_LOG=info,podhost::access=warn` turns
+/// access lines off and keeps every other line.
+pub const ACCESS_LOG: &str = "podhost::access";
+
 impl Api {
     /// The API over `host` with `config`.
     pub fn new(host: PodcastHost, config: HttpConfig) -> Self {
@@ -102,6 +107,7 @@ impl Api {
             Err(_) => crate::metrics::UNMATCHED,
         };
         span.record("route", template);
+        let context = request.clone();
         let mut answer = request
             .run(self.answer(parts, routed, body))
             .instrument(span.clone())
@@ -114,12 +120,15 @@ impl Api {
             max_time: self.config.drain_max_time,
         });
         let took = started.elapsed().as_secs_f64();
+        let records = context.touched();
         self.metrics
-            .request(template, &method, answer.status().as_u16(), took);
+            .request(template, &method, answer.status().as_u16(), took, records);
         span.in_scope(|| {
             tracing::info!(
+                target: ACCESS_LOG,
                 status = answer.status().as_u16(),
                 ms = took * 1000.0,
+                records,
                 "answered"
             );
         });

@@ -160,11 +160,22 @@ pub fn serve_logged(
     global: &[&str],
     serve_args: &[&str],
 ) -> (Child, String, std::sync::mpsc::Receiver<String>) {
+    serve_logged_with_env(store, global, serve_args, &[])
+}
+
+/// [`serve_logged`] with these environment variables set.
+pub fn serve_logged_with_env(
+    store: &str,
+    global: &[&str],
+    serve_args: &[&str],
+    env: &[(&str, &str)],
+) -> (Child, String, std::sync::mpsc::Receiver<String>) {
     let listen: &[&str] = match serve_args.contains(&"--listen") {
         true => &[],
         false => &["--listen", "127.0.0.1:0"],
     };
     let mut child = Command::new(env!("CARGO_BIN_EXE_podhost"))
+        .envs(env.iter().copied())
         .args(["--store", store])
         .args(global)
         .arg("serve")

@@ -54,7 +54,7 @@ impl PodcastHost {
         );
         let weight = catalog.weight();
         if cell.set(catalog).is_ok() {
-            self.inner.accounts.opened(&id, &cell, weight);
+            self.inner.accounts.weighed(&id, &cell, weight);
             self.metrics().catalogs(self.inner.accounts.held());
         }
         Ok(account)

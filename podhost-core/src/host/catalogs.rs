@@ -75,20 +75,29 @@ impl OpenCatalogs {
         slot.cell.clone()
     }
 
-    /// Records that the account's `cell` was opened with a catalog of `weight` bytes, then
-    /// lets go of the least recently used others while the kept bytes pass the bound.
-    pub(super) fn opened(&self, account: &AccountId, cell: &Cell, weight: usize) {
+    /// Records that the account's `cell` holds a catalog of `weight` bytes now (at its open,
+    /// and at each use: an account grows), then lets go of the least recently used others while
+    /// the kept bytes pass the bound. The weight is kept with the catalog's state
+    /// ([`Journal::weight`](crate::catalog::Journal::weight) costs no walk).
+    pub(super) fn weighed(&self, account: &AccountId, cell: &Cell, weight: usize) {
         let mut slots = self.lock();
         let Some(slot) = slots.by_account.get_mut(account) else {
             return;
         };
-        if !Arc::ptr_eq(&slot.cell, cell) || slot.weight != 0 {
+        if !Arc::ptr_eq(&slot.cell, cell) {
             return;
         }
         // Never zero, so that an opened slot is told from one still opening.
-        slot.weight = weight.max(1);
-        slots.bytes += weight.max(1);
-        slots.opened += 1;
+        let weight = weight.max(1);
+        let (old, opened) = (slot.weight, slot.weight == 0);
+        if weight == old {
+            return;
+        }
+        slot.weight = weight;
+        slots.bytes = slots.bytes - old + weight;
+        if opened {
+            slots.opened += 1;
+        }
         // The oldest opened slots (never this one, never one still opening: its opener is
         // about to use it) until enough bytes are let go.
         let mut over = slots.bytes.saturating_sub(self.bound);
@@ -149,7 +158,7 @@ mod tests {
         for name in ["aaa", "bbb", "ccc"] {
             let cell = open.cell(&id(name));
             // Stand in for an opened catalog: the bookkeeping only looks at weights.
-            open.opened(&id(name), &cell, 100);
+            open.weighed(&id(name), &cell, 100);
             cells.push(cell);
         }
         // Three of 100 bytes pass the bound of 250: the oldest, aaa, went.
@@ -158,7 +167,7 @@ mod tests {
         // Using bbb makes ccc the oldest.
         open.cell(&id("bbb"));
         let cell = open.cell(&id("ddd"));
-        open.opened(&id("ddd"), &cell, 100);
+        open.weighed(&id("ddd"), &cell, 100);
         let kept: Vec<String> = {
             let slots = open.lock();
             slots.by_use.values().map(ToString::to_string).collect()
@@ -172,9 +181,76 @@ mod tests {
         let open = OpenCatalogs::new(100);
         let opening = open.cell(&id("slow"));
         let cell = open.cell(&id("fast"));
-        open.opened(&id("fast"), &cell, 150);
+        open.weighed(&id("fast"), &cell, 150);
         // Over the bound, yet the slot being opened stays (and the one just opened too).
         assert!(Arc::ptr_eq(&open.cell(&id("slow")), &opening));
         assert_eq!(open.held(), (1, 150));
+    }
+}
+
+#[cfg(test)]
+mod weight_tests {
+    use std::sync::Arc;
+
+    use crate::{
+        catalog::Journal,
+        model::{EpisodePatch, FeedPatch, NewEpisode, NewFeed},
+        state::AccountState,
+    };
+
+    /// The weight of the state as loaded afresh, which walks every podcast and episode (what
+    /// `weight` did on every call before it was kept with the state).
+    fn walked(state: &AccountState) -> usize {
+        let mut fresh = state.clone();
+        fresh.after_load();
+        fresh.weight()
+    }
+
+    #[tokio::test]
+    async fn the_weight_kept_with_the_state_is_the_weight_of_a_walk() {
+        let host = crate::PodcastHost::new(
+            crate::HostConfig::new("https://pod.test").unwrap(),
+            Arc::new(object_store::memory::InMemory::new()),
+        );
+        host.create_account("alice").await.unwrap();
+        let alice = "alice".parse().unwrap();
+        let owner = host.owner(&alice).await.unwrap();
+        let mut feeds = Vec::new();
+        for id in ["one", "two"] {
+            let mut new = NewFeed::titled(id, id);
+            new.fields.description = Some(format!("About {id}, at some length."));
+            feeds.push(host.create_feed(&owner, new).await.unwrap().feed.id);
+        }
+        let mut episodes = Vec::new();
+        for n in 0..12 {
+            let feed = &feeds[n % 2];
+            let mut new = NewEpisode::titled(format!("Episode {n}"));
+            new.fields.description = Some("notes ".repeat(n + 1));
+            let made = host.create_episode(&owner, feed, new).await.unwrap();
+            episodes.push((feed.clone(), made.episode.id));
+        }
+        let longer = EpisodePatch {
+            description: Some("much longer notes ".repeat(40)),
+            ..Default::default()
+        };
+        for (feed, id) in &episodes[..4] {
+            host.update_episode(&owner, feed, *id, &longer)
+                .await
+                .unwrap();
+        }
+        let (feed, id) = &episodes[4];
+        host.delete_episode(&owner, feed, *id).await.unwrap();
+        let renamed = FeedPatch {
+            description: Some("Shorter.".into()),
+            ..Default::default()
+        };
+        host.update_feed(&owner, &feeds[0], &renamed).await.unwrap();
+        let catalog = host.catalog(&alice).await.unwrap();
+        let (kept, walk) = catalog.read(|s| (s.weight(), walked(s))).await;
+        assert_eq!(kept, walk);
+        host.delete_feed(&owner, &feeds[1]).await.unwrap();
+        let (kept, walk) = catalog.read(|s| (s.weight(), walked(s))).await;
+        assert_eq!(kept, walk);
+        assert!(kept > 8 * 1024, "{kept}");
     }
 }

@@ -462,9 +462,7 @@ impl PodcastHost {
                 let entry = state.feeds.get(feed).ok_or_else(|| feed_not_found(feed))?;
                 // Pages come off the feed's sorted index: no sort per request, and without a
                 // filter only the page's episodes are looked at.
-                let start =
-                    (query.page.number() as usize - 1).saturating_mul(query.page.size() as usize);
-                let size = query.page.size() as usize;
+                let (start, size) = query.page.bounds();
                 let (ids, total) = match &needle {
                     None => (
                         entry.order.page(query.sort_by, descending, start, size),

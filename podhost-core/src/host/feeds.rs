@@ -319,16 +319,25 @@ impl PodcastHost {
     pub async fn list_feeds(&self, who: &Principal, page: PageRequest) -> Result<Page<FeedView>> {
         who.require(Scope::FeedsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
-        let all = catalog
+        let (start, size) = page.bounds();
+        let (items, total) = catalog
             .read(|state| {
-                state
+                let items = state
                     .feeds
                     .keys()
+                    .skip(start)
+                    .take(size)
                     .filter_map(|id| view(state, id))
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>();
+                (items, state.feeds.len())
             })
             .await;
-        Ok(page.slice(all))
+        Ok(Page {
+            items,
+            total,
+            request: page,
+            changes_at: None,
+        })
     }
 
     /// Deletes a feed and its episodes (not its media files). Its id stays taken.

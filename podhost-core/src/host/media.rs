@@ -175,37 +175,75 @@ impl PodcastHost {
     }
 
     /// Lists the caller's media: filtered, sorted, paged; `total` counts matches before paging.
+    /// Read off the list's orders (`MediaOrder`): a page costs its files, never a sort of the
+    /// account's; a `strict` name its matches; only a substring filter walks the names.
     pub async fn list_media(&self, who: &Principal, query: &MediaListQuery) -> Result<Page<Media>> {
         who.require(Scope::MediaReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         let filter = query.filter.as_deref().filter(|f| !f.is_empty());
-        let needle = filter.map(str::to_lowercase);
-        let mut items = catalog
+        let descending = query.sort_dir == SortDir::Desc;
+        let (start, size) = query.page.bounds();
+        let page = catalog
             .read(|s| {
-                s.media
-                    .values()
-                    .filter(|m| match (&needle, query.strict) {
-                        (None, _) => true,
-                        (Some(_), true) => Some(m.name.as_str()) == filter,
-                        (Some(n), false) => m.name.to_lowercase().contains(n.as_str()),
-                    })
-                    .cloned()
-                    .collect::<Vec<_>>()
+                let ids = s.media_order.ids(query.sort_by, descending);
+                let (items, total): (Vec<MediaId>, usize) = match (filter, query.strict) {
+                    (None, _) => (ids.skip(start).take(size).collect(), s.media.len()),
+                    // The exact name's files (one, unless an older store repeats a name), in
+                    // the order asked for.
+                    (Some(name), true) => {
+                        let mut named: Vec<&Media> = s
+                            .media_order
+                            .named(name)
+                            .filter_map(|id| s.media.get(&id))
+                            .collect();
+                        named.sort_by(|a, b| {
+                            let order = match query.sort_by {
+                                MediaSort::Name => a.name.cmp(&b.name),
+                                MediaSort::Size => a.size.cmp(&b.size),
+                                MediaSort::Created => a.created.cmp(&b.created),
+                            }
+                            .then(a.id.cmp(&b.id));
+                            if descending { order.reverse() } else { order }
+                        });
+                        let total = named.len();
+                        (
+                            named.iter().skip(start).take(size).map(|m| m.id).collect(),
+                            total,
+                        )
+                    }
+                    // A substring of the name: every name is looked at, a page of them kept.
+                    (Some(filter), false) => {
+                        let needle = filter.to_lowercase();
+                        let mut total = 0;
+                        let mut items = Vec::new();
+                        for id in ids {
+                            let hit = s
+                                .media
+                                .get(&id)
+                                .is_some_and(|m| m.name.to_lowercase().contains(&needle));
+                            if hit {
+                                if total >= start && items.len() < size {
+                                    items.push(id);
+                                }
+                                total += 1;
+                            }
+                        }
+                        (items, total)
+                    }
+                };
+                let items = items
+                    .into_iter()
+                    .filter_map(|id| s.media.get(&id).cloned())
+                    .collect();
+                Page {
+                    items,
+                    total,
+                    request: query.page,
+                    changes_at: None,
+                }
             })
             .await;
-        items.sort_by(|a, b| {
-            let order = match query.sort_by {
-                MediaSort::Name => a.name.cmp(&b.name),
-                MediaSort::Size => a.size.cmp(&b.size),
-                MediaSort::Created => a.created.cmp(&b.created),
-            }
-            .then(a.id.cmp(&b.id));
-            match query.sort_dir {
-                SortDir::Asc => order,
-                SortDir::Desc => order.reverse(),
-            }
-        });
-        Ok(query.page.slice(items))
+        Ok(page)
     }
 
     /// One media file of the caller's account.

@@ -270,7 +270,9 @@ impl PodcastHost {
             .cloned();
         match &opened {
             Ok(catalog) => {
-                self.inner.accounts.opened(account, &cell, catalog.weight());
+                self.inner
+                    .accounts
+                    .weighed(account, &cell, catalog.weight());
                 self.metrics().catalogs(self.inner.accounts.held());
             }
             // An unknown account (or a failed open) leaves nothing behind: anyone can ask for

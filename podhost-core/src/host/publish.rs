@@ -107,6 +107,14 @@ impl PodcastHost {
         self.inner.directory.podcasts(self.store(), limit).await
     }
 
+    /// Reads the deployment's directory of public podcasts into memory, as a server does when it
+    /// starts (`podhost-http`'s `Server` does, in the background): one object (the directory's
+    /// index), so that the first home page is answered from memory; then a listing of the
+    /// entries, fetching only those changed since the index was written.
+    pub async fn warm_directory(&self) -> Result<()> {
+        self.inner.directory.warm(self.store()).await
+    }
+
     /// A podcast's public web page (`episode` none), or the page of one of its published
     /// episodes: HTML that shows what the feed shows, rendered once per version of the account
     /// (and again when a scheduled episode's time comes). A moved podcast's pages stay, pointing

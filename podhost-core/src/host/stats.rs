@@ -45,7 +45,7 @@ fn episodes_by_media(
 ) -> HashMap<crate::ids::MediaId, (FeedId, EpisodeId)> {
     let mut best: HashMap<crate::ids::MediaId, (bool, Timestamp, FeedId, EpisodeId)> =
         HashMap::new();
-    for (feed_id, entry) in &state.feeds {
+    for (feed_id, entry) in state.feeds.iter() {
         for episode in entry.episodes.values() {
             let Some(media) = episode.media else { continue };
             let candidate = episode.playing_rank(feed_id, now);

@@ -1,7 +1,7 @@
 //! How the log builds an account's state: each change applied, and the state split into
 //! the parts of a snapshot and joined again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::{AccountState, Change, FeedEntry, KEEP_EVENTS, KEEP_JOBS, order, parts};
 use crate::{
@@ -67,9 +67,11 @@ impl Journal for AccountState {
             }
             Change::MediaPut(media) => {
                 self.next_media = self.next_media.max(media.id.get() + 1);
-                if let Some(old) = self.media.insert(media.id, media.clone()) {
-                    self.unlink_blob(&old);
+                let old = self.media.insert(media.id, media.clone());
+                if let Some(old) = &old {
+                    self.unlink_blob(old);
                 }
+                self.media_order.put(old.as_ref(), Some(media));
                 self.blobs
                     .entry(media.blob.as_str().to_string())
                     .or_default()
@@ -81,6 +83,7 @@ impl Journal for AccountState {
             Change::MediaRemoved { id } => {
                 if let Some(old) = self.media.remove(id) {
                     self.unlink_blob(&old);
+                    self.media_order.put(Some(&old), None);
                 }
                 // Its encodings go with it (their blobs are left to the sweep).
                 self.ad_audio.remove(id);
@@ -93,13 +96,17 @@ impl Journal for AccountState {
                     .map(|e| (e.feed.logo, e.feed.private));
                 self.uses.put_artwork(old.and_then(|(logo, _)| logo), feed);
                 match self.feeds.get_mut(&feed.id) {
-                    Some(entry) => entry.feed = (**feed).clone(),
+                    Some(entry) => {
+                        self.sizes.put_feed(Some(&entry.feed), Some(feed));
+                        entry.feed = (**feed).clone();
+                    }
                     None => {
+                        self.sizes.put_feed(None, Some(feed));
                         self.feeds.insert(
                             feed.id.clone(),
                             FeedEntry {
                                 feed: (**feed).clone(),
-                                episodes: BTreeMap::new(),
+                                episodes: Default::default(),
                                 removed_at: None,
                                 order: Default::default(),
                                 feed_notes: HashMap::new(),
@@ -120,6 +127,10 @@ impl Journal for AccountState {
             Change::FeedRemoved { id, at } => {
                 if let Some(entry) = self.feeds.remove(id) {
                     self.drop_uses_of(&entry);
+                    self.sizes.put_feed(Some(&entry.feed), None);
+                    for episode in entry.episodes.values() {
+                        self.sizes.put_episode(Some(episode), None);
+                    }
                 }
                 self.deleted_feeds.insert(id.clone(), *at);
             }
@@ -130,6 +141,7 @@ impl Journal for AccountState {
                     entry.order.put(old.as_ref(), episode);
                     entry.put_notes(old.as_ref(), episode);
                     self.uses.put_episode(old.as_ref(), Some(episode));
+                    self.sizes.put_episode(old.as_ref(), Some(episode));
                     for media in episode.media_ids() {
                         self.mark_if_used_privately(media);
                     }
@@ -141,6 +153,7 @@ impl Journal for AccountState {
                         entry.order.remove(&old);
                         entry.feed_notes.remove(id);
                         self.uses.put_episode(Some(&old), None);
+                        self.sizes.put_episode(Some(&old), None);
                     }
                     entry.removed_at = entry.removed_at.max(*at);
                 }
@@ -193,22 +206,9 @@ impl Journal for AccountState {
     }
 
     fn weight(&self) -> usize {
-        // Each record as its fields and the maps' nodes take it, the long texts by length
-        // (an episode's notes are kept twice: as written and as the feed carries them).
-        // Calibrated by the scale bench: 8,886 open accounts of 20 episodes took 58 KiB each
-        // of resident memory where 512 bytes a record estimated 30 KiB.
-        const RECORD: usize = 1024;
-        let episodes: usize = self
-            .feeds
-            .values()
-            .flat_map(|entry| entry.episodes.values())
-            .map(|e| 2 * RECORD + e.title.len() + 2 * e.description.len())
-            .sum();
-        let feeds: usize = self
-            .feeds
-            .values()
-            .map(|entry| 4 * RECORD + entry.feed.description.len())
-            .sum();
+        use super::weight::RECORD;
+        // The podcasts' and episodes' share is kept as they change (`Sizes`); the other
+        // records are counted, not walked.
         let records = self.tokens.len()
             + self.clients.len()
             + self.grants.len()
@@ -219,7 +219,7 @@ impl Journal for AccountState {
             + 2 * self.events.len()
             + self.announced.len()
             + self.keys.len();
-        8 * RECORD + episodes + feeds + records * RECORD
+        8 * RECORD + self.sizes.bytes + records * RECORD
     }
 
     fn after_load(&mut self) {
@@ -239,13 +239,22 @@ impl Journal for AccountState {
             }
         }
         self.blobs.clear();
+        self.media_order = Default::default();
         for media in self.media.values() {
+            self.media_order.put(None, Some(media));
             self.blobs
                 .entry(media.blob.as_str().to_string())
                 .or_default()
                 .insert(media.id);
         }
         self.rebuild_uses();
+        self.sizes = Default::default();
+        for entry in self.feeds.values() {
+            self.sizes.put_feed(None, Some(&entry.feed));
+            for episode in entry.episodes.values() {
+                self.sizes.put_episode(None, Some(episode));
+            }
+        }
         // A snapshot written before files were marked: the files private podcasts use now
         // (a state kept by this code has them marked already, so this changes nothing).
         let feeds: Vec<_> = self.feeds.keys().cloned().collect();

@@ -1,10 +1,16 @@
-//! A podcast's episodes in each order the episode list sorts by, kept sorted as episodes are
-//! written and removed: a page of a 10,000-episode podcast is read off an index instead of
-//! sorting the podcast on every request. Derived state: never stored, rebuilt on load.
+//! A podcast's episodes and an account's media files in each order their lists sort by, kept
+//! sorted as records are written and removed: a page of a 10,000-episode podcast or of 10,000
+//! files is read off an index instead of sorting them on every request. Derived state: never
+//! stored, rebuilt on load.
+
+use std::collections::BTreeSet;
 
 use jiff::Timestamp;
 
-use crate::{ids::EpisodeId, model::Episode, model::EpisodeSort};
+use crate::{
+    ids::{EpisodeId, MediaId},
+    model::{Episode, EpisodeSort, Media, MediaSort},
+};
 
 /// The three orders, ascending; ties broken by id, as the list does.
 #[derive(Debug, Default, Clone)]
@@ -137,6 +143,63 @@ impl EpisodeOrder {
     ) -> impl Iterator<Item = (Timestamp, EpisodeId)> + '_ {
         let first = self.by_publish.partition_point(|(at, _)| *at <= now);
         self.by_publish[first..].iter().copied()
+    }
+}
+
+/// An account's media files in the three orders of the media list, ascending; ties broken by
+/// id, as the list does.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct MediaOrder {
+    by_name: BTreeSet<(String, MediaId)>,
+    by_size: BTreeSet<(u64, MediaId)>,
+    by_created: BTreeSet<(Timestamp, MediaId)>,
+}
+
+impl MediaOrder {
+    /// `new` replaces `old` (either may be none).
+    pub(crate) fn put(&mut self, old: Option<&Media>, new: Option<&Media>) {
+        if let Some(old) = old {
+            self.by_name.remove(&(old.name.clone(), old.id));
+            self.by_size.remove(&(old.size, old.id));
+            self.by_created.remove(&(old.created, old.id));
+        }
+        if let Some(new) = new {
+            self.by_name.insert((new.name.clone(), new.id));
+            self.by_size.insert((new.size, new.id));
+            self.by_created.insert((new.created, new.id));
+        }
+    }
+
+    /// The ids sorted by `sort`, descending or not, walked lazily (a page takes what it shows).
+    pub(crate) fn ids(
+        &self,
+        sort: MediaSort,
+        descending: bool,
+    ) -> Box<dyn Iterator<Item = MediaId> + '_> {
+        fn directed<'a, K: 'a>(
+            set: &'a BTreeSet<(K, MediaId)>,
+            descending: bool,
+        ) -> Box<dyn Iterator<Item = MediaId> + 'a> {
+            if descending {
+                Box::new(set.iter().rev().map(|(_, id)| *id))
+            } else {
+                Box::new(set.iter().map(|(_, id)| *id))
+            }
+        }
+        match sort {
+            MediaSort::Name => directed(&self.by_name, descending),
+            MediaSort::Size => directed(&self.by_size, descending),
+            MediaSort::Created => directed(&self.by_created, descending),
+        }
+    }
+
+    /// The ids of the files named exactly `name` (a name is unique in the account; a record
+    /// read from an older store may share one), by id.
+    pub(crate) fn named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = MediaId> + 'a {
+        self.by_name
+            .range((name.to_string(), MediaId::MIN)..)
+            .take_while(move |(n, _)| n == name)
+            .map(|(_, id)| *id)
     }
 }
 

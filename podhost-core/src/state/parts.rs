@@ -56,7 +56,7 @@ pub(crate) struct FeedNotes {
 }
 
 /// The values of `map` in chunks of keys with the same `chunk(key)`, in key order.
-fn chunked<K: Ord, V>(map: BTreeMap<K, V>, chunk: impl Fn(&K) -> u64) -> Vec<Vec<V>> {
+fn chunked<K, V>(map: impl IntoIterator<Item = (K, V)>, chunk: impl Fn(&K) -> u64) -> Vec<Vec<V>> {
     let mut chunks: Vec<Vec<V>> = Vec::new();
     let mut current = None;
     for (key, value) in map {
@@ -74,7 +74,7 @@ fn chunked<K: Ord, V>(map: BTreeMap<K, V>, chunk: impl Fn(&K) -> u64) -> Vec<Vec
 
 pub(super) fn split(mut state: AccountState) -> Vec<Part> {
     let mut parts = Vec::new();
-    for (feed, entry) in &mut state.feeds {
+    for (feed, entry) in state.feeds.iter_mut() {
         let episodes = std::mem::take(&mut entry.episodes);
         let mut cleaned = std::mem::take(&mut entry.feed_notes);
         entry.order = Default::default();

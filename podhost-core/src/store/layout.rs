@@ -30,6 +30,7 @@
 //! stats/salts/{day}                              the day's random salt
 //! stats/pending/{day}/{account}                  this account has raw records of the day
 //! directory/{hex of feed id}                    a public podcast: its account and title
+//! index/directory.json                           the directory in one object, as last listed
 //! work/deliver/{account}                         this account has events to deliver
 //! work/due/{day}/{unix seconds:011}-{account}    a publication of the account scheduled then
 //! work/lease/{unit}                              which server handles a unit of work, until when
@@ -433,6 +434,12 @@ pub(crate) fn directory() -> Path {
 /// A public podcast's entry in the directory.
 pub(crate) fn directory_entry(feed: &FeedId) -> Path {
     directory().join(hex::encode(feed.as_str()))
+}
+
+/// The directory in one object: every entry with the version it was listed at (a server that
+/// starts reads it instead of one object per podcast).
+pub(crate) fn directory_index() -> Path {
+    Path::from_iter(["index", "directory.json"])
 }
 
 /// The podcast of an entry listed under [`directory`].
