@@ -8,6 +8,7 @@
 mod cmd;
 mod context;
 pub mod error;
+pub mod logs;
 mod output;
 mod progress;
 

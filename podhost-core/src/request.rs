@@ -27,6 +27,9 @@ pub struct RequestContext {
     keyed: Option<Arc<Keyed>>,
     /// The account records its work touched so far (see [`touched`](Self::touched)).
     touched: Arc<AtomicU64>,
+    /// What the frontend says of the request on every log line of it (see
+    /// [`labelled`](Self::labelled)).
+    labels: Arc<[(&'static str, &'static str)]>,
 }
 
 /// A keyed request's steps: its commits to its account's catalog, numbered in order.
@@ -52,7 +55,22 @@ impl RequestContext {
             id: sane.map_or_else(|| uuid::Uuid::new_v4().simple().to_string(), str::to_string),
             keyed: None,
             touched: Arc::default(),
+            labels: Arc::new([]),
         }
+    }
+
+    /// The context with `labels`, the frontend's names of what the request is (an HTTP
+    /// server's method and route template): a log line made while the request's work runs
+    /// carries them, beside the id (a subscriber writes them from
+    /// [`with_current`](Self::with_current): no span is made per request).
+    pub fn labelled(mut self, labels: impl Into<Arc<[(&'static str, &'static str)]>>) -> Self {
+        self.labels = labels.into();
+        self
+    }
+
+    /// The labels (see [`labelled`](Self::labelled)).
+    pub fn labels(&self) -> &[(&'static str, &'static str)] {
+        &self.labels
     }
 
     /// The context of the keyed request `run`: each commit to its account's catalog is a step
@@ -96,6 +114,16 @@ impl RequestContext {
     /// Runs `work` as this request's.
     pub async fn run<F: Future>(self, work: F) -> F::Output {
         CURRENT.scope(self, work).await
+    }
+
+    /// `f` of the context of the request the current task works for, if any, without copying
+    /// it (what a log line's formatter asks, for every line).
+    pub fn with_current<R>(f: impl FnOnce(Option<&RequestContext>) -> R) -> R {
+        let mut f = Some(f);
+        match CURRENT.try_with(|c| (f.take().expect("called once"))(Some(c))) {
+            Ok(answer) => answer,
+            Err(_) => (f.take().expect("not called"))(None),
+        }
     }
 
     /// The context of the request the current task works for, if any.

@@ -29,8 +29,13 @@ impl<B> RequestBody for B where
 
 /// The REST API over a [`PodcastHost`]: a cloneable `tower::Service` answering every request,
 /// errors included (it never fails).
+/// One `Arc` to clone per request.
 #[derive(Clone)]
-pub struct Api {
+pub struct Api(pub(crate) Arc<ApiParts>);
+
+/// What an [`Api`] holds (opaque: its parts are the crate's own).
+#[derive(Clone)]
+pub struct ApiParts {
     pub(crate) host: PodcastHost,
     pub(crate) config: Arc<HttpConfig>,
     pub(crate) openapi: Arc<Value>,
@@ -45,6 +50,14 @@ pub struct Api {
     pub(crate) webhooks: Arc<dyn podhost_core::webhooks::WebhookSender>,
     /// What this API counts, with the host's metrics.
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
+}
+
+impl std::ops::Deref for Api {
+    type Target = ApiParts;
+
+    fn deref(&self) -> &ApiParts {
+        &self.0
+    }
 }
 
 /// A request after routing and authentication, as handlers see it.

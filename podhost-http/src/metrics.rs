@@ -206,8 +206,9 @@ fn prometheus_text(open_metrics: &str) -> String {
     text
 }
 
-/// A method's label: the standard ones by name, any other as `other` (labels stay few).
-fn method_label(method: &Method) -> &'static str {
+/// A method's label in metrics and log lines: the standard ones by name, any other as `other`
+/// (labels stay few).
+pub(crate) fn method_label(method: &Method) -> &'static str {
     match *method {
         Method::GET => "GET",
         Method::HEAD => "HEAD",

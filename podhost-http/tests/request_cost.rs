@@ -10,7 +10,7 @@ use common::Fixture;
 use http::{Method, StatusCode, header};
 use podhost_core::{
     PodcastHost, Principal,
-    model::{EpisodePatch, NewEpisode, NewFeed, NewMedia},
+    model::{EpisodePatch, NewCampaign, NewEpisode, NewFeed, NewMedia, Position},
 };
 
 /// An account's podcast with `episodes` published episodes, each with an audio file of its
@@ -49,6 +49,36 @@ async fn podcast(host: &PodcastHost, who: &Principal, id: &str, episodes: usize)
             .unwrap();
     }
     feed.to_string()
+}
+
+/// A campaign of the account that runs in `feed` only: every download of the account's other
+/// podcasts asks which episode plays the file and whether an ad goes in it.
+async fn campaign_elsewhere(host: &PodcastHost, who: &Principal, feed: &str) {
+    let ad = host
+        .upload_media(
+            who,
+            NewMedia {
+                name: "ad.wav".into(),
+                category: None,
+            },
+            podhost_testkit::body(podhost_testkit::fixtures::wav(0.5, 8000), 1 << 16),
+        )
+        .await
+        .unwrap();
+    host.create_campaign(
+        who,
+        NewCampaign {
+            name: "elsewhere".into(),
+            media: Some(ad.id),
+            positions: vec![Position::Preroll],
+            feeds: vec![feed.parse().unwrap()],
+            starts: None,
+            ends: None,
+            impressions_goal: None,
+        },
+    )
+    .await
+    .unwrap();
 }
 
 /// The records the last request of `route` touched: the growth of its histogram's sum.
@@ -100,6 +130,29 @@ async fn costs(fx: &Fixture, token: &str, feed: &str) -> Vec<(&'static str, bool
         .strip_prefix("https://pod.test")
         .unwrap()
         .to_string();
+    // Where ads may go in it: a download asks whether the account's campaign places one.
+    let episode = fx
+        .call(
+            Method::GET,
+            &format!("/api/feed/{feed}/show/{newest}"),
+            token,
+            None,
+        )
+        .await;
+    let audio = episode.body["data"]["attributes"]["show_media"]
+        .as_u64()
+        .unwrap();
+    let breaks = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{audio}/metadata"),
+            token,
+            Some(
+                serde_json::json!({"adbreak": {"preroll": true, "postroll": true, "midrolls": []}}),
+            ),
+        )
+        .await;
+    assert_eq!(breaks.status, StatusCode::OK, "{}", breaks.body);
     let rss = fx
         .public(Method::GET, &format!("/feeds/{feed}/rss"), &[])
         .await;
@@ -226,14 +279,17 @@ async fn costs(fx: &Fixture, token: &str, feed: &str) -> Vec<(&'static str, bool
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_touches_as_many_records_on_a_large_account_as_on_a_small_one() {
     let fx = Fixture::new().await;
-    // Two podcasts each: alice's of 10 and 1 episodes, mallory's of 10,000 and 1,000.
+    // Two podcasts each: alice's of 10 and 1 episodes, mallory's of 10,000 and 1,000, and a
+    // campaign in the second.
     let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
     let small = podcast(&fx.host, &alice, "small", 10).await;
-    podcast(&fx.host, &alice, "small-side", 1).await;
+    let side = podcast(&fx.host, &alice, "small-side", 1).await;
+    campaign_elsewhere(&fx.host, &alice, &side).await;
     let mallory = fx.host.owner(&"mallory".parse().unwrap()).await.unwrap();
     let started = std::time::Instant::now();
     let large = podcast(&fx.host, &mallory, "large", 10_000).await;
-    podcast(&fx.host, &mallory, "large-side", 1_000).await;
+    let side = podcast(&fx.host, &mallory, "large-side", 1_000).await;
+    campaign_elsewhere(&fx.host, &mallory, &side).await;
     eprintln!("the large account made in {:?}", started.elapsed());
     let small_costs = costs(&fx, &fx.alice.clone(), &small).await;
     let large_costs = costs(&fx, &fx.mallory.clone(), &large).await;

@@ -53,8 +53,7 @@ impl PodcastHost {
                 .after_commit(self.work_index(&id)),
         );
         let weight = catalog.weight();
-        if cell.set(catalog).is_ok() {
-            self.inner.accounts.weighed(&id, &cell, weight);
+        if cell.set(catalog).is_ok() && self.inner.accounts.weighed(&id, &cell, weight) {
             self.metrics().catalogs(self.inner.accounts.held());
         }
         Ok(account)

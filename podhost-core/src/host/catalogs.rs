@@ -79,19 +79,20 @@ impl OpenCatalogs {
     /// and at each use: an account grows), then lets go of the least recently used others while
     /// the kept bytes pass the bound. The weight is kept with the catalog's state
     /// ([`Journal::weight`](crate::catalog::Journal::weight) costs no walk).
-    pub(super) fn weighed(&self, account: &AccountId, cell: &Cell, weight: usize) {
+    /// Whether anything changed (the held catalogs and their bytes).
+    pub(super) fn weighed(&self, account: &AccountId, cell: &Cell, weight: usize) -> bool {
         let mut slots = self.lock();
         let Some(slot) = slots.by_account.get_mut(account) else {
-            return;
+            return false;
         };
         if !Arc::ptr_eq(&slot.cell, cell) {
-            return;
+            return false;
         }
         // Never zero, so that an opened slot is told from one still opening.
         let weight = weight.max(1);
         let (old, opened) = (slot.weight, slot.weight == 0);
         if weight == old {
-            return;
+            return false;
         }
         slot.weight = weight;
         slots.bytes = slots.bytes - old + weight;
@@ -121,6 +122,7 @@ impl OpenCatalogs {
                 slots.opened -= 1;
             }
         }
+        true
     }
 
     /// Removes the account's slot when it is `cell` and was never opened (an unknown account,

@@ -214,9 +214,8 @@ impl PodcastHost {
             .read(|state| {
                 let transcript = state.media_by_blob(&media.etag)?.id;
                 let audio = state
-                    .feeds
-                    .values()
-                    .flat_map(|entry| entry.episodes.values())
+                    .episodes_using(transcript)
+                    .map(|(_, e)| e)
                     .filter(|e| e.transcript == Some(transcript) && e.is_published(now))
                     .find_map(|e| e.media)?;
                 Some(state.media.get(&audio)?.blob.as_str().to_string())

@@ -270,10 +270,14 @@ impl PodcastHost {
             .cloned();
         match &opened {
             Ok(catalog) => {
-                self.inner
+                // The gauges change only with what is held.
+                if self
+                    .inner
                     .accounts
-                    .weighed(account, &cell, catalog.weight());
-                self.metrics().catalogs(self.inner.accounts.held());
+                    .weighed(account, &cell, catalog.weight())
+                {
+                    self.metrics().catalogs(self.inner.accounts.held());
+                }
             }
             // An unknown account (or a failed open) leaves nothing behind: anyone can ask for
             // any name on the public routes.

@@ -176,13 +176,9 @@ pub(super) fn episode_playing(
     now: Timestamp,
 ) -> Option<FeedId> {
     state
-        .feeds
-        .iter()
-        .flat_map(|(feed, entry)| entry.episodes.values().map(move |e| (feed, e)))
-        .filter(|(_, e)| e.media == Some(media) && e.is_published(now))
-        .map(|(feed, e)| e.playing_rank(feed, now))
-        .min()
-        .map(|(_, _, feed, _)| feed)
+        .playing(media, now)
+        .filter(|(_, e)| e.is_published(now))
+        .map(|(feed, _)| feed.clone())
 }
 
 /// The loudness an ad is mastered to when the episode's was never measured: the podcast's
@@ -221,9 +217,8 @@ pub(super) fn offer(
     let Some(feed) = episode_playing(state, media.id, now) else {
         // Until an episode that plays it is published (then the offer is made again).
         let publishes = state
-            .feeds
-            .values()
-            .flat_map(|entry| entry.episodes.values())
+            .episodes_using(media.id)
+            .map(|(_, e)| e)
             .filter(|e| e.media == Some(media.id) && e.publish_at > now)
             .map(|e| e.publish_at)
             .min();

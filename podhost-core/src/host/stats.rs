@@ -2,7 +2,7 @@
 //! answering queries. The rules are in [`crate::stats`].
 
 use std::{
-    collections::{BTreeMap, BTreeSet, HashMap},
+    collections::{BTreeMap, BTreeSet},
     sync::{Arc, atomic::Ordering},
 };
 
@@ -16,7 +16,6 @@ use crate::{
     principal::Principal,
     probe::MediaKind,
     scope::Scope,
-    state::AccountState,
     stats::{
         AppCount, CLOSE_GRACE, ClosedDay, DEFAULT_DAYS, DayCount, DayCounts, Delivery,
         EpisodeCount, FeedCount, MAX_DAYS, MAX_PENDING, Pending, StatsQuery, StatsReport, agents,
@@ -35,29 +34,6 @@ pub(super) fn day_of(t: Timestamp) -> Date {
 /// Whether `day` may be closed at `now`: its grace period after midnight is over.
 fn is_due(day: Date, now: Timestamp) -> bool {
     day < day_of(now - jiff::SignedDuration::try_from(CLOSE_GRACE).unwrap_or_default())
-}
-
-/// The episode a media file's downloads count for: a published episode using it as its audio
-/// (the earliest published), else any episode using it. `None` for files no episode plays.
-fn episodes_by_media(
-    state: &AccountState,
-    now: Timestamp,
-) -> HashMap<crate::ids::MediaId, (FeedId, EpisodeId)> {
-    let mut best: HashMap<crate::ids::MediaId, (bool, Timestamp, FeedId, EpisodeId)> =
-        HashMap::new();
-    for (feed_id, entry) in state.feeds.iter() {
-        for episode in entry.episodes.values() {
-            let Some(media) = episode.media else { continue };
-            let candidate = episode.playing_rank(feed_id, now);
-            let slot = best.entry(media).or_insert_with(|| candidate.clone());
-            if candidate < *slot {
-                *slot = candidate;
-            }
-        }
-    }
-    best.into_iter()
-        .map(|(media, (_, _, feed, episode))| (media, (feed, episode)))
-        .collect()
 }
 
 /// The bytes a listener must have been sent for a download to count: a minute of the audio
@@ -165,7 +141,6 @@ impl PodcastHost {
         // Which episode and how many bytes make a minute, for each report of an episode's audio.
         let resolved: Vec<(&Pending, FeedId, EpisodeId, u64)> = catalog
             .read(|state| {
-                let episodes = episodes_by_media(state, now);
                 reports
                     .iter()
                     .filter_map(|report| {
@@ -173,7 +148,9 @@ impl PodcastHost {
                         if !matches!(media.kind(), MediaKind::Audio | MediaKind::Video) {
                             return None;
                         }
-                        let (feed, episode) = episodes.get(&media.id)?.clone();
+                        let (feed, episode) = state
+                            .playing(media.id, now)
+                            .map(|(feed, e)| (feed.clone(), e.id))?;
                         // A stitched answer's minute is a minute of it (IAB: the file sent).
                         let need = match &report.delivery.stitched {
                             Some(s) => minute_threshold(s.len, s.tag_bytes, Some(s.duration_ms)),

@@ -87,11 +87,6 @@ impl<K: Ord, V> Counted<K, V> {
         self.0.is_empty()
     }
 
-    /// The records in key order, each touched as the walk passes it.
-    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> {
-        self.0.iter().inspect(|_| touch(1))
-    }
-
     /// The records' values in key order, each touched as the walk passes it.
     pub(crate) fn values(&self) -> impl DoubleEndedIterator<Item = &V> {
         self.0.values().inspect(|_| touch(1))

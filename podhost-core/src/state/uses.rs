@@ -4,10 +4,39 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use jiff::Timestamp;
+
+use super::AccountState;
 use crate::{
     ids::{EpisodeId, FeedId, MediaId},
     model::{Episode, Feed},
 };
+
+impl AccountState {
+    /// The episodes (with their podcast) that use `media` as one of their files: audio, cover,
+    /// transcript or alternate. Costs the file's uses.
+    pub(crate) fn episodes_using(
+        &self,
+        media: MediaId,
+    ) -> impl Iterator<Item = (&FeedId, &Episode)> {
+        self.uses.of(media).filter_map(|u| match u {
+            Use::Artwork(_) => None,
+            Use::Episode(feed, id) => {
+                let episode = self.feeds.get(feed)?.episodes.get(id)?;
+                Some((feed, episode))
+            }
+        })
+    }
+
+    /// The episode `media`'s downloads and ads count for at `now`: of the episodes that play it
+    /// as their audio, the first by [`Episode::playing_rank`] (published first, then the
+    /// earliest). Costs the file's uses.
+    pub(crate) fn playing(&self, media: MediaId, now: Timestamp) -> Option<(&FeedId, &Episode)> {
+        self.episodes_using(media)
+            .filter(|(_, e)| e.media == Some(media))
+            .min_by_key(|(feed, e)| e.playing_rank(feed, now))
+    }
+}
 
 /// One use of a media file by a podcast.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -75,20 +75,25 @@ struct Compiled {
     parts: Vec<Segment<'static>>,
 }
 
-/// Every row of the tables, in their order, templates split.
-fn compiled() -> &'static [Compiled] {
-    static ROWS: std::sync::OnceLock<Vec<Compiled>> = std::sync::OnceLock::new();
-    ROWS.get_or_init(|| {
-        tables()
+/// The rows of the tables whose templates have `segments` segments, in the tables' order,
+/// templates split (a path is matched only against templates of its length).
+fn compiled(segments: usize) -> &'static [Compiled] {
+    static ROWS: std::sync::OnceLock<Vec<Vec<Compiled>>> = std::sync::OnceLock::new();
+    let by_length = ROWS.get_or_init(|| {
+        let mut by_length: Vec<Vec<Compiled>> = Vec::new();
+        let rows = tables()
             .enumerate()
-            .flat_map(|(table, t)| t.rows.iter().map(move |row| (table, row)))
-            .map(|(table, row)| Compiled {
-                table,
-                row,
-                parts: split(row.path).map(segment).collect(),
-            })
-            .collect()
-    })
+            .flat_map(|(table, t)| t.rows.iter().map(move |row| (table, row)));
+        for (table, row) in rows {
+            let parts: Vec<Segment<'static>> = split(row.path).map(segment).collect();
+            if by_length.len() <= parts.len() {
+                by_length.resize_with(parts.len() + 1, Vec::new);
+            }
+            by_length[parts.len()].push(Compiled { table, row, parts });
+        }
+        by_length
+    });
+    by_length.get(segments).map_or(&[], Vec::as_slice)
 }
 
 /// The row and endpoint of a request line. `HEAD` finds the `GET` row.
@@ -101,7 +106,7 @@ pub fn route(method: &Method, path: &str) -> Result<(&'static Route, Endpoint), 
     let segments: Vec<&str> = split(path).collect();
     let mut allowed: Vec<Method> = Vec::new();
     let mut raw = Vec::new();
-    for Compiled { table, row, parts } in compiled() {
+    for Compiled { table, row, parts } in compiled(segments.len()) {
         raw.clear();
         if !matches(parts, &segments, &mut raw) {
             continue;

@@ -1,0 +1,252 @@
+//! Delivery figures of the shipped binary beside nginx (not a timed test): run with
+//! `BENCH_DIR=/tmp cargo bench -p podhost-cli --bench delivery`.
+//! Needs `wrk`, `curl` and `nginx` (Debian packages `wrk`, `curl`, `nginx-light`) and
+//! `shared/tools/nginx-static.sh` (found at `../shared/tools/` from the workspace, or set
+//! `NGINX_STATIC`).
+//!
+//! What a user runs: `podhost serve`, the release binary as its own process, with its default
+//! logging (an access line a request, to a file), metrics and download counting, on a local
+//! folder (fsync). Its store holds a small account (a podcast of 50 episodes) and a large one
+//! (podcasts of 10,000 and 1,000 episodes, every episode with a file of its own); the measured
+//! podcast's newest episode has a 100 MiB enclosure. nginx serves the same bytes (the podcast's
+//! RSS as podhost renders it, the enclosure) in the same run. wrk -t2 -c32 on loopback, 8 s a
+//! run, the settings; random ranges too; each case in three rounds of podhost then
+//! nginx, the round of the median ratio reported. Then the cost of the access line: the large
+//! account's feed 304 on a second server with `PODHOST_LOG=info,podhost::access=warn`.
+
+use std::{io::Write, process::Command};
+
+#[path = "../../podhost-http/benches/support/reference.rs"]
+mod reference;
+#[path = "support/shipped.rs"]
+mod shipped;
+
+use reference::{Measured, start_nginx, wrk};
+use shipped::{Account, ENCLOSURE_BYTES, Shipped};
+
+const RANGE_BYTES: usize = 1 << 20;
+const LOAD: (u32, u32) = (2, 32);
+
+/// Rounds of each case: podhost and nginx in turn, the median reported (this machine's
+/// figures vary by a tenth from one run of wrk to the next).
+const ROUNDS: usize = 3;
+
+/// podhost's and nginx's figures of a case in `ROUNDS` rounds, taken in turn; returns the
+/// round of the median ratio.
+fn rounds(
+    ours: &str,
+    theirs: &str,
+    our: &[String],
+    their: &[String],
+    script: Option<&std::path::Path>,
+    bytes: bool,
+) -> (Measured, Measured) {
+    let figure = |m: &Measured| if bytes { m.bytes_per_sec } else { m.rps };
+    let ratio = |r: &(Measured, Measured)| figure(&r.0) / figure(&r.1).max(1e-9);
+    let mut runs: Vec<(Measured, Measured)> = (0..ROUNDS)
+        .map(|_| {
+            (
+                wrk(ours, LOAD, our, script),
+                wrk(theirs, LOAD, their, script),
+            )
+        })
+        .collect();
+    runs.sort_by(|a, b| ratio(a).total_cmp(&ratio(b)));
+    runs.swap_remove(ROUNDS / 2)
+}
+
+/// One line of the table: podhost's figure beside nginx's.
+fn report(label: &str, p: &Measured, n: &Measured, bytes: bool) {
+    let mib = |b: f64| b / (1024.0 * 1024.0);
+    let (ours, theirs, unit) = match bytes {
+        true => (mib(p.bytes_per_sec), mib(n.bytes_per_sec), "MiB/s"),
+        false => (p.rps, n.rps, "req/s"),
+    };
+    println!(
+        "| {label} | {ours:.0} {unit} | {theirs:.0} {unit} | {:.2}× | p99 {:.2} ms / {:.2} ms |",
+        ours / theirs.max(1e-9),
+        p.p99_ms,
+        n.p99_ms
+    );
+}
+
+/// The cases of one account, measured on `server` beside `nginx_base` (which serves that
+/// account's feed as `/{feed}.rss` and the enclosure as `/episode.wav`).
+fn cases(server: &Shipped, account: &Account, nginx_base: &str, ranges: &std::path::Path) {
+    let feed_path = format!("/feeds/{}/rss", account.feed);
+    let gzip = "Accept-Encoding: gzip".to_string();
+    let ours_etag = server.header(&feed_path, &[&gzip], "etag");
+    let nginx_feed = format!("/{}.rss", account.feed);
+    let theirs_etag = {
+        let out = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-D", "-", "-H", &gzip])
+            .arg(format!("{nginx_base}{nginx_feed}"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("ETag: ")
+                    .or_else(|| l.strip_prefix("etag: "))
+            })
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    let range = "Range: bytes=1048576-2097151".to_string();
+    let case = |label, ours: &str, theirs: &str, our_headers: Vec<String>, their_headers| Case {
+        label,
+        ours: ours.to_string(),
+        theirs: theirs.to_string(),
+        our_headers,
+        their_headers,
+        random: false,
+        bytes: false,
+    };
+    let table = [
+        case(
+            "feed 304 (If-None-Match, gzip)",
+            &feed_path,
+            &nginx_feed,
+            vec![gzip.clone(), format!("If-None-Match: {ours_etag}")],
+            vec![gzip.clone(), format!("If-None-Match: {theirs_etag}")],
+        ),
+        case(
+            "feed GET gzip",
+            &feed_path,
+            &nginx_feed,
+            vec![gzip.clone()],
+            vec![gzip.clone()],
+        ),
+        case(
+            "1 MiB range, bytes=1048576-2097151",
+            &account.enclosure,
+            "/episode.wav",
+            vec![range.clone()],
+            vec![range.clone()],
+        ),
+        Case {
+            random: true,
+            ..case(
+                "random 1 MiB ranges",
+                &account.enclosure,
+                "/episode.wav",
+                vec![],
+                vec![],
+            )
+        },
+        Case {
+            bytes: true,
+            ..case(
+                "100 MiB GET",
+                &account.enclosure,
+                "/episode.wav",
+                vec![],
+                vec![],
+            )
+        },
+    ];
+    for case in table {
+        server.wait_idle();
+        let script = case.random.then_some(ranges);
+        let (p, n) = rounds(
+            &format!("{}{}", server.base, case.ours),
+            &format!("{nginx_base}{}", case.theirs),
+            &case.our_headers,
+            &case.their_headers,
+            script,
+            case.bytes,
+        );
+        report(case.label, &p, &n, case.bytes);
+    }
+}
+
+/// One row of the table: the same request to podhost and to nginx.
+struct Case {
+    label: &'static str,
+    ours: String,
+    theirs: String,
+    our_headers: Vec<String>,
+    their_headers: Vec<String>,
+    /// Random 1 MiB ranges from a wrk script instead of fixed headers.
+    random: bool,
+    /// Reported in bytes per second rather than requests per second.
+    bytes: bool,
+}
+
+fn main() {
+    let base = std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into());
+    let (store, _kept) = shipped::store_dir();
+    let (small, large) = shipped::make_store(&store);
+    let server = Shipped::start(&store, &[], &[]);
+
+    // The same bytes for nginx: each measured podcast's RSS as podhost serves it, the enclosure.
+    let statics = tempfile::tempdir_in(&base).unwrap();
+    for account in [&small, &large] {
+        let xml = server.body(&format!("/feeds/{}/rss", account.feed), &[]);
+        assert!(xml.starts_with(b"<?xml"), "the feed of {}", account.name);
+        std::fs::write(statics.path().join(format!("{}.rss", account.feed)), &xml).unwrap();
+        println!("{}: RSS of {} bytes", account.feed, xml.len());
+    }
+    let wav = server.body(&large.enclosure, &[]);
+    assert_eq!(wav.len(), ENCLOSURE_BYTES);
+    std::fs::write(statics.path().join("episode.wav"), &wav).unwrap();
+    let port = 18_000 + (std::process::id() % 1000) as u16;
+    let mut nginx = start_nginx(statics.path(), port);
+    let nginx_base = format!("http://127.0.0.1:{port}");
+
+    let mut ranges = tempfile::NamedTempFile::new().unwrap();
+    write!(
+        ranges,
+        "math.randomseed(42)\nrequest = function()\n  local s = math.random(0, {last})\n  return wrk.format(\"GET\", nil, {{[\"Range\"] = \"bytes=\" .. s .. \"-\" .. (s + {len})}})\nend\n",
+        last = ENCLOSURE_BYTES - RANGE_BYTES,
+        len = RANGE_BYTES - 1
+    )
+    .unwrap();
+
+    println!(
+        "\npodhost serve (release binary, default logging to a file, metrics, downloads counted) beside nginx, wrk -t{} -c{} -d8s on loopback, 2 cores shared by wrk, the server and nginx",
+        LOAD.0, LOAD.1
+    );
+    for account in [&large, &small] {
+        println!("\n{} account ({}):", account.name, account.feed);
+        println!("| request | podhost | nginx | podhost/nginx | latency p99 podhost / nginx |");
+        println!("|---|---|---|---|---|");
+        cases(&server, account, &nginx_base, ranges.path());
+    }
+    println!(
+        "\npeak memory of the server: {} MiB; log written: {} MiB",
+        server.peak_mib(),
+        server.logged_bytes() >> 20
+    );
+
+    // The access line's cost: the same feed 304 without access lines, on a second server
+    // (each server's feed names its own address: its own ETag), in turn.
+    let quiet = Shipped::start(&store, &[], &[("PODHOST_LOG", "info,podhost::access=warn")]);
+    let feed_path = format!("/feeds/{}/rss", large.feed);
+    let gzip = "Accept-Encoding: gzip".to_string();
+    let conditional = |server: &Shipped| {
+        let etag = server.header(&feed_path, &[&gzip], "etag");
+        [gzip.clone(), format!("If-None-Match: {etag}")]
+    };
+    quiet.wait_idle();
+    let (logged, silent) = rounds(
+        &format!("{}{feed_path}", server.base),
+        &format!("{}{feed_path}", quiet.base),
+        &conditional(&server),
+        &conditional(&quiet),
+        None,
+        false,
+    );
+    let per_line_us = 1e6 * (1.0 / logged.rps.max(1.0) - 1.0 / silent.rps.max(1.0));
+    println!(
+        "\naccess lines: feed 304 of the large account {:.0} req/s with them, {:.0} req/s with PODHOST_LOG=info,podhost::access=warn ({:.2}×): {per_line_us:.2} µs of throughput a line",
+        logged.rps,
+        silent.rps,
+        logged.rps / silent.rps.max(1.0)
+    );
+    drop(quiet);
+    drop(server);
+    let _ = Command::new("kill").arg(nginx.id().to_string()).status();
+    let _ = nginx.wait();
+}
