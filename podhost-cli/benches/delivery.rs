@@ -21,7 +21,7 @@ mod reference;
 #[path = "support/shipped.rs"]
 mod shipped;
 
-use reference::{Measured, start_nginx, wrk};
+use reference::{Measured, start_nginx, wrk, wrk_for};
 use shipped::{Account, ENCLOSURE_BYTES, Shipped};
 
 const RANGE_BYTES: usize = 1 << 20;
@@ -43,6 +43,9 @@ fn rounds(
 ) -> (Measured, Measured) {
     let figure = |m: &Measured| if bytes { m.bytes_per_sec } else { m.rps };
     let ratio = |r: &(Measured, Measured)| figure(&r.0) / figure(&r.1).max(1e-9);
+    // Warmed up first: connections, worker threads and caches of both, not measured.
+    wrk_for(ours, LOAD, our, script, 2);
+    wrk_for(theirs, LOAD, their, script, 2);
     let mut runs: Vec<(Measured, Measured)> = (0..ROUNDS)
         .map(|_| {
             (

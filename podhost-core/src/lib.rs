@@ -45,9 +45,10 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
-    Authorization, AuthorizeError, AuthorizeRequest, Enclosure, EpisodeFiles, FeedExport, Listener,
-    OAuthError, PodcastHost, Private, RetimedText, StagedUpload, StitchedEnclosure, SweepReport,
-    TokenRequest, TokenResponse, UploadTarget, WaveformFormat, WebhookRun, WorkPass, random_secret,
+    Authorization, AuthorizeError, AuthorizeRequest, Download, DownloadAnswer, DownloadRedirect,
+    DownloadUrl, Enclosure, EpisodeFiles, FeedExport, Listener, OAuthError, PodcastHost, Private,
+    RetimedText, StagedUpload, StitchedEnclosure, SweepReport, TokenRequest, TokenResponse,
+    UploadTarget, WaveformFormat, WebhookRun, WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, MAX_SAFE_ID, MediaId,

@@ -259,3 +259,123 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
         "{starts:?}"
     );
 }
+
+/// As loud as the show: episodes at -14, -18.5 and -23 LUFS (LAME, 44.1 kHz stereo, 128 kbit/s)
+/// whose loudness no one measured, in a podcast that does not master, and a campaign of a 10 s
+/// ad (much quieter, another shape) in the preroll: podhost measures each episode before it
+/// encodes the ad for it, and the ad each listener hears is within 1 LU of the episode, by
+/// ffmpeg's `ebur128`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ad_plays_as_loud_as_the_episode_whatever_its_level() {
+    let Some(()) =
+        podhost_testkit::or_skip("ad loudness", "ffmpeg and ffprobe", ffmpeg_and_ffprobe())
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ad_path = dir.path().join("ad.wav");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "aevalsrc=0.05*sin(2*PI*660*t)*gte(mod(t\\,0.5)\\,0.1):s=48000:d=10",
+        "-c:a",
+        "pcm_s16le",
+        ad_path.to_str().unwrap(),
+    ]);
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("https://pod.example").unwrap(),
+        podhost_core::open_store("memory://").unwrap().store,
+    );
+    let (who, show) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
+    let workers = podhost_testkit::setup::run_jobs(&host);
+    let ad =
+        podhost_testkit::setup::upload(&host, &who, "ad.wav", std::fs::read(&ad_path).unwrap())
+            .await;
+    podhost_testkit::setup::campaign_everywhere(&host, &who, ad.id).await;
+    let listener = Listener {
+        address: "192.0.2.7".parse().unwrap(),
+        user_agent: "Overcast/3.0 (+http://overcast.fm/; iOS podcast app)".into(),
+    };
+    for target in [-14.0, -18.5, -23.0] {
+        // A voice-like signal, brought to the target by ffmpeg's own measure.
+        let raw = dir.path().join(format!("raw{target}.wav"));
+        ffmpeg(&[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc=0.2*sin(2*PI*(180+60*sin(2*PI*0.7*t))*t)*(0.6+0.4*sin(2*PI*3*t))|0.2*sin(2*PI*240*t)*(0.6+0.4*sin(2*PI*2*t)):s=44100:d=20",
+            raw.to_str().unwrap(),
+        ]);
+        let episode_path = dir.path().join(format!("episode{target}.mp3"));
+        let encode = |gain: f64| {
+            ffmpeg(&[
+                "-i",
+                raw.to_str().unwrap(),
+                "-af",
+                &format!("volume={gain:.2}dB"),
+                "-c:a",
+                "libmp3lame",
+                "-b:a",
+                "128k",
+                episode_path.to_str().unwrap(),
+            ])
+        };
+        // Twice: the encoder moves the level a little.
+        let mut gain = target - ffmpeg_loudness(&raw).integrated.unwrap();
+        encode(gain);
+        gain += target - ffmpeg_loudness(&episode_path).integrated.unwrap();
+        encode(gain);
+        let episode_lufs = ffmpeg_loudness(&episode_path).integrated.unwrap();
+        assert!(
+            (episode_lufs - target).abs() < 0.5,
+            "{episode_lufs} for {target}"
+        );
+        let name = format!("episode{target}.mp3");
+        let bytes = std::fs::read(&episode_path).unwrap();
+        let episode = podhost_testkit::setup::upload(&host, &who, &name, bytes).await;
+        assert!(episode.results.loudness.is_none(), "never measured");
+        let patch = MetadataPatch {
+            adbreak: Some(Some(AdBreak {
+                preroll: true,
+                postroll: false,
+                midrolls: Vec::new(),
+            })),
+            ..Default::default()
+        };
+        host.update_metadata(&who, episode.id, patch).await.unwrap();
+        let mut new = NewEpisode::titled(format!("At {target} LUFS"));
+        new.fields.media = Some(Some(episode.id));
+        new.fields.is_public = Some(true);
+        host.create_episode(&who, &show, new).await.unwrap();
+
+        let blob = episode.blob.as_str().to_string();
+        let answer = podhost_testkit::setup::stitched(&host, "alice", &blob, &listener).await;
+        let measured = host.get_media(&who, episode.id).await.unwrap();
+        let podhost_lufs = measured.results.loudness.and_then(|l| l.integrated);
+        assert!(podhost_lufs.is_some(), "measured before the ad was encoded");
+        let chunks: Vec<bytes::Bytes> = host
+            .stitched_bytes(&answer, 0..answer.len())
+            .try_collect()
+            .await
+            .unwrap();
+        let whole = chunks.concat();
+        let preroll = &answer.ads[0].bytes;
+        let ad_mp3 = dir.path().join(format!("ad-in-{target}.mp3"));
+        std::fs::write(
+            &ad_mp3,
+            &whole[preroll.start as usize..preroll.end as usize],
+        )
+        .unwrap();
+        let ad_lufs = ffmpeg_loudness(&ad_mp3).integrated.unwrap();
+        println!(
+            "episode at {episode_lufs:.2} LUFS (podhost measured {:.2}): the ad served at {ad_lufs:.2} LUFS",
+            podhost_lufs.unwrap()
+        );
+        assert!(
+            (ad_lufs - episode_lufs).abs() <= 1.0,
+            "the ad at {ad_lufs} LUFS in an episode at {episode_lufs}"
+        );
+    }
+    drop(workers);
+}

@@ -5,7 +5,8 @@
 //! 60-minute speech episode of `shared/tools/make-test-podcast.sh` (`PODCAST_MP3`, else made in
 //! `BENCH_DIR/podcast60` by the script: espeak-ng and ffmpeg, a few minutes).
 //!
-//! podhost serves the episode (LAME MP3, 44.1 kHz mono 64 kbit/s) from a local-folder store with
+//! podhost serves the episode (LAME MP3, 44.1 kHz mono 64 kbit/s), in an account of 10,000 more
+//! episodes (`BACK_CATALOGUE`), from a local-folder store with
 //! a preroll, midrolls at 20 and 40 minutes and a postroll, and one campaign in every slot (a
 //! 30 s ad, encoded like the episode by podhost's job before the run): every request is answered
 //! with the stitched arrangement, computed from the stored parts. nginx serves that arrangement's
@@ -31,6 +32,13 @@ mod reference;
 use reference::{start_nginx, wrk};
 
 const RANGE_BYTES: u64 = 1 << 20;
+/// The episodes of the account besides the two measured (`BACK_CATALOGUE`, default 10,000).
+static BACK_CATALOGUE: std::sync::LazyLock<usize> = std::sync::LazyLock::new(|| {
+    std::env::var("BACK_CATALOGUE")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000)
+});
 const AGENT: &str = "User-Agent: podhost-bench/1.0";
 
 /// The 60-minute episode: `PODCAST_MP3`, or made by `make-test-podcast.sh` in `base`.
@@ -226,6 +234,21 @@ fn main() {
         new.fields.media = Some(Some(plain.id));
         new.fields.is_public = Some(true);
         host.create_episode(&owner, &show, new).await.unwrap();
+        // An account of real size: 10,000 more published episodes beside the measured one.
+        let made = Instant::now();
+        for n in 0..*BACK_CATALOGUE {
+            let mut new = NewEpisode::titled(format!("Episode {n}: a title of ordinary length"));
+            new.fields.description =
+                Some("<p>Show notes with <a href=\"https://example.com\">a link</a>.</p>".into());
+            new.fields.is_public = Some(true);
+            host.create_episode(&owner, &show, new).await.unwrap();
+        }
+        println!(
+            "the account: {} episodes ({} made in {:.0} s)",
+            *BACK_CATALOGUE + 2,
+            *BACK_CATALOGUE,
+            made.elapsed().as_secs_f64()
+        );
         host.create_campaign(
             &owner,
             NewCampaign {
@@ -258,7 +281,8 @@ fn main() {
     });
     let url = format!("http://{addr}{path}");
 
-    // The first request asks for the ad's encoding; wait until the answer carries the ads.
+    // The campaign's creation asked for the episode's loudness and the ad's encoding (background
+    // jobs); wait until the answer carries the ads.
     let file_len = curl(&["-o", "/dev/null", "-w", "%{size_download}", &url]);
     let file_len: u64 = String::from_utf8_lossy(&file_len).parse().unwrap();
     let started = Instant::now();

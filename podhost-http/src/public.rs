@@ -11,7 +11,7 @@ use std::ops::Range;
 use futures::StreamExt;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
 use http_body_util::{BodyExt, StreamBody};
-use podhost_core::{FeedId, Private, publish::PublicFeed};
+use podhost_core::{Download, DownloadAnswer, DownloadUrl, FeedId, Private, publish::PublicFeed};
 
 use crate::{
     context::Api,
@@ -137,7 +137,8 @@ async fn private_feed(api: &Api, parts: &Parts, id: &FeedId, key: &str) -> Respo
 }
 
 /// `GET /private/{feed_id}/{key}/media/{blob}/{name}`: a private podcast's file through a
-/// subscriber's key, answered as public downloads are; 410 once the subscriber was revoked.
+/// subscriber's key, answered as public downloads are (never redirected: a presigned URL would
+/// open the file without their key for its lifetime); 410 once the subscriber was revoked.
 async fn private_media(
     api: &Api,
     parts: &Parts,
@@ -145,15 +146,8 @@ async fn private_media(
     key: &str,
     blob: &str,
 ) -> Response<Body> {
-    match api.host.private_media(feed, key, blob).await {
-        Ok(Private::Live((account, media))) => {
-            // The key begins with the subscriber's id (`sub_` and 16 characters).
-            let subscriber = key.get(..20);
-            serve_media(api, parts, account.as_str(), blob, media, subscriber).await
-        }
-        Ok(Private::Gone) => plain(StatusCode::GONE, "this subscription was revoked"),
-        Err(e) => response::error(&ApiError::Core(e)),
-    }
+    let url = DownloadUrl::Subscriber { feed, key, blob };
+    serve_download(api, parts, url).await
 }
 
 fn plain(status: StatusCode, message: &str) -> Response<Body> {
@@ -203,102 +197,60 @@ fn chapters(
 /// `If-Range`; never compressed; streamed from the store. The API answers `HEAD` with the `GET`
 /// answer's head; here `HEAD` only spares the store read (and so records no delivery).
 async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<Body> {
-    match api.host.public_media(account, blob).await {
-        Ok(media) => serve_media(api, parts, account, blob, media, None).await,
-        Err(e) => response::error(&ApiError::Core(e)),
-    }
+    serve_download(api, parts, DownloadUrl::Public { account, blob }).await
 }
 
-/// Answers a download of `media` (found by its account and blob): the file as stored, or the
-/// episode with ads at its breaks for this listener (never redirected: the store does not hold
-/// it). A subscriber's download is never redirected either: a presigned URL would open the file
-/// without their key for its lifetime, and a revocation must hold at once.
-async fn serve_media(
-    api: &Api,
-    parts: &Parts,
-    account: &str,
-    blob: &str,
-    media: podhost_core::publish::PublicMedia,
-    subscriber: Option<&str>,
-) -> Response<Body> {
+/// Answers a download by what the core says it is (one call): a redirect to the store, the
+/// stored file, or the listener's own answer (the episode with their ads, a transcript moved by
+/// them); 410 for a revoked subscriber.
+async fn serve_download(api: &Api, parts: &Parts, url: DownloadUrl<'_>) -> Response<Body> {
     let listener = downloads::listener(api, parts);
-    let enclosure = match podhost_core::AccountId::new(account) {
-        Ok(id) => api.host.enclosure_for(&id, media, &listener).await,
-        Err(_) => Ok(podhost_core::Enclosure::File(media)),
-    };
-    let audience = match subscriber {
-        Some(_) => Audience::Subscriber,
-        None => Audience::Public,
-    };
-    let answer = match enclosure {
-        Ok(podhost_core::Enclosure::File(media)) if audience == Audience::Subscriber => {
-            Served::File(media)
-        }
-        Ok(podhost_core::Enclosure::File(media)) => match api.host.media_redirect(&media).await {
-            Ok(Some(url)) => {
-                return downloads::redirect(api, parts, account, blob, &media, &url, subscriber);
-            }
-            Ok(None) => Served::File(media),
-            Err(e) => return response::error(&ApiError::Core(e)),
-        },
-        Ok(podhost_core::Enclosure::Stitched(stitched)) => Served::Stitched(stitched),
-        Ok(podhost_core::Enclosure::Retimed(text)) => Served::Retimed(text),
+    let answer = match api.host.download(url, &listener).await {
+        Ok(Download::Answer(answer)) => answer,
+        Ok(Download::Redirect(redirect)) => return downloads::redirect(parts, &redirect),
+        Ok(Download::Revoked) => return plain(StatusCode::GONE, "this subscription was revoked"),
         Err(e) => return response::error(&ApiError::Core(e)),
     };
-    let served = &answer;
-    let (status, range) = status_and_range(parts, served);
+    let (status, range) = status_and_range(parts, &answer);
     let body = match (&range, parts.method == Method::HEAD) {
-        (Some(r), false) if r.end > r.start => {
-            let stream = match served {
-                Served::File(media) => match api.host.media_bytes(media, r.clone()).await {
-                    Ok(stream) => stream,
-                    Err(e) => return response::error(&ApiError::Core(e)),
-                },
-                Served::Stitched(answer) => api.host.stitched_bytes(answer, r.clone()),
-                Served::Retimed(text) => {
-                    let part = text.bytes.slice(r.start as usize..r.end as usize);
-                    futures::stream::once(async move { Ok(part) }).boxed()
-                }
-            };
-            let mut delivery =
-                downloads::delivery(api, parts, account, blob, r.clone(), subscriber);
-            if let Served::Stitched(answer) = served {
-                delivery.stitched = Some(answer.delivery());
+        (Some(r), false) if r.end > r.start => match answer.bytes(r.clone()).await {
+            Ok(stream) => {
+                let frames = stream.map(|chunk| {
+                    chunk
+                        .map(hyper::body::Frame::data)
+                        .map_err(std::io::Error::other)
+                });
+                BodyExt::boxed_unsync(StreamBody::new(frames))
             }
-            let stream = downloads::Counted::new(stream, api.host.clone(), delivery);
-            let frames = stream.map(|chunk| {
-                chunk
-                    .map(hyper::body::Frame::data)
-                    .map_err(std::io::Error::other)
-            });
-            BodyExt::boxed_unsync(StreamBody::new(frames))
-        }
+            Err(e) => return response::error(&ApiError::Core(e)),
+        },
         _ => response::full(Bytes::new()),
     };
-    let mut answer = Response::new(body);
-    *answer.status_mut() = status;
-    download_headers(answer.headers_mut(), served, status, range, audience);
-    answer
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    download_headers(response.headers_mut(), &answer, status, range);
+    response
 }
 
 /// The status of a download and the bytes it sends, by its validators and `Range`: a stored
 /// file is validated by its ETag or its date, a listener's answer (with ads, or a transcript
 /// moved by them: it changes with the campaigns, not with the file's date) by its ETag alone.
-fn status_and_range(parts: &Parts, served: &Served) -> (StatusCode, Option<Range<u64>>) {
-    let (size, etag) = (served.size(), served.quoted_etag());
+fn status_and_range(parts: &Parts, served: &DownloadAnswer) -> (StatusCode, Option<Range<u64>>) {
+    let (size, etag) = (served.size(), quoted_etag(served));
     let headers = &parts.headers;
     let header = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    let not_modified = match served {
-        Served::File(media) => not_modified(headers, &etag, media.last_modified),
-        _ => header(header::IF_NONE_MATCH).is_some_and(|tags| {
+    let not_modified = match served.last_modified() {
+        Some(date) => not_modified(headers, &etag, date),
+        None => header(header::IF_NONE_MATCH).is_some_and(|tags| {
             tags.split(',')
                 .map(str::trim)
                 .any(|t| t == "*" || t == etag.as_str())
         }),
     };
     // If-Range: the range holds only for the same validator (a strong ETag or the exact date).
-    let range_applies = header(header::IF_RANGE)
-        .is_none_or(|v| v == etag.as_str() || served.last_modified().is_some_and(|date| v == date));
+    let date = http_date(served);
+    let range_applies =
+        header(header::IF_RANGE).is_none_or(|v| v == etag.as_str() || date.as_deref() == Some(v));
     let ranged = if range_applies {
         crate::ranges::parse(header(header::RANGE), size)
     } else {
@@ -315,10 +267,9 @@ fn status_and_range(parts: &Parts, served: &Served) -> (StatusCode, Option<Range
 /// The headers of a download answered `status` with the bytes `range` of `served`.
 fn download_headers(
     h: &mut http::HeaderMap,
-    served: &Served,
+    served: &DownloadAnswer,
     status: StatusCode,
     range: Option<Range<u64>>,
-    audience: Audience,
 ) {
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     // Uploaded files share the site's origin (and its session cookie): an HTML transcript or
@@ -334,25 +285,29 @@ fn download_headers(
     // A stored file never changes (a subscriber's is kept by their client alone); a
     // listener's answer changes with the campaigns: no shared cache keeps it, and a client asks
     // again (its ETag answers 304).
+    let audience = match served.private() {
+        true => Audience::Subscriber,
+        false => Audience::Public,
+    };
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(match served {
-            Served::File(_) => audience.immutable(),
-            _ => "private, no-cache",
+        HeaderValue::from_static(match served.immutable() {
+            true => audience.immutable(),
+            false => "private, no-cache",
         }),
     );
     h.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
-    if let Ok(v) = HeaderValue::from_str(&served.quoted_etag()) {
+    if let Ok(v) = HeaderValue::from_str(&quoted_etag(served)) {
         h.insert(header::ETAG, v);
     }
-    if let Some(Ok(v)) = served.last_modified().map(|d| HeaderValue::from_str(&d)) {
+    if let Some(Ok(v)) = http_date(served).map(|d| HeaderValue::from_str(&d)) {
         h.insert(header::LAST_MODIFIED, v);
     }
     if status != StatusCode::NOT_MODIFIED
-        && let Ok(v) = HeaderValue::from_str(&served.media().mime)
+        && let Ok(v) = HeaderValue::from_str(served.mime())
     {
         h.insert(header::CONTENT_TYPE, v);
     }
@@ -376,52 +331,16 @@ fn download_headers(
     }
 }
 
-/// What a download answers: the stored file, or a listener's stitched answer.
-enum Served {
-    File(podhost_core::publish::PublicMedia),
-    Stitched(Box<podhost_core::StitchedEnclosure>),
-    Retimed(Box<podhost_core::RetimedText>),
+/// The ETag, quoted as the header carries it.
+fn quoted_etag(served: &DownloadAnswer) -> String {
+    format!("\"{}\"", served.etag())
 }
 
-impl Served {
-    fn size(&self) -> u64 {
-        match self {
-            Served::File(media) => media.size,
-            Served::Stitched(answer) => answer.len(),
-            Served::Retimed(text) => text.bytes.len() as u64,
-        }
-    }
-
-    fn etag(&self) -> &str {
-        match self {
-            Served::File(media) => &media.etag,
-            Served::Stitched(answer) => &answer.etag,
-            Served::Retimed(text) => &text.etag,
-        }
-    }
-
-    /// The ETag, quoted as the header carries it.
-    fn quoted_etag(&self) -> String {
-        format!("\"{}\"", self.etag())
-    }
-
-    /// `Last-Modified` of a stored file; none for a listener's answer (a date cannot tell
-    /// arrangements apart).
-    fn last_modified(&self) -> Option<String> {
-        match self {
-            Served::File(media) => jiff::fmt::rfc2822::DateTimePrinter::new()
-                .timestamp_to_rfc9110_string(&media.last_modified)
-                .ok(),
-            _ => None,
-        }
-    }
-
-    /// The stored file (its type).
-    fn media(&self) -> &podhost_core::publish::PublicMedia {
-        match self {
-            Served::File(media) => media,
-            Served::Stitched(answer) => &answer.media,
-            Served::Retimed(text) => &text.media,
-        }
-    }
+/// `Last-Modified` of a stored file, as the header carries it; none for a listener's answer.
+fn http_date(served: &DownloadAnswer) -> Option<String> {
+    served.last_modified().and_then(|date| {
+        jiff::fmt::rfc2822::DateTimePrinter::new()
+            .timestamp_to_rfc9110_string(&date)
+            .ok()
+    })
 }

@@ -81,7 +81,7 @@ pub(crate) struct Catalog<S: Journal> {
     /// Where commits are counted, by outcome.
     metrics: Option<crate::metrics::Metrics>,
     /// What runs after each entry of this process landed.
-    after_commit: Option<Arc<dyn AfterCommit<S::Change>>>,
+    after_commit: Vec<Arc<dyn AfterCommit<S::Change>>>,
 }
 
 impl<S: Journal> Catalog<S> {
@@ -171,7 +171,7 @@ impl<S: Journal> Catalog<S> {
             advance: tokio::sync::Mutex::new(Instant::now()),
             compaction: Arc::new(compaction),
             metrics: None,
-            after_commit: None,
+            after_commit: Vec::new(),
         }
     }
 
@@ -181,9 +181,10 @@ impl<S: Journal> Catalog<S> {
         self
     }
 
-    /// The catalog with `hook` run after each of its commits lands.
+    /// The catalog with `hook` run after each of its commits lands (after the hooks given
+    /// before it).
     pub(crate) fn after_commit(mut self, hook: Arc<dyn AfterCommit<S::Change>>) -> Self {
-        self.after_commit = Some(hook);
+        self.after_commit.push(hook);
         self
     }
 
@@ -421,7 +422,7 @@ impl<S: Journal> Catalog<S> {
                     self.apply_own(next, &entry).await;
                     self.compaction.remember(next, bytes, &self.config);
                     self.compact_if_due();
-                    if let Some(hook) = &self.after_commit {
+                    for hook in &self.after_commit {
                         hook.committed(at, &entry.changes).await;
                     }
                     return Ok(value);

@@ -50,7 +50,8 @@ impl PodcastHost {
         let catalog = std::sync::Arc::new(
             catalog
                 .counted(self.metrics().clone())
-                .after_commit(self.work_index(&id)),
+                .after_commit(self.work_index(&id))
+                .after_commit(self.ad_prep(&id)),
         );
         let weight = catalog.weight();
         if cell.set(catalog).is_ok() && self.inner.accounts.weighed(&id, &cell, weight) {

@@ -70,10 +70,29 @@ fn feeds(list: Vec<crate::ids::FeedId>) -> Vec<crate::ids::FeedId> {
 }
 
 /// `campaign` as its owner sees it, having made `impressions` (see
-/// [`PodcastHost::campaign_impressions`]).
-fn view(campaign: Campaign, impressions: u64, now: jiff::Timestamp) -> CampaignView {
+/// [`PodcastHost::campaign_impressions`]). Its status is what every server does: a goal ends it
+/// once its mark (`goal_reached`, which servers stop placing it at) is older than `settled`,
+/// the time within which every server reads the account's new entries; counted impressions
+/// alone never show it ended while servers may still place it.
+fn view(
+    campaign: Campaign,
+    impressions: u64,
+    now: jiff::Timestamp,
+    settled: std::time::Duration,
+) -> CampaignView {
+    let seen = |at: jiff::Timestamp| {
+        jiff::SignedDuration::try_from(settled).is_ok_and(|settled| at + settled <= now)
+    };
+    let status = match campaign.goal_reached {
+        Some(at) if !seen(at) => Campaign {
+            goal_reached: None,
+            ..campaign.clone()
+        }
+        .status(now, 0),
+        _ => campaign.status(now, 0),
+    };
     CampaignView {
-        status: campaign.status(now, impressions),
+        status,
         impressions,
         campaign,
     }
@@ -88,6 +107,7 @@ impl PodcastHost {
             .ok_or_else(|| Error::invalid("media_id", "the ad's audio file is required"))?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
+        let settled = self.config().catalog.refresh_interval;
         catalog
             .commit(now, |state| {
                 let mut id = CampaignId::random();
@@ -105,11 +125,12 @@ impl PodcastHost {
                     impressions_goal: new.impressions_goal,
                     paused: false,
                     goal_reached: None,
+                    runs: Default::default(),
                     created: now,
                     updated: now,
                 };
                 check(state, &campaign)?;
-                let view = view(campaign.clone(), 0, now);
+                let view = view(campaign.clone(), 0, now, settled);
                 Ok((vec![Change::CampaignPut(Box::new(campaign))], view))
             })
             .await
@@ -125,11 +146,12 @@ impl PodcastHost {
         campaigns.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
         let counted = self.campaign_impressions(who.account(), &campaigns).await?;
         let now = self.now();
+        let settled = self.config().catalog.refresh_interval;
         Ok(campaigns
             .into_iter()
             .map(|c| {
                 let impressions = counted.get(&c.id).copied().unwrap_or(0);
-                view(c, impressions, now)
+                view(c, impressions, now, settled)
             })
             .collect())
     }
@@ -138,7 +160,8 @@ impl PodcastHost {
     pub async fn get_campaign(&self, who: &Principal, id: &CampaignId) -> Result<CampaignView> {
         who.require(Scope::AdsReadOnly)?;
         let (campaign, impressions) = self.campaign_and_impressions(who, id).await?;
-        Ok(view(campaign, impressions, self.now()))
+        let settled = self.config().catalog.refresh_interval;
+        Ok(view(campaign, impressions, self.now(), settled))
     }
 
     /// Changes one of the caller's campaigns (scope `ads`): the fields the patch names, and
@@ -167,7 +190,8 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let (_, impressions) = self.campaign_and_impressions(who, id).await?;
         let now = self.now();
-        catalog
+        let settled = self.config().catalog.refresh_interval;
+        let (view, stopped) = catalog
             .commit(now, |state| {
                 let mut campaign = state
                     .campaigns
@@ -202,12 +226,32 @@ impl PodcastHost {
                 if let Some(paused) = paused {
                     campaign.paused = paused;
                 }
+                let mut stopped = false;
+                if let Some(before) = state.campaigns.get(id) {
+                    campaign.runs_after(before, now);
+                    stopped = before.status(now, 0) == CampaignStatus::Active
+                        && campaign.status(now, 0) != CampaignStatus::Active;
+                }
                 campaign.updated = now;
                 check(state, &campaign)?;
-                let view = view(campaign.clone(), impressions, now);
-                Ok((vec![Change::CampaignPut(Box::new(campaign))], view))
+                let view = view(campaign.clone(), impressions, now, settled);
+                Ok((
+                    vec![Change::CampaignPut(Box::new(campaign))],
+                    (view, stopped),
+                ))
             })
-            .await
+            .await?;
+        if stopped {
+            self.settle_placements().await;
+        }
+        Ok(view)
+    }
+
+    /// Waits until every server has read the account's last entry (the catalog's refresh
+    /// interval): a campaign answered as paused, ended or deleted is placed by no server from
+    /// that answer on.
+    async fn settle_placements(&self) {
+        tokio::time::sleep(self.config().catalog.refresh_interval).await;
     }
 
     /// One of the caller's campaigns as it is now, and the impressions it made.
@@ -245,6 +289,8 @@ impl PodcastHost {
                 }
                 Ok((vec![Change::CampaignRemoved { id: id.clone() }], ()))
             })
-            .await
+            .await?;
+        self.settle_placements().await;
+        Ok(())
     }
 }

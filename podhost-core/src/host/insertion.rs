@@ -10,9 +10,10 @@
 //! on any server. The arrangement is stitched from stored parts ([`crate::stitch`]) and never
 //! stored; its ETag names the ads in it.
 //!
-//! Ads not yet encoded to the episode's shape are asked for (a background job) and left out
-//! until ready. A file without breaks, or without a campaign to put in them, is answered as it
-//! is stored.
+//! The ads are prepared before the first listen (`ad_prep.rs`: the episode's loudness
+//! measured, each ad encoded to its shape, as background jobs, when what they depend on
+//! changes); an episode whose ads are not all ready is answered as stored, and so is a file
+//! without breaks or without a campaign to put in them. No request writes to the store.
 
 use std::{ops::Range, sync::Arc};
 
@@ -21,15 +22,12 @@ use futures::{StreamExt, stream::BoxStream};
 
 use super::{
     PodcastHost,
-    offers::{
-        Arranged, Listener, Offer, OfferedAd, Prepared, RETRY_FAILED_AFTER, arrangement_key,
-        choose, offer, retry_due,
-    },
+    offers::{Arranged, Listener, Offer, OfferedAd, Prepared, arrangement_key, choose, offer},
 };
 use crate::{
     error::{Error, Result},
-    ids::{AccountId, MediaId},
-    model::{AdShape, AdSpan, BlobKey},
+    ids::AccountId,
+    model::{AdSpan, BlobKey},
     publish::PublicMedia,
     stitch::{AdPart, Cuts, Mp3File, Mp3Layout, Piece, Slot},
 };
@@ -106,8 +104,7 @@ impl StitchedEnclosure {
 
 impl PodcastHost {
     /// What the enclosure URL of `media` (a public file of `account`) answers `listener`: the
-    /// file as stored, or the episode with ads at its breaks. Ads not yet encoded like the
-    /// episode are asked for here (a background job) and left out until ready.
+    /// file as stored, or the episode with ads at its breaks (once every ad is ready).
     pub async fn enclosure_for(
         &self,
         account: &AccountId,
@@ -150,9 +147,6 @@ impl PodcastHost {
         let Some(offer) = offer else {
             return Ok(Err(media));
         };
-        if !offer.missing.is_empty() {
-            self.ask_ad_audio(account, &offer.missing);
-        }
         let chosen = choose(&offer, listener, now);
         if chosen.is_empty() {
             return Ok(Err(media));
@@ -322,96 +316,6 @@ impl PodcastHost {
                 false,
             ),
         })
-    }
-
-    /// Asks for the ad encodings `missing` (once per process), in the background.
-    fn ask_ad_audio(&self, account: &AccountId, missing: &[(MediaId, AdShape)]) {
-        let wanted: Vec<(MediaId, AdShape)> = {
-            let mut asked = self
-                .inner
-                .insertion
-                .asked
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let now = self.now();
-            asked.retain(|_, at| *at + RETRY_FAILED_AFTER > now);
-            missing
-                .iter()
-                .filter(|(m, s)| asked.insert((account.clone(), *m, *s), now).is_none())
-                .copied()
-                .collect()
-        };
-        if wanted.is_empty() {
-            return;
-        }
-        let (host, account) = (self.clone(), account.clone());
-        tokio::spawn(async move {
-            if let Err(e) = host.request_ad_audio(&account, &wanted).await {
-                tracing::warn!(%account, error = %e, "asking for ads encoded like an episode failed");
-                let mut asked = host
-                    .inner
-                    .insertion
-                    .asked
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                for (m, s) in wanted {
-                    asked.remove(&(account.clone(), m, s));
-                }
-            }
-        });
-    }
-
-    /// Records the jobs that encode ads `wanted` to their shapes (those not asked for yet).
-    pub(super) async fn request_ad_audio(
-        &self,
-        account: &AccountId,
-        wanted: &[(MediaId, AdShape)],
-    ) -> Result<()> {
-        let catalog = self.catalog(account).await?;
-        let mut reserved = Vec::new();
-        for _ in wanted {
-            reserved.push(self.reserve_job(account).await?);
-        }
-        let now = self.now();
-        let recorded = catalog
-            .commit(now, |state| {
-                let mut changes = Vec::new();
-                let mut recorded = Vec::new();
-                for ((media, shape), id) in wanted.iter().zip(&reserved) {
-                    let asked = state
-                        .ad_audio(*media, shape)
-                        .is_some_and(|a| a.blob.is_some() || !retry_due(state, &a.job, now));
-                    if asked || !state.media.contains_key(media) {
-                        continue;
-                    }
-                    let params = super::jobs::AdAudioParams::value(*shape);
-                    let (job, new) = super::jobs::records::job_for(
-                        state,
-                        id,
-                        *media,
-                        crate::model::JobKind::AdAudio,
-                        &params,
-                        now,
-                    )?;
-                    changes.push(crate::state::Change::AdAudioPut {
-                        media: *media,
-                        audio: crate::model::AdAudio {
-                            shape: *shape,
-                            job: job.id.clone(),
-                            blob: None,
-                            size: 0,
-                        },
-                    });
-                    if new {
-                        recorded.push(job.id.clone());
-                        changes.push(crate::state::Change::JobPut(job));
-                    }
-                }
-                Ok((changes, recorded))
-            })
-            .await?;
-        self.settle_jobs(account, &reserved, &recorded).await;
-        Ok(())
     }
 
     /// The arrangement of `chosen` ads in `offer`'s file: the file's cuts (prepared once per

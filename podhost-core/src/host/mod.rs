@@ -1,10 +1,12 @@
 //! [`PodcastHost`]: the service handle every frontend drives.
 
 mod accounts;
+mod ad_prep;
 mod ad_stats;
 mod campaigns;
 mod catalogs;
 mod claims;
+mod download;
 mod episode_files;
 mod episodes;
 mod export;
@@ -39,6 +41,7 @@ use std::{collections::HashMap, sync::Arc};
 
 use object_store::{ObjectStore, path::Path};
 
+pub use download::{Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
 pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
 pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
@@ -261,7 +264,8 @@ impl PodcastHost {
                     Some((catalog, _)) => Ok(Arc::new(
                         catalog
                             .counted(self.metrics().clone())
-                            .after_commit(self.work_index(account)),
+                            .after_commit(self.work_index(account))
+                            .after_commit(self.ad_prep(account)),
                     )),
                     None => Err(Error::not_found("account", account)),
                 }

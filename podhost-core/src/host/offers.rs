@@ -11,7 +11,7 @@ use jiff::Timestamp;
 
 use crate::{
     cache::{Cache, Weigh},
-    ids::{AccountId, CampaignId, FeedId, MediaId},
+    ids::{AccountId, CampaignId, FeedId},
     model::{AdShape, BlobKey, CampaignStatus, Media, Position},
     state::AccountState,
     stitch::{AdPart, Arrangement, Cuts, Piece, Slot, Stitched},
@@ -51,8 +51,6 @@ pub(super) struct Offer {
     pub(super) slots: Vec<Vec<OfferedAd>>,
     /// The episode's chapters (moved by the ads for each listener).
     pub(super) chapters: Vec<Chapter>,
-    /// Ads to encode to the file's shape, by ad media id.
-    pub(super) missing: Vec<(MediaId, AdShape)>,
 }
 
 impl Weigh for Option<Arc<Offer>> {
@@ -114,10 +112,6 @@ pub(super) struct Caches {
     pub(super) prepared: Cache<(AccountId, String, Vec<Slot>), (), Arc<Prepared>>,
     pub(super) ad_parts: Cache<(AccountId, String), (), Arc<AdPart>>,
     pub(super) arranged: Cache<(AccountId, String), (), Arc<Arranged>>,
-    /// Encodings asked for by this process and when (so a busy episode asks once, and again
-    /// only after a failed encoding may be retried).
-    pub(super) asked:
-        std::sync::Mutex<std::collections::HashMap<(AccountId, MediaId, AdShape), Timestamp>>,
     /// One episode prepared at a time (each reads its whole file once).
     pub(super) preparing: tokio::sync::Mutex<()>,
 }
@@ -129,7 +123,6 @@ impl Default for Caches {
             prepared: Cache::new(PREPARED_BYTES),
             ad_parts: Cache::new(PREPARED_BYTES / 16),
             arranged: Cache::new(ARRANGEMENT_BYTES),
-            asked: Default::default(),
             preparing: Default::default(),
         }
     }
@@ -168,45 +161,59 @@ pub(super) fn position_of(slot: Slot) -> Position {
     }
 }
 
-/// The podcast of the published episode that plays `media` as its audio (of several, the one
-/// its downloads count for: [`Episode::playing_rank`](crate::model::Episode::playing_rank)).
-pub(super) fn episode_playing(
-    state: &AccountState,
-    media: MediaId,
-    now: Timestamp,
-) -> Option<FeedId> {
-    state
-        .playing(media, now)
-        .filter(|(_, e)| e.is_published(now))
-        .map(|(feed, _)| feed.clone())
+/// The loudness ads are encoded to for episode audio `media` in podcast `feed`: the
+/// episode's own, measured; in a podcast that masters, its target (the audio is mastered to
+/// it). `None` until measured: an ad is never encoded to a guess.
+pub(super) fn episode_loudness(state: &AccountState, media: &Media, feed: &FeedId) -> Option<f64> {
+    if let Some(measured) = media.results.loudness.as_ref().and_then(|l| l.integrated) {
+        return Some(measured);
+    }
+    let entry = state.feeds.get(feed)?;
+    let channels = media.facts.audio.as_ref().map_or(2, |a| a.channels);
+    entry.feed.audio.master.then(|| {
+        entry
+            .feed
+            .audio
+            .target
+            .unwrap_or(if channels == 1 { -19.0 } else { -16.0 })
+    })
 }
 
-/// The loudness an ad is mastered to when the episode's was never measured: the podcast's
-/// mastering target, else the usual target for its channels.
-pub(super) fn fallback_loudness(state: &AccountState, feed: &FeedId, channels: u16) -> f64 {
-    state
-        .feeds
-        .get(feed)
-        .filter(|e| e.feed.audio.master)
-        .and_then(|e| e.feed.audio.target)
-        .unwrap_or(if channels == 1 { -19.0 } else { -16.0 })
+/// The start of the UTC day of `now`, and of the next.
+pub(super) fn day_bounds(now: Timestamp) -> (Timestamp, Timestamp) {
+    let day = now.to_zoned(jiff::tz::TimeZone::UTC).date();
+    let start = |d: jiff::civil::Date| {
+        d.to_zoned(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp())
+            .unwrap_or(now)
+    };
+    (start(day), day.tomorrow().map_or(now, start))
 }
 
 /// What `media` (a file of the account, by its blob) offers at `now`, and when that changes by
-/// itself (a campaign starts or ends). `None`: no ad goes in it.
+/// itself (a campaign starts or ends, the UTC day turns). `None`: it is answered as stored.
+///
+/// The rule that keeps a listener's ads for an episode the same all day on every server: of
+/// the active campaigns that run in its slots, those that already ran there when the day (or
+/// the episode) began are offered, and a campaign that began to run later joins only an
+/// episode that had no ad before it (the first to begin that day; others the next day). The
+/// file is offered only once every offered ad is encoded to its shape, at its loudness (an ad
+/// whose encoding failed is left out): until then it is answered as stored.
 pub(super) fn offer(
     state: &AccountState,
     blob: &str,
     now: Timestamp,
 ) -> (Option<Arc<Offer>>, Option<Timestamp>) {
-    let mut changes_at: Option<Timestamp> = None;
+    let (today, tomorrow) = day_bounds(now);
+    let mut changes_at = tomorrow;
     for c in state.campaigns.values() {
         for at in [c.starts, c.ends].into_iter().flatten() {
-            if at > now && changes_at.is_none_or(|t| at < t) {
-                changes_at = Some(at);
+            if at > now && at < changes_at {
+                changes_at = at;
             }
         }
     }
+    let changes_at = Some(changes_at);
     let Some(media) = state.media_by_blob(blob) else {
         return (None, changes_at);
     };
@@ -214,61 +221,68 @@ pub(super) fn offer(
     if breaks.is_empty() || state.campaigns.is_empty() {
         return (None, changes_at);
     }
-    let Some(feed) = episode_playing(state, media.id, now) else {
-        // Until an episode that plays it is published (then the offer is made again).
-        let publishes = state
-            .episodes_using(media.id)
-            .map(|(_, e)| e)
-            .filter(|e| e.media == Some(media.id) && e.publish_at > now)
-            .map(|e| e.publish_at)
-            .min();
-        let first = [changes_at, publishes].into_iter().flatten().min();
-        return (None, first);
-    };
-    let channels = media.facts.audio.as_ref().map_or(2, |a| a.channels);
-    let Some(shape) = AdShape::of(media, fallback_loudness(state, &feed, channels)) else {
+    let Some((feed, episode)) = state.playing(media.id, now) else {
         return (None, changes_at);
     };
-    let mut missing = Vec::new();
-    let mut slots = Vec::new();
-    let mut any = false;
-    for slot in &breaks {
-        let mut ads = Vec::new();
+    if !episode.is_published(now) {
+        // Until it is published (then the offer is made again).
+        let first = changes_at.into_iter().chain([episode.publish_at]).min();
+        return (None, first);
+    }
+    let Some(shape) = episode_loudness(state, media, feed).and_then(|l| AdShape::of(media, l))
+    else {
+        return (None, changes_at);
+    };
+    // The campaigns that run in each slot, and since when in this episode today.
+    let began = today.max(episode.publish_at);
+    let mut runs = Vec::new();
+    for (i, slot) in breaks.iter().enumerate() {
+        let position = position_of(*slot);
         for c in state.campaigns.values() {
-            if c.status(now, 0) != CampaignStatus::Active
-                || !c.targets(&feed)
-                || !c.positions.contains(&position_of(*slot))
+            if c.status(now, 0) == CampaignStatus::Active
+                && c.targets(feed)
+                && c.positions.contains(&position)
             {
-                continue;
-            }
-            match state.ad_audio(c.media, &shape) {
-                Some(audio) if audio.blob.is_some() => ads.push(OfferedAd {
-                    campaign: c.id.clone(),
-                    blob: audio.blob.clone().unwrap_or_else(|| media.blob.clone()),
-                }),
-                Some(audio) if !retry_due(state, &audio.job, now) => {}
-                _ => {
-                    if !missing.contains(&(c.media, shape)) {
-                        missing.push((c.media, shape));
-                    }
-                }
+                runs.push((i, c, began.max(c.runs_since(feed, position))));
             }
         }
-        any |= !ads.is_empty();
-        slots.push(ads);
+    }
+    let Some(first) = runs.iter().map(|(_, _, since)| *since).min() else {
+        return (None, changes_at);
+    };
+    let mut slots = vec![Vec::new(); breaks.len()];
+    for (i, c, since) in runs {
+        if since > first {
+            continue; // the next day
+        }
+        match state.ad_audio(c.media, &shape) {
+            Some(audio) if audio.blob.is_some() => slots[i].push(OfferedAd {
+                campaign: c.id.clone(),
+                blob: audio.blob.clone().unwrap_or_else(|| media.blob.clone()),
+            }),
+            Some(audio) if encoding_failed(state, &audio.job) => {}
+            // Not ready: the file is answered as stored until it is.
+            _ => return (None, changes_at),
+        }
+    }
+    if slots.iter().all(Vec::is_empty) {
+        return (None, changes_at);
     }
     let offer = Offer {
         blob: media.blob.clone(),
         breaks,
         slots,
         chapters: media.chapters.clone(),
-        missing,
     };
-    // An offer with no ad ready still carries what to encode.
-    match any || !offer.missing.is_empty() {
-        true => (Some(Arc::new(offer)), changes_at),
-        false => (None, changes_at),
-    }
+    (Some(Arc::new(offer)), changes_at)
+}
+
+/// Whether the encoding job `job` failed (or is gone): its ad is left out until encoded again.
+fn encoding_failed(state: &AccountState, job: &crate::ids::JobId) -> bool {
+    state
+        .jobs
+        .get(job)
+        .is_none_or(|j| j.status == crate::model::JobStatus::Failed)
 }
 
 /// Whether the encoding job `job` failed (or is gone) long enough ago to be tried again.

@@ -1,6 +1,8 @@
 //! Ad campaigns: an ad's audio, where it goes (preroll, midroll, postroll), which podcasts it
 //! runs in, when, and until how many impressions.
 
+use std::collections::BTreeMap;
+
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -93,13 +95,112 @@ pub struct Campaign {
     /// When its impressions were found to reach its goal (it stops everywhere then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal_reached: Option<Timestamp>,
+    /// Since when it runs where it runs (kept by podhost): a listener's ads in an episode do
+    /// not change during a UTC day, so a campaign that begins to run in an episode that already
+    /// played ads that day joins it the next day.
+    #[serde(default, skip_serializing_if = "Runs::is_empty")]
+    pub runs: Runs,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
     pub updated: Timestamp,
 }
 
+/// Since when a campaign runs in each podcast and position it targets.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Runs {
+    /// Since when it runs in the podcasts without an entry in `feeds`; `None`: since it was
+    /// created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Timestamp>,
+    /// The podcasts it runs in since another time (those added by a change of its podcasts).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub feeds: BTreeMap<FeedId, Timestamp>,
+    /// The positions added by a change of its positions, since when.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub positions: BTreeMap<Position, Timestamp>,
+}
+
+impl Runs {
+    /// Whether nothing is kept (it runs everywhere it targets since it was created).
+    pub fn is_empty(&self) -> bool {
+        self.since.is_none() && self.feeds.is_empty() && self.positions.is_empty()
+    }
+}
+
 impl Campaign {
+    /// Since when it runs in podcast `feed` at `position` (when it targets them): its start,
+    /// its creation or last resumption, and when that podcast and position were added.
+    pub fn runs_since(&self, feed: &FeedId, position: Position) -> Timestamp {
+        let since = self
+            .runs
+            .feeds
+            .get(feed)
+            .copied()
+            .or(self.runs.since)
+            .unwrap_or(self.created);
+        [
+            Some(since),
+            self.runs.positions.get(&position).copied(),
+            self.starts,
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(since)
+    }
+
+    /// Records what `before` (this campaign before a change, at `now`) did not run: a campaign
+    /// that comes to run (resumed, its start moved up) runs since `now` everywhere; podcasts and
+    /// positions added run since `now`; those it ran in keep their time.
+    pub fn runs_after(&mut self, before: &Campaign, now: Timestamp) {
+        let ran = before.status(now, 0) == CampaignStatus::Active;
+        if !ran {
+            self.runs = Runs {
+                since: Some(now),
+                ..Runs::default()
+            };
+            return;
+        }
+        let old = |feed: &FeedId| {
+            before
+                .runs
+                .feeds
+                .get(feed)
+                .copied()
+                .or(before.runs.since)
+                .unwrap_or(before.created)
+        };
+        if self.feeds != before.feeds {
+            let mut runs = Runs {
+                since: before.runs.since,
+                feeds: BTreeMap::new(),
+                positions: before.runs.positions.clone(),
+            };
+            if self.feeds.is_empty() {
+                // All podcasts now: the others run since now, the ones it ran in keep theirs.
+                runs.since = Some(now);
+                for feed in &before.feeds {
+                    runs.feeds.insert(feed.clone(), old(feed));
+                }
+            } else {
+                for feed in &self.feeds {
+                    let since = if before.targets(feed) { old(feed) } else { now };
+                    runs.feeds.insert(feed.clone(), since);
+                }
+            }
+            self.runs = runs;
+        }
+        self.runs
+            .positions
+            .retain(|position, _| self.positions.contains(position));
+        for position in &self.positions {
+            if !before.positions.contains(position) {
+                self.runs.positions.insert(*position, now);
+            }
+        }
+    }
+
     /// Its status at `now`, having made `impressions` impressions.
     pub fn status(&self, now: Timestamp, impressions: u64) -> CampaignStatus {
         let ended = self.ends.is_some_and(|end| end <= now)
@@ -189,6 +290,7 @@ mod tests {
             impressions_goal: Some(10),
             paused: false,
             goal_reached: None,
+            runs: Runs::default(),
             created: at(0),
             updated: at(0),
         };
@@ -213,5 +315,60 @@ mod tests {
             );
         }
         assert!(campaign.targets(&"any".parse().unwrap()));
+    }
+
+    #[test]
+    fn a_campaign_runs_where_it_ran_since_then_and_where_it_was_added_since_the_change() {
+        let at = |s: i64| Timestamp::from_second(s).unwrap();
+        let feed = |f: &str| -> FeedId { f.parse().unwrap() };
+        let campaign = Campaign {
+            id: "cmp_0000000000000001".parse().unwrap(),
+            name: "Spring".into(),
+            media: MediaId::new(1).unwrap(),
+            positions: vec![Position::Preroll],
+            feeds: vec![feed("a")],
+            starts: None,
+            ends: None,
+            impressions_goal: None,
+            paused: false,
+            goal_reached: None,
+            runs: Runs::default(),
+            created: at(10),
+            updated: at(10),
+        };
+        let changed = |change: &dyn Fn(&mut Campaign), now: i64| {
+            let mut after = campaign.clone();
+            change(&mut after);
+            after.runs_after(&campaign, at(now));
+            after
+        };
+        let more_feeds = changed(&|c| c.feeds = vec![feed("a"), feed("b")], 50);
+        let all_feeds = changed(&|c| c.feeds.clear(), 50);
+        let midroll = changed(&|c| c.positions.push(Position::Midroll), 50);
+        let renamed = changed(&|c| c.name = "Summer".into(), 50);
+        let paused = changed(&|c| c.paused = true, 50);
+        let mut resumed = paused.clone();
+        resumed.paused = false;
+        resumed.runs_after(&paused, at(90));
+        let pre = Position::Preroll;
+        for (name, c, podcast, position, since) in [
+            ("new", &campaign, "a", pre, 10),
+            ("podcast added: the old one", &more_feeds, "a", pre, 10),
+            ("podcast added: the new one", &more_feeds, "b", pre, 50),
+            ("all podcasts: the old one", &all_feeds, "a", pre, 10),
+            ("all podcasts: another", &all_feeds, "c", pre, 50),
+            ("position added: the old one", &midroll, "a", pre, 10),
+            (
+                "position added: the new one",
+                &midroll,
+                "a",
+                Position::Midroll,
+                50,
+            ),
+            ("renamed", &renamed, "a", pre, 10),
+            ("resumed", &resumed, "a", pre, 90),
+        ] {
+            assert_eq!(c.runs_since(&feed(podcast), position), at(since), "{name}");
+        }
     }
 }

@@ -20,7 +20,9 @@ pub mod taxonomy;
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use ad_audio::{AdAudio, AdShape, AdSpan};
 pub use audio::{AudioPatch, FeedAudio};
-pub use campaign::{Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position};
+pub use campaign::{
+    Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position, Runs,
+};
 pub use category::{
     APPLE_CATEGORIES, AppleCategory, Reading, ResolvedCategory, apple_category, resolve_category,
 };

@@ -61,15 +61,26 @@ fn latency_ms(text: &str, label: &str) -> f64 {
 /// Runs wrk against `url` with `headers` (and a Lua script when given).
 pub fn wrk(
     url: &str,
+    load: (u32, u32),
+    headers: &[String],
+    script: Option<&std::path::Path>,
+) -> Measured {
+    wrk_for(url, load, headers, script, 8)
+}
+
+/// [`wrk`] for `seconds`.
+pub fn wrk_for(
+    url: &str,
     (threads, connections): (u32, u32),
     headers: &[String],
     script: Option<&std::path::Path>,
+    seconds: u32,
 ) -> Measured {
     let mut command = Command::new("wrk");
     command.args([
         &format!("-t{threads}"),
         &format!("-c{connections}"),
-        "-d8s",
+        &format!("-d{seconds}s"),
         "--latency",
     ]);
     for header in headers {
