@@ -3,7 +3,8 @@
 //! published or given new audio; a loudness is measured), the episode's loudness is measured
 //! and each ad encoded to the episode's shape at that loudness, as background jobs. A request
 //! never asks for either: an episode whose ads are not all ready is answered as stored
-//! (`offers.rs`).
+//! (`offers.rs`). The periodic repair of the work index prepares every account again, for what
+//! a process killed between a change and its preparation left unasked.
 
 use std::{
     collections::{BTreeSet, HashMap},

@@ -330,6 +330,10 @@ impl PodcastHost {
         for (feed, title) in podcasts {
             list(self.store(), &self.inner.directory, account, &feed, title).await?;
         }
+        // What a process killed between a change and its preparation left unasked.
+        if let Err(e) = self.prepare_ads(account, &super::ad_prep::Scope::All).await {
+            tracing::warn!(%account, error = %e, "preparing ads in the repair failed");
+        }
         if !delivering {
             return Ok(true);
         }
