@@ -62,6 +62,30 @@ pub(crate) async fn remove(store: &Arc<dyn ObjectStore>, feed: &FeedId) -> Resul
     delete_quietly(store, &layout::directory_entry(feed)).await
 }
 
+/// Removes a podcast that was just made private or deleted: its entry, and its line of the
+/// index (a server that starts answers its first home page from the index, where such a
+/// podcast must not be listed). A listing that read the entry before this removal may write
+/// it back into the index; the next listing drops it again.
+pub(crate) async fn unlist(store: &Arc<dyn ObjectStore>, feed: &FeedId) -> Result<()> {
+    // Not listed (a private podcast changed again): nothing to take out.
+    match store.head(&layout::directory_entry(feed)).await {
+        Err(object_store::Error::NotFound { .. }) => return Ok(()),
+        Err(e) => return Err(e.into()),
+        Ok(_) => {}
+    }
+    remove(store, feed).await?;
+    if let Some(mut index) = get_json::<Index>(store, &layout::directory_index()).await?
+        && index.entries.iter().any(|(listed, _, _)| listed == feed)
+    {
+        index.entries.retain(|(listed, _, _)| listed != feed);
+        let body = serde_json::to_vec(&index).map_err(|e| Error::storage(e.to_string()))?;
+        store
+            .put(&layout::directory_index(), PutPayload::from(body))
+            .await?;
+    }
+    Ok(())
+}
+
 /// Where a server learnt a title.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
@@ -137,6 +161,9 @@ impl Directory {
     ) -> Result<Vec<(FeedId, String)>> {
         let listed = self.known.lock().unwrap_or_else(|e| e.into_inner()).listed;
         match listed {
+            // The first request after a start, before the background read: the index, else
+            // the whole listing.
+            None if self.read_index(store).await => {}
             None => self.read_listing(store).await?,
             Some(at) if at.elapsed() >= REFRESH => {
                 if let Ok(reading) = self.refresh.clone().try_lock_owned() {
@@ -165,41 +192,41 @@ impl Directory {
     /// anew when it found a change). A missing or unreadable index leaves the listing to do it
     /// all.
     pub(crate) async fn warm(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {
-        {
-            let _reading = self.refresh.lock().await;
-            let empty = self
-                .known
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .listed
-                .is_none();
-            let index = match empty {
-                true => get_json::<Index>(store, &layout::directory_index()).await,
-                false => Ok(None),
-            };
-            match index {
-                Ok(Some(index)) => {
-                    let started = Instant::now();
-                    let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
-                    for (feed, title, version) in index.entries {
-                        // This server's own writes are newer than any index.
-                        known
-                            .titles
-                            .entry(feed)
-                            .or_insert((Source::Listed(version), title));
-                    }
-                    known.sorted = None;
-                    known.sorted();
-                    known.listed = Some(started);
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::warn!(error = %e, "the directory's index is unreadable: listing it all")
-                }
-            }
-        }
+        self.read_index(store).await;
         let _reading = self.refresh.lock().await;
         self.read_listing_locked(store).await
+    }
+
+    /// Reads the index (one object) when nothing is known yet; whether the directory is known
+    /// after it. A missing or unreadable index leaves the listing to do it all.
+    async fn read_index(&self, store: &Arc<dyn ObjectStore>) -> bool {
+        let _reading = self.refresh.lock().await;
+        let known = |d: &Self| d.known.lock().unwrap_or_else(|e| e.into_inner()).listed;
+        if known(self).is_some() {
+            return true;
+        }
+        match get_json::<Index>(store, &layout::directory_index()).await {
+            Ok(Some(index)) => {
+                let started = Instant::now();
+                let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+                for (feed, title, version) in index.entries {
+                    // This server's own writes are newer than any index.
+                    known
+                        .titles
+                        .entry(feed)
+                        .or_insert((Source::Listed(version), title));
+                }
+                known.sorted = None;
+                known.sorted();
+                known.listed = Some(started);
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(error = %e, "the directory's index is unreadable: listing it all");
+                false
+            }
+        }
     }
 
     async fn read_listing(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {

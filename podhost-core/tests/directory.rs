@@ -14,6 +14,13 @@ fn server(store: Arc<dyn ObjectStore>) -> PodcastHost {
     PodcastHost::new(HostConfig::new("https://pod.example").unwrap(), store)
 }
 
+/// A server that started (its background read of the directory done, as `Server::run` does).
+async fn started(store: Arc<dyn ObjectStore>) -> PodcastHost {
+    let host = server(store);
+    host.warm_directory().await.unwrap();
+    host
+}
+
 async fn titles(host: &PodcastHost) -> Vec<String> {
     host.public_podcasts(10)
         .await
@@ -66,7 +73,7 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
     );
 
     // Another server lists them from the directory, opening no account.
-    let reader = server(store.clone());
+    let reader = started(store.clone()).await;
     assert_eq!(titles(&reader).await, ["alpha", "Zeta"]);
     assert_eq!(reader.open_catalogs().0, 0);
 
@@ -88,7 +95,9 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
     writer.update_feed(&alice, &zeta, &private).await.unwrap();
     writer.delete_feed(&bob, &alpha).await.unwrap();
     assert!(titles(&writer).await.is_empty());
+    // Nor in the index a server that starts answers its first visitor from.
     assert!(titles(&server(store.clone())).await.is_empty());
+    assert!(titles(&started(store.clone()).await).await.is_empty());
 
     // A lost directory is rebuilt by the repair.
     let back = FeedPatch {
@@ -106,9 +115,9 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
     for entry in entries {
         store.delete(&entry).await.unwrap();
     }
-    assert!(titles(&server(store.clone())).await.is_empty());
+    assert!(titles(&started(store.clone()).await).await.is_empty());
     writer.repair_work(&Nobody, &Blank).await.unwrap();
-    assert_eq!(titles(&server(store)).await, ["Zulu"]);
+    assert_eq!(titles(&started(store).await).await, ["Zulu"]);
 }
 
 /// A server that starts reads the directory in one object (the index a listing wrote), then
@@ -138,6 +147,18 @@ async fn a_server_that_starts_reads_the_directory_in_one_object() {
     );
     assert_eq!(titles(&starting).await, first);
     assert_eq!(counted.counts().gets, 1, "the home page read nothing");
+
+    // A visitor faster than the start's background read: answered from the index alone, no
+    // listing, no entry fetched.
+    let counted = Arc::new(podhost_testkit::FaultStore::new(store.clone()));
+    let starting = server(counted.clone());
+    assert_eq!(titles(&starting).await, first);
+    let counts = counted.counts();
+    assert_eq!(
+        (counts.gets, counts.lists),
+        (1, 0),
+        "the first home page read the index alone"
+    );
 
     // A rename after the index was written: the next start fetches that entry alone.
     let (alice, show) = &podcasts[0];

@@ -57,7 +57,15 @@ impl AfterCommit<Change> for WorkIndex {
         scheduled.dedup();
         let written = async {
             for (feed, title) in listed {
-                list(&self.store, &self.directory, &self.account, &feed, title).await?;
+                list(
+                    &self.store,
+                    &self.directory,
+                    &self.account,
+                    &feed,
+                    title,
+                    true,
+                )
+                .await?;
             }
             for at in scheduled {
                 work::schedule(&self.store, &self.account, at).await?;
@@ -81,6 +89,7 @@ async fn list(
     account: &AccountId,
     feed: &crate::ids::FeedId,
     title: Option<String>,
+    changed: bool,
 ) -> Result<()> {
     match &title {
         Some(title) => {
@@ -90,6 +99,8 @@ async fn list(
             };
             crate::directory::put(store, feed, &entry).await?;
         }
+        // Just made private or deleted: out of the index at once too.
+        None if changed => crate::directory::unlist(store, feed).await?,
         None => crate::directory::remove(store, feed).await?,
     }
     directory.wrote(feed, title.as_deref());
@@ -328,7 +339,15 @@ impl PodcastHost {
             })
             .await;
         for (feed, title) in podcasts {
-            list(self.store(), &self.inner.directory, account, &feed, title).await?;
+            list(
+                self.store(),
+                &self.inner.directory,
+                account,
+                &feed,
+                title,
+                false,
+            )
+            .await?;
         }
         // What a process killed between a change and its preparation left unasked.
         if let Err(e) = self.prepare_ads(account, &super::ad_prep::Scope::All).await {
