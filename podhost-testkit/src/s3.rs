@@ -1,6 +1,7 @@
 //! A real S3-compatible server for tests: moto's server mode (PyPI `moto[server]`, installed in
-//! the workspace's `.venv` by `scripts/test`), which honours conditional writes
-//! (`If-None-Match: *`) as AWS S3 does. One server is started per test process, on loopback, on
+//! the workspace's `.venv` by `scripts/test`), started through `moto_server.py` so that it
+//! honours conditional writes (`If-None-Match: *`) as AWS S3 does, even when two writers race
+//! for one key (moto alone checks, then writes, with nothing held between). One server is started per test process, on loopback, on
 //! first use, and each test takes buckets of its own. Tests that need it say SKIPPED loudly when
 //! moto is missing, or fail under `PODHOST_REQUIRE_EXTERNAL=1` (as `scripts/test` runs).
 //!
@@ -123,24 +124,24 @@ impl S3Server {
     }
 }
 
-/// moto's server: `PODHOST_MOTO_SERVER`, the workspace's `.venv/bin/moto_server`, or
-/// `moto_server` on the PATH.
-fn moto_binary() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("PODHOST_MOTO_SERVER") {
+/// moto's server, started by [`MOTO_SERVER`] so that its conditional writes are atomic.
+const MOTO_SERVER: &str = include_str!("moto_server.py");
+
+/// A Python that imports moto's server: `PODHOST_MOTO_PYTHON`, the workspace's `.venv/bin/python`,
+/// or `python3` on the PATH.
+fn moto_python() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PODHOST_MOTO_PYTHON") {
         return Some(PathBuf::from(path));
     }
-    let venv = crate::browser::workspace().join(".venv/bin/moto_server");
-    if venv.exists() {
-        return Some(venv);
-    }
-    let on_path = Command::new("moto_server")
-        .arg("--help")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    on_path
-        .is_ok_and(|s| s.success())
-        .then(|| PathBuf::from("moto_server"))
+    let venv = crate::browser::workspace().join(".venv/bin/python");
+    [venv, PathBuf::from("python3")].into_iter().find(|python| {
+        Command::new(python)
+            .args(["-c", "import moto.server, moto.s3.responses"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
 }
 
 fn start() -> Result<S3Server, String> {
@@ -150,7 +151,8 @@ fn start() -> Result<S3Server, String> {
             _child: None,
         });
     }
-    let moto = moto_binary().ok_or("no moto_server (PyPI moto[server]) in .venv or on the PATH")?;
+    let python =
+        moto_python().ok_or("no Python with moto[server] (PyPI) in .venv or on the PATH")?;
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map_err(|e| format!("no free port: {e}"))?
@@ -159,20 +161,21 @@ fn start() -> Result<S3Server, String> {
     // and the shell then stops moto: no server outlives the tests.
     let child = Command::new("sh")
         .arg("-c")
-        .arg(r#""$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 & moto=$!; read _; kill $moto"#)
-        .arg(&moto)
+        .arg(r#""$0" -c "$1" -H 127.0.0.1 -p "$2" >/dev/null 2>&1 & moto=$!; read _; kill $moto"#)
+        .arg(&python)
+        .arg(MOTO_SERVER)
         .arg(port.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", moto.display()))?;
+        .map_err(|e| format!("cannot start moto with {}: {e}", python.display()))?;
     let endpoint = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(30);
     while http(&endpoint, "GET", "/").is_err() {
         if Instant::now() > deadline {
             return Err(format!(
-                "{} did not answer on port {port} within 30 s",
-                moto.display()
+                "moto ({}) did not answer on port {port} within 30 s",
+                python.display()
             ));
         }
         std::thread::sleep(Duration::from_millis(100));
