@@ -540,6 +540,16 @@ mod tests {
             assert!(fields.contains_key(name), "{name} in {fields:?}");
         }
         assert!(!fields.contains_key("itunes"));
+        // A podcast is created with its title (the core refuses one without): a client that
+        // generates requests from the document sends one.
+        let create = &doc["paths"]["/api/feeds"]["post"]["requestBody"]["content"]["application/json"]
+            ["schema"]["$ref"];
+        let create = create
+            .as_str()
+            .unwrap()
+            .trim_start_matches("#/components/schemas/");
+        let required = &doc["components"]["schemas"][create]["required"];
+        assert_eq!(required, &json!(["id", "title"]), "{create}");
         let links = &doc["paths"]["/api/feeds"]["post"]["responses"]["201"]["links"];
         assert_eq!(
             links["get_feed"]["parameters"]["feed_id"],

@@ -455,7 +455,8 @@ pub struct FeedPodcastFields {
 /// out stays as it is).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct FeedFields {
-    /// The title.
+    /// The title (never blank).
+    #[schemars(length(min = 1))]
     pub title: Option<String>,
     /// The description (HTML allowed: cleaned to what apps show).
     pub description: Option<String>,
@@ -488,8 +489,9 @@ impl Example for FeedFields {
     }
 }
 
-/// A new podcast: its id and its channel fields.
+/// A new podcast: its id and its channel fields, of which the title is required.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(extend("required" = ["id", "title"]))]
 pub struct FeedCreate {
     /// Its id: unique in the deployment, 1 to 100 characters, no `/`.
     #[schemars(length(min = 1, max = 100), regex(pattern = podhost_core::FeedId::PATTERN))]
