@@ -255,7 +255,7 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// The same property on a real S3-compatible server (moto), each host with an S3 client of
+    /// The same property on a real S3-compatible server (`podhost_testkit::s3`), each host with an S3 client of
     /// its own on one bucket.
     #[test]
     fn concurrent_hosts_on_s3_end_where_the_model_says(ops in proptest::collection::vec(proptest::collection::vec(op(), 0..12), HOSTS)) {

@@ -1,4 +1,4 @@
-//! `podhost` on a real S3-compatible server (moto): `serve` starts on a bucket and answers, and
+//! `podhost` on a real S3-compatible server (the tests' SeaweedFS cluster, `podhost_testkit::s3`): `serve` starts on a bucket and answers, and
 //! refuses, before serving anything, a server that ignores conditional writes.
 
 use std::{

@@ -216,7 +216,7 @@ async fn presigned_downloads_redirect_to_the_store() {
     }
 }
 
-/// On a real S3-compatible server (moto): a download answers a redirect to a presigned URL of
+/// On a real S3-compatible server (the tests' SeaweedFS cluster): a download answers a redirect to a presigned URL of
 /// the server, and that URL serves the file's bytes, ranges included.
 #[tokio::test]
 async fn presigned_downloads_are_served_by_the_s3_server() {

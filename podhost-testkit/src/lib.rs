@@ -52,7 +52,8 @@
 //!   every answer).
 //! - [`fixtures`]: small media files made in code.
 //! - [`browser`]: the headless Chromium and Node scripts of the page and site tests.
-//! - [`s3`]: a real S3-compatible server (moto) on loopback, a bucket per test.
+//! - [`s3`]: a real S3-compatible server on loopback (a SeaweedFS cluster from [`seaweedfs`], or
+//!   moto), a bucket per test.
 #![deny(missing_docs)]
 
 pub mod browser;
@@ -62,6 +63,7 @@ mod fault;
 pub mod fixtures;
 pub mod memory;
 pub mod s3;
+pub mod seaweedfs;
 mod server;
 pub mod setup;
 pub mod strategies;

@@ -1,12 +1,16 @@
-//! A real S3-compatible server for tests: moto's server mode (PyPI `moto[server]`, installed in
-//! the workspace's `.venv` by `scripts/test`), started through `moto_server.py` so that it
-//! honours conditional writes (`If-None-Match: *`) as AWS S3 does, even when two writers race
-//! for one key (moto alone checks, then writes, with nothing held between). One server is started per test process, on loopback, on
-//! first use, and each test takes buckets of its own. Tests that need it say SKIPPED loudly when
-//! moto is missing, or fail under `PODHOST_REQUIRE_EXTERNAL=1` (as `scripts/test` runs).
+//! A real S3-compatible server for tests, one per test process, started on first use; each
+//! test takes buckets of its own. By default a SeaweedFS cluster on loopback
+//! ([`crate::seaweedfs`]: a master, two volume servers, a filer and an S3 gateway, replication
+//! `001`), a distributed store in production use. `PODHOST_S3_SERVER=moto` runs moto's server
+//! mode instead (PyPI `moto[server]`, a mock in one Python process), started through
+//! `moto_server.py` so that it honours conditional writes (`If-None-Match: *`) as AWS S3 does
+//! even when two writers race for one key (moto alone checks, then writes, with nothing held
+//! between). `scripts/test` installs both in the workspace's `.venv`. Tests that need a server
+//! say SKIPPED loudly when it is missing, or fail under `PODHOST_REQUIRE_EXTERNAL=1` (as
+//! `scripts/test` runs).
 //!
 //! `PODHOST_S3_ENDPOINT` points the tests at another server instead (another S3-compatible
-//! server under evaluation, a cluster script's moto), which must accept bucket creation by an
+//! server under evaluation, a cluster script's), which must accept bucket creation by an
 //! unsigned `PUT /{bucket}`.
 
 use std::{
@@ -27,9 +31,30 @@ use podhost_core::OpenedStore;
 #[derive(Debug)]
 pub struct S3Server {
     endpoint: String,
-    /// The moto process, when this process started one. Its standard input is a pipe that
-    /// closes when this process ends, however it ends, and the wrapper shell then stops moto.
-    _child: Option<Mutex<Child>>,
+    kind: Kind,
+    /// What this process started, kept for as long as the server runs.
+    _running: Option<Running>,
+}
+
+/// Which S3 server the tests run on: `PODHOST_S3_SERVER` (`seaweedfs`, the default, or
+/// `moto`), or one at `PODHOST_S3_ENDPOINT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A SeaweedFS cluster ([`crate::seaweedfs`]).
+    SeaweedFs,
+    /// moto's server, a mock in one Python process.
+    Moto,
+    /// A server this process did not start.
+    External,
+}
+
+#[derive(Debug)]
+#[allow(dead_code)] // held, never read: what it holds stops the server when this process ends
+enum Running {
+    /// The moto process. Its standard input is a pipe that closes when this process ends,
+    /// however it ends, and the wrapper shell then stops moto.
+    Moto(Mutex<Child>),
+    SeaweedFs(crate::seaweedfs::SeaweedCluster),
 }
 
 /// The region and credentials the tests sign with (moto accepts any).
@@ -47,12 +72,17 @@ impl S3Server {
     /// [`shared`](Self::shared), or `None` after saying loudly why `test` is skipped; a
     /// failure (panic) under `PODHOST_REQUIRE_EXTERNAL=1`.
     pub fn shared_or_skip(test: &str) -> Option<&'static S3Server> {
-        crate::or_skip(test, "an S3 server (moto)", Self::shared())
+        crate::or_skip(test, "an S3 server (SeaweedFS or moto)", Self::shared())
     }
 
     /// The server's base URL (`http://127.0.0.1:PORT`).
     pub fn endpoint(&self) -> &str {
         &self.endpoint
+    }
+
+    /// Which server this is.
+    pub fn kind(&self) -> Kind {
+        self.kind
     }
 
     /// Creates a bucket no other test uses and returns its name.
@@ -148,9 +178,27 @@ fn start() -> Result<S3Server, String> {
     if let Ok(endpoint) = std::env::var("PODHOST_S3_ENDPOINT") {
         return Ok(S3Server {
             endpoint: endpoint.trim_end_matches('/').to_string(),
-            _child: None,
+            kind: Kind::External,
+            _running: None,
         });
     }
+    match std::env::var("PODHOST_S3_SERVER").as_deref() {
+        Ok("moto") => start_moto(),
+        Ok("seaweedfs") | Err(_) => {
+            let cluster = crate::seaweedfs::SeaweedCluster::start()?;
+            Ok(S3Server {
+                endpoint: cluster.endpoint(),
+                kind: Kind::SeaweedFs,
+                _running: Some(Running::SeaweedFs(cluster)),
+            })
+        }
+        Ok(other) => Err(format!(
+            "PODHOST_S3_SERVER={other}: seaweedfs or moto, or PODHOST_S3_ENDPOINT"
+        )),
+    }
+}
+
+fn start_moto() -> Result<S3Server, String> {
     let python =
         moto_python().ok_or("no Python with moto[server] (PyPI) in .venv or on the PATH")?;
     let port = TcpListener::bind("127.0.0.1:0")
@@ -182,7 +230,8 @@ fn start() -> Result<S3Server, String> {
     }
     Ok(S3Server {
         endpoint,
-        _child: Some(Mutex::new(child)),
+        kind: Kind::Moto,
+        _running: Some(Running::Moto(Mutex::new(child))),
     })
 }
 
@@ -222,7 +271,7 @@ fn proxy_one(mut client: TcpStream, upstream: SocketAddr) -> std::io::Result<()>
 }
 
 /// One plain HTTP/1.1 request without a body; its status.
-fn http(endpoint: &str, method: &str, path: &str) -> Result<u16, String> {
+pub(crate) fn http(endpoint: &str, method: &str, path: &str) -> Result<u16, String> {
     let addr: SocketAddr = endpoint
         .trim_start_matches("http://")
         .parse()

@@ -26,7 +26,7 @@ async fn local_folder_store() {
     .await;
 }
 
-/// The whole suite on a real S3-compatible server (moto), a bucket per case.
+/// The whole suite on a real S3-compatible server (`podhost_testkit::s3`), a bucket per case.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s3_store() {
     let Some(server) = podhost_testkit::s3::S3Server::shared_or_skip("s3_store") else {
