@@ -49,11 +49,10 @@ pub enum Kind {
 }
 
 #[derive(Debug)]
-#[allow(dead_code)] // held, never read: what it holds stops the server when this process ends
 enum Running {
     /// The moto process. Its standard input is a pipe that closes when this process ends,
     /// however it ends, and the wrapper shell then stops moto.
-    Moto(Mutex<Child>),
+    Moto(#[allow(dead_code)] Mutex<Child>),
     SeaweedFs(crate::seaweedfs::SeaweedCluster),
 }
 
@@ -83,6 +82,25 @@ impl S3Server {
     /// Which server this is.
     pub fn kind(&self) -> Kind {
         self.kind
+    }
+
+    /// A SeaweedFS cluster of this test's own, for tests that kill its processes (the shared
+    /// one serves every test of the process).
+    pub fn own_seaweedfs() -> Result<S3Server, String> {
+        let cluster = crate::seaweedfs::SeaweedCluster::start()?;
+        Ok(S3Server {
+            endpoint: cluster.endpoint(),
+            kind: Kind::SeaweedFs,
+            _running: Some(Running::SeaweedFs(cluster)),
+        })
+    }
+
+    /// The SeaweedFS cluster behind this server, when this process started one.
+    pub fn seaweedfs(&self) -> Option<&crate::seaweedfs::SeaweedCluster> {
+        match &self._running {
+            Some(Running::SeaweedFs(cluster)) => Some(cluster),
+            _ => None,
+        }
     }
 
     /// Creates a bucket no other test uses and returns its name.
