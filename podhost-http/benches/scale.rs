@@ -1,7 +1,9 @@
 //! Scale figures (not a timed test): `BENCH_DIR=/tmp cargo bench -p podhost-http --bench scale`.
 //! `SCALE_N` lists the deployment sizes (default `1000,10000`; `100000` takes disk and time);
-//! `SCALE_STORE` is `folder` (default), `moto` (a bucket on moto's S3 server, from the
-//! workspace's `.venv` as `scripts/test` installs it) or `folder,moto`; `SCALE_CACHE_MB` bounds
+//! `SCALE_STORE` is `folder` (default), `seaweedfs` (a bucket on a SeaweedFS cluster on loopback,
+//! `podhost_testkit::seaweedfs`), `moto` (a bucket on moto's S3 server), or several, as
+//! `folder,seaweedfs` (both from the workspace's `.venv` as `scripts/test` installs them);
+//! `SCALE_CACHE_MB` bounds
 //! the servers' open catalogs (default 64 MiB, so that the bound shows below 100,000 accounts).
 //!
 //! For each store and size N it makes a deployment of N accounts, each with one
@@ -53,10 +55,10 @@ fn config(hub: &str, cache_mb: usize) -> HostConfig {
     config
 }
 
-/// Where a deployment lives: a local folder, or a bucket of moto's S3 server.
+/// Where a deployment lives: a local folder, or a bucket of an S3 server (SeaweedFS or moto).
 enum Place {
     Folder(tempfile::TempDir),
-    Moto {
+    S3 {
         server: &'static podhost_testkit::s3::S3Server,
         bucket: String,
     },
@@ -66,13 +68,20 @@ impl Place {
     fn new(kind: &str, base: &Path) -> Place {
         match kind {
             "folder" => Place::Folder(tempfile::tempdir_in(base).unwrap()),
-            "moto" => {
-                let server = podhost_testkit::s3::S3Server::shared()
-                    .unwrap_or_else(|e| panic!("SCALE_STORE=moto needs moto: {e}"));
+            "moto" | "seaweedfs" => {
+                use podhost_testkit::s3::S3Server;
+                let server = if kind == "moto" {
+                    S3Server::own_moto()
+                } else {
+                    S3Server::own_seaweedfs()
+                }
+                .unwrap_or_else(|e| panic!("SCALE_STORE={kind}: {e}"));
+                // It serves until this program ends.
+                let server: &'static S3Server = Box::leak(Box::new(server));
                 let bucket = server.new_bucket();
-                Place::Moto { server, bucket }
+                Place::S3 { server, bucket }
             }
-            other => panic!("SCALE_STORE: unknown store {other:?} (folder or moto)"),
+            other => panic!("SCALE_STORE: unknown store {other:?} (folder, seaweedfs or moto)"),
         }
     }
 
@@ -80,7 +89,7 @@ impl Place {
     fn url(&self) -> String {
         match self {
             Place::Folder(dir) => dir.path().to_str().unwrap().to_string(),
-            Place::Moto { bucket, .. } => format!("s3://{bucket}"),
+            Place::S3 { bucket, .. } => format!("s3://{bucket}"),
         }
     }
 
@@ -88,7 +97,7 @@ impl Place {
     fn env(&self) -> Vec<(&'static str, String)> {
         match self {
             Place::Folder(_) => Vec::new(),
-            Place::Moto { server, .. } => server.env(),
+            Place::S3 { server, .. } => server.env(),
         }
     }
 
@@ -99,19 +108,25 @@ impl Place {
                     .unwrap()
                     .store
             }
-            Place::Moto { server, bucket } => server.open(bucket).store,
+            Place::S3 { server, bucket } => server.open(bucket).store,
         }
     }
 
     /// Whether the steps that open every account run on this store (see the module's doc).
     fn opens_every_account(&self) -> bool {
-        matches!(self, Place::Folder(_))
+        match self {
+            Place::Folder(_) => true,
+            Place::S3 { server, .. } => server.kind() != podhost_testkit::s3::Kind::Moto,
+        }
     }
 
     fn name(&self) -> &'static str {
         match self {
             Place::Folder(_) => "a local folder",
-            Place::Moto { .. } => "moto (S3)",
+            Place::S3 { server, .. } => match server.kind() {
+                podhost_testkit::s3::Kind::Moto => "moto (S3)",
+                _ => "SeaweedFS (S3)",
+            },
         }
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Prints: peak memory of a 2 GiB upload through the core; cold open time and objects read for
 //! an account with 10,000 episodes (in memory, on a local folder, and on the S3 server of the
-//! tests, moto, when `.venv` has it); bytes written per single-episode edit, snapshots and
+//! tests, `podhost_testkit::s3`: SeaweedFS, or moto with PODHOST_S3_SERVER=moto); bytes written per single-episode edit, snapshots and
 //! segments included, for edits of recent episodes and for edits spread over every episode;
 //! edits per second.
 
@@ -240,14 +240,16 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
 }
 
 /// The account the memory run left, copied object by object to a bucket of the S3 server the
-/// tests use (moto), then opened cold from there.
+/// tests use (`podhost_testkit::s3`), then opened cold from there.
 async fn s3_cold_open(memory: &Arc<dyn ObjectStore>, episodes: usize) {
     use futures::{StreamExt, TryStreamExt};
     use object_store::ObjectStoreExt;
     let server = match podhost_testkit::s3::S3Server::shared() {
         Ok(server) => server,
         Err(why) => {
-            println!("[s3] SKIPPED, no S3 server: {why} (scripts/test installs moto into .venv)");
+            println!(
+                "[s3] SKIPPED, no S3 server: {why} (scripts/test installs SeaweedFS and moto into .venv)"
+            );
             return;
         }
     };
@@ -268,7 +270,7 @@ async fn s3_cold_open(memory: &Arc<dyn ObjectStore>, episodes: usize) {
         .await
         .unwrap();
     println!(
-        "[s3] copied the {episodes}-episode account ({copied} objects) to moto in {:.1} s",
+        "[s3] copied the {episodes}-episode account ({copied} objects) to the S3 server in {:.1} s",
         start.elapsed().as_secs_f64()
     );
     // The first open also connects to the server; the second reuses the connections.
@@ -279,7 +281,7 @@ async fn s3_cold_open(memory: &Arc<dyn ObjectStore>, episodes: usize) {
         let stats = fresh.open_stats(&"big".parse().unwrap()).await.unwrap();
         let c = counting.counts();
         println!(
-            "[s3] cold open of {episodes} episodes from moto ({round}): {:.0} ms, {} objects read ({} gets, {} lists; snapshot at entry {}, {} segments, {} entries replayed)",
+            "[s3] cold open of {episodes} episodes from the S3 server ({round}): {:.0} ms, {} objects read ({} gets, {} lists; snapshot at entry {}, {} segments, {} entries replayed)",
             start.elapsed().as_secs_f64() * 1000.0,
             c.gets + c.lists,
             c.gets,

@@ -95,6 +95,11 @@ impl S3Server {
         })
     }
 
+    /// moto's server of this caller's own (through its atomic launcher).
+    pub fn own_moto() -> Result<S3Server, String> {
+        start_moto()
+    }
+
     /// The SeaweedFS cluster behind this server, when this process started one.
     pub fn seaweedfs(&self) -> Option<&crate::seaweedfs::SeaweedCluster> {
         match &self._running {
