@@ -166,6 +166,9 @@ async fn kill_and_restart(role: Role, down: Duration) {
     let hosts: Arc<Vec<PodcastHost>> =
         Arc::new((0..HOSTS).map(|_| host_on(&server, &bucket)).collect());
     let (owner, feed) = setup(&hosts[0]).await;
+    for host in hosts.iter() {
+        host.check_store().await.unwrap();
+    }
     let phase = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let seen = Arc::new(Mutex::new(Seen::default()));
@@ -180,12 +183,26 @@ async fn kill_and_restart(role: Role, down: Duration) {
     tokio::time::sleep(Duration::from_secs(3)).await;
     phase.store(1, Ordering::Release);
     cluster.kill(role);
-    tokio::time::sleep(down).await;
+    // What `/readyz` answers while it is down: the readiness probe, asked a second in.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let asked = Instant::now();
+    let readiness_down = tokio::time::timeout(Duration::from_secs(10), hosts[1].readiness()).await;
+    let readiness_took = asked.elapsed();
+    tokio::time::sleep(down.saturating_sub(Duration::from_secs(1) + readiness_took)).await;
     cluster.restart(role).unwrap();
     let back = Instant::now();
     tokio::task::block_in_place(|| cluster.wait_until_it_stores(Duration::from_secs(90))).unwrap();
     phase.store(2, Ordering::Release);
     let recovered = back.elapsed();
+    // The hosts recover by themselves: ready again, with nothing done to them.
+    let mut ready_again = None;
+    while back.elapsed() < Duration::from_secs(60) {
+        if hosts[1].readiness().await.is_ok() {
+            ready_again = Some(back.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     tokio::time::sleep(Duration::from_secs(4)).await;
     stop.store(true, Ordering::Release);
     writing.await.unwrap();
@@ -193,6 +210,9 @@ async fn kill_and_restart(role: Role, down: Duration) {
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     println!(
         "{role:?} killed with SIGKILL for {down:?}; the cluster stored again {recovered:?} after its restart"
+    );
+    println!(
+        "  readiness while down: {readiness_down:?} in {readiness_took:?}; ready again {ready_again:?} after the restart"
     );
     for (name, phase) in PHASES.iter().zip(&seen.phases) {
         println!(
@@ -270,6 +290,14 @@ async fn kill_and_restart(role: Role, down: Duration) {
     assert_eq!((lost, uploads_lost, twice), (0, 0, 0));
     let hangs: usize = seen.phases.iter().map(|p| p.hangs).sum();
     assert_eq!(hangs, 0, "requests hung past {REQUEST_LIMIT:?}");
+    assert!(
+        readiness_down.is_ok(),
+        "the readiness probe answers while {role:?} is down"
+    );
+    assert!(
+        ready_again.is_some(),
+        "the hosts are ready again by themselves"
+    );
     assert!(
         seen.phases[0].ok > 0 && seen.phases[2].ok > 0,
         "the hosts wrote before and after"

@@ -11,7 +11,8 @@
 //! Settings that matter for tests: each bucket is a collection with volumes of its own, so the
 //! volume servers take many volumes (`-max`), each small (`-volumeSizeLimitMB`), and a new
 //! collection grows by one volume at a time (`master.toml`), or a default cluster runs out of
-//! writable volumes after a few buckets and answers 500.
+//! writable volumes after a few buckets and answers 500; and a volume server refuses new
+//! volumes when its disk has less free than `-minFreeSpace` (256 MiB here; 1 % by default).
 
 use std::{
     io::{BufRead, BufReader},
@@ -186,6 +187,9 @@ impl SeaweedCluster {
                 format!("-port={}", self.ports.volumes[i]),
                 format!("-dir={}", dir(&format!("volume{i}"))),
                 "-max=300".into(),
+                // Its default is 1 % of the disk: on a big disk nearly full that refuses every
+                // new volume ("Not enough data nodes found") while gigabytes are free.
+                "-minFreeSpace=256MiB".into(),
                 format!("-mserver={master}"),
             ],
             Role::Filer => vec![
