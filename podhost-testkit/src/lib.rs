@@ -61,6 +61,7 @@ pub mod conformance;
 pub mod contract;
 mod fault;
 pub mod fixtures;
+mod loopback;
 pub mod memory;
 pub mod s3;
 pub mod seaweedfs;

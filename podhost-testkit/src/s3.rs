@@ -117,7 +117,7 @@ impl S3Server {
             NEXT.fetch_add(1, Ordering::Relaxed),
             rand::random::<u32>()
         );
-        let status = http(&self.endpoint, "PUT", &format!("/{name}"))
+        let status = crate::loopback::http(&self.endpoint, "PUT", &format!("/{name}"))
             .unwrap_or_else(|e| panic!("creating bucket {name}: {e}"));
         assert!(
             (200..300).contains(&status),
@@ -242,7 +242,7 @@ fn start_moto() -> Result<S3Server, String> {
         .map_err(|e| format!("cannot start moto with {}: {e}", python.display()))?;
     let endpoint = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(30);
-    while http(&endpoint, "GET", "/").is_err() {
+    while crate::loopback::http(&endpoint, "GET", "/").is_err() {
         if Instant::now() > deadline {
             return Err(format!(
                 "moto ({}) did not answer on port {port} within 30 s",
@@ -291,29 +291,4 @@ fn proxy_one(mut client: TcpStream, upstream: SocketAddr) -> std::io::Result<()>
     let _ = std::io::copy(&mut client, &mut server);
     let _ = answer.join();
     Ok(())
-}
-
-/// One plain HTTP/1.1 request without a body; its status.
-pub(crate) fn http(endpoint: &str, method: &str, path: &str) -> Result<u16, String> {
-    let addr: SocketAddr = endpoint
-        .trim_start_matches("http://")
-        .parse()
-        .map_err(|e| format!("{endpoint}: {e}"))?;
-    let mut stream =
-        TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .map_err(|e| e.to_string())?;
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(|e| e.to_string())?;
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer);
-    let head = String::from_utf8_lossy(&answer[..answer.len().min(64)]).to_string();
-    head.split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("no HTTP answer: {head:?}"))
 }

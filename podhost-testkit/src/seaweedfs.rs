@@ -297,12 +297,12 @@ fn free_port_pair() -> Result<u16, String> {
 /// Creates a bucket and stores an object in it: the cluster is ready for tests.
 fn probe(endpoint: &str) -> Result<(), String> {
     let bucket = "podhost-probe";
-    let status = crate::s3::http(endpoint, "PUT", &format!("/{bucket}"))?;
+    let status = crate::loopback::http(endpoint, "PUT", &format!("/{bucket}"))?;
     // 409: made by an earlier probe.
     if !(200..300).contains(&status) && status != 409 {
         return Err(format!("creating a bucket: {status}"));
     }
-    let status = crate::s3::http(endpoint, "PUT", &format!("/{bucket}/ready"))?;
+    let status = crate::loopback::http(endpoint, "PUT", &format!("/{bucket}/ready"))?;
     if !(200..300).contains(&status) {
         return Err(format!("storing an object: {status}"));
     }
