@@ -152,8 +152,13 @@ async fn load(
     }
 }
 
+/// One fault at a time: two clusters of five processes and six hosts on two cores would
+/// measure the machine's load, not the fault.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Kills `role` after a while of load, starts it again, and checks what the hosts wrote.
 async fn kill_and_restart(role: Role, down: Duration) {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let Some(server) = podhost_testkit::or_skip(
         &format!("seaweedfs_faults {role:?}"),
         "SeaweedFS (weed)",

@@ -162,8 +162,17 @@ impl SeaweedCluster {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
+        // What the processes said last, for whoever reads the failure (the folder goes).
+        let mut said = String::new();
+        for name in ["master", "volume0", "volume1", "filer", "s3"] {
+            let log =
+                std::fs::read_to_string(self.dir.join(format!("{name}.log"))).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(5).collect();
+            said.push_str(&format!("\n{name}.log:\n  "));
+            said.push_str(&tail.into_iter().rev().collect::<Vec<_>>().join("\n  "));
+        }
         Err(format!(
-            "the SeaweedFS cluster in {} did not store an object within {within:?}: {last}",
+            "the SeaweedFS cluster in {} did not store an object within {within:?}: {last}{said}",
             self.dir.display()
         ))
     }
@@ -282,9 +291,11 @@ fn weed_binary() -> Option<PathBuf> {
 }
 
 /// A free port whose neighbour 10,000 up is free too: each weed process listens for gRPC there.
+/// Both below Linux's ephemeral ports (32768 and up), so that no outgoing connection of the
+/// busy test process takes one between this check and weed's bind.
 fn free_port_pair() -> Result<u16, String> {
     for _ in 0..200 {
-        let port = 20_000 + rand::random::<u16>() % 30_000;
+        let port = 10_000 + rand::random::<u16>() % 12_000;
         let http = TcpListener::bind(("127.0.0.1", port));
         let grpc = TcpListener::bind(("127.0.0.1", port + 10_000));
         if http.is_ok() && grpc.is_ok() {
