@@ -260,12 +260,14 @@ pub(crate) async fn sweep_staging(root: &FsPath, cutoff: SystemTime) -> Result<u
 }
 
 /// Bytes a local-file download reads per blocking task: few enough tasks to keep up with a
-/// loopback socket, small enough that a slow client holds little memory. A range of up to four
-/// chunks (a podcast app's 1 MiB range) is read in one task: each hand-off to the blocking pool
-/// and back cost about a tenth of the CPU of such a request (1 MiB ranges beside nginx, CPU per
-/// request by `perf stat`: 324–408 µs in four chunks, 277–332 µs in one), at up to 1 MiB held
-/// for a slow client.
+/// loopback socket, small enough that a slow client holds little memory.
 const FILE_CHUNK: u64 = 256 * 1024;
+
+/// The longest body read in one blocking task (a podcast app's 1 MiB range): each hand-off to
+/// the blocking pool and back cost about a tenth of the CPU of such a request (1 MiB ranges
+/// beside nginx, CPU per request by `perf stat`: 324–408 µs in four chunks, 277–332 µs in one),
+/// at up to this much held for a slow client. Longer bodies are read in [`FILE_CHUNK`]s.
+const WHOLE_READ: u64 = 4 * FILE_CHUNK;
 
 /// `range` of `file`, read in [`FILE_CHUNK`]s on the blocking pool.
 pub(crate) fn file_chunks(
@@ -283,14 +285,8 @@ pub(crate) fn file_chunks(
         if at >= end {
             return Ok(None);
         }
-        // A range of at most a chunk's worth of chunks read in one task (a podcast app's 1 MiB
-        // range: one hand-off to the blocking pool instead of four); longer bodies in chunks.
         let left = end - at;
-        let want = if left <= FILE_CHUNK * 4 {
-            left
-        } else {
-            FILE_CHUNK
-        };
+        let want = if left <= WHOLE_READ { left } else { FILE_CHUNK };
         let read = tokio::task::spawn_blocking(move || {
             file.seek(SeekFrom::Start(at))?;
             let mut buf = Vec::with_capacity(want as usize);
