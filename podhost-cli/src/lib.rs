@@ -53,6 +53,8 @@ commands! {
     #[command(subcommand)] User(cmd::user::UserCommand),
     /// API tokens.
     #[command(subcommand)] Token(cmd::token::TokenCommand),
+    /// Members of an account (people with a role) and who did what.
+    #[command(subcommand)] Member(cmd::member::MemberCommand),
     /// Podcasts (feeds).
     #[command(subcommand)] Feed(cmd::feed::FeedCommand),
     /// Episodes of a podcast.

@@ -325,6 +325,67 @@ random_ids! {
     SubscriberId = "sub_" + 16, "subscriber_id";
     /// An ad campaign (`cmp_` and 16 letters or digits).
     CampaignId = "cmp_" + 16, "campaign_id";
+    /// A member of an account (`mem_` and 16 letters or digits), deployment-wide: an invitation
+    /// carries it.
+    MemberId = "mem_" + 16, "member_id";
+}
+
+impl MemberId {
+    /// The member an account was created with (its founding owner): the same id on every
+    /// process, derived from the account's name.
+    pub fn founder(account: &AccountId) -> Self {
+        use sha2::{Digest, Sha256};
+        let digest = hex::encode(Sha256::digest(account.as_str().as_bytes()));
+        MemberId(format!("mem_{}", &digest[..16]))
+    }
+}
+
+/// How a person signs in: a lowercase name (an account name's rules) or an e-mail address,
+/// at most 254 characters. Case and surrounding spaces are not part of it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Login(String);
+
+impl Login {
+    /// The rule of [`Login::new`] as an ECMA-262 regular expression (for JSON Schema), for a
+    /// login written as stored (lowercase, no surrounding space).
+    pub const PATTERN: &'static str = r"^([a-z0-9][a-z0-9_-]{0,62}|[^@\s\u0000-\u001f\u007f-\u009fA-Z]+@[^@\s.\u0000-\u001f\u007f-\u009fA-Z][^@\s\u0000-\u001f\u007f-\u009fA-Z]*\.[^@\s\u0000-\u001f\u007f-\u009fA-Z]*[^@\s.\u0000-\u001f\u007f-\u009fA-Z])$";
+
+    /// Validates a login (trimmed and lowercased first).
+    pub fn new(login: &str) -> Result<Self> {
+        let login = login.trim().to_lowercase();
+        let name = AccountId::new(&login).is_ok();
+        let email = login.len() <= 254
+            && login.split_once('@').is_some_and(|(local, domain)| {
+                !local.is_empty()
+                    && domain.contains('.')
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
+                    && !domain.contains('@')
+            })
+            && !login.chars().any(|c| c.is_whitespace() || c.is_control());
+        if name || email {
+            Ok(Login(login))
+        } else {
+            Err(Error::invalid(
+                "login",
+                "a login is a lowercase name (letters, digits, '-' or '_') or an e-mail address",
+            ))
+        }
+    }
+
+    /// The login as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for Login {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Login::new(s)
+    }
 }
 
 string_conversions!(
@@ -337,7 +398,9 @@ string_conversions!(
     GrantId,
     SessionId,
     SubscriberId,
-    CampaignId
+    CampaignId,
+    MemberId,
+    Login
 );
 
 impl TryFrom<u64> for MediaId {
@@ -382,7 +445,9 @@ display_inner_string!(
     GrantId,
     SessionId,
     SubscriberId,
-    CampaignId
+    CampaignId,
+    MemberId,
+    Login
 );
 
 impl fmt::Display for MediaId {

@@ -1,27 +1,60 @@
-//! The caller of an operation: an account and what it may do.
+//! The caller of an operation: an account, the member acting in it, and what they may do.
+
+use std::collections::BTreeSet;
 
 use crate::{
     error::{Error, Result},
-    ids::{AccountId, TokenId},
+    ids::{AccountId, ClientId, FeedId, Login, MemberId, TokenId},
+    model::{Actor, Capability, Member, Role, Via},
     scope::{Scope, Scopes},
 };
 
-/// Who is calling: made only by [`PodcastHost::authenticate`](crate::PodcastHost::authenticate)
-/// (a bearer token) or [`PodcastHost::owner`](crate::PodcastHost::owner) (the account's owner,
-/// for operators and embedding applications). Every operation checks it.
+/// Who is calling: made only by the core ([`PodcastHost::authenticate`](crate::PodcastHost::authenticate)
+/// for a bearer token, [`PodcastHost::session`](crate::PodcastHost::session) for the site,
+/// [`PodcastHost::owner`](crate::PodcastHost::owner) for operators and embedding applications).
+/// Every operation checks it: its scopes (a token's, never more than its member's role), its
+/// role's capabilities and the podcasts it may touch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Principal {
     account: AccountId,
     scopes: Scopes,
     token: Option<TokenId>,
+    member: Option<Acting>,
+    via: Via,
+    client: Option<ClientId>,
+}
+
+/// The member a principal acts as, as the account held them when it was made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Acting {
+    id: MemberId,
+    login: Login,
+    role: Role,
+    feeds: Option<BTreeSet<FeedId>>,
 }
 
 impl Principal {
-    pub(crate) fn token(account: AccountId, scopes: Scopes, token: TokenId) -> Self {
+    /// A member acting through a token (or the site): `scopes` limited by the member's role.
+    pub(crate) fn member(
+        account: AccountId,
+        member: &Member,
+        scopes: &Scopes,
+        via: Via,
+        token: Option<TokenId>,
+        client: Option<ClientId>,
+    ) -> Self {
         Principal {
             account,
-            scopes,
-            token: Some(token),
+            scopes: scopes.intersect(&member.role.scopes()),
+            token,
+            member: Some(Acting {
+                id: member.id.clone(),
+                login: member.login.clone(),
+                role: member.role,
+                feeds: member.feeds.clone(),
+            }),
+            via,
+            client,
         }
     }
 
@@ -30,6 +63,31 @@ impl Principal {
             account,
             scopes: Scopes::all(),
             token: None,
+            member: None,
+            via: Via::Cli,
+            client: None,
+        }
+    }
+
+    /// Acts as the member of `other` (an operator making a token for a member).
+    pub(crate) fn set_member_of(&mut self, other: &Principal) {
+        self.member = other.member.clone();
+    }
+
+    /// podhost itself, acting for an account (jobs, schedules): every scope.
+    pub(crate) fn podhost(account: AccountId) -> Self {
+        Principal {
+            via: Via::Podhost,
+            ..Principal::owner(account)
+        }
+    }
+
+    /// The same caller with every scope (for an operation that does more on its behalf than
+    /// its own scope names, such as an import); its role and podcasts still hold.
+    pub(crate) fn with_every_scope(&self) -> Principal {
+        Principal {
+            scopes: Scopes::all(),
+            ..self.clone()
         }
     }
 
@@ -48,12 +106,73 @@ impl Principal {
         self.token.as_ref()
     }
 
+    /// The member acting (none for operators, embedding applications and podhost itself).
+    pub fn member_id(&self) -> Option<&MemberId> {
+        self.member.as_ref().map(|m| &m.id)
+    }
+
+    /// The acting member's role; operators act as owners.
+    pub fn role(&self) -> Role {
+        self.member.as_ref().map_or(Role::Owner, |m| m.role)
+    }
+
+    /// Who this is, as a log entry records it.
+    pub fn actor(&self) -> Actor {
+        Actor {
+            member: self.member.as_ref().map(|m| m.id.clone()),
+            login: self.member.as_ref().map(|m| m.login.clone()),
+            via: self.via,
+            token: self.token.clone(),
+            client: self.client.clone(),
+        }
+    }
+
     /// `Forbidden` unless the caller has a scope that allows `scope`.
     pub fn require(&self, scope: Scope) -> Result<()> {
         if self.scopes.allows(scope) {
             Ok(())
         } else {
             Err(Error::missing_scope(scope))
+        }
+    }
+
+    /// `Forbidden`, naming what the role lacks, unless the caller's role has `capability`.
+    pub fn require_capability(&self, capability: Capability) -> Result<()> {
+        let role = self.role();
+        if role.may(capability) {
+            Ok(())
+        } else {
+            Err(Error::Forbidden {
+                message: format!("the role {role} may not {}", capability.describe()),
+            })
+        }
+    }
+
+    /// Whether the caller may touch podcast `feed` (a member restricted to some podcasts sees
+    /// the others as absent).
+    pub fn sees(&self, feed: &FeedId) -> bool {
+        self.member
+            .as_ref()
+            .and_then(|m| m.feeds.as_ref())
+            .is_none_or(|feeds| feeds.contains(feed))
+    }
+
+    /// The podcasts the caller is restricted to (none: all of the account's).
+    pub fn feeds(&self) -> Option<&BTreeSet<FeedId>> {
+        self.member.as_ref().and_then(|m| m.feeds.as_ref())
+    }
+
+    /// Whether the caller may touch every podcast of the account.
+    pub fn sees_all(&self) -> bool {
+        self.member.as_ref().is_none_or(|m| m.feeds.is_none())
+    }
+
+    /// `NotFound` for a podcast the caller may not touch, as for another account's.
+    pub fn require_feed(&self, feed: &FeedId) -> Result<()> {
+        if self.sees(feed) {
+            Ok(())
+        } else {
+            Err(Error::not_found("feed", feed))
         }
     }
 }

@@ -33,11 +33,15 @@ pub enum Scope {
     Ads,
     /// Reading ad campaigns and their statistics.
     AdsReadOnly,
+    /// The account's members: invite, change roles, remove.
+    Members,
+    /// Reading the account's members and its activity (who did what).
+    MembersReadOnly,
 }
 
 impl Scope {
     /// Every scope, in display order.
-    pub const ALL: [Scope; 12] = [
+    pub const ALL: [Scope; 14] = [
         Scope::Media,
         Scope::MediaReadOnly,
         Scope::Feeds,
@@ -50,6 +54,8 @@ impl Scope {
         Scope::Metrics,
         Scope::Ads,
         Scope::AdsReadOnly,
+        Scope::Members,
+        Scope::MembersReadOnly,
     ];
 
     /// The wire name, e.g. `media-read-only`.
@@ -67,6 +73,8 @@ impl Scope {
             Scope::Metrics => "metrics",
             Scope::Ads => "ads",
             Scope::AdsReadOnly => "ads-read-only",
+            Scope::Members => "members",
+            Scope::MembersReadOnly => "members-read-only",
         }
     }
 
@@ -85,6 +93,8 @@ impl Scope {
             Scope::Metrics => "read the server's metrics",
             Scope::Ads => "create, change, pause and delete ad campaigns",
             Scope::AdsReadOnly => "see ad campaigns and their statistics",
+            Scope::Members => "invite members, change their roles and remove them",
+            Scope::MembersReadOnly => "see the account's members and who did what",
         }
     }
 
@@ -95,6 +105,7 @@ impl Scope {
             Scope::FeedsReadOnly => Scope::Feeds,
             Scope::ShowsReadOnly => Scope::Shows,
             Scope::AdsReadOnly => Scope::Ads,
+            Scope::MembersReadOnly => Scope::Members,
             other => other,
         }
     }
@@ -157,6 +168,20 @@ impl Scopes {
         self.0.iter().copied()
     }
 
+    /// The scopes both sets allow (a write scope in one and its read-only scope in the other
+    /// give the read-only scope).
+    pub fn intersect(&self, other: &Scopes) -> Scopes {
+        Scope::ALL
+            .into_iter()
+            .filter(|s| self.allows(*s) && other.allows(*s))
+            .filter(|s| {
+                // A read-only scope is kept only when its write scope is not.
+                s.write_scope() == *s
+                    || !(self.allows(s.write_scope()) && other.allows(s.write_scope()))
+            })
+            .collect()
+    }
+
     /// True when there is no scope.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -201,6 +226,33 @@ mod tests {
     }
 
     #[test]
+    fn an_intersection_keeps_what_both_allow() {
+        let cases = [
+            (
+                "media,feeds",
+                "media-read-only,feeds",
+                "media-read-only,feeds",
+            ),
+            ("media", "feeds", ""),
+            ("ads-read-only", "ads", "ads-read-only"),
+            ("members", "members,tokens", "members"),
+            (
+                "shows,stats",
+                "shows-read-only,stats",
+                "shows-read-only,stats",
+            ),
+        ];
+        for (a, b, both) in cases {
+            let (a, b) = (
+                Scopes::parse_list(a).unwrap(),
+                Scopes::parse_list(b).unwrap(),
+            );
+            assert_eq!(a.intersect(&b).to_string(), both, "{a} and {b}");
+            assert_eq!(b.intersect(&a).to_string(), both, "{b} and {a}");
+        }
+    }
+
+    #[test]
     fn names_round_trip_and_unknown_names_are_rejected() {
         for scope in Scope::ALL {
             assert_eq!(scope.as_str().parse::<Scope>().unwrap(), scope);
@@ -208,11 +260,11 @@ mod tests {
         assert!(Scopes::parse_list("media,admin").is_err());
         assert_eq!(
             Scopes::all().to_string(),
-            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats,tokens,metrics,ads,ads-read-only"
+            "media,media-read-only,feeds,feeds-read-only,shows,shows-read-only,webhooks,stats,tokens,metrics,ads,ads-read-only,members,members-read-only"
         );
         assert_eq!(
             "admin".parse::<Scope>().unwrap_err().to_string(),
-            "unknown scope \"admin\" (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats, tokens, metrics, ads, ads-read-only)"
+            "unknown scope \"admin\" (known: media, media-read-only, feeds, feeds-read-only, shows, shows-read-only, webhooks, stats, tokens, metrics, ads, ads-read-only, members, members-read-only)"
         );
     }
 }

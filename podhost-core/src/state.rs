@@ -1,6 +1,7 @@
 //! An account's state as its log builds it: the [`Journal`] of the account partition.
 
 mod access;
+mod activity;
 mod counted;
 mod journal;
 mod order;
@@ -18,11 +19,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     ids::{
-        CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, SubscriberId, TokenId,
+        CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, MediaId, MemberId, SubscriberId,
+        TokenId,
     },
     model::{
-        Account, AdAudio, Campaign, Episode, Feed, Grant, Job, Media, OAuthClient, Subscriber,
-        Token,
+        Account, Activity, Actor, AdAudio, Campaign, Episode, Feed, Grant, Job, Media, Member,
+        OAuthClient, Subscriber, Token,
     },
     webhooks::{
         event::{Event, EventKind, Subject},
@@ -34,7 +36,14 @@ use crate::{
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub(crate) enum Change {
+    /// Who made the entry's changes: first in every entry a host operation writes.
+    By(Actor),
     AccountCreated(Account),
+    /// A member invited, changed or joined.
+    MemberPut(Member),
+    MemberRemoved {
+        id: MemberId,
+    },
     /// The account's password (its Argon2id PHC string), or none.
     PasswordSet {
         hash: Option<String>,
@@ -84,6 +93,9 @@ pub(crate) enum Change {
 /// Events kept per account for delivery (a subscriber further behind than this loses the
 /// oldest).
 pub(crate) const KEEP_EVENTS: usize = 10_000;
+
+/// Changes kept in an account's record of who did what (the oldest go first).
+pub(crate) const KEEP_ACTIVITY: usize = 20_000;
 
 /// Finished jobs kept per account (the oldest finished go first).
 const KEEP_JOBS: usize = 1_000;
@@ -166,6 +178,15 @@ pub(crate) struct AccountState {
     /// The Idempotency-Keys of the last 24 hours' requests.
     #[serde(default)]
     pub(crate) keys: BTreeMap<String, crate::idempotency::KeyRecord>,
+    /// The people of the account, with their roles (the founding owner from its creation).
+    #[serde(default)]
+    pub(crate) members: BTreeMap<MemberId, Member>,
+    /// Who did what, the newest [`KEEP_ACTIVITY`] changes by sequence number.
+    #[serde(default)]
+    pub(crate) activity: BTreeMap<u64, Activity>,
+    /// The next activity's sequence number.
+    #[serde(default)]
+    pub(crate) next_activity: u64,
     /// Derived: the media records of each blob (copies share one).
     #[serde(skip)]
     blobs: HashMap<String, BTreeSet<MediaId>>,
@@ -242,6 +263,8 @@ impl AccountState {
                     at,
                     subject,
                     request_id: crate::request::RequestContext::current_id(),
+                    // The entry's actor, given as it applies.
+                    actor: None,
                 })
             })
             .collect()

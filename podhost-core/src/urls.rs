@@ -79,6 +79,15 @@ impl Urls {
         format!("{}/feeds/{}/rss", self.base, encode_segment(feed.as_str()))
     }
 
+    /// The page of an invitation to an account: `{base}/account/invitations/{secret}`.
+    pub fn invitation(&self, secret: &str) -> String {
+        format!(
+            "{}/account/invitations/{}",
+            self.base,
+            encode_segment(secret)
+        )
+    }
+
     /// The public podcast page: `{base}/podcasts/{feed}`.
     pub fn feed_page(&self, feed: &FeedId) -> String {
         format!("{}/podcasts/{}", self.base, encode_segment(feed.as_str()))

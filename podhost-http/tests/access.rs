@@ -37,6 +37,10 @@ struct World {
     subscriber: String,
     campaign: String,
     key: String,
+    /// A member invited to the account (its id).
+    member: String,
+    /// An invitation's secret (the site's routes of it).
+    invitation: String,
     /// A valid authorization request of an OAuth client of alice's (a query string).
     authorize: String,
     /// `account`, `blob` and `name` of a public download with chapters.
@@ -208,7 +212,28 @@ impl World {
             .campaign
             .id
             .to_string();
+        let invited = fx
+            .host
+            .invite_member(
+                who,
+                podhost_core::model::NewMember {
+                    login: format!("member-{tag}"),
+                    name: String::new(),
+                    role: podhost_core::model::Role::Editor,
+                    feeds: None,
+                },
+            )
+            .await
+            .unwrap();
+        let invitation = invited
+            .invitation_url
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_string();
         World {
+            member: invited.member.id.to_string(),
+            invitation,
             campaign,
             media,
             feed,
@@ -244,6 +269,8 @@ impl World {
                 "subscriber_id" => self.subscriber.clone(),
                 "campaign_id" => self.campaign.clone(),
                 "key" => self.key.clone(),
+                "member_id" => self.member.clone(),
+                "secret" => self.invitation.clone(),
                 // The site's (no token; only routing is tested with them here).
                 "client_id" => "cli_aaaaaaaaaaaaaaaa".into(),
                 "grant_id" => "gr_aaaaaaaaaaaaaaaaaaaa".into(),

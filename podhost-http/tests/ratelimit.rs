@@ -110,10 +110,10 @@ async fn the_store_sees_one_write_per_lease() {
     let answers = burst(&[&fx.api], &fx.alice, 200).await;
     let accepted = answers.iter().filter(|(s, _)| s.is_success()).count();
     assert_eq!(accepted, 180);
-    // 20 leases, the note of the token's last use (once a minute), and the marker of this
-    // window's sweep (written in the background, so perhaps not yet).
+    // 20 leases, the notes of the token's and its member's last use (once a minute each),
+    // and the marker of this window's sweep (written in the background, so perhaps not yet).
     let puts = store.counts().puts;
-    assert!((21..=22).contains(&puts), "{puts} writes");
+    assert!((22..=23).contains(&puts), "{puts} writes");
 }
 
 /// When the store fails, the limit falls back to each process counting alone: no 500, and a

@@ -6,110 +6,14 @@
 mod common;
 
 use bytes::Bytes;
-use common::{Answer, Fixture, send_to};
+use common::{Answer, Browser, Fixture, send_to};
 use http::{Method, Request, StatusCode, header};
 use http_body_util::Full;
 use jiff::SignedDuration;
 use podhost_core::model::NewFeed;
-use podhost_http::Api;
 use serde_json::json;
 
 const PASSWORD: &str = "correct horse battery staple";
-
-/// A browser: its cookies, and the CSRF token of the last page with a form.
-#[derive(Clone, Default)]
-pub struct Browser {
-    cookies: Vec<(String, String)>,
-    csrf: String,
-}
-
-impl Browser {
-    fn cookie_header(&self) -> String {
-        self.cookies
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    fn cookie(&self, name: &str) -> Option<&str> {
-        self.cookies
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Keeps what the answer set (and forgets what it removed), and the form's CSRF token.
-    fn take(&mut self, answer: &Answer) {
-        for set in answer.headers.get_all(header::SET_COOKIE) {
-            let set = set.to_str().unwrap();
-            let (pair, attributes) = set.split_once(';').unwrap_or((set, ""));
-            let (name, value) = pair.split_once('=').unwrap();
-            self.cookies.retain(|(k, _)| k != name);
-            if !attributes.contains("Max-Age=0") {
-                self.cookies.push((name.to_string(), value.to_string()));
-            }
-        }
-        let html = String::from_utf8_lossy(&answer.raw);
-        if let Some(at) = html.find("name=\"csrf\" value=\"") {
-            let rest = &html[at + 19..];
-            self.csrf = rest[..rest.find('"').unwrap()].to_string();
-        }
-    }
-
-    async fn get(&mut self, api: &Api, path: &str) -> Answer {
-        let request = Request::builder()
-            .uri(path)
-            .header(header::COOKIE, self.cookie_header())
-            .body(Full::new(Bytes::new()))
-            .unwrap();
-        let answer = send_to(api, request).await;
-        self.take(&answer);
-        answer
-    }
-
-    /// Posts a form with the page's CSRF token.
-    async fn post(&mut self, api: &Api, path: &str, fields: &[(&str, &str)]) -> Answer {
-        let mut with_csrf = vec![("csrf", self.csrf.clone())];
-        with_csrf.extend(fields.iter().map(|(k, v)| (*k, v.to_string())));
-        self.post_raw(api, path, &with_csrf, &[]).await
-    }
-
-    /// Posts exactly these fields, with extra headers.
-    async fn post_raw(
-        &mut self,
-        api: &Api,
-        path: &str,
-        fields: &[(&str, String)],
-        headers: &[(&str, &str)],
-    ) -> Answer {
-        let body = form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(fields)
-            .finish();
-        let mut request = Request::builder()
-            .method(Method::POST)
-            .uri(path)
-            .header(header::COOKIE, self.cookie_header())
-            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
-        for (k, v) in headers {
-            request = request.header(*k, *v);
-        }
-        let answer = send_to(api, request.body(Full::new(Bytes::from(body))).unwrap()).await;
-        self.take(&answer);
-        answer
-    }
-
-    /// Signs in as `name` (the sign-in form first); the answer to the form.
-    async fn sign_in(&mut self, api: &Api, name: &str, password: &str) -> Answer {
-        self.get(api, "/account").await;
-        self.post(
-            api,
-            "/account/sign-in",
-            &[("name", name), ("password", password)],
-        )
-        .await
-    }
-}
 
 /// Whether any object in the store holds `needle`.
 async fn store_contains(fx: &Fixture, needle: &[u8]) -> bool {
@@ -294,11 +198,7 @@ async fn an_unknown_account_and_a_wrong_password_get_the_same_answer() {
         answers.push((answer.status, page));
     }
     assert_eq!(answers[0].0, StatusCode::UNAUTHORIZED);
-    assert!(
-        answers[0]
-            .1
-            .contains("The account name or the password is wrong.")
-    );
+    assert!(answers[0].1.contains("The login or the password is wrong."));
     assert_eq!(answers[0], answers[1]);
     assert_eq!(answers[0], answers[2]);
 }

@@ -6,8 +6,9 @@ they name: the podcast "f" with the episode "pod-1", and the media file 1. Witho
 case built on an example is a 404 that reaches no logic.
 
 Keeping them. A delete of a fixture, or of the token the run authenticates with (schemathesis
-learns its id from `GET /api/tokens`, and the API rightly lets a token revoke itself), would
-leave the rest of the run 404 or 401. Such a call is sent for a well-formed id that names
+learns its id from `GET /api/tokens`, and the API rightly lets a token revoke itself), or a
+change of the member that token acts as (the account's founder, listed by `GET /api/members`:
+restricted to one podcast, it would see no other), would leave the rest of the run 404 or 401. Such a call is sent for a well-formed id that names
 nothing instead: the operation is still exercised (a 404), and its success is exercised on what
 the run creates itself (the document's links lead from each create to its delete).
 
@@ -93,7 +94,11 @@ def make_fixtures():
         body, content_type = multipart({"title": "The fixture episode", "show_media": media}, {})
         made = call("POST", f"/api/feed/{feed}/show", body, content_type)["data"]
         assert made["id"] == show, f"the first episode is {made['id']}, the example {show}"
+    founder = next(
+        m["id"] for m in call("GET", "/api/members")["data"] if m["role"] == "owner" and m["status"] == "active"
+    )
     return {
+        "/api/members/{member_id}": {"member_id": founder},
         "/api/feeds/{feed_id}": {"feed_id": feed},
         "/api/feed/{feed_id}/show/{show_id}": {"feed_id": feed, "show_id": show},
         "/api/media/{media_id}": {"media_id": media},
@@ -111,6 +116,18 @@ def feed_id_pattern():
 
 
 FEED_ID = feed_id_pattern()
+
+
+def login_pattern():
+    """The pattern of a login, as the document states it."""
+    with urllib.request.urlopen(BASE + "/api/openapi.json") as answer:
+        document = json.load(answer)
+    invite = document["paths"]["/api/members"]["post"]["requestBody"]["content"]["application/json"]
+    name = invite["schema"]["$ref"].rsplit("/", 1)[-1]
+    return re.compile(document["components"]["schemas"][name]["properties"]["login"]["pattern"])
+
+
+LOGIN = login_pattern()
 # A delete whose path parameters are all these is a delete of a fixture.
 KEPT = make_fixtures()
 # Well-formed ids that name nothing, by parameter.
@@ -119,6 +136,7 @@ NOTHING = {
     "show_id": "pod-9007199254740991",
     "media_id": "9007199254740991",
     "token_id": "tok_" + "z" * 16,
+    "member_id": "mem_" + "z" * 16,
 }
 
 
@@ -127,7 +145,7 @@ def before_call(context, case, kwargs):
     kept = KEPT.get(case.operation.path)
     parameters = case.path_parameters or {}
     if (
-        case.method.upper() == "DELETE"
+        (case.method.upper() == "DELETE" or case.operation.path == "/api/members/{member_id}" and case.method.upper() == "PUT")
         and kept is not None
         and all(str(parameters.get(name)) == value for name, value in kept.items())
     ):
@@ -155,3 +173,15 @@ def before_call(context, case, kwargs):
         and FEED_ID.fullmatch(body["id"])
     ):
         body["id"] = body["id"][:80] + "-" + uuid.uuid4().hex[:12]
+    # Likewise a member's login: a valid one gets a fresh part, so an invitation is not refused
+    # for a login invited before (409).
+    if (
+        case.method.upper() == "POST"
+        and case.operation.path == "/api/members"
+        and isinstance(body, dict)
+        and isinstance(body.get("login"), str)
+        and LOGIN.fullmatch(body["login"])
+    ):
+        fresh = uuid.uuid4().hex[:12]
+        local, at, domain = body["login"].partition("@")
+        body["login"] = f"{local[:40]}-{fresh}{at}{domain}" if at else f"{local[:40]}-{fresh}"

@@ -11,6 +11,7 @@ pub mod job;
 pub mod loudness;
 pub mod master;
 pub mod media;
+pub mod member;
 pub mod metadata;
 pub mod serve;
 pub mod silence;

@@ -15,9 +15,14 @@ pub enum TokenCommand {
         #[arg(long)]
         user: Option<String>,
         /// Comma-separated: media, media-read-only, feeds, feeds-read-only, shows,
-        /// shows-read-only, webhooks, stats.
+        /// shows-read-only, webhooks, stats, tokens, metrics, ads, ads-read-only, members,
+        /// members-read-only.
         #[arg(long)]
         scopes: String,
+        /// The member (login) the token acts as: its scopes are limited by their role at every
+        /// use, and it stops when they are removed (default: the account's founding owner).
+        #[arg(long)]
+        member: Option<String>,
         /// Words to recognise the token by.
         #[arg(long, default_value = "")]
         label: String,
@@ -44,10 +49,17 @@ impl super::Run for TokenCommand {
                 user,
                 scopes,
                 label,
+                member,
             } => {
                 let scopes = Scopes::parse_list(&scopes)?;
                 let user = env.user(&host, user.as_deref()).await?;
-                let new = host.create_token(&user.who, &label, scopes).await?;
+                let new = match member {
+                    Some(login) => {
+                        host.create_member_token(user.who.account(), &login, &label, scopes)
+                            .await?
+                    }
+                    None => host.create_token(&user.who, &label, scopes).await?,
+                };
                 out.print(
                     json!({"id": new.token.id.as_str(), "label": new.token.label, "scopes": new.token.scopes.to_string(), "token": new.secret}),
                     || new.secret.clone(),

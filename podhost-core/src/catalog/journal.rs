@@ -14,6 +14,15 @@ pub(crate) trait Journal:
     /// against the state before it is written.
     fn apply(&mut self, change: &Self::Change);
 
+    /// Applies one entry's changes, written at `at`, in order (a journal that records
+    /// something of each entry as a whole overrides it).
+    fn apply_entry(&mut self, at: jiff::Timestamp, changes: &[Self::Change]) {
+        let _ = at;
+        for change in changes {
+            self.apply(change);
+        }
+    }
+
     /// Rebuilds derived indexes after the state was read from a snapshot.
     fn after_load(&mut self) {}
 

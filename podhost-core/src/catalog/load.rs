@@ -277,9 +277,7 @@ const RECENT_TXNS: usize = 1024;
 
 impl<S: Journal> Loaded<S> {
     pub(super) fn apply(&mut self, seq: u64, entry: &Entry<S::Change>) {
-        for change in &entry.changes {
-            std::sync::Arc::make_mut(&mut self.state).apply(change);
-        }
+        std::sync::Arc::make_mut(&mut self.state).apply_entry(entry.at, &entry.changes);
         self.seq = seq;
         if self.recent.len() == RECENT_TXNS {
             self.recent.pop_front();

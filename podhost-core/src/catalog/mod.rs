@@ -342,11 +342,18 @@ impl<S: Journal> Catalog<S> {
     /// writer it runs again on the newer state, so its checks always hold for the state the
     /// changes apply to. When the store's answer is lost, the log tells whether the write
     /// landed; it is never written twice.
-    pub(crate) async fn commit<R: serde::Serialize + serde::de::DeserializeOwned>(
+    ///
+    /// `by`, when given, is written first in the entry with the changes decided (the account's
+    /// catalog records who made each change there; see `AccountCatalog::commit`).
+    pub(crate) async fn commit_by<R: serde::Serialize + serde::de::DeserializeOwned>(
         &self,
         at: Timestamp,
+        by: Option<S::Change>,
         mut decide: impl FnMut(&S) -> Result<(Vec<S::Change>, R)>,
-    ) -> Result<R> {
+    ) -> Result<R>
+    where
+        S::Change: Clone,
+    {
         let _writer = self.write.lock().await;
         let txn = Uuid::new_v4();
         // A step of a keyed request: one that landed before is not decided again.
@@ -375,6 +382,11 @@ impl<S: Journal> Catalog<S> {
                     });
                 }
                 decide(&loaded.state).map(|(mut changes, value)| {
+                    if let Some(by) = &by
+                        && !changes.is_empty()
+                    {
+                        changes.insert(0, by.clone());
+                    }
                     if let Some((key, n)) = &step
                         && !changes.is_empty()
                     {

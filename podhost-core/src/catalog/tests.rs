@@ -128,7 +128,7 @@ async fn racing_writers_on_one_store_lose_nothing() {
             for i in 0..50u64 {
                 let n = 1 + w as u64 * 1000 + i;
                 catalog
-                    .commit(Timestamp::UNIX_EPOCH, |_| Ok((vec![n], ())))
+                    .commit_by(Timestamp::UNIX_EPOCH, None, |_| Ok((vec![n], ())))
                     .await
                     .unwrap();
             }
@@ -152,13 +152,13 @@ async fn a_decision_is_made_again_on_the_newer_state() {
     let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
     let a = create(&store, 1000).await;
     let (b, _) = open(&store, 1000).await;
-    a.commit(Timestamp::UNIX_EPOCH, |_| Ok((vec![7], ())))
+    a.commit_by(Timestamp::UNIX_EPOCH, None, |_| Ok((vec![7], ())))
         .await
         .unwrap();
     // b has not seen 7 yet; its rule "add 7 unless present" must see it before writing.
     let mut runs = 0;
     let added = b
-        .commit(Timestamp::UNIX_EPOCH, |s| {
+        .commit_by(Timestamp::UNIX_EPOCH, None, |s| {
             runs += 1;
             if s.seen.contains(&7) {
                 Ok((vec![], false))
@@ -234,7 +234,7 @@ async fn a_rejected_decision_writes_nothing() {
     let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
     let catalog = create(&store, 10).await;
     let result: Result<()> = catalog
-        .commit(Timestamp::UNIX_EPOCH, |_| Err(Error::conflict("no")))
+        .commit_by(Timestamp::UNIX_EPOCH, None, |_| Err(Error::conflict("no")))
         .await;
     assert!(result.is_err());
     assert_eq!(catalog.seq(), 1);
@@ -250,7 +250,7 @@ fn with(config: CatalogConfig, f: impl FnOnce(&mut CatalogConfig)) -> CatalogCon
 async fn commit_numbers(catalog: &Catalog<Numbers>, numbers: impl IntoIterator<Item = u64>) {
     for n in numbers {
         catalog
-            .commit(Timestamp::UNIX_EPOCH, |_| Ok((vec![n], ())))
+            .commit_by(Timestamp::UNIX_EPOCH, None, |_| Ok((vec![n], ())))
             .await
             .unwrap();
     }

@@ -10,7 +10,7 @@ use super::{
 use crate::{
     catalog::Catalog,
     error::{Error, Result},
-    ids::{AccountId, TokenId},
+    ids::{AccountId, MemberId, TokenId},
     model::{Account, NewToken, Token},
     principal::Principal,
     scope::{Scope, Scopes},
@@ -103,6 +103,7 @@ impl PodcastHost {
         scopes: Scopes,
         expires: Option<jiff::Timestamp>,
         grant: Option<crate::ids::GrantId>,
+        member: Option<MemberId>,
     ) -> Result<NewToken> {
         // The claim maps the token id to the account, so a secret finds its account without a
         // deployment-wide index of secrets. Ids are random: a taken one is drawn again.
@@ -120,6 +121,7 @@ impl PodcastHost {
             secret_sha256: sha256_hex(&secret),
             expires,
             grant,
+            member,
         };
         Ok(NewToken { token, secret })
     }
@@ -149,15 +151,50 @@ impl PodcastHost {
         }
         let catalog = self.catalog(who.account()).await?;
         let new = self
-            .mint_token(who.account(), label, scopes, None, None)
+            .mint_token(
+                who.account(),
+                label,
+                scopes,
+                None,
+                None,
+                who.member_id().cloned(),
+            )
             .await?;
         let stored = new.token.clone();
         catalog
-            .commit(self.now(), move |_| {
+            .commit(self.now(), &who.actor(), move |_| {
                 Ok((vec![Change::TokenPut(stored.clone())], ()))
             })
             .await?;
         Ok(new)
+    }
+
+    /// Creates a personal token for member `login` of `account`, acting as them (its scopes
+    /// limited by their role at every use). Operator-level (`podhost token create --member`).
+    pub async fn create_member_token(
+        &self,
+        account: &AccountId,
+        login: &str,
+        label: &str,
+        scopes: Scopes,
+    ) -> Result<NewToken> {
+        let catalog = self.catalog(account).await?;
+        let login = crate::ids::Login::new(login)?;
+        let member = catalog
+            .read(|s| s.members.values().find(|m| m.login == login).cloned())
+            .await
+            .ok_or_else(|| Error::not_found("member", &login))?;
+        let who = Principal::member(
+            account.clone(),
+            &member,
+            &Scopes::all(),
+            crate::model::Via::Cli,
+            None,
+            None,
+        );
+        let mut acting = Principal::owner(account.clone());
+        acting.set_member_of(&who);
+        self.create_token(&acting, label, scopes).await
     }
 
     /// The caller's account's personal tokens (revoked ones included), oldest first, with when
@@ -169,7 +206,7 @@ impl PodcastHost {
             .read(|s| {
                 s.tokens
                     .values()
-                    .filter(|t| t.grant.is_none())
+                    .filter(|t| t.grant.is_none() && sees_token(who, t))
                     .cloned()
                     .collect::<Vec<_>>()
             })
@@ -190,10 +227,11 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let mut token = state
                     .tokens
                     .get(id)
+                    .filter(|t| sees_token(who, t))
                     .cloned()
                     .ok_or_else(|| Error::not_found("token", id))?;
                 if token.revoked.is_some() {
@@ -251,19 +289,51 @@ impl PodcastHost {
             .read(|s| {
                 let token = s.tokens.get(&id)?;
                 // A grant's tokens end with the grant.
-                let grant_live = token
-                    .grant
-                    .as_ref()
-                    .is_none_or(|g| s.grants.get(g).is_some_and(|g| g.revoked.is_none()));
-                (token.is_live(now) && grant_live).then(|| token.clone())
+                let grant = match &token.grant {
+                    Some(g) => Some(s.grants.get(g).filter(|g| g.revoked.is_none())?),
+                    None => None,
+                };
+                if !token.is_live(now) {
+                    return None;
+                }
+                // It acts as the member who made it, as the account holds them now: a member
+                // removed (or not yet joined) authenticates nothing.
+                let member = grant
+                    .map_or(token.member.as_ref(), |g| g.member.as_ref())
+                    .cloned()
+                    .unwrap_or_else(|| MemberId::founder(&account));
+                let member = s
+                    .members
+                    .get(&member)
+                    .filter(|m| m.status == crate::model::MemberStatus::Active)?;
+                Some((
+                    token.clone(),
+                    member.clone(),
+                    grant.map(|g| g.client.clone()),
+                ))
             })
             .await;
         match found {
-            Some(token) if bool::from(token.secret_sha256.as_bytes().ct_eq(digest.as_bytes())) => {
+            Some((token, member, client))
+                if bool::from(token.secret_sha256.as_bytes().ct_eq(digest.as_bytes())) =>
+            {
                 if token.grant.is_none() {
-                    self.note_use(&account, &token.id).await;
+                    self.note_now(layout::token_used(&account, &token.id)).await;
                 }
-                Ok(Principal::token(account, token.scopes, token.id))
+                self.note_now(layout::member_seen(&account, &member.id))
+                    .await;
+                let via = match client {
+                    Some(_) => crate::model::Via::Oauth,
+                    None => crate::model::Via::Token,
+                };
+                Ok(Principal::member(
+                    account,
+                    &member,
+                    &token.scopes,
+                    via,
+                    Some(token.id),
+                    client,
+                ))
             }
             _ => Err(Error::Unauthenticated),
         }
@@ -284,6 +354,15 @@ impl PodcastHost {
     }
 }
 
+/// Whether `who` may see and revoke personal token `token`: owners and admins every one of the
+/// account, other members their own.
+fn sees_token(who: &Principal, token: &crate::model::Token) -> bool {
+    matches!(
+        who.role(),
+        crate::model::Role::Owner | crate::model::Role::Admin
+    ) || who.member_id() == token.member.as_ref()
+}
+
 /// How often a token's last use is written down (at most once per this, per process).
 const USE_RESOLUTION: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -293,48 +372,47 @@ async fn last_used(
     account: &AccountId,
     id: &TokenId,
 ) -> Result<Option<jiff::Timestamp>> {
-    #[derive(serde::Deserialize)]
-    struct Used {
-        at: jiff::Timestamp,
-    }
-    Ok(
-        crate::store::get_json::<Used>(host.store(), &layout::token_used(account, id))
-            .await?
-            .map(|u| u.at),
-    )
+    noted_at(host, &layout::token_used(account, id)).await
 }
 
 impl PodcastHost {
-    /// Writes down that a token was used now, unless this process did in the last minute.
-    /// Never fails a request: a store error is logged.
-    async fn note_use(&self, account: &AccountId, id: &TokenId) {
+    /// Writes `{"at": now}` at `path` (a token's or a member's last use), unless this process
+    /// did in the last minute. Never fails a request: a store error is logged.
+    pub(super) async fn note_now(&self, path: object_store::path::Path) {
         let now = self.now();
         {
-            let mut noted = self
-                .inner
-                .token_uses
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            if noted.get(id).is_some_and(|at: &jiff::Timestamp| {
+            let mut noted = self.inner.noted.lock().unwrap_or_else(|e| e.into_inner());
+            if noted.get(&path).is_some_and(|at: &jiff::Timestamp| {
                 now.duration_since(*at)
                     < jiff::SignedDuration::try_from(USE_RESOLUTION).unwrap_or_default()
             }) {
                 return;
             }
-            noted.insert(id.clone(), now);
+            noted.insert(path.clone(), now);
         }
         let body = serde_json::json!({ "at": now });
         if let Err(e) = self
             .store()
-            .put(
-                &layout::token_used(account, id),
-                PutPayload::from(body.to_string().into_bytes()),
-            )
+            .put(&path, PutPayload::from(body.to_string().into_bytes()))
             .await
         {
-            tracing::warn!(token = %id, error = %e, "could not write down a token's use");
+            tracing::warn!(%path, error = %e, "could not write down a use");
         }
     }
+}
+
+/// When a use was last written down at `path` ([`PodcastHost::note_now`]).
+pub(super) async fn noted_at(
+    host: &PodcastHost,
+    path: &object_store::path::Path,
+) -> Result<Option<jiff::Timestamp>> {
+    #[derive(serde::Deserialize)]
+    struct Noted {
+        at: jiff::Timestamp,
+    }
+    Ok(crate::store::get_json::<Noted>(host.store(), path)
+        .await?
+        .map(|n| n.at))
 }
 
 fn parse_secret(secret: &str) -> Option<TokenId> {

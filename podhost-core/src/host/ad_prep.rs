@@ -167,7 +167,9 @@ impl PodcastHost {
                 reserved.push(self.reserve_job(account).await?);
             }
             let recorded = catalog
-                .commit(now, |state| record(state, &wanted, &reserved, now))
+                .commit(now, &crate::model::Actor::podhost(), |state| {
+                    record(state, &wanted, &reserved, now)
+                })
                 .await?;
             self.settle_jobs(account, &reserved, &recorded).await;
             if recorded.is_empty() {

@@ -73,7 +73,8 @@ impl PodcastHost {
         let mut rows = Vec::new();
         for (date, counts) in days {
             for row in &counts.ads {
-                let wanted = query.feed.as_ref().is_none_or(|f| *f == row.feed)
+                let wanted = who.sees(&row.feed)
+                    && query.feed.as_ref().is_none_or(|f| *f == row.feed)
                     && query.episode.is_none_or(|e| e == row.episode);
                 if wanted {
                     rows.push(ImpressionRow {
@@ -159,7 +160,7 @@ impl PodcastHost {
             return Ok(0);
         }
         catalog
-            .commit(now, |state| {
+            .commit(now, &crate::model::Actor::podhost(), |state| {
                 let mut changes = Vec::new();
                 for (id, made) in &reached {
                     // The goal as it is now: one raised meanwhile is measured again.

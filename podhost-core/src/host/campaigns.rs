@@ -18,6 +18,12 @@ fn not_found(id: &CampaignId) -> Error {
 }
 
 /// The rules of a campaign as it is about to be stored, every problem collected.
+/// Whether `who` may see `campaign`: a member restricted to some podcasts sees the campaigns
+/// that run in theirs alone (a campaign of every podcast is not one of them).
+fn visible(who: &Principal, campaign: &Campaign) -> bool {
+    who.sees_all() || (!campaign.feeds.is_empty() && campaign.feeds.iter().all(|f| who.sees(f)))
+}
+
 fn check(state: &AccountState, campaign: &Campaign) -> Result<()> {
     let mut errors = FieldErrors::default();
     if campaign.name.trim().is_empty() {
@@ -109,7 +115,7 @@ impl PodcastHost {
         let now = self.now();
         let settled = self.config().catalog.refresh_interval;
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let mut id = CampaignId::random();
                 while state.campaigns.contains_key(&id) {
                     id = CampaignId::random();
@@ -130,6 +136,11 @@ impl PodcastHost {
                     updated: now,
                 };
                 check(state, &campaign)?;
+                if !visible(who, &campaign) {
+                    return Err(Error::Forbidden {
+                        message: "a member restricted to some podcasts runs campaigns in theirs alone: name them in feeds".into(),
+                    });
+                }
                 let view = view(campaign.clone(), 0, now, settled);
                 Ok((vec![Change::CampaignPut(Box::new(campaign))], view))
             })
@@ -141,7 +152,14 @@ impl PodcastHost {
         who.require(Scope::AdsReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         let mut campaigns: Vec<Campaign> = catalog
-            .read(|state| state.campaigns.values().cloned().collect())
+            .read(|state| {
+                state
+                    .campaigns
+                    .values()
+                    .filter(|c| visible(who, c))
+                    .cloned()
+                    .collect()
+            })
             .await;
         campaigns.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
         let counted = self.campaign_impressions(who.account(), &campaigns).await?;
@@ -192,10 +210,11 @@ impl PodcastHost {
         let now = self.now();
         let settled = self.config().catalog.refresh_interval;
         let (view, stopped) = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let mut campaign = state
                     .campaigns
                     .get(id)
+                    .filter(|c| visible(who, c))
                     .cloned()
                     .ok_or_else(|| not_found(id))?;
                 if let Some(name) = &patch.name {
@@ -234,6 +253,11 @@ impl PodcastHost {
                 }
                 campaign.updated = now;
                 check(state, &campaign)?;
+                if !visible(who, &campaign) {
+                    return Err(Error::Forbidden {
+                        message: "a member restricted to some podcasts runs campaigns in theirs alone: name them in feeds".into(),
+                    });
+                }
                 let view = view(campaign.clone(), impressions, now, settled);
                 Ok((
                     vec![Change::CampaignPut(Box::new(campaign))],
@@ -266,6 +290,7 @@ impl PodcastHost {
                 state
                     .campaigns
                     .get(id)
+                    .filter(|c| visible(who, c))
                     .cloned()
                     .ok_or_else(|| not_found(id))
             })
@@ -283,8 +308,8 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
-                if !state.campaigns.contains_key(id) {
+            .commit(now, &who.actor(), |state| {
+                if !state.campaigns.get(id).is_some_and(|c| visible(who, c)) {
                     return Err(not_found(id));
                 }
                 Ok((vec![Change::CampaignRemoved { id: id.clone() }], ()))

@@ -16,6 +16,20 @@ use crate::{catalog::Catalog, ids::AccountId, state::AccountState};
 /// An account's catalog.
 pub(super) type AccountCatalog = Catalog<AccountState>;
 
+impl AccountCatalog {
+    /// Decides and writes one change to the account, recording `by` as its actor in the same
+    /// entry (see [`Catalog::commit_by`]): every change of an account says who made it.
+    pub(crate) async fn commit<R: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        at: jiff::Timestamp,
+        by: &crate::model::Actor,
+        decide: impl FnMut(&AccountState) -> crate::error::Result<(Vec<crate::state::Change>, R)>,
+    ) -> crate::error::Result<R> {
+        self.commit_by(at, Some(crate::state::Change::By(by.clone())), decide)
+            .await
+    }
+}
+
 /// A slot of an account: its catalog once opened (concurrent first uses share one open).
 pub(super) type Cell = Arc<OnceCell<Arc<AccountCatalog>>>;
 

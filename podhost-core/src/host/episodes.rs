@@ -13,8 +13,8 @@ use crate::{
     error::{Error, FieldErrors, Result},
     ids::{EpisodeId, FeedId, JobId},
     model::{
-        Episode, EpisodeListQuery, EpisodePatch, EpisodeRef, EpisodeView, ItunesEpisode,
-        NewEpisode, Page,
+        Capability, Episode, EpisodeListQuery, EpisodePatch, EpisodeRef, EpisodeView,
+        ItunesEpisode, NewEpisode, Page,
     },
     principal::Principal,
     probe::MediaKind,
@@ -73,6 +73,19 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) ->
         );
     }
     e.into_result()
+}
+
+/// `Forbidden` when a role that may not publish (an author's) would touch a public episode:
+/// publish, schedule or unpublish one, change a published one, or delete it. Drafts are theirs.
+fn check_publishing(
+    who: &Principal,
+    before: Option<&Episode>,
+    after: Option<&Episode>,
+) -> Result<()> {
+    if before.is_some_and(|e| e.is_public) || after.is_some_and(|e| e.is_public) {
+        who.require_capability(Capability::Publish)?;
+    }
+    Ok(())
 }
 
 fn view(
@@ -221,6 +234,7 @@ impl PodcastHost {
         files: &EpisodeFiles,
     ) -> Result<EpisodeView> {
         who.require(Scope::Shows)?;
+        who.require_feed(feed)?;
         let mut e = FieldErrors::default();
         if let Some(guid) = &new.guid {
             text::check_guid(&mut e, guid);
@@ -234,7 +248,7 @@ impl PodcastHost {
             .await?;
         let now = self.now();
         let committed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }
@@ -269,6 +283,7 @@ impl PodcastHost {
                     version: 1,
                 };
                 apply_patch(&mut episode, &fields, &records)?;
+                check_publishing(who, None, Some(&episode))?;
                 let mut changes: Vec<Change> =
                     created.iter().cloned().map(Change::MediaPut).collect();
                 let jobs = reserved.decide(
@@ -300,6 +315,7 @@ impl PodcastHost {
     /// theirs), so that a frontend can refuse a request before storing its uploads.
     pub async fn check_episode_target(&self, who: &Principal, feed: &FeedId) -> Result<()> {
         who.require(Scope::Shows)?;
+        who.require_feed(feed)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
             .read_found(|state| match state.feeds.contains_key(feed) {
@@ -347,6 +363,7 @@ impl PodcastHost {
         files: &EpisodeFiles,
     ) -> Result<EpisodeView> {
         who.require(Scope::Shows)?;
+        who.require_feed(feed)?;
         files.check(who, feed, patch)?;
         let catalog = self.catalog(who.account()).await?;
         let audio_named = patch.media.is_some() || files.media.is_some();
@@ -355,7 +372,7 @@ impl PodcastHost {
             .await?;
         let now = self.now();
         let committed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let mut episode = state.episode(feed, id).cloned().ok_or_else(|| episode_not_found(id))?;
                 if let Some(expected) = patch.if_version
                     && expected != episode.version
@@ -372,6 +389,7 @@ impl PodcastHost {
                     media: &created,
                 };
                 apply_patch(&mut episode, &fields, &records)?;
+                check_publishing(who, state.episode(feed, id), Some(&episode))?;
                 episode.updated = now;
                 episode.version += 1;
                 let before = state.episode(feed, id);
@@ -411,6 +429,7 @@ impl PodcastHost {
         id: EpisodeId,
     ) -> Result<EpisodeView> {
         who.require(Scope::ShowsReadOnly)?;
+        who.require_feed(feed)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
@@ -448,6 +467,7 @@ impl PodcastHost {
         render: impl Fn(Page<EpisodeRef<'_>>) -> R,
     ) -> Result<R> {
         who.require(Scope::ShowsReadOnly)?;
+        who.require_feed(feed)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         let needle = query
@@ -515,16 +535,18 @@ impl PodcastHost {
         id: EpisodeId,
     ) -> Result<()> {
         who.require(Scope::Shows)?;
+        who.require_feed(feed)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }
                 let before = state
                     .episode(feed, id)
                     .ok_or_else(|| episode_not_found(id))?;
+                check_publishing(who, Some(before), None)?;
                 let mut changes = vec![Change::EpisodeRemoved {
                     feed: feed.clone(),
                     id,
@@ -548,11 +570,13 @@ impl PodcastHost {
         to: Option<&FeedId>,
     ) -> Result<EpisodeView> {
         who.require(Scope::Shows)?;
+        who.require_feed(feed)?;
+        let target = to.unwrap_or(feed);
+        who.require_feed(target)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
-        let target = to.unwrap_or(feed);
         let episode = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }

@@ -39,6 +39,7 @@ impl PodcastHost {
         ] {
             who.require(scope)?;
         }
+        who.require_feed(id)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         let links = crate::urls::FeedLinks::Public(self.urls());

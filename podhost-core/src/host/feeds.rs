@@ -96,6 +96,11 @@ impl PodcastHost {
     /// any account holds it (deleted feeds' ids stay taken: their URLs are public).
     pub async fn create_feed(&self, who: &Principal, new: NewFeed) -> Result<FeedView> {
         who.require(Scope::Feeds)?;
+        if !who.sees_all() {
+            return Err(Error::Forbidden {
+                message: "a member restricted to some podcasts cannot create podcasts".into(),
+            });
+        }
         let id = FeedId::new(&new.id)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
@@ -140,7 +145,7 @@ impl PodcastHost {
             return Err(taken());
         }
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 // Ours already (created, deleted, or an earlier attempt of this call): taken,
                 // unless the claim is ours but the feed never got written (a crash in between).
                 if state.feeds.contains_key(&id) || state.deleted_feeds.contains_key(&id) {
@@ -171,6 +176,7 @@ impl PodcastHost {
         patch: &FeedPatch,
     ) -> Result<FeedView> {
         who.require(Scope::Feeds)?;
+        who.require_feed(id)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         // A change of the audio setting masters the episodes not published yet: their jobs
@@ -190,7 +196,7 @@ impl PodcastHost {
             }
         }
         let committed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let entry = state
                     .feeds
                     .get(id)
@@ -262,6 +268,7 @@ impl PodcastHost {
         staged: &StagedUpload,
     ) -> Result<FeedView> {
         who.require(Scope::Feeds)?;
+        who.require_feed(id)?;
         staged.check(who, &UploadTarget::Feed(id.clone()), "logo")?;
         if staged.facts().kind != MediaKind::Image {
             return Err(Error::invalid(
@@ -276,7 +283,7 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let entry = state
                     .feeds
                     .get(id)
@@ -309,6 +316,7 @@ impl PodcastHost {
     /// One feed of the caller's account.
     pub async fn get_feed(&self, who: &Principal, id: &FeedId) -> Result<FeedView> {
         who.require(Scope::FeedsReadOnly)?;
+        who.require_feed(id)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
             .read_found(|state| view(state, id).ok_or_else(|| refs::feed_not_found(id)))
@@ -321,15 +329,28 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let (start, size) = page.bounds();
         let (items, total) = catalog
-            .read(|state| {
-                let items = state
-                    .feeds
-                    .keys()
-                    .skip(start)
-                    .take(size)
-                    .filter_map(|id| view(state, id))
-                    .collect::<Vec<_>>();
-                (items, state.feeds.len())
+            .read(|state| match who.feeds() {
+                None => {
+                    let items = state
+                        .feeds
+                        .keys()
+                        .skip(start)
+                        .take(size)
+                        .filter_map(|id| view(state, id))
+                        .collect::<Vec<_>>();
+                    (items, state.feeds.len())
+                }
+                // A member restricted to some podcasts: theirs, walked from their list.
+                Some(theirs) => {
+                    let visible = theirs.iter().filter(|id| state.feeds.contains_key(*id));
+                    let total = visible.clone().count();
+                    let items = visible
+                        .skip(start)
+                        .take(size)
+                        .filter_map(|id| view(state, id))
+                        .collect::<Vec<_>>();
+                    (items, total)
+                }
             })
             .await;
         Ok(Page {
@@ -343,10 +364,11 @@ impl PodcastHost {
     /// Deletes a feed and its episodes (not its media files). Its id stays taken.
     pub async fn delete_feed(&self, who: &Principal, id: &FeedId) -> Result<()> {
         who.require(Scope::Feeds)?;
+        who.require_feed(id)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let before = view(state, id).ok_or_else(|| refs::feed_not_found(id))?;
                 let mut changes = vec![Change::FeedRemoved {
                     id: id.clone(),
@@ -367,6 +389,7 @@ impl PodcastHost {
         id: &FeedId,
     ) -> Result<Option<jiff::Timestamp>> {
         who.require(Scope::FeedsReadOnly)?;
+        who.require_feed(id)?;
         let catalog = self.catalog(who.account()).await?;
         Ok(catalog
             .read(|state| state.deleted_feeds.get(id).copied())

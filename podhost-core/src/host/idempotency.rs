@@ -22,7 +22,7 @@ impl PodcastHost {
         let now = self.now();
         let owner = self.inner.workers.owner.clone();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 if let Some(record) = state.keys.get(key) {
                     if record.target != target {
                         return Err(Error::invalid(
@@ -68,7 +68,7 @@ impl PodcastHost {
         let now = self.now();
         let owner = self.inner.workers.owner.clone();
         catalog
-            .commit(now, |state| {
+            .commit(now, &crate::model::Actor::podhost(), |state| {
                 let Some(record) = state.keys.get(&run.key) else {
                     return Ok((Vec::new(), ()));
                 };
@@ -91,7 +91,7 @@ impl PodcastHost {
     pub async fn answer_keyed(&self, run: &KeyedRun, answer: StoredAnswer) -> Result<()> {
         let catalog = self.catalog(&run.account).await?;
         catalog
-            .commit(self.now(), |state| {
+            .commit(self.now(), &crate::model::Actor::podhost(), |state| {
                 if state.keys.get(&run.key).is_none_or(|r| r.answer.is_some()) {
                     return Ok((Vec::new(), ()));
                 }
@@ -109,7 +109,7 @@ impl PodcastHost {
     pub async fn release_keyed(&self, run: &KeyedRun) -> Result<()> {
         let catalog = self.catalog(&run.account).await?;
         catalog
-            .commit(self.now(), |state| {
+            .commit(self.now(), &crate::model::Actor::podhost(), |state| {
                 if state
                     .keys
                     .get(&run.key)

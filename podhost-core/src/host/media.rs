@@ -89,7 +89,7 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let id = MediaId::new(state.next_media_id())?;
                 let media = staged.record(id, category.clone(), now, |n| {
                     state.media.values().any(|m| m.name == n)
@@ -262,7 +262,7 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         let removed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let media = media_or_not_found(state, id)?;
                 let users = state.media_users(id);
                 if !users.is_empty() {
@@ -304,7 +304,7 @@ impl PodcastHost {
         let now = self.now();
         let name = text::clean_file_name(&copy.label);
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let original = media_or_not_found(state, id)?;
                 let media = Media {
                     id: MediaId::new(state.next_media_id())?,
@@ -353,7 +353,7 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let current = media_or_not_found(state, id)?;
                 let mut media = current.clone();
                 if let Some(name) = &name

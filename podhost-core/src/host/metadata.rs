@@ -76,7 +76,7 @@ impl PodcastHost {
         };
         let now = self.now();
         let committed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let media = state
                     .media
                     .get(&id)
@@ -189,7 +189,7 @@ impl PodcastHost {
         let reserved = self.reserve_job(who.account()).await?;
         let now = self.now();
         let committed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let found = state
                     .episode(feed, episode)
                     .ok_or_else(|| Error::not_found("episode", episode))?;

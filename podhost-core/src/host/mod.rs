@@ -18,6 +18,7 @@ mod import;
 mod insertion;
 mod jobs;
 mod media;
+mod members;
 mod metadata;
 mod oauth;
 mod offers;
@@ -46,6 +47,7 @@ pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
 pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
 pub use jobs::WaveformFormat;
+pub use members::{ActivityQuery, INVITATION_LIFETIME, InvitationView};
 pub use oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
 };
@@ -118,8 +120,8 @@ struct Inner {
     throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
     /// Sessions this process read lately.
     sessions: std::sync::Mutex<HashMap<crate::ids::SessionId, (std::time::Instant, Session)>>,
-    /// When this process last wrote down each token's use.
-    token_uses: std::sync::Mutex<HashMap<crate::ids::TokenId, jiff::Timestamp>>,
+    /// When this process last wrote down a use (of a token, by a member), by where.
+    noted: std::sync::Mutex<HashMap<Path, jiff::Timestamp>>,
     /// Which account holds each feed id (claims never change).
     feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
     /// Rendered feeds by feed id.
@@ -182,7 +184,7 @@ impl PodcastHost {
                 urls,
                 accounts: catalogs::OpenCatalogs::new(catalog_bytes),
                 token_accounts: Default::default(),
-                token_uses: Default::default(),
+                noted: Default::default(),
                 sessions: Default::default(),
                 throttled: Default::default(),
                 feed_accounts: crate::cache::Cache::new(FEED_ACCOUNTS_BYTES),

@@ -26,7 +26,7 @@ use super::{
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, ClientId, GrantId},
-    model::{Grant, NewOAuthClient, OAuthClient, Token},
+    model::{Actor, Grant, NewOAuthClient, OAuthClient, Token},
     principal::Principal,
     scope::{Scope, Scopes},
     state::Change,
@@ -165,11 +165,25 @@ pub struct TokenResponse {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Code {
     account: AccountId,
+    /// The member who consented.
+    #[serde(default)]
+    member: Option<crate::ids::MemberId>,
     client: ClientId,
     redirect_uri: String,
     scopes: Scopes,
     challenge: String,
     expires: Timestamp,
+}
+
+/// An OAuth application acting under a grant (for the member who gave it).
+fn oauth_actor(grant: &Grant) -> Actor {
+    Actor {
+        member: grant.member.clone(),
+        login: None,
+        via: crate::model::Via::Oauth,
+        token: None,
+        client: Some(grant.client.clone()),
+    }
 }
 
 fn scope_words(scopes: &Scopes) -> String {
@@ -283,7 +297,7 @@ impl PodcastHost {
         };
         let stored = client.clone();
         catalog
-            .commit(self.now(), move |_| {
+            .commit(self.now(), &who.actor(), move |_| {
                 Ok((vec![Change::ClientPut(stored.clone())], ()))
             })
             .await?;
@@ -307,7 +321,7 @@ impl PodcastHost {
         who.require(Scope::Tokens)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
-            .commit(self.now(), |state| {
+            .commit(self.now(), &who.actor(), |state| {
                 if !state.clients.contains_key(id) {
                     return Err(Error::not_found("client", id));
                 }
@@ -330,16 +344,18 @@ impl PodcastHost {
     /// every process within a second, its refresh token is refused.
     pub async fn revoke_grant(&self, who: &Principal, id: &GrantId) -> Result<()> {
         who.require(Scope::Tokens)?;
-        self.end_grant(who.account(), id).await.map(drop)
+        self.end_grant(who.account(), id, &who.actor())
+            .await
+            .map(drop)
     }
 
     /// Revokes a grant and its tokens, whoever asks; `NotFound` when the account has no such
     /// grant.
-    async fn end_grant(&self, account: &AccountId, id: &GrantId) -> Result<Grant> {
+    async fn end_grant(&self, account: &AccountId, id: &GrantId, by: &Actor) -> Result<Grant> {
         let catalog = self.catalog(account).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, by, |state| {
                 let mut grant = state
                     .grants
                     .get(id)
@@ -475,6 +491,7 @@ impl PodcastHost {
         let code = random_secret();
         let stored = Code {
             account: who.account().clone(),
+            member: who.member_id().cloned(),
             client: authorization.client.id.clone(),
             redirect_uri: authorization.redirect_uri.clone(),
             scopes: authorization.scopes.clone(),
@@ -609,7 +626,9 @@ impl PodcastHost {
                 crate::store::get_optional(self.store(), &layout::oauth_code_used(&hash)).await?
                 && let Ok(issued) = String::from_utf8_lossy(&bytes).parse::<GrantId>()
             {
-                let _ = self.end_grant(&stored.account, &issued).await;
+                let _ = self
+                    .end_grant(&stored.account, &issued, &Actor::podhost())
+                    .await;
             }
             return Err(bad("the code was used already; what it gave is revoked"));
         }
@@ -635,12 +654,14 @@ impl PodcastHost {
             revoked: None,
             refresh_sha256: sha256_hex(&refresh),
             spent: Vec::new(),
+            member: stored.member.clone(),
         };
         let access = self.access_token(&account, &record).await?;
         let catalog = self.catalog(&account).await?;
         let token = access.token.clone();
+        let by = oauth_actor(&record);
         catalog
-            .commit(now, |_| {
+            .commit(now, &by, |_| {
                 Ok((
                     vec![
                         Change::GrantPut(record.clone()),
@@ -666,6 +687,7 @@ impl PodcastHost {
             grant.scopes.clone(),
             Some(self.now() + lifetime),
             Some(grant.id.clone()),
+            None,
         )
         .await
     }
@@ -730,7 +752,8 @@ impl PodcastHost {
             .any(|s| s.as_bytes().ct_eq(given.as_bytes()).into())
         {
             // A refresh token used twice was stolen (or copied): the whole grant goes.
-            self.end_grant(&account, &grant_id).await?;
+            self.end_grant(&account, &grant_id, &Actor::podhost())
+                .await?;
             return Err(bad(
                 "the refresh token was used already; the grant is revoked",
             ));
@@ -745,8 +768,9 @@ impl PodcastHost {
         let token = access.token.clone();
         // Decided on the grant as it is when written: a concurrent refresh with the same token
         // finds it spent.
+        let by = oauth_actor(&grant);
         let outcome = catalog
-            .commit(now, |state| {
+            .commit(now, &by, |state| {
                 let Some(current) = state.grants.get(&grant_id) else {
                     return Ok((Vec::new(), Err("the refresh token is unknown".to_string())));
                 };
@@ -770,7 +794,8 @@ impl PodcastHost {
         match outcome.as_ref().map_err(String::as_str) {
             Ok(()) => Ok(self.token_response(access.secret, new_refresh, &grant.scopes)),
             Err("spent") => {
-                self.end_grant(&account, &grant_id).await?;
+                self.end_grant(&account, &grant_id, &Actor::podhost())
+                    .await?;
                 Err(bad(
                     "the refresh token was used already; the grant is revoked",
                 ))
@@ -809,7 +834,8 @@ impl PodcastHost {
                             "the token was given to another client",
                         ));
                     }
-                    self.end_grant(&account, &grant_id).await?;
+                    self.end_grant(&account, &grant_id, &Actor::podhost())
+                        .await?;
                 }
             }
             return Ok(());
@@ -838,7 +864,7 @@ impl PodcastHost {
             if owned {
                 let now = self.now();
                 catalog
-                    .commit(now, |state| {
+                    .commit(now, &who.actor(), |state| {
                         let Some(token) = state.tokens.get(id) else {
                             return Ok((Vec::new(), ()));
                         };

@@ -342,7 +342,7 @@ mod tests {
         // 9,999 more like it, in one commit.
         let catalog = host.catalog(owner.account()).await.unwrap();
         catalog
-            .commit(host.now(), |state| {
+            .commit(host.now(), &crate::model::Actor::podhost(), |state| {
                 let next = state.next_episode_id();
                 let mut changes = Vec::new();
                 for n in next..next + 9_999 {

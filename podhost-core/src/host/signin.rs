@@ -20,10 +20,9 @@ use super::{
 };
 use crate::{
     error::{Error, FieldErrors, Result},
-    ids::{AccountId, SessionId},
-    model::{Session, SignedIn},
+    ids::{AccountId, Login, SessionId},
+    model::{Member, MemberStatus, Session, SignedIn},
     principal::Principal,
-    state::Change,
     store::{delete_quietly, get_json, layout},
 };
 
@@ -42,6 +41,38 @@ fn argon2() -> Argon2<'static> {
 fn dummy_hash() -> &'static str {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DUMMY.get_or_init(|| hash_password("not the password of anyone").unwrap_or_default())
+}
+
+/// A person: who signs in, with a password, into the accounts they are a member of.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Person {
+    login: Login,
+    #[serde(default)]
+    name: String,
+    /// The password's Argon2id PHC string; none: the person cannot sign in.
+    hash: Option<String>,
+    created: Timestamp,
+}
+
+/// Hashes a password after checking its length (off the async workers).
+async fn hash_checked(password: &str) -> Result<String> {
+    let chars = password.chars().count();
+    if !PASSWORD_CHARS.contains(&chars) {
+        let mut errors = FieldErrors::default();
+        errors.add(
+            "password",
+            format!(
+                "{} to {} characters; this has {chars}",
+                PASSWORD_CHARS.start(),
+                PASSWORD_CHARS.end()
+            ),
+        );
+        return Err(Error::Invalid(errors));
+    }
+    let password = password.to_string();
+    tokio::task::spawn_blocking(move || hash_password(&password))
+        .await
+        .map_err(|e| Error::storage(format!("hashing a password: {e}")))?
 }
 
 fn hash_password(password: &str) -> Result<String> {
@@ -220,61 +251,72 @@ impl PodcastHost {
         delete_quietly(self.store(), &Self::throttle_path(kind, key)).await
     }
 
-    /// Sets (or with `None` removes) an account's password for the key-management site.
-    /// Operator-level (`podhost user passwd`). `Invalid` for a password shorter than 8 or longer
-    /// than 1,024 characters.
+    /// Sets (or with `None` removes) the password of an account's founding owner, the person
+    /// whose login is the account's name. Operator-level (`podhost user passwd`). `Invalid`
+    /// for a password shorter than 8 or longer than 1,024 characters.
     pub async fn set_password(&self, account: &AccountId, password: Option<&str>) -> Result<()> {
-        let hash = match password {
-            Some(password) => {
-                let chars = password.chars().count();
-                if !PASSWORD_CHARS.contains(&chars) {
-                    let mut errors = FieldErrors::default();
-                    errors.add(
-                        "password",
-                        format!(
-                            "{} to {} characters; this has {chars}",
-                            PASSWORD_CHARS.start(),
-                            PASSWORD_CHARS.end()
-                        ),
-                    );
-                    return Err(Error::Invalid(errors));
-                }
-                let password = password.to_string();
-                let hashed = tokio::task::spawn_blocking(move || hash_password(&password))
-                    .await
-                    .map_err(|e| Error::storage(format!("hashing a password: {e}")))??;
-                Some(hashed)
-            }
-            None => None,
-        };
-        let catalog = self.catalog(account).await?;
-        catalog
-            .commit(self.now(), |_| {
-                Ok((vec![Change::PasswordSet { hash: hash.clone() }], ()))
-            })
-            .await
+        self.catalog(account).await?;
+        let login = Login::new(account.as_str())?;
+        self.put_person(&login, password, None).await?;
+        self.note_membership(&login, account).await
     }
 
-    /// Signs in with an account's name and password from `address` (the client's). The same
-    /// `Unauthenticated` answers an unknown account, one without a password and a wrong
-    /// password, after the same work; `Throttled` after repeated failures of the account or the
-    /// address (exponential back-off). Returns the new session and its cookie value.
-    pub async fn sign_in(&self, name: &str, password: &str, address: &str) -> Result<SignedIn> {
-        let name = name.trim().to_lowercase();
+    /// Writes a person's record: their password's hash (none: they cannot sign in) and name.
+    pub(super) async fn put_person(
+        &self,
+        login: &Login,
+        password: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<()> {
+        let hash = match password {
+            Some(password) => Some(hash_checked(password).await?),
+            None => None,
+        };
+        let person = Person {
+            login: login.clone(),
+            name: name.map(|n| n.trim().to_string()).unwrap_or_default(),
+            hash,
+            created: self.now(),
+        };
+        let body = serde_json::to_vec(&person).map_err(|e| Error::storage(e.to_string()))?;
+        self.store()
+            .put(&layout::person(login), PutPayload::from(body))
+            .await?;
+        Ok(())
+    }
+
+    /// The hash of a person's password: their record's, or, for a login no person has yet, the
+    /// password an account of that name had before podhost knew people (its founder's).
+    pub(super) async fn person_hash(&self, login: &Login) -> Result<Option<String>> {
+        if let Some(person) = get_json::<Person>(self.store(), &layout::person(login)).await? {
+            return Ok(person.hash);
+        }
+        let Ok(account) = AccountId::new(login.as_str()) else {
+            return Ok(None);
+        };
+        Ok(match self.existing_catalog(&account).await? {
+            Some(catalog) => catalog.read(|s| s.password.clone()).await,
+            None => None,
+        })
+    }
+
+    /// Checks a person's password from `address`, throttled per login and per address. The
+    /// same `Unauthenticated` answers an unknown login, one without a password and a wrong
+    /// password, after the same work.
+    pub(super) async fn check_person_password(
+        &self,
+        login: &Login,
+        password: &str,
+        address: &str,
+    ) -> Result<()> {
         let exempt = self.exempt(address);
         if !exempt {
             self.check_throttle(Throttle::SignInAddress, address)
                 .await?;
         }
-        self.check_throttle(Throttle::Account, &name).await?;
-        let account = AccountId::new(&name).ok();
-        let hash = match &account {
-            Some(account) => match self.existing_catalog(account).await? {
-                Some(catalog) => catalog.read(|s| s.password.clone()).await,
-                None => None,
-            },
-            None => None,
-        };
+        self.check_throttle(Throttle::Account, login.as_str())
+            .await?;
+        let hash = self.person_hash(login).await?;
         let known = hash.is_some();
         let hash = hash.unwrap_or_else(|| dummy_hash().to_string());
         let given = password
@@ -284,20 +326,139 @@ impl PodcastHost {
         let matches = tokio::task::spawn_blocking(move || verify_password(&given, &hash))
             .await
             .map_err(|e| Error::storage(format!("checking a password: {e}")))?;
-        let (Some(account), true, true) = (account, known, matches) else {
+        if !(known && matches) {
             if !exempt {
                 self.fail_throttle(Throttle::SignInAddress, address).await?;
             }
-            self.fail_throttle(Throttle::Account, &name).await?;
+            self.fail_throttle(Throttle::Account, login.as_str())
+                .await?;
             return Err(Error::Unauthenticated);
+        }
+        self.clear_throttle(Throttle::Account, login.as_str()).await
+    }
+
+    /// Writes down that a person joined an account (their list of accounts to switch between).
+    pub(super) async fn note_membership(&self, login: &Login, account: &AccountId) -> Result<()> {
+        self.store()
+            .put(
+                &layout::person_account(login, account),
+                PutPayload::from_static(b"{}"),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets that a person is in an account; a store error is logged (the account's catalog
+    /// decides membership, the list only offers it).
+    pub(super) async fn forget_membership(&self, login: &Login, account: &AccountId) {
+        if let Err(e) = delete_quietly(self.store(), &layout::person_account(login, account)).await
+        {
+            tracing::warn!(%login, %account, error = %e, "could not forget a membership");
+        }
+    }
+
+    /// The accounts a person is an active member of, with the member they are there, the
+    /// account of their own name first.
+    pub async fn person_accounts(&self, login: &Login) -> Result<Vec<(AccountId, Member)>> {
+        let mut names: Vec<AccountId> = self
+            .store()
+            .list_with_delimiter(Some(&layout::person_accounts(login)))
+            .await?
+            .objects
+            .iter()
+            .filter_map(|o| o.location.filename().and_then(|n| AccountId::new(n).ok()))
+            .collect();
+        if let Ok(own) = AccountId::new(login.as_str()) {
+            names.retain(|n| n != &own);
+            names.insert(0, own);
+        }
+        let mut accounts = Vec::new();
+        for account in names {
+            let Some(catalog) = self.existing_catalog(&account).await? else {
+                continue;
+            };
+            let member = catalog
+                .read(|s| {
+                    s.members
+                        .values()
+                        .find(|m| &m.login == login && m.status == MemberStatus::Active)
+                        .cloned()
+                })
+                .await;
+            if let Some(member) = member {
+                accounts.push((account, member));
+            }
+        }
+        Ok(accounts)
+    }
+
+    /// Signs in with a person's login and password from `address` (the client's), into the
+    /// first of their accounts (the one of their own name, if any). The same `Unauthenticated`
+    /// answers an unknown login, one without a password, a wrong password and a person in no
+    /// account, after the same work; `Throttled` after repeated failures of the login or the
+    /// address (exponential back-off). Returns the new session and its cookie value.
+    pub async fn sign_in(&self, name: &str, password: &str, address: &str) -> Result<SignedIn> {
+        let login = Login::new(name).ok();
+        let checked = match &login {
+            Some(login) => self.check_person_password(login, password, address).await,
+            None => {
+                // The same work and the same throttling for a login that cannot be.
+                let nobody = Login::new("nobody").unwrap_or_else(|_| unreachable!("a login"));
+                let _ = self.check_person_password(&nobody, password, address).await;
+                Err(Error::Unauthenticated)
+            }
         };
-        self.clear_throttle(Throttle::Account, &name).await?;
+        checked?;
+        let login = login.ok_or(Error::Unauthenticated)?;
+        let (account, member) = self
+            .person_accounts(&login)
+            .await?
+            .into_iter()
+            .next()
+            .ok_or(Error::Unauthenticated)?;
+        self.begin_session(&account, &member).await
+    }
+
+    /// Moves a session to another account the person is an active member of (`NotFound`
+    /// otherwise, as for an account that does not exist).
+    pub async fn switch_account(&self, cookie: &str, account: &AccountId) -> Result<Session> {
+        let (_, mut session) = self.session(cookie).await?;
+        let login = match &session.login {
+            Some(login) => login.clone(),
+            None => Login::new(session.account.as_str())?,
+        };
+        let (_, member) = self
+            .person_accounts(&login)
+            .await?
+            .into_iter()
+            .find(|(a, _)| a == account)
+            .ok_or_else(|| Error::not_found("account", account))?;
+        session.account = account.clone();
+        session.member = Some(member.id);
+        session.login = Some(login);
+        self.put_session(&session).await?;
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&session.id);
+        Ok(session)
+    }
+
+    /// A new session of `member` in `account`.
+    pub(super) async fn begin_session(
+        &self,
+        account: &AccountId,
+        member: &Member,
+    ) -> Result<SignedIn> {
         let now = self.now();
         let secret = random_secret();
         let id = SessionId::random();
         let session = Session {
             id: id.clone(),
-            account,
+            account: account.clone(),
+            member: Some(member.id.clone()),
+            login: Some(member.login.clone()),
             csrf: random_secret(),
             created: now,
             last_seen: now,
@@ -351,7 +512,35 @@ impl PodcastHost {
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(id, (std::time::Instant::now(), session.clone()));
         }
-        Ok((Principal::owner(session.account.clone()), session))
+        // The member as the account holds them now: removed or changed, on every server
+        // within the catalog's refresh interval.
+        let catalog = self.catalog(&session.account).await.map_err(|e| match e {
+            Error::NotFound { .. } => Error::Unauthenticated,
+            other => other,
+        })?;
+        let member_id = session
+            .member
+            .clone()
+            .unwrap_or_else(|| crate::ids::MemberId::founder(&session.account));
+        let member = catalog
+            .read(|s| s.members.get(&member_id).cloned())
+            .await
+            .filter(|m| {
+                m.status == MemberStatus::Active
+                    && session.login.as_ref().is_none_or(|l| l == &m.login)
+            })
+            .ok_or(Error::Unauthenticated)?;
+        self.note_now(layout::member_seen(&session.account, &member.id))
+            .await;
+        let who = Principal::member(
+            session.account.clone(),
+            &member,
+            &crate::scope::Scopes::all(),
+            crate::model::Via::Site,
+            None,
+            None,
+        );
+        Ok((who, session))
     }
 
     /// A session as stored, read again when this process's copy is older than a second.

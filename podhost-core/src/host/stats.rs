@@ -349,6 +349,7 @@ impl PodcastHost {
         let account = who.account().clone();
         let catalog = self.catalog(&account).await?;
         if let Some(feed) = &query.feed {
+            who.require_feed(feed)?;
             let known = catalog
                 .read(|state| {
                     state.feeds.contains_key(feed) || state.deleted_feeds.contains_key(feed)
@@ -358,7 +359,15 @@ impl PodcastHost {
                 return Err(Error::not_found("feed", feed));
             }
         }
-        let rows = self.counted_days(&account, from, to).await?;
+        let mut rows = self.counted_days(&account, from, to).await?;
+        // A member restricted to some podcasts counts theirs alone.
+        if !who.sees_all() {
+            for (_, day) in &mut rows {
+                let day = std::sync::Arc::make_mut(day);
+                day.rows.retain(|row| who.sees(&row.feed));
+                day.ads.retain(|row| who.sees(&row.feed));
+            }
+        }
         Ok((from, to, rows))
     }
 

@@ -61,6 +61,7 @@ impl PodcastHost {
         label: &str,
     ) -> Result<Subscriber> {
         who.require(Scope::Feeds)?;
+        who.require_feed(feed)?;
         let mut errors = FieldErrors::default();
         super::text::check_line(&mut errors, "label", label);
         errors.into_result()?;
@@ -68,7 +69,7 @@ impl PodcastHost {
         let now = self.now();
         let label = label.trim().to_string();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(Error::not_found("feed", feed));
                 }
@@ -97,6 +98,7 @@ impl PodcastHost {
         feed: &FeedId,
     ) -> Result<Vec<Subscriber>> {
         who.require(Scope::FeedsReadOnly)?;
+        who.require_feed(feed)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
             .read_found(|state| {
@@ -124,10 +126,11 @@ impl PodcastHost {
         id: &SubscriberId,
     ) -> Result<Subscriber> {
         who.require(Scope::Feeds)?;
+        who.require_feed(feed)?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let mut subscriber = state
                     .subscribers
                     .get(id)

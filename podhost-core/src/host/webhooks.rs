@@ -46,6 +46,18 @@ impl std::ops::AddAssign for WebhookRun {
     }
 }
 
+/// `Forbidden` for a member restricted to some podcasts: a subscription hears every podcast's
+/// events.
+fn require_every_podcast(who: &Principal) -> Result<()> {
+    if who.sees_all() {
+        Ok(())
+    } else {
+        Err(Error::Forbidden {
+            message: "a member restricted to some podcasts cannot manage webhooks (they carry every podcast's events)".into(),
+        })
+    }
+}
+
 fn webhook_not_found(id: &str) -> Error {
     Error::not_found("webhook", id)
 }
@@ -55,6 +67,7 @@ impl PodcastHost {
     /// when not given; it is in the returned record and never shown again.
     pub async fn create_webhook(&self, who: &Principal, new: NewWebhook) -> Result<Webhook> {
         who.require(Scope::Webhooks)?;
+        require_every_podcast(who)?;
         let mut errors = FieldErrors::default();
         if let Err(message) = target::check_url(&new.url, self.config().allow_private_webhooks) {
             errors.add("url", message);
@@ -91,7 +104,7 @@ impl PodcastHost {
         let now = self.now();
         let id = crate::ids::random_id("wh_", 20);
         catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let webhook = Webhook {
                     kind: SubscriptionKind::Webhook,
                     id: id.clone(),
@@ -110,6 +123,7 @@ impl PodcastHost {
     /// The caller's subscriptions (scope `webhooks`).
     pub async fn list_webhooks(&self, who: &Principal) -> Result<Vec<Webhook>> {
         who.require(Scope::Webhooks)?;
+        require_every_podcast(who)?;
         let catalog = self.catalog(who.account()).await?;
         Ok(catalog
             .read(|state| {
@@ -126,6 +140,7 @@ impl PodcastHost {
     /// One of the caller's subscriptions (scope `webhooks`).
     pub async fn get_webhook(&self, who: &Principal, id: &str) -> Result<Webhook> {
         who.require(Scope::Webhooks)?;
+        require_every_podcast(who)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
             .read_found(|state| {
@@ -142,9 +157,10 @@ impl PodcastHost {
     /// Removes one of the caller's subscriptions (scope `webhooks`); nothing more is sent to it.
     pub async fn delete_webhook(&self, who: &Principal, id: &str) -> Result<()> {
         who.require(Scope::Webhooks)?;
+        require_every_podcast(who)?;
         let catalog = self.catalog(who.account()).await?;
         catalog
-            .commit(self.now(), |state| {
+            .commit(self.now(), &who.actor(), |state| {
                 if !state
                     .webhooks
                     .get(id)
@@ -202,6 +218,7 @@ impl PodcastHost {
         renderer: &dyn EventRenderer,
     ) -> Result<WebhookRun> {
         who.require(Scope::Webhooks)?;
+        require_every_podcast(who)?;
         self.announce_publications(who.account()).await?;
         self.deliver_account(who.account(), sender, renderer).await
     }
@@ -266,7 +283,9 @@ impl PodcastHost {
             return Ok(());
         }
         catalog
-            .commit(now, |state| Ok((state.record(now, due(state)), ())))
+            .commit(now, &crate::model::Actor::podhost(), |state| {
+                Ok((state.record(now, due(state)), ()))
+            })
             .await
     }
 
@@ -295,7 +314,7 @@ impl PodcastHost {
         }
         let now = self.now();
         catalog
-            .commit(now, |state| {
+            .commit(now, &crate::model::Actor::podhost(), |state| {
                 if !differs(state) {
                     return Ok((Vec::new(), ()));
                 }
@@ -489,11 +508,15 @@ impl PodcastHost {
         if webhook.kind != SubscriptionKind::Webhook {
             return self.notify(account, webhook, event, sender).await;
         }
-        let body = serde_json::json!({
+        let mut body = serde_json::json!({
             "type": event.kind.as_str(),
             "timestamp": event.at.to_string(),
             "data": renderer.render(account, &event.subject),
         });
+        // Who made the change (events recorded before podhost kept it have none).
+        if let (Some(actor), Some(fields)) = (&event.actor, body.as_object_mut()) {
+            fields.insert("actor".into(), renderer.render_actor(actor));
+        }
         let body = serde_json::to_vec(&body).unwrap_or_default();
         let timestamp = now.as_second();
         let signature = match Secret::parse(&webhook.secret) {

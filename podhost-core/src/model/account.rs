@@ -38,6 +38,10 @@ pub struct Token {
     /// The OAuth grant it was issued under (none for a personal token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grant: Option<GrantId>,
+    /// The member who made it, whom it acts as (none: the account's founder, for tokens made
+    /// before members).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<crate::ids::MemberId>,
 }
 
 impl Token {
@@ -117,4 +121,7 @@ pub struct Grant {
     /// it was stolen, and the grant is revoked.
     #[serde(default)]
     pub(crate) spent: Vec<String>,
+    /// The member who gave it (none: the account's founder, for grants given before members).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<crate::ids::MemberId>,
 }

@@ -9,6 +9,7 @@ mod episode;
 mod feed;
 mod job;
 mod media;
+mod member;
 mod metadata;
 mod page;
 pub mod podcast;
@@ -38,6 +39,11 @@ pub use job::{Job, JobKind, JobStatus};
 pub use media::{
     Access, AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaResults,
     MediaSort, NewMedia,
+};
+pub(crate) use member::Invitation;
+pub use member::{
+    Activity, ActivityObject, Actor, Capability, Invited, Member, MemberPatch, MemberStatus,
+    NewMember, Role, Via,
 };
 pub use metadata::{Metadata, MetadataPatch};
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};

@@ -12,6 +12,13 @@ pub struct Session {
     pub id: SessionId,
     /// The account signed in.
     pub account: AccountId,
+    /// The member of the account signed in as (none: the account's founder, for sessions
+    /// begun before members).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<crate::ids::MemberId>,
+    /// The person's login (none: the account's founder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<crate::ids::Login>,
     /// The token every form of the site carries (a request without it is refused).
     pub csrf: String,
     /// When it began.

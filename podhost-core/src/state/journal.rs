@@ -25,9 +25,65 @@ impl Journal for AccountState {
     }
 
     fn apply(&mut self, change: &Change) {
+        self.apply_one(change);
+    }
+
+    fn apply_entry(&mut self, at: jiff::Timestamp, changes: &[Change]) {
+        self.apply_recorded(at, changes);
+    }
+
+    type Part = parts::Part;
+
+    fn into_parts(self) -> Vec<parts::Part> {
+        parts::split(self)
+    }
+
+    fn from_parts(parts: Vec<parts::Part>) -> Result<Self, String> {
+        parts::join(parts)
+    }
+
+    fn weight(&self) -> usize {
+        use super::weight::RECORD;
+        // The podcasts' and episodes' share is kept as they change (`Sizes`); the other
+        // records are counted, not walked.
+        let records = self.tokens.len()
+            + self.clients.len()
+            + self.grants.len()
+            + self.subscribers.len()
+            + 2 * self.media.len()
+            + self.jobs.len()
+            + self.webhooks.len()
+            + 2 * self.events.len()
+            + self.announced.len()
+            + self.keys.len()
+            + self.members.len()
+            + self.activity.len();
+        8 * RECORD + self.sizes.bytes + records * RECORD
+    }
+
+    fn after_load(&mut self) {
+        self.rebuild_derived();
+    }
+}
+
+impl AccountState {
+    /// Applies one change (see [`AccountState::apply_recorded`] for a whole entry).
+    pub(super) fn apply_one(&mut self, change: &Change) {
         match change {
             Change::Key(change) => change.apply(&mut self.keys),
-            Change::AccountCreated(account) => self.account = Some(account.clone()),
+            // Recorded by `apply_recorded`, for the changes beside it.
+            Change::By(_) => {}
+            Change::AccountCreated(account) => {
+                self.account = Some(account.clone());
+                let founder = Self::founder(account);
+                self.members.insert(founder.id.clone(), founder);
+            }
+            Change::MemberPut(member) => {
+                self.members.insert(member.id.clone(), member.clone());
+            }
+            Change::MemberRemoved { id } => {
+                self.members.remove(id);
+            }
             Change::PasswordSet { hash } => self.password.clone_from(hash),
             Change::TokenPut(token) => {
                 // An access token of a grant makes the grant's tokens that expired before it
@@ -194,35 +250,18 @@ impl Journal for AccountState {
             }
         }
     }
+}
 
-    type Part = parts::Part;
-
-    fn into_parts(self) -> Vec<parts::Part> {
-        parts::split(self)
-    }
-
-    fn from_parts(parts: Vec<parts::Part>) -> Result<Self, String> {
-        parts::join(parts)
-    }
-
-    fn weight(&self) -> usize {
-        use super::weight::RECORD;
-        // The podcasts' and episodes' share is kept as they change (`Sizes`); the other
-        // records are counted, not walked.
-        let records = self.tokens.len()
-            + self.clients.len()
-            + self.grants.len()
-            + self.subscribers.len()
-            + 2 * self.media.len()
-            + self.jobs.len()
-            + self.webhooks.len()
-            + 2 * self.events.len()
-            + self.announced.len()
-            + self.keys.len();
-        8 * RECORD + self.sizes.bytes + records * RECORD
-    }
-
-    fn after_load(&mut self) {
+impl AccountState {
+    /// Rebuilds the derived indexes after the state was read from a snapshot.
+    fn rebuild_derived(&mut self) {
+        // A snapshot of an account from before members: its founder owns it.
+        if self.members.is_empty()
+            && let Some(account) = &self.account
+        {
+            let founder = Self::founder(account);
+            self.members.insert(founder.id.clone(), founder);
+        }
         for entry in self.feeds.values_mut() {
             entry.order = order::EpisodeOrder::of(entry.episodes.values());
             // Notes a snapshot did not carry (an older snapshot, another cleaning policy).

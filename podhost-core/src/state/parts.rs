@@ -45,6 +45,8 @@ pub(crate) enum Part {
     Jobs(Vec<Job>),
     /// The Idempotency-Keys of the last 24 hours.
     Keys(Vec<(String, crate::idempotency::KeyRecord)>),
+    /// A chunk of the record of who did what.
+    Activity(Vec<crate::model::Activity>),
 }
 
 /// Show notes as the feed carries them, one per episode of the part, in its order; cleaned
@@ -105,6 +107,12 @@ pub(super) fn split(mut state: AccountState) -> Vec<Part> {
         chunked(events, |seq| seq / CHUNK)
             .into_iter()
             .map(Part::Events),
+    );
+    let activity = std::mem::take(&mut state.activity);
+    parts.extend(
+        chunked(activity, |seq| seq / CHUNK)
+            .into_iter()
+            .map(Part::Activity),
     );
     let announced: BTreeMap<EpisodeId, (EpisodeId, Timestamp)> =
         std::mem::take(&mut state.announced)
@@ -170,6 +178,9 @@ pub(super) fn join(parts: Vec<Part>) -> Result<AccountState, String> {
                 .jobs
                 .extend(jobs.into_iter().map(|j| (j.id.clone(), j))),
             Part::Keys(keys) => state.keys.extend(keys),
+            Part::Activity(activity) => state
+                .activity
+                .extend(activity.into_iter().map(|a| (a.seq, a))),
         }
     }
     Ok(state)

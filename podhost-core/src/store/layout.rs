@@ -157,6 +157,35 @@ pub(crate) fn token_claim(token: &TokenId) -> Path {
     Path::from_iter(["claims", "tokens", token.as_str()])
 }
 
+/// The claim of a member id: which account it is a member of (an invitation finds its account
+/// through it).
+pub(crate) fn member_claim(id: &crate::ids::MemberId) -> Path {
+    Path::from_iter(["claims", "members", id.as_str()])
+}
+
+/// When a member last acted (to the minute).
+pub(crate) fn member_seen(account: &AccountId, id: &crate::ids::MemberId) -> Path {
+    self::account(account)
+        .join("members")
+        .join(id.as_str())
+        .join("seen")
+}
+
+/// A person (hex of the login, so that any login is one path segment): their password's hash.
+pub(crate) fn person(login: &crate::ids::Login) -> Path {
+    Path::from_iter(["people", &hex::encode(login.as_str()), "person.json"])
+}
+
+/// The accounts a person joined (markers; each account's catalog decides).
+pub(crate) fn person_accounts(login: &crate::ids::Login) -> Path {
+    Path::from_iter(["people", &hex::encode(login.as_str()), "accounts"])
+}
+
+/// The marker that a person joined an account.
+pub(crate) fn person_account(login: &crate::ids::Login, account: &AccountId) -> Path {
+    person_accounts(login).join(account.as_str())
+}
+
 /// When a personal token was last used (to the minute).
 pub(crate) fn token_used(account: &AccountId, token: &TokenId) -> Path {
     self::account(account)

@@ -124,6 +124,9 @@ pub struct Event {
     /// The id of the request that made it (the log lines of its deliveries carry it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+    /// Who made the change (none for events recorded before podhost kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<crate::model::Actor>,
 }
 
 /// Turns an event's subject into the `data` of the delivered body: the object as the API shows
@@ -131,4 +134,9 @@ pub struct Event {
 pub trait EventRenderer: std::fmt::Debug + Send + Sync {
     /// The `data` of the body.
     fn render(&self, account: &AccountId, subject: &Subject) -> serde_json::Value;
+
+    /// The `actor` of the delivered body: who made the change.
+    fn render_actor(&self, actor: &crate::model::Actor) -> serde_json::Value {
+        serde_json::to_value(actor).unwrap_or(serde_json::Value::Null)
+    }
 }

@@ -34,7 +34,13 @@ where
         return Ok(response::json_bytes(StatusCode::OK, body));
     }
     let version = api.host.account_version(who).await?;
-    let key = (who.account().as_str().to_string(), request_line.to_string());
+    // Members see different answers to one request (their podcasts, their role): the key
+    // names the member.
+    let viewer = match who.member_id() {
+        Some(member) => format!("{}/{member}", who.account()),
+        None => who.account().to_string(),
+    };
+    let key = (viewer, request_line.to_string());
     if let Some(body) = api.cache.get(&key, &version, api.host.now()) {
         return Ok(response::json_bytes(StatusCode::OK, body));
     }

@@ -8,6 +8,7 @@ mod campaigns;
 mod episodes;
 mod feeds;
 mod media;
+mod members;
 mod metadata;
 mod multipart;
 mod processing;
@@ -41,6 +42,7 @@ pub(crate) async fn dispatch<B: RequestBody>(
         ApiEndpoint::Stats(e) => stats::handle(api, e, call).await,
         ApiEndpoint::Tokens(e) => tokens::handle(api, e, call).await,
         ApiEndpoint::Campaigns(e) => campaigns::handle(api, e, call).await,
+        ApiEndpoint::Members(e) => members::handle(api, e, call).await,
     }
 }
 

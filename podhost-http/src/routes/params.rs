@@ -3,7 +3,9 @@
 //! OpenAPI schema is. That the fields are the template's parameters, in order, is checked at
 //! compile time ([`same`]).
 
-use podhost_core::{CampaignId, EpisodeId, FeedId, JobId, MediaId, SubscriberId, TokenId};
+use podhost_core::{
+    CampaignId, EpisodeId, FeedId, JobId, MediaId, MemberId, SubscriberId, TokenId,
+};
 use serde_json::{Value, json};
 
 /// The kind of a path parameter: how it is parsed and what its OpenAPI schema is.
@@ -23,6 +25,8 @@ pub enum ParamKind {
     Subscriber,
     /// An ad campaign's id; malformed: 404.
     Campaign,
+    /// A member's id; malformed: 404.
+    Member,
     /// Any non-empty text (a webhook id, an account, a blob, a file name).
     Text,
     /// An event number; malformed: 400.
@@ -44,6 +48,7 @@ impl ParamKind {
             ParamKind::Token => json!({"type": "string", "pattern": "^tok_[a-z0-9]{16}$"}),
             ParamKind::Subscriber => json!({"type": "string", "pattern": "^sub_[a-z0-9]{16}$"}),
             ParamKind::Campaign => json!({"type": "string", "pattern": "^cmp_[a-z0-9]{16}$"}),
+            ParamKind::Member => json!({"type": "string", "pattern": "^mem_[a-z0-9]{16}$"}),
             ParamKind::Text => json!({"type": "string", "minLength": 1}),
             ParamKind::Seq => json!({"type": "integer", "minimum": 1}),
         }
@@ -59,6 +64,7 @@ impl ParamKind {
             ParamKind::Token => "tok_abcdefghijklmnop",
             ParamKind::Subscriber => "sub_abcdefghijklmnop",
             ParamKind::Campaign => "cmp_abcdefghijklmnop",
+            ParamKind::Member => "mem_abcdefghijklmnop",
             ParamKind::Text => "t",
             ParamKind::Seq => "1",
         }
@@ -164,6 +170,13 @@ impl PathValue for SubscriberId {
 
 impl PathValue for CampaignId {
     const KIND: ParamKind = ParamKind::Campaign;
+    fn parse(text: &str) -> Result<Self, ParamError> {
+        text.parse().map_err(|_| ParamError::NotFound)
+    }
+}
+
+impl PathValue for MemberId {
+    const KIND: ParamKind = ParamKind::Member;
     fn parse(text: &str) -> Result<Self, ParamError> {
         text.parse().map_err(|_| ParamError::NotFound)
     }

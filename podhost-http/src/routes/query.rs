@@ -41,3 +41,31 @@ pub const fn oauth(name: &'static str, description: &'static str) -> QueryParam 
         description,
     }
 }
+
+/// `feed_id`: only what concerns this podcast.
+pub const FEED_ID: QueryParam = QueryParam {
+    name: "feed_id",
+    schema: || json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": podhost_core::FeedId::PATTERN}),
+    description: "only changes to this podcast and its episodes",
+};
+
+/// `member_id`: only what this member did.
+pub const MEMBER_ID: QueryParam = QueryParam {
+    name: "member_id",
+    schema: || json!({"type": "string", "pattern": "^mem_[a-z0-9]{16}$"}),
+    description: "only changes this member made",
+};
+
+/// `from` of the activity: a moment.
+pub const SINCE: QueryParam = QueryParam {
+    name: "from",
+    schema: || json!({"type": "string", "format": "date-time"}),
+    description: "only changes at or after this moment (RFC 3339)",
+};
+
+/// `to` of the activity: a moment.
+pub const UNTIL: QueryParam = QueryParam {
+    name: "to",
+    schema: || json!({"type": "string", "format": "date-time"}),
+    description: "only changes before this moment (RFC 3339)",
+};

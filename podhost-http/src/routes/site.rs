@@ -1,6 +1,6 @@
 //! The site for browsers: the home page, the key-management site, the consent form.
 
-use podhost_core::TokenId;
+use podhost_core::{MemberId, TokenId};
 
 use crate::routes::{BodyKind, Shape, Spec, declare::endpoints};
 
@@ -64,6 +64,47 @@ endpoints! {
 
     /// revoke what the account allowed a client
     RevokeGrant { grant_id: String } = POST "/account/grants/{grant_id}/revoke",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 422, 429]);
+
+    /// an invitation to an account: set a password (or sign in) and join
+    Invitation { secret: String } = GET "/account/invitations/{secret}",
+        Spec::open()
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// accept an invitation: the person's password (new, or theirs), then a session in the account
+    AcceptInvitation { secret: String } = POST "/account/invitations/{secret}",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// invite a member (the invitation's URL shown once)
+    InviteMember {} = POST "/account/members",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// change a member's role
+    UpdateMember { member_id: MemberId } = POST "/account/members/{member_id}",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// remove a member
+    RemoveMember { member_id: MemberId } = POST "/account/members/{member_id}/remove",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// switch to another account the person is a member of
+    SwitchAccount {} = POST "/account/switch",
         Spec::open()
             .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))

@@ -470,4 +470,33 @@ fn the_documented_patterns_take_what_the_core_takes() {
             "episode id {id:?}"
         );
     }
+    // Logins as stored: the pattern and the core agree on every lowercase one.
+    let login_pattern = regex::Regex::new(podhost_core::Login::PATTERN).unwrap();
+    for login in [
+        "sam",
+        "sam-2_b",
+        "sam@example.com",
+        "s.a+m@mail.example.org",
+        "élodie@exemple.fr",
+        "a@b.c",
+        "a@b..c",
+        "",
+        "-sam",
+        "sam@",
+        "@example.com",
+        "sam@example",
+        "sam@.example.com",
+        "sam@example.com.",
+        "sam@@example.com",
+        "sa m@example.com",
+        "tab\t@example.com",
+        "\u{85}@example.com",
+        "x@y@example.com",
+    ] {
+        assert_eq!(
+            login_pattern.is_match(login),
+            podhost_core::Login::new(login).is_ok(),
+            "login {login:?}"
+        );
+    }
 }

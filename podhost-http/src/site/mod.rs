@@ -34,11 +34,25 @@ pub(crate) mod paths {
         docs::paths::{ApiDocs as API_DOCS, Openapi as OPENAPI},
         oauth::paths::Authorize as AUTHORIZE,
         site::paths::{
-            Account as ACCOUNT, CreateClient as CLIENTS, CreateToken as TOKENS,
-            DeleteClient as CLIENT_DELETE, RevokeGrant as GRANT_REVOKE,
+            AcceptInvitation as INVITATION, Account as ACCOUNT, CreateClient as CLIENTS,
+            CreateToken as TOKENS, DeleteClient as CLIENT_DELETE, InviteMember as MEMBERS,
+            RemoveMember as MEMBER_REMOVE, RevokeGrant as GRANT_REVOKE,
             RevokeToken as TOKEN_REVOKE, SignIn as SIGN_IN, SignOut as SIGN_OUT,
+            SwitchAccount as SWITCH, UpdateMember as MEMBER_UPDATE,
         },
     };
+
+    pub(crate) fn invitation(secret: &str) -> String {
+        fill(INVITATION, secret)
+    }
+
+    pub(crate) fn member_update(id: &str) -> String {
+        fill(MEMBER_UPDATE, id)
+    }
+
+    pub(crate) fn member_remove(id: &str) -> String {
+        fill(MEMBER_REMOVE, id)
+    }
 
     fn fill(template: &str, value: &str) -> String {
         let start = template.find('{').unwrap_or(template.len());
@@ -208,6 +222,45 @@ impl<'a> Visit<'a> {
                 }
             }
             E::Consent {} => consent(self).await,
+            E::Invitation { secret } => invitation(self, &secret, StatusCode::OK, None).await,
+            E::AcceptInvitation { secret } => accept_invitation(self, &secret).await,
+            E::InviteMember {} => invite_member(self).await,
+            E::UpdateMember { member_id } => {
+                let who = self.signed_in()?;
+                let role = field(&self.form, "role").unwrap_or("");
+                let patch = match role.parse() {
+                    Ok(role) => podhost_core::model::MemberPatch {
+                        role: Some(role),
+                        ..Default::default()
+                    },
+                    Err(e) => return refused(self, "The member was not changed.", e).await,
+                };
+                match api.host.update_member(&who, &member_id, &patch).await {
+                    Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
+                    Err(Error::NotFound { .. }) => Err(self.not_found()),
+                    Err(e) => refused(self, "The member was not changed.", e).await,
+                }
+            }
+            E::RemoveMember { member_id } => {
+                let who = self.signed_in()?;
+                match api.host.remove_member(&who, &member_id).await {
+                    Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
+                    Err(Error::NotFound { .. }) => Err(self.not_found()),
+                    Err(e) => refused(self, "The member was not removed.", e).await,
+                }
+            }
+            E::SwitchAccount {} => {
+                self.signed_in()?;
+                let target = field(&self.form, "account")
+                    .and_then(|a| podhost_core::AccountId::new(a).ok())
+                    .ok_or_else(|| self.not_found())?;
+                let value = cookie(parts, SESSION_COOKIE).unwrap_or_default();
+                match api.host.switch_account(&value, &target).await {
+                    Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
+                    Err(Error::NotFound { .. }) => Err(self.not_found()),
+                    Err(e) => Err(failure(&e)),
+                }
+            }
         }
     }
 }
@@ -308,8 +361,31 @@ impl Visit<'_> {
         let tokens = api.host.list_tokens(who).await.map_err(|e| failure(&e))?;
         let clients = api.host.list_clients(who).await.map_err(|e| failure(&e))?;
         let grants = api.host.list_grants(who).await.map_err(|e| failure(&e))?;
+        // The members, for those who may see them.
+        let members = match api.host.list_members(who).await {
+            Ok(members) => Some(members),
+            Err(Error::Forbidden { .. }) => None,
+            Err(e) => return Err(failure(&e)),
+        };
+        let login = match &session.login {
+            Some(login) => login.clone(),
+            None => podhost_core::Login::new(who.account().as_str()).map_err(|e| failure(&e))?,
+        };
+        let accounts: Vec<String> = api
+            .host
+            .person_accounts(&login)
+            .await
+            .map_err(|e| failure(&e))?
+            .into_iter()
+            .map(|(account, _)| account.to_string())
+            .collect();
         let page = views::account(&views::Account {
             name: who.account().as_str(),
+            login: login.as_str(),
+            role: who.role(),
+            accounts: &accounts,
+            members: members.as_deref(),
+            may_manage_members: who.scopes().allows(podhost_core::Scope::Members),
             csrf: &session.csrf,
             tokens: &tokens,
             clients: &clients,
@@ -366,7 +442,7 @@ async fn sign_in(visit: &Visit<'_>) -> Page {
             StatusCode::UNAUTHORIZED,
             next,
             name,
-            Some("The account name or the password is wrong."),
+            Some("The login or the password is wrong."),
         )),
         Err(Error::Throttled { retry_after }) => {
             let seconds = retry_after.as_secs().max(1);
@@ -385,6 +461,164 @@ async fn sign_in(visit: &Visit<'_>) -> Page {
             Err(answer)
         }
         Err(e) => Err(failure(&e)),
+    }
+}
+
+/// The CSRF token of a signed-out form (the cookie's, or a new one to set).
+fn signed_out_csrf(visit: &Visit<'_>) -> (String, bool) {
+    match cookie(visit.parts, CSRF_COOKIE).filter(|t| t.len() >= 32) {
+        Some(token) => (token, false),
+        None => (podhost_core::random_secret(), true),
+    }
+}
+
+/// `GET /account/invitations/{secret}`: the page of an invitation.
+async fn invitation(
+    visit: &Visit<'_>,
+    secret: &str,
+    status: StatusCode,
+    problem: Option<&str>,
+) -> Page {
+    let api = visit.api;
+    let found = match api.host.invitation(secret).await {
+        Ok(found) => found,
+        Err(Error::NotFound { .. }) => {
+            return Err(html(
+                StatusCode::NOT_FOUND,
+                views::message(
+                    "This invitation does not work",
+                    "It was used already, it expired (invitations hold 7 days), or the link is not whole. Ask for a new one.",
+                    Some((paths::ACCOUNT, "Sign in")),
+                ),
+                &[],
+            ));
+        }
+        Err(e) => return Err(failure(&e)),
+    };
+    let (token, fresh) = signed_out_csrf(visit);
+    let mut answer = html(
+        status,
+        views::invitation(&views::Invitation {
+            action: &paths::invitation(secret),
+            csrf: &token,
+            account: found.account.as_str(),
+            login: found.member.login.as_str(),
+            role: found.member.role,
+            known_login: found.known_login,
+            problem,
+        }),
+        &[],
+    );
+    if fresh {
+        set_cookie(&mut answer, visit.cookie(CSRF_COOKIE, token, None));
+    }
+    Ok(answer)
+}
+
+/// `POST /account/invitations/{secret}`: `password` (and `name`, `password_again` for a new
+/// person), with the CSRF token of the form.
+async fn accept_invitation(visit: &Visit<'_>, secret: &str) -> Page {
+    let api = visit.api;
+    let expected = cookie(visit.parts, CSRF_COOKIE);
+    if expected.is_none_or(|expected| !same(field(&visit.form, views::CSRF_FIELD), &expected)) {
+        return Err(csrf_refused());
+    }
+    let password = field(&visit.form, "password").unwrap_or("");
+    if let Some(again) = field(&visit.form, "password_again")
+        && again != password
+    {
+        return invitation(
+            visit,
+            secret,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("The two passwords differ."),
+        )
+        .await;
+    }
+    let name = field(&visit.form, "name").filter(|n| !n.trim().is_empty());
+    let address = crate::downloads::client_ip(visit.parts, api.config.trust_forwarded_for);
+    match api
+        .host
+        .accept_invitation(secret, password, name, &address.to_string())
+        .await
+    {
+        Ok(signed_in) => {
+            let lifetime = api.host.config().sessions.absolute.as_secs();
+            let mut answer = see_other(api, paths::ACCOUNT);
+            set_cookie(
+                &mut answer,
+                visit.cookie(SESSION_COOKIE, signed_in.cookie, Some(lifetime)),
+            );
+            Ok(answer)
+        }
+        Err(Error::Unauthenticated) => {
+            invitation(
+                visit,
+                secret,
+                StatusCode::UNAUTHORIZED,
+                Some("The password is wrong."),
+            )
+            .await
+        }
+        Err(Error::Invalid(fields)) => {
+            let problems: Vec<String> = fields
+                .fields()
+                .iter()
+                .flat_map(|(f, messages)| messages.iter().map(move |m| format!("{f}: {m}")))
+                .collect();
+            invitation(
+                visit,
+                secret,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(&problems.join("; ")),
+            )
+            .await
+        }
+        Err(Error::Conflict { message }) => {
+            invitation(visit, secret, StatusCode::CONFLICT, Some(&message)).await
+        }
+        Err(Error::Throttled { retry_after }) => {
+            let seconds = retry_after.as_secs().max(1);
+            let mut answer = html(
+                StatusCode::TOO_MANY_REQUESTS,
+                views::message(
+                    "Too many attempts",
+                    &format!("Signing in failed too often. Try again in {seconds} seconds."),
+                    Some((&paths::invitation(secret), "Back to the invitation")),
+                ),
+                &[],
+            );
+            answer
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            Err(answer)
+        }
+        Err(Error::NotFound { .. }) => invitation(visit, secret, StatusCode::OK, None).await,
+        Err(e) => Err(failure(&e)),
+    }
+}
+
+/// `POST /account/members`: `login`, `name`, `role`. The page shows the invitation's URL once.
+async fn invite_member(visit: &Visit<'_>) -> Page {
+    let who = visit.signed_in()?;
+    let form = &visit.form;
+    let role = match field(form, "role").unwrap_or("").parse() {
+        Ok(role) => role,
+        Err(e) => return refused(visit, "Nobody was invited.", e).await,
+    };
+    let new = podhost_core::model::NewMember {
+        login: field(form, "login").unwrap_or("").to_string(),
+        name: field(form, "name").unwrap_or("").to_string(),
+        role,
+        feeds: None,
+    };
+    match visit.api.host.invite_member(&who, new).await {
+        Ok(invited) => {
+            let notice =
+                views::member_invited(invited.member.login.as_str(), &invited.invitation_url);
+            visit.account_page(StatusCode::CREATED, Some(notice)).await
+        }
+        Err(e) => refused(visit, "Nobody was invited.", e).await,
     }
 }
 
@@ -413,6 +647,14 @@ async fn refused(visit: &Visit<'_>, title: &str, error: Error) -> Page {
             visit
                 .account_page(
                     StatusCode::FORBIDDEN,
+                    Some(views::problems(title, &[message])),
+                )
+                .await
+        }
+        Error::Conflict { message } => {
+            visit
+                .account_page(
+                    StatusCode::CONFLICT,
                     Some(views::problems(title, &[message])),
                 )
                 .await

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use maud::{Markup, html};
 use podhost_core::{
     Scope, Scopes,
-    model::{Grant, ListedToken, OAuthClient},
+    model::{Grant, ListedToken, Member, MemberStatus, OAuthClient, Role},
     publish::page::site_page,
 };
 
@@ -121,7 +121,7 @@ pub(super) fn sign_in(csrf_token: &str, next: &str, name: &str, problem: Option<
                 form method="post" action=(paths::SIGN_IN) {
                     (csrf(csrf_token))
                     input type="hidden" name="next" value=(next);
-                    label { "Account" input type="text" name="name" value=(name) autocomplete="username" required; }
+                    label { "Login (your name or e-mail address)" input type="text" name="name" value=(name) autocomplete="username" required; }
                     label { "Password" input type="password" name="password" autocomplete="current-password" required; }
                     button type="submit" { "Sign in" }
                 }
@@ -171,6 +171,16 @@ fn scope_list(scopes: &Scopes) -> String {
 /// What the account page shows.
 pub(super) struct Account<'a> {
     pub(super) name: &'a str,
+    /// The person signed in.
+    pub(super) login: &'a str,
+    /// Their role in this account.
+    pub(super) role: Role,
+    /// The accounts they may switch to (this one among them).
+    pub(super) accounts: &'a [String],
+    /// The account's members, when the role may see them.
+    pub(super) members: Option<&'a [Member]>,
+    /// Whether the role may invite, change and remove members.
+    pub(super) may_manage_members: bool,
     pub(super) csrf: &'a str,
     pub(super) tokens: &'a [ListedToken],
     pub(super) clients: &'a [OAuthClient],
@@ -187,7 +197,31 @@ pub(super) fn account(a: &Account<'_>) -> String {
         Some(a.csrf),
         html! {
             h1 { "Account " (a.name) }
+            p.muted { "Signed in as " strong { (a.login) } ", " (a.role.as_str()) " of this account." }
             @if let Some(notice) = &a.notice { (notice) }
+            @if a.accounts.len() > 1 {
+                section #accounts {
+                    h2 { "Your accounts" }
+                    ul {
+                        @for account in a.accounts {
+                            li {
+                                @if account == a.name {
+                                    strong { (account) } " (this one)"
+                                } @else {
+                                    form.inline method="post" action=(paths::SWITCH) {
+                                        (csrf(a.csrf))
+                                        input type="hidden" name="account" value=(account);
+                                        button.quiet type="submit" aria-label={ "Switch to " (account) } { (account) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            @if let Some(members) = a.members {
+                (members_section(members, a.csrf, a.may_manage_members))
+            }
             section #tokens {
                 h2 { "Personal tokens" }
                 p.muted { "A personal token is sent as " code { "Authorization: Bearer <token>" } " to the API." }
@@ -372,6 +406,133 @@ pub(super) fn consent(c: &Consent<'_>) -> String {
                     button type="submit" name="decision" value="allow" { "Allow" }
                     " "
                     button.quiet type="submit" name="decision" value="deny" { "Deny" }
+                }
+            }
+        },
+    )
+}
+
+fn status_word(status: MemberStatus) -> &'static str {
+    match status {
+        MemberStatus::Invited => "invited",
+        MemberStatus::Active => "active",
+    }
+}
+
+/// The account's members: a table, and for those who may, role changes, removals and the
+/// invitation form.
+fn members_section(members: &[Member], csrf_token: &str, manage: bool) -> Markup {
+    html! {
+        section #members {
+            h2 { "Members" }
+            p.muted { "People with a role in this account. Owners and admins manage them." }
+            table {
+                thead { tr { th { "Login" } th { "Name" } th { "Role" } th { "Podcasts" } th { "Status" } @if manage { th {} } } }
+                tbody {
+                    @for m in members {
+                        tr {
+                            td { (m.login.as_str()) }
+                            td { (m.name) }
+                            td {
+                                @if manage {
+                                    form.inline method="post" action=(paths::member_update(m.id.as_str())) {
+                                        (csrf(csrf_token))
+                                        select name="role" aria-label={ "Role of " (m.login.as_str()) } {
+                                            @for role in Role::ALL {
+                                                option value=(role.as_str()) selected[role == m.role] { (role.as_str()) }
+                                            }
+                                        }
+                                        " "
+                                        button.quiet type="submit" { "Change" }
+                                    }
+                                } @else {
+                                    (m.role.as_str())
+                                }
+                            }
+                            td { @match &m.feeds { Some(feeds) => { (feeds.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")) }, None => span.muted { "all" } } }
+                            td { (status_word(m.status)) }
+                            @if manage {
+                                td {
+                                    form method="post" action=(paths::member_remove(m.id.as_str())) {
+                                        (csrf(csrf_token))
+                                        button.quiet type="submit" aria-label={ "Remove " (m.login.as_str()) } { "Remove" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            @if manage {
+                div.panel {
+                    h3 { "Invite someone" }
+                    form method="post" action=(paths::MEMBERS) {
+                        (csrf(csrf_token))
+                        label { "Login (a name or an e-mail address)" input type="text" name="login" required maxlength="254"; }
+                        label { "Name" input type="text" name="name" maxlength="255"; }
+                        label { "Role"
+                            select name="role" {
+                                @for role in Role::ALL {
+                                    option value=(role.as_str()) selected[role == Role::Editor] { (role.as_str()) }
+                                }
+                            }
+                        }
+                        button type="submit" { "Invite" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A member just invited: the invitation's link, shown this once.
+pub(super) fn member_invited(login: &str, url: &str) -> Markup {
+    html! {
+        div.panel.notice role="status" {
+            h2 { "Invited " (login) }
+            p { "Send them this link. It works once, for 7 days, and is not shown again:" }
+            p { code #invitation-url { (url) } }
+        }
+    }
+}
+
+/// What an invitation's page shows.
+pub(super) struct Invitation<'a> {
+    pub(super) action: &'a str,
+    pub(super) csrf: &'a str,
+    pub(super) account: &'a str,
+    pub(super) login: &'a str,
+    pub(super) role: Role,
+    /// The login is a person's already: they sign in with their password.
+    pub(super) known_login: bool,
+    pub(super) problem: Option<&'a str>,
+}
+
+/// The page of an invitation: set a password (or sign in) and join.
+pub(super) fn invitation(i: &Invitation<'_>) -> String {
+    page(
+        "Join an account · podhost",
+        None,
+        None,
+        html! {
+            h1 { "Join " (i.account) }
+            p { "You are invited to the account " strong { (i.account) } " as " strong { (i.role.as_str()) } ", with the login " strong { (i.login) } "." }
+            section.panel {
+                @if let Some(problem) = i.problem {
+                    p.error role="alert" { (problem) }
+                }
+                form method="post" action=(i.action) {
+                    (csrf(i.csrf))
+                    @if i.known_login {
+                        p { "You have a podhost login already: sign in with its password to join." }
+                        label { "Password" input type="password" name="password" autocomplete="current-password" required; }
+                        button type="submit" { "Sign in and join" }
+                    } @else {
+                        label { "Your name" input type="text" name="name" maxlength="255" autocomplete="name"; }
+                        label { "Choose a password (at least 8 characters)" input type="password" name="password" autocomplete="new-password" minlength="8" required; }
+                        label { "The password again" input type="password" name="password_again" autocomplete="new-password" minlength="8" required; }
+                        button type="submit" { "Join" }
+                    }
                 }
             }
         },

@@ -35,4 +35,8 @@ impl EventRenderer for WireEvents {
         };
         value.unwrap_or(Value::Null)
     }
+
+    fn render_actor(&self, actor: &podhost_core::model::Actor) -> Value {
+        serde_json::to_value(super::members::actor(actor)).unwrap_or(Value::Null)
+    }
 }

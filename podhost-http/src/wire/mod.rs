@@ -13,6 +13,7 @@ pub mod feeds;
 pub mod format;
 pub mod jobs;
 pub mod media;
+pub mod members;
 pub mod metadata;
 pub mod names;
 pub mod oauth;

@@ -10,6 +10,7 @@ use object_store::ObjectStore;
 mod accounts;
 mod background;
 mod media;
+pub mod members;
 mod podcasts;
 pub mod privacy;
 mod publishing;
@@ -19,6 +20,7 @@ pub use crate::setup::account as owner;
 pub use accounts::{accounts, ownership, scopes, tokens};
 pub use background::{jobs, private_podcasts, statistics, webhooks};
 pub use media::{media, media_list, uploads_that_fail_leave_nothing};
+pub use members::{activity, owners_and_tokens, roles};
 pub use podcasts::{episode_list, episodes, feeds, scheduled_publishing};
 pub use privacy::private_stays_private;
 pub use publishing::{publishing, two_hosts_share_a_store};
@@ -58,6 +60,9 @@ pub fn cases() -> Vec<Case> {
         ("private_stays_private", |s| {
             Box::pin(private_stays_private(s))
         }),
+        ("roles", |s| Box::pin(roles(s))),
+        ("owners_and_tokens", |s| Box::pin(owners_and_tokens(s))),
+        ("activity", |s| Box::pin(activity(s))),
     ]
 }
 

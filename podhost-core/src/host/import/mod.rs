@@ -265,7 +265,14 @@ impl PodcastHost {
         progress: &dyn ImportProgress,
     ) -> Result<ImportReport> {
         who.require(Scope::Feeds)?;
-        let owner = Principal::owner(who.account().clone());
+        if !who.sees_all() {
+            return Err(Error::Forbidden {
+                message: "a member restricted to some podcasts cannot import podcasts".into(),
+            });
+        }
+        // The import writes episodes and media as the caller, with every scope (an importer of
+        // podcasts brings their episodes and files).
+        let owner = who.with_every_scope();
         let allow_private = self.config().allow_private_webhooks;
         let refused = |e: String| Error::invalid("feed", e);
         // `address`: where the feed is known to live (the URL asked for, before redirects).

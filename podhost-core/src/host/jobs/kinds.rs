@@ -190,7 +190,7 @@ async fn import(host: &PodcastHost, account: &AccountId, job: &Job) -> Result<Jo
             "this server fetches nothing (HostConfig::fetcher is not set)",
         )
     })?;
-    let owner = Principal::owner(account.clone());
+    let owner = Principal::podhost(account.clone());
     let options = crate::import::ImportOptions {
         feed_id: params.feed_id,
         ..Default::default()

@@ -56,7 +56,7 @@ impl PodcastHost {
         let id = self.reserve_job(who.account()).await?;
         let now = self.now();
         let committed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 let (job, new) = records::job_for(state, &id, media, kind, &params, now)?;
                 let changes = if new {
                     vec![Change::JobPut(job.clone())]
@@ -90,7 +90,7 @@ impl PodcastHost {
         let id = self.reserve_job(who.account()).await?;
         let now = self.now();
         let committed = catalog
-            .commit(now, |state| {
+            .commit(now, &who.actor(), |state| {
                 if let Some(running) = state.jobs.values().find(|j| {
                     j.kind == JobKind::Import && !j.status.is_final() && j.params == params
                 }) {
@@ -328,7 +328,7 @@ impl PodcastHost {
         let attempt = lease.attempt;
         let started = self.now();
         let running = catalog
-            .commit(started, |state| {
+            .commit(started, &crate::model::Actor::podhost(), |state| {
                 let Some(current) = state.jobs.get(&id) else {
                     return Ok((Vec::new(), None));
                 };
@@ -383,7 +383,7 @@ impl PodcastHost {
         // The job's output is applied to the media record as it is now, so changes made while
         // the job ran are kept; an output that no longer applies fails the job with the reason.
         let (applied, ended) = catalog
-            .commit(finished, |state| {
+            .commit(finished, &crate::model::Actor::podhost(), |state| {
                 let Some(current) = state.jobs.get(&id) else {
                     return Ok((Vec::new(), (false, None)));
                 };

@@ -5,6 +5,7 @@ pub mod campaigns;
 pub mod episodes;
 pub mod feeds;
 pub mod media;
+pub mod members;
 pub mod metadata;
 pub mod processing;
 pub mod stats;
@@ -74,4 +75,6 @@ groups! {
     Tokens(tokens::TokenEndpoint),
     /// Ad campaigns.
     Campaigns(campaigns::CampaignEndpoint),
+    /// Members and who did what.
+    Members(members::MemberEndpoint),
 }

@@ -1,0 +1,405 @@
+//! Teams over HTTP: an invitation accepted on the site (its CSRF token included), an author's
+//! draft and the 403 on publishing it, an analyst refused every write the route table declares,
+//! a member restricted to one podcast finding no other, a removed member's token refused on
+//! another server within a second, and the last owner kept.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Browser, Fixture};
+use http::{Method, StatusCode, header};
+use podhost_core::{Scope, model::Role};
+use serde_json::{Value, json};
+
+const PASSWORD: &str = "a long enough password";
+
+/// Invites `login` as `role` through the API; the member's id and the invitation's path.
+async fn invite(fx: &Fixture, login: &str, role: &str, feeds: Value) -> (String, String) {
+    let answer = fx
+        .call(
+            Method::POST,
+            "/api/members",
+            &fx.alice,
+            Some(json!({"login": login, "role": role, "feeds": feeds})),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    assert_eq!(answer.headers[header::CACHE_CONTROL], "no-store");
+    let data = &answer.body["data"];
+    assert_eq!(data["status"], "invited");
+    assert_eq!(data["role"], role);
+    let url = data["invitation_url"].as_str().unwrap();
+    let path = url.split_once("://").unwrap().1;
+    let path = &path[path.find('/').unwrap()..];
+    (data["id"].as_str().unwrap().to_string(), path.to_string())
+}
+
+/// A member who joined (through the core, as the site does) and a token of theirs with every
+/// scope their role allows.
+async fn member_token(fx: &Fixture, login: &str, role: Role, feeds: Value) -> (String, String) {
+    let (id, path) = invite(fx, login, role.as_str(), feeds).await;
+    let secret = path.rsplit('/').next().unwrap();
+    let signed_in = fx
+        .host
+        .accept_invitation(secret, PASSWORD, None, "192.0.2.7")
+        .await
+        .unwrap();
+    let (who, _) = fx.host.session(&signed_in.cookie).await.unwrap();
+    let token = fx
+        .host
+        .create_token(&who, login, role.scopes())
+        .await
+        .unwrap();
+    (id, token.secret)
+}
+
+#[tokio::test]
+async fn an_invitation_is_accepted_on_the_site_with_its_csrf_token() {
+    let fx = Fixture::new().await;
+    let (id, path) = invite(&fx, "sam@example.com", "editor", Value::Null).await;
+    let mut browser = Browser::default();
+    let page = browser.get(&fx.api, &path).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let html = String::from_utf8_lossy(&page.raw).into_owned();
+    assert!(html.contains("Join alice"), "{html}");
+    assert!(
+        html.contains("password_again"),
+        "a new person chooses a password"
+    );
+
+    // Without the form's CSRF token: refused, and the invitation still holds.
+    let refused = browser
+        .post_raw(
+            &fx.api,
+            &path,
+            &[
+                ("password", PASSWORD.into()),
+                ("password_again", PASSWORD.into()),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    let member = fx.get(&format!("/api/members/{id}")).await;
+    assert_eq!(member.body["data"]["status"], "invited");
+
+    // Two different passwords: the page again, 422.
+    browser.get(&fx.api, &path).await;
+    let differ = browser
+        .post(
+            &fx.api,
+            &path,
+            &[("password", PASSWORD), ("password_again", "something else")],
+        )
+        .await;
+    assert_eq!(differ.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let joined = browser
+        .post(
+            &fx.api,
+            &path,
+            &[
+                ("name", "Sam"),
+                ("password", PASSWORD),
+                ("password_again", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(
+        joined.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        String::from_utf8_lossy(&joined.raw)
+    );
+    assert!(browser.cookie("podhost_session").is_some());
+    let account = browser.get(&fx.api, "/account").await;
+    assert_eq!(account.status, StatusCode::OK);
+    let html = String::from_utf8_lossy(&account.raw).into_owned();
+    assert!(html.contains("sam@example.com"), "{html}");
+    assert!(html.contains("editor of this account"), "{html}");
+
+    let member = fx.get(&format!("/api/members/{id}")).await;
+    assert_eq!(member.body["data"]["status"], "active");
+    assert_eq!(member.body["data"]["name"], "Sam");
+
+    // Used once.
+    let again = Browser::default().get(&fx.api, &path).await;
+    assert_eq!(again.status, StatusCode::NOT_FOUND);
+
+    // The person signs in with their login from now on.
+    let mut other = Browser::default();
+    let signed_in = other.sign_in(&fx.api, "sam@example.com", PASSWORD).await;
+    assert_eq!(signed_in.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn an_author_drafts_and_is_refused_publishing() {
+    let fx = Fixture::new().await;
+    let created = fx
+        .call(
+            Method::POST,
+            "/api/feeds",
+            &fx.alice,
+            Some(json!({"id": "daily", "title": "Daily"})),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let (_, author) = member_token(&fx, "writer", Role::Author, Value::Null).await;
+    let draft = fx
+        .multipart(
+            "/api/feed/daily/show",
+            &author,
+            &[("title", "Draft"), ("is_public", "0")],
+            &[],
+        )
+        .await;
+    assert_eq!(draft.status, StatusCode::CREATED, "{}", draft.body);
+    let id = draft.body["data"]["id"].as_str().unwrap().to_string();
+    let edited = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/daily/show/{id}"),
+            &author,
+            Some(json!({"description": "Notes"})),
+        )
+        .await;
+    assert_eq!(edited.status, StatusCode::OK, "{}", edited.body);
+    let publish = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/daily/show/{id}"),
+            &author,
+            Some(json!({"is_public": 1})),
+        )
+        .await;
+    assert_eq!(publish.status, StatusCode::FORBIDDEN, "{}", publish.body);
+    assert!(
+        publish
+            .body
+            .to_string()
+            .contains("the role author may not publish"),
+        "{}",
+        publish.body
+    );
+    let published = fx
+        .multipart(
+            "/api/feed/daily/show",
+            &author,
+            &[("title", "Out"), ("is_public", "1")],
+            &[],
+        )
+        .await;
+    assert_eq!(
+        published.status,
+        StatusCode::FORBIDDEN,
+        "{}",
+        published.body
+    );
+}
+
+#[tokio::test]
+async fn an_analyst_is_refused_every_write_of_the_route_table() {
+    let fx = Fixture::new().await;
+    let (_, analyst) = member_token(&fx, "numbers", Role::Analyst, Value::Null).await;
+    let wav = podhost_testkit::fixtures::wav(0.1, 8000);
+    let mut tried = 0;
+    for row in podhost_http::routes() {
+        // Writes of the API; the analyst's own tokens are theirs to manage.
+        let write = row.method != Method::GET && row.method != Method::HEAD;
+        let Some(scope) = row.scope else { continue };
+        if !write || scope == Scope::Tokens || scope == Scope::Metrics {
+            continue;
+        }
+        let path = podhost_http::routes::sample_path(row);
+        let mut request = http::Request::builder()
+            .method(row.method.clone())
+            .uri(&path)
+            .header(header::AUTHORIZATION, format!("Bearer {analyst}"));
+        let body = match row.example_body(&wav) {
+            Some((content_type, body)) => {
+                request = request.header(header::CONTENT_TYPE, content_type);
+                body
+            }
+            None => Vec::new(),
+        };
+        let answer = fx
+            .send(
+                request
+                    .body(http_body_util::Full::new(body.into()))
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::FORBIDDEN,
+            "{} {path}: {}",
+            row.method,
+            answer.body
+        );
+        tried += 1;
+    }
+    assert!(tried > 20, "only {tried} writes");
+    // And reads what it may.
+    let stats = fx.call(Method::GET, "/api/stats", &analyst, None).await;
+    assert_eq!(stats.status, StatusCode::OK, "{}", stats.body);
+}
+
+#[tokio::test]
+async fn a_member_restricted_to_a_podcast_finds_no_other() {
+    let fx = Fixture::new().await;
+    for (id, title) in [("mine", "Mine"), ("theirs", "Theirs")] {
+        let created = fx
+            .call(
+                Method::POST,
+                "/api/feeds",
+                &fx.alice,
+                Some(json!({"id": id, "title": title})),
+            )
+            .await;
+        assert_eq!(created.status, StatusCode::CREATED);
+    }
+    let (_, narrow) = member_token(&fx, "narrow", Role::Editor, json!(["mine"])).await;
+    // Alice's list is cached at this version of the account: the member's answer must not be
+    // hers.
+    assert_eq!(
+        fx.get("/api/feeds").await.body["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let listed = fx.call(Method::GET, "/api/feeds", &narrow, None).await;
+    let ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["mine"]);
+    for (method, path, body) in [
+        (Method::GET, "/api/feeds/theirs", None),
+        (
+            Method::PUT,
+            "/api/feeds/theirs",
+            Some(json!({"title": "Mine now"})),
+        ),
+        (Method::GET, "/api/feed/theirs/shows", None),
+        (Method::GET, "/api/stats/feeds/theirs", None),
+    ] {
+        let answer = fx.call(method.clone(), path, &narrow, body).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::NOT_FOUND,
+            "{method} {path}: {}",
+            answer.body
+        );
+    }
+    let episode = fx
+        .multipart("/api/feed/theirs/show", &narrow, &[("title", "x")], &[])
+        .await;
+    assert_eq!(episode.status, StatusCode::NOT_FOUND, "{}", episode.body);
+    let own = fx.call(Method::GET, "/api/feeds/mine", &narrow, None).await;
+    assert_eq!(own.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_removed_members_token_is_refused_on_another_server_within_a_second() {
+    // Servers that refresh their catalog as a deployment does (every half second).
+    let fx = Fixture::with_host_config(|c| {
+        c.catalog.refresh_interval = Duration::from_millis(500);
+    })
+    .await;
+    let (id, token) = member_token(&fx, "leaving", Role::Editor, Value::Null).await;
+    let (_, other) = fx.another_process();
+    let before = common::send_to(
+        &other,
+        http::Request::builder()
+            .uri("/api/feeds")
+            .header(header::AUTHORIZATION, format!("Bearer {token}"))
+            .body(http_body_util::Full::new(bytes::Bytes::new()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(before.status, StatusCode::OK);
+    let removed = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/members/{id}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::NO_CONTENT, "{}", removed.body);
+    let start = Instant::now();
+    let refused = loop {
+        let answer = common::send_to(
+            &other,
+            http::Request::builder()
+                .uri("/api/feeds")
+                .header(header::AUTHORIZATION, format!("Bearer {token}"))
+                .body(http_body_util::Full::new(bytes::Bytes::new()))
+                .unwrap(),
+        )
+        .await;
+        if answer.status == StatusCode::UNAUTHORIZED || start.elapsed() > Duration::from_secs(1) {
+            break answer.status;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        refused,
+        StatusCode::UNAUTHORIZED,
+        "still served after a second"
+    );
+}
+
+#[tokio::test]
+async fn the_last_owner_is_refused() {
+    let fx = Fixture::new().await;
+    let members = fx.get("/api/members").await;
+    let list = members.body["data"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "an account begins with its founder");
+    assert_eq!(list[0]["login"], "alice");
+    assert_eq!(list[0]["role"], "owner");
+    let founder = list[0]["id"].as_str().unwrap();
+    let removed = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/members/{founder}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::CONFLICT, "{}", removed.body);
+    let demoted = fx
+        .call(
+            Method::PUT,
+            &format!("/api/members/{founder}"),
+            &fx.alice,
+            Some(json!({"role": "admin"})),
+        )
+        .await;
+    assert_eq!(demoted.status, StatusCode::CONFLICT, "{}", demoted.body);
+    // With a second owner, the founder may step down.
+    let (second, _) = member_token(&fx, "second", Role::Owner, Value::Null).await;
+    let demoted = fx
+        .call(
+            Method::PUT,
+            &format!("/api/members/{founder}"),
+            &fx.alice,
+            Some(json!({"role": "admin"})),
+        )
+        .await;
+    assert_eq!(demoted.status, StatusCode::OK, "{}", demoted.body);
+    // The founder's token now acts as an admin: owners are not theirs to touch.
+    let touched = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/members/{second}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(touched.status, StatusCode::FORBIDDEN, "{}", touched.body);
+}
