@@ -86,6 +86,13 @@ pub(crate) enum Change {
         id: String,
     },
     EventRecorded(Event),
+    /// A scheduled episode came out at `publish_at` and was said to (the activity and the
+    /// events record it once).
+    Announced {
+        feed: FeedId,
+        id: EpisodeId,
+        publish_at: Timestamp,
+    },
     /// A keyed request began, took a step, was answered or released.
     Key(crate::idempotency::KeyChange),
 }

@@ -165,8 +165,9 @@ impl PodcastHost {
 
     /// Invites a person to the account with a role (scope `members`; only an owner invites an
     /// owner). Answers the member, status `invited`, and the URL of the invitation (one use,
-    /// 7 days), which is shown here and nowhere else. `Conflict` when the login is a member
-    /// already.
+    /// 7 days), which is shown here and nowhere else. Inviting a login invited before makes a
+    /// new invitation of the same member (the old link stops working); `Conflict` when the
+    /// login is an active member already.
     pub async fn invite_member(&self, who: &Principal, new: NewMember) -> Result<Invited> {
         who.require(Scope::Members)?;
         check_owner_rule(who, new.role)?;
@@ -193,11 +194,9 @@ impl PodcastHost {
         {
             id = MemberId::random();
         }
-        let secret = format!(
-            "{INVITATION_PREFIX}{}_{}",
-            &id.as_str()[4..],
-            random_secret()
-        );
+        let random = random_secret();
+        let secret_of =
+            |id: &MemberId| format!("{INVITATION_PREFIX}{}_{random}", &id.as_str()[4..]);
         let now = self.now();
         let name = match new.name.trim() {
             "" => login.to_string(),
@@ -208,19 +207,30 @@ impl PodcastHost {
                 let mut errors = FieldErrors::default();
                 let feeds = check_feeds(&mut errors, state, &new.feeds);
                 errors.into_result()?;
-                if state.members.values().any(|m| m.login == login) {
-                    return Err(Error::conflict(format!(
-                        "{login} is a member of the account already"
-                    )));
-                }
+                // Invited again (a lost or expired link): the same member, a new invitation
+                // (the old link stops working). A member who joined is one already.
+                let again = match state.members.values().find(|m| m.login == login) {
+                    Some(m) if m.status == MemberStatus::Active => {
+                        return Err(Error::conflict(format!(
+                            "{login} is a member of the account already"
+                        )));
+                    }
+                    Some(m) => {
+                        check_owner_rule(who, m.role)?;
+                        Some(m)
+                    }
+                    None => None,
+                };
+                let id = again.map_or_else(|| id.clone(), |m| m.id.clone());
+                let secret = secret_of(&id);
                 let member = Member {
-                    id: id.clone(),
+                    id,
                     login: login.clone(),
                     name: name.clone(),
                     role: new.role,
                     feeds,
                     status: MemberStatus::Invited,
-                    created: now,
+                    created: again.map_or(now, |m| m.created),
                     invitation: Some(crate::model::Invitation {
                         secret_sha256: sha256_hex(&secret),
                         expires: now + INVITATION_LIFETIME,
@@ -229,6 +239,8 @@ impl PodcastHost {
                 Ok((vec![Change::MemberPut(member.clone())], member))
             })
             .await?;
+        // The secret is never in the log, not even as a keyed request's value.
+        let secret = secret_of(&member.id);
         Ok(Invited {
             member,
             invitation_url: self.urls().invitation(&secret),

@@ -58,6 +58,10 @@ fn require_every_podcast(who: &Principal) -> Result<()> {
     }
 }
 
+/// How late a scheduled publication is still recorded in the activity (a server that was down
+/// longer does not record the ones it missed as done now).
+const RECORD_PUBLICATIONS_WITHIN: jiff::SignedDuration = jiff::SignedDuration::from_hours(24);
+
 fn webhook_not_found(id: &str) -> Error {
     Error::not_found("webhook", id)
 }
@@ -253,38 +257,54 @@ impl PodcastHost {
     }
 
     /// Records `episode.published` for episodes whose scheduled time has come since they were
-    /// last written (an immediate publication is recorded with its write). Serial in the
+    /// last written (an immediate publication is recorded with its write): in the activity, as
+    /// podhost's doing, and as an event for the webhook subscriptions. Serial in the
     /// catalog, so two processes never announce one publication twice.
     pub(super) async fn announce_publications(&self, account: &AccountId) -> Result<()> {
         let Some(catalog) = self.existing_catalog(account).await? else {
             return Ok(());
         };
         let now = self.now();
+        // Each scheduled episode that came out and was not yet said to: the change that says
+        // so (the activity's `episode.published` by podhost, for a publication of the last
+        // day), and its event for the webhook subscriptions older than it.
         let due = |state: &crate::state::AccountState| {
-            let Some(since) = state.webhooks.values().map(|w| w.created).min() else {
-                return Vec::new();
-            };
+            let since = state.webhooks.values().map(|w| w.created).min();
+            let mut changes = Vec::new();
             let mut events = Vec::new();
             for entry in state.feeds.values() {
                 for episode in entry.episodes.values() {
-                    let scheduled =
-                        episode.publish_at > episode.updated && episode.publish_at > since;
-                    if scheduled
-                        && episode.is_published(now)
-                        && state.announced.get(&episode.id) != Some(&episode.publish_at)
+                    let scheduled = episode.publish_at > episode.updated;
+                    if !scheduled
+                        || !episode.is_published(now)
+                        || state.announced.get(&episode.id) == Some(&episode.publish_at)
                     {
+                        continue;
+                    }
+                    if now.duration_since(episode.publish_at) <= RECORD_PUBLICATIONS_WITHIN {
+                        changes.push(crate::state::Change::Announced {
+                            feed: episode.feed.clone(),
+                            id: episode.id,
+                            publish_at: episode.publish_at,
+                        });
+                    }
+                    if since.is_some_and(|since| episode.publish_at > since) {
                         events.push((EventKind::EpisodePublished, snapshot(state, episode, now)));
                     }
                 }
             }
-            events
+            (changes, events)
         };
-        if catalog.read(|state| due(state).is_empty()).await {
+        let nothing =
+            |(changes, events): &(Vec<_>, Vec<_>)| changes.is_empty() && events.is_empty();
+        if catalog.read(|state| nothing(&due(state))).await {
             return Ok(());
         }
         catalog
             .commit(now, &crate::model::Actor::podhost(), |state| {
-                Ok((state.record(now, due(state)), ()))
+                let (mut changes, events) = due(state);
+                changes.extend(state.record(now, events));
+                Ok((changes, ()))
             })
             .await
     }

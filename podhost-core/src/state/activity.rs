@@ -73,6 +73,10 @@ fn action_of(state: &AccountState, change: &Change) -> Option<(&'static str, Act
             (action, object("member", member.id.to_string(), None))
         }
         Change::MemberRemoved { id } => ("member.removed", object("member", id.to_string(), None)),
+        Change::Announced { feed, id, .. } => (
+            "episode.published",
+            object("episode", id.to_string(), Some(feed)),
+        ),
         Change::TokenPut(token) if token.grant.is_none() => {
             let action = match state.tokens.get(&token.id) {
                 None => "token.created",
@@ -125,19 +129,6 @@ impl AccountState {
         for change in changes {
             if let Some((action, object)) = action_of(self, change) {
                 self.note_activity(at, &actor, action, object);
-            }
-            // A scheduled episode that came out: podhost published it.
-            if let Change::EventRecorded(event) = change
-                && actor.via == crate::model::Via::Podhost
-                && event.kind == crate::webhooks::event::EventKind::EpisodePublished
-                && let crate::webhooks::event::Subject::Episode(view) = &event.subject
-            {
-                let object = ActivityObject {
-                    kind: "episode".to_string(),
-                    id: view.episode.id.to_string(),
-                    feed: Some(view.episode.feed.clone()),
-                };
-                self.note_activity(at, &actor, "episode.published", object);
             }
             match change {
                 Change::EventRecorded(event) if event.actor.is_none() => {

@@ -215,6 +215,9 @@ impl AccountState {
                 }
                 self.announced.remove(id);
             }
+            Change::Announced { id, publish_at, .. } => {
+                self.announced.insert(*id, *publish_at);
+            }
             Change::WebhookPut(webhook) => {
                 self.webhooks.insert(webhook.id.clone(), webhook.clone());
             }

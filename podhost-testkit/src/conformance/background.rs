@@ -96,7 +96,7 @@ pub async fn statistics(store: Arc<dyn ObjectStore>) {
 
 /// A sender that records what it was asked to send and answers 204.
 #[derive(Debug, Default)]
-struct Recorder(std::sync::Mutex<Vec<podhost_core::webhooks::WebhookRequest>>);
+pub(super) struct Recorder(std::sync::Mutex<Vec<podhost_core::webhooks::WebhookRequest>>);
 
 #[async_trait::async_trait]
 impl podhost_core::webhooks::WebhookSender for Recorder {
@@ -114,7 +114,7 @@ impl podhost_core::webhooks::WebhookSender for Recorder {
 
 /// Renders an event's data as its subject's debug form.
 #[derive(Debug)]
-struct DebugRenderer;
+pub(super) struct DebugRenderer;
 
 impl podhost_core::webhooks::event::EventRenderer for DebugRenderer {
     fn render(

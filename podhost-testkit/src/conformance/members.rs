@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use object_store::ObjectStore;
 use podhost_core::{
-    ActivityQuery, Error, FeedId, MediaId, MemberId, PodcastHost, Principal, Scopes,
+    ActivityQuery, Clock, Error, FeedId, MediaId, MemberId, PodcastHost, Principal, Scopes,
     model::{
         EpisodePatch, FeedPatch, MemberPatch, NewCampaign, NewEpisode, NewFeed, NewMember,
         Position, Role,
@@ -447,6 +447,38 @@ pub async fn owners_and_tokens(store: Arc<dyn ObjectStore>) {
         Y
     );
 
+    // Invited again (a lost link): the same member, and only the new link works.
+    let first = host
+        .invite_member(&admin, new_member("late", Role::Author))
+        .await
+        .unwrap();
+    let second = host
+        .invite_member(&admin, new_member("late", Role::Editor))
+        .await
+        .unwrap();
+    assert_eq!(first.member.id, second.member.id);
+    let secret = |url: &str| url.rsplit('/').next().unwrap().to_string();
+    assert_err!(
+        host.invitation(&secret(&first.invitation_url)).await,
+        Error::NotFound { .. }
+    );
+    let joined = host
+        .accept_invitation(
+            &secret(&second.invitation_url),
+            "a long enough password",
+            None,
+            "192.0.2.9",
+        )
+        .await
+        .unwrap();
+    let (late, _) = host.session(&joined.cookie).await.unwrap();
+    assert_eq!(late.role(), Role::Editor);
+    assert_err!(
+        host.invite_member(&admin, new_member("late", Role::Editor))
+            .await,
+        Error::Conflict { .. }
+    );
+
     // Removed: the token and the site's session stop at once.
     host.remove_member(&admin, &editor_id).await.unwrap();
     assert_err!(
@@ -461,7 +493,7 @@ pub async fn owners_and_tokens(store: Arc<dyn ObjectStore>) {
 
 /// Who did what: each change names its actor, newest first, narrowed by podcast and member.
 pub async fn activity(store: Arc<dyn ObjectStore>) {
-    let (host, _) = test_host(store);
+    let (host, clock) = test_host(store);
     let acme = owner(&host, "acme").await;
     let show = host
         .create_feed(&acme, NewFeed::titled("show", "Show"))
@@ -533,11 +565,39 @@ pub async fn activity(store: Arc<dyn ObjectStore>) {
         .activity(
             &acme,
             &ActivityQuery {
-                feed: Some(show),
+                feed: Some(show.clone()),
                 ..Default::default()
             },
         )
         .await
         .unwrap();
     assert_eq!(of_show.total, 3);
+
+    // A scheduled episode comes out: podhost published it.
+    let mut new = NewEpisode::titled("Tomorrow");
+    new.fields.is_public = Some(true);
+    new.fields.publish_at = Some(clock.now() + jiff::SignedDuration::from_hours(1));
+    let scheduled = host
+        .create_episode(&acme, &show, new)
+        .await
+        .unwrap()
+        .episode
+        .id;
+    clock.advance(jiff::SignedDuration::from_hours(2));
+    host.process_webhooks(
+        &acme,
+        &super::background::Recorder::default(),
+        &super::background::DebugRenderer,
+    )
+    .await
+    .unwrap();
+    let newest = host
+        .activity(&acme, &ActivityQuery::default())
+        .await
+        .unwrap();
+    let newest = &newest.items[0];
+    assert_eq!(newest.action, "episode.published");
+    assert_eq!(newest.actor.via.as_str(), "podhost");
+    assert_eq!(newest.object.id, scheduled.to_string());
+    assert_eq!(newest.at, clock.now());
 }
