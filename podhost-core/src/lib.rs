@@ -62,4 +62,4 @@ pub use scope::{Scope, Scopes, UnknownScope};
 #[cfg(feature = "s3")]
 pub use store::open_s3_with;
 pub use store::{DEFAULT_STORE, OpenedStore, Presigner, check_conditional_writes, open_store};
-pub use urls::{FeedLinks, FileLink, Urls};
+pub use urls::{FeedLinks, FileLink, Urls, measured};

@@ -146,6 +146,17 @@ impl FeedLinks<'_> {
         }
     }
 
+    /// A file's URL as an enclosure (`enclosure`, an alternate enclosure's source): in a
+    /// public feed, wrapped in the measurement `prefixes` ([`measured`]); a subscriber's feed is
+    /// never wrapped (the key would go to the measurement services).
+    pub fn enclosure(&self, account: &AccountId, media: &Media, prefixes: &[String]) -> String {
+        let url = self.file(account, media, FileLink::Download);
+        match self {
+            FeedLinks::Public(_) => measured(prefixes, url),
+            FeedLinks::Subscriber { .. } => url,
+        }
+    }
+
     /// A link to a file of the account: the one function that makes one, for every element
     /// that links a file.
     pub fn file(&self, account: &AccountId, media: &Media, link: FileLink) -> String {
@@ -164,9 +175,56 @@ impl FeedLinks<'_> {
     }
 }
 
+/// `url` wrapped in measurement prefixes, the first outermost, in the form OP3 and Podtrac
+/// document: each prefix followed by the URL it wraps without its `https://` (an `http://`
+/// URL keeps its scheme, which a scheme-less one would lose).
+pub fn measured(prefixes: &[String], url: String) -> String {
+    prefixes.iter().rev().fold(url, |inner, prefix| {
+        let bare = inner.strip_prefix("https://").unwrap_or(&inner);
+        format!("{prefix}{bare}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_wrap_the_url_the_first_outermost() {
+        let url = "https://pod.example/media/alice/abc/ep%201.mp3".to_string();
+        let cases: [(&[&str], &str); 4] = [
+            (&[], "https://pod.example/media/alice/abc/ep%201.mp3"),
+            (
+                &["https://op3.dev/e/"],
+                "https://op3.dev/e/pod.example/media/alice/abc/ep%201.mp3",
+            ),
+            (
+                &[
+                    "https://op3.dev/e/",
+                    "https://dts.podtrac.com/redirect.mp3/",
+                ],
+                "https://op3.dev/e/dts.podtrac.com/redirect.mp3/pod.example/media/alice/abc/ep%201.mp3",
+            ),
+            (
+                &[
+                    "https://dts.podtrac.com/redirect.mp3/",
+                    "https://op3.dev/e/",
+                ],
+                "https://dts.podtrac.com/redirect.mp3/op3.dev/e/pod.example/media/alice/abc/ep%201.mp3",
+            ),
+        ];
+        for (prefixes, wrapped) in cases {
+            let prefixes: Vec<String> = prefixes.iter().map(|p| p.to_string()).collect();
+            assert_eq!(measured(&prefixes, url.clone()), wrapped);
+        }
+        assert_eq!(
+            measured(
+                &["https://op3.dev/e/".into()],
+                "http://127.0.0.1:8080/m.mp3".into()
+            ),
+            "https://op3.dev/e/http://127.0.0.1:8080/m.mp3"
+        );
+    }
 
     #[test]
     fn feed_ids_with_spaces_and_unicode_are_encoded() {

@@ -9,7 +9,7 @@ use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use jiff::{SignedDuration, Timestamp};
 use podhost_http::{Api, HttpConfig};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const APPLE: &str = "Podcasts/1410.53 CFNetwork/1111 Darwin/19.0.0 (x86_64)";
 const SPOTIFY: &str = "Spotify/8.7.10 iOS/15.3.1 (iPhone13,2)";
@@ -288,7 +288,7 @@ async fn reports_by_day_episode_and_app() {
     assert_eq!(report["total"], 4);
     assert_eq!(
         report["days"],
-        serde_json::json!([
+        json!([
             {"date": "2025-12-31", "downloads": 0},
             {"date": "2026-01-01", "downloads": 2},
             {"date": "2026-01-02", "downloads": 2},
@@ -296,15 +296,15 @@ async fn reports_by_day_episode_and_app() {
     );
     assert_eq!(
         report["feeds"],
-        serde_json::json!([{"feed_id": "show", "downloads": 4}])
+        json!([{"feed_id": "show", "downloads": 4}])
     );
     assert_eq!(
         report["episodes"],
-        serde_json::json!([{"feed_id": "show", "show_id": p.episode, "downloads": 4}])
+        json!([{"feed_id": "show", "show_id": p.episode, "downloads": 4}])
     );
     assert_eq!(
         report["apps"],
-        serde_json::json!([
+        json!([
             {"app": "Spotify", "downloads": 2},
             {"app": "Apple Podcasts", "downloads": 1},
             {"app": "Unknown", "downloads": 1},
@@ -331,7 +331,7 @@ async fn reports_by_day_episode_and_app() {
     );
     assert_eq!(
         report["platforms"],
-        serde_json::json!([
+        json!([
             {"platform": "Apple iPhone", "downloads": 3},
             {"platform": "Unknown", "downloads": 1},
         ])
@@ -557,4 +557,76 @@ async fn access_and_bad_input() {
     }
     let post = fx.call(Method::POST, "/api/stats", &fx.alice, None).await;
     assert_eq!(post.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+/// A podcast measured by OP3: its public feed's enclosure goes through the prefix, an http
+/// prefix (and a query, a repeat) is refused, and an app that follows the service's redirect to
+/// podhost is counted once.
+#[tokio::test]
+async fn a_download_through_a_measurement_prefix_is_counted_once() {
+    let p = podcast().await;
+    for (prefixes, status) in [
+        (
+            json!(["http://op3.dev/e/"]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!(["https://op3.dev/e/?x=1"]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!(["https://op3.dev/e/", "https://op3.dev/e/"]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (json!(["https://op3.dev/e/"]), StatusCode::OK),
+    ] {
+        let answer =
+            p.fx.call(
+                Method::PUT,
+                "/api/feeds/show",
+                &p.fx.alice,
+                Some(json!({"prefixes": prefixes})),
+            )
+            .await;
+        assert_eq!(answer.status, status, "{prefixes}: {}", answer.body);
+    }
+    let shown = p.fx.get("/api/feeds/show").await;
+    assert_eq!(
+        shown.body["data"]["attributes"]["prefixes"],
+        json!(["https://op3.dev/e/"]),
+        "{}",
+        shown.body
+    );
+    let feed = p.fx.public(Method::GET, "/feeds/show/rss", &[]).await;
+    let xml = String::from_utf8_lossy(&feed.raw).into_owned();
+    let at = xml.find("<enclosure url=\"").unwrap() + "<enclosure url=\"".len();
+    let enclosure = &xml[at..at + xml[at..].find('"').unwrap()];
+    let bare = podhost_testkit::TEST_PUBLIC_URL
+        .strip_prefix("https://")
+        .unwrap();
+    assert_eq!(
+        enclosure,
+        format!("https://op3.dev/e/{bare}{}", p.enclosure),
+        "{xml}"
+    );
+    // What OP3 answers the app: a redirect to the URL after its prefix (OP3 is not reachable
+    // from here; its answer is this, as its documentation describes it). The app then asks
+    // podhost, from its own address and with its own agent.
+    let location = format!(
+        "https://{}",
+        enclosure.strip_prefix("https://op3.dev/e/").unwrap()
+    );
+    let status = download(
+        &p.fx.api,
+        &path_of(&location),
+        Method::GET,
+        "203.0.113.7",
+        APPLE,
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    p.fx.host.flush_stats().await.unwrap();
+    let report = stats(&p.fx, "/api/stats?from=2026-01-01").await;
+    assert_eq!(report["total"], 1, "{report}");
 }

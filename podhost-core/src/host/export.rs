@@ -65,6 +65,7 @@ impl PodcastHost {
                     &links,
                     now,
                     &Default::default(),
+                    super::rendering::Measure::Plain,
                 );
                 let unpublished: Vec<EpisodeView> = episodes
                     .iter()
@@ -82,6 +83,7 @@ impl PodcastHost {
                         cleaned: &entry.feed_notes,
                         hubs: &[],
                         podping: false,
+                        prefixes: &[],
                     },
                     &links,
                 );

@@ -33,6 +33,36 @@ fn check_language(errors: &mut FieldErrors, language: &str) {
 }
 
 /// Applies a patch to a feed, collecting every problem.
+/// At most this many measurement prefixes wrap an enclosure.
+const MAX_PREFIXES: usize = 4;
+
+/// Measurement prefixes: https URLs with a host and a path ending in `/`, no query or
+/// fragment (the enclosure URL follows them), each once.
+fn check_prefixes(e: &mut FieldErrors, prefixes: &[String]) {
+    if prefixes.len() > MAX_PREFIXES {
+        e.add("prefixes", format!("at most {MAX_PREFIXES} prefixes"));
+    }
+    for (i, prefix) in prefixes.iter().enumerate() {
+        let ok = url::Url::parse(prefix).is_ok_and(|u| {
+            u.scheme() == "https"
+                && u.host_str().is_some_and(|h| !h.is_empty())
+                && u.query().is_none()
+                && u.fragment().is_none()
+                && u.username().is_empty()
+                && u.as_str() == prefix
+        }) && prefix.ends_with('/');
+        if !ok {
+            e.add(
+                "prefixes",
+                format!("{prefix:?} is not a measurement prefix: an https URL ending in /, such as https://op3.dev/e/"),
+            );
+        }
+        if prefixes[..i].contains(prefix) {
+            e.add("prefixes", format!("{prefix} is given twice"));
+        }
+    }
+}
+
 fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Result<()> {
     let mut e = FieldErrors::default();
     feed.apply(patch, &mut e);
@@ -79,6 +109,7 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
         );
     }
     refs::check_media_ref(&mut e, state, "logo", feed.logo, &[MediaKind::Image]);
+    check_prefixes(&mut e, &feed.prefixes);
     e.into_result()
 }
 
@@ -127,6 +158,7 @@ impl PodcastHost {
             },
             private: false,
             audio: Default::default(),
+            prefixes: Vec::new(),
             created: now,
             updated: now,
         };

@@ -77,8 +77,15 @@ impl PodcastHost {
                 if entry.feed.private {
                     return Err(Error::not_found("feed", id));
                 }
-                let (xml, published) =
-                    render_rss(state, entry, &account, &links, now, &self.config().notify);
+                let (xml, published) = render_rss(
+                    state,
+                    entry,
+                    &account,
+                    &links,
+                    now,
+                    &self.config().notify,
+                    super::rendering::Measure::Prefixed,
+                );
                 Ok(PublicFeed::Live(RenderedFeed {
                     etag: etag_of(&xml),
                     xml: xml.into(),

@@ -24,6 +24,14 @@ pub(super) struct Published {
 }
 
 /// The RSS of a feed's published episodes at `now`, and what was selected.
+/// Whether a rendered feed's enclosures go through the podcast's measurement prefixes: the
+/// served feed's do; an export's do not (its files are read back from its folder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Measure {
+    Prefixed,
+    Plain,
+}
+
 pub(super) fn render_rss(
     state: &AccountState,
     entry: &FeedEntry,
@@ -31,6 +39,7 @@ pub(super) fn render_rss(
     links: &crate::urls::FeedLinks<'_>,
     now: Timestamp,
     notify: &crate::webhooks::notify::Notifiers,
+    measure: Measure,
 ) -> (Vec<u8>, Published) {
     let private = links.is_private();
     let published = published(state, entry, now);
@@ -45,6 +54,11 @@ pub(super) fn render_rss(
         // A subscriber's copy is nobody's to be told about.
         hubs: if private { &[] } else { &notify.websub_hubs },
         podping: !private && notify.podping_url.is_some(),
+        // Never a subscriber's links: their keys would go to the measurement services.
+        prefixes: match (private, measure) {
+            (false, Measure::Prefixed) => &entry.feed.prefixes,
+            _ => &[],
+        },
     };
     (rss::render(&source, links), published)
 }

@@ -178,8 +178,15 @@ impl PodcastHost {
                     .feeds
                     .get(feed)
                     .ok_or_else(|| Error::not_found("feed", feed))?;
-                let (xml, published) =
-                    render_rss(state, entry, &account, &links, now, &Default::default());
+                let (xml, published) = render_rss(
+                    state,
+                    entry,
+                    &account,
+                    &links,
+                    now,
+                    &Default::default(),
+                    super::rendering::Measure::Plain,
+                );
                 Ok(Private::Live(RenderedFeed {
                     etag: super::rendering::etag_of(&xml),
                     xml: xml.into(),

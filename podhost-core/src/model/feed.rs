@@ -39,6 +39,10 @@ pub struct Feed {
     /// How its episodes' audio is prepared (mastered or published as uploaded).
     #[serde(default)]
     pub audio: super::FeedAudio,
+    /// Measurement prefixes (OP3's `https://op3.dev/e/`, Podtrac's, ...) that wrap every
+    /// enclosure URL of its public feed, the first outermost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefixes: Vec<String>,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -195,6 +199,9 @@ impl Feed {
         if let Some(audio) = &patch.audio {
             self.audio.apply(audio, errors);
         }
+        if let Some(prefixes) = &patch.prefixes {
+            self.prefixes.clone_from(prefixes);
+        }
     }
 
     /// Who makes it: the iTunes author, else the Google Play author (empty when neither).
@@ -266,6 +273,8 @@ pub struct FeedPatch {
     pub podcast_tags: super::podcast::TagsPatch,
     /// The audio setting's fields to change.
     pub audio: Option<super::AudioPatch>,
+    /// New measurement prefixes (empty: none).
+    pub prefixes: Option<Vec<String>>,
 }
 
 /// A feed with what a listing needs beside it, read at one moment.

@@ -6,10 +6,7 @@ use super::{
     xml_text::clean_value,
     xml_writer::Xml,
 };
-use crate::{
-    model::EpisodeView,
-    urls::{FeedLinks, FileLink},
-};
+use crate::{model::EpisodeView, urls::FeedLinks};
 
 /// Attributes of which some are absent: `(name, Some(value))` pairs kept.
 fn attrs<'a>(pairs: &[(&'a str, Option<String>)]) -> Vec<(&'a str, String)> {
@@ -325,6 +322,7 @@ pub(super) fn item_tags(
     view: &EpisodeView,
     links: &FeedLinks<'_>,
     account: &crate::ids::AccountId,
+    prefixes: &[String],
 ) {
     for tr in &t.transcripts {
         empty_el(
@@ -396,7 +394,7 @@ pub(super) fn item_tags(
             empty_el(
                 x,
                 "podcast:source",
-                &[("uri", Some(links.file(account, m, FileLink::Download)))],
+                &[("uri", Some(links.enclosure(account, m, prefixes)))],
             );
         }
         for s in &a.source {

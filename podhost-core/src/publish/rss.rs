@@ -50,6 +50,9 @@ pub(crate) struct FeedSource<'a> {
     /// Podping (`<podcast:podping usesPodping="true"/>`).
     pub(crate) hubs: &'a [String],
     pub(crate) podping: bool,
+    /// The measurement prefixes its enclosures go through (none for a subscriber's copy or an
+    /// export).
+    pub(crate) prefixes: &'a [String],
 }
 
 /// Renders the document.
@@ -227,7 +230,7 @@ fn item(
     }
     x.text("author", &ep.email);
     if let Some(media) = &view.media {
-        let url = links.file(src.account, media, FileLink::Download);
+        let url = links.enclosure(src.account, media, src.prefixes);
         x.empty(
             "enclosure",
             &[
@@ -295,7 +298,7 @@ fn item(
             ],
         );
     }
-    item_tags(x, &ep.podcast, view, links, src.account);
+    item_tags(x, &ep.podcast, view, links, src.account, src.prefixes);
     x.close("item");
 }
 
@@ -389,6 +392,7 @@ mod tests {
             },
             private: false,
             audio: Default::default(),
+            prefixes: Vec::new(),
             created: at,
             updated: at,
         };
@@ -440,6 +444,7 @@ mod tests {
             cleaned: &Default::default(),
             hubs: &[],
             podping: false,
+            prefixes: &[],
         };
         String::from_utf8(render(
             &source,

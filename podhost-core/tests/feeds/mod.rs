@@ -235,7 +235,11 @@ async fn publish(
         };
         i.insert("link", link);
         i.insert("author", s(&p.email));
-        i.insert("enclosure.url", w.url(&input.audio));
+        let prefixes = patch.prefixes.clone().unwrap_or_default();
+        i.insert(
+            "enclosure.url",
+            podhost_core::measured(&prefixes, w.url(&input.audio)),
+        );
         i.insert("enclosure.length", input.audio.size.to_string());
         i.insert("enclosure.type", input.enclosure_type.into());
         let duration = input.audio.facts.audio.as_ref().unwrap().duration_ms / 1000;
@@ -288,6 +292,8 @@ pub async fn rich(w: &World) -> Fixture {
     let vtt = w.upload("talk.vtt", VTT.into()).await;
     let srt = w.upload("talk.srt", SRT.into()).await;
     let patch = FeedPatch {
+        // Its downloads are measured by OP3 too: every parser reads the prefixed enclosure.
+        prefixes: Some(vec!["https://op3.dev/e/".into()]),
         title: Some("The Rich Show".into()),
         description: Some(
             "<p>Every field podhost writes, with <a href=\"https://rich.example/about\">a link</a>.</p>"
@@ -429,6 +435,7 @@ pub async fn hostile(w: &World) -> Fixture {
     let mp3 = w.upload_fixture("cbr_128k_stereo.mp3").await;
     let line = |what: &str| format!("{what} {HOSTILE_LINE}");
     let patch = FeedPatch {
+        prefixes: None,
         title: Some(line("Title")),
         description: Some(hostile_notes("Channel")),
         language: Some("he".into()),

@@ -182,6 +182,9 @@ pub struct FeedAttributes {
     pub private: bool,
     /// Addition: how its episodes' audio is prepared.
     pub audio: FeedAudioRecord,
+    /// Addition: measurement prefixes (such as OP3's `https://op3.dev/e/`) that wrap every
+    /// enclosure URL of the public feed, the first outermost.
+    pub prefixes: Vec<String>,
 }
 
 /// A podcast's audio setting as shown.
@@ -349,6 +352,7 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> FeedRecord {
             },
             logo: logo_url(ctx, v.logo.as_ref()),
             private: f.private,
+            prefixes: f.prefixes.clone(),
             audio: FeedAudioRecord {
                 master: f.audio.master,
                 target: f.audio.target,
@@ -479,6 +483,12 @@ pub struct FeedFields {
     pub private: Option<bool>,
     /// Addition: how its episodes' audio is prepared.
     pub audio: Option<FeedAudioFields>,
+    /// Addition: measurement prefixes (https URLs ending in `/`, such as `https://op3.dev/e/`
+    /// or `https://dts.podtrac.com/redirect.mp3/`) that wrap every enclosure URL of the public
+    /// feed, the first outermost, each followed by the URL without its `https://`; `[]`: none.
+    /// A private podcast's subscribers' feeds are never wrapped.
+    #[schemars(length(max = 4))]
+    pub prefixes: Option<Vec<String>>,
     /// The RSS fields as the single feed shows them (the fields above win).
     pub rss: Option<RssFields>,
 }
@@ -573,6 +583,7 @@ impl FeedFields {
             }),
             podcast_tags: pod.tags.0,
             private: self.private,
+            prefixes: self.prefixes,
             audio: self.audio.map(|a| AudioPatch {
                 master: a.master,
                 target: a.target.patch(),
