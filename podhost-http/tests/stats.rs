@@ -630,3 +630,95 @@ async fn a_download_through_a_measurement_prefix_is_counted_once() {
     let report = stats(&p.fx, "/api/stats?from=2026-01-01").await;
     assert_eq!(report["total"], 1, "{report}");
 }
+
+/// Episode curves of a scripted history: three episodes published at known times, downloads at
+/// known ages, and the curves and medians worked out by hand below.
+#[tokio::test]
+async fn episode_curves_are_downloads_by_day_of_age() {
+    let p = podcast().await; // "One", published 2025-12-01: more than 30 days old now.
+    let fx = &p.fx;
+    let owner = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let show: podhost_core::FeedId = "show".parse().unwrap();
+    let at = |s: &str| -> Timestamp { s.parse().unwrap() };
+    // An episode of its own file (downloads are told apart by their file), published at `when`.
+    let publish = |title: &'static str, when: &'static str, seconds: f64| {
+        let (fx, owner, show) = (fx, owner.clone(), show.clone());
+        async move {
+            let media = fx
+                .upload(
+                    &format!("{title}.wav"),
+                    podhost_testkit::fixtures::wav(seconds, 8000),
+                )
+                .await;
+            let mut new = podhost_core::model::NewEpisode::titled(title);
+            new.fields.is_public = Some(true);
+            new.fields.publish_at = Some(when.parse().unwrap());
+            new.fields.media = Some(Some(podhost_core::MediaId::new(media).unwrap()));
+            let view = fx.host.create_episode(&owner, &show, new).await.unwrap();
+            let media = fx
+                .host
+                .get_media(&owner, podhost_core::MediaId::new(media).unwrap())
+                .await
+                .unwrap();
+            (
+                view.episode.id.to_string(),
+                path_of(&fx.host.urls().media(owner.account(), &media)),
+            )
+        }
+    };
+    let (two, two_file) = publish("Two", "2026-01-01T09:30:00Z", SECONDS + 1.0).await;
+    let hit = |when: &'static str, ip: &'static str, path: String| async move {
+        fx.clock.set(at(when));
+        let status = download(&fx.api, &path, Method::GET, ip, APPLE, &[]).await;
+        assert_eq!(status, StatusCode::OK, "{when} {path}");
+    };
+    hit("2026-01-01T10:00:00Z", "203.0.113.1", two_file.clone()).await; // day 1
+    hit("2026-01-01T10:20:00Z", "203.0.113.2", two_file.clone()).await; // day 1
+    hit("2026-01-02T12:00:00Z", "203.0.113.3", two_file.clone()).await; // 26.5 h: day 2
+    hit("2026-01-03T09:10:00Z", "203.0.113.4", two_file.clone()).await; // the 09:00 hour, 47.5 h: day 2
+    hit("2026-01-03T09:40:00Z", "203.0.113.9", p.enclosure.clone()).await; // "One": day 34, no curve
+    fx.clock.set(at("2026-01-03T12:00:00Z"));
+    let (three, three_file) = publish("Three", "2026-01-03T12:00:00Z", SECONDS + 2.0).await;
+    hit("2026-01-03T12:30:00Z", "203.0.113.5", three_file.clone()).await; // day 1
+    hit("2026-01-04T13:00:00Z", "203.0.113.6", three_file.clone()).await; // 25 h: day 2
+    fx.clock.set(at("2026-01-04T14:00:00Z"));
+
+    let curves = stats(fx, "/api/stats/feeds/show/curves").await;
+    assert_eq!(curves["days"], 30);
+    let by_id = |id: &str| {
+        curves["episodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["show_id"] == id)
+            .unwrap_or_else(|| panic!("{id} in {curves}"))
+            .clone()
+    };
+    // Newest first; each curve as long as the days it has begun.
+    let order: Vec<&str> = curves["episodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["show_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, [three.as_str(), two.as_str(), p.episode.as_str()]);
+    assert_eq!(by_id(&three)["downloads"], json!([1, 1]));
+    assert_eq!(by_id(&two)["downloads"], json!([2, 2, 0, 0]));
+    assert_eq!(by_id(&p.episode)["downloads"], json!(vec![0; 30]));
+    // The median of the episodes that lived the whole day: day 1 of One, Two, Three (0, 2, 1);
+    // day 2 of One and Two (0, 2); then One and Two (0, 0), then One alone.
+    let mut median = vec![json!(1.0), json!(1.0), json!(0.0), json!(0.0)];
+    median.extend(std::iter::repeat_n(json!(0.0), 26));
+    assert_eq!(curves["median"], json!(median));
+
+    // Not the caller's: 404.
+    let other = fx
+        .call(
+            Method::GET,
+            "/api/stats/feeds/show/curves",
+            &fx.mallory,
+            None,
+        )
+        .await;
+    assert_eq!(other.status, StatusCode::NOT_FOUND);
+}

@@ -6,6 +6,7 @@ mod ad_stats;
 mod campaigns;
 mod catalogs;
 mod claims;
+mod curves;
 mod download;
 mod episode_files;
 mod episodes;

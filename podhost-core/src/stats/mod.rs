@@ -13,6 +13,7 @@
 
 pub mod agents;
 pub(crate) mod counting;
+pub mod curves;
 pub(crate) mod impressions;
 pub(crate) mod ledger;
 

@@ -25,7 +25,14 @@ pub(super) async fn handle<B: RequestBody>(
         E::StatsCsv {} => csv(api, call).await,
         E::FeedStats { feed_id } => get(api, call, Some(feed_id), None).await,
         E::EpisodeStats { feed_id, show_id } => get(api, call, Some(feed_id), Some(show_id)).await,
+        E::FeedCurves { feed_id } => curves(api, call, &feed_id).await,
     }
+}
+
+/// `GET /api/stats/feeds/{feed_id}/curves`
+pub(super) async fn curves<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {
+    let curves = api.host.episode_curves(&call.who, feed).await?;
+    data(StatusCode::OK, wire::stats::curves(&curves))
 }
 
 /// All three: the report, narrowed to a podcast or one of its episodes.

@@ -180,3 +180,51 @@ pub fn stats_report(r: &StatsReport) -> Stats {
             .collect(),
     }
 }
+
+/// A podcast's episode curves.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "EpisodeCurves")]
+pub struct CurvesRecord {
+    /// The podcast.
+    pub feed_id: String,
+    /// The days of a curve (30): day 1 is an episode's first 24 hours.
+    pub days: usize,
+    /// Its episodes published in the last year, newest first.
+    pub episodes: Vec<EpisodeCurveRecord>,
+    /// For each day of age, the median of the episodes that lived that whole day (null when
+    /// none has yet).
+    pub median: Vec<Option<f64>>,
+}
+
+/// One episode's curve.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EpisodeCurveRecord {
+    /// The episode.
+    pub show_id: String,
+    /// Its title.
+    pub title: String,
+    /// When it was published.
+    #[schemars(extend("format" = "date-time"))]
+    pub published: String,
+    /// Downloads on each day of its age that has begun, day 1 first (at most 30).
+    pub downloads: Vec<u64>,
+}
+
+/// Curves as the API shows them.
+pub fn curves(c: &podhost_core::stats::curves::Curves) -> CurvesRecord {
+    CurvesRecord {
+        feed_id: c.feed.to_string(),
+        days: podhost_core::stats::curves::CURVE_DAYS,
+        episodes: c
+            .episodes
+            .iter()
+            .map(|e| EpisodeCurveRecord {
+                show_id: e.episode.to_string(),
+                title: e.title.clone(),
+                published: e.published.to_string(),
+                downloads: e.downloads.clone(),
+            })
+            .collect(),
+        median: c.median.clone(),
+    }
+}

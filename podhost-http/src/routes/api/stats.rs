@@ -33,6 +33,12 @@ endpoints! {
             .query(&[FROM, TO])
             .answers(200, "the report", Shape::Data(schema::<wire::stats::Stats>()));
 
+    /// each episode's downloads on each of its first 30 days after publication (day 1 = its first 24 hours, to the hour), and the podcast's median at each age
+    FeedCurves { feed_id: FeedId } = GET "/api/stats/feeds/{feed_id}/curves",
+        Spec::token(Scope::Stats)
+            .addition()
+            .answers(200, "the curves", Shape::Data(schema::<wire::stats::CurvesRecord>()));
+
     /// downloads of one episode
     EpisodeStats { feed_id: FeedId, show_id: EpisodeId } = GET "/api/stats/feeds/{feed_id}/shows/{show_id}",
         Spec::token(Scope::Stats)
