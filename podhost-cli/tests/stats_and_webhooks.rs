@@ -16,7 +16,16 @@ use serde_json::json;
 #[test]
 fn stats_report_downloads_counted_by_the_server() {
     let cli = Cli::new();
-    let (mut server, address) = common::serve_at(cli.store_path(), &[], &[]);
+    // Behind a proxy it trusts, with the IP-to-country database scripts/test installs.
+    let geoip = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../tests/geoip/node_modules/@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb",
+    );
+    assert!(geoip.exists(), "scripts/test installs {}", geoip.display());
+    let (mut server, address) = common::serve_at(
+        cli.store_path(),
+        &[],
+        &["--geoip-db", geoip.to_str().unwrap(), "--trust-proxy"],
+    );
     // The server made the account admin; the command line works on the same store.
     cli.ok(&[
         "feed", "create", "--user", "admin", "--id", "daily", "--title", "Daily",
@@ -55,6 +64,7 @@ fn stats_report_downloads_counted_by_the_server() {
                "feeds": [], "episodes": [], "apps": [],
                "hours": (0..24).map(|hour| json!({"hour": hour, "downloads": 0})).collect::<Vec<_>>(),
                "platforms": [],
+               "countries": [],
                "method": {"guideline": "IAB Podcast Measurement Technical Guidelines v2.3", "window": "rolling 24 hours"},
                "subscribers": []})
     );
@@ -66,7 +76,7 @@ fn stats_report_downloads_counted_by_the_server() {
         let mut stream = TcpStream::connect(&address).unwrap();
         write!(
             stream,
-            "GET {path} HTTP/1.1\r\nHost: {address}\r\nUser-Agent: AppleCoreMedia/1.0.0.20E247 (iPhone; U; CPU OS 16_4 like Mac OS X; en_us)\r\nConnection: close\r\n\r\n"
+            "GET {path} HTTP/1.1\r\nHost: {address}\r\nUser-Agent: AppleCoreMedia/1.0.0.20E247 (iPhone; U; CPU OS 16_4 like Mac OS X; en_us)\r\nX-Forwarded-For: 8.8.8.8\r\nConnection: close\r\n\r\n"
         )
         .unwrap();
         let mut answer = Vec::new();
@@ -105,6 +115,17 @@ fn stats_report_downloads_counted_by_the_server() {
         json!([{"feed_id": "daily", "show_id": "pod-1", "downloads": 1}])
     );
     assert_eq!(report["apps"][0]["downloads"], 1);
+    // Counted under the listener's country, and so printed by `--by country`.
+    assert_eq!(
+        report["countries"],
+        json!([{"country": "US", "downloads": 1}])
+    );
+    let by_country = cli.ok(&["stats", "--user", "admin", "--by", "country"]);
+    let line = by_country
+        .lines()
+        .find(|l| l.starts_with("US"))
+        .unwrap_or_else(|| panic!("{by_country}"));
+    assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["US", "1"]);
     assert_eq!(report["days"].as_array().unwrap().len(), 30);
     let one = cli.json(&[
         "stats",

@@ -55,6 +55,9 @@ pub struct HostConfig {
     /// a test client on a trusted network; default none). The rate limit and the throttling of
     /// failed sign-ins per account still apply to them.
     pub throttle_exempt: Vec<ipnet::IpNet>,
+    /// The IP-to-country database the statistics' countries come from (`--geoip-db`); none:
+    /// every download's country is `ZZ`.
+    pub countries: Option<crate::stats::geo::Countries>,
     /// Requests per token per 60-second window, counted across every process on the store
     /// (default 180; see [`ratelimit`](crate::ratelimit)). Every process on one store should
     /// use the same value: they share the numbered leases of each window.
@@ -93,6 +96,7 @@ impl HostConfig {
             allow_private_webhooks: false,
             notify: Default::default(),
             throttle_exempt: Vec::new(),
+            countries: None,
             rate_limit: Self::DEFAULT_RATE_LIMIT,
             work_repair_every: Self::DEFAULT_WORK_REPAIR_EVERY,
         })

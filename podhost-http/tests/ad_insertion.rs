@@ -342,11 +342,11 @@ async fn impressions_count_once_per_whole_ad_on_two_servers_and_the_goal_stops_t
         text.lines()
             .next()
             .unwrap()
-            .ends_with(",campaign_id,impressions"),
+            .ends_with(",campaign_id,impressions,country"),
         "{text}"
     );
     assert!(
-        text.lines().any(|l| l.contains(&id) && l.ends_with(",2")),
+        text.lines().any(|l| l.contains(&id) && l.ends_with(",2,")),
         "{text}"
     );
 

@@ -347,11 +347,11 @@ async fn reports_by_day_episode_and_app() {
     assert_eq!(
         lines.next(),
         Some(
-            "date,hour,feed_id,show_id,app,platform,subscriber_id,downloads,campaign_id,impressions"
+            "date,hour,feed_id,show_id,app,platform,subscriber_id,downloads,campaign_id,impressions,country"
         )
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert!(rows.iter().all(|r| r.len() == 10), "{text}");
+    assert!(rows.iter().all(|r| r.len() == 11), "{text}");
     assert_eq!(
         rows.iter()
             .map(|r| r[7].parse::<u64>().unwrap())
@@ -721,4 +721,111 @@ async fn episode_curves_are_downloads_by_day_of_age() {
         )
         .await;
     assert_eq!(other.status, StatusCode::NOT_FOUND);
+}
+
+/// The IP-to-country database scripts/test installs (tests/geoip, from npm).
+fn countries() -> podhost_core::stats::geo::Countries {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../tests/geoip/node_modules/@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb",
+    );
+    podhost_core::stats::geo::Countries::open(&path)
+        .unwrap_or_else(|e| panic!("{e}: scripts/test installs it (cd tests/geoip && npm ci)"))
+}
+
+/// Downloads through a trusted proxy from addresses of known countries are counted under those
+/// countries, in the report and the CSV; an address the database does not place is `ZZ`, and
+/// so is every download of a server without a database.
+#[tokio::test]
+async fn downloads_are_counted_under_their_listeners_countries() {
+    let mut host_config = podhost_testkit::test_config();
+    host_config.countries = Some(countries());
+    let fx = Fixture::on_store_with(
+        std::sync::Arc::new(object_store::memory::InMemory::new()),
+        HttpConfig {
+            trust_forwarded_for: true,
+            ..HttpConfig::default()
+        },
+        host_config,
+    )
+    .await;
+    fx.clock.set(MORNING.parse().unwrap());
+    let audio = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[(
+                "media",
+                "talk.wav",
+                podhost_testkit::fixtures::wav(SECONDS, 8000),
+            )],
+        )
+        .await;
+    let enclosure = path_of(audio.body["url"].as_str().unwrap());
+    let media = audio.body["id"].as_u64().unwrap().to_string();
+    fx.feed("show").await;
+    fx.episode(
+        "show",
+        &[("title", "One"), ("is_public", "1"), ("show_media", &media)],
+    )
+    .await;
+    // Behind the proxy: the last X-Forwarded-For address is the listener's.
+    for ip in [
+        "8.8.8.8",
+        "8.8.4.4",
+        "193.0.6.139",
+        "133.1.1.1",
+        "192.0.2.1",
+    ] {
+        let status = download(&fx.api, &enclosure, Method::GET, ip, APPLE, &[]).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let report = stats(&fx, "/api/stats?from=2026-01-01").await;
+    assert_eq!(
+        report["countries"],
+        json!([
+            {"country": "US", "downloads": 2},
+            {"country": "JP", "downloads": 1},
+            {"country": "NL", "downloads": 1},
+            {"country": "ZZ", "downloads": 1},
+        ]),
+        "{report}"
+    );
+    let csv = fx.get("/api/stats/csv?from=2026-01-01").await;
+    let text = String::from_utf8_lossy(&csv.raw).into_owned();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header
+        .iter()
+        .position(|c| *c == "country")
+        .expect("a country column");
+    let mut by_country: Vec<(String, u64)> = lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            let downloads = cells[header.iter().position(|c| *c == "downloads").unwrap()];
+            (cells[at].to_string(), downloads.parse().unwrap())
+        })
+        .collect();
+    by_country.sort();
+    let total = |c: &str| -> u64 {
+        by_country
+            .iter()
+            .filter(|(k, _)| k == c)
+            .map(|(_, n)| n)
+            .sum()
+    };
+    assert_eq!(
+        [total("US"), total("NL"), total("JP"), total("ZZ")],
+        [2, 1, 1, 1],
+        "{text}"
+    );
+
+    // A server without a database: every country is ZZ.
+    let p = podcast().await;
+    download(&p.fx.api, &p.enclosure, Method::GET, "8.8.8.8", APPLE, &[]).await;
+    let report = stats(&p.fx, "/api/stats?from=2026-01-01").await;
+    assert_eq!(
+        report["countries"],
+        json!([{"country": "ZZ", "downloads": 1}])
+    );
 }

@@ -21,6 +21,11 @@ pub struct ServeArgs {
     /// test client): IP addresses or CIDR ranges, comma-separated. The rate limit still applies.
     #[arg(long, env = "PODHOST_THROTTLE_EXEMPT", value_delimiter = ',', value_parser = address_range)]
     pub throttle_exempt: Vec<ipnet::IpNet>,
+    /// An IP-to-country database in MaxMind's format (ip-location-db's
+    /// geo-whois-asn-country.mmdb, GeoLite2 Country, ...): each download is counted under its
+    /// listener's country. Without one every country is `ZZ`.
+    #[arg(long, env = "PODHOST_GEOIP_DB", value_name = "PATH")]
+    pub geoip_db: Option<std::path::PathBuf>,
     /// Behind a trusted reverse proxy: count downloads by the last `X-Forwarded-For` address.
     #[arg(long, env = "PODHOST_TRUST_PROXY", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
     pub trust_proxy: bool,
@@ -66,12 +71,20 @@ fn address_range(text: &str) -> Result<ipnet::IpNet, String> {
 impl super::Run for ServeArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let args = self;
+        let countries = match &args.geoip_db {
+            Some(path) => Some(
+                podhost_core::stats::geo::Countries::open(path)
+                    .map_err(|e| crate::error::Failure::invalid(format!("--geoip-db: {e}")))?,
+            ),
+            None => None,
+        };
         let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
             config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
             config.rate_limit = args.rate_limit;
             config.catalog.cache_bytes =
                 usize::try_from(args.catalog_cache_mb << 20).unwrap_or(usize::MAX);
             config.throttle_exempt = args.throttle_exempt.clone();
+            config.countries = countries.clone();
             config.sessions.idle = std::time::Duration::from_secs(args.session_idle_minutes * 60);
             config.sessions.absolute =
                 std::time::Duration::from_secs(args.session_max_hours * 3600);

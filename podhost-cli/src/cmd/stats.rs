@@ -24,6 +24,20 @@ pub struct StatsArgs {
     /// The last day, YYYY-MM-DD (UTC; default today). At most 366 days in all.
     #[arg(long, value_name = "YYYY-MM-DD")]
     to: Option<String>,
+    /// Print one breakdown only (the text output; --json prints the whole report).
+    #[arg(long, value_enum)]
+    by: Option<By>,
+}
+
+/// A breakdown of the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum By {
+    Day,
+    Feed,
+    Episode,
+    App,
+    Platform,
+    Country,
 }
 
 fn day(flag: &str, value: Option<&str>) -> anyhow::Result<Option<jiff::civil::Date>> {
@@ -57,13 +71,44 @@ impl super::Run for StatsArgs {
                 "downloads from {} to {}: {}",
                 report.from, report.to, report.total
             )];
+            let rows = |pairs: Vec<(String, u64)>| -> Vec<Vec<String>> {
+                pairs.into_iter().map(|(k, n)| vec![k, count(n)]).collect()
+            };
+            match self.by {
+                Some(By::Country) => {
+                    let pairs = report
+                        .countries
+                        .iter()
+                        .map(|c| (c.country.clone(), c.downloads));
+                    sections.push(text_table(
+                        &["COUNTRY", "DOWNLOADS"],
+                        &rows(pairs.collect()),
+                    ));
+                    return sections.join("\n\n");
+                }
+                Some(By::Platform) => {
+                    let pairs = report
+                        .platforms
+                        .iter()
+                        .map(|p| (p.platform.clone(), p.downloads));
+                    sections.push(text_table(
+                        &["PLATFORM", "DOWNLOADS"],
+                        &rows(pairs.collect()),
+                    ));
+                    return sections.join("\n\n");
+                }
+                _ => {}
+            }
+            let all = self.by.is_none();
             let days: Vec<Vec<String>> = report
                 .days
                 .iter()
                 .map(|d| vec![d.date.to_string(), count(d.downloads)])
                 .collect();
-            sections.push(text_table(&["DAY", "DOWNLOADS"], &days));
-            if !report.feeds.is_empty() {
+            if all || self.by == Some(By::Day) {
+                sections.push(text_table(&["DAY", "DOWNLOADS"], &days));
+            }
+            if (all || self.by == Some(By::Feed)) && !report.feeds.is_empty() {
                 let rows: Vec<Vec<String>> = report
                     .feeds
                     .iter()
@@ -71,7 +116,7 @@ impl super::Run for StatsArgs {
                     .collect();
                 sections.push(text_table(&["FEED", "DOWNLOADS"], &rows));
             }
-            if !report.episodes.is_empty() {
+            if (all || self.by == Some(By::Episode)) && !report.episodes.is_empty() {
                 let rows: Vec<Vec<String>> = report
                     .episodes
                     .iter()
@@ -85,13 +130,23 @@ impl super::Run for StatsArgs {
                     .collect();
                 sections.push(text_table(&["FEED", "EPISODE", "DOWNLOADS"], &rows));
             }
-            if !report.apps.is_empty() {
+            if (all || self.by == Some(By::App)) && !report.apps.is_empty() {
                 let rows: Vec<Vec<String>> = report
                     .apps
                     .iter()
                     .map(|a| vec![a.app.clone(), count(a.downloads)])
                     .collect();
                 sections.push(text_table(&["APP", "DOWNLOADS"], &rows));
+            }
+            if all && !report.countries.is_empty() {
+                let pairs = report
+                    .countries
+                    .iter()
+                    .map(|c| (c.country.clone(), c.downloads));
+                sections.push(text_table(
+                    &["COUNTRY", "DOWNLOADS"],
+                    &rows(pairs.collect()),
+                ));
             }
             sections.join("\n\n")
         })?;

@@ -197,6 +197,10 @@ impl PodcastHost {
                     .subscriber
                     .as_deref()
                     .and_then(|s| s.parse().ok()),
+                country: match &self.config().countries {
+                    Some(countries) => countries.of(report.delivery.client),
+                    None => crate::stats::geo::UNKNOWN_COUNTRY.to_string(),
+                },
                 listener: match &ads.is_empty() {
                     true => String::new(),
                     false => listener_only_hash(&salt, &report.delivery),
@@ -328,6 +332,7 @@ impl PodcastHost {
                     episode_id: row.episode,
                     app: row.app.clone(),
                     platform: row.platform.clone(),
+                    country: row.country.clone(),
                     subscriber_id: row.subscriber.clone(),
                     downloads: row.downloads,
                 });
@@ -461,6 +466,7 @@ fn report(from: Date, to: Date, days: &[(Date, ClosedDay)], query: &StatsQuery) 
     let mut apps: BTreeMap<&str, u64> = BTreeMap::new();
     let mut subscribers: BTreeMap<&crate::ids::SubscriberId, u64> = BTreeMap::new();
     let mut platforms: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut countries: BTreeMap<&str, u64> = BTreeMap::new();
     let mut hours = vec![0u64; 24];
     let mut day_counts = Vec::with_capacity(days.len());
     for (date, counts) in days {
@@ -471,6 +477,7 @@ fn report(from: Date, to: Date, days: &[(Date, ClosedDay)], query: &StatsQuery) 
             *episodes.entry((&row.feed, row.episode)).or_default() += row.downloads;
             *apps.entry(&row.app).or_default() += row.downloads;
             *platforms.entry(&row.platform).or_default() += row.downloads;
+            *countries.entry(&row.country).or_default() += row.downloads;
             if let Some(slot) = hours.get_mut(usize::from(row.hour)) {
                 *slot += row.downloads;
             }
@@ -508,6 +515,10 @@ fn report(from: Date, to: Date, days: &[(Date, ClosedDay)], query: &StatsQuery) 
             downloads,
         }),
         hours,
+        countries: most_first(countries, |country, downloads| crate::stats::CountryCount {
+            country: country.to_string(),
+            downloads,
+        }),
         platforms: most_first(platforms, |platform, downloads| {
             crate::stats::PlatformCount {
                 platform: platform.to_string(),

@@ -48,10 +48,18 @@ pub(crate) struct Record {
     /// The bytes of ads it sent (a stitched answer's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ads: Vec<AdBytes>,
+    /// The listener's country (ISO 3166-1 alpha-2), looked up when the record was made;
+    /// `ZZ`: unknown.
+    #[serde(default = "unknown_country")]
+    pub country: String,
 }
 
 fn unknown() -> String {
     "Unknown".to_string()
+}
+
+pub(crate) fn unknown_country() -> String {
+    super::geo::UNKNOWN_COUNTRY.to_string()
 }
 
 /// The bytes of one ad a delivery sent: which ad of the answer (its campaign and its place
@@ -121,6 +129,9 @@ pub(crate) struct Row {
     /// The device, by the OPAWG devices list.
     #[serde(default = "unknown")]
     pub platform: String,
+    /// The listeners' country (ISO 3166-1 alpha-2; `ZZ` unknown).
+    #[serde(default = "unknown_country")]
+    pub country: String,
 }
 
 /// Counts the downloads of the day ending at `day_end` (milliseconds) from its `records` and
@@ -135,7 +146,15 @@ pub(crate) fn count_day(
         (a.t, &a.id, a.bytes, a.need, &a.app).cmp(&(b.t, &b.id, b.bytes, b.need, &b.app))
     });
     let mut listeners: HashMap<String, Progress> = HashMap::new();
-    type Key = (FeedId, EpisodeId, String, Option<SubscriberId>, u8, String);
+    type Key = (
+        FeedId,
+        EpisodeId,
+        String,
+        Option<SubscriberId>,
+        u8,
+        String,
+        String,
+    );
     let mut counts: BTreeMap<Key, u64> = BTreeMap::new();
     for record in records {
         let progress = listeners.entry(record.id.clone()).or_insert_with(|| {
@@ -170,6 +189,7 @@ pub(crate) fn count_day(
                     record.subscriber,
                     hour,
                     record.platform,
+                    record.country,
                 ))
                 .or_default() += 1;
         }
@@ -187,10 +207,11 @@ pub(crate) fn count_day(
     let rows = counts
         .into_iter()
         .map(
-            |((feed, episode, app, subscriber, hour, platform), downloads)| Row {
+            |((feed, episode, app, subscriber, hour, platform, country), downloads)| Row {
                 subscriber,
                 hour,
                 platform,
+                country,
                 feed,
                 episode,
                 app,
@@ -231,6 +252,7 @@ mod tests {
             platform: unknown(),
             listener: String::new(),
             ads: Vec::new(),
+            country: unknown_country(),
         }
     }
 

@@ -92,6 +92,7 @@ mod tests {
             platform: "Unknown".into(),
             listener: listener.into(),
             ads,
+            country: "ZZ".into(),
         }
     }
 

@@ -14,6 +14,7 @@
 pub mod agents;
 pub(crate) mod counting;
 pub mod curves;
+pub mod geo;
 pub(crate) mod impressions;
 pub(crate) mod ledger;
 
@@ -148,6 +149,17 @@ pub struct StatsReport {
     pub hours: Vec<u64>,
     /// Downloads per device (the OPAWG devices list), most first.
     pub platforms: Vec<PlatformCount>,
+    /// Downloads per listeners' country (ISO 3166-1 alpha-2, `ZZ` unknown), most first.
+    pub countries: Vec<CountryCount>,
+}
+
+/// Downloads from one country.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountryCount {
+    /// ISO 3166-1 alpha-2, or `ZZ` when unknown.
+    pub country: String,
+    /// Its downloads in the period.
+    pub downloads: u64,
 }
 
 /// A campaign's ad impressions (IAB v2.3: every byte of the ad sent, once per listener, ad
@@ -219,6 +231,8 @@ pub struct StatsRow {
     pub app: String,
     /// The device (OPAWG), or `Unknown`.
     pub platform: String,
+    /// The listeners' country (ISO 3166-1 alpha-2), or `ZZ`.
+    pub country: String,
     /// The subscriber whose URL it came through (private podcasts).
     pub subscriber_id: Option<crate::ids::SubscriberId>,
     /// Downloads.

@@ -65,6 +65,7 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         "downloads",
         "campaign_id",
         "impressions",
+        "country",
     ];
     let written = out.write_record(header).and_then(|()| {
         for row in &rows {
@@ -82,6 +83,7 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
                 row.downloads.to_string(),
                 String::new(),
                 String::new(),
+                row.country.clone(),
             ])?;
         }
         // A campaign's impressions in an episode on a day (with the scope `ads-read-only`).
@@ -97,6 +99,7 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
                 String::new(),
                 row.campaign_id.to_string(),
                 row.impressions.to_string(),
+                String::new(),
             ])?;
         }
         out.flush().map_err(csv::Error::from)

@@ -62,6 +62,16 @@ pub struct PlatformDownloads {
     pub downloads: u64,
 }
 
+/// Downloads from a country.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CountryDownloads {
+    /// ISO 3166-1 alpha-2, or `ZZ` when unknown (no database, or an address it does not place).
+    #[schemars(regex(pattern = "^[A-Z]{2}$"))]
+    pub country: String,
+    /// Downloads.
+    pub downloads: u64,
+}
+
 /// Downloads through a private podcast's subscriber URL.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SubscriberDownloads {
@@ -104,6 +114,8 @@ pub struct Stats {
     pub hours: Vec<HourDownloads>,
     /// By device.
     pub platforms: Vec<PlatformDownloads>,
+    /// Addition: by the listeners' country, most first.
+    pub countries: Vec<CountryDownloads>,
     /// How they are counted.
     pub method: Method,
     /// Addition: through private podcasts' subscriber URLs.
@@ -164,6 +176,14 @@ pub fn stats_report(r: &StatsReport) -> Stats {
             .map(|p| PlatformDownloads {
                 platform: p.platform.clone(),
                 downloads: p.downloads,
+            })
+            .collect(),
+        countries: r
+            .countries
+            .iter()
+            .map(|c| CountryDownloads {
+                country: c.country.clone(),
+                downloads: c.downloads,
             })
             .collect(),
         method: Method {

@@ -19,7 +19,7 @@ endpoints! {
             .answers(200, "the report", Shape::Data(schema::<wire::stats::Stats>()));
 
     /// every counted download row of a period as CSV: date, hour, feed_id, show_id, app, platform,
-    /// subscriber_id, downloads
+    /// subscriber_id, downloads, campaign_id, impressions, country
     StatsCsv {} = GET "/api/stats/csv",
         Spec::token(Scope::Stats)
             .addition()
