@@ -94,6 +94,15 @@ async fn a_signed_event_with_the_object_as_the_api_shows_it() {
     // `data` is the feed as GET /api/feeds/show shows it.
     let api = fx.get("/api/feeds/show").await;
     assert_eq!(body["data"], api.body["data"]);
+    // Who made the change: alice's token, acting as the account's founder.
+    assert_eq!(body["actor"]["via"], "token", "{body}");
+    assert_eq!(body["actor"]["login"], "alice", "{body}");
+    assert!(
+        body["actor"]["member_id"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("mem_")),
+        "{body}"
+    );
     let timestamp: i64 = header("webhook-timestamp").parse().unwrap();
     let secret = Secret::parse(&secret).unwrap();
     assert!(verify(
