@@ -29,6 +29,9 @@ pub struct StatsArgs {
     by: Option<By>,
 }
 
+/// A breakdown as the text shows it: which, whether the whole text has it, its header, rows.
+type Breakdown = (By, bool, &'static [&'static str], Vec<Vec<String>>);
+
 /// A breakdown of the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum By {
@@ -71,82 +74,97 @@ impl super::Run for StatsArgs {
                 "downloads from {} to {}: {}",
                 report.from, report.to, report.total
             )];
-            let rows = |pairs: Vec<(String, u64)>| -> Vec<Vec<String>> {
-                pairs.into_iter().map(|(k, n)| vec![k, count(n)]).collect()
+            // Each breakdown, and whether the whole text shows it (devices only when asked).
+            let pairs = |list: Vec<(String, u64)>| -> Vec<Vec<String>> {
+                list.into_iter().map(|(k, n)| vec![k, count(n)]).collect()
             };
-            match self.by {
-                Some(By::Country) => {
-                    let pairs = report
-                        .countries
+            let breakdowns: [Breakdown; 6] = [
+                (
+                    By::Day,
+                    true,
+                    &["DAY", "DOWNLOADS"],
+                    pairs(
+                        report
+                            .days
+                            .iter()
+                            .map(|d| (d.date.to_string(), d.downloads))
+                            .collect(),
+                    ),
+                ),
+                (
+                    By::Feed,
+                    true,
+                    &["FEED", "DOWNLOADS"],
+                    pairs(
+                        report
+                            .feeds
+                            .iter()
+                            .map(|f| (f.feed_id.to_string(), f.downloads))
+                            .collect(),
+                    ),
+                ),
+                (
+                    By::Episode,
+                    true,
+                    &["FEED", "EPISODE", "DOWNLOADS"],
+                    report
+                        .episodes
                         .iter()
-                        .map(|c| (c.country.clone(), c.downloads));
-                    sections.push(text_table(
-                        &["COUNTRY", "DOWNLOADS"],
-                        &rows(pairs.collect()),
-                    ));
-                    return sections.join("\n\n");
-                }
-                Some(By::Platform) => {
-                    let pairs = report
-                        .platforms
-                        .iter()
-                        .map(|p| (p.platform.clone(), p.downloads));
-                    sections.push(text_table(
-                        &["PLATFORM", "DOWNLOADS"],
-                        &rows(pairs.collect()),
-                    ));
-                    return sections.join("\n\n");
-                }
-                _ => {}
-            }
-            let all = self.by.is_none();
-            let days: Vec<Vec<String>> = report
-                .days
-                .iter()
-                .map(|d| vec![d.date.to_string(), count(d.downloads)])
-                .collect();
-            if all || self.by == Some(By::Day) {
-                sections.push(text_table(&["DAY", "DOWNLOADS"], &days));
-            }
-            if (all || self.by == Some(By::Feed)) && !report.feeds.is_empty() {
-                let rows: Vec<Vec<String>> = report
-                    .feeds
-                    .iter()
-                    .map(|f| vec![f.feed_id.to_string(), count(f.downloads)])
-                    .collect();
-                sections.push(text_table(&["FEED", "DOWNLOADS"], &rows));
-            }
-            if (all || self.by == Some(By::Episode)) && !report.episodes.is_empty() {
-                let rows: Vec<Vec<String>> = report
-                    .episodes
-                    .iter()
-                    .map(|e| {
-                        vec![
-                            e.feed_id.to_string(),
-                            e.episode_id.to_string(),
-                            count(e.downloads),
-                        ]
-                    })
-                    .collect();
-                sections.push(text_table(&["FEED", "EPISODE", "DOWNLOADS"], &rows));
-            }
-            if (all || self.by == Some(By::App)) && !report.apps.is_empty() {
-                let rows: Vec<Vec<String>> = report
-                    .apps
-                    .iter()
-                    .map(|a| vec![a.app.clone(), count(a.downloads)])
-                    .collect();
-                sections.push(text_table(&["APP", "DOWNLOADS"], &rows));
-            }
-            if all && !report.countries.is_empty() {
-                let pairs = report
-                    .countries
-                    .iter()
-                    .map(|c| (c.country.clone(), c.downloads));
-                sections.push(text_table(
+                        .map(|e| {
+                            vec![
+                                e.feed_id.to_string(),
+                                e.episode_id.to_string(),
+                                count(e.downloads),
+                            ]
+                        })
+                        .collect(),
+                ),
+                (
+                    By::App,
+                    true,
+                    &["APP", "DOWNLOADS"],
+                    pairs(
+                        report
+                            .apps
+                            .iter()
+                            .map(|a| (a.app.clone(), a.downloads))
+                            .collect(),
+                    ),
+                ),
+                (
+                    By::Country,
+                    true,
                     &["COUNTRY", "DOWNLOADS"],
-                    &rows(pairs.collect()),
-                ));
+                    pairs(
+                        report
+                            .countries
+                            .iter()
+                            .map(|c| (c.country.clone(), c.downloads))
+                            .collect(),
+                    ),
+                ),
+                (
+                    By::Platform,
+                    false,
+                    &["PLATFORM", "DOWNLOADS"],
+                    pairs(
+                        report
+                            .platforms
+                            .iter()
+                            .map(|p| (p.platform.clone(), p.downloads))
+                            .collect(),
+                    ),
+                ),
+            ];
+            for (by, in_whole, header, rows) in breakdowns {
+                let asked = match self.by {
+                    Some(only) => only == by,
+                    // The whole text: every day of the period, the other breakdowns when not empty.
+                    None => in_whole && (by == By::Day || !rows.is_empty()),
+                };
+                if asked {
+                    sections.push(text_table(header, &rows));
+                }
             }
             sections.join("\n\n")
         })?;

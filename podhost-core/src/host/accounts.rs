@@ -318,10 +318,15 @@ impl PodcastHost {
                 if bool::from(token.secret_sha256.as_bytes().ct_eq(digest.as_bytes())) =>
             {
                 if token.grant.is_none() {
-                    self.note_now(layout::token_used(&account, &token.id)).await;
-                }
-                self.note_now(layout::member_seen(&account, &member.id))
+                    self.note_now(&self.inner.token_uses, &token.id, || {
+                        layout::token_used(&account, &token.id)
+                    })
                     .await;
+                }
+                self.note_now(&self.inner.members_seen, &member.id, || {
+                    layout::member_seen(&account, &member.id)
+                })
+                .await;
                 let via = match client {
                     Some(_) => crate::model::Via::Oauth,
                     None => crate::model::Via::Token,
@@ -376,20 +381,27 @@ async fn last_used(
 }
 
 impl PodcastHost {
-    /// Writes `{"at": now}` at `path` (a token's or a member's last use), unless this process
-    /// did in the last minute. Never fails a request: a store error is logged.
-    pub(super) async fn note_now(&self, path: object_store::path::Path) {
+    /// Writes `{"at": now}` at `path()` (a token's or a member's last use), unless this process
+    /// noted `key` in `noted` in the last minute: a request that finds it noted allocates
+    /// nothing. Never fails a request: a store error is logged.
+    pub(super) async fn note_now<K: std::hash::Hash + Eq + Clone>(
+        &self,
+        noted: &std::sync::Mutex<std::collections::HashMap<K, jiff::Timestamp>>,
+        key: &K,
+        path: impl FnOnce() -> object_store::path::Path,
+    ) {
         let now = self.now();
         {
-            let mut noted = self.inner.noted.lock().unwrap_or_else(|e| e.into_inner());
-            if noted.get(&path).is_some_and(|at: &jiff::Timestamp| {
+            let mut noted = noted.lock().unwrap_or_else(|e| e.into_inner());
+            if noted.get(key).is_some_and(|at: &jiff::Timestamp| {
                 now.duration_since(*at)
                     < jiff::SignedDuration::try_from(USE_RESOLUTION).unwrap_or_default()
             }) {
                 return;
             }
-            noted.insert(path.clone(), now);
+            noted.insert(key.clone(), now);
         }
+        let path = path();
         let body = serde_json::json!({ "at": now });
         if let Err(e) = self
             .store()

@@ -121,8 +121,10 @@ struct Inner {
     throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
     /// Sessions this process read lately.
     sessions: std::sync::Mutex<HashMap<crate::ids::SessionId, (std::time::Instant, Session)>>,
-    /// When this process last wrote down a use (of a token, by a member), by where.
-    noted: std::sync::Mutex<HashMap<Path, jiff::Timestamp>>,
+    /// When this process last wrote down each token's use.
+    token_uses: std::sync::Mutex<HashMap<crate::ids::TokenId, jiff::Timestamp>>,
+    /// When this process last wrote down that each member acted.
+    members_seen: std::sync::Mutex<HashMap<crate::ids::MemberId, jiff::Timestamp>>,
     /// Which account holds each feed id (claims never change).
     feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
     /// Rendered feeds by feed id.
@@ -185,7 +187,8 @@ impl PodcastHost {
                 urls,
                 accounts: catalogs::OpenCatalogs::new(catalog_bytes),
                 token_accounts: Default::default(),
-                noted: Default::default(),
+                token_uses: Default::default(),
+                members_seen: Default::default(),
                 sessions: Default::default(),
                 throttled: Default::default(),
                 feed_accounts: crate::cache::Cache::new(FEED_ACCOUNTS_BYTES),

@@ -530,8 +530,10 @@ impl PodcastHost {
                     && session.login.as_ref().is_none_or(|l| l == &m.login)
             })
             .ok_or(Error::Unauthenticated)?;
-        self.note_now(layout::member_seen(&session.account, &member.id))
-            .await;
+        self.note_now(&self.inner.members_seen, &member.id, || {
+            layout::member_seen(&session.account, &member.id)
+        })
+        .await;
         let who = Principal::member(
             session.account.clone(),
             &member,

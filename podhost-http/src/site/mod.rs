@@ -444,22 +444,10 @@ async fn sign_in(visit: &Visit<'_>) -> Page {
             name,
             Some("The login or the password is wrong."),
         )),
-        Err(Error::Throttled { retry_after }) => {
-            let seconds = retry_after.as_secs().max(1);
-            let mut answer = html(
-                StatusCode::TOO_MANY_REQUESTS,
-                views::message(
-                    "Too many attempts",
-                    &format!("Signing in failed too often. Try again in {seconds} seconds."),
-                    Some((paths::ACCOUNT, "Back to the sign-in form")),
-                ),
-                &[],
-            );
-            answer
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-            Err(answer)
-        }
+        Err(Error::Throttled { retry_after }) => Err(too_many_attempts(
+            retry_after,
+            (paths::ACCOUNT, "Back to the sign-in form"),
+        )),
         Err(e) => Err(failure(&e)),
     }
 }
@@ -577,22 +565,10 @@ async fn accept_invitation(visit: &Visit<'_>, secret: &str) -> Page {
         Err(Error::Conflict { message }) => {
             invitation(visit, secret, StatusCode::CONFLICT, Some(&message)).await
         }
-        Err(Error::Throttled { retry_after }) => {
-            let seconds = retry_after.as_secs().max(1);
-            let mut answer = html(
-                StatusCode::TOO_MANY_REQUESTS,
-                views::message(
-                    "Too many attempts",
-                    &format!("Signing in failed too often. Try again in {seconds} seconds."),
-                    Some((&paths::invitation(secret), "Back to the invitation")),
-                ),
-                &[],
-            );
-            answer
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-            Err(answer)
-        }
+        Err(Error::Throttled { retry_after }) => Err(too_many_attempts(
+            retry_after,
+            (&paths::invitation(secret), "Back to the invitation"),
+        )),
         Err(Error::NotFound { .. }) => invitation(visit, secret, StatusCode::OK, None).await,
         Err(e) => Err(failure(&e)),
     }
@@ -620,6 +596,25 @@ async fn invite_member(visit: &Visit<'_>) -> Page {
         }
         Err(e) => refused(visit, "Nobody was invited.", e).await,
     }
+}
+
+/// The 429 page of signing in too often (on the sign-in form or an invitation), with
+/// `Retry-After`.
+fn too_many_attempts(retry_after: std::time::Duration, back: (&str, &str)) -> Response<Body> {
+    let seconds = retry_after.as_secs().max(1);
+    let mut answer = html(
+        StatusCode::TOO_MANY_REQUESTS,
+        views::message(
+            "Too many attempts",
+            &format!("Signing in failed too often. Try again in {seconds} seconds."),
+            Some(back),
+        ),
+        &[],
+    );
+    answer
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    answer
 }
 
 fn scopes_of(form: &Form) -> Result<Scopes, String> {
