@@ -93,6 +93,11 @@ impl Urls {
         format!("{}/podcasts/{}", self.base, encode_segment(feed.as_str()))
     }
 
+    /// A podcast's public statistics page: `{base}/podcasts/{feed}/stats` (when it has one).
+    pub fn feed_stats_page(&self, feed: &FeedId) -> String {
+        format!("{}/stats", self.feed_page(feed))
+    }
+
     /// The public episode page: `{base}/podcasts/{feed}/{episode}`.
     pub fn episode_page(&self, feed: &FeedId, episode: EpisodeId) -> String {
         format!("{}/{episode}", self.feed_page(feed))

@@ -1,5 +1,6 @@
 //! The public web pages at the `links.web` URLs: `/podcasts/{feed_id}` (the podcast) and
-//! `/podcasts/{feed_id}/{episode_id}` (a published episode). HTML rendered by the core, answered
+//! `/podcasts/{feed_id}/{episode_id}` (a published episode), and `/podcasts/{feed_id}/stats` (the
+//! podcast's public statistics, when its podcaster published them). HTML rendered by the core, answered
 //! like the feed (validators, 304, gzip: `documents.rs`) with a Content-Security-Policy
 //! that allows nothing but the page's own stylesheet and the deployment's media.
 
@@ -27,6 +28,10 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
         PageEndpoint::EpisodePage { feed_id, show_id } => {
             page(api, parts, &feed_id, Some(show_id)).await
         }
+        PageEndpoint::PodcastStats { feed_id } => {
+            let found = api.host.public_stats_page(&feed_id).await;
+            answer_page(api, parts, found)
+        }
     }
 }
 
@@ -39,7 +44,17 @@ async fn page(
     feed: &FeedId,
     episode: Option<EpisodeId>,
 ) -> Response<Body> {
-    let rendered = match api.host.public_page(feed, episode).await {
+    let found = api.host.public_page(feed, episode).await;
+    answer_page(api, parts, found)
+}
+
+/// A page as found: the document (validators, 304), or the notice of why there is none.
+fn answer_page(
+    api: &Api,
+    parts: &Parts,
+    found: podhost_core::Result<PublicPage>,
+) -> Response<Body> {
+    let rendered = match found {
         Ok(PublicPage::Live(rendered)) => rendered,
         Ok(PublicPage::Gone) => return notice(api, StatusCode::GONE, Notice::Gone),
         Err(podhost_core::Error::NotFound { .. }) => {

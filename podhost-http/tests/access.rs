@@ -115,6 +115,15 @@ impl World {
             .update_episode(&who, &world.feed, world.show, &patch)
             .await
             .unwrap();
+        // Its statistics are public, so their page answers.
+        let public_stats = podhost_core::model::FeedPatch {
+            public_stats: Some(true),
+            ..Default::default()
+        };
+        fx.host
+            .update_feed(&who, &world.feed, &public_stats)
+            .await
+            .unwrap();
         let media = fx.host.get_media(&who, world.media).await.unwrap();
         let url = fx.host.media_url(who.account(), &media);
         let parts: Vec<&str> = url.rsplitn(4, '/').collect();

@@ -6,9 +6,12 @@
 
 mod common;
 
-use common::{Answer, Fixture, send_to};
-use http::{Method, Request, StatusCode};
-use http_body_util::Full;
+use common::{
+    Answer, Fixture,
+    ads::{episode_with_breaks, etag, get, new_campaign, until_stitched, wav, world},
+    send_to,
+};
+use http::{Method, StatusCode};
 use podhost_core::stitch::Mp3Layout;
 use serde_json::{Value, json};
 
@@ -16,109 +19,6 @@ const IPHONE: &str = "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like M
 const OVERCAST: &str = "Overcast/3.0 (+http://overcast.fm/; iOS podcast app)";
 const POCKET: &str = "Pocket Casts";
 const CASTRO: &str = "Castro 2022.1/1234";
-
-/// A mono WAV: tones and silences at `rate` Hz.
-fn wav(seconds: f64, rate: u32) -> Vec<u8> {
-    podhost_testkit::fixtures::tone_and_silence(&[(seconds, true), (0.25, false)], rate)
-}
-
-/// A GET of a public URL by the listener with user agent `agent` and these headers.
-fn get(path: &str, agent: &str, headers: &[(&str, &str)]) -> Request<Full<bytes::Bytes>> {
-    let mut request = Request::builder()
-        .method(Method::GET)
-        .uri(path)
-        .header("user-agent", agent);
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    request.body(Full::new(bytes::Bytes::new())).unwrap()
-}
-
-fn etag(answer: &Answer) -> String {
-    answer.headers["etag"].to_str().unwrap().to_string()
-}
-
-/// A podcast `radio` that masters to MP3, a published episode of 6 s with ad breaks (preroll,
-/// a midroll at 3 s, postroll), and a campaign with a 1.5 s ad at 16 kHz in every position.
-/// Returns the enclosure's path, the episode's id and the campaign's id.
-async fn world(fx: &Fixture, goal: Option<u64>) -> (String, String, String) {
-    let (path, episode) = episode_with_breaks(fx).await;
-    let ad = fx.upload("ad.wav", wav(1.5, 16000)).await;
-    let campaign = new_campaign(fx, ad, goal).await;
-    (path, episode, campaign)
-}
-
-/// A campaign of the ad `ad` in every position of every podcast; its id.
-async fn new_campaign(fx: &Fixture, ad: u64, goal: Option<u64>) -> String {
-    let campaign = fx
-        .call(
-            Method::POST,
-            "/api/campaigns",
-            &fx.alice,
-            Some(json!({"name": "Spring", "media_id": ad,
-                        "positions": ["preroll", "midroll", "postroll"],
-                        "impressions_goal": goal})),
-        )
-        .await;
-    assert_eq!(campaign.status, StatusCode::CREATED, "{}", campaign.body);
-    campaign.body["data"]["id"].as_str().unwrap().to_string()
-}
-
-/// The podcast and episode of [`world`], without a campaign: the enclosure's path and the
-/// episode's id.
-async fn episode_with_breaks(fx: &Fixture) -> (String, String) {
-    let asked = json!({"id": "radio", "title": "Radio", "audio": {"master": true}});
-    let created = fx
-        .call(Method::POST, "/api/feeds", &fx.alice, Some(asked))
-        .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
-    let take = fx.upload("take.wav", wav(6.0, 8000)).await;
-    let texts = [
-        ("title", "One"),
-        ("is_public", "1"),
-        ("publishing_date", "2025-01-01"),
-        ("show_media", &take.to_string()),
-    ];
-    let episode = fx.episode("radio", &texts).await;
-    let shown = fx.get(&format!("/api/feed/radio/show/{episode}")).await;
-    let job = shown.body["data"]["attributes"]["mastering"]["job_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert_eq!(fx.until_done(&job).await["status"], "succeeded");
-    let shown = fx.get(&format!("/api/feed/radio/show/{episode}")).await;
-    let attrs = &shown.body["data"]["attributes"];
-    let mastered = attrs["show_media"].as_u64().unwrap();
-    let enclosure = attrs["enclosure_url"].as_str().unwrap();
-    let path = enclosure[enclosure.find("/media/").unwrap()..].to_string();
-
-    let adbreak = json!({"preroll": true, "postroll": true, "midrolls": [3.0]});
-    let put = fx
-        .call(
-            Method::PUT,
-            &format!("/api/media/{mastered}/metadata"),
-            &fx.alice,
-            Some(json!({ "adbreak": adbreak })),
-        )
-        .await;
-    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
-    (path, episode)
-}
-
-/// Asks for `path` until the answer is stitched (its ads encoded by the background jobs the
-/// campaign's creation asked for); returns the plain answer and the stitched one.
-async fn until_stitched(fx: &Fixture, path: &str, agent: &str) -> (Answer, Answer) {
-    let plain = fx.send(get(path, agent, &[])).await;
-    assert_eq!(plain.status, StatusCode::OK);
-    for _ in 0..2400 {
-        let answer = fx.send(get(path, agent, &[])).await;
-        if etag(&answer) != etag(&plain) {
-            return (plain, answer);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-    panic!("the episode was never answered with its ads");
-}
 
 async fn campaign(fx: &Fixture, id: &str) -> Value {
     let got = fx.get(&format!("/api/campaigns/{id}")).await;
@@ -348,6 +248,44 @@ async fn impressions_count_once_per_whole_ad_on_two_servers_and_the_goal_stops_t
     assert!(
         text.lines().any(|l| l.contains(&id) && l.ends_with(",2,")),
         "{text}"
+    );
+    // The site's page of the campaign draws the same numbers: impressions per day (a point
+    // for its one day) and per episode.
+    let password = "correct horse battery staple";
+    fx.host
+        .set_password(&"alice".parse().unwrap(), Some(password))
+        .await
+        .unwrap();
+    let mut browser = common::Browser::default();
+    browser.sign_in(&fx.api, "alice", password).await;
+    let page = browser
+        .get(&fx.api, &format!("/account/stats/campaigns/{id}"))
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    let html = String::from_utf8_lossy(&page.raw).into_owned();
+    let charts = common::charts::drawings(&html);
+    assert!(
+        charts["impressions"] > 0 && charts["episodes"] > 0,
+        "{charts:?}"
+    );
+    let tables = common::charts::tables(&html);
+    let per_day: Vec<Vec<String>> = days
+        .iter()
+        .map(|d| {
+            vec![
+                d["date"].as_str().unwrap().to_string(),
+                d["impressions"].to_string(),
+            ]
+        })
+        .collect();
+    assert_eq!(tables["impressions"][1..], per_day[..]);
+    assert_eq!(
+        tables["episodes"][1..],
+        [vec!["One (Radio)".to_string(), "2".to_string()]]
+    );
+    let listed = browser.get(&fx.api, "/account/stats").await;
+    assert!(
+        String::from_utf8_lossy(&listed.raw).contains(&format!("/account/stats/campaigns/{id}"))
     );
 
     // The goal reached, a check on either server marks the campaign; the API says ended once

@@ -8,6 +8,8 @@
 //! Chromium and `tests/browser/node_modules` are installed by `scripts/test`. Without them this
 //! test says SKIPPED and passes, unless `PODHOST_REQUIRE_EXTERNAL=1`, which makes it fail.
 
+mod common;
+
 use std::{sync::Arc, time::Duration};
 
 use podhost_core::{
@@ -219,6 +221,97 @@ async fn pages_load_in_headless_chromium() {
         started.elapsed().as_secs_f64(),
         out.display()
     );
+}
+
+/// The statistics pages in a real browser: the account's, a podcast's and a campaign's (signed
+/// in with the session cookie of a sign-in through the site) and a podcast's public page, with
+/// a month of downloads and a campaign's impressions, through `tests/browser/check-charts.mjs`:
+/// every chart's SVG parses, is drawn at a real size and draws data, beside its table; no
+/// console error (the Content-Security-Policy refuses nothing), no script. Screenshots in
+/// `target/artifacts/`. (The tables are checked against the API's JSON by stats_pages.rs.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_pages_draw_in_headless_chromium() {
+    let Some(tools) = browser::find_or_skip(
+        "statistics_pages_draw_in_headless_chromium",
+        &["playwright-core"],
+    ) else {
+        return;
+    };
+    let common::history::History { fx, .. } = common::history::history().await;
+    // A campaign heard by two listeners on the last day.
+    let _workers = fx.start_workers();
+    let (path, _, campaign) = common::ads::world(&fx, None).await;
+    let iphone = "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X)";
+    let (_, stitched) = common::ads::until_stitched(&fx, &path, iphone).await;
+    assert_eq!(stitched.status, http::StatusCode::OK);
+    let pocket = fx.send(common::ads::get(&path, "Pocket Casts", &[])).await;
+    assert_eq!(pocket.raw.len(), stitched.raw.len());
+    fx.host.flush_stats().await.unwrap();
+    let shown = fx.get(&format!("/api/campaigns/{campaign}")).await;
+    assert_eq!(shown.body["data"]["impressions"], 2, "{}", shown.body);
+    let answer = fx
+        .call(
+            http::Method::PUT,
+            "/api/feeds/show",
+            &fx.alice,
+            Some(serde_json::json!({"public_stats": true})),
+        )
+        .await;
+    assert_eq!(answer.status, http::StatusCode::OK);
+    let mut signed_in = common::Browser::default();
+    signed_in
+        .sign_in(&fx.api, "alice", common::history::PASSWORD)
+        .await;
+    let session = signed_in
+        .cookie("podhost_session")
+        .expect("signed in")
+        .to_string();
+
+    let base = fx.server.base_url();
+    let period = format!(
+        "from={}&to={}",
+        common::history::FIRST,
+        common::history::LAST
+    );
+    let out = browser::artifacts();
+    let args = [
+        "--out".to_string(),
+        out.display().to_string(),
+        "--cookie".to_string(),
+        format!("{}={session}", "podhost_session"),
+        format!("account-stats={base}/account/stats?{period}"),
+        format!("podcast-stats={base}/account/stats/podcasts/show?{period}"),
+        format!("campaign-stats={base}/account/stats/campaigns/{campaign}"),
+        format!("public-stats={base}/podcasts/show/stats"),
+    ];
+    let output = tokio::process::Command::new("node")
+        .current_dir(&tools.scripts)
+        .env("PODHOST_CHROMIUM", &tools.chromium)
+        .arg("check-charts.mjs")
+        .args(&args)
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(180), output)
+        .await
+        .expect("check-charts.mjs finishes within 3 minutes")
+        .expect("node runs");
+    println!("{}", String::from_utf8_lossy(&output.stdout));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the charts failed in Chromium:\n{stderr}"
+    );
+    for name in [
+        "account-stats",
+        "podcast-stats",
+        "campaign-stats",
+        "public-stats",
+    ] {
+        for view in ["", "-mobile", "-dark"] {
+            let shot = out.join(format!("{name}{view}.png"));
+            assert!(shot.exists(), "{} was saved", shot.display());
+        }
+    }
 }
 
 /// The waveform a job makes loads in peaks.js, in a browser, in both forms, with every value as

@@ -723,31 +723,12 @@ async fn episode_curves_are_downloads_by_day_of_age() {
     assert_eq!(other.status, StatusCode::NOT_FOUND);
 }
 
-/// The IP-to-country database scripts/test installs (tests/geoip, from npm).
-fn countries() -> podhost_core::stats::geo::Countries {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../tests/geoip/node_modules/@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb",
-    );
-    podhost_core::stats::geo::Countries::open(&path)
-        .unwrap_or_else(|e| panic!("{e}: scripts/test installs it (cd tests/geoip && npm ci)"))
-}
-
 /// Downloads through a trusted proxy from addresses of known countries are counted under those
 /// countries, in the report and the CSV; an address the database does not place is `ZZ`, and
 /// so is every download of a server without a database.
 #[tokio::test]
 async fn downloads_are_counted_under_their_listeners_countries() {
-    let mut host_config = podhost_testkit::test_config();
-    host_config.countries = Some(countries());
-    let fx = Fixture::on_store_with(
-        std::sync::Arc::new(object_store::memory::InMemory::new()),
-        HttpConfig {
-            trust_forwarded_for: true,
-            ..HttpConfig::default()
-        },
-        host_config,
-    )
-    .await;
+    let fx = common::history::behind_a_proxy_with_countries().await;
     fx.clock.set(MORNING.parse().unwrap());
     let audio = fx
         .multipart(

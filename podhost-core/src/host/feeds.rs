@@ -159,6 +159,7 @@ impl PodcastHost {
             private: false,
             audio: Default::default(),
             prefixes: Vec::new(),
+            public_stats: false,
             created: now,
             updated: now,
         };

@@ -23,6 +23,7 @@ mod members;
 mod metadata;
 mod oauth;
 mod offers;
+mod public_stats;
 mod publish;
 mod ratelimit;
 mod refs;
@@ -134,6 +135,8 @@ struct Inner {
         render_cache::RenderCache<(crate::ids::FeedId, String), crate::publish::RenderedFeed>,
     /// Rendered public pages by feed id and episode (none for the podcast page).
     pages: render_cache::RenderCache<render_cache::PageKey, crate::publish::RenderedPage>,
+    /// Counted public statistics by feed id, for a few minutes.
+    public_stats: crate::cache::Cache<crate::ids::FeedId, (), crate::publish::page::PublicStats>,
     /// Download reports waiting for the store, salts, closed statistics days.
     stats: crate::stats::Recorder,
     /// This process's job workers.
@@ -203,6 +206,10 @@ impl PodcastHost {
                 pages: render_cache::RenderCache::counted(
                     render_cache::RENDER_CACHE_BYTES,
                     metrics.cache_counts("pages"),
+                ),
+                public_stats: crate::cache::Cache::counted(
+                    render_cache::PUBLIC_STATS_BYTES,
+                    metrics.cache_counts("public_stats"),
                 ),
                 stats: Default::default(),
                 workers: Default::default(),

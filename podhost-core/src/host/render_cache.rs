@@ -5,7 +5,7 @@
 use crate::{
     cache::{Cache, Weigh},
     ids::{EpisodeId, FeedId},
-    publish::{RenderedFeed, RenderedPage},
+    publish::{RenderedFeed, RenderedPage, page::PublicStats},
 };
 
 /// The bound of each cache of rendered documents, in bytes.
@@ -26,5 +26,14 @@ impl Weigh for RenderedFeed {
 impl Weigh for RenderedPage {
     fn weight(&self) -> usize {
         self.html.len()
+    }
+}
+
+/// The bound of the cache of counted public statistics (`public_stats.rs`), in bytes.
+pub(super) const PUBLIC_STATS_BYTES: usize = 4 << 20;
+
+impl Weigh for PublicStats {
+    fn weight(&self) -> usize {
+        64 + self.months.len() * 16 + self.apps.iter().map(|(a, _)| a.len() + 32).sum::<usize>()
     }
 }

@@ -534,6 +534,44 @@ fn report(from: Date, to: Date, days: &[(Date, ClosedDay)], query: &StatsQuery) 
     }
 }
 
+impl PodcastHost {
+    /// The names a statistics report's ids stand for, as the caller may see them (scope
+    /// `stats`): the titles of their podcasts and, for `feed`, of its episodes. Ids without a
+    /// title (a deleted podcast or episode) are absent.
+    pub async fn stats_names(
+        &self,
+        who: &Principal,
+        feed: Option<&FeedId>,
+    ) -> Result<crate::stats::StatsNames> {
+        who.require(Scope::Stats)?;
+        if let Some(feed) = feed {
+            who.require_feed(feed)?;
+        }
+        let catalog = self.catalog(who.account()).await?;
+        Ok(catalog
+            .read(|state| {
+                let feeds = state
+                    .feeds
+                    .values()
+                    .filter(|entry| who.sees(&entry.feed.id))
+                    .map(|entry| (entry.feed.id.clone(), entry.feed.title.clone()))
+                    .collect();
+                let episodes = feed
+                    .and_then(|f| state.feeds.get(f))
+                    .map(|entry| {
+                        entry
+                            .episodes
+                            .values()
+                            .map(|e| (e.id, e.title.clone()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                crate::stats::StatsNames { feeds, episodes }
+            })
+            .await)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

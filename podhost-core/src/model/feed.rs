@@ -43,6 +43,10 @@ pub struct Feed {
     /// enclosure URL of its public feed, the first outermost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prefixes: Vec<String>,
+    /// Whether its downloads per month and top apps are published on a public page
+    /// (`/podcasts/{feed_id}/stats`), linked from its page. Never for a private podcast.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public_stats: bool,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -202,6 +206,9 @@ impl Feed {
         if let Some(prefixes) = &patch.prefixes {
             self.prefixes.clone_from(prefixes);
         }
+        if let Some(public_stats) = patch.public_stats {
+            self.public_stats = public_stats;
+        }
     }
 
     /// Who makes it: the iTunes author, else the Google Play author (empty when neither).
@@ -275,6 +282,8 @@ pub struct FeedPatch {
     pub audio: Option<super::AudioPatch>,
     /// New measurement prefixes (empty: none).
     pub prefixes: Option<Vec<String>>,
+    /// Whether to publish its statistics page.
+    pub public_stats: Option<bool>,
 }
 
 /// A feed with what a listing needs beside it, read at one moment.

@@ -393,6 +393,7 @@ mod tests {
             private: false,
             audio: Default::default(),
             prefixes: Vec::new(),
+            public_stats: false,
             created: at,
             updated: at,
         };

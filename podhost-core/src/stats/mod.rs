@@ -153,6 +153,15 @@ pub struct StatsReport {
     pub countries: Vec<CountryCount>,
 }
 
+/// The titles behind a report's ids ([`PodcastHost::stats_names`](crate::PodcastHost::stats_names)).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatsNames {
+    /// Podcast titles by id.
+    pub feeds: HashMap<FeedId, String>,
+    /// Episode titles by id (of the podcast asked about).
+    pub episodes: HashMap<EpisodeId, String>,
+}
+
 /// Downloads from one country.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountryCount {

@@ -294,6 +294,7 @@ pub async fn rich(w: &World) -> Fixture {
     let patch = FeedPatch {
         // Its downloads are measured by OP3 too: every parser reads the prefixed enclosure.
         prefixes: Some(vec!["https://op3.dev/e/".into()]),
+        public_stats: Some(true),
         title: Some("The Rich Show".into()),
         description: Some(
             "<p>Every field podhost writes, with <a href=\"https://rich.example/about\">a link</a>.</p>"
@@ -436,6 +437,7 @@ pub async fn hostile(w: &World) -> Fixture {
     let line = |what: &str| format!("{what} {HOSTILE_LINE}");
     let patch = FeedPatch {
         prefixes: None,
+        public_stats: None,
         title: Some(line("Title")),
         description: Some(hostile_notes("Channel")),
         language: Some("he".into()),

@@ -14,6 +14,12 @@ endpoints! {
             .answers(200, "the page", Shape::Document("text/html"))
             .errors(&[304, 404, 410]);
 
+    /// the podcast's public statistics (downloads per month, top apps), when its podcaster published them (`public_stats`)
+    PodcastStats { feed_id: FeedId } = GET "/podcasts/{feed_id}/stats",
+        Spec::open()
+            .answers(200, "the page", Shape::Document("text/html"))
+            .errors(&[304, 404, 410]);
+
     /// a published episode's web page
     EpisodePage { feed_id: FeedId, show_id: EpisodeId } = GET "/podcasts/{feed_id}/{show_id}",
         Spec::open()

@@ -1,8 +1,12 @@
 //! The site for browsers: the home page, the key-management site, the consent form.
 
-use podhost_core::{MemberId, TokenId};
+use podhost_core::{CampaignId, FeedId, MemberId, TokenId};
 
-use crate::routes::{BodyKind, Shape, Spec, declare::endpoints};
+use crate::routes::{
+    BodyKind, Shape, Spec,
+    declare::endpoints,
+    query::{FROM, TO},
+};
 
 endpoints! {
     /// The site for browsers: the home page, the key-management site, the consent form.
@@ -16,6 +20,26 @@ endpoints! {
 
     /// the key-management site: tokens, OAuth clients, grants (the sign-in form when signed out)
     Account {} = GET "/account",
+        Spec::open()
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 422, 429]);
+
+    /// statistics of the podcasts the member sees: downloads per day, podcasts, apps, platforms, countries and hours as charts with their tables
+    StatsPage {} = GET "/account/stats",
+        Spec::open()
+            .query(&[FROM, TO])
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 422, 429]);
+
+    /// statistics of one podcast: also its episodes, and its newest episodes' first 7 and 30 days against the median
+    PodcastStatsPage { feed_id: FeedId } = GET "/account/stats/podcasts/{feed_id}",
+        Spec::open()
+            .query(&[FROM, TO])
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 422, 429]);
+
+    /// a campaign's impressions per day and per episode
+    CampaignStatsPage { campaign_id: CampaignId } = GET "/account/stats/campaigns/{campaign_id}",
         Spec::open()
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
             .errors(&[303, 400, 401, 403, 404, 422, 429]);

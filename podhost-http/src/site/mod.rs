@@ -1,6 +1,7 @@
 //! The site around the podcasts, for browsers: the home page (`/`), the key-management site
-//! (`/account`: sign in and out, personal tokens, OAuth clients, the grants given to clients)
-//! and the OAuth consent page (`/oauth/authorize`). Server-rendered HTML ([`views`]) that needs
+//! (`/account`: sign in and out, personal tokens, OAuth clients, the grants given to clients),
+//! the statistics pages ([`stats`]: `/account/stats...`) and the OAuth consent page
+//! (`/oauth/authorize`). Server-rendered HTML ([`views`]) that needs
 //! no script, sent with a strict Content-Security-Policy.
 //!
 //! Every rule is the core's (passwords, sessions, throttling, tokens, clients, grants, the
@@ -12,19 +13,24 @@
 // one per request, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod answers;
+mod stats;
 mod views;
 
-use bytes::Bytes;
+use answers::{
+    Form, cookie, csrf_refused, expired, failure, html, local_path, read_form, redirect_to, same,
+    see_other, set_cookie,
+};
+
 use cookie::{Cookie, SameSite};
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
 use podhost_core::{
     AuthorizeError, AuthorizeRequest, ClientId, Error, GrantId, Principal, Scopes, Session,
 };
-use subtle::ConstantTimeEq;
 
 use crate::{
     context::{Api, RequestBody},
-    response::{self, Body},
+    response::Body,
     routes::site::SiteEndpoint,
 };
 
@@ -34,11 +40,13 @@ pub(crate) mod paths {
         docs::paths::{ApiDocs as API_DOCS, Openapi as OPENAPI},
         oauth::paths::Authorize as AUTHORIZE,
         site::paths::{
-            AcceptInvitation as INVITATION, Account as ACCOUNT, CreateClient as CLIENTS,
-            CreateToken as TOKENS, DeleteClient as CLIENT_DELETE, InviteMember as MEMBERS,
-            RemoveMember as MEMBER_REMOVE, RevokeGrant as GRANT_REVOKE,
-            RevokeToken as TOKEN_REVOKE, SignIn as SIGN_IN, SignOut as SIGN_OUT,
-            SwitchAccount as SWITCH, UpdateMember as MEMBER_UPDATE,
+            AcceptInvitation as INVITATION, Account as ACCOUNT,
+            CampaignStatsPage as CAMPAIGN_STATS, CreateClient as CLIENTS, CreateToken as TOKENS,
+            DeleteClient as CLIENT_DELETE, InviteMember as MEMBERS,
+            PodcastStatsPage as PODCAST_STATS, RemoveMember as MEMBER_REMOVE,
+            RevokeGrant as GRANT_REVOKE, RevokeToken as TOKEN_REVOKE, SignIn as SIGN_IN,
+            SignOut as SIGN_OUT, StatsPage as STATS, SwitchAccount as SWITCH,
+            UpdateMember as MEMBER_UPDATE,
         },
     };
 
@@ -60,6 +68,14 @@ pub(crate) mod paths {
         format!("{}{}{}", &template[..start], value, &template[end..])
     }
 
+    pub(crate) fn podcast_stats(id: &str) -> String {
+        fill(PODCAST_STATS, id)
+    }
+
+    pub(crate) fn campaign_stats(id: &str) -> String {
+        fill(CAMPAIGN_STATS, id)
+    }
+
     pub(crate) fn token_revoke(id: &str) -> String {
         fill(TOKEN_REVOKE, id)
     }
@@ -77,12 +93,8 @@ pub(crate) mod paths {
 pub const SESSION_COOKIE: &str = "podhost_session";
 /// The cookie of the sign-in form's CSRF token (before there is a session).
 pub const CSRF_COOKIE: &str = "podhost_csrf";
-/// The largest form the site reads.
-const MAX_FORM_BYTES: usize = 64 << 10;
 /// How many podcasts the home page lists.
 const HOME_PODCASTS: usize = 100;
-
-type Form = Vec<(String, String)>;
 
 fn field<'f>(form: &'f Form, name: &str) -> Option<&'f str> {
     form.iter()
@@ -184,6 +196,18 @@ impl<'a> Visit<'a> {
                 None => Ok(self.sign_in_page(StatusCode::OK, paths::ACCOUNT, "", None)),
             },
             E::SignIn {} => sign_in(self).await,
+            E::StatsPage {} => {
+                let viewer = self.stats_viewer()?;
+                self.stats_page(&viewer, stats::account(api, &viewer).await)
+            }
+            E::PodcastStatsPage { feed_id } => {
+                let viewer = self.stats_viewer()?;
+                self.stats_page(&viewer, stats::podcast(api, &viewer, &feed_id).await)
+            }
+            E::CampaignStatsPage { campaign_id } => {
+                let viewer = self.stats_viewer()?;
+                self.stats_page(&viewer, stats::campaign(api, &viewer, &campaign_id).await)
+            }
             E::SignOut {} => {
                 self.signed_in()?;
                 if let Some(value) = cookie(parts, SESSION_COOKIE) {
@@ -301,6 +325,52 @@ impl Visit<'_> {
         match (origin.to_str().ok(), ours) {
             (Some(origin), Some(ours)) if origin == ours => Ok(()),
             _ => Err(csrf_refused()),
+        }
+    }
+
+    /// The viewer of a statistics page, or (signed out) the sign-in form that comes back to it,
+    /// answered 200 as `/account` answers it.
+    fn stats_viewer(&self) -> Result<stats::Viewer<'_>, Response<Body>> {
+        let Some((who, _)) = &self.session else {
+            let here = self
+                .parts
+                .uri
+                .path_and_query()
+                .map_or(paths::STATS, |p| p.as_str());
+            return Err(self.sign_in_page(
+                StatusCode::OK,
+                here,
+                "",
+                Some("Sign in to see the statistics."),
+            ));
+        };
+        Ok(stats::Viewer {
+            who,
+            query: self.parts.uri.query().unwrap_or(""),
+            today: self.api.host.now().to_zoned(jiff::tz::TimeZone::UTC).date(),
+        })
+    }
+
+    /// A statistics page in the site's layout, or why there is none.
+    fn stats_page(
+        &self,
+        viewer: &stats::Viewer<'_>,
+        shown: Result<stats::Shown, stats::Refusal>,
+    ) -> Page {
+        let csrf = self.session.as_ref().map(|(_, s)| s.csrf.as_str());
+        match shown {
+            Ok(shown) => Ok(html(
+                shown.status,
+                views::page(
+                    &format!("{} · podhost", shown.title),
+                    Some(viewer.who.account().as_str()),
+                    csrf,
+                    shown.main,
+                ),
+                &[],
+            )),
+            Err(stats::Refusal::NotFound) => Err(self.not_found()),
+            Err(stats::Refusal::Failed(e)) => Err(failure(&e)),
         }
     }
 
@@ -818,124 +888,4 @@ async fn consent(visit: &Visit<'_>) -> Page {
         _ => api.host.deny(&authorization),
     };
     Ok(redirect_to(&url))
-}
-
-/// Whether `next` is a path of this site (never another site: no scheme, no `//host`).
-fn local_path(next: &str) -> bool {
-    next.starts_with('/')
-        && !next.starts_with("//")
-        && !next.starts_with("/\\")
-        && !next.chars().any(|c| c.is_control() || c.is_whitespace())
-}
-
-fn same(given: Option<&str>, expected: &str) -> bool {
-    given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(expected.as_bytes())))
-}
-
-fn cookie(parts: &Parts, name: &str) -> Option<String> {
-    parts
-        .headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == name)
-        .map(|c| c.value().to_string())
-}
-
-fn expired(name: &'static str) -> Cookie<'static> {
-    let mut cookie = Cookie::build((name, "")).path("/").http_only(true).build();
-    cookie.make_removal();
-    cookie
-}
-
-fn set_cookie(answer: &mut Response<Body>, cookie: Cookie<'static>) {
-    if let Ok(value) = HeaderValue::from_str(&cookie.to_string()) {
-        answer.headers_mut().append(header::SET_COOKIE, value);
-    }
-}
-
-async fn read_form<B: RequestBody>(parts: &Parts, body: B) -> Result<Form, Response<Body>> {
-    crate::forms::read(parts, body, MAX_FORM_BYTES)
-        .await
-        .map_err(|problem| {
-            html(
-                StatusCode::BAD_REQUEST,
-                views::message(
-                    "The form could not be read",
-                    problem,
-                    Some((paths::ACCOUNT, "Back")),
-                ),
-                &[],
-            )
-        })
-}
-
-fn csrf_refused() -> Response<Body> {
-    html(
-        StatusCode::FORBIDDEN,
-        views::message(
-            "The form was refused",
-            "It was not sent from this site's own page, or that page is too old. Go back, reload the page and try again.",
-            Some((paths::ACCOUNT, "Back to your account")),
-        ),
-        &[],
-    )
-}
-
-/// The page of an internal fault (details in the log).
-fn failure(error: &Error) -> Response<Body> {
-    tracing::error!(%error, "site: internal error");
-    html(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        views::message(
-            "Something went wrong",
-            "The server could not do this now; try again in a moment.",
-            None,
-        ),
-        &[],
-    )
-}
-
-/// An HTML answer of the site: never cached (pages show secrets and CSRF tokens), never framed,
-/// with the site's Content-Security-Policy (`form_targets`: where a form's answer may redirect
-/// to besides this site).
-fn html(status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
-    let mut answer = Response::new(response::full(Bytes::from(page)));
-    *answer.status_mut() = status;
-    let h = answer.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Ok(v) = HeaderValue::from_str(&podhost_core::publish::page::site_policy(form_targets)) {
-        h.insert(header::CONTENT_SECURITY_POLICY, v);
-    }
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    // Not `no-referrer`: browsers would then send `Origin: null` with the site's own forms.
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("same-origin"),
-    );
-    answer
-}
-
-/// 303 to a path of this site (absolute, as every `Location`).
-fn see_other(api: &Api, path: &str) -> Response<Body> {
-    redirect_to(&format!("{}{path}", api.host.urls().base()))
-}
-
-/// 303 to `url` (a client's redirect URI with the answer of an authorization request).
-fn redirect_to(url: &str) -> Response<Body> {
-    let mut answer = html(StatusCode::SEE_OTHER, String::new(), &[]);
-    if let Ok(v) = HeaderValue::from_str(url) {
-        answer.headers_mut().insert(header::LOCATION, v);
-    }
-    answer
 }

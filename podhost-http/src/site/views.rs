@@ -40,6 +40,10 @@ fn header(signed_in: Option<&str>, csrf_token: Option<&str>) -> Markup {
                 nav aria-label="Site" {
                     a href=(paths::ACCOUNT) { "Account" }
                     " · "
+                    @if signed_in.is_some() {
+                        a href=(paths::STATS) { "Statistics" }
+                        " · "
+                    }
                     a href=(paths::API_DOCS) { "API" }
                     @if let (Some(name), Some(token)) = (signed_in, csrf_token) {
                         " · "
@@ -56,7 +60,13 @@ fn header(signed_in: Option<&str>, csrf_token: Option<&str>) -> Markup {
     }
 }
 
-fn page(title: &str, signed_in: Option<&str>, csrf_token: Option<&str>, main: Markup) -> String {
+/// A page of the site: the header (signed in as `signed_in`, with the sign-out form), `main`.
+pub(super) fn page(
+    title: &str,
+    signed_in: Option<&str>,
+    csrf_token: Option<&str>,
+    main: Markup,
+) -> String {
     site_page(
         title,
         html! {

@@ -185,6 +185,9 @@ pub struct FeedAttributes {
     /// Addition: measurement prefixes (such as OP3's `https://op3.dev/e/`) that wrap every
     /// enclosure URL of the public feed, the first outermost.
     pub prefixes: Vec<String>,
+    /// Addition: whether its downloads per month and top apps are published at
+    /// `/podcasts/{feed_id}/stats` (linked from its page; never for a private podcast).
+    pub public_stats: bool,
 }
 
 /// A podcast's audio setting as shown.
@@ -353,6 +356,7 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> FeedRecord {
             logo: logo_url(ctx, v.logo.as_ref()),
             private: f.private,
             prefixes: f.prefixes.clone(),
+            public_stats: f.public_stats,
             audio: FeedAudioRecord {
                 master: f.audio.master,
                 target: f.audio.target,
@@ -489,6 +493,9 @@ pub struct FeedFields {
     /// A private podcast's subscribers' feeds are never wrapped.
     #[schemars(length(max = 4))]
     pub prefixes: Option<Vec<String>>,
+    /// Addition: publish its downloads per month and top apps (no subscriber data) at
+    /// `/podcasts/{feed_id}/stats`, linked from its page (`false`: no such page).
+    pub public_stats: Option<bool>,
     /// The RSS fields as the single feed shows them (the fields above win).
     pub rss: Option<RssFields>,
 }
@@ -584,6 +591,7 @@ impl FeedFields {
             podcast_tags: pod.tags.0,
             private: self.private,
             prefixes: self.prefixes,
+            public_stats: self.public_stats,
             audio: self.audio.map(|a| AudioPatch {
                 master: a.master,
                 target: a.target.patch(),

@@ -4,6 +4,10 @@
 
 #![allow(dead_code, missing_docs)]
 
+pub mod ads;
+pub mod charts;
+pub mod history;
+
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};

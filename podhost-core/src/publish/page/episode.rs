@@ -4,7 +4,7 @@
 use maud::html;
 
 use super::{
-    Show, Site, cover, episode_label, layout, layout::english, notes, subscribe, web_url,
+    Show, Site, cover, episode_label, layout, layout::english, notes, show_bar, subscribe, web_url,
     when_and_how_long,
 };
 use crate::{model::EpisodeView, probe::MediaKind};
@@ -47,17 +47,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         kind: "article",
     };
     let body = html! {
-        header.site-header {
-            div.wrap.bar {
-                a.show-link href=(podcast_page) {
-                    @match show.logo {
-                        Some(logo) => img src=(urls.media(site.account, logo)) alt="" width="36" height="36";
-                        None => (cover(site, None, "", &feed.title)),
-                    }
-                    span { (feed.title) }
-                }
-            }
-        }
+        (show_bar(site, show))
         main #main .wrap {
             article aria-labelledby="title" {
                 div.hero {

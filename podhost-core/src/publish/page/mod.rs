@@ -8,12 +8,14 @@
 //!
 //! The episode page lists the chapters written into the episode's audio file, if any.
 
+pub mod chart;
 mod episode;
 mod format;
 mod layout;
 mod notes;
 mod notice;
 mod podcast;
+mod stats;
 mod style;
 
 use jiff::tz::TimeZone;
@@ -29,6 +31,8 @@ use crate::{
 
 pub(crate) use episode::render as episode_page;
 pub(crate) use podcast::render as podcast_page;
+pub use stats::PublicStats;
+pub(crate) use stats::render as stats_page;
 
 /// Where a page is rendered for: the URL builder, the account (media URLs), the time zone dates
 /// are shown in.
@@ -164,6 +168,25 @@ fn when_and_how_long(site: &Site<'_>, view: &EpisodeView) -> Markup {
 }
 
 /// A cover picture, or a lettered tile when there is none (decorative: the title follows).
+/// The header of a page about something of a podcast (an episode, its statistics): the
+/// podcast's cover and title, linking to its page.
+fn show_bar(site: &Site<'_>, show: &Show<'_>) -> Markup {
+    let feed = show.feed;
+    html! {
+        header.site-header {
+            div.wrap.bar {
+                a.show-link href=(site.urls.feed_page(&feed.id)) {
+                    @match show.logo {
+                        Some(logo) => img src=(site.urls.media(site.account, logo)) alt="" width="36" height="36";
+                        None => (cover(site, None, "", &feed.title)),
+                    }
+                    span { (feed.title) }
+                }
+            }
+        }
+    }
+}
+
 fn cover(site: &Site<'_>, image: Option<&Media>, alt: &str, title: &str) -> Markup {
     match image {
         Some(media) => {

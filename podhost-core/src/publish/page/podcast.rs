@@ -102,6 +102,11 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
                 }
             }
         }
+        @if feed.public_stats {
+            div.wrap {
+                p.meta lang=[en] { a href=(urls.feed_stats_page(&feed.id)) { "Download statistics" } }
+            }
+        }
         (layout::footer(lang, &feed.copyright, Some(&feed_url)))
     };
     layout::document(&head, body).into_string()

@@ -1,0 +1,119 @@
+//! A podcast's public statistics page, for anyone, when its podcaster asked for it
+//! (`public_stats`): downloads per month over the last year and the top apps. The counts are
+//! reused for a few minutes; whether the page exists is read at every request, so turning it
+//! off (or making the podcast private) takes it down at once.
+
+use std::collections::{BTreeMap, HashMap};
+
+use jiff::{SignedDuration, ToSpan};
+
+use super::{PodcastHost, stats::day_of};
+use crate::{
+    error::{Error, Result},
+    ids::FeedId,
+    publish::{PublicPage, RenderedPage, page},
+};
+
+/// How long counted months are reused before they are counted again.
+const COUNTED_FOR: SignedDuration = SignedDuration::from_mins(10);
+/// The months a public statistics page shows, this one included.
+pub const PUBLIC_MONTHS: i32 = 12;
+/// The apps a public statistics page names.
+pub const PUBLIC_APPS: usize = 10;
+
+impl PodcastHost {
+    /// The public statistics page of a podcast (`/podcasts/{feed_id}/stats`): `NotFound` unless
+    /// the podcast is public and asked for it, `Gone` once deleted.
+    pub async fn public_stats_page(&self, id: &FeedId) -> Result<PublicPage> {
+        let (account, catalog) = self.public_catalog(id).await?;
+        let now = self.now();
+        let shown = catalog
+            .read(|state| {
+                if state.deleted_feeds.contains_key(id) {
+                    return Ok(None);
+                }
+                let entry = state
+                    .feeds
+                    .get(id)
+                    .filter(|entry| !entry.feed.private && entry.feed.public_stats)
+                    .ok_or_else(|| Error::not_found("feed statistics", id))?;
+                let logo = entry.feed.logo.and_then(|m| state.media.get(&m)).cloned();
+                Ok::<_, Error>(Some((entry.feed.clone(), logo)))
+            })
+            .await?;
+        let Some((feed, logo)) = shown else {
+            return Ok(PublicPage::Gone);
+        };
+        let stats = match self.inner.public_stats.get(id, &(), now) {
+            Some(stats) => stats,
+            None => {
+                let stats = self.count_public_stats(&account, id, now).await?;
+                self.inner
+                    .public_stats
+                    .put(id.clone(), (), Some(now + COUNTED_FOR), stats.clone());
+                stats
+            }
+        };
+        let urls = self.urls().clone();
+        let time_zone = self.config().display_time_zone.clone();
+        let site = page::Site {
+            urls: &urls,
+            account: &account,
+            time_zone: &time_zone,
+        };
+        let show = page::Show {
+            feed: &feed,
+            logo: logo.as_ref(),
+        };
+        let html = page::stats_page(&site, &show, &stats);
+        Ok(PublicPage::Live(RenderedPage {
+            etag: super::rendering::etag_of(html.as_bytes()),
+            html: html.into(),
+            last_modified: now,
+            changes_at: None,
+        }))
+    }
+
+    /// Counts a podcast's downloads per month since the first of the month
+    /// [`PUBLIC_MONTHS`]` - 1` months ago, and its top apps over that period.
+    async fn count_public_stats(
+        &self,
+        account: &crate::ids::AccountId,
+        feed: &FeedId,
+        now: jiff::Timestamp,
+    ) -> Result<page::PublicStats> {
+        let to = day_of(now);
+        let from = to
+            .first_of_month()
+            .checked_sub((PUBLIC_MONTHS - 1).months())
+            .map_err(|e| Error::storage(e.to_string()))?;
+        let days = self.counted_days(account, from, to).await?;
+        let mut months: BTreeMap<jiff::civil::Date, u64> = BTreeMap::new();
+        let mut month = from;
+        while month <= to {
+            months.insert(month, 0);
+            month = month
+                .checked_add(1.month())
+                .map_err(|e| Error::storage(e.to_string()))?;
+        }
+        let mut apps: HashMap<&str, u64> = HashMap::new();
+        for (date, counts) in &days {
+            for row in counts.rows.iter().filter(|r| &r.feed == feed) {
+                *months.entry(date.first_of_month()).or_default() += row.downloads;
+                *apps.entry(row.app.as_str()).or_default() += row.downloads;
+            }
+        }
+        let mut apps: Vec<(String, u64)> = apps
+            .into_iter()
+            .map(|(app, n)| (app.to_string(), n))
+            .collect();
+        apps.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        apps.truncate(PUBLIC_APPS);
+        Ok(page::PublicStats {
+            from,
+            to,
+            months: months.into_iter().collect(),
+            apps,
+        })
+    }
+}

@@ -1,0 +1,143 @@
+//! The HTTP of the site's answers: HTML pages with the site's headers, redirects, cookies,
+//! forms read, and the pages of a refused form and of a fault. Nothing here knows a visit.
+
+use bytes::Bytes;
+use cookie::Cookie;
+use http::{HeaderValue, Response, StatusCode, header, request::Parts};
+use podhost_core::Error;
+use subtle::ConstantTimeEq;
+
+use super::{paths, views};
+use crate::{
+    context::{Api, RequestBody},
+    response::{self, Body},
+};
+
+/// The largest form the site reads.
+const MAX_FORM_BYTES: usize = 64 << 10;
+
+/// A submitted form's fields, in order.
+pub(super) type Form = Vec<(String, String)>;
+
+/// Whether `next` is a path of this site (never another site: no scheme, no `//host`).
+pub(super) fn local_path(next: &str) -> bool {
+    next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.starts_with("/\\")
+        && !next.chars().any(|c| c.is_control() || c.is_whitespace())
+}
+
+pub(super) fn same(given: Option<&str>, expected: &str) -> bool {
+    given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(expected.as_bytes())))
+}
+
+pub(super) fn cookie(parts: &Parts, name: &str) -> Option<String> {
+    parts
+        .headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == name)
+        .map(|c| c.value().to_string())
+}
+
+pub(super) fn expired(name: &'static str) -> Cookie<'static> {
+    let mut cookie = Cookie::build((name, "")).path("/").http_only(true).build();
+    cookie.make_removal();
+    cookie
+}
+
+pub(super) fn set_cookie(answer: &mut Response<Body>, cookie: Cookie<'static>) {
+    if let Ok(value) = HeaderValue::from_str(&cookie.to_string()) {
+        answer.headers_mut().append(header::SET_COOKIE, value);
+    }
+}
+
+pub(super) async fn read_form<B: RequestBody>(
+    parts: &Parts,
+    body: B,
+) -> Result<Form, Response<Body>> {
+    crate::forms::read(parts, body, MAX_FORM_BYTES)
+        .await
+        .map_err(|problem| {
+            html(
+                StatusCode::BAD_REQUEST,
+                views::message(
+                    "The form could not be read",
+                    problem,
+                    Some((paths::ACCOUNT, "Back")),
+                ),
+                &[],
+            )
+        })
+}
+
+pub(super) fn csrf_refused() -> Response<Body> {
+    html(
+        StatusCode::FORBIDDEN,
+        views::message(
+            "The form was refused",
+            "It was not sent from this site's own page, or that page is too old. Go back, reload the page and try again.",
+            Some((paths::ACCOUNT, "Back to your account")),
+        ),
+        &[],
+    )
+}
+
+/// The page of an internal fault (details in the log).
+pub(super) fn failure(error: &Error) -> Response<Body> {
+    tracing::error!(%error, "site: internal error");
+    html(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        views::message(
+            "Something went wrong",
+            "The server could not do this now; try again in a moment.",
+            None,
+        ),
+        &[],
+    )
+}
+
+/// An HTML answer of the site: never cached (pages show secrets and CSRF tokens), never framed,
+/// with the site's Content-Security-Policy (`form_targets`: where a form's answer may redirect
+/// to besides this site).
+pub(super) fn html(status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
+    let mut answer = Response::new(response::full(Bytes::from(page)));
+    *answer.status_mut() = status;
+    let h = answer.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(v) = HeaderValue::from_str(&podhost_core::publish::page::site_policy(form_targets)) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    // Not `no-referrer`: browsers would then send `Origin: null` with the site's own forms.
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    answer
+}
+
+/// 303 to a path of this site (absolute, as every `Location`).
+pub(super) fn see_other(api: &Api, path: &str) -> Response<Body> {
+    redirect_to(&format!("{}{path}", api.host.urls().base()))
+}
+
+/// 303 to `url` (a client's redirect URI with the answer of an authorization request).
+pub(super) fn redirect_to(url: &str) -> Response<Body> {
+    let mut answer = html(StatusCode::SEE_OTHER, String::new(), &[]);
+    if let Ok(v) = HeaderValue::from_str(url) {
+        answer.headers_mut().insert(header::LOCATION, v);
+    }
+    answer
+}
