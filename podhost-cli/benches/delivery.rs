@@ -13,6 +13,10 @@
 //! run, the issue's settings; random ranges too; each case in three rounds of podhost then
 //! nginx, the round of the median ratio reported. Then the cost of the access line: the large
 //! account's feed 304 on a second server with `PODHOST_LOG=info,podhost::access=warn`.
+//! The public pages too: the podcast's page and its public statistics page (`public_stats` set
+//! through the API first), nginx serving the same HTML (under a `.rss` name, so its reference
+//! configuration compresses it as it does the feed). `DELIVERY_CASES=page` (a part of the
+//! cases' labels) measures only the cases whose label has it.
 
 use std::{io::Write, process::Command};
 
@@ -148,8 +152,31 @@ fn cases(server: &Shipped, account: &Account, nginx_base: &str, ranges: &std::pa
                 vec![],
             )
         },
+        case(
+            "podcast page GET gzip",
+            &format!("/podcasts/{}", account.feed),
+            &format!("/{}-page.rss", account.feed),
+            vec![gzip.clone()],
+            vec![gzip.clone()],
+        ),
+        case(
+            "public stats page GET gzip",
+            &format!("/podcasts/{}/stats", account.feed),
+            &format!("/{}-stats.rss", account.feed),
+            vec![gzip.clone()],
+            vec![gzip.clone()],
+        ),
+        // nginx compresses every answer anew (no gzip_static): the same page uncompressed too.
+        case(
+            "public stats page GET identity",
+            &format!("/podcasts/{}/stats", account.feed),
+            &format!("/{}-stats.rss", account.feed),
+            vec![],
+            vec![],
+        ),
     ];
-    for case in table {
+    let only = std::env::var("DELIVERY_CASES").unwrap_or_default();
+    for case in table.into_iter().filter(|c| c.label.contains(&only)) {
         server.wait_idle();
         let script = case.random.then_some(ranges);
         let (p, n) = rounds(
@@ -190,6 +217,27 @@ fn main() {
         assert!(xml.starts_with(b"<?xml"), "the feed of {}", account.name);
         std::fs::write(statics.path().join(format!("{}.rss", account.feed)), &xml).unwrap();
         println!("{}: RSS of {} bytes", account.feed, xml.len());
+        // Its statistics made public, through the API as a podcaster does.
+        let put = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT"])
+            .args(["-H", &format!("Authorization: Bearer {}", account.token)])
+            .args(["-H", "Content-Type: application/json"])
+            .args(["--data", r#"{"public_stats": true}"#])
+            .arg(format!("{}/api/feeds/{}", server.base, account.feed))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&put.stdout),
+            "200",
+            "public_stats set"
+        );
+        for (page, name) in [("", "page"), ("/stats", "stats")] {
+            let html = server.body(&format!("/podcasts/{}{page}", account.feed), &[]);
+            assert!(html.starts_with(b"<!DOCTYPE html>"), "{page}");
+            let file = format!("{}-{name}.rss", account.feed);
+            std::fs::write(statics.path().join(file), &html).unwrap();
+            println!("{}: {name} page of {} bytes", account.feed, html.len());
+        }
     }
     let wav = server.body(&large.enclosure, &[]);
     assert_eq!(wav.len(), ENCLOSURE_BYTES);

@@ -47,13 +47,19 @@ impl PodcastHost {
                 downloads: vec![0; days_lived(*published, now).0],
             })
             .collect();
+        // Each row finds its episode's curve by id (a podcast may have thousands of episodes).
+        let index: std::collections::HashMap<EpisodeId, usize> = curves
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.episode, i))
+            .collect();
         if let Some(oldest) = episodes.iter().map(|e| e.2).min() {
             let days = self
                 .counted_days(who.account(), day_of(oldest), day_of(now))
                 .await?;
             for (date, counts) in &days {
                 for row in counts.rows.iter().filter(|r| &r.feed == feed) {
-                    let Some(curve) = curves.iter_mut().find(|c| c.episode == row.episode) else {
+                    let Some(curve) = index.get(&row.episode).map(|i| &mut curves[*i]) else {
                         continue;
                     };
                     let hour_start = date

@@ -135,8 +135,14 @@ struct Inner {
         render_cache::RenderCache<(crate::ids::FeedId, String), crate::publish::RenderedFeed>,
     /// Rendered public pages by feed id and episode (none for the podcast page).
     pages: render_cache::RenderCache<render_cache::PageKey, crate::publish::RenderedPage>,
-    /// Counted public statistics by feed id, for a few minutes.
-    public_stats: crate::cache::Cache<crate::ids::FeedId, (), crate::publish::page::PublicStats>,
+    /// Counted public statistics by feed id, for a few minutes (until the moment beside them).
+    public_stats: crate::cache::Cache<
+        crate::ids::FeedId,
+        (),
+        (crate::publish::page::PublicStats, jiff::Timestamp),
+    >,
+    /// Rendered public statistics pages by feed id.
+    stats_pages: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedPage>,
     /// Download reports waiting for the store, salts, closed statistics days.
     stats: crate::stats::Recorder,
     /// This process's job workers.
@@ -210,6 +216,10 @@ impl PodcastHost {
                 public_stats: crate::cache::Cache::counted(
                     render_cache::PUBLIC_STATS_BYTES,
                     metrics.cache_counts("public_stats"),
+                ),
+                stats_pages: render_cache::RenderCache::counted(
+                    render_cache::PUBLIC_STATS_BYTES,
+                    metrics.cache_counts("stats_pages"),
                 ),
                 stats: Default::default(),
                 workers: Default::default(),

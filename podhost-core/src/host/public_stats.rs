@@ -1,7 +1,7 @@
 //! A podcast's public statistics page, for anyone, when its podcaster asked for it
 //! (`public_stats`): downloads per month over the last year and the top apps. The counts are
-//! reused for a few minutes; whether the page exists is read at every request, so turning it
-//! off (or making the podcast private) takes it down at once.
+//! reused for a few minutes, the page rendered once per version of the account while they are:
+//! turning it off (or making the podcast private) is a new version, which takes it down at once.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,6 +27,12 @@ impl PodcastHost {
     pub async fn public_stats_page(&self, id: &FeedId) -> Result<PublicPage> {
         let (account, catalog) = self.public_catalog(id).await?;
         let now = self.now();
+        // Rendered once per version of the account and while its counts are reused: any change
+        // of the podcast (public_stats turned off, made private) is a new version.
+        let version = catalog.fresh_seq().await;
+        if let Some(rendered) = self.inner.stats_pages.get(id, &version, now) {
+            return Ok(PublicPage::Live(rendered));
+        }
         let shown = catalog
             .read(|state| {
                 if state.deleted_feeds.contains_key(id) {
@@ -44,14 +50,18 @@ impl PodcastHost {
         let Some((feed, logo)) = shown else {
             return Ok(PublicPage::Gone);
         };
-        let stats = match self.inner.public_stats.get(id, &(), now) {
-            Some(stats) => stats,
+        let counted_until = now + COUNTED_FOR;
+        let (stats, until) = match self.inner.public_stats.get(id, &(), now) {
+            Some((stats, until)) => (stats, until),
             None => {
                 let stats = self.count_public_stats(&account, id, now).await?;
-                self.inner
-                    .public_stats
-                    .put(id.clone(), (), Some(now + COUNTED_FOR), stats.clone());
-                stats
+                self.inner.public_stats.put(
+                    id.clone(),
+                    (),
+                    Some(counted_until),
+                    (stats.clone(), counted_until),
+                );
+                (stats, counted_until)
             }
         };
         let urls = self.urls().clone();
@@ -66,12 +76,16 @@ impl PodcastHost {
             logo: logo.as_ref(),
         };
         let html = page::stats_page(&site, &show, &stats);
-        Ok(PublicPage::Live(RenderedPage {
+        let rendered = RenderedPage {
             etag: super::rendering::etag_of(html.as_bytes()),
             html: html.into(),
             last_modified: now,
-            changes_at: None,
-        }))
+            changes_at: Some(until),
+        };
+        self.inner
+            .stats_pages
+            .put(id.clone(), version, Some(until), rendered.clone());
+        Ok(PublicPage::Live(rendered))
     }
 
     /// Counts a podcast's downloads per month since the first of the month

@@ -32,8 +32,9 @@ impl Weigh for RenderedPage {
 /// The bound of the cache of counted public statistics (`public_stats.rs`), in bytes.
 pub(super) const PUBLIC_STATS_BYTES: usize = 4 << 20;
 
-impl Weigh for PublicStats {
+impl Weigh for (PublicStats, jiff::Timestamp) {
     fn weight(&self) -> usize {
-        64 + self.months.len() * 16 + self.apps.iter().map(|(a, _)| a.len() + 32).sum::<usize>()
+        let stats = &self.0;
+        64 + stats.months.len() * 16 + stats.apps.iter().map(|(a, _)| a.len() + 32).sum::<usize>()
     }
 }
