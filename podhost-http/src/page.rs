@@ -30,7 +30,13 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
         }
         PageEndpoint::PodcastStats { feed_id } => {
             let found = api.host.public_stats_page(&feed_id).await;
-            answer_page(api, parts, found)
+            let mut answer = answer_page(api, parts, found);
+            // Asked again each time (a 304 while unchanged): taken down, it is gone at once
+            // from browsers and shared caches too.
+            answer
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            answer
         }
     }
 }

@@ -1,8 +1,9 @@
 // Loads podhost's statistics pages (the site's, signed in with a session cookie, and a public
 // one) in the system's headless Chromium and checks every chart as a reader sees it: the page
 // loads with no console error and no refused request (a Content-Security-Policy violation is a
-// console error), runs no script, and each chart (figure.chart) has an SVG that the browser
-// parses as a standalone SVG document, that is drawn at a real size, and that draws data
+// console error), runs no script, and each chart (figure.chart) has an SVG whose source, as the
+// server wrote it, the browser parses as a standalone SVG document, that is drawn at a real
+// size, and that draws data
 // (a line of two points or more, a bar with height, or a point), beside a table of its numbers.
 // Saves screenshots (desktop, mobile, dark) of every page.
 //
@@ -56,12 +57,21 @@ async function checkPage(context, page, view, out) {
   });
   const response = await tab.goto(page.url, { waitUntil: "load" });
   if (!response || response.status() !== 200) problems.push(`the page answered ${response?.status()}`);
+  // Each SVG as the server wrote it (not as the browser's HTML parser repaired it), parsed as
+  // an SVG document of its own: an element without its end tag is an error there.
+  const sources = ((await response.text()).match(/<svg xmlns=[\s\S]*?<\/svg>/g)) ?? [];
+  const standalone = await tab.evaluate(
+    (sources) =>
+      sources.map((source) => {
+        const parsed = new DOMParser().parseFromString(source, "image/svg+xml");
+        return !parsed.querySelector("parsererror") && parsed.documentElement.localName === "svg";
+      }),
+    sources,
+  );
   const facts = await tab.evaluate(() => {
     const charts = [...document.querySelectorAll("figure.chart")].map((figure) => {
       const svg = figure.querySelector("svg");
       const box = svg ? svg.getBoundingClientRect() : { width: 0, height: 0 };
-      const source = svg ? new XMLSerializer().serializeToString(svg) : "";
-      const parsed = new DOMParser().parseFromString(source, "image/svg+xml");
       const marks =
         [...figure.querySelectorAll("svg polyline")].filter((p) => p.points.numberOfItems > 1).length +
         [...figure.querySelectorAll("svg rect")].filter((r) => r.height.baseVal.value > 0 && r.width.baseVal.value > 0).length +
@@ -70,7 +80,6 @@ async function checkPage(context, page, view, out) {
         id: figure.id,
         caption: figure.querySelector("figcaption")?.textContent?.trim() ?? "",
         svg: !!svg,
-        valid: !!svg && !parsed.querySelector("parsererror") && parsed.documentElement.localName === "svg",
         label: svg?.getAttribute("role") === "img" && !!svg.querySelector("title")?.textContent,
         width: box.width,
         height: box.height,
@@ -90,10 +99,15 @@ async function checkPage(context, page, view, out) {
   if (facts.h1 !== 1) problems.push(`${facts.h1} h1 elements (one expected)`);
   if (facts.scripts !== 0) problems.push("the page has scripts");
   if (facts.charts.length === 0) problems.push("no charts");
+  if (standalone.length !== facts.charts.length) {
+    problems.push(`${standalone.length} SVG sources for ${facts.charts.length} charts`);
+  }
+  standalone.forEach((ok, i) => {
+    if (!ok) problems.push(`chart ${i + 1}: its SVG source does not parse as an SVG document`);
+  });
   if (facts.overflowX) problems.push("the page scrolls sideways");
   for (const c of facts.charts) {
     if (!c.svg) problems.push(`${c.id}: no SVG`);
-    if (!c.valid) problems.push(`${c.id}: the SVG does not parse as an SVG document`);
     if (!c.label) problems.push(`${c.id}: the SVG has no role and title`);
     if (c.width < 280 || c.height < 10) problems.push(`${c.id}: drawn at ${c.width}x${c.height}`);
     if (c.marks === 0) problems.push(`${c.id}: draws no data`);

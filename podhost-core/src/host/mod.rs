@@ -141,6 +141,9 @@ struct Inner {
         (),
         (crate::publish::page::PublicStats, jiff::Timestamp),
     >,
+    /// Held while public statistics are counted: one count at a time, the others wait for it
+    /// and find its counts (a count reads a year of days).
+    public_counting: tokio::sync::Mutex<()>,
     /// Rendered public statistics pages by feed id.
     stats_pages: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedPage>,
     /// Download reports waiting for the store, salts, closed statistics days.
@@ -217,8 +220,9 @@ impl PodcastHost {
                     render_cache::PUBLIC_STATS_BYTES,
                     metrics.cache_counts("public_stats"),
                 ),
+                public_counting: Default::default(),
                 stats_pages: render_cache::RenderCache::counted(
-                    render_cache::PUBLIC_STATS_BYTES,
+                    render_cache::RENDER_CACHE_BYTES,
                     metrics.cache_counts("stats_pages"),
                 ),
                 stats: Default::default(),

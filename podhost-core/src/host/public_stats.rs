@@ -50,20 +50,7 @@ impl PodcastHost {
         let Some((feed, logo)) = shown else {
             return Ok(PublicPage::Gone);
         };
-        let counted_until = now + COUNTED_FOR;
-        let (stats, until) = match self.inner.public_stats.get(id, &(), now) {
-            Some((stats, until)) => (stats, until),
-            None => {
-                let stats = self.count_public_stats(&account, id, now).await?;
-                self.inner.public_stats.put(
-                    id.clone(),
-                    (),
-                    Some(counted_until),
-                    (stats.clone(), counted_until),
-                );
-                (stats, counted_until)
-            }
-        };
+        let (stats, until) = self.public_counts(&account, id, now).await?;
         let urls = self.urls().clone();
         let time_zone = self.config().display_time_zone.clone();
         let site = page::Site {
@@ -86,6 +73,30 @@ impl PodcastHost {
             .stats_pages
             .put(id.clone(), version, Some(until), rendered.clone());
         Ok(PublicPage::Live(rendered))
+    }
+
+    /// A podcast's counts and until when they are reused: the cached ones, else counted now.
+    /// One count at a time: those who waited for it find its counts.
+    async fn public_counts(
+        &self,
+        account: &crate::ids::AccountId,
+        id: &FeedId,
+        now: jiff::Timestamp,
+    ) -> Result<(page::PublicStats, jiff::Timestamp)> {
+        let cached = || self.inner.public_stats.get(id, &(), now);
+        if let Some(counted) = cached() {
+            return Ok(counted);
+        }
+        let _counting = self.inner.public_counting.lock().await;
+        if let Some(counted) = cached() {
+            return Ok(counted);
+        }
+        let until = now + COUNTED_FOR;
+        let stats = self.count_public_stats(account, id, now).await?;
+        self.inner
+            .public_stats
+            .put(id.clone(), (), Some(until), (stats.clone(), until));
+        Ok((stats, until))
     }
 
     /// Counts a podcast's downloads per month since the first of the month

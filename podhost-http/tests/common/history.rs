@@ -15,6 +15,8 @@ use super::Fixture;
 pub const FIRST: &str = "2026-03-01";
 /// The last day of the history (the clock is left on its evening).
 pub const LAST: &str = "2026-03-20";
+/// The podcasts: id and title.
+pub const TITLES: [(&str, &str); 2] = [("show", "The Show"), ("other", "Another Show")];
 /// The password `alice` signs in to the site with.
 pub const PASSWORD: &str = "correct horse battery staple";
 
@@ -95,8 +97,17 @@ pub async fn history() -> History {
     let first = at(&format!("{FIRST}T05:00:00Z"));
     fx.clock.set(first);
     let owner = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
-    fx.feed("show").await;
-    fx.feed("other").await;
+    for (id, title) in TITLES {
+        let created = fx
+            .call(
+                http::Method::POST,
+                "/api/feeds",
+                &fx.alice,
+                Some(serde_json::json!({"id": id, "title": title})),
+            )
+            .await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    }
     // An episode of its own file (downloads are told apart by their file).
     let publish = |feed: &'static str, title: &'static str, when: Timestamp, seconds: f64| {
         let (fx, owner) = (&fx, owner.clone());

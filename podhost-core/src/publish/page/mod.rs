@@ -167,7 +167,6 @@ fn when_and_how_long(site: &Site<'_>, view: &EpisodeView) -> Markup {
     }
 }
 
-/// A cover picture, or a lettered tile when there is none (decorative: the title follows).
 /// The header of a page about something of a podcast (an episode, its statistics): the
 /// podcast's cover and title, linking to its page.
 fn show_bar(site: &Site<'_>, show: &Show<'_>) -> Markup {
@@ -187,6 +186,7 @@ fn show_bar(site: &Site<'_>, show: &Show<'_>) -> Markup {
     }
 }
 
+/// A cover picture, or a lettered tile when there is none (decorative: the title follows).
 fn cover(site: &Site<'_>, image: Option<&Media>, alt: &str, title: &str) -> Markup {
     match image {
         Some(media) => {
