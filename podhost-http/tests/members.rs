@@ -14,31 +14,10 @@ use serde_json::{Value, json};
 
 const PASSWORD: &str = "a long enough password";
 
-/// Invites `login` as `role` through the API; the member's id and the invitation's path.
-async fn invite(fx: &Fixture, login: &str, role: &str, feeds: Value) -> (String, String) {
-    let answer = fx
-        .call(
-            Method::POST,
-            "/api/members",
-            &fx.alice,
-            Some(json!({"login": login, "role": role, "feeds": feeds})),
-        )
-        .await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
-    assert_eq!(answer.headers[header::CACHE_CONTROL], "no-store");
-    let data = &answer.body["data"];
-    assert_eq!(data["status"], "invited");
-    assert_eq!(data["role"], role);
-    let url = data["invitation_url"].as_str().unwrap();
-    let path = url.split_once("://").unwrap().1;
-    let path = &path[path.find('/').unwrap()..];
-    (data["id"].as_str().unwrap().to_string(), path.to_string())
-}
-
 /// A member who joined (through the core, as the site does) and a token of theirs with every
 /// scope their role allows.
 async fn member_token(fx: &Fixture, login: &str, role: Role, feeds: Value) -> (String, String) {
-    let (id, path) = invite(fx, login, role.as_str(), feeds).await;
+    let (id, path) = fx.invite(login, role.as_str(), feeds).await;
     let secret = path.rsplit('/').next().unwrap();
     let signed_in = fx
         .host
@@ -57,7 +36,7 @@ async fn member_token(fx: &Fixture, login: &str, role: Role, feeds: Value) -> (S
 #[tokio::test]
 async fn an_invitation_is_accepted_on_the_site_with_its_csrf_token() {
     let fx = Fixture::new().await;
-    let (id, path) = invite(&fx, "sam@example.com", "editor", Value::Null).await;
+    let (id, path) = fx.invite("sam@example.com", "editor", Value::Null).await;
     let mut browser = Browser::default();
     let page = browser.get(&fx.api, &path).await;
     assert_eq!(page.status, StatusCode::OK);
@@ -136,15 +115,7 @@ async fn an_invitation_is_accepted_on_the_site_with_its_csrf_token() {
 #[tokio::test]
 async fn an_author_drafts_and_is_refused_publishing() {
     let fx = Fixture::new().await;
-    let created = fx
-        .call(
-            Method::POST,
-            "/api/feeds",
-            &fx.alice,
-            Some(json!({"id": "daily", "title": "Daily"})),
-        )
-        .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    fx.titled_feed("daily", "Daily").await;
     let (_, author) = member_token(&fx, "writer", Role::Author, Value::Null).await;
     let draft = fx
         .multipart(
@@ -249,15 +220,7 @@ async fn an_analyst_is_refused_every_write_of_the_route_table() {
 async fn a_member_restricted_to_a_podcast_finds_no_other() {
     let fx = Fixture::new().await;
     for (id, title) in [("mine", "Mine"), ("theirs", "Theirs")] {
-        let created = fx
-            .call(
-                Method::POST,
-                "/api/feeds",
-                &fx.alice,
-                Some(json!({"id": id, "title": title})),
-            )
-            .await;
-        assert_eq!(created.status, StatusCode::CREATED);
+        fx.titled_feed(id, title).await;
     }
     let (_, narrow) = member_token(&fx, "narrow", Role::Editor, json!(["mine"])).await;
     // Alice's list is cached at this version of the account: the member's answer must not be
@@ -406,7 +369,7 @@ async fn the_last_owner_is_refused() {
 async fn a_person_in_two_accounts_switches_between_them() {
     let fx = Fixture::new().await;
     // Invited to alice's account and to mallory's, with one login.
-    let (_, to_alice) = invite(&fx, "sam", "editor", Value::Null).await;
+    let (_, to_alice) = fx.invite("sam", "editor", Value::Null).await;
     let answer = fx
         .call(
             Method::POST,

@@ -4,7 +4,7 @@
 mod common;
 
 use bytes::Bytes;
-use common::Fixture;
+use common::{Fixture, download};
 use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use jiff::{SignedDuration, Timestamp};
@@ -29,11 +29,19 @@ struct Podcast {
 }
 
 async fn podcast() -> Podcast {
-    let fx = Fixture::with_config(HttpConfig {
-        trust_forwarded_for: true,
-        ..HttpConfig::default()
-    })
-    .await;
+    podcast_on(
+        Fixture::with_config(HttpConfig {
+            trust_forwarded_for: true,
+            ..HttpConfig::default()
+        })
+        .await,
+    )
+    .await
+}
+
+/// The podcast `show` on `fx`: one episode "One" of a 120 s file, published 2025-12-01; the
+/// clock at `MORNING`.
+async fn podcast_on(fx: Fixture) -> Podcast {
     fx.clock.set(MORNING.parse().unwrap());
     let audio = fx
         .multipart(
@@ -73,32 +81,6 @@ fn path_of(url: &str) -> String {
     url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL)
         .unwrap()
         .to_string()
-}
-
-/// One download through `api`: method, client address, user agent, extra headers. The body is
-/// read to the end, as an app that plays it would.
-async fn download(
-    api: &Api,
-    path: &str,
-    method: Method,
-    ip: &str,
-    agent: &str,
-    headers: &[(&str, &str)],
-) -> StatusCode {
-    let mut request = Request::builder()
-        .method(method)
-        .uri(path)
-        .header("x-forwarded-for", format!("198.51.100.1, {ip}"))
-        .header("user-agent", agent);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = api
-        .handle(request.body(Full::new(Bytes::new())).unwrap())
-        .await;
-    let status = response.status();
-    let _ = response.into_body().collect().await.unwrap();
-    status
 }
 
 async fn stats(fx: &Fixture, path: &str) -> Value {
@@ -728,28 +710,8 @@ async fn episode_curves_are_downloads_by_day_of_age() {
 /// so is every download of a server without a database.
 #[tokio::test]
 async fn downloads_are_counted_under_their_listeners_countries() {
-    let fx = common::history::behind_a_proxy_with_countries().await;
-    fx.clock.set(MORNING.parse().unwrap());
-    let audio = fx
-        .multipart(
-            "/api/media",
-            &fx.alice,
-            &[],
-            &[(
-                "media",
-                "talk.wav",
-                podhost_testkit::fixtures::wav(SECONDS, 8000),
-            )],
-        )
-        .await;
-    let enclosure = path_of(audio.body["url"].as_str().unwrap());
-    let media = audio.body["id"].as_u64().unwrap().to_string();
-    fx.feed("show").await;
-    fx.episode(
-        "show",
-        &[("title", "One"), ("is_public", "1"), ("show_media", &media)],
-    )
-    .await;
+    let Podcast { fx, enclosure, .. } =
+        podcast_on(common::history::behind_a_proxy_with_countries().await).await;
     // Behind the proxy: the last X-Forwarded-For address is the listener's.
     for ip in [
         "8.8.8.8",

@@ -260,19 +260,15 @@ async fn the_statistics_pages_draw_the_apis_numbers() {
 
 /// A member's session on the site, as `role`, restricted to `feeds` (null: all).
 async fn member(fx: &common::Fixture, login: &str, role: &str, feeds: Value) -> Browser {
-    let invited = fx
-        .call(
-            Method::POST,
-            "/api/members",
-            &fx.alice,
-            Some(json!({"login": login, "role": role, "feeds": feeds})),
-        )
-        .await;
-    assert_eq!(invited.status, StatusCode::CREATED, "{}", invited.body);
-    let url = invited.body["data"]["invitation_url"].as_str().unwrap();
+    let (_, invitation) = fx.invite(login, role, feeds).await;
     let signed_in = fx
         .host
-        .accept_invitation(url.rsplit('/').next().unwrap(), PASSWORD, None, "192.0.2.7")
+        .accept_invitation(
+            invitation.rsplit('/').next().unwrap(),
+            PASSWORD,
+            None,
+            "192.0.2.7",
+        )
         .await
         .unwrap();
     Browser {

@@ -8,18 +8,11 @@
 //
 // Exits 0 when every page passes, 1 otherwise (each problem on stderr). Never downloads a browser.
 
-import { mkdtemp, mkdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { args as CHROMIUM_ARGS, executablePath } from "./chromium.mjs";
+import { inEachView } from "./chromium.mjs";
 
 
-const VIEWS = [
-  { suffix: "", viewport: { width: 1280, height: 900 }, colorScheme: "light" },
-  { suffix: "-mobile", viewport: { width: 390, height: 844 }, colorScheme: "light", isMobile: true },
-  { suffix: "-dark", viewport: { width: 1280, height: 900 }, colorScheme: "dark" },
-];
 
 function parseArgs(argv) {
   const pages = [];
@@ -122,35 +115,18 @@ async function main() {
   const { out, pages } = parseArgs(process.argv.slice(2));
   await mkdir(out, { recursive: true });
   let failed = 0;
-  for (const view of VIEWS) {
-    // A fresh profile for every run: nothing cached from an earlier one.
-    const profile = await mkdtemp(join(tmpdir(), "podhost-chromium-"));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: view.viewport,
-      colorScheme: view.colorScheme,
-      isMobile: view.isMobile ?? false,
-      hasTouch: view.isMobile ?? false,
-      deviceScaleFactor: 1,
-    });
-    try {
-      for (const page of pages) {
-        const { problems, file, facts } = await checkPage(context, page, view, out);
-        const label = `${page.name}${view.suffix}`;
-        if (problems.length) {
-          failed += 1;
-          for (const p of problems) console.error(`FAIL ${label}: ${p}`);
-        } else {
-          console.log(`ok ${label}: "${facts.title}", ${facts.audio.length} player(s), screenshot ${file}`);
-        }
+  await inEachView(async (context, view) => {
+    for (const page of pages) {
+      const { problems, file, facts } = await checkPage(context, page, view, out);
+      const label = `${page.name}${view.suffix}`;
+      if (problems.length) {
+        failed += 1;
+        for (const p of problems) console.error(`FAIL ${label}: ${p}`);
+      } else {
+        console.log(`ok ${label}: "${facts.title}", ${facts.audio.length} player(s), screenshot ${file}`);
       }
-    } finally {
-      await context.close();
-      await rm(profile, { recursive: true, force: true });
     }
-  }
+  });
   process.exit(failed ? 1 : 0);
 }
 

@@ -1,7 +1,12 @@
 // The system's Chromium as the browser tests start it: where it is (PODHOST_CHROMIUM, default
 // Debian's /usr/bin/chromium) and the flags that keep it headless and off the network it
 // cannot reach (no background networking, no component updates, no sync). Never downloads a
-// browser.
+// browser. `inEachView` runs a check in the views pages are checked in (desktop, phone, dark).
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
 
 export const executablePath = process.env.PODHOST_CHROMIUM || "/usr/bin/chromium";
 
@@ -17,3 +22,34 @@ export const args = [
   // Let audio elements load and report their metadata without a user gesture.
   "--autoplay-policy=no-user-gesture-required",
 ];
+
+// The views a page is checked in: desktop, phone, dark.
+export const VIEWS = [
+  { suffix: "", viewport: { width: 1280, height: 900 }, colorScheme: "light" },
+  { suffix: "-mobile", viewport: { width: 390, height: 844 }, colorScheme: "light", isMobile: true },
+  { suffix: "-dark", viewport: { width: 1280, height: 900 }, colorScheme: "dark" },
+];
+
+// Runs `check(context, view)` in a browser of each view, each with a fresh profile (nothing
+// cached from an earlier one), closed afterwards.
+export async function inEachView(check) {
+  for (const view of VIEWS) {
+    const profile = await mkdtemp(join(tmpdir(), "podhost-chromium-"));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      headless: true,
+      args,
+      viewport: view.viewport,
+      colorScheme: view.colorScheme,
+      isMobile: view.isMobile ?? false,
+      hasTouch: view.isMobile ?? false,
+      deviceScaleFactor: 1,
+    });
+    try {
+      await check(context, view);
+    } finally {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    }
+  }
+}

@@ -3,9 +3,7 @@
 //! a trusted proxy, looked up in the test command's IP-to-country database), apps, devices and
 //! hours of the day. What the statistics pages and their browser check draw.
 
-use bytes::Bytes;
-use http::{Request, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http::StatusCode;
 use jiff::{SignedDuration, Timestamp};
 use podhost_http::HttpConfig;
 
@@ -59,19 +57,6 @@ fn at(s: &str) -> Timestamp {
     s.parse().unwrap()
 }
 
-/// One download of `path` from `ip` with `agent`, read to the end.
-async fn download(fx: &Fixture, path: &str, ip: &str, agent: &str) {
-    let request = Request::builder()
-        .uri(path)
-        .header("x-forwarded-for", format!("198.51.100.1, {ip}"))
-        .header("user-agent", agent)
-        .body(Full::new(Bytes::new()))
-        .unwrap();
-    let response = fx.api.handle(request).await;
-    assert_eq!(response.status(), StatusCode::OK, "{path}");
-    let _ = response.into_body().collect().await.unwrap();
-}
-
 /// A fixture that trusts `X-Forwarded-For` (a proxy's) and places listeners in countries.
 pub async fn behind_a_proxy_with_countries() -> Fixture {
     let mut host_config = podhost_testkit::test_config();
@@ -98,15 +83,7 @@ pub async fn history() -> History {
     fx.clock.set(first);
     let owner = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
     for (id, title) in TITLES {
-        let created = fx
-            .call(
-                http::Method::POST,
-                "/api/feeds",
-                &fx.alice,
-                Some(serde_json::json!({"id": id, "title": title})),
-            )
-            .await;
-        assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+        fx.titled_feed(id, title).await;
     }
     // An episode of its own file (downloads are told apart by their file).
     let publish = |feed: &'static str, title: &'static str, when: Timestamp, seconds: f64| {
@@ -159,11 +136,22 @@ pub async fn history() -> History {
                 fx.clock.set(morning + SignedDuration::from_hours(hour - 5));
                 let ip = ADDRESSES[(l + n) % ADDRESSES.len()];
                 let agent = AGENTS[(l / ADDRESSES.len() + day as usize) % AGENTS.len()];
-                download(&fx, path, ip, agent).await;
+                let status =
+                    super::download(&fx.api, path, http::Method::GET, ip, agent, &[]).await;
+                assert_eq!(status, StatusCode::OK, "{path}");
             }
         }
         fx.clock.set(morning + SignedDuration::from_hours(15));
-        download(&fx, &other.2, ADDRESSES[day as usize % 3], AGENTS[0]).await;
+        let status = super::download(
+            &fx.api,
+            &other.2,
+            http::Method::GET,
+            ADDRESSES[day as usize % 3],
+            AGENTS[0],
+            &[],
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
     }
     fx.clock.set(at(&format!("{LAST}T21:00:00Z")));
     History {

@@ -261,17 +261,44 @@ impl Fixture {
             .await
     }
 
-    /// Creates a feed as alice.
+    /// Creates a feed as alice, titled as its id.
     pub async fn feed(&self, id: &str) {
+        self.titled_feed(id, id).await;
+    }
+
+    /// Creates a feed as alice.
+    pub async fn titled_feed(&self, id: &str, title: &str) {
         let answer = self
             .call(
                 Method::POST,
                 "/api/feeds",
                 &self.alice.clone(),
-                Some(serde_json::json!({"id": id, "title": id})),
+                Some(serde_json::json!({"id": id, "title": title})),
             )
             .await;
         assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    }
+
+    /// Invites `login` as `role` (restricted to `feeds`, null: all) through the API as alice;
+    /// the member's id and the invitation's path.
+    pub async fn invite(&self, login: &str, role: &str, feeds: Value) -> (String, String) {
+        let answer = self
+            .call(
+                Method::POST,
+                "/api/members",
+                &self.alice.clone(),
+                Some(serde_json::json!({"login": login, "role": role, "feeds": feeds})),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        assert_eq!(answer.headers[header::CACHE_CONTROL], "no-store");
+        let data = &answer.body["data"];
+        assert_eq!(data["status"], "invited");
+        assert_eq!(data["role"], role);
+        let url = data["invitation_url"].as_str().unwrap();
+        let path = url.split_once("://").unwrap().1;
+        let path = &path[path.find('/').unwrap()..];
+        (data["id"].as_str().unwrap().to_string(), path.to_string())
     }
 
     /// Creates an episode as alice; returns its id.
@@ -287,6 +314,32 @@ impl Fixture {
         assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
         answer.body["data"]["id"].as_str().unwrap().to_string()
     }
+}
+
+/// One download through `api`: method, client address, user agent, extra headers. The body is
+/// read to the end, as an app that plays it would.
+pub async fn download(
+    api: &Api,
+    path: &str,
+    method: Method,
+    ip: &str,
+    agent: &str,
+    headers: &[(&str, &str)],
+) -> StatusCode {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("x-forwarded-for", format!("198.51.100.1, {ip}"))
+        .header("user-agent", agent);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = api
+        .handle(request.body(Full::new(Bytes::new())).unwrap())
+        .await;
+    let status = response.status();
+    let _ = response.into_body().collect().await.unwrap();
+    status
 }
 
 pub fn multipart_body(
