@@ -5,6 +5,7 @@
 //! and 10 % when each woke a writer thread). A line reaches stderr at most 100 ms after it is
 //! made; what waits is written when the program ends (not when it is killed with SIGKILL).
 
+use podhost_core::lock::Locked;
 use std::{
     io::{self, BufWriter, Stderr, Write},
     sync::{Arc, Mutex, MutexGuard},
@@ -51,7 +52,7 @@ impl Logs {
     }
 
     fn lock(&self) -> MutexGuard<'_, BufWriter<Stderr>> {
-        self.buffer.lock().unwrap_or_else(|e| e.into_inner())
+        self.buffer.locked()
     }
 }
 

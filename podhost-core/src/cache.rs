@@ -5,6 +5,7 @@
 //! come, so a cached value is never staler than a fresh read. At most a **bound** of bytes is
 //! kept; past it the cache starts over (rendering again is cheap next to holding a stale heap).
 
+use crate::lock::Locked;
 use std::{
     collections::HashMap,
     hash::Hash,
@@ -68,7 +69,7 @@ impl<K: Eq + Hash, S: PartialEq, V: Clone + Weigh> Cache<K, S, V> {
 
     /// The entries, locked.
     pub fn lock(&self) -> MutexGuard<'_, Entries<K, S, V>> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        self.entries.locked()
     }
 
     /// The value of `key` made at `stamp`, unless its moment to change has come by `now`.

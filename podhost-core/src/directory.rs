@@ -15,6 +15,7 @@
 //! page after a start is answered from memory, whatever the number of podcasts
 //! ([`Directory::warm`]).
 
+use crate::lock::Locked;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
@@ -136,7 +137,7 @@ impl Known {
 impl Directory {
     /// This server wrote a podcast's entry (`Some`) or removed it (`None`).
     pub(crate) fn wrote(&self, feed: &FeedId, title: Option<&str>) {
-        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = self.known.locked();
         known.sorted = None;
         match title {
             Some(title) => {
@@ -159,7 +160,7 @@ impl Directory {
         store: &Arc<dyn ObjectStore>,
         limit: usize,
     ) -> Result<Vec<(FeedId, String)>> {
-        let listed = self.known.lock().unwrap_or_else(|e| e.into_inner()).listed;
+        let listed = self.known.locked().listed;
         match listed {
             // The first request after a start, before the background read: the index, else
             // the whole listing.
@@ -178,11 +179,7 @@ impl Directory {
             }
             Some(_) => {}
         }
-        let sorted = self
-            .known
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .sorted();
+        let sorted = self.known.locked().sorted();
         Ok(sorted.iter().take(limit).cloned().collect())
     }
 
@@ -201,14 +198,14 @@ impl Directory {
     /// after it. A missing or unreadable index leaves the listing to do it all.
     async fn read_index(&self, store: &Arc<dyn ObjectStore>) -> bool {
         let _reading = self.refresh.lock().await;
-        let known = |d: &Self| d.known.lock().unwrap_or_else(|e| e.into_inner()).listed;
+        let known = |d: &Self| d.known.locked().listed;
         if known(self).is_some() {
             return true;
         }
         match get_json::<Index>(store, &layout::directory_index()).await {
             Ok(Some(index)) => {
                 let started = Instant::now();
-                let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+                let mut known = self.known.locked();
                 for (feed, title, version) in index.entries {
                     // This server's own writes are newer than any index.
                     known
@@ -231,12 +228,7 @@ impl Directory {
 
     async fn read_listing(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {
         let _reading = self.refresh.lock().await;
-        let fresh = self
-            .known
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .listed
-            .is_some();
+        let fresh = self.known.locked().listed.is_some();
         if fresh {
             return Ok(());
         }
@@ -250,7 +242,7 @@ impl Directory {
         let mut seen = HashMap::with_capacity(listed.len());
         let mut fetch = Vec::new();
         {
-            let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+            let known = self.known.locked();
             for meta in listed {
                 let Some(feed) = layout::directory_entry_of(&meta.location) else {
                     continue;
@@ -280,7 +272,7 @@ impl Directory {
         let changed = !fetched.is_empty();
         seen.extend(fetched.into_iter().flatten());
         let (index, gone) = {
-            let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+            let mut known = self.known.locked();
             let gone = known.titles.iter().any(|(feed, (source, _))| {
                 matches!(source, Source::Listed(_)) && !seen.contains_key(feed)
             });

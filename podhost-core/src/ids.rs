@@ -144,78 +144,6 @@ pub(crate) fn random_id(prefix: &str, len: usize) -> String {
     format!("{prefix}{tail}")
 }
 
-/// A token's public identifier (`tok_` and 16 lowercase letters or digits); it is not the secret.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct TokenId(String);
-
-impl TokenId {
-    pub(crate) fn random() -> Self {
-        TokenId(random_id("tok_", 16))
-    }
-
-    /// The id as written.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl FromStr for TokenId {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        let ok = s.len() == 20
-            && s.starts_with("tok_")
-            && s[4..]
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-        if ok {
-            Ok(TokenId(s.to_string()))
-        } else {
-            Err(Error::invalid(
-                "token_id",
-                "a token id looks like tok_ followed by 16 letters or digits",
-            ))
-        }
-    }
-}
-
-/// A background job (`job_` and 20 lowercase letters or digits), random, unique in the account.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct JobId(String);
-
-impl JobId {
-    pub(crate) fn random() -> Self {
-        JobId(random_id("job_", 20))
-    }
-
-    /// The id as written.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl FromStr for JobId {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        let ok = s.len() == 24
-            && s.starts_with("job_")
-            && s[4..]
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-        if ok {
-            Ok(JobId(s.to_string()))
-        } else {
-            Err(Error::invalid(
-                "id",
-                "a job id looks like job_ followed by 20 letters or digits",
-            ))
-        }
-    }
-}
-
 impl FromStr for EpisodeId {
     type Err = Error;
 
@@ -273,7 +201,7 @@ macro_rules! string_conversions {
 /// Ids made of a prefix and random lowercase letters or digits (not secrets: secrets carry
 /// them and more).
 macro_rules! random_ids {
-    ($($(#[$doc:meta])* $name:ident = $prefix:literal + $len:literal, $field:literal;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident = $prefix:literal + $len:literal, $field:literal, $noun:literal;)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(try_from = "String", into = "String")]
@@ -304,7 +232,7 @@ macro_rules! random_ids {
                 } else {
                     Err(Error::invalid(
                         $field,
-                        concat!("an id that looks like ", $prefix, " followed by ", $len, " letters or digits"),
+                        concat!($noun, " looks like ", $prefix, " followed by ", $len, " letters or digits"),
                     ))
                 }
             }
@@ -314,20 +242,24 @@ macro_rules! random_ids {
 
 random_ids! {
     /// An OAuth client's public id (`cli_` and 16 letters or digits), deployment-wide.
-    ClientId = "cli_" + 16, "client_id";
+    ClientId = "cli_" + 16, "client_id", "an id that";
     /// A grant an account gave an OAuth client (`gr_` and 20 letters or digits).
-    GrantId = "gr_" + 20, "grant_id";
+    GrantId = "gr_" + 20, "grant_id", "an id that";
     /// A signed-in session's public id (`ses_` and 20 letters or digits); the cookie carries it
     /// with a secret.
-    SessionId = "ses_" + 20, "session_id";
+    SessionId = "ses_" + 20, "session_id", "an id that";
     /// A subscriber of a private podcast (`sub_` and 16 letters or digits); their feed URL
     /// carries it with a secret.
-    SubscriberId = "sub_" + 16, "subscriber_id";
+    SubscriberId = "sub_" + 16, "subscriber_id", "an id that";
     /// An ad campaign (`cmp_` and 16 letters or digits).
-    CampaignId = "cmp_" + 16, "campaign_id";
+    CampaignId = "cmp_" + 16, "campaign_id", "an id that";
     /// A member of an account (`mem_` and 16 letters or digits), deployment-wide: an invitation
     /// carries it.
-    MemberId = "mem_" + 16, "member_id";
+    MemberId = "mem_" + 16, "member_id", "an id that";
+    /// A token's public identifier (`tok_` and 16 letters or digits); it is not the secret.
+    TokenId = "tok_" + 16, "token_id", "a token id";
+    /// A background job (`job_` and 20 letters or digits), random, unique in the account.
+    JobId = "job_" + 20, "id", "a job id";
 }
 
 impl MemberId {

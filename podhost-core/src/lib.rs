@@ -22,6 +22,7 @@ pub mod idempotency;
 mod ids;
 pub mod import;
 mod jobs;
+pub mod lock;
 pub mod master;
 pub mod metrics;
 pub mod model;

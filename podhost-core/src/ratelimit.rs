@@ -27,6 +27,7 @@
 //! whose clock is behind). One process per window does it: the one whose put-if-absent of
 //! `ratelimit/{window}/swept` wins. A sweep cut short is finished by the next one.
 
+use crate::lock::Locked;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
@@ -168,7 +169,7 @@ impl Limiter {
         let window = Window::of(now);
         self.enter(store, window);
         let state = {
-            let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+            let mut keys = self.keys.locked();
             keys.entry(key.to_string()).or_default().clone()
         };
         let mut guard = state.lock().await;
@@ -234,13 +235,13 @@ impl Limiter {
     }
 
     fn offline(&self, now: Timestamp) -> bool {
-        let until = self.offline_until.lock().unwrap_or_else(|e| e.into_inner());
+        let until = self.offline_until.locked();
         until.is_some_and(|until| now < until)
     }
 
     fn go_offline(&self, now: Timestamp, error: &dyn std::fmt::Display) {
         let pause = SignedDuration::try_from(OFFLINE_FOR).unwrap_or(SignedDuration::ZERO);
-        *self.offline_until.lock().unwrap_or_else(|e| e.into_inner()) = now.checked_add(pause).ok();
+        *self.offline_until.locked() = now.checked_add(pause).ok();
         tracing::warn!(
             %error,
             "rate limit: the store did not take a lease; this process counts requests alone for {} s",
@@ -252,7 +253,7 @@ impl Limiter {
     /// what this process knew of older windows and sweeps old leases from the store.
     fn enter(&self, store: &Arc<dyn ObjectStore>, window: Window) {
         {
-            let mut newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
+            let mut newest = self.newest.locked();
             if newest.is_some_and(|newest| newest >= window.0) {
                 return;
             }
@@ -260,8 +261,7 @@ impl Limiter {
         }
         // A state in use is kept; it resets itself on its next request.
         self.keys
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .locked()
             .retain(|_, state| state.try_lock().map_or(true, |s| s.window >= window.0));
         let store = store.clone();
         tokio::spawn(async move {

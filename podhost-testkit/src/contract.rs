@@ -6,6 +6,7 @@
 //! The document is OpenAPI 3.0 (`nullable`, `exclusiveMinimum` as a boolean); it is turned into
 //! JSON Schema draft 4 and validated with the `jsonschema` crate.
 
+use podhost_core::lock::Locked;
 use std::{
     collections::HashMap,
     sync::{Arc, LazyLock, Mutex},
@@ -105,10 +106,7 @@ pub fn check(
         serde_json::from_slice(body).map_err(|e| format!("{what}: {status} is not JSON: {e}"))?;
     let key = format!("{what} {status}");
     let validator = {
-        let mut validators = contract
-            .validators
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut validators = contract.validators.locked();
         match validators.get(&key) {
             Some(v) => v.clone(),
             None => {

@@ -1,6 +1,7 @@
 //! A fault-injecting [`ObjectStore`] wrapper: errors, ambiguous successes, delays, gates that
 //! hold chosen calls until a test lets them through, and counters of what went through.
 
+use podhost_core::lock::Locked;
 use std::{
     fmt,
     ops::Range,
@@ -172,16 +173,13 @@ impl FaultStore {
             open: Arc::new(tokio::sync::watch::channel(false).0),
             waiting: Arc::new(tokio::sync::watch::channel(0).0),
         };
-        self.gates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(gate.clone());
+        self.gates.locked().push(gate.clone());
         gate
     }
 
     /// Waits at every closed gate that holds this call.
     async fn pass_gates(&self, call: Call, path: &Path) {
-        let gates = self.gates.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let gates = self.gates.locked().clone();
         for gate in gates {
             gate.pass(call, path).await;
         }
@@ -189,7 +187,7 @@ impl FaultStore {
 
     /// Injects these faults from now on.
     pub fn set(&self, faults: Faults) {
-        *self.faults.lock().unwrap_or_else(|e| e.into_inner()) = faults;
+        *self.faults.locked() = faults;
     }
 
     /// Stops injecting faults.
@@ -228,11 +226,7 @@ impl FaultStore {
     /// Waits the delay, then says whether this call fails before reaching the store, and
     /// whether a write should be reported failed after it landed.
     fn roll_retried_put(&self) -> bool {
-        let p = self
-            .faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retried_put;
+        let p = self.faults.locked().retried_put;
         let hit = p > 0.0 && rand::rng().random_bool(p.min(1.0));
         if hit {
             self.counters.injected.fetch_add(1, Ordering::Relaxed);
@@ -241,11 +235,7 @@ impl FaultStore {
     }
 
     async fn roll(&self) -> (bool, bool) {
-        let faults = self
-            .faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let faults = self.faults.locked().clone();
         if let Some(delay) = faults.delay {
             tokio::time::sleep(delay).await;
         }
@@ -364,7 +354,7 @@ impl ObjectStore for FaultStore {
     fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
         self.counters.lists.fetch_add(1, Ordering::Relaxed);
         let fail = {
-            let faults = self.faults.lock().unwrap_or_else(|e| e.into_inner());
+            let faults = self.faults.locked();
             faults.error > 0.0 && rand::rng().random_bool(faults.error.min(1.0))
         };
         if fail {

@@ -14,6 +14,7 @@
 //! writable volumes after a few buckets and answers 500; and a volume server refuses new
 //! volumes when its disk has less free than `-minFreeSpace` (256 MiB here; 1 % by default).
 
+use podhost_core::lock::Locked;
 use std::{
     io::{BufRead, BufReader},
     net::TcpListener,
@@ -134,7 +135,7 @@ impl SeaweedCluster {
 
     /// Kills `role` with SIGKILL (nothing flushed, nothing said to the others).
     pub fn kill(&self, role: Role) {
-        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let mut running = self.running.locked();
         if let Some((_, slot)) = running.iter_mut().find(|(r, _)| *r == role)
             && let Some(process) = slot.take()
         {
@@ -241,7 +242,7 @@ impl SeaweedCluster {
                 .current_dir(self.dir.join("master")),
         )
         .map_err(|e| format!("weed {name}: {e}"))?;
-        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let mut running = self.running.locked();
         if let Some((_, slot)) = running.iter_mut().find(|(r, _)| *r == role) {
             *slot = Some(process);
         }

@@ -1,6 +1,7 @@
 //! [`WebhookReceiver`]: a local endpoint that receives podhost's webhooks, checks their
 //! Standard Webhooks signatures and records them, for tests of code that reacts to them.
 
+use podhost_core::lock::Locked;
 use std::{
     net::SocketAddr,
     sync::{Arc, Mutex},
@@ -104,10 +105,7 @@ impl WebhookReceiver {
 
     /// Everything received so far, in arrival order.
     pub fn received(&self) -> Vec<Received> {
-        self.received
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.received.locked().clone()
     }
 
     /// Waits (up to `timeout`) for a verified request of event type `event_type` and returns
@@ -167,15 +165,12 @@ async fn receive(
     let verified = verify(secret, &id, timestamp, &body, &signature);
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let event_type = body["type"].as_str().unwrap_or_default().to_string();
-    received
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(Received {
-            id,
-            timestamp,
-            event_type,
-            body,
-            verified,
-        });
+    received.locked().push(Received {
+        id,
+        timestamp,
+        event_type,
+        body,
+        verified,
+    });
     if verified { 204 } else { 401 }
 }

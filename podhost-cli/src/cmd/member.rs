@@ -134,8 +134,8 @@ async fn find(
     host.list_members(who)
         .await?
         .into_iter()
-        .find(|m| m.login == login)
-        .map(|m| m.id)
+        .find(|m| m.member.login == login)
+        .map(|m| m.member.id)
         .ok_or_else(|| anyhow::anyhow!("no member {login} (see `podhost member list`)"))
 }
 
@@ -175,7 +175,7 @@ impl super::Run for MemberCommand {
                     .list_members(&user.who)
                     .await?
                     .iter()
-                    .map(row)
+                    .map(|m| row(&m.member))
                     .collect();
                 out.table(
                     &[

@@ -12,6 +12,7 @@
 //! so never locks, a process's live state. Its work is a cache: a crash halfway leaves parts
 //! no manifest names (pruned later) and the log says the same.
 
+use crate::lock::Locked;
 use std::{
     collections::{BTreeMap, BTreeSet},
     sync::{
@@ -72,7 +73,7 @@ impl Compaction {
         if seq <= self.segment_seq.load(Ordering::Acquire) {
             return;
         }
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let mut recent = self.recent.locked();
         recent.insert(seq, bytes);
         while recent.len() as u64 > 4 * config.segment_every.max(1) {
             recent.pop_first();
@@ -133,8 +134,7 @@ async fn write_segments(
                 let first = last - every + 1;
                 let kept: BTreeMap<u64, Bytes> = compaction
                     .recent
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                    .locked()
                     .range(first..=last)
                     .map(|(seq, bytes)| (*seq, bytes.clone()))
                     .collect();
@@ -158,7 +158,7 @@ async fn write_segments(
             Err(e) => return Err(e.into()),
         }
         compaction.segment_seq.fetch_max(last, Ordering::AcqRel);
-        let mut recent = compaction.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let mut recent = compaction.recent.locked();
         *recent = recent.split_off(&(last + 1));
     }
 }

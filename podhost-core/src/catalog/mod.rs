@@ -38,6 +38,7 @@ mod entries;
 mod journal;
 mod load;
 
+use crate::lock::{Locked, Shared};
 use std::{
     sync::{Arc, RwLock, atomic::Ordering},
     time::{Duration, Instant},
@@ -76,6 +77,8 @@ pub(crate) struct Catalog<S: Journal> {
     write: tokio::sync::Mutex<()>,
     /// Serialises advancing `loaded.seq` (catching up and applying one's own entry).
     advance: tokio::sync::Mutex<Instant>,
+    /// When a paced miss ([`read_some`](Self::read_some)) last looked at the store.
+    paced_look: std::sync::Mutex<Option<Instant>>,
     /// Segments and snapshots, written in the background.
     compaction: Arc<compact::Compaction>,
     /// Where commits are counted, by outcome.
@@ -169,6 +172,7 @@ impl<S: Journal> Catalog<S> {
             loaded: RwLock::new(loaded),
             write: tokio::sync::Mutex::new(()),
             advance: tokio::sync::Mutex::new(Instant::now()),
+            paced_look: Default::default(),
             compaction: Arc::new(compaction),
             metrics: None,
             after_commit: Vec::new(),
@@ -196,16 +200,12 @@ impl<S: Journal> Catalog<S> {
 
     /// About how many bytes the state holds ([`Journal::weight`]).
     pub(crate) fn weight(&self) -> usize {
-        self.loaded
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .state
-            .weight()
+        self.loaded.reading().state.weight()
     }
 
     /// The sequence number of the last applied entry.
     pub(crate) fn seq(&self) -> u64 {
-        self.loaded.read().unwrap_or_else(|e| e.into_inner()).seq
+        self.loaded.reading().seq
     }
 
     /// The sequence number after catching up when the state is older than the refresh
@@ -220,7 +220,7 @@ impl<S: Journal> Catalog<S> {
     /// a store hiccup does not take reads down.
     pub(crate) async fn read<R>(&self, f: impl FnOnce(&S) -> R) -> R {
         self.refresh_if_stale().await;
-        let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+        let loaded = self.loaded.reading();
         f(&loaded.state)
     }
 
@@ -229,7 +229,7 @@ impl<S: Journal> Catalog<S> {
     /// feed) takes a view, and a writer meanwhile applies its change to a copy of the state.
     pub(crate) async fn view(&self) -> (u64, Arc<S>) {
         self.refresh_if_stale().await;
-        let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+        let loaded = self.loaded.reading();
         (loaded.seq, loaded.state.clone())
     }
 
@@ -263,6 +263,51 @@ impl<S: Journal> Catalog<S> {
             }
             other => other.map(|value| (seq, value)),
         }
+    }
+
+    /// Reads like [`read`](Self::read); when `f` finds nothing (`None`), looks at the store for
+    /// entries this process has not read yet and reads again, so that something made a moment
+    /// ago by another process (a token made by the CLI or on another server) is found at once.
+    /// Unlike [`read_found`](Self::read_found), misses are paced: the store is looked at for
+    /// them at most once per `pace` (a miss soon after a look waits for the next one instead of
+    /// being refused), so a flood of unknown names costs the store `1/pace` reads a second.
+    pub(crate) async fn read_some<T>(
+        &self,
+        pace: Duration,
+        f: impl Fn(&S) -> Option<T>,
+    ) -> Option<T> {
+        if let Some(found) = self.read(&f).await {
+            return Some(found);
+        }
+        let missed = Instant::now();
+        loop {
+            let wait = self
+                .paced_look
+                .locked()
+                .map_or(Duration::ZERO, |at| pace.saturating_sub(at.elapsed()));
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
+            }
+            let last = self.advance.lock().await;
+            if *last >= missed {
+                // Someone read the store's new entries after the miss.
+                break;
+            }
+            {
+                let mut paced = self.paced_look.locked();
+                if paced.is_some_and(|at| at.elapsed() < pace) {
+                    // Another miss looked while this one waited for the lock.
+                    continue;
+                }
+                *paced = Some(Instant::now());
+            }
+            if let Err(e) = self.catch_up_locked(last).await {
+                tracing::warn!(error = %e, root = %self.root, "could not read new log entries");
+            }
+            break;
+        }
+        let loaded = self.loaded.reading();
+        f(&loaded.state)
     }
 
     /// After a read found nothing: reads the store's new entries, unless someone did since
@@ -324,10 +369,7 @@ impl<S: Journal> Catalog<S> {
                     Err(Error::NotFound { .. }) => break,
                     Err(e) => return Err(e),
                 };
-            self.loaded
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .apply(next, &entry);
+            self.loaded.writing().apply(next, &entry);
             self.compaction.remember(next, bytes, &self.config);
             applied += 1;
         }
@@ -373,7 +415,7 @@ impl<S: Journal> Catalog<S> {
                 return Ok(value);
             }
             let decided = {
-                let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+                let loaded = self.loaded.reading();
                 if let Some((key, n)) = &step
                     && let Some(landed) = loaded.state.keyed_step(key, *n)
                 {
@@ -516,7 +558,7 @@ impl<S: Journal> Catalog<S> {
             return Ok(None);
         }
         let (found, oldest, current) = {
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            let loaded = self.loaded.reading();
             let found = loaded
                 .recent
                 .iter()
@@ -558,7 +600,7 @@ impl<S: Journal> Catalog<S> {
         // Our own write is the newest state we know of, but others may have written before
         // it: the refresh clock is left as it is.
         let _advance = self.advance.lock().await;
-        let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
+        let mut loaded = self.loaded.writing();
         // A reader may have caught up past our entry already (it read it from the store).
         if loaded.seq + 1 == seq {
             loaded.apply(seq, entry);

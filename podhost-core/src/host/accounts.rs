@@ -1,5 +1,6 @@
 //! Accounts and tokens: creating, listing, revoking, authenticating.
 
+use crate::lock::Locked;
 use object_store::{ObjectStoreExt, PutPayload, path::Path};
 use subtle::ConstantTimeEq;
 
@@ -212,12 +213,18 @@ impl PodcastHost {
             })
             .await;
         tokens.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
-        let mut listed = Vec::with_capacity(tokens.len());
-        for token in tokens {
-            let last_used = last_used(self, who.account(), &token.id).await?;
-            listed.push(crate::model::ListedToken { token, last_used });
-        }
-        Ok(listed)
+        let used = noted_at_each(
+            self,
+            tokens
+                .iter()
+                .map(|t| layout::token_used(who.account(), &t.id)),
+        )
+        .await?;
+        Ok(tokens
+            .into_iter()
+            .zip(used)
+            .map(|(token, last_used)| crate::model::ListedToken { token, last_used })
+            .collect())
     }
 
     /// Revokes a token of the caller's account (scope `tokens`). Revoking twice is not an
@@ -256,13 +263,7 @@ impl PodcastHost {
     /// revoked secret; the comparison takes the same time whatever the secret.
     pub async fn authenticate(&self, secret: &str) -> Result<Principal> {
         let id = parse_secret(secret).ok_or(Error::Unauthenticated)?;
-        let cached = self
-            .inner
-            .token_accounts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id.as_str())
-            .cloned();
+        let cached = self.inner.token_accounts.locked().get(id.as_str()).cloned();
         let account = match cached {
             Some(account) => account,
             None => {
@@ -272,8 +273,7 @@ impl PodcastHost {
                 // Claims never change, so the mapping can be kept.
                 self.inner
                     .token_accounts
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                    .locked()
                     .insert(id.as_str().to_string(), account.clone());
                 account
             }
@@ -285,34 +285,15 @@ impl PodcastHost {
         };
         let digest = sha256_hex(secret);
         let now = self.now();
+        // A token unknown here may have been made a moment ago by the CLI or another server:
+        // the store is looked at again (paced per account) before it is refused.
         let found = catalog
-            .read(|s| {
+            .read_some(NEW_TOKEN_PACE, |s| {
                 let token = s.tokens.get(&id)?;
-                // A grant's tokens end with the grant.
-                let grant = match &token.grant {
-                    Some(g) => Some(s.grants.get(g).filter(|g| g.revoked.is_none())?),
-                    None => None,
-                };
-                if !token.is_live(now) {
-                    return None;
-                }
-                // It acts as the member who made it, as the account holds them now: a member
-                // removed (or not yet joined) authenticates nothing.
-                let member = grant
-                    .map_or(token.member.as_ref(), |g| g.member.as_ref())
-                    .cloned()
-                    .unwrap_or_else(|| MemberId::founder(&account));
-                let member = s
-                    .members
-                    .get(&member)
-                    .filter(|m| m.status == crate::model::MemberStatus::Active)?;
-                Some((
-                    token.clone(),
-                    member.clone(),
-                    grant.map(|g| g.client.clone()),
-                ))
+                Some(live_token(s, &account, token, now))
             })
-            .await;
+            .await
+            .flatten();
         match found {
             Some((token, member, client))
                 if bool::from(token.secret_sha256.as_bytes().ct_eq(digest.as_bytes())) =>
@@ -349,14 +330,49 @@ impl PodcastHost {
     /// Whether this process has already found the account of `secret`'s token id (so checking
     /// it needs no store access).
     pub(super) fn knows_token(&self, secret: &str) -> bool {
-        parse_secret(secret).is_some_and(|id| {
-            self.inner
-                .token_accounts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .contains_key(id.as_str())
-        })
+        parse_secret(secret)
+            .is_some_and(|id| self.inner.token_accounts.locked().contains_key(id.as_str()))
     }
+}
+
+/// How often, at most, an unknown token sends its account's catalog back to the store.
+const NEW_TOKEN_PACE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// What a live token authenticates as in `state`: the token, the member it acts as, and its
+/// OAuth client; `None` when it is expired, revoked, or its member is not active.
+fn live_token(
+    s: &crate::state::AccountState,
+    account: &AccountId,
+    token: &crate::model::Token,
+    now: jiff::Timestamp,
+) -> Option<(
+    crate::model::Token,
+    crate::model::Member,
+    Option<crate::ids::ClientId>,
+)> {
+    // A grant's tokens end with the grant.
+    let grant = match &token.grant {
+        Some(g) => Some(s.grants.get(g).filter(|g| g.revoked.is_none())?),
+        None => None,
+    };
+    if !token.is_live(now) {
+        return None;
+    }
+    // It acts as the member who made it, as the account holds them now: a member
+    // removed (or not yet joined) authenticates nothing.
+    let member = grant
+        .map_or(token.member.as_ref(), |g| g.member.as_ref())
+        .cloned()
+        .unwrap_or_else(|| MemberId::founder(account));
+    let member = s
+        .members
+        .get(&member)
+        .filter(|m| m.status == crate::model::MemberStatus::Active)?;
+    Some((
+        token.clone(),
+        member.clone(),
+        grant.map(|g| g.client.clone()),
+    ))
 }
 
 /// Whether `who` may see and revoke personal token `token`: owners and admins every one of the
@@ -371,15 +387,6 @@ fn sees_token(who: &Principal, token: &crate::model::Token) -> bool {
 /// How often a token's last use is written down (at most once per this, per process).
 const USE_RESOLUTION: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// When a token was last used, as written down.
-async fn last_used(
-    host: &PodcastHost,
-    account: &AccountId,
-    id: &TokenId,
-) -> Result<Option<jiff::Timestamp>> {
-    noted_at(host, &layout::token_used(account, id)).await
-}
-
 impl PodcastHost {
     /// Writes `{"at": now}` at `path()` (a token's or a member's last use), unless this process
     /// noted `key` in `noted` in the last minute: a request that finds it noted allocates
@@ -392,7 +399,7 @@ impl PodcastHost {
     ) {
         let now = self.now();
         {
-            let mut noted = noted.lock().unwrap_or_else(|e| e.into_inner());
+            let mut noted = noted.locked();
             if noted.get(key).is_some_and(|at: &jiff::Timestamp| {
                 now.duration_since(*at)
                     < jiff::SignedDuration::try_from(USE_RESOLUTION).unwrap_or_default()
@@ -412,6 +419,30 @@ impl PodcastHost {
         }
     }
 }
+
+/// When each use was last written down at `paths`, in their order: read a few at a time.
+pub(super) async fn noted_at_each(
+    host: &PodcastHost,
+    paths: impl Iterator<Item = object_store::path::Path>,
+) -> Result<Vec<Option<jiff::Timestamp>>> {
+    use futures::{StreamExt, TryStreamExt};
+    // Each read owns what it reads (a borrowing closure would make the future not `Send` for
+    // every lifetime, which the server's handlers need).
+    async fn read(
+        host: PodcastHost,
+        path: object_store::path::Path,
+    ) -> Result<Option<jiff::Timestamp>> {
+        noted_at(&host, &path).await
+    }
+    let reads: Vec<_> = paths.map(|path| read(host.clone(), path)).collect();
+    futures::stream::iter(reads)
+        .buffered(NOTES_AT_ONCE)
+        .try_collect()
+        .await
+}
+
+/// How many notes of last use [`noted_at_each`] reads at once.
+const NOTES_AT_ONCE: usize = 16;
 
 /// When a use was last written down at `path` ([`PodcastHost::note_now`]).
 pub(super) async fn noted_at(

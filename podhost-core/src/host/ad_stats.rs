@@ -2,6 +2,7 @@
 //! and the goal that stops a campaign on every server. Counted by the rules of
 //! [`crate::stats`] (IAB v2.3), from the same daily records as downloads.
 
+use crate::lock::Locked;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jiff::civil::Date;
@@ -97,14 +98,8 @@ impl PodcastHost {
     /// campaigns stopped.
     pub async fn check_campaign_goals(&self) -> Result<usize> {
         self.flush_stats().await?;
-        let accounts: BTreeSet<String> = std::mem::take(
-            &mut *self
-                .inner
-                .stats
-                .ads_delivered
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()),
-        );
+        let accounts: BTreeSet<String> =
+            std::mem::take(&mut *self.inner.stats.ads_delivered.locked());
         let mut stopped = 0;
         let mut failure = None;
         for name in accounts {
@@ -116,10 +111,7 @@ impl PodcastHost {
                 Err(e) => {
                     // Checked again after the next flush.
                     let delivered = &self.inner.stats.ads_delivered;
-                    delivered
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(name);
+                    delivered.locked().insert(name);
                     failure = Some(e);
                 }
             }

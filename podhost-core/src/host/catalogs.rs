@@ -4,6 +4,7 @@
 //! entries after it) when the account is next asked for; whoever still holds the one let go
 //! finishes with it, and both are clients of one log, so neither's writes are lost.
 
+use crate::lock::Locked;
 use std::{
     collections::{BTreeMap, HashMap},
     sync::{Arc, Mutex, MutexGuard},
@@ -67,7 +68,7 @@ impl OpenCatalogs {
     }
 
     fn lock(&self) -> MutexGuard<'_, Slots> {
-        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+        self.slots.locked()
     }
 
     /// The account's slot (a new, empty one when it has none), marked as just used.

@@ -15,8 +15,8 @@ use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, FeedId, Login, MemberId},
     model::{
-        Activity, Capability, Invited, Member, MemberPatch, MemberStatus, NewMember, Page,
-        PageRequest, Role,
+        Activity, Capability, Invited, ListedMember, Member, MemberPatch, MemberStatus, NewMember,
+        Page, PageRequest, Role,
     },
     principal::Principal,
     scope::Scope,
@@ -129,15 +129,27 @@ fn revoke_credentials(state: &AccountState, id: &MemberId, now: Timestamp) -> Ve
 }
 
 impl PodcastHost {
-    /// The account's members, oldest first (scope `members-read-only`).
-    pub async fn list_members(&self, who: &Principal) -> Result<Vec<Member>> {
+    /// The account's members, oldest first, each with when they last acted (scope
+    /// `members-read-only`).
+    pub async fn list_members(&self, who: &Principal) -> Result<Vec<ListedMember>> {
         who.require(Scope::MembersReadOnly)?;
         let catalog = self.catalog(who.account()).await?;
         let mut members: Vec<Member> = catalog
             .read(|s| s.members.values().cloned().collect())
             .await;
         members.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
-        Ok(members)
+        let seen = super::accounts::noted_at_each(
+            self,
+            members
+                .iter()
+                .map(|m| layout::member_seen(who.account(), &m.id)),
+        )
+        .await?;
+        Ok(members
+            .into_iter()
+            .zip(seen)
+            .map(|(member, last_seen)| ListedMember { member, last_seen })
+            .collect())
     }
 
     /// One member (scope `members-read-only`).
@@ -154,13 +166,15 @@ impl PodcastHost {
             .await
     }
 
-    /// When a member last acted (to the minute; none when never since podhost kept it).
+    /// When a member of the caller's account last acted (to the minute; none when never since
+    /// podhost kept it; scope `members-read-only`).
     pub async fn member_last_seen(
         &self,
-        account: &AccountId,
+        who: &Principal,
         id: &MemberId,
     ) -> Result<Option<Timestamp>> {
-        super::accounts::noted_at(self, &layout::member_seen(account, id)).await
+        who.require(Scope::MembersReadOnly)?;
+        super::accounts::noted_at(self, &layout::member_seen(who.account(), id)).await
     }
 
     /// Invites a person to the account with a role (scope `members`; only an owner invites an

@@ -3,6 +3,7 @@
 //! failed attempts (sign-in per account and per address, bearer tokens per address), also in
 //! the store, so that no process is a way around it.
 
+use crate::lock::Locked;
 use std::time::Duration;
 
 use argon2::{
@@ -199,8 +200,7 @@ impl PodcastHost {
         let waiting = self
             .inner
             .throttled
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .locked()
             .get(address)
             .copied()
             .filter(|until| *until > now);
@@ -219,11 +219,7 @@ impl PodcastHost {
                 let kind = Throttle::TokenAddress;
                 let throttled = self.check_throttle(kind, address).await;
                 let failures = self.fail_throttle(kind, address).await?;
-                let mut throttled_map = self
-                    .inner
-                    .throttled
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                let mut throttled_map = self.inner.throttled.locked();
                 if throttled_map.len() > 100_000 {
                     throttled_map.retain(|_, until| *until > now);
                 }
@@ -437,11 +433,7 @@ impl PodcastHost {
         session.member = Some(member.id);
         session.login = Some(login);
         self.put_session(&session).await?;
-        self.inner
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&session.id);
+        self.inner.sessions.locked().remove(&session.id);
         Ok(session)
     }
 
@@ -508,8 +500,7 @@ impl PodcastHost {
             self.put_session(&session).await?;
             self.inner
                 .sessions
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .locked()
                 .insert(id, (std::time::Instant::now(), session.clone()));
         }
         // The member as the account holds them now: removed or changed, on every server
@@ -550,8 +541,7 @@ impl PodcastHost {
         let cached = self
             .inner
             .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .locked()
             .get(id)
             .filter(|(at, _)| at.elapsed() < SESSION_FRESHNESS)
             .map(|(_, s)| s.clone());
@@ -559,11 +549,7 @@ impl PodcastHost {
             return Ok(cached);
         }
         let read: Option<Session> = get_json(self.store(), &layout::session(id)).await?;
-        let mut sessions = self
-            .inner
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut sessions = self.inner.sessions.locked();
         if sessions.len() > 10_000 {
             sessions.retain(|_, (at, _)| at.elapsed() < SESSION_FRESHNESS);
         }
@@ -587,11 +573,7 @@ impl PodcastHost {
     }
 
     async fn end_session(&self, id: &SessionId) -> Result<()> {
-        self.inner
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
+        self.inner.sessions.locked().remove(id);
         delete_quietly(self.store(), &layout::session(id)).await
     }
 }

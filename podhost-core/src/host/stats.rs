@@ -1,6 +1,7 @@
 //! Download statistics: recording deliveries, flushing them as salted records, closing days and
 //! answering queries. The rules are in [`crate::stats`].
 
+use crate::lock::Locked;
 use std::{
     collections::{BTreeMap, BTreeSet},
     sync::{Arc, atomic::Ordering},
@@ -81,7 +82,7 @@ impl PodcastHost {
         self.inner.metrics.downloads.inc();
         let at = self.now();
         let recorder = &self.inner.stats;
-        let mut pending = recorder.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = recorder.pending.locked();
         if pending.len() >= MAX_PENDING {
             recorder.dropped.fetch_add(1, Ordering::Relaxed);
             return;
@@ -95,8 +96,7 @@ impl PodcastHost {
     pub async fn flush_stats(&self) -> Result<usize> {
         let recorder = &self.inner.stats;
         let _one_at_a_time = recorder.flushing.lock().await;
-        let taken =
-            std::mem::take(&mut *recorder.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let taken = std::mem::take(&mut *recorder.pending.locked());
         let dropped = recorder.dropped.swap(0, Ordering::Relaxed);
         if dropped > 0 {
             tracing::warn!(
@@ -117,7 +117,7 @@ impl PodcastHost {
             match self.flush_account(&account, &reports).await {
                 Ok(n) => stored += n,
                 Err(e) => {
-                    let mut pending = recorder.pending.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut pending = recorder.pending.locked();
                     let room = MAX_PENDING.saturating_sub(pending.len());
                     pending.extend(reports.into_iter().take(room));
                     failure = Some(e);
@@ -210,7 +210,7 @@ impl PodcastHost {
         }
         if by_day.values().flatten().any(|r| !r.ads.is_empty()) {
             let delivered = &self.inner.stats.ads_delivered;
-            let mut delivered = delivered.lock().unwrap_or_else(|e| e.into_inner());
+            let mut delivered = delivered.locked();
             delivered.insert(account.as_str().to_string());
         }
         let mut stored = 0;
@@ -229,11 +229,11 @@ impl PodcastHost {
 
     async fn salt(&self, day: Date) -> Result<Vec<u8>> {
         let salts = &self.inner.stats.salts;
-        if let Some(salt) = salts.lock().unwrap_or_else(|e| e.into_inner()).get(&day) {
+        if let Some(salt) = salts.locked().get(&day) {
             return Ok(salt.clone());
         }
         let salt = ledger::salt(self.store(), day).await?;
-        let mut salts = salts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut salts = salts.locked();
         salts.retain(|d, _| (day - 3.days()) < *d);
         salts.insert(day, salt.clone());
         Ok(salt)
@@ -411,12 +411,12 @@ impl PodcastHost {
     ) -> Result<ClosedDay> {
         let key = (account.clone(), day);
         let closed = &self.inner.stats.closed;
-        if let Some(rows) = closed.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(rows) = closed.locked().get(&key) {
             return Ok(rows.clone());
         }
         if let Some(rows) = ledger::closed_day(self.store(), account, day).await? {
             let rows = Arc::new(rows);
-            let mut closed = closed.lock().unwrap_or_else(|e| e.into_inner());
+            let mut closed = closed.locked();
             if closed.len() > 100_000 {
                 closed.clear();
             }

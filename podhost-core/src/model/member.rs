@@ -156,6 +156,16 @@ pub struct Member {
     pub(crate) invitation: Option<Invitation>,
 }
 
+/// A member as the account's list shows it: the member and when they last acted (to the
+/// minute; none when never since podhost kept it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedMember {
+    /// The member.
+    pub member: Member,
+    /// When they last made a request.
+    pub last_seen: Option<Timestamp>,
+}
+
 /// An invitation as stored: never the secret.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Invitation {

@@ -47,11 +47,10 @@ fn feed_ids(feeds: Vec<String>) -> Result<Vec<FeedId>, podhost_core::Error> {
 /// `GET /api/members`
 async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let listed = api.host.list_members(&call.who).await?;
-    let mut items = Vec::with_capacity(listed.len());
-    for m in &listed {
-        let seen = api.host.member_last_seen(call.who.account(), &m.id).await?;
-        items.push(members::member(m, seen));
-    }
+    let items: Vec<_> = listed
+        .iter()
+        .map(|m| members::member(&m.member, m.last_seen))
+        .collect();
     data(StatusCode::OK, items)
 }
 
@@ -93,7 +92,7 @@ async fn invite<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 /// `GET /api/members/{member_id}`
 async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: &MemberId) -> Answer {
     let member = api.host.get_member(&call.who, id).await?;
-    let seen = api.host.member_last_seen(call.who.account(), id).await?;
+    let seen = api.host.member_last_seen(&call.who, id).await?;
     data(StatusCode::OK, members::member(&member, seen))
 }
 
@@ -112,7 +111,7 @@ async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: &MemberId) -> Answ
         },
     };
     let member = api.host.update_member(&who, id, &patch).await?;
-    let seen = api.host.member_last_seen(who.account(), id).await?;
+    let seen = api.host.member_last_seen(&who, id).await?;
     data(StatusCode::OK, members::member(&member, seen))
 }
 

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use maud::{Markup, html};
 use podhost_core::{
     Scope, Scopes,
-    model::{Grant, ListedToken, Member, MemberStatus, OAuthClient, Role},
+    model::{Grant, ListedMember, ListedToken, MemberStatus, OAuthClient, Role},
     publish::page::site_page,
 };
 
@@ -188,7 +188,7 @@ pub(super) struct Account<'a> {
     /// The accounts they may switch to (this one among them).
     pub(super) accounts: &'a [String],
     /// The account's members, when the role may see them.
-    pub(super) members: Option<&'a [Member]>,
+    pub(super) members: Option<&'a [ListedMember]>,
     /// Whether the role may invite, change and remove members.
     pub(super) may_manage_members: bool,
     pub(super) csrf: &'a str,
@@ -431,7 +431,7 @@ fn status_word(status: MemberStatus) -> &'static str {
 
 /// The account's members: a table, and for those who may, role changes, removals and the
 /// invitation form.
-fn members_section(members: &[Member], csrf_token: &str, manage: bool) -> Markup {
+fn members_section(members: &[ListedMember], csrf_token: &str, manage: bool) -> Markup {
     html! {
         section #members {
             h2 { "Members" }
@@ -439,7 +439,7 @@ fn members_section(members: &[Member], csrf_token: &str, manage: bool) -> Markup
             table {
                 thead { tr { th { "Login" } th { "Name" } th { "Role" } th { "Podcasts" } th { "Status" } @if manage { th {} } } }
                 tbody {
-                    @for m in members {
+                    @for m in members.iter().map(|m| &m.member) {
                         tr {
                             td { (m.login.as_str()) }
                             td { (m.name) }

@@ -2,6 +2,7 @@
 //! document's components are these, and the request reader checks bodies against them. A shape
 //! is declared once, as a struct; nothing here names a field.
 
+use podhost_core::lock::Locked;
 use std::{
     any::TypeId,
     borrow::Cow,
@@ -144,7 +145,7 @@ fn tidy_nullable(value: &mut Value) {
 
 fn whole<T: JsonSchema + 'static>() -> Arc<Value> {
     static CACHE: LazyLock<Mutex<HashMap<TypeId, Arc<Value>>>> = LazyLock::new(Default::default);
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cache = CACHE.locked();
     cache
         .entry(TypeId::of::<T>())
         .or_insert_with(|| {

@@ -387,7 +387,7 @@ pub async fn owners_and_tokens(store: Arc<dyn ObjectStore>) {
     let acme = owner(&host, "acme").await;
     let founder = host.list_members(&acme).await.unwrap();
     assert_eq!(founder.len(), 1, "an account begins with its founder");
-    let founder = founder[0].id.clone();
+    let founder = founder[0].member.id.clone();
     assert_err!(
         host.remove_member(&acme, &founder).await,
         Error::Conflict { .. }

@@ -1,5 +1,6 @@
 //! Importing a podcast from its RSS feed (the rules are in [`crate::import`]'s module doc).
 
+use crate::lock::Locked;
 use std::{collections::HashMap, sync::Mutex, time::Duration};
 
 use futures::StreamExt;
@@ -58,15 +59,11 @@ struct Run<'a> {
 impl Run<'_> {
     fn problem(&self, message: String) {
         self.progress.problem(&message);
-        self.report
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .problems
-            .push(message);
+        self.report.locked().problems.push(message);
     }
 
     fn count(&self, f: impl FnOnce(&mut ImportReport)) {
-        f(&mut self.report.lock().unwrap_or_else(|e| e.into_inner()));
+        f(&mut self.report.locked());
     }
 
     /// Downloads `file` into a staged upload for `target`, retrying transient failures; checks

@@ -6,6 +6,7 @@
 //! with put-if-absent, renews its lease while it works, and commits the result only while its
 //! attempt is still the newest, so a job taken over after a crash is never finished twice.
 
+use crate::lock::Locked;
 use std::sync::Arc;
 
 use object_store::{ObjectStoreExt, PutPayload};
@@ -195,19 +196,9 @@ impl PodcastHost {
                 let claimed =
                     jobs::claim(self.store(), account, id, owner, self.now(), lease_for).await?;
                 if let Some(lease) = claimed {
-                    self.inner
-                        .workers
-                        .running
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(id.clone());
+                    self.inner.workers.running.locked().insert(id.clone());
                     let ran = self.run_attempt(account, job, lease).await;
-                    self.inner
-                        .workers
-                        .running
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(id);
+                    self.inner.workers.running.locked().remove(id);
                     if let Err(e) = ran {
                         // The store failed; the next attempt is claimed once the lease expired.
                         tracing::warn!(job = %id, error = %e, "a job attempt could not be recorded; it will be taken over");
@@ -270,24 +261,14 @@ impl PodcastHost {
             else {
                 continue;
             };
-            self.inner
-                .workers
-                .running
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(id.clone());
+            self.inner.workers.running.locked().insert(id.clone());
             let host = self.clone();
             tokio::spawn(async move {
                 let _permit = permit;
                 if let Err(e) = host.run_attempt(&account, job, lease).await {
                     tracing::warn!(%account, job = %id, error = %e, "a job attempt could not be recorded; it will be taken over");
                 }
-                host.inner
-                    .workers
-                    .running
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id);
+                host.inner.workers.running.locked().remove(&id);
                 host.inner.workers.wake.notify_one();
             });
         }
@@ -295,12 +276,7 @@ impl PodcastHost {
     }
 
     fn is_running(&self, id: &JobId) -> bool {
-        self.inner
-            .workers
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(id)
+        self.inner.workers.running.locked().contains(id)
     }
 
     /// One attempt, as work of the request that asked for the job: its log lines carry that
