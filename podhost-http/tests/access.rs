@@ -602,3 +602,117 @@ async fn an_episodes_uploaded_files_need_only_the_shows_scope() {
         assert_eq!(answer.status.as_u16(), status, "{scopes}: {}", answer.body);
     }
 }
+
+/// What a `GET` or `HEAD` may write: the notes of a token's, a member's and a session's last
+/// use (at most once a minute each), and the rate limit's leases of a window's budget, which
+/// every server's requests share through the store. Nothing else.
+fn a_note_of_use_or_a_lease(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let note = matches!(
+        parts.as_slice(),
+        ["accounts", _, "tokens", _, "used"] | ["accounts", _, "members", _, "seen"]
+    ) || parts.first() == Some(&"sessions");
+    note || parts.first() == Some(&"ratelimit")
+}
+
+#[tokio::test]
+async fn no_get_or_head_writes_the_store() {
+    let store = podhost_testkit::FaultStore::new(std::sync::Arc::new(
+        object_store::memory::InMemory::new(),
+    ));
+    let fx = Fixture::on_store(
+        std::sync::Arc::new(store.clone()),
+        podhost_http::HttpConfig::default(),
+    )
+    .await;
+    let readable = World::readable(&fx).await;
+    fx.host
+        .set_password(&"alice".parse().unwrap(), Some("correct horse battery"))
+        .await
+        .unwrap();
+    let mut browser = common::Browser::default();
+    browser
+        .sign_in(&fx.api, "alice", "correct horse battery")
+        .await;
+    // A download this process has counted but not stored: statistics reads see it.
+    let download = fx
+        .send(
+            Request::builder()
+                .uri(format!(
+                    "/media/{}/{}/{}",
+                    readable.account, readable.blob, readable.name
+                ))
+                .header(
+                    "user-agent",
+                    "AppleCoreMedia/1.0.0.21E230 (iPhone; U; CPU OS 17_4 like Mac OS X; en_us)",
+                )
+                .body(Full::new(Bytes::new()))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(download.status, StatusCode::OK);
+    // Every write from here on, by kind and path.
+    let writes = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = writes.clone();
+    let _logged = store.gate(move |call, path| {
+        use podhost_testkit::Call;
+        if matches!(
+            call,
+            Call::Put | Call::PutMultipart | Call::Delete | Call::Copy
+        ) {
+            log.lock().unwrap().push(format!("{call:?} {path}"));
+        }
+        false
+    });
+    for signed_in in [false, true] {
+        for row in podhost_http::routes().filter(|r| r.method == Method::GET) {
+            for method in [Method::GET, Method::HEAD] {
+                let mut request = Request::builder()
+                    .method(method.clone())
+                    .uri(readable.path(row));
+                if signed_in {
+                    request = request
+                        .header("authorization", format!("Bearer {}", fx.alice))
+                        .header("cookie", browser.cookie_header());
+                }
+                let answer = fx
+                    .send(request.body(Full::new(Bytes::new())).unwrap())
+                    .await;
+                assert!(
+                    answer.status.as_u16() < 500,
+                    "{method} {}: {}",
+                    row.path,
+                    answer.status
+                );
+            }
+        }
+    }
+    // What a request left to run in the background has run too.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let writes = writes.lock().unwrap().clone();
+    let others: Vec<&String> = writes
+        .iter()
+        .filter(|w| !a_note_of_use_or_a_lease(w.split_once(' ').map_or("", |(_, p)| p)))
+        .collect();
+    assert!(others.is_empty(), "GET and HEAD wrote: {others:#?}");
+    // The download was counted by every read all the same, and is still not stored.
+    let report = fx.get("/api/stats").await;
+    let total = report.body["data"]["total"].as_u64().unwrap();
+    // Ours, and the row of the public download's own.
+    assert_eq!(total, 2, "{}", report.body);
+    let curves = fx
+        .get(&format!("/api/stats/feeds/{}/curves", readable.feed))
+        .await;
+    let counted: u64 = curves.body["data"]["episodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["downloads"].as_array().unwrap())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        counted, total,
+        "the curves count what the report counts: {}",
+        curves.body
+    );
+}

@@ -375,7 +375,7 @@ async fn the_default_period_is_the_last_30_days() {
 #[tokio::test]
 async fn ranges_through_two_processes_sum_to_one_download() {
     let p = podcast().await;
-    let (_, second) = p.fx.another_process();
+    let (second_host, second) = p.fx.another_process();
     let half = MINUTE_BYTES / 2;
     let first_half = format!("bytes=0-{}", half - 1);
     let second_half = format!("bytes={half}-{}", MINUTE_BYTES + 1000);
@@ -397,10 +397,14 @@ async fn ranges_through_two_processes_sum_to_one_download() {
         &[("range", &second_half)],
     )
     .await;
-    // The first process has not flushed: a query at the second shows nothing of it yet.
+    // The first process has not flushed: a query at the second shows nothing of it yet (the
+    // second's own half, which it merges unflushed, is less than a minute).
     let early = stats_via(&second, &p.fx.alice, "/api/stats?from=2026-01-01").await;
     assert_eq!(early["total"], 0, "{early}");
+    // Each process stores its reports (as its statistics loop does every few seconds); a
+    // query only reads.
     p.fx.host.flush_stats().await.unwrap();
+    second_host.flush_stats().await.unwrap();
     for api in [&p.fx.api, &second] {
         let report = stats_via(api, &p.fx.alice, "/api/stats?from=2026-01-01").await;
         assert_eq!(report["total"], 1, "{report}");

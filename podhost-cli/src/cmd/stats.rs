@@ -67,6 +67,9 @@ impl super::Run for StatsArgs {
             from: day("--from", self.from.as_deref())?,
             to: day("--to", self.to.as_deref())?,
         };
+        // No server loop runs in the CLI: it closes the days due first, as a server does each
+        // minute (a statistics read only reads).
+        host.close_stats_days().await?;
         let report = user.hint(host.download_stats(&user.who, &query).await)?;
         env.out().print(wire::stats_report(&report), || {
             let count = |n: u64| n.to_string();

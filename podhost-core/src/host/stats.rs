@@ -95,7 +95,7 @@ impl PodcastHost {
     /// records were stored. On a store error the reports stay in memory for the next flush.
     pub async fn flush_stats(&self) -> Result<usize> {
         let recorder = &self.inner.stats;
-        let _one_at_a_time = recorder.flushing.lock().await;
+        let _one_at_a_time = recorder.flushing.write().await;
         let taken = std::mem::take(&mut *recorder.pending.locked());
         let dropped = recorder.dropped.swap(0, Ordering::Relaxed);
         if dropped > 0 {
@@ -137,6 +137,38 @@ impl PodcastHost {
         let Some(catalog) = self.existing_catalog(&account).await? else {
             return Ok(0);
         };
+        let by_day = self
+            .records_of(&catalog, reports, &mut Salts::Stored)
+            .await?;
+        if by_day.values().flatten().any(|r| !r.ads.is_empty()) {
+            let delivered = &self.inner.stats.ads_delivered;
+            let mut delivered = delivered.locked();
+            delivered.insert(account.as_str().to_string());
+        }
+        let now = self.now();
+        let mut stored = 0;
+        for (day, records) in by_day {
+            let n = self.inner.stats.batches.fetch_add(1, Ordering::Relaxed);
+            let name = format!(
+                "{:013}-{}-{n}",
+                now.as_millisecond(),
+                self.inner.stats.writer
+            );
+            stored += records.len();
+            ledger::put_batch(self.store(), &account, day, &name, records).await?;
+        }
+        Ok(stored)
+    }
+
+    /// The records `reports` make, by day: episode and app resolved, addresses replaced by
+    /// salted hashes, bots dropped. What a flush stores and what a read merges are made here
+    /// alike.
+    async fn records_of(
+        &self,
+        catalog: &super::catalogs::AccountCatalog,
+        reports: &[Pending],
+        salts: &mut Salts,
+    ) -> Result<BTreeMap<Date, Vec<Record>>> {
         let now = self.now();
         // Which episode and how many bytes make a minute, for each report of an episode's audio.
         let resolved: Vec<(&Pending, FeedId, EpisodeId, u64)> = catalog
@@ -171,7 +203,7 @@ impl PodcastHost {
                 continue;
             }
             let day = day_of(report.at);
-            let salt = self.salt(day).await?;
+            let salt = self.salt_of(salts, day).await?;
             let delivery = &report.delivery;
             let sent = delivery.range.start..delivery.range.start + delivery.delivered;
             let ads = delivery
@@ -180,7 +212,10 @@ impl PodcastHost {
                 .map(|s| AdBytes::sent(&s.ads, sent))
                 .unwrap_or_default();
             let previous = self
-                .salt(day.yesterday().map_err(|e| Error::storage(e.to_string()))?)
+                .salt_of(
+                    salts,
+                    day.yesterday().map_err(|e| Error::storage(e.to_string()))?,
+                )
                 .await?;
             by_day.entry(day).or_default().push(Record {
                 t: report.at.as_millisecond(),
@@ -208,23 +243,29 @@ impl PodcastHost {
                 ads,
             });
         }
-        if by_day.values().flatten().any(|r| !r.ads.is_empty()) {
-            let delivered = &self.inner.stats.ads_delivered;
-            let mut delivered = delivered.locked();
-            delivered.insert(account.as_str().to_string());
+        Ok(by_day)
+    }
+
+    /// The salt of `day` for records made the `salts` way.
+    async fn salt_of(&self, salts: &mut Salts, day: Date) -> Result<Vec<u8>> {
+        let unstored = match salts {
+            Salts::Stored => return self.salt(day).await,
+            Salts::Unstored(unstored) => unstored,
+        };
+        if let Some(salt) = self.inner.stats.salts.locked().get(&day) {
+            return Ok(salt.clone());
         }
-        let mut stored = 0;
-        for (day, records) in by_day {
-            let n = self.inner.stats.batches.fetch_add(1, Ordering::Relaxed);
-            let name = format!(
-                "{:013}-{}-{n}",
-                now.as_millisecond(),
-                self.inner.stats.writer
-            );
-            stored += records.len();
-            ledger::put_batch(self.store(), &account, day, &name, records).await?;
+        if let Some(salt) = unstored.get(&day) {
+            return Ok(salt.clone());
         }
-        Ok(stored)
+        // No salt stored means no record of the day stored: any salt links this read's own
+        // records alike.
+        let salt = match ledger::salt_if_present(self.store(), day).await? {
+            Some(salt) => salt,
+            None => rand::random::<[u8; 32]>().to_vec(),
+        };
+        unstored.insert(day, salt.clone());
+        Ok(salt)
     }
 
     async fn salt(&self, day: Date) -> Result<Vec<u8>> {
@@ -376,60 +417,106 @@ impl PodcastHost {
         Ok((from, to, rows))
     }
 
-    /// The counts of days `from..=to` of `account`, this process's reports flushed and the days
-    /// due closed first.
+    /// The counts of days `from..=to` of `account`: the stored records and this process's
+    /// reports not stored yet, counted alike. Reads only: nothing is flushed or closed here
+    /// (`run_stats` does both), so every statistics read sees the same counts at a moment.
     pub(super) async fn counted_days(
         &self,
         account: &AccountId,
         from: Date,
         to: Date,
     ) -> Result<Vec<(Date, ClosedDay)>> {
-        self.flush_stats().await?;
-        let now = self.now();
+        // A flush under way holds reports that are neither in memory nor stored yet: the read
+        // waits for it, and no flush begins until the read has what it counts.
+        let _no_flush = self.inner.stats.flushing.read().await;
+        let pending = match self.existing_catalog(account).await? {
+            Some(catalog) => self.pending_records(account, &catalog).await?,
+            None => BTreeMap::new(),
+        };
         let raw = ledger::raw_days(self.store(), account).await?;
-        for day in raw.iter().filter(|d| is_due(**d, now)) {
-            ledger::close_day(self.store(), account, *day).await?;
-        }
         let mut days = Vec::new();
         let mut day = from;
         while day <= to {
-            days.push((
-                day,
-                self.day_counts(account, day, raw.contains(&day)).await?,
-            ));
+            let open = raw.contains(&day) || pending.contains_key(&day);
+            days.push((day, self.day_counts(account, day, open, &pending).await?));
             day = day.tomorrow().map_err(|e| Error::storage(e.to_string()))?;
         }
         Ok(days)
     }
 
-    /// A day's counts: closed (cached: closed days never change) or counted now.
+    /// This process's reports of `account` that no flush has stored yet, as the records a flush
+    /// would store.
+    async fn pending_records(
+        &self,
+        account: &AccountId,
+        catalog: &super::catalogs::AccountCatalog,
+    ) -> Result<BTreeMap<Date, Vec<Record>>> {
+        let reports: Vec<Pending> = self
+            .inner
+            .stats
+            .pending
+            .locked()
+            .iter()
+            .filter(|p| p.delivery.account == account.as_str())
+            .cloned()
+            .collect();
+        if reports.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        self.records_of(catalog, &reports, &mut Salts::Unstored(Default::default()))
+            .await
+    }
+
+    /// A day's counts: closed (cached: closed days never change) or counted now, from its
+    /// stored records and `pending`.
     pub(super) async fn day_counts(
         &self,
         account: &AccountId,
         day: Date,
-        has_raw: bool,
+        open: bool,
+        pending: &BTreeMap<Date, Vec<Record>>,
     ) -> Result<ClosedDay> {
+        if let Some(rows) = self.closed_counts(account, day).await? {
+            return Ok(rows);
+        }
+        if !open {
+            return Ok(Arc::new(DayCounts::default()));
+        }
+        let (counts, _) = ledger::open_day(self.store(), account, day, 2, pending).await?;
+        // Another server may have closed the day (and deleted its records) while they were
+        // read: its close counted them all.
+        if let Some(rows) = self.closed_counts(account, day).await? {
+            return Ok(rows);
+        }
+        Ok(Arc::new(counts))
+    }
+
+    /// A closed day's counts (kept: closed days never change); `None` while it is open.
+    async fn closed_counts(&self, account: &AccountId, day: Date) -> Result<Option<ClosedDay>> {
         let key = (account.clone(), day);
         let closed = &self.inner.stats.closed;
         if let Some(rows) = closed.locked().get(&key) {
-            return Ok(rows.clone());
+            return Ok(Some(rows.clone()));
         }
-        if let Some(rows) = ledger::closed_day(self.store(), account, day).await? {
-            let rows = Arc::new(rows);
-            let mut closed = closed.locked();
-            if closed.len() > 100_000 {
-                closed.clear();
-            }
-            closed.insert(key, rows.clone());
-            return Ok(rows);
+        let Some(rows) = ledger::closed_day(self.store(), account, day).await? else {
+            return Ok(None);
+        };
+        let rows = Arc::new(rows);
+        let mut closed = closed.locked();
+        if closed.len() > 100_000 {
+            closed.clear();
         }
-        if !has_raw {
-            return Ok(Arc::new(DayCounts::default()));
-        }
-        Ok(Arc::new(
-            ledger::open_day(self.store(), account, day, 2).await?.0,
-        ))
+        closed.insert(key, rows.clone());
+        Ok(Some(rows))
     }
+}
+
+/// Where the records of a flush or a read get their day salts.
+enum Salts {
+    /// The stored salts, made by the first process that needs one (a flush).
+    Stored,
+    /// The stored salts where they exist, else salts of this read alone (never stored).
+    Unstored(std::collections::HashMap<Date, Vec<u8>>),
 }
 
 /// The period of a query, checked.

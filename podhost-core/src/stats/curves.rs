@@ -47,9 +47,14 @@ pub(crate) fn age_day(published: Timestamp, hour_start: Timestamp) -> Option<usi
 /// The days of age of an episode that have begun at `now`, at most [`CURVE_DAYS`], and how many
 /// of them are whole.
 pub(crate) fn days_lived(published: Timestamp, now: Timestamp) -> (usize, usize) {
-    let secs = now.duration_since(published).as_secs().max(0);
+    // Day k is [published + k - 1 days, published + k days): the first has begun at the
+    // publication itself, so a download the report counts has its day in the curve at once.
+    if now < published {
+        return (0, 0);
+    }
+    let secs = now.duration_since(published).as_secs();
     let whole = usize::try_from(secs / 86_400).unwrap_or(usize::MAX);
-    let begun = if secs % 86_400 == 0 { whole } else { whole + 1 };
+    let begun = whole.saturating_add(1);
     (begun.min(CURVE_DAYS), whole.min(CURVE_DAYS))
 }
 
@@ -88,9 +93,11 @@ mod tests {
         for (hour, day) in cases {
             assert_eq!(age_day(published, at(hour)), day, "{hour}");
         }
-        assert_eq!(days_lived(published, at("2026-01-01T10:30:00Z")), (0, 0));
+        assert_eq!(days_lived(published, at("2026-01-01T10:29:59Z")), (0, 0));
+        assert_eq!(days_lived(published, at("2026-01-01T10:30:00Z")), (1, 0));
+        assert_eq!(days_lived(published, at("2026-01-01T10:30:00.5Z")), (1, 0));
         assert_eq!(days_lived(published, at("2026-01-02T09:00:00Z")), (1, 0));
-        assert_eq!(days_lived(published, at("2026-01-02T10:30:00Z")), (1, 1));
+        assert_eq!(days_lived(published, at("2026-01-02T10:30:00Z")), (2, 1));
         assert_eq!(days_lived(published, at("2026-03-01T00:00:00Z")), (30, 30));
         assert_eq!(median(&mut []), None);
         assert_eq!(median(&mut [3, 1, 2]), Some(2.0));

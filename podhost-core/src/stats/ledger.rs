@@ -14,7 +14,10 @@
 //! the raw batches and the previous carry. Raw batches of a closed day that arrive late are
 //! dropped. A crash at any step leaves a state the next close finishes.
 
-use std::{collections::BTreeSet, sync::Arc};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
 
 use futures::{StreamExt, TryStreamExt};
 use jiff::civil::Date;
@@ -108,6 +111,16 @@ pub(crate) async fn salt(store: &Arc<dyn ObjectStore>, day: Date) -> Result<Vec<
         .await?
         .map(|b| b.to_vec())
         .ok_or_else(|| Error::storage(format!("{path} vanished")))
+}
+
+/// The salt of `day` when a process has made it; `None` before (a read makes none).
+pub(crate) async fn salt_if_present(
+    store: &Arc<dyn ObjectStore>,
+    day: Date,
+) -> Result<Option<Vec<u8>>> {
+    Ok(get_optional(store, &salt_path(day))
+        .await?
+        .map(|bytes| bytes.to_vec()))
 }
 
 /// Deletes the salts of days before `keep_from`.
@@ -236,24 +249,27 @@ fn day_end_ms(day: Date) -> Result<i64> {
     Ok(end.timestamp().as_millisecond())
 }
 
-/// Counts a day that is not closed (today, or a day waiting for its close), with the carry of
-/// the day before: from its close when closed, else counted the same way (up to `depth` days
-/// back; beyond that a window is taken as empty).
+/// Counts a day that is not closed (today, or a day waiting for its close), its stored records
+/// and `extra` (records not stored yet) alike, with the carry of the day before: from its close
+/// when closed, else counted the same way (up to `depth` days back; beyond that a window is
+/// taken as empty).
 pub(crate) async fn open_day(
     store: &Arc<dyn ObjectStore>,
     account: &AccountId,
     day: Date,
     depth: u32,
+    extra: &BTreeMap<Date, Vec<Record>>,
 ) -> Result<(DayCounts, Carry)> {
     let yesterday = day.yesterday().map_err(|e| Error::storage(e.to_string()))?;
     let carry_in = if closed_day(store, account, yesterday).await?.is_some() || depth == 0 {
         carry_of(store, account, yesterday).await?
     } else {
-        Box::pin(open_day(store, account, yesterday, depth - 1))
+        Box::pin(open_day(store, account, yesterday, depth - 1, extra))
             .await?
             .1
     };
-    let (records, _) = raw_records(store, account, day).await?;
+    let (mut records, _) = raw_records(store, account, day).await?;
+    records.extend(extra.get(&day).into_iter().flatten().cloned());
     let ads = count_impressions(&records);
     let (rows, carry) = count_day(day_end_ms(day)?, &carry_in, records);
     Ok((DayCounts { rows, ads }, carry))

@@ -328,8 +328,9 @@ pub(crate) struct Recorder {
     pub pending: Mutex<Vec<Pending>>,
     pub dropped: std::sync::atomic::AtomicU64,
     pub batches: std::sync::atomic::AtomicU64,
-    /// One flush at a time per process (batches keep their order).
-    pub flushing: tokio::sync::Mutex<()>,
+    /// One flush at a time per process (batches keep their order), written by a flush and
+    /// read by a statistics read, which must not see reports a flush has taken but not stored.
+    pub flushing: tokio::sync::RwLock<()>,
     pub salts: Mutex<HashMap<Date, Vec<u8>>>,
     pub closed: Mutex<HashMap<(crate::ids::AccountId, Date), ClosedDay>>,
     /// Accounts whose ads this process delivered since their goals were last checked.
