@@ -47,7 +47,7 @@ impl PodcastHost {
             Error::Conflict { .. } => Error::conflict(format!("the account {id} exists already")),
             other => other,
         })?;
-        let cell = self.inner.accounts.cell(&id);
+        let cell = self.inner.kernel.accounts.cell(&id);
         let catalog = std::sync::Arc::new(
             catalog
                 .counted(self.metrics().clone())
@@ -55,8 +55,8 @@ impl PodcastHost {
                 .after_commit(self.ad_prep(&id)),
         );
         let weight = catalog.weight();
-        if cell.set(catalog).is_ok() && self.inner.accounts.weighed(&id, &cell, weight) {
-            self.metrics().catalogs(self.inner.accounts.held());
+        if cell.set(catalog).is_ok() && self.inner.kernel.accounts.weighed(&id, &cell, weight) {
+            self.metrics().catalogs(self.inner.kernel.accounts.held());
         }
         Ok(account)
     }

@@ -18,6 +18,7 @@ mod idempotency;
 mod import;
 mod insertion;
 mod jobs;
+mod kernel;
 mod media;
 mod members;
 mod metadata;
@@ -96,27 +97,10 @@ pub struct PodcastHost {
     inner: Arc<Inner>,
 }
 
-/// The bound of the cache of which account holds a podcast, in bytes (about 100,000 podcasts).
-const FEED_ACCOUNTS_BYTES: usize = 8 << 20;
-
-/// The account that holds a podcast, as the cache of [`Inner::feed_accounts`] keeps it.
-#[derive(Clone)]
-struct FeedAccount(AccountId);
-
-impl crate::cache::Weigh for FeedAccount {
-    fn weight(&self) -> usize {
-        // The account's name, the podcast's id beside it, and the map's entry.
-        2 * self.0.as_str().len() + 64
-    }
-}
-
 struct Inner {
-    config: HostConfig,
-    store: Arc<dyn ObjectStore>,
-    clock: Arc<dyn Clock>,
-    urls: Urls,
-    /// The account catalogs open in this process, at most a bound of bytes of them.
-    accounts: catalogs::OpenCatalogs,
+    /// What every capability shares: store, clock, configuration, URLs, metrics, the open
+    /// catalogs and their commit hooks.
+    kernel: kernel::Kernel,
     token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
     /// Addresses this process knows are throttled for bearer tokens, until when.
     throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
@@ -126,8 +110,6 @@ struct Inner {
     token_uses: std::sync::Mutex<HashMap<crate::ids::TokenId, jiff::Timestamp>>,
     /// When this process last wrote down that each member acted.
     members_seen: std::sync::Mutex<HashMap<crate::ids::MemberId, jiff::Timestamp>>,
-    /// Which account holds each feed id (claims never change).
-    feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
     /// Rendered feeds by feed id.
     rendered: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedFeed>,
     /// Subscribers' copies of private feeds, by feed and key.
@@ -154,8 +136,6 @@ struct Inner {
     ratelimit: crate::ratelimit::Limiter,
     /// What this process knows of the store's health.
     health: crate::health::Health,
-    /// What this process counts and times.
-    metrics: crate::metrics::Metrics,
     /// The public podcasts of the deployment, as this process knows them.
     directory: Arc<crate::directory::Directory>,
     /// What this process keeps to answer episodes with ads.
@@ -165,8 +145,8 @@ struct Inner {
 impl std::fmt::Debug for PodcastHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PodcastHost")
-            .field("public_url", &self.inner.config.public_url)
-            .field("store", &self.inner.store.to_string())
+            .field("public_url", &self.inner.kernel.config.public_url)
+            .field("store", &self.inner.kernel.store.to_string())
             .finish()
     }
 }
@@ -183,27 +163,22 @@ impl PodcastHost {
         store: Arc<dyn ObjectStore>,
         clock: Arc<dyn Clock>,
     ) -> Self {
-        let urls = Urls::new(&config.public_url);
-        let catalog_bytes = config.catalog.cache_bytes;
-        let metrics = crate::metrics::Metrics::default();
-        // Every store request of the host is timed.
-        let store: Arc<dyn ObjectStore> = Arc::new(crate::store::metered::MeteredStore::new(
-            store,
-            metrics.clone(),
-        ));
+        // The capabilities' hooks on every account catalog: the work index (scheduled
+        // publications, events to deliver, the directory) and the preparation of ads.
+        let hooks: Vec<kernel::CommitHook> =
+            vec![|host, account| host.work_index(account), |host, account| {
+                host.ad_prep(account)
+            }];
+        let kernel = kernel::Kernel::new(config, store, clock, hooks);
+        let metrics = kernel.metrics.clone();
         PodcastHost {
             inner: Arc::new(Inner {
-                config,
-                store,
-                clock,
-                urls,
-                accounts: catalogs::OpenCatalogs::new(catalog_bytes),
+                kernel,
                 token_accounts: Default::default(),
                 token_uses: Default::default(),
                 members_seen: Default::default(),
                 sessions: Default::default(),
                 throttled: Default::default(),
-                feed_accounts: crate::cache::Cache::new(FEED_ACCOUNTS_BYTES),
                 rendered: render_cache::RenderCache::counted(
                     render_cache::RENDER_CACHE_BYTES,
                     metrics.cache_counts("feeds"),
@@ -229,7 +204,6 @@ impl PodcastHost {
                 workers: Default::default(),
                 ratelimit: Default::default(),
                 health: Default::default(),
-                metrics,
                 directory: Default::default(),
                 insertion: Default::default(),
             }),
@@ -239,27 +213,27 @@ impl PodcastHost {
     /// What this process counts and times, for a frontend to register and serve
     /// ([`Metrics::register`](crate::metrics::Metrics::register)).
     pub fn metrics(&self) -> &crate::metrics::Metrics {
-        &self.inner.metrics
+        &self.inner.kernel.metrics
     }
 
     /// The configuration.
     pub fn config(&self) -> &HostConfig {
-        &self.inner.config
+        &self.inner.kernel.config
     }
 
     /// The public URL builder.
     pub fn urls(&self) -> &Urls {
-        &self.inner.urls
+        &self.inner.kernel.urls
     }
 
     /// The current time of the host's clock.
     pub fn now(&self) -> jiff::Timestamp {
-        self.inner.clock.now()
+        self.inner.kernel.clock.now()
     }
 
     /// The store.
     pub fn store(&self) -> &Arc<dyn ObjectStore> {
-        &self.inner.store
+        &self.inner.kernel.store
     }
 
     fn account_root(account: &AccountId) -> Path {
@@ -278,22 +252,27 @@ impl PodcastHost {
 
     /// The account's catalog, opened on first use; `NotFound` for an unknown account.
     async fn catalog(&self, account: &AccountId) -> Result<Arc<AccountCatalog>> {
-        let cell = self.inner.accounts.cell(account);
+        let cell = self.inner.kernel.accounts.cell(account);
         let opened = cell
             .get_or_try_init(|| async {
                 let opened = Catalog::open(
-                    self.inner.store.clone(),
+                    self.inner.kernel.store.clone(),
                     Self::account_root(account),
-                    self.inner.config.catalog.clone(),
+                    self.inner.kernel.config.catalog.clone(),
                 )
                 .await?;
                 match opened {
-                    Some((catalog, _)) => Ok(Arc::new(
-                        catalog
-                            .counted(self.metrics().clone())
-                            .after_commit(self.work_index(account))
-                            .after_commit(self.ad_prep(account)),
-                    )),
+                    Some((catalog, _)) => {
+                        let catalog = self
+                            .inner
+                            .kernel
+                            .hooks
+                            .iter()
+                            .fold(catalog.counted(self.metrics().clone()), |catalog, hook| {
+                                catalog.after_commit(hook(self, account))
+                            });
+                        Ok(Arc::new(catalog))
+                    }
                     None => Err(Error::not_found("account", account)),
                 }
             })
@@ -304,15 +283,16 @@ impl PodcastHost {
                 // The gauges change only with what is held.
                 if self
                     .inner
+                    .kernel
                     .accounts
                     .weighed(account, &cell, catalog.weight())
                 {
-                    self.metrics().catalogs(self.inner.accounts.held());
+                    self.metrics().catalogs(self.inner.kernel.accounts.held());
                 }
             }
             // An unknown account (or a failed open) leaves nothing behind: anyone can ask for
             // any name on the public routes.
-            Err(_) => self.inner.accounts.forget_unopened(account, &cell),
+            Err(_) => self.inner.kernel.accounts.forget_unopened(account, &cell),
         }
         opened
     }
@@ -320,7 +300,7 @@ impl PodcastHost {
     /// How many account catalogs this process holds open, and their estimated bytes (at most
     /// [`CatalogConfig::cache_bytes`](crate::catalog::CatalogConfig::cache_bytes) of them).
     pub fn open_catalogs(&self) -> (usize, usize) {
-        self.inner.accounts.held()
+        self.inner.kernel.accounts.held()
     }
 
     /// The version of the caller's account: it changes with every write to the account (seen
@@ -343,9 +323,9 @@ impl PodcastHost {
     /// read; for benchmarks and operators.
     pub async fn open_stats(&self, account: &AccountId) -> Result<OpenStats> {
         let opened = Catalog::<AccountState>::open(
-            self.inner.store.clone(),
+            self.inner.kernel.store.clone(),
             Self::account_root(account),
-            self.inner.config.catalog.clone(),
+            self.inner.kernel.config.catalog.clone(),
         )
         .await?;
         opened

@@ -14,20 +14,21 @@ use crate::{
     publish::{PublicFeed, PublicPage, RenderedFeed, RenderedPage, page},
 };
 
-use super::FeedAccount;
+use super::kernel::FeedAccount;
 
 impl PodcastHost {
     /// The account holding a feed id, from its claim (kept in a bounded cache: claims never
     /// change).
     async fn feed_account(&self, id: &FeedId) -> Result<Option<AccountId>> {
         let now = self.now();
-        if let Some(FeedAccount(account)) = self.inner.feed_accounts.get(id, &(), now) {
+        if let Some(FeedAccount(account)) = self.inner.kernel.feed_accounts.get(id, &(), now) {
             return Ok(Some(account));
         }
         let account =
             claims::read_claim(self.store(), &crate::store::layout::feed_claim(id)).await?;
         if let Some(account) = &account {
             self.inner
+                .kernel
                 .feed_accounts
                 .put(id.clone(), (), None, FeedAccount(account.clone()));
         }
@@ -261,7 +262,7 @@ impl PodcastHost {
         &self,
         media: &crate::publish::PublicMedia,
     ) -> Result<Option<String>> {
-        match &self.inner.config.presigned_downloads {
+        match &self.inner.kernel.config.presigned_downloads {
             Some(presigner) => Ok(Some(
                 presigner
                     .presigned_get(&media.location, crate::publish::PRESIGNED_FOR)

@@ -13,10 +13,10 @@ impl PodcastHost {
         self.inner
             .ratelimit
             .check(
-                &self.inner.store,
+                &self.inner.kernel.store,
                 self.now(),
                 &ratelimit::key_of(who),
-                self.inner.config.rate_limit,
+                self.inner.kernel.config.rate_limit,
             )
             .await
     }

@@ -79,7 +79,7 @@ impl PodcastHost {
         if delivery.is_probe() {
             return;
         }
-        self.inner.metrics.downloads.inc();
+        self.inner.kernel.metrics.downloads.inc();
         let at = self.now();
         let recorder = &self.inner.stats;
         let mut pending = recorder.pending.locked();

@@ -1,0 +1,75 @@
+//! The kernel: what every capability of the host shares. The store (timed), the clock, the
+//! configuration, the public URLs, the metrics, the account catalogs open in this process and
+//! the list of hooks each of them runs after a commit. A capability keeps its own caches; it
+//! reaches the store and the accounts only through the kernel.
+
+use std::sync::Arc;
+
+use object_store::ObjectStore;
+
+use super::{PodcastHost, catalogs};
+use crate::{
+    catalog::AfterCommit, clock::Clock, config::HostConfig, ids::AccountId, metrics::Metrics,
+    state::Change, urls::Urls,
+};
+
+/// A capability's hook on every account catalog this process opens: made for the account when
+/// its catalog opens, run after each commit of this process (see [`AfterCommit`]).
+pub(super) type CommitHook = fn(&PodcastHost, &AccountId) -> Arc<dyn AfterCommit<Change>>;
+
+/// The shared ground of the host's capabilities.
+pub(super) struct Kernel {
+    pub(super) config: HostConfig,
+    /// Every request to it is timed ([`MeteredStore`](crate::store::metered::MeteredStore)).
+    pub(super) store: Arc<dyn ObjectStore>,
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) urls: Urls,
+    /// What this process counts and times.
+    pub(super) metrics: Metrics,
+    /// The account catalogs open in this process, at most a bound of bytes of them.
+    pub(super) accounts: catalogs::OpenCatalogs,
+    /// Which account holds each podcast id (claims never change).
+    pub(super) feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
+    /// The capabilities' hooks, attached to each catalog as it opens, in this order.
+    pub(super) hooks: Vec<CommitHook>,
+}
+
+impl Kernel {
+    /// The kernel over `store` (timed here) with the capabilities' `hooks`.
+    pub(super) fn new(
+        config: HostConfig,
+        store: Arc<dyn ObjectStore>,
+        clock: Arc<dyn Clock>,
+        hooks: Vec<CommitHook>,
+    ) -> Kernel {
+        let metrics = Metrics::default();
+        let store: Arc<dyn ObjectStore> = Arc::new(crate::store::metered::MeteredStore::new(
+            store,
+            metrics.clone(),
+        ));
+        Kernel {
+            urls: Urls::new(&config.public_url),
+            accounts: catalogs::OpenCatalogs::new(config.catalog.cache_bytes),
+            feed_accounts: crate::cache::Cache::new(FEED_ACCOUNTS_BYTES),
+            config,
+            store,
+            clock,
+            metrics,
+            hooks,
+        }
+    }
+}
+
+/// The bound of the cache of which account holds a podcast, in bytes (about 100,000 podcasts).
+const FEED_ACCOUNTS_BYTES: usize = 8 << 20;
+
+/// The account that holds a podcast, as [`Kernel::feed_accounts`] keeps it.
+#[derive(Clone)]
+pub(super) struct FeedAccount(pub(super) AccountId);
+
+impl crate::cache::Weigh for FeedAccount {
+    fn weight(&self) -> usize {
+        // The account's name, the podcast's id beside it, and the map's entry.
+        2 * self.0.as_str().len() + 64
+    }
+}
