@@ -1,6 +1,7 @@
 //! The layering of the workspace, read from the source:
 //! - the core knows no transport: podhost-core depends on neither hyper, clap nor tower;
-//! - each crate's files import one another in one direction: no import circle;
+//! - each crate's files import one another in one direction: no import circle; nor do the
+//!   services of the core's host (the folders of `host/`);
 //! - no source file outside tests is longer than [`MAX_LINES`].
 //!
 //! Imports are read from the text: `use` trees and paths written in code that start with
@@ -66,6 +67,70 @@ fn no_crate_has_an_import_circle() {
         circles.is_empty(),
         "files that import each other in a circle (break it: move what both need into a \
          module that imports neither):\n\n{}",
+        circles.join("\n\n")
+    );
+}
+
+/// The services of the core's host, each a folder of `host/` (`analytics/`, `jobs/`,
+/// `import/`, ...), import one another one way: a circle between two services fails, as a
+/// circle between files does. (The hub's files, `host/*.rs`, stand above them and are not
+/// services.)
+#[test]
+fn the_hosts_services_import_one_another_one_way() {
+    let krate = Crate::read(&workspace().join("podhost-core/src"));
+    let service = |file: &str| {
+        file.strip_prefix("host/")
+            .and_then(|rest| rest.split_once('/'))
+            .map(|(name, _)| name.to_string())
+    };
+    let mut between: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (from, imports) in krate.edges() {
+        let Some(a) = service(&from) else { continue };
+        between.entry(a.clone()).or_default();
+        for (to, names) in imports {
+            if let Some(b) = service(&to).filter(|b| *b != a) {
+                let taken = between.entry(a.clone()).or_default().entry(b).or_default();
+                taken.extend(names.iter().map(|n| format!("{from}: {n}")));
+            }
+        }
+    }
+    assert!(
+        between.contains_key("analytics"),
+        "the services are found: {:?}",
+        between.keys().collect::<Vec<_>>()
+    );
+    let services: Vec<&String> = between.keys().collect();
+    let index: BTreeMap<&String, usize> =
+        services.iter().enumerate().map(|(i, s)| (*s, i)).collect();
+    let next: Vec<Vec<usize>> = services
+        .iter()
+        .map(|s| {
+            between[*s]
+                .keys()
+                .filter_map(|t| index.get(t).copied())
+                .collect()
+        })
+        .collect();
+    let circles: Vec<String> = strongly_connected(&next)
+        .into_iter()
+        .filter(|group| group.len() > 1)
+        .map(|group| {
+            let members: BTreeSet<&String> = group.iter().map(|&i| services[i]).collect();
+            let mut lines = Vec::new();
+            for from in &members {
+                for (to, names) in &between[*from] {
+                    if members.contains(to) {
+                        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                        lines.push(format!("  {from} -> {to}: {}", names.join(", ")));
+                    }
+                }
+            }
+            lines.join("\n")
+        })
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "services of the host that import each other in a circle:\n{}",
         circles.join("\n\n")
     );
 }

@@ -170,7 +170,9 @@ impl Directory {
                 if let Ok(reading) = self.refresh.clone().try_lock_owned() {
                     let (directory, store) = (self.clone(), store.clone());
                     tokio::spawn(async move {
-                        if let Err(e) = directory.read_listing_locked(&store).await {
+                        // A request's refresh only reads: the index is written by a server's
+                        // start and by the hooks of the changes.
+                        if let Err(e) = directory.read_listing_locked(&store, false).await {
                             tracing::warn!(error = %e, "could not list the directory");
                         }
                         drop(reading);
@@ -191,7 +193,7 @@ impl Directory {
     pub(crate) async fn warm(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {
         self.read_index(store).await;
         let _reading = self.refresh.lock().await;
-        self.read_listing_locked(store).await
+        self.read_listing_locked(store, true).await
     }
 
     /// Reads the index (one object) when nothing is known yet; whether the directory is known
@@ -232,11 +234,17 @@ impl Directory {
         if fresh {
             return Ok(());
         }
-        self.read_listing_locked(store).await
+        // The first listing of a deployment without an index writes it (once).
+        self.read_listing_locked(store, true).await
     }
 
-    /// Lists the directory and fetches the entries new or changed since the last listing.
-    async fn read_listing_locked(&self, store: &Arc<dyn ObjectStore>) -> Result<()> {
+    /// Lists the directory and fetches the entries new or changed since the last listing; with
+    /// `write_index`, writes the index anew when the listing found a change.
+    async fn read_listing_locked(
+        &self,
+        store: &Arc<dyn ObjectStore>,
+        write_index: bool,
+    ) -> Result<()> {
         let started = Instant::now();
         let listed: Vec<_> = store.list(Some(&layout::directory())).try_collect().await?;
         let mut seen = HashMap::with_capacity(listed.len());
@@ -301,7 +309,7 @@ impl Directory {
             known.listed = Some(started);
             (index, gone)
         };
-        if changed || gone {
+        if write_index && (changed || gone) {
             let body = serde_json::to_vec(&index).map_err(|e| Error::storage(e.to_string()))?;
             store
                 .put(&layout::directory_index(), PutPayload::from(body))

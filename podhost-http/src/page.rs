@@ -29,7 +29,7 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
             page(api, parts, &feed_id, Some(show_id)).await
         }
         PageEndpoint::PodcastStats { feed_id } => {
-            let found = api.host.public_stats_page(&feed_id).await;
+            let found = api.host.analytics().public_stats_page(&feed_id).await;
             let mut answer = answer_page(api, parts, found);
             // Asked again each time (a 304 while unchanged): taken down, it is gone at once
             // from browsers and shared caches too.

@@ -214,8 +214,8 @@ async fn impressions_count_once_per_whole_ad_on_two_servers_and_the_goal_stops_t
         answer.raw, stitched.raw,
         "one campaign: the same arrangement"
     );
-    fx.host.flush_stats().await.unwrap();
-    other_host.flush_stats().await.unwrap();
+    fx.host.analytics().flush_stats().await.unwrap();
+    other_host.analytics().flush_stats().await.unwrap();
     let shown = campaign(&fx, &id).await;
     assert_eq!(
         shown["impressions"], 2,

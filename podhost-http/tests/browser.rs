@@ -246,7 +246,7 @@ async fn statistics_pages_draw_in_headless_chromium() {
     assert_eq!(stitched.status, http::StatusCode::OK);
     let pocket = fx.send(common::ads::get(&path, "Pocket Casts", &[])).await;
     assert_eq!(pocket.raw.len(), stitched.raw.len());
-    fx.host.flush_stats().await.unwrap();
+    fx.host.analytics().flush_stats().await.unwrap();
     let shown = fx.get(&format!("/api/campaigns/{campaign}")).await;
     assert_eq!(shown.body["data"]["impressions"], 2, "{}", shown.body);
     let answer = fx

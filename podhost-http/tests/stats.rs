@@ -403,8 +403,8 @@ async fn ranges_through_two_processes_sum_to_one_download() {
     assert_eq!(early["total"], 0, "{early}");
     // Each process stores its reports (as its statistics loop does every few seconds); a
     // query only reads.
-    p.fx.host.flush_stats().await.unwrap();
-    second_host.flush_stats().await.unwrap();
+    p.fx.host.analytics().flush_stats().await.unwrap();
+    second_host.analytics().flush_stats().await.unwrap();
     for api in [&p.fx.api, &second] {
         let report = stats_via(api, &p.fx.alice, "/api/stats?from=2026-01-01").await;
         assert_eq!(report["total"], 1, "{report}");
@@ -435,7 +435,7 @@ async fn statistics_survive_a_restart_and_keep_no_address() {
         &[],
     )
     .await;
-    p.fx.host.flush_stats().await.unwrap();
+    p.fx.host.analytics().flush_stats().await.unwrap();
     // A new process on the same store (the old one is gone) sees the download.
     let (_, restarted) = p.fx.another_process();
     let report = stats_via(&restarted, &p.fx.alice, "/api/stats?from=2026-01-01").await;
@@ -452,7 +452,7 @@ async fn statistics_survive_a_restart_and_keep_no_address() {
     // Once the days are closed, their salts are gone: the hashes can no longer be linked.
     let (later_host, _) = p.fx.another_process();
     p.fx.clock.set("2026-01-04T00:30:00Z".parse().unwrap());
-    assert_eq!(later_host.close_stats_days().await.unwrap(), 1);
+    assert_eq!(later_host.analytics().close_stats_days().await.unwrap(), 1);
     let salts = paths_under(&p.fx, "stats/salts").await;
     assert!(
         salts
@@ -612,7 +612,7 @@ async fn a_download_through_a_measurement_prefix_is_counted_once() {
     )
     .await;
     assert_eq!(status, StatusCode::OK);
-    p.fx.host.flush_stats().await.unwrap();
+    p.fx.host.analytics().flush_stats().await.unwrap();
     let report = stats(&p.fx, "/api/stats?from=2026-01-01").await;
     assert_eq!(report["total"], 1, "{report}");
 }

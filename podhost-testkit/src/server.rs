@@ -151,8 +151,8 @@ impl TestServer {
     /// days that ended are closed, as the statistics loop does every minute.
     pub async fn advance(&self, by: SignedDuration) {
         self.clock.advance(by);
-        let _ = self.host.flush_stats().await;
-        let _ = self.host.close_stats_days().await;
+        let _ = self.host.analytics().flush_stats().await;
+        let _ = self.host.analytics().close_stats_days().await;
     }
 
     /// Sends a request over the socket: `token` as a bearer token, `body` as JSON.

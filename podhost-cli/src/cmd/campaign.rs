@@ -300,7 +300,7 @@ impl super::Run for CampaignCommand {
                 let user = env.user(&host, user.as_deref()).await?;
                 let id = campaign_id(&id)?;
                 // As `podhost stats`: the days due are closed first.
-                host.close_stats_days().await?;
+                host.analytics().close_stats_days().await?;
                 let stats = user.hint(host.campaign_stats(&user.who, &id).await)?;
                 env.out().print(campaign_stats(&stats), || {
                     let days: Vec<Vec<String>> = stats

@@ -69,8 +69,8 @@ impl super::Run for StatsArgs {
         };
         // No server loop runs in the CLI: it closes the days due first, as a server does each
         // minute (a statistics read only reads).
-        host.close_stats_days().await?;
-        let report = user.hint(host.download_stats(&user.who, &query).await)?;
+        host.analytics().close_stats_days().await?;
+        let report = user.hint(host.analytics().download_stats(&user.who, &query).await)?;
         env.out().print(wire::stats_report(&report), || {
             let count = |n: u64| n.to_string();
             let mut sections = vec![format!(

@@ -2,12 +2,14 @@
 //! and the goal that stops a campaign on every server. Counted by the rules of
 //! [`crate::stats`] (IAB v2.3), from the same daily records as downloads.
 
-use crate::lock::Locked;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jiff::civil::Date;
 
-use super::{PodcastHost, stats::day_of};
+use super::{
+    PodcastHost,
+    analytics::{day_of, period},
+};
 use crate::{
     error::{Error, Result},
     ids::{AccountId, CampaignId, EpisodeId, FeedId},
@@ -30,7 +32,10 @@ impl PodcastHost {
         let Some(from) = campaigns.iter().map(|c| day_of(c.created)).min() else {
             return Ok(HashMap::new());
         };
-        let days = self.counted_days(account, from, day_of(self.now())).await?;
+        let days = self
+            .analytics()
+            .counted_days(account, from, day_of(self.now()))
+            .await?;
         let mut totals = HashMap::new();
         for (_, counts) in &days {
             for row in &counts.ads {
@@ -51,6 +56,7 @@ impl PodcastHost {
             .ok_or_else(|| Error::not_found("campaign", id))?;
         let today = day_of(self.now());
         let days = self
+            .analytics()
             .counted_days(who.account(), day_of(campaign.created), today)
             .await?;
         Ok(stats_of(id, &days))
@@ -69,8 +75,11 @@ impl PodcastHost {
         if who.require(Scope::AdsReadOnly).is_err() {
             return Ok(Vec::new());
         }
-        let (from, to) = super::stats::period(query, day_of(self.now()))?;
-        let days = self.counted_days(who.account(), from, to).await?;
+        let (from, to) = period(query, day_of(self.now()))?;
+        let days = self
+            .analytics()
+            .counted_days(who.account(), from, to)
+            .await?;
         let mut rows = Vec::new();
         for (date, counts) in days {
             for row in &counts.ads {
@@ -97,9 +106,8 @@ impl PodcastHost {
     /// its next catalog refresh. Servers call it after each statistics flush. Returns the
     /// campaigns stopped.
     pub async fn check_campaign_goals(&self) -> Result<usize> {
-        self.flush_stats().await?;
-        let accounts: BTreeSet<String> =
-            std::mem::take(&mut *self.inner.stats.ads_delivered.locked());
+        self.analytics().flush_stats().await?;
+        let accounts: BTreeSet<String> = self.analytics().take_ads_delivered();
         let mut stopped = 0;
         let mut failure = None;
         for name in accounts {
@@ -110,8 +118,7 @@ impl PodcastHost {
                 Ok(n) => stopped += n,
                 Err(e) => {
                     // Checked again after the next flush.
-                    let delivered = &self.inner.stats.ads_delivered;
-                    delivered.locked().insert(name);
+                    self.analytics().ads_delivered_again(name);
                     failure = Some(e);
                 }
             }

@@ -66,7 +66,7 @@ impl DownloadRedirect {
     pub fn count(&self, range: Range<u64>) {
         let mut delivery = self.counting.delivery(range);
         delivery.delivered = delivery.range.end - delivery.range.start;
-        self.counting.host.record_download(delivery);
+        self.counting.host.analytics().record_download(delivery);
     }
 }
 
@@ -274,7 +274,7 @@ impl Stream for Counted {
 impl Drop for Counted {
     fn drop(&mut self) {
         if let Some(delivery) = self.delivery.take() {
-            self.host.record_download(delivery);
+            self.host.analytics().record_download(delivery);
         }
     }
 }

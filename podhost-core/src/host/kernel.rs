@@ -7,18 +7,20 @@ use std::sync::Arc;
 
 use object_store::ObjectStore;
 
-use super::{PodcastHost, catalogs};
+use super::catalogs;
 use crate::{
     catalog::AfterCommit, clock::Clock, config::HostConfig, ids::AccountId, metrics::Metrics,
     state::Change, urls::Urls,
 };
 
 /// A capability's hook on every account catalog this process opens: made for the account when
-/// its catalog opens, run after each commit of this process (see [`AfterCommit`]).
-pub(super) type CommitHook = fn(&PodcastHost, &AccountId) -> Arc<dyn AfterCommit<Change>>;
+/// its catalog opens (from the host, `H`), run after each commit of this process (see
+/// [`AfterCommit`]).
+pub(super) type CommitHook<H> = fn(&H, &AccountId) -> Arc<dyn AfterCommit<Change>>;
 
-/// The shared ground of the host's capabilities.
-pub(super) struct Kernel {
+/// The shared ground of the host's capabilities; `H` is the host the commit hooks are made from
+/// (the kernel knows no capability, nor the host above them).
+pub(super) struct Kernel<H> {
     pub(super) config: HostConfig,
     /// Every request to it is timed ([`MeteredStore`](crate::store::metered::MeteredStore)).
     pub(super) store: Arc<dyn ObjectStore>,
@@ -31,17 +33,17 @@ pub(super) struct Kernel {
     /// Which account holds each podcast id (claims never change).
     pub(super) feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
     /// The capabilities' hooks, attached to each catalog as it opens, in this order.
-    pub(super) hooks: Vec<CommitHook>,
+    pub(super) hooks: Vec<CommitHook<H>>,
 }
 
-impl Kernel {
+impl<H> Kernel<H> {
     /// The kernel over `store` (timed here) with the capabilities' `hooks`.
     pub(super) fn new(
         config: HostConfig,
         store: Arc<dyn ObjectStore>,
         clock: Arc<dyn Clock>,
-        hooks: Vec<CommitHook>,
-    ) -> Kernel {
+        hooks: Vec<CommitHook<H>>,
+    ) -> Kernel<H> {
         let metrics = Metrics::default();
         let store: Arc<dyn ObjectStore> = Arc::new(crate::store::metered::MeteredStore::new(
             store,

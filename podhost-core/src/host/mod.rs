@@ -3,10 +3,10 @@
 mod accounts;
 mod ad_prep;
 mod ad_stats;
+mod analytics;
 mod campaigns;
 mod catalogs;
 mod claims;
-mod curves;
 mod download;
 mod episode_files;
 mod episodes;
@@ -24,7 +24,6 @@ mod members;
 mod metadata;
 mod oauth;
 mod offers;
-mod public_stats;
 mod publish;
 mod ratelimit;
 mod refs;
@@ -32,7 +31,6 @@ mod render_cache;
 mod rendering;
 mod secrets;
 mod signin;
-mod stats;
 mod subscribers;
 mod sweep;
 mod text;
@@ -45,6 +43,7 @@ use std::{collections::HashMap, sync::Arc};
 
 use object_store::{ObjectStore, path::Path};
 
+pub use analytics::Analytics;
 pub use download::{Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
 pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
@@ -100,7 +99,7 @@ pub struct PodcastHost {
 struct Inner {
     /// What every capability shares: store, clock, configuration, URLs, metrics, the open
     /// catalogs and their commit hooks.
-    kernel: kernel::Kernel,
+    kernel: kernel::Kernel<PodcastHost>,
     token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
     /// Addresses this process knows are throttled for bearer tokens, until when.
     throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
@@ -117,19 +116,8 @@ struct Inner {
         render_cache::RenderCache<(crate::ids::FeedId, String), crate::publish::RenderedFeed>,
     /// Rendered public pages by feed id and episode (none for the podcast page).
     pages: render_cache::RenderCache<render_cache::PageKey, crate::publish::RenderedPage>,
-    /// Counted public statistics by feed id, for a few minutes (until the moment beside them).
-    public_stats: crate::cache::Cache<
-        crate::ids::FeedId,
-        (),
-        (crate::publish::page::PublicStats, jiff::Timestamp),
-    >,
-    /// Held while public statistics are counted: one count at a time, the others wait for it
-    /// and find its counts (a count reads a year of days).
-    public_counting: tokio::sync::Mutex<()>,
-    /// Rendered public statistics pages by feed id.
-    stats_pages: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedPage>,
-    /// Download reports waiting for the store, salts, closed statistics days.
-    stats: crate::stats::Recorder,
+    /// Downloads recorded, counted and reported.
+    analytics: analytics::state::AnalyticsState,
     /// This process's job workers.
     workers: jobs::workers::Workers,
     /// This process's side of the rate limit.
@@ -165,7 +153,7 @@ impl PodcastHost {
     ) -> Self {
         // The capabilities' hooks on every account catalog: the work index (scheduled
         // publications, events to deliver, the directory) and the preparation of ads.
-        let hooks: Vec<kernel::CommitHook> =
+        let hooks: Vec<kernel::CommitHook<PodcastHost>> =
             vec![|host, account| host.work_index(account), |host, account| {
                 host.ad_prep(account)
             }];
@@ -191,16 +179,7 @@ impl PodcastHost {
                     render_cache::RENDER_CACHE_BYTES,
                     metrics.cache_counts("pages"),
                 ),
-                public_stats: crate::cache::Cache::counted(
-                    render_cache::PUBLIC_STATS_BYTES,
-                    metrics.cache_counts("public_stats"),
-                ),
-                public_counting: Default::default(),
-                stats_pages: render_cache::RenderCache::counted(
-                    render_cache::RENDER_CACHE_BYTES,
-                    metrics.cache_counts("stats_pages"),
-                ),
-                stats: Default::default(),
+                analytics: analytics::state::AnalyticsState::new(&metrics),
                 workers: Default::default(),
                 ratelimit: Default::default(),
                 health: Default::default(),

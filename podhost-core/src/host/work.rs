@@ -125,6 +125,39 @@ pub struct WorkPass {
 }
 
 impl PodcastHost {
+    /// Statistics housekeeping for a server, until `stop` completes: flushes every
+    /// [`FLUSH_EVERY`](crate::stats::FLUSH_EVERY) and closes due days every minute (errors are
+    /// logged and retried), then flushes once more.
+    pub async fn run_stats(&self, stop: impl std::future::Future<Output = ()>) {
+        let mut stop = std::pin::pin!(stop);
+        let mut flush = tokio::time::interval(crate::stats::FLUSH_EVERY);
+        let mut close = tokio::time::interval(std::time::Duration::from_secs(60));
+        flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        close.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = flush.tick() => {
+                    // Flushes, then stops the campaigns the flushed impressions brought to
+                    // their goal.
+                    if let Err(e) = self.check_campaign_goals().await {
+                        tracing::warn!(error = %e, "storing download statistics or checking campaign goals failed; will retry");
+                    }
+                }
+                _ = close.tick() => {
+                    if let Err(e) = self.analytics().close_stats_days().await {
+                        tracing::warn!(error = %e, "closing statistics days failed; will retry");
+                    }
+                }
+                () = &mut stop => break,
+            }
+        }
+        if let Err(e) = self.analytics().flush_stats().await {
+            tracing::warn!(error = %e, "storing download statistics at shutdown failed");
+        }
+    }
+}
+
+impl PodcastHost {
     /// The work index hook of an account's catalog.
     pub(super) fn work_index(&self, account: &AccountId) -> Arc<WorkIndex> {
         Arc::new(WorkIndex {

@@ -1,15 +1,15 @@
 //! Download statistics by the IAB Podcast Measurement Technical Guidelines v2.3.
 //!
 //! The frontend that serves the public media URLs reports each finished response body with
-//! [`PodcastHost::record_download`](crate::PodcastHost::record_download): that only appends to
+//! [`Analytics::record_download`](crate::Analytics::record_download): that only appends to
 //! memory, so it never slows or fails a download. Every few seconds
-//! [`PodcastHost::flush_stats`](crate::PodcastHost::flush_stats) turns the reports into records
+//! [`Analytics::flush_stats`](crate::Analytics::flush_stats) turns the reports into records
 //! (episode, app by the OPAWG lists, bytes, and a salted daily hash in place of the address and
 //! user agent; bots and `bytes=0-1` probes are dropped) and stores them as one batch per account
 //! and day. Counting (`counting.rs`) is a pure function of a day's records and the listeners still
 //! in a window at the previous midnight, so any process may close a day and all get the same
-//! answer. [`PodcastHost::download_stats`](crate::PodcastHost::download_stats) reads closed days
-//! and counts open ones. The store layout is in `ledger.rs`.
+//! answer. [`Analytics::download_stats`](crate::Analytics::download_stats) reads closed days
+//! and counts open ones with this process's reports not stored yet; it writes nothing. The store layout is in `ledger.rs`.
 
 pub mod agents;
 pub(crate) mod counting;
@@ -23,7 +23,7 @@ use std::{collections::HashMap, net::IpAddr, ops::Range, sync::Mutex, time::Dura
 use crate::ids::{EpisodeId, FeedId};
 use jiff::{Timestamp, civil::Date};
 
-/// How often a server should call [`PodcastHost::flush_stats`](crate::PodcastHost::flush_stats):
+/// How often a server should call [`Analytics::flush_stats`](crate::Analytics::flush_stats):
 /// what a `kill -9` may lose at most.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(5);
 
@@ -153,7 +153,7 @@ pub struct StatsReport {
     pub countries: Vec<CountryCount>,
 }
 
-/// The titles behind a report's ids ([`PodcastHost::stats_names`](crate::PodcastHost::stats_names)).
+/// The titles behind a report's ids ([`Analytics::stats_names`](crate::Analytics::stats_names)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StatsNames {
     /// Podcast titles by id.

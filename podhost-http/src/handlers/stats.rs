@@ -31,7 +31,7 @@ pub(super) async fn handle<B: RequestBody>(
 
 /// `GET /api/stats/feeds/{feed_id}/curves`
 pub(super) async fn curves<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {
-    let curves = api.host.episode_curves(&call.who, feed).await?;
+    let curves = api.host.analytics().episode_curves(&call.who, feed).await?;
     data(StatusCode::OK, wire::stats::curves(&curves))
 }
 
@@ -43,7 +43,11 @@ pub(super) async fn get<B: RequestBody>(
     episode: Option<EpisodeId>,
 ) -> Answer {
     let query = query_of(&call, feed, episode)?;
-    let report = api.host.download_stats(&call.who, &query).await?;
+    let report = api
+        .host
+        .analytics()
+        .download_stats(&call.who, &query)
+        .await?;
     data(StatusCode::OK, wire::stats_report(&report))
 }
 
@@ -51,7 +55,11 @@ pub(super) async fn get<B: RequestBody>(
 /// per day, hour, podcast, episode, app, device and subscriber.
 pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let query = query_of(&call, None, None)?;
-    let rows = api.host.download_rows(&call.who, &query).await?;
+    let rows = api
+        .host
+        .analytics()
+        .download_rows(&call.who, &query)
+        .await?;
     let ads = api.host.impression_rows(&call.who, &query).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
     let header = [

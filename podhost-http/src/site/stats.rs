@@ -244,12 +244,18 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
         to,
         ..Default::default()
     };
-    let report = match api.host.download_stats(viewer.who, &query).await {
+    let report = match api
+        .host
+        .analytics()
+        .download_stats(viewer.who, &query)
+        .await
+    {
         Ok(report) => report,
         Err(e) => return refused(viewer, base, e),
     };
     let names = api
         .host
+        .analytics()
         .stats_names(viewer.who, None)
         .await
         .map_err(Refusal::Failed)?;
@@ -363,11 +369,16 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
         from,
         to,
     };
-    let report = match api.host.download_stats(viewer.who, &query).await {
+    let report = match api
+        .host
+        .analytics()
+        .download_stats(viewer.who, &query)
+        .await
+    {
         Ok(report) => report,
         Err(e) => return refused(viewer, &base, e),
     };
-    let curves = match api.host.episode_curves(viewer.who, feed).await {
+    let curves = match api.host.analytics().episode_curves(viewer.who, feed).await {
         Ok(curves) => Some(curves),
         // A deleted podcast keeps its counts, not its episodes.
         Err(Error::NotFound { .. }) => None,
@@ -375,6 +386,7 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
     };
     let names = api
         .host
+        .analytics()
         .stats_names(viewer.who, Some(feed))
         .await
         .map_err(Refusal::Failed)?;
@@ -448,7 +460,12 @@ pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) ->
     feeds.sort();
     feeds.dedup();
     for feed in feeds {
-        if let Ok(names) = api.host.stats_names(viewer.who, Some(feed)).await {
+        if let Ok(names) = api
+            .host
+            .analytics()
+            .stats_names(viewer.who, Some(feed))
+            .await
+        {
             let podcast = names.feeds.get(feed).cloned().unwrap_or_default();
             for (episode, title) in names.episodes {
                 titles.insert((feed.clone(), episode), format!("{title} ({podcast})"));

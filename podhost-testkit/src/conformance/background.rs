@@ -57,7 +57,7 @@ pub async fn statistics(store: Arc<dyn ObjectStore>) {
     host.create_episode(&alice, &show, new).await.unwrap();
     let size = bytes.len() as u64;
     for client in ["192.0.2.1", "192.0.2.2"] {
-        host.record_download(Delivery {
+        host.analytics().record_download(Delivery {
             account: "alice".into(),
             blob: audio.blob.as_str().into(),
             client: client.parse().unwrap(),
@@ -68,10 +68,10 @@ pub async fn statistics(store: Arc<dyn ObjectStore>) {
             stitched: None,
         });
     }
-    assert!(host.flush_stats().await.unwrap() >= 2);
+    assert!(host.analytics().flush_stats().await.unwrap() >= 2);
     clock.advance(SignedDuration::from_hours(48));
     let (second, _) = test_host(store);
-    second.close_stats_days().await.unwrap();
+    second.analytics().close_stats_days().await.unwrap();
     let today = podhost_core::Clock::now(&clock)
         .to_zoned(jiff::tz::TimeZone::UTC)
         .date();
@@ -88,9 +88,17 @@ pub async fn statistics(store: Arc<dyn ObjectStore>) {
         to: Some(today),
         ..Default::default()
     };
-    let report = second.download_stats(&alice, &query).await.unwrap();
+    let report = second
+        .analytics()
+        .download_stats(&alice, &query)
+        .await
+        .unwrap();
     assert_eq!(report.total, 2, "{report:?}");
-    let theirs = second.download_stats(&bob, &query).await.unwrap();
+    let theirs = second
+        .analytics()
+        .download_stats(&bob, &query)
+        .await
+        .unwrap();
     assert_eq!(theirs.total, 0, "another account counts nothing of alice's");
 }
 

@@ -186,7 +186,11 @@ async fn attempt(
             let id = published(host, owner, show).await;
             outcome(host.delete_episode(who, show, id).await)
         }
-        ReadStats => outcome(host.download_stats(who, &StatsQuery::default()).await),
+        ReadStats => outcome(
+            host.analytics()
+                .download_stats(who, &StatsQuery::default())
+                .await,
+        ),
         CreateCampaign => outcome(
             host.create_campaign(
                 who,
@@ -358,14 +362,15 @@ pub async fn roles(store: Arc<dyn ObjectStore>) {
     );
     assert_eq!(
         outcome(
-            host.download_stats(
-                &narrow,
-                &StatsQuery {
-                    feed: Some(other.clone()),
-                    ..Default::default()
-                }
-            )
-            .await
+            host.analytics()
+                .download_stats(
+                    &narrow,
+                    &StatsQuery {
+                        feed: Some(other.clone()),
+                        ..Default::default()
+                    }
+                )
+                .await
         ),
         N
     );
@@ -443,7 +448,11 @@ pub async fn owners_and_tokens(store: Arc<dyn ObjectStore>) {
         F
     );
     assert_eq!(
-        outcome(host.download_stats(&by_token, &StatsQuery::default()).await),
+        outcome(
+            host.analytics()
+                .download_stats(&by_token, &StatsQuery::default())
+                .await
+        ),
         Y
     );
 

@@ -9,7 +9,7 @@ use std::{
 
 use jiff::{Timestamp, ToSpan, civil::Date, tz::TimeZone};
 
-use super::PodcastHost;
+use super::Analytics;
 use crate::stats::{listener_address, parts_digest};
 use crate::{
     error::{Error, FieldErrors, Result},
@@ -28,7 +28,7 @@ use crate::{
 /// Bytes per minute assumed for audio whose duration is unknown (128 kbit/s).
 const UNKNOWN_RATE_BYTES_PER_MINUTE: u64 = 128_000 / 8 * 60;
 
-pub(super) fn day_of(t: Timestamp) -> Date {
+pub(in crate::host) fn day_of(t: Timestamp) -> Date {
     t.to_zoned(TimeZone::UTC).date()
 }
 
@@ -71,7 +71,7 @@ fn listener_only_hash(salt: &[u8], delivery: &Delivery) -> String {
     hex::encode(&parts_digest(salt, &parts)[..16])
 }
 
-impl PodcastHost {
+impl Analytics<'_> {
     /// Reports one finished response body of a public media URL. Only appends to memory: it
     /// never waits and never fails (beyond `MAX_PENDING` unflushed reports the newest are
     /// dropped and logged). Probes and empty answers are ignored.
@@ -79,9 +79,9 @@ impl PodcastHost {
         if delivery.is_probe() {
             return;
         }
-        self.inner.kernel.metrics.downloads.inc();
+        self.host.metrics().downloads.inc();
         let at = self.now();
-        let recorder = &self.inner.stats;
+        let recorder = &self.state().recorder;
         let mut pending = recorder.pending.locked();
         if pending.len() >= MAX_PENDING {
             recorder.dropped.fetch_add(1, Ordering::Relaxed);
@@ -94,7 +94,7 @@ impl PodcastHost {
     /// app resolved, addresses replaced by salted hashes, bots dropped. Returns how many
     /// records were stored. On a store error the reports stay in memory for the next flush.
     pub async fn flush_stats(&self) -> Result<usize> {
-        let recorder = &self.inner.stats;
+        let recorder = &self.state().recorder;
         let _one_at_a_time = recorder.flushing.write().await;
         let taken = std::mem::take(&mut *recorder.pending.locked());
         let dropped = recorder.dropped.swap(0, Ordering::Relaxed);
@@ -141,18 +141,22 @@ impl PodcastHost {
             .records_of(&catalog, reports, &mut Salts::Stored)
             .await?;
         if by_day.values().flatten().any(|r| !r.ads.is_empty()) {
-            let delivered = &self.inner.stats.ads_delivered;
+            let delivered = &self.state().recorder.ads_delivered;
             let mut delivered = delivered.locked();
             delivered.insert(account.as_str().to_string());
         }
         let now = self.now();
         let mut stored = 0;
         for (day, records) in by_day {
-            let n = self.inner.stats.batches.fetch_add(1, Ordering::Relaxed);
+            let n = self
+                .state()
+                .recorder
+                .batches
+                .fetch_add(1, Ordering::Relaxed);
             let name = format!(
                 "{:013}-{}-{n}",
                 now.as_millisecond(),
-                self.inner.stats.writer
+                self.state().recorder.writer
             );
             stored += records.len();
             ledger::put_batch(self.store(), &account, day, &name, records).await?;
@@ -165,7 +169,7 @@ impl PodcastHost {
     /// alike.
     async fn records_of(
         &self,
-        catalog: &super::catalogs::AccountCatalog,
+        catalog: &crate::host::catalogs::AccountCatalog,
         reports: &[Pending],
         salts: &mut Salts,
     ) -> Result<BTreeMap<Date, Vec<Record>>> {
@@ -252,7 +256,7 @@ impl PodcastHost {
             Salts::Stored => return self.salt(day).await,
             Salts::Unstored(unstored) => unstored,
         };
-        if let Some(salt) = self.inner.stats.salts.locked().get(&day) {
+        if let Some(salt) = self.state().recorder.salts.locked().get(&day) {
             return Ok(salt.clone());
         }
         if let Some(salt) = unstored.get(&day) {
@@ -269,7 +273,7 @@ impl PodcastHost {
     }
 
     async fn salt(&self, day: Date) -> Result<Vec<u8>> {
-        let salts = &self.inner.stats.salts;
+        let salts = &self.state().recorder.salts;
         if let Some(salt) = salts.locked().get(&day) {
             return Ok(salt.clone());
         }
@@ -280,35 +284,15 @@ impl PodcastHost {
         Ok(salt)
     }
 
-    /// Statistics housekeeping for a server, until `stop` completes: flushes every
-    /// [`FLUSH_EVERY`](crate::stats::FLUSH_EVERY) and closes due days every minute (errors are
-    /// logged and retried), then flushes once more.
-    pub async fn run_stats(&self, stop: impl std::future::Future<Output = ()>) {
-        let mut stop = std::pin::pin!(stop);
-        let mut flush = tokio::time::interval(crate::stats::FLUSH_EVERY);
-        let mut close = tokio::time::interval(std::time::Duration::from_secs(60));
-        flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        close.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = flush.tick() => {
-                    // Flushes, then stops the campaigns the flushed impressions brought to
-                    // their goal.
-                    if let Err(e) = self.check_campaign_goals().await {
-                        tracing::warn!(error = %e, "storing download statistics or checking campaign goals failed; will retry");
-                    }
-                }
-                _ = close.tick() => {
-                    if let Err(e) = self.close_stats_days().await {
-                        tracing::warn!(error = %e, "closing statistics days failed; will retry");
-                    }
-                }
-                () = &mut stop => break,
-            }
-        }
-        if let Err(e) = self.flush_stats().await {
-            tracing::warn!(error = %e, "storing download statistics at shutdown failed");
-        }
+    /// The accounts whose ads this process delivered since the last call (their campaigns'
+    /// goals are checked after a flush), forgotten here.
+    pub(in crate::host) fn take_ads_delivered(&self) -> BTreeSet<String> {
+        std::mem::take(&mut *self.state().recorder.ads_delivered.locked())
+    }
+
+    /// Asks for `account`'s goals to be checked again after the next flush.
+    pub(in crate::host) fn ads_delivered_again(&self, account: String) {
+        self.state().recorder.ads_delivered.locked().insert(account);
     }
 
     /// Closes every day whose grace period is over, for every account with records, oldest
@@ -420,7 +404,7 @@ impl PodcastHost {
     /// The counts of days `from..=to` of `account`: the stored records and this process's
     /// reports not stored yet, counted alike. Reads only: nothing is flushed or closed here
     /// (`run_stats` does both), so every statistics read sees the same counts at a moment.
-    pub(super) async fn counted_days(
+    pub(in crate::host) async fn counted_days(
         &self,
         account: &AccountId,
         from: Date,
@@ -428,7 +412,7 @@ impl PodcastHost {
     ) -> Result<Vec<(Date, ClosedDay)>> {
         // A flush under way holds reports that are neither in memory nor stored yet: the read
         // waits for it, and no flush begins until the read has what it counts.
-        let _no_flush = self.inner.stats.flushing.read().await;
+        let _no_flush = self.state().recorder.flushing.read().await;
         let pending = match self.existing_catalog(account).await? {
             Some(catalog) => self.pending_records(account, &catalog).await?,
             None => BTreeMap::new(),
@@ -449,11 +433,11 @@ impl PodcastHost {
     async fn pending_records(
         &self,
         account: &AccountId,
-        catalog: &super::catalogs::AccountCatalog,
+        catalog: &crate::host::catalogs::AccountCatalog,
     ) -> Result<BTreeMap<Date, Vec<Record>>> {
         let reports: Vec<Pending> = self
-            .inner
-            .stats
+            .state()
+            .recorder
             .pending
             .locked()
             .iter()
@@ -494,7 +478,7 @@ impl PodcastHost {
     /// A closed day's counts (kept: closed days never change); `None` while it is open.
     async fn closed_counts(&self, account: &AccountId, day: Date) -> Result<Option<ClosedDay>> {
         let key = (account.clone(), day);
-        let closed = &self.inner.stats.closed;
+        let closed = &self.state().recorder.closed;
         if let Some(rows) = closed.locked().get(&key) {
             return Ok(Some(rows.clone()));
         }
@@ -520,7 +504,7 @@ enum Salts {
 }
 
 /// The period of a query, checked.
-pub(super) fn period(query: &StatsQuery, today: Date) -> Result<(Date, Date)> {
+pub(in crate::host) fn period(query: &StatsQuery, today: Date) -> Result<(Date, Date)> {
     let to = query.to.unwrap_or(today);
     let from = match query.from {
         Some(from) => from,
@@ -621,7 +605,7 @@ fn report(from: Date, to: Date, days: &[(Date, ClosedDay)], query: &StatsQuery) 
     }
 }
 
-impl PodcastHost {
+impl Analytics<'_> {
     /// The names a statistics report's ids stand for, as the caller may see them (scope
     /// `stats`): the titles of their podcasts and, for `feed`, of its episodes. Ids without a
     /// title (a deleted podcast or episode) are absent.

@@ -2,7 +2,8 @@
 
 use jiff::{Timestamp, tz::TimeZone};
 
-use super::{PodcastHost, refs::feed_not_found, stats::day_of};
+use super::{Analytics, downloads::day_of};
+use crate::host::refs::feed_not_found;
 use crate::{
     error::{Error, Result},
     ids::{EpisodeId, FeedId},
@@ -14,7 +15,7 @@ use crate::{
 /// Episodes published longer ago than this have no curve (their first days are a year old).
 const CURVE_YEARS: jiff::SignedDuration = jiff::SignedDuration::from_hours(365 * 24);
 
-impl PodcastHost {
+impl Analytics<'_> {
     /// The curves of a podcast's episodes published in the last year: each one's downloads on
     /// each day of its first 30 after publication (day 1 = its first 24 hours; downloads are
     /// known to the hour, and the hour it came out in counts as day 1), and the median of

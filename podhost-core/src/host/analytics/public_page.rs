@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use jiff::{SignedDuration, ToSpan};
 
-use super::{PodcastHost, stats::day_of};
+use super::{Analytics, downloads::day_of};
 use crate::{
     error::{Error, Result},
     ids::FeedId,
@@ -21,16 +21,16 @@ pub const PUBLIC_MONTHS: i32 = 12;
 /// The apps a public statistics page names.
 pub const PUBLIC_APPS: usize = 10;
 
-impl PodcastHost {
+impl Analytics<'_> {
     /// The public statistics page of a podcast (`/podcasts/{feed_id}/stats`): `NotFound` unless
     /// the podcast is public and asked for it, `Gone` once deleted.
     pub async fn public_stats_page(&self, id: &FeedId) -> Result<PublicPage> {
-        let (account, catalog) = self.public_catalog(id).await?;
+        let (account, catalog) = self.host.public_catalog(id).await?;
         let now = self.now();
         // Rendered once per version of the account and while its counts are reused: any change
         // of the podcast (public_stats turned off, made private) is a new version.
         let version = catalog.fresh_seq().await;
-        if let Some(rendered) = self.inner.stats_pages.get(id, &version, now) {
+        if let Some(rendered) = self.state().stats_pages.get(id, &version, now) {
             return Ok(PublicPage::Live(rendered));
         }
         let shown = catalog
@@ -51,7 +51,7 @@ impl PodcastHost {
             return Ok(PublicPage::Gone);
         };
         let (stats, until) = self.public_counts(&account, id, now).await?;
-        let urls = self.urls().clone();
+        let urls = self.host.urls().clone();
         let time_zone = self.config().display_time_zone.clone();
         let site = page::Site {
             urls: &urls,
@@ -64,12 +64,12 @@ impl PodcastHost {
         };
         let html = page::stats_page(&site, &show, &stats);
         let rendered = RenderedPage {
-            etag: super::rendering::etag_of(html.as_bytes()),
+            etag: crate::host::rendering::etag_of(html.as_bytes()),
             html: html.into(),
             last_modified: now,
             changes_at: Some(until),
         };
-        self.inner
+        self.state()
             .stats_pages
             .put(id.clone(), version, Some(until), rendered.clone());
         Ok(PublicPage::Live(rendered))
@@ -83,17 +83,17 @@ impl PodcastHost {
         id: &FeedId,
         now: jiff::Timestamp,
     ) -> Result<(page::PublicStats, jiff::Timestamp)> {
-        let cached = || self.inner.public_stats.get(id, &(), now);
+        let cached = || self.state().public_stats.get(id, &(), now);
         if let Some(counted) = cached() {
             return Ok(counted);
         }
-        let _counting = self.inner.public_counting.lock().await;
+        let _counting = self.state().public_counting.lock().await;
         if let Some(counted) = cached() {
             return Ok(counted);
         }
         let until = now + COUNTED_FOR;
         let stats = self.count_public_stats(account, id, now).await?;
-        self.inner
+        self.state()
             .public_stats
             .put(id.clone(), (), Some(until), (stats.clone(), until));
         Ok((stats, until))
