@@ -98,6 +98,74 @@ fn view(
     Some(view_of(state, episode, now))
 }
 
+/// What an episode's commit answers: the episode as stored and the jobs it recorded.
+type Written = (Episode, Vec<JobId>);
+
+/// One write of an episode, as the request gives it: who writes, the fields, the files uploaded
+/// with it and the jobs reserved for it. Creating and changing an episode decide through it
+/// alike ([`EpisodeWrite::changes`]).
+struct EpisodeWrite<'a> {
+    who: &'a Principal,
+    patch: &'a EpisodePatch,
+    files: &'a EpisodeFiles,
+    reserved: &'a EpisodeJobs,
+    /// The write names the episode's audio.
+    audio_named: bool,
+    now: jiff::Timestamp,
+}
+
+impl EpisodeWrite<'_> {
+    /// The changes of the commit that stores `episode` (`before`: as `state` holds it, none for
+    /// a new one) with the fields applied: the uploaded files' media records, the jobs it asks
+    /// for, the episode, and their events.
+    fn changes(
+        &self,
+        state: &AccountState,
+        before: Option<&Episode>,
+        mut episode: Episode,
+    ) -> Result<(Vec<Change>, Written)> {
+        let (who, now) = (self.who, self.now);
+        // The files' records first, named uniquely among the account's and each other's.
+        let mut fields = self.patch.clone();
+        let created = self.files.records(state, &mut fields, now)?;
+        let records = WithMedia {
+            state,
+            media: &created,
+        };
+        apply_patch(&mut episode, &fields, &records)?;
+        check_publishing(who, before, Some(&episode))?;
+        if before.is_some() {
+            episode.updated = now;
+            episode.version += 1;
+        }
+        let was_published = before.is_some_and(|before| before.is_published(now));
+        let mut changes: Vec<Change> = created.iter().cloned().map(Change::MediaPut).collect();
+        let jobs = self.reserved.decide(
+            &records,
+            before,
+            &mut episode,
+            self.audio_named,
+            now,
+            &mut changes,
+        )?;
+        changes.push(Change::EpisodePut(Box::new(episode.clone())));
+        let mut events: Vec<_> = created
+            .iter()
+            .map(|m| (K::MediaCreated, Subject::Media(Box::new(m.clone()))))
+            .collect();
+        let kind = match before {
+            Some(_) => K::EpisodeUpdated,
+            None => K::EpisodeCreated,
+        };
+        events.push((kind, snapshot(&records, &episode, now)));
+        if episode.is_published(now) && !was_published {
+            events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
+        }
+        changes.extend(state.record(now, events));
+        Ok((changes, (episode, jobs)))
+    }
+}
+
 /// The jobs an episode's commit may record: the tag-writing job of `write_metadata` and the
 /// mastering job of its podcast, each reserved before the commit (see
 /// [`PodcastHost::reserve_job`]) and settled after it.
@@ -247,20 +315,21 @@ impl PodcastHost {
             .reserve_episode_jobs(who, &catalog, feed, new.fields.write_metadata, audio_named)
             .await?;
         let now = self.now();
+        let write = EpisodeWrite {
+            who,
+            patch: &new.fields,
+            files,
+            reserved: &reserved,
+            audio_named,
+            now,
+        };
         let committed = catalog
             .commit(now, &who.actor(), |state| {
                 if !state.feeds.contains_key(feed) {
                     return Err(feed_not_found(feed));
                 }
-                // The files' records first, named uniquely among the account's and each other's.
-                let mut fields = new.fields.clone();
-                let created = files.records(state, &mut fields, now)?;
-                let records = WithMedia {
-                    state,
-                    media: &created,
-                };
                 let id = EpisodeId::new(state.next_episode_id())?;
-                let mut episode = Episode {
+                let episode = Episode {
                     id,
                     feed: feed.clone(),
                     guid: new.guid.clone().unwrap_or_else(|| id.to_string()),
@@ -282,29 +351,7 @@ impl PodcastHost {
                     updated: now,
                     version: 1,
                 };
-                apply_patch(&mut episode, &fields, &records)?;
-                check_publishing(who, None, Some(&episode))?;
-                let mut changes: Vec<Change> =
-                    created.iter().cloned().map(Change::MediaPut).collect();
-                let jobs = reserved.decide(
-                    &records,
-                    None,
-                    &mut episode,
-                    audio_named,
-                    now,
-                    &mut changes,
-                )?;
-                changes.push(Change::EpisodePut(Box::new(episode.clone())));
-                let mut events: Vec<_> = created
-                    .iter()
-                    .map(|m| (K::MediaCreated, Subject::Media(Box::new(m.clone()))))
-                    .collect();
-                events.push((K::EpisodeCreated, snapshot(&records, &episode, now)));
-                if episode.is_published(now) {
-                    events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
-                }
-                changes.extend(state.record(now, events));
-                Ok((changes, (episode, jobs)))
+                write.changes(state, None, episode)
             })
             .await;
         let episode = self.settled(who, reserved, committed).await?;
@@ -371,9 +418,17 @@ impl PodcastHost {
             .reserve_episode_jobs(who, &catalog, feed, patch.write_metadata, audio_named)
             .await?;
         let now = self.now();
+        let write = EpisodeWrite {
+            who,
+            patch,
+            files,
+            reserved: &reserved,
+            audio_named,
+            now,
+        };
         let committed = catalog
             .commit(now, &who.actor(), |state| {
-                let mut episode = state.episode(feed, id).cloned().ok_or_else(|| episode_not_found(id))?;
+                let episode = state.episode(feed, id).cloned().ok_or_else(|| episode_not_found(id))?;
                 if let Some(expected) = patch.if_version
                     && expected != episode.version
                 {
@@ -382,39 +437,7 @@ impl PodcastHost {
                         episode.version
                     )));
                 }
-                let mut fields = patch.clone();
-                let created = files.records(state, &mut fields, now)?;
-                let records = WithMedia {
-                    state,
-                    media: &created,
-                };
-                apply_patch(&mut episode, &fields, &records)?;
-                check_publishing(who, state.episode(feed, id), Some(&episode))?;
-                episode.updated = now;
-                episode.version += 1;
-                let before = state.episode(feed, id);
-                let was_published = before.is_some_and(|before| before.is_published(now));
-                let mut changes: Vec<Change> =
-                    created.iter().cloned().map(Change::MediaPut).collect();
-                let jobs = reserved.decide(
-                    &records,
-                    before,
-                    &mut episode,
-                    audio_named,
-                    now,
-                    &mut changes,
-                )?;
-                changes.push(Change::EpisodePut(Box::new(episode.clone())));
-                let mut events: Vec<_> = created
-                    .iter()
-                    .map(|m| (K::MediaCreated, Subject::Media(Box::new(m.clone()))))
-                    .collect();
-                events.push((K::EpisodeUpdated, snapshot(&records, &episode, now)));
-                if episode.is_published(now) && !was_published {
-                    events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
-                }
-                changes.extend(state.record(now, events));
-                Ok((changes, (episode, jobs)))
+                write.changes(state, state.episode(feed, id), episode)
             })
             .await;
         let episode = self.settled(who, reserved, committed).await?;
