@@ -43,6 +43,18 @@ fn media_or_not_found(state: &AccountState, id: MediaId) -> Result<&Media> {
         .ok_or_else(|| Error::not_found("media", id))
 }
 
+/// The changes that store `media` (made or changed) with its event, `kind`.
+fn put_media(
+    state: &crate::state::AccountState,
+    now: jiff::Timestamp,
+    kind: K,
+    media: &Media,
+) -> Vec<Change> {
+    let mut changes = vec![Change::MediaPut(media.clone())];
+    changes.extend(state.record(now, vec![(kind, Subject::Media(Box::new(media.clone())))]));
+    changes
+}
+
 impl PodcastHost {
     /// Uploads a file from a byte stream: [`stage_upload`](Self::stage_upload) then
     /// [`create_media`](Self::create_media). Nothing is visible until the record is committed; a
@@ -94,12 +106,7 @@ impl PodcastHost {
                 let media = staged.record(id, category.clone(), now, |n| {
                     state.media.values().any(|m| m.name == n)
                 });
-                let mut changes = vec![Change::MediaPut(media.clone())];
-                changes.extend(state.record(
-                    now,
-                    vec![(K::MediaCreated, Subject::Media(Box::new(media.clone())))],
-                ));
-                Ok((changes, media))
+                Ok((put_media(state, now, K::MediaCreated, &media), media))
             })
             .await
     }
@@ -316,12 +323,7 @@ impl PodcastHost {
                     adbreak: None,
                     ..original.clone()
                 };
-                let mut changes = vec![Change::MediaPut(media.clone())];
-                changes.extend(state.record(
-                    now,
-                    vec![(K::MediaCreated, Subject::Media(Box::new(media.clone())))],
-                ));
-                Ok((changes, media))
+                Ok((put_media(state, now, K::MediaCreated, &media), media))
             })
             .await
     }
@@ -380,12 +382,7 @@ impl PodcastHost {
                 if media.url_name.as_deref() == Some(media.name.as_str()) {
                     media.url_name = None;
                 }
-                let mut changes = vec![Change::MediaPut(media.clone())];
-                changes.extend(state.record(
-                    now,
-                    vec![(K::MediaUpdated, Subject::Media(Box::new(media.clone())))],
-                ));
-                Ok((changes, media))
+                Ok((put_media(state, now, K::MediaUpdated, &media), media))
             })
             .await
     }
