@@ -135,16 +135,22 @@ fn midroll(n: u8) -> AdBreak {
 }
 
 /// The kind of each analysis job started, by id: every analysis stores all three results, its
-/// own kind's file last, so a gate holds that file of its kind's jobs only.
+/// own kind's file last, so a gate holds that file of its kind's jobs only. While an analysis
+/// is being asked for, its kind stands under [`SUBMITTING`]: a worker may reach the gate before
+/// the answer gives the job's id, and the one job not known by id is the one being asked for.
 type AnalysisKinds = Arc<std::sync::Mutex<std::collections::HashMap<String, Kind>>>;
+
+/// The key of [`AnalysisKinds`] for the analysis being asked for (no job id looks like it).
+const SUBMITTING: &str = "submitting";
 
 fn gate_of(kind: Kind, store: &FaultStore, kinds: &AnalysisKinds) -> Gate {
     let own = move |kinds: &AnalysisKinds, file: &str, path: &object_store::path::Path| {
         let mut parts = path.as_ref().rsplit('/');
         parts.next() == Some(file)
-            && parts
-                .next()
-                .is_some_and(|job| kinds.lock().unwrap().get(job) == Some(&kind))
+            && parts.next().is_some_and(|job| {
+                let kinds = kinds.lock().unwrap();
+                kinds.get(job).or_else(|| kinds.get(SUBMITTING)) == Some(&kind)
+            })
     };
     let kinds = kinds.clone();
     match kind {
@@ -285,6 +291,12 @@ impl World {
         let gone = self.expected.deleted;
         match op {
             Op::Start(kind, title) => {
+                if *kind != Kind::Tags {
+                    self.kinds
+                        .lock()
+                        .unwrap()
+                        .insert(SUBMITTING.to_string(), *kind);
+                }
                 let answer = match kind {
                     Kind::Waveform => host
                         .submit_job(who, id, JobKind::Waveform, serde_json::Value::Null)
@@ -305,6 +317,15 @@ impl World {
                             .map(|(_, job)| (job.expect("a tag write"), Some(title)))
                     }
                 };
+                if let Ok((job, _)) = &answer
+                    && *kind != Kind::Tags
+                    && self.running(*kind).is_none()
+                {
+                    // Known by its id from here on.
+                    let mut kinds = self.kinds.lock().unwrap();
+                    kinds.insert(job.id.as_str().to_string(), *kind);
+                }
+                self.kinds.lock().unwrap().remove(SUBMITTING);
                 self.after_start(*kind, answer).await;
             }
             Op::Finish(kind) => self.finish(*kind).await,
