@@ -73,6 +73,22 @@ pub enum LogFormat {
     Json,
 }
 
+/// `--user NAME`: the account a command acts on, as its owner (declared once for every
+/// command that takes it).
+#[derive(Debug, Clone, Args)]
+pub struct UserArg {
+    /// The account.
+    #[arg(long)]
+    pub user: Option<String>,
+}
+
+impl UserArg {
+    /// The account's name, when given.
+    pub fn name(&self) -> Option<&str> {
+        self.user.as_deref()
+    }
+}
+
 /// A command's surroundings: the global options and where to print.
 #[derive(Debug)]
 pub struct Env {

@@ -16,9 +16,8 @@ use crate::{context::Env, error::Failure, output::text_table};
 pub enum CampaignCommand {
     /// Creates a campaign: the ad (an audio file's media id) and where it goes.
     Create {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// What to call it.
         #[arg(long)]
         name: String,
@@ -31,31 +30,27 @@ pub enum CampaignCommand {
     },
     /// Lists the campaigns, oldest first.
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
     },
     /// A campaign's impressions (IAB v2.3): in total, per day since it was made, per episode.
     Stats {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The campaign (cmp_...).
         id: String,
     },
     /// Shows one campaign.
     Show {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The campaign (cmp_...).
         id: String,
     },
     /// Changes a campaign; `--pause` and `--resume` pause and resume it.
     Update {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The campaign (cmp_...).
         id: String,
         /// A new name.
@@ -76,9 +71,8 @@ pub enum CampaignCommand {
     },
     /// Deletes a campaign (its ad file stays).
     Delete {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The campaign (cmp_...).
         id: String,
     },
@@ -227,7 +221,7 @@ impl super::Run for CampaignCommand {
                 media: ad,
                 fields,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let [starts, ends] = fields.times()?;
                 let new = NewCampaign {
                     name,
@@ -242,7 +236,7 @@ impl super::Run for CampaignCommand {
                 print(env, &view)?;
             }
             CampaignCommand::List { user } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let rows = user
                     .hint(host.list_campaigns(&user.who).await)?
                     .iter()
@@ -263,7 +257,7 @@ impl super::Run for CampaignCommand {
                     .table(&["ID", "STATUS", "IMPRESSIONS", "NAME"], rows)?;
             }
             CampaignCommand::Show { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let view = user.hint(host.get_campaign(&user.who, &campaign_id(&id)?).await)?;
                 print(env, &view)?;
             }
@@ -276,7 +270,7 @@ impl super::Run for CampaignCommand {
                 pause,
                 resume,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let [starts, ends] = fields.times()?;
                 let patch = CampaignPatch {
                     name,
@@ -297,7 +291,7 @@ impl super::Run for CampaignCommand {
                 print(env, &view)?;
             }
             CampaignCommand::Stats { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = campaign_id(&id)?;
                 // As `podhost stats`: the days due are closed first.
                 host.analytics().close_stats_days().await?;
@@ -328,7 +322,7 @@ impl super::Run for CampaignCommand {
                 })?;
             }
             CampaignCommand::Delete { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = campaign_id(&id)?;
                 user.hint(host.delete_campaign(&user.who, &id).await)?;
                 env.out().print(

@@ -24,9 +24,8 @@ use crate::{
 pub enum EpisodeCommand {
     /// Creates an episode: a draft unless --publish or --at says when it goes out.
     Create {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The podcast (feed id).
         #[arg(long)]
         feed: String,
@@ -52,9 +51,8 @@ pub enum EpisodeCommand {
     },
     /// Lists a podcast's episodes, newest first.
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The podcast (feed id).
         #[arg(long)]
         feed: String,
@@ -121,9 +119,8 @@ pub enum EpisodeCommand {
 /// Which episode: `--user NAME [--feed ID] EPISODE_ID`.
 #[derive(Debug, Args)]
 pub struct Target {
-    /// The account.
-    #[arg(long)]
-    user: Option<String>,
+    #[command(flatten)]
+    user: crate::context::UserArg,
     /// The podcast (feed id); found by the episode id when left out.
     #[arg(long)]
     feed: Option<String>,
@@ -248,7 +245,7 @@ async fn locate(
     host: &PodcastHost,
     target: &Target,
 ) -> anyhow::Result<(User, FeedId, EpisodeId)> {
-    let user = env.user(host, target.user.as_deref()).await?;
+    let user = env.user(host, target.user.name()).await?;
     let id = episode_id(&target.id)?;
     if let Some(feed) = &target.feed {
         return Ok((user, feed.parse()?, id));
@@ -290,7 +287,7 @@ impl super::Run for EpisodeCommand {
                 at,
                 fields,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
                 let mut new = NewEpisode::titled(title);
                 fields.apply(&mut new.fields)?;
@@ -325,7 +322,7 @@ impl super::Run for EpisodeCommand {
                 print_single(env, &host, &user, &view)?;
             }
             EpisodeCommand::List { user, feed, filter } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
                 let views = super::all_pages(|page| {
                     let query = EpisodeListQuery {

@@ -20,9 +20,8 @@ use crate::{
 pub enum FeedCommand {
     /// Creates a podcast.
     Create {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The feed id: unique in the deployment, part of public URLs.
         #[arg(long)]
         id: String,
@@ -35,24 +34,21 @@ pub enum FeedCommand {
     },
     /// Lists an account's podcasts.
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
     },
     /// Shows a podcast.
     Get {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The feed id.
         #[arg(long)]
         id: String,
     },
     /// Changes a podcast's channel fields (those given).
     Update {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The feed id.
         #[arg(long)]
         id: String,
@@ -68,18 +64,16 @@ pub enum FeedCommand {
     },
     /// Deletes a podcast and its episodes (its media files stay; its id stays taken).
     Delete {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The feed id.
         #[arg(long)]
         id: String,
     },
     /// Prints the RSS feed podhost serves for a podcast (its published episodes).
     Rss {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The feed id.
         #[arg(long)]
         id: String,
@@ -238,7 +232,7 @@ impl super::Run for FeedCommand {
                 title,
                 mut fields,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 fields.explicit = Some(fields.explicit.unwrap_or(false));
                 let new = NewFeed {
                     id,
@@ -254,7 +248,7 @@ impl super::Run for FeedCommand {
                 })?;
             }
             FeedCommand::List { user } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let views = super::all_pages(|page| {
                     let (host, who) = (&host, &user.who);
                     async move { Ok(host.list_feeds(who, page).await?.items) }
@@ -277,7 +271,7 @@ impl super::Run for FeedCommand {
                 out.table(&["ID", "EPISODES", "TITLE"], rows)?;
             }
             FeedCommand::Get { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let view = user.hint(host.get_feed(&user.who, &feed_id(&id)?).await)?;
                 print_single(env, &host, &user, &view)?;
             }
@@ -288,14 +282,14 @@ impl super::Run for FeedCommand {
                 fields,
                 logo,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let mut patch = fields.patch(title);
                 patch.logo = logo.as_deref().map(parse_logo).transpose()?;
                 let view = user.hint(host.update_feed(&user.who, &feed_id(&id)?, &patch).await)?;
                 print_single(env, &host, &user, &view)?;
             }
             FeedCommand::Delete { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = feed_id(&id)?;
                 user.hint(host.delete_feed(&user.who, &id).await)?;
                 out.print(json!({"id": id.as_str(), "deleted": true}), || {
@@ -303,7 +297,7 @@ impl super::Run for FeedCommand {
                 })?;
             }
             FeedCommand::Rss { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = feed_id(&id)?;
                 // The feed is public, but the command answers for the user's own podcasts.
                 user.hint(host.get_feed(&user.who, &id).await)?;

@@ -10,18 +10,16 @@ use crate::context::Env;
 pub enum JobCommand {
     /// One job: its kind, status, error and result.
     Get {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The job id (job_…).
         id: String,
     },
     /// Runs a queued job in this process until it ends (taking it over when its worker died;
     /// waiting while another process runs it), then shows it as `job get` does.
     Run {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The job id (job_…).
         id: String,
     },
@@ -34,7 +32,7 @@ impl super::Run for JobCommand {
             JobCommand::Run { user, id } => (true, user, id),
         };
         let host = env.host()?;
-        let user = env.user(&host, user.as_deref()).await?;
+        let user = env.user(&host, user.name()).await?;
         let id: podhost_core::JobId = id
             .trim()
             .parse()

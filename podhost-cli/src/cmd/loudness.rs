@@ -11,9 +11,8 @@ use crate::{context::Env, progress::wait_for_job};
 /// `podhost loudness ID [--wait | --latest]`.
 #[derive(Debug, Args)]
 pub struct LoudnessArgs {
-    /// The account.
-    #[arg(long)]
-    user: Option<String>,
+    #[command(flatten)]
+    user: crate::context::UserArg,
     /// The media id of an audio file.
     id: String,
     /// Runs the job in this process until it ends (no server needed) and prints the loudness;
@@ -28,7 +27,7 @@ pub struct LoudnessArgs {
 impl super::Run for LoudnessArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let host = env.host()?;
-        let user = env.user(&host, self.user.as_deref()).await?;
+        let user = env.user(&host, self.user.name()).await?;
         let id = super::media_id(&self.id)?;
         if !self.latest {
             let params = serde_json::Map::new();

@@ -11,9 +11,8 @@ use crate::{context::Env, progress::wait_for_job};
 /// Mastering options (as `POST /api/generate/master/{id}` takes them).
 #[derive(Debug, Args)]
 pub struct MasterArgs {
-    /// The account.
-    #[arg(long)]
-    user: Option<String>,
+    #[command(flatten)]
+    user: crate::context::UserArg,
     /// The media id of an audio file.
     id: String,
     /// The integrated loudness to reach, in LUFS (default -16 for stereo, -19 for mono).
@@ -40,7 +39,7 @@ pub struct MasterArgs {
 impl super::Run for MasterArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let host = env.host()?;
-        let user = env.user(&host, self.user.as_deref()).await?;
+        let user = env.user(&host, self.user.name()).await?;
         let id = super::media_id(&self.id)?;
         let mut params = serde_json::Map::new();
         for (key, value) in [

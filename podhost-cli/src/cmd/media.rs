@@ -26,9 +26,8 @@ use crate::{
 pub enum MediaCommand {
     /// Uploads files (a progress bar per file on a terminal); prints their records.
     Upload {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The files to upload; each is named after its file name, made unique in the account.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
@@ -38,9 +37,8 @@ pub enum MediaCommand {
     },
     /// Lists an account's media files.
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// Only files whose name contains this (case-insensitive).
         #[arg(long)]
         filter: Option<String>,
@@ -53,18 +51,16 @@ pub enum MediaCommand {
     },
     /// Shows a media file's record.
     Get {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The media id.
         id: String,
     },
     /// Renames a media file, moves it to another category, or opens or closes its public URL;
     /// the download URL stays.
     Update {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The media id.
         id: String,
         /// The new name (cleaned, made unique with a numbered suffix).
@@ -84,17 +80,15 @@ pub enum MediaCommand {
     },
     /// Deletes a media file (refused while an episode or podcast uses it).
     Delete {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The media id.
         id: String,
     },
     /// Copies a media file under a new name and category (the bytes are shared).
     Copy {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The media id.
         id: String,
         /// The name of the copy.
@@ -106,9 +100,8 @@ pub enum MediaCommand {
     },
     /// Writes a media file's bytes to FILE, or to stdout without -o.
     Download {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The media id.
         id: String,
         /// Where to write the file (replaced when it exists).
@@ -173,7 +166,7 @@ impl super::Run for MediaCommand {
                 files,
                 category,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 // Every file is opened first: a typo uploads nothing.
                 let mut opened = Vec::new();
                 for path in &files {
@@ -216,7 +209,7 @@ impl super::Run for MediaCommand {
                 sort,
                 desc,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let items = super::all_pages(|page| {
                     let query = MediaListQuery {
                         sort_by: match sort {
@@ -254,7 +247,7 @@ impl super::Run for MediaCommand {
                 out.table(&["ID", "NAME", "SIZE", "CATEGORY", "TYPE", "CREATED"], rows)?;
             }
             MediaCommand::Get { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let media = user.hint(host.get_media(&user.who, super::media_id(&id)?).await)?;
                 print_record(env, &host, &user, &media)?;
             }
@@ -266,7 +259,7 @@ impl super::Run for MediaCommand {
                 private,
                 public,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let patch = MediaPatch {
                     name,
                     category: category.map(Some),
@@ -279,7 +272,7 @@ impl super::Run for MediaCommand {
                 print_record(env, &host, &user, &media)?;
             }
             MediaCommand::Delete { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = super::media_id(&id)?;
                 user.hint(host.delete_media(&user.who, id).await)?;
                 out.print(json!({"id": id.get(), "deleted": true}), || {
@@ -292,7 +285,7 @@ impl super::Run for MediaCommand {
                 label,
                 category,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let copy = MediaCopy { label, category };
                 let media = user.hint(
                     host.copy_media(&user.who, super::media_id(&id)?, copy)
@@ -301,7 +294,7 @@ impl super::Run for MediaCommand {
                 print_record(env, &host, &user, &media)?;
             }
             MediaCommand::Download { user, id, output } => {
-                download(env, &host, user.as_deref(), &id, output).await?;
+                download(env, &host, user.name(), &id, output).await?;
             }
         }
         Ok(())

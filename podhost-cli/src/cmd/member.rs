@@ -14,9 +14,8 @@ use crate::{context::Env, output::time};
 pub enum MemberCommand {
     /// Invites a person with a role and prints the invitation's URL (one use, 7 days).
     Invite {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The person's login: a lowercase name or an e-mail address.
         login: String,
         /// owner, admin, editor, author or analyst.
@@ -31,23 +30,20 @@ pub enum MemberCommand {
     },
     /// Lists the account's members.
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
     },
     /// Shows a member (by id or login).
     Show {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The member's id (mem_...) or login.
         member: String,
     },
     /// Changes a member's role, name or podcasts.
     Update {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The member's id (mem_...) or login.
         member: String,
         /// A new role.
@@ -62,17 +58,15 @@ pub enum MemberCommand {
     },
     /// Removes a member: their tokens and grants stop on every server within a second.
     Remove {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The member's id (mem_...) or login.
         member: String,
     },
     /// Who did what: the account's changes, newest first.
     Activity {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// Only changes to this podcast.
         #[arg(long)]
         feed: Option<String>,
@@ -151,7 +145,7 @@ impl super::Run for MemberCommand {
                 name,
                 feeds,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let role: Role = role.parse()?;
                 let feeds = feeds.as_deref().map(feed_list).transpose()?;
                 let invited = host
@@ -170,7 +164,7 @@ impl super::Run for MemberCommand {
                 out.print(record, || invited.invitation_url.clone())?;
             }
             MemberCommand::List { user } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let rows = host
                     .list_members(&user.who)
                     .await?
@@ -185,7 +179,7 @@ impl super::Run for MemberCommand {
                 )?;
             }
             MemberCommand::Show { user, member } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = find(&host, &user.who, &member).await?;
                 let member = host.get_member(&user.who, &id).await?;
                 let (record, cells) = row(&member);
@@ -198,7 +192,7 @@ impl super::Run for MemberCommand {
                 name,
                 feeds,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = find(&host, &user.who, &member).await?;
                 let patch = MemberPatch {
                     name,
@@ -214,7 +208,7 @@ impl super::Run for MemberCommand {
                 out.print(record, || cells.join("  "))?;
             }
             MemberCommand::Remove { user, member } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = find(&host, &user.who, &member).await?;
                 host.remove_member(&user.who, &id).await?;
                 out.print(json!({"id": id.to_string(), "removed": true}), || {
@@ -229,7 +223,7 @@ impl super::Run for MemberCommand {
                 to,
                 limit,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let member = match member {
                     Some(m) => Some(find(&host, &user.who, &m).await?),
                     None => None,

@@ -21,18 +21,16 @@ use crate::{
 pub enum MetadataCommand {
     /// Shows a media file's facts, the tags read from the file, its ad breaks.
     Get {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The media id.
         id: String,
     },
     /// Changes tags (written into a new file by a job, a new download URL), chapters, the
     /// cover, ad breaks (stored at once). An empty value removes a tag.
     Set {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The media id.
         id: String,
         /// The title tag.
@@ -239,7 +237,7 @@ impl super::Run for MetadataCommand {
         let host = env.host()?;
         match self {
             MetadataCommand::Get { user, id } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let metadata =
                     user.hint(host.media_metadata(&user.who, super::media_id(&id)?).await)?;
                 print(env, &metadata, None)?;
@@ -260,7 +258,7 @@ impl super::Run for MetadataCommand {
                 no_adbreak,
                 wait,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let id = super::media_id(&id)?;
                 let tags = [
                     ("title", title),

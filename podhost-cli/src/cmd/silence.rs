@@ -11,9 +11,8 @@ use crate::{context::Env, output::text_table, progress::wait_for_job};
 /// Silence options (as `POST /api/generate/silence/{id}` takes them).
 #[derive(Debug, Args)]
 pub struct SilenceArgs {
-    /// The account.
-    #[arg(long)]
-    user: Option<String>,
+    #[command(flatten)]
+    user: crate::context::UserArg,
     /// The media id of an audio file.
     id: String,
     /// The level below which audio is silent, in dB (default -60).
@@ -34,7 +33,7 @@ pub struct SilenceArgs {
 impl super::Run for SilenceArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let host = env.host()?;
-        let user = env.user(&host, self.user.as_deref()).await?;
+        let user = env.user(&host, self.user.name()).await?;
         let id = super::media_id(&self.id)?;
         let mut params = serde_json::Map::new();
         for (key, value) in [("noise", self.noise), ("duration", self.duration)] {

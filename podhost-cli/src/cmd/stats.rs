@@ -9,9 +9,8 @@ use crate::{context::Env, error::Failure, output::text_table};
 /// Statistics options.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// The account.
-    #[arg(long)]
-    user: Option<String>,
+    #[command(flatten)]
+    user: crate::context::UserArg,
     /// Only this podcast (also a deleted one).
     #[arg(long)]
     feed: Option<String>,
@@ -56,7 +55,7 @@ fn day(flag: &str, value: Option<&str>) -> anyhow::Result<Option<jiff::civil::Da
 impl super::Run for StatsArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let host = env.host()?;
-        let user = env.user(&host, self.user.as_deref()).await?;
+        let user = env.user(&host, self.user.name()).await?;
         let query = StatsQuery {
             feed: self.feed.as_deref().map(str::parse::<FeedId>).transpose()?,
             episode: self

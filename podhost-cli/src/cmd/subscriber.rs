@@ -12,9 +12,8 @@ use crate::{context::Env, output::time};
 pub enum SubscriberCommand {
     /// Adds a subscriber and prints their feed URL.
     Add {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The podcast.
         #[arg(long)]
         feed: String,
@@ -24,18 +23,16 @@ pub enum SubscriberCommand {
     },
     /// Lists a podcast's subscribers with their feed URLs, revoked ones included.
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The podcast.
         #[arg(long)]
         feed: String,
     },
     /// Revokes a subscriber: their feed and files answer 410 from then on.
     Remove {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The podcast.
         #[arg(long)]
         feed: String,
@@ -50,14 +47,14 @@ impl super::Run for SubscriberCommand {
         let out = env.out();
         match self {
             SubscriberCommand::Add { user, feed, label } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
                 let s = user.hint(host.add_subscriber(&user.who, &feed, &label).await)?;
                 let url = host.subscriber_feed_url(&s);
                 out.print(wire::subscriber(&host, &s), || format!("{} {url}", s.id))?;
             }
             SubscriberCommand::List { user, feed } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
                 let rows = user
                     .hint(host.list_subscribers(&user.who, &feed).await)?
@@ -86,7 +83,7 @@ impl super::Run for SubscriberCommand {
                 feed,
                 subscriber_id,
             } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
                 let id: SubscriberId = subscriber_id.trim().parse()?;
                 let s = user.hint(host.remove_subscriber(&user.who, &feed, &id).await)?;

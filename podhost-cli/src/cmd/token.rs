@@ -11,9 +11,8 @@ use crate::{context::Env, output::time};
 pub enum TokenCommand {
     /// Creates a token and prints its secret alone on stdout (shown this once).
     Create {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// Comma-separated: media, media-read-only, feeds, feeds-read-only, shows,
         /// shows-read-only, webhooks, stats, tokens, metrics, ads, ads-read-only, members,
         /// members-read-only.
@@ -29,9 +28,8 @@ pub enum TokenCommand {
     },
     /// Lists an account's tokens (never their secrets).
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
     },
     /// Revokes a token by its id (tok_...); it stops working on every server within a second.
     Revoke {
@@ -52,7 +50,7 @@ impl super::Run for TokenCommand {
                 member,
             } => {
                 let scopes = Scopes::parse_list(&scopes)?;
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let new = match member {
                     Some(login) => {
                         host.create_member_token(user.who.account(), &login, &label, scopes)
@@ -66,7 +64,7 @@ impl super::Run for TokenCommand {
                 )?;
             }
             TokenCommand::List { user } => {
-                let user = env.user(&host, user.as_deref()).await?;
+                let user = env.user(&host, user.name()).await?;
                 let rows = host
                     .list_tokens(&user.who)
                     .await?

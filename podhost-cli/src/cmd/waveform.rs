@@ -10,9 +10,8 @@ use crate::{context::Env, progress::wait_for_job};
 /// Waveform options (as `POST /api/generate/waveform/{id}` takes them).
 #[derive(Debug, Args)]
 pub struct WaveformArgs {
-    /// The account.
-    #[arg(long)]
-    user: Option<String>,
+    #[command(flatten)]
+    user: crate::context::UserArg,
     /// The media id of an audio file.
     id: String,
     /// Audio samples per waveform point (default 256).
@@ -37,7 +36,7 @@ pub struct WaveformArgs {
 impl super::Run for WaveformArgs {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let host = env.host()?;
-        let user = env.user(&host, self.user.as_deref()).await?;
+        let user = env.user(&host, self.user.name()).await?;
         let id = super::media_id(&self.id)?;
         if self.latest {
             return print(env, &host, &user, id).await;

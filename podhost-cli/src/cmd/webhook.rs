@@ -13,9 +13,8 @@ use crate::{context::Env, output::time};
 pub enum WebhookCommand {
     /// Subscribes a URL to an account's events and prints the signing secret (shown this once).
     Add {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// Where to send events (http or https).
         #[arg(long)]
         url: String,
@@ -31,31 +30,27 @@ pub enum WebhookCommand {
     },
     /// Lists an account's subscriptions (never their secrets).
     List {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
     },
     /// Removes a subscription.
     Remove {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The subscription id (wh_...).
         webhook_id: String,
     },
     /// Lists the recent deliveries of a subscription's events, newest first.
     Deliveries {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The subscription id (wh_...).
         webhook_id: String,
     },
     /// Sends an event to a subscription again, now.
     Redeliver {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
         /// The subscription id (wh_...).
         webhook_id: String,
         /// The event's sequence number (SEQ in `podhost webhook deliveries`).
@@ -63,9 +58,8 @@ pub enum WebhookCommand {
     },
     /// Delivers the account's due events now (a running `podhost serve` does it every second).
     Process {
-        /// The account.
-        #[arg(long)]
-        user: Option<String>,
+        #[command(flatten)]
+        user: crate::context::UserArg,
     },
 }
 
@@ -112,7 +106,7 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
             description,
             secret,
         } => {
-            let user = env.user(host, user.as_deref()).await?;
+            let user = env.user(host, user.name()).await?;
             let events = events
                 .split(',')
                 .map(str::trim)
@@ -135,7 +129,7 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
             })?;
         }
         WebhookCommand::List { user } => {
-            let user = env.user(host, user.as_deref()).await?;
+            let user = env.user(host, user.name()).await?;
             let rows = host
                 .list_webhooks(&user.who)
                 .await?
@@ -157,14 +151,14 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
             out.table(&["ID", "URL", "EVENTS", "DESCRIPTION", "CREATED"], rows)?;
         }
         WebhookCommand::Remove { user, webhook_id } => {
-            let user = env.user(host, user.as_deref()).await?;
+            let user = env.user(host, user.name()).await?;
             user.hint(host.delete_webhook(&user.who, &webhook_id).await)?;
             out.print(json!({"id": webhook_id, "removed": true}), || {
                 format!("removed {webhook_id}")
             })?;
         }
         WebhookCommand::Deliveries { user, webhook_id } => {
-            let user = env.user(host, user.as_deref()).await?;
+            let user = env.user(host, user.name()).await?;
             let deliveries = user.hint(host.webhook_deliveries(&user.who, &webhook_id).await)?;
             out.table(
                 &DELIVERY_HEADER,
@@ -176,7 +170,7 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
             webhook_id,
             seq,
         } => {
-            let user = env.user(host, user.as_deref()).await?;
+            let user = env.user(host, user.name()).await?;
             let sender = HttpWebhookSender::new();
             let renderer = wire::WireEvents::new(host.clone());
             let delivery = user.hint(
@@ -189,7 +183,7 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
             })?;
         }
         WebhookCommand::Process { user } => {
-            let user = env.user(host, user.as_deref()).await?;
+            let user = env.user(host, user.name()).await?;
             let sender = HttpWebhookSender::new();
             let renderer = wire::WireEvents::new(host.clone());
             let run = host.process_webhooks(&user.who, &sender, &renderer).await?;
