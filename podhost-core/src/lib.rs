@@ -46,7 +46,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
-    ActivityQuery, Analytics, Authorization, AuthorizeError, AuthorizeRequest, Download,
+    ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest, Download,
     DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure, EpisodeFiles, FeedExport,
     INVITATION_LIFETIME, InvitationView, Listener, OAuthError, PodcastHost, Private, RetimedText,
     StagedUpload, StitchedEnclosure, SweepReport, TokenRequest, TokenResponse, UploadTarget,

@@ -163,6 +163,7 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
     drop(workers);
     assert_eq!(answer.ads.len(), 3, "preroll, midroll, postroll");
     let chunks: Vec<bytes::Bytes> = host
+        .ads()
         .stitched_bytes(&answer, 0..answer.len())
         .try_collect()
         .await
@@ -238,6 +239,7 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
     // The chapters the same listener fetches: moved by the preroll, and the second by the
     // midroll too.
     let listened = host
+        .ads()
         .listener_chapters("alice", &blob, &listener)
         .await
         .unwrap();
@@ -355,6 +357,7 @@ async fn the_ad_plays_as_loud_as_the_episode_whatever_its_level() {
         let podhost_lufs = measured.results.loudness.and_then(|l| l.integrated);
         assert!(podhost_lufs.is_some(), "measured before the ad was encoded");
         let chunks: Vec<bytes::Bytes> = host
+            .ads()
             .stitched_bytes(&answer, 0..answer.len())
             .try_collect()
             .await

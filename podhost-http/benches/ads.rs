@@ -249,17 +249,18 @@ fn main() {
             *BACK_CATALOGUE,
             made.elapsed().as_secs_f64()
         );
-        host.create_campaign(
-            &owner,
-            NewCampaign {
-                name: "Everywhere".into(),
-                media: Some(ad.id),
-                positions: Position::ALL.to_vec(),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+        host.ads()
+            .create_campaign(
+                &owner,
+                NewCampaign {
+                    name: "Everywhere".into(),
+                    media: Some(ad.id),
+                    positions: Position::ALL.to_vec(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
         for task in [0, 1] {
             let host = host.clone();
             tokio::spawn(async move {

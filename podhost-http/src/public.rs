@@ -42,7 +42,11 @@ pub(crate) async fn answer(api: &Api, endpoint: PublicEndpoint, parts: &Parts) -
         } => private_media(api, parts, &feed_id, &key, &blob).await,
         E::Chapters { account, blob } => {
             let listener = downloads::listener(api, parts);
-            let heard = api.host.listener_chapters(&account, &blob, &listener).await;
+            let heard = api
+                .host
+                .ads()
+                .listener_chapters(&account, &blob, &listener)
+                .await;
             chapters(heard.map(Private::Live), Audience::Public)
         }
         E::PrivateChapters { feed_id, key, blob } => {

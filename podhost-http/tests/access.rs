@@ -207,6 +207,7 @@ impl World {
         let ad = upload(fx, who, &format!("{tag}-ad.wav")).await;
         let campaign = fx
             .host
+            .ads()
             .create_campaign(
                 who,
                 podhost_core::model::NewCampaign {

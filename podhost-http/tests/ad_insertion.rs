@@ -291,7 +291,7 @@ async fn impressions_count_once_per_whole_ad_on_two_servers_and_the_goal_stops_t
     // The goal reached, a check on either server marks the campaign; the API says ended once
     // every server has read the mark (the catalog's refresh interval), and from that answer on
     // no server places it.
-    assert_eq!(other_host.check_campaign_goals().await.unwrap(), 1);
+    assert_eq!(other_host.ads().check_campaign_goals().await.unwrap(), 1);
     let mut polls = 0;
     while campaign(&fx, &id).await["status"] != "ended" {
         polls += 1;

@@ -65,20 +65,21 @@ async fn campaign_elsewhere(host: &PodcastHost, who: &Principal, feed: &str) {
         )
         .await
         .unwrap();
-    host.create_campaign(
-        who,
-        NewCampaign {
-            name: "elsewhere".into(),
-            media: Some(ad.id),
-            positions: vec![Position::Preroll],
-            feeds: vec![feed.parse().unwrap()],
-            starts: None,
-            ends: None,
-            impressions_goal: None,
-        },
-    )
-    .await
-    .unwrap();
+    host.ads()
+        .create_campaign(
+            who,
+            NewCampaign {
+                name: "elsewhere".into(),
+                media: Some(ad.id),
+                positions: vec![Position::Preroll],
+                feeds: vec![feed.parse().unwrap()],
+                starts: None,
+                ends: None,
+                impressions_goal: None,
+            },
+        )
+        .await
+        .unwrap();
 }
 
 /// The records the last request of `route` touched: the growth of its histogram's sum.

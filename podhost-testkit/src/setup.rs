@@ -68,17 +68,18 @@ pub async fn campaign_everywhere(
     ad: podhost_core::MediaId,
 ) -> podhost_core::model::CampaignView {
     use podhost_core::model::{NewCampaign, Position};
-    host.create_campaign(
-        who,
-        NewCampaign {
-            name: "Everywhere".into(),
-            media: Some(ad),
-            positions: Position::ALL.to_vec(),
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("campaign created")
+    host.ads()
+        .create_campaign(
+            who,
+            NewCampaign {
+                name: "Everywhere".into(),
+                media: Some(ad),
+                positions: Position::ALL.to_vec(),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("campaign created")
 }
 
 /// What `listener` gets at the enclosure URL of `account`'s file `blob` once it carries ads:
@@ -97,6 +98,7 @@ pub async fn stitched(
             .await
             .expect("a public file");
         match host
+            .ads()
             .enclosure_for(&id, media, listener)
             .await
             .expect("answered")

@@ -232,13 +232,13 @@ impl super::Run for CampaignCommand {
                     ends: ends.flatten(),
                     impressions_goal: fields.goal()?.flatten(),
                 };
-                let view = user.hint(host.create_campaign(&user.who, new).await)?;
+                let view = user.hint(host.ads().create_campaign(&user.who, new).await)?;
                 print(env, &view)?;
             }
             CampaignCommand::List { user } => {
                 let user = env.user(&host, user.name()).await?;
                 let rows = user
-                    .hint(host.list_campaigns(&user.who).await)?
+                    .hint(host.ads().list_campaigns(&user.who).await)?
                     .iter()
                     .map(|v| {
                         let c = &v.campaign;
@@ -258,7 +258,8 @@ impl super::Run for CampaignCommand {
             }
             CampaignCommand::Show { user, id } => {
                 let user = env.user(&host, user.name()).await?;
-                let view = user.hint(host.get_campaign(&user.who, &campaign_id(&id)?).await)?;
+                let view =
+                    user.hint(host.ads().get_campaign(&user.who, &campaign_id(&id)?).await)?;
                 print(env, &view)?;
             }
             CampaignCommand::Update {
@@ -287,7 +288,7 @@ impl super::Run for CampaignCommand {
                     },
                 };
                 let id = campaign_id(&id)?;
-                let view = user.hint(host.update_campaign(&user.who, &id, &patch).await)?;
+                let view = user.hint(host.ads().update_campaign(&user.who, &id, &patch).await)?;
                 print(env, &view)?;
             }
             CampaignCommand::Stats { user, id } => {
@@ -295,7 +296,7 @@ impl super::Run for CampaignCommand {
                 let id = campaign_id(&id)?;
                 // As `podhost stats`: the days due are closed first.
                 host.analytics().close_stats_days().await?;
-                let stats = user.hint(host.campaign_stats(&user.who, &id).await)?;
+                let stats = user.hint(host.ads().campaign_stats(&user.who, &id).await)?;
                 env.out().print(campaign_stats(&stats), || {
                     let days: Vec<Vec<String>> = stats
                         .days
@@ -324,7 +325,7 @@ impl super::Run for CampaignCommand {
             CampaignCommand::Delete { user, id } => {
                 let user = env.user(&host, user.name()).await?;
                 let id = campaign_id(&id)?;
-                user.hint(host.delete_campaign(&user.who, &id).await)?;
+                user.hint(host.ads().delete_campaign(&user.who, &id).await)?;
                 env.out().print(
                     serde_json::json!({"id": id.to_string(), "deleted": true}),
                     || format!("deleted campaign {id}"),

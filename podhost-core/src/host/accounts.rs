@@ -52,7 +52,7 @@ impl PodcastHost {
             catalog
                 .counted(self.metrics().clone())
                 .after_commit(self.work_index(&id))
-                .after_commit(self.ad_prep(&id)),
+                .after_commit(self.ad_preparation(&id)),
         );
         let weight = catalog.weight();
         if cell.set(catalog).is_ok() && self.inner.kernel.accounts.weighed(&id, &cell, weight) {

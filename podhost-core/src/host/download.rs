@@ -178,7 +178,7 @@ impl DownloadAnswer {
         let host = &self.counting.host;
         let stream = match &self.served {
             Served::File(media) => host.media_bytes(media, range.clone()).await?,
-            Served::Stitched(answer) => host.stitched_bytes(answer, range.clone()),
+            Served::Stitched(answer) => host.ads().stitched_bytes(answer, range.clone()),
             Served::Retimed(text) => {
                 let part = text.bytes.slice(range.start as usize..range.end as usize);
                 futures::stream::once(async move { Ok(part) }).boxed()
@@ -227,7 +227,7 @@ impl PodcastHost {
             subscriber,
             listener: listener.clone(),
         };
-        let served = match self.enclosure_for(&account, media, listener).await? {
+        let served = match self.ads().enclosure_for(&account, media, listener).await? {
             Enclosure::File(media) if counting.subscriber.is_none() => {
                 match self.media_redirect(&media).await? {
                     Some(url) => {

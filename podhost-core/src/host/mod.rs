@@ -1,10 +1,8 @@
 //! [`PodcastHost`]: the service handle every frontend drives.
 
 mod accounts;
-mod ad_prep;
-mod ad_stats;
+mod ads;
 mod analytics;
-mod campaigns;
 mod catalogs;
 mod claims;
 mod download;
@@ -16,14 +14,12 @@ mod file_tags;
 mod health;
 mod idempotency;
 mod import;
-mod insertion;
 mod jobs;
 mod kernel;
 mod media;
 mod members;
 mod metadata;
 mod oauth;
-mod offers;
 mod publish;
 mod ratelimit;
 mod refs;
@@ -43,17 +39,16 @@ use std::{collections::HashMap, sync::Arc};
 
 use object_store::{ObjectStore, path::Path};
 
+pub use ads::{Ads, Enclosure, Listener, RetimedText, StitchedEnclosure};
 pub use analytics::Analytics;
 pub use download::{Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
 pub use episode_files::EpisodeFiles;
 pub use export::FeedExport;
-pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
 pub use jobs::WaveformFormat;
 pub use members::{ActivityQuery, INVITATION_LIFETIME, InvitationView};
 pub use oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
 };
-pub use offers::Listener;
 pub use secrets::random_secret;
 pub use subscribers::Private;
 pub use sweep::SweepReport;
@@ -127,7 +122,7 @@ struct Inner {
     /// The public podcasts of the deployment, as this process knows them.
     directory: Arc<crate::directory::Directory>,
     /// What this process keeps to answer episodes with ads.
-    insertion: offers::Caches,
+    insertion: ads::offers::Caches,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -155,7 +150,7 @@ impl PodcastHost {
         // publications, events to deliver, the directory) and the preparation of ads.
         let hooks: Vec<kernel::CommitHook<PodcastHost>> =
             vec![|host, account| host.work_index(account), |host, account| {
-                host.ad_prep(account)
+                host.ad_preparation(account)
             }];
         let kernel = kernel::Kernel::new(config, store, clock, hooks);
         let metrics = kernel.metrics.clone();

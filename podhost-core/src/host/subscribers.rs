@@ -245,7 +245,10 @@ impl PodcastHost {
         if media.chapters.is_empty() {
             return Err(Error::not_found("chapters", blob));
         }
-        let heard = self.chapters_heard(&account, &media, listener).await?;
+        let heard = self
+            .ads()
+            .chapters_heard(&account, &media, listener)
+            .await?;
         Ok(Private::Live(heard))
     }
 

@@ -139,7 +139,7 @@ impl PodcastHost {
                 _ = flush.tick() => {
                     // Flushes, then stops the campaigns the flushed impressions brought to
                     // their goal.
-                    if let Err(e) = self.check_campaign_goals().await {
+                    if let Err(e) = self.ads().check_campaign_goals().await {
                         tracing::warn!(error = %e, "storing download statistics or checking campaign goals failed; will retry");
                     }
                 }
@@ -383,7 +383,11 @@ impl PodcastHost {
             .await?;
         }
         // What a process killed between a change and its preparation left unasked.
-        if let Err(e) = self.prepare_ads(account, &super::ad_prep::Scope::All).await {
+        if let Err(e) = self
+            .ads()
+            .prepare_ads(account, &super::ads::PrepareScope::All)
+            .await
+        {
             tracing::warn!(%account, error = %e, "preparing ads in the repair failed");
         }
         if !delivering {

@@ -32,13 +32,13 @@ pub(super) async fn handle<B: RequestBody>(
 
 /// `GET /api/stats/campaigns/{campaign_id}`
 async fn stats<B: RequestBody>(api: &Api, call: Call<B>, id: &CampaignId) -> Answer {
-    let stats = api.host.campaign_stats(&call.who, id).await?;
+    let stats = api.host.ads().campaign_stats(&call.who, id).await?;
     data(StatusCode::OK, wire::campaigns::campaign_stats(&stats))
 }
 
 /// `GET /api/campaigns`
 async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let campaigns = api.host.list_campaigns(&call.who).await?;
+    let campaigns = api.host.ads().list_campaigns(&call.who).await?;
     let items: Vec<_> = campaigns.iter().map(wire::campaigns::campaign).collect();
     data(StatusCode::OK, items)
 }
@@ -48,7 +48,11 @@ async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let (who, new) = call
         .read::<wire::campaigns::CampaignCreate>(api.config.max_json_bytes)
         .await?;
-    let view = api.host.create_campaign(&who, new.new_campaign()?).await?;
+    let view = api
+        .host
+        .ads()
+        .create_campaign(&who, new.new_campaign()?)
+        .await?;
     created(
         &ApiUrls::new(&api.host).campaign(&view.campaign.id),
         wire::campaigns::campaign(&view),
@@ -57,7 +61,7 @@ async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `GET /api/campaigns/{campaign_id}`
 async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: &CampaignId) -> Answer {
-    let view = api.host.get_campaign(&call.who, id).await?;
+    let view = api.host.ads().get_campaign(&call.who, id).await?;
     data(StatusCode::OK, wire::campaigns::campaign(&view))
 }
 
@@ -66,12 +70,16 @@ async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: &CampaignId) -> An
     let (who, change) = call
         .read::<wire::campaigns::CampaignUpdate>(api.config.max_json_bytes)
         .await?;
-    let view = api.host.update_campaign(&who, id, &change.patch()?).await?;
+    let view = api
+        .host
+        .ads()
+        .update_campaign(&who, id, &change.patch()?)
+        .await?;
     data(StatusCode::OK, wire::campaigns::campaign(&view))
 }
 
 /// `DELETE /api/campaigns/{campaign_id}`
 async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: &CampaignId) -> Answer {
-    api.host.delete_campaign(&call.who, id).await?;
+    api.host.ads().delete_campaign(&call.who, id).await?;
     Ok(response::no_content())
 }

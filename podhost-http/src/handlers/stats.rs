@@ -60,7 +60,7 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         .analytics()
         .download_rows(&call.who, &query)
         .await?;
-    let ads = api.host.impression_rows(&call.who, &query).await?;
+    let ads = api.host.ads().impression_rows(&call.who, &query).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
     let header = [
         "date",

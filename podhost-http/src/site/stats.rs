@@ -259,7 +259,7 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
         .stats_names(viewer.who, None)
         .await
         .map_err(Refusal::Failed)?;
-    let campaigns = match api.host.list_campaigns(viewer.who).await {
+    let campaigns = match api.host.ads().list_campaigns(viewer.who).await {
         Ok(campaigns) => campaigns,
         Err(Error::Forbidden { .. }) => Vec::new(),
         Err(e) => return Err(Refusal::Failed(e)),
@@ -447,8 +447,8 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
 /// `GET /account/stats/campaigns/{campaign_id}`: a campaign's impressions per day and episode.
 pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) -> Answer {
     let base = paths::campaign_stats(id.as_str());
-    let (view, stats) = match api.host.get_campaign(viewer.who, id).await {
-        Ok(view) => match api.host.campaign_stats(viewer.who, id).await {
+    let (view, stats) = match api.host.ads().get_campaign(viewer.who, id).await {
+        Ok(view) => match api.host.ads().campaign_stats(viewer.who, id).await {
             Ok(stats) => (view, stats),
             Err(e) => return refused(viewer, &base, e),
         },

@@ -192,21 +192,22 @@ async fn attempt(
                 .await,
         ),
         CreateCampaign => outcome(
-            host.create_campaign(
-                who,
-                NewCampaign {
-                    name: format!("Sponsor {n}"),
-                    media: Some(fixture.audio),
-                    positions: vec![Position::Preroll],
-                    feeds: vec![show.clone()],
-                    starts: None,
-                    ends: None,
-                    impressions_goal: None,
-                },
-            )
-            .await,
+            host.ads()
+                .create_campaign(
+                    who,
+                    NewCampaign {
+                        name: format!("Sponsor {n}"),
+                        media: Some(fixture.audio),
+                        positions: vec![Position::Preroll],
+                        feeds: vec![show.clone()],
+                        starts: None,
+                        ends: None,
+                        impressions_goal: None,
+                    },
+                )
+                .await,
         ),
-        ReadCampaigns => outcome(host.list_campaigns(who).await),
+        ReadCampaigns => outcome(host.ads().list_campaigns(who).await),
         CreateWebhook => outcome(
             host.create_webhook(
                 who,

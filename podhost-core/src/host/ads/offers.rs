@@ -107,7 +107,7 @@ impl Weigh for Arc<Arranged> {
 }
 
 /// This process's caches of ad insertion.
-pub(super) struct Caches {
+pub(crate) struct Caches {
     pub(super) offers: Cache<(AccountId, String), u64, Option<Arc<Offer>>>,
     pub(super) prepared: Cache<(AccountId, String, Vec<Slot>), (), Arc<Prepared>>,
     pub(super) ad_parts: Cache<(AccountId, String), (), Arc<AdPart>>,

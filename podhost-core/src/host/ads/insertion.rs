@@ -21,7 +21,7 @@ use bytes::Bytes;
 use futures::{StreamExt, stream::BoxStream};
 
 use super::{
-    PodcastHost,
+    Ads,
     offers::{Arranged, Listener, Offer, OfferedAd, Prepared, arrangement_key, choose, offer},
 };
 use crate::{
@@ -102,7 +102,7 @@ impl StitchedEnclosure {
     }
 }
 
-impl PodcastHost {
+impl Ads<'_> {
     /// What the enclosure URL of `media` (a public file of `account`) answers `listener`: the
     /// file as stored, or the episode with ads at its breaks (once every ad is ready).
     pub async fn enclosure_for(
@@ -132,7 +132,7 @@ impl PodcastHost {
             return Ok(Err(media));
         };
         let now = self.now();
-        let caches = &self.inner.insertion;
+        let caches = &self.state();
         let key = (account.clone(), media.etag.clone());
         let version = catalog.fresh_seq().await;
         let offer = match caches.offers.get(&key, &version, now) {
@@ -217,7 +217,7 @@ impl PodcastHost {
             .await;
         let audio = match audio {
             Some(blob) if media.size <= MAX_TRANSCRIPT_BYTES => {
-                self.public_media(account.as_str(), &blob).await.ok()
+                self.host.public_media(account.as_str(), &blob).await.ok()
             }
             _ => None,
         };
@@ -249,7 +249,8 @@ impl PodcastHost {
         answer: &StitchedEnclosure,
         range: Range<u64>,
     ) -> BoxStream<'static, Result<Bytes>> {
-        let host = self.clone();
+        // 'static: the stream owns a host, not this borrowed handle.
+        let host = self.host.clone();
         let account = answer.account.clone();
         let slices: Vec<(Piece, Range<u64>)> = answer
             .arrangement
@@ -290,7 +291,7 @@ impl PodcastHost {
         blob: &str,
         listener: &Listener,
     ) -> Result<(Bytes, bool)> {
-        let (account, media) = self.public_file(account, blob).await?;
+        let (account, media) = self.host.public_file(account, blob).await?;
         if media.chapters.is_empty() {
             return Err(crate::error::Error::not_found("chapters", blob));
         }
@@ -299,13 +300,13 @@ impl PodcastHost {
 
     /// `media`'s chapters as `listener` hears them: moved by the ads of their answer for the
     /// file (`true`), else as stored.
-    pub(super) async fn chapters_heard(
+    pub(in crate::host) async fn chapters_heard(
         &self,
         account: &AccountId,
         media: &crate::model::Media,
         listener: &Listener,
     ) -> Result<(Bytes, bool)> {
-        let file = super::rendering::public_media_of(account, media);
+        let file = crate::host::rendering::public_media_of(account, media);
         Ok(match self.with_ads(account, file, listener).await? {
             Ok(answer) => (
                 crate::publish::chapters::render(&answer.arrangement.chapters).into(),
@@ -387,7 +388,7 @@ impl PodcastHost {
         breaks: &[Slot],
     ) -> Result<Arc<Prepared>> {
         let key = (account.clone(), media.etag.clone(), breaks.to_vec());
-        let caches = &self.inner.insertion;
+        let caches = &self.state();
         if let Some(prepared) = caches.prepared.get(&key, &(), self.now()) {
             return Ok(prepared);
         }
@@ -423,7 +424,7 @@ impl PodcastHost {
     /// An encoded ad's frames, read once per process.
     async fn ad_part(&self, account: &AccountId, blob: &BlobKey) -> Result<Arc<AdPart>> {
         let key = (account.clone(), blob.as_str().to_string());
-        let caches = &self.inner.insertion;
+        let caches = &self.state();
         if let Some(part) = caches.ad_parts.get(&key, &(), self.now()) {
             return Ok(part);
         }

@@ -14,9 +14,10 @@ use std::{
 use jiff::Timestamp;
 
 use super::{
-    Inner, PodcastHost,
+    Ads,
     offers::{RETRY_FAILED_AFTER, episode_loudness, position_of, retry_due, slots_of},
 };
+use crate::host::{Inner, PodcastHost};
 use crate::{
     catalog::AfterCommit,
     error::Result,
@@ -40,7 +41,7 @@ pub(super) enum Need {
 
 /// Which episodes a preparation looks at.
 #[derive(Clone, Debug)]
-pub(super) enum Scope {
+pub(in crate::host) enum Scope {
     /// Every published or scheduled episode of the podcasts campaigns run in.
     All,
     /// These episodes, and those that play these files.
@@ -142,11 +143,15 @@ fn loudness_jobs(state: &AccountState) -> HashMap<MediaId, &Job> {
     latest
 }
 
-impl PodcastHost {
+impl Ads<'_> {
     /// Asks for what the ads of the episodes in `scope` wait for: a loudness job per episode
     /// file never measured, then (when it is measured: the job's result comes back here) an
     /// encoding job per ad and shape. Background work; a request never calls it.
-    pub(super) async fn prepare_ads(&self, account: &AccountId, scope: &Scope) -> Result<usize> {
+    pub(in crate::host) async fn prepare_ads(
+        &self,
+        account: &AccountId,
+        scope: &Scope,
+    ) -> Result<usize> {
         let Some(catalog) = self.existing_catalog(account).await? else {
             return Ok(0);
         };
@@ -164,14 +169,14 @@ impl PodcastHost {
             }
             let mut reserved = Vec::new();
             for _ in &wanted {
-                reserved.push(self.reserve_job(account).await?);
+                reserved.push(self.host.reserve_job(account).await?);
             }
             let recorded = catalog
                 .commit(now, &crate::model::Actor::podhost(), |state| {
                     record(state, &wanted, &reserved, now)
                 })
                 .await?;
-            self.settle_jobs(account, &reserved, &recorded).await;
+            self.host.settle_jobs(account, &reserved, &recorded).await;
             if recorded.is_empty() {
                 // Asked for meanwhile by another process (or nothing left to ask).
                 return Ok(asked);
@@ -179,9 +184,12 @@ impl PodcastHost {
             asked += recorded.len();
         }
     }
+}
 
-    /// The hook that prepares ads after the commits that change what they depend on.
-    pub(super) fn ad_prep(&self, account: &AccountId) -> Arc<AdPrep> {
+impl PodcastHost {
+    /// The hook that prepares `account`'s ads after the commits that change what they depend
+    /// on (registered with the kernel).
+    pub(in crate::host) fn ad_preparation(&self, account: &AccountId) -> Arc<AdPrep> {
         Arc::new(AdPrep {
             host: Arc::downgrade(&self.inner),
             account: account.clone(),
@@ -207,7 +215,7 @@ fn record(
                 if running || !state.media.contains_key(&media) {
                     continue;
                 }
-                let (job, new) = super::jobs::records::job_for(
+                let (job, new) = crate::host::jobs::records::job_for(
                     state,
                     id,
                     media,
@@ -227,8 +235,8 @@ fn record(
                 if asked || !state.media.contains_key(&media) {
                     continue;
                 }
-                let params = super::jobs::AdAudioParams::value(shape);
-                let (job, new) = super::jobs::records::job_for(
+                let params = crate::host::jobs::AdAudioParams::value(shape);
+                let (job, new) = crate::host::jobs::records::job_for(
                     state,
                     id,
                     media,
@@ -290,7 +298,7 @@ impl AfterCommit<Change> for AdPrep {
         let host = PodcastHost { inner };
         let account = self.account.clone();
         tokio::spawn(async move {
-            if let Err(e) = host.prepare_ads(&account, &scope).await {
+            if let Err(e) = host.ads().prepare_ads(&account, &scope).await {
                 tracing::warn!(%account, error = %e, "preparing ads failed; the episodes are answered without them until the next change");
             }
         });

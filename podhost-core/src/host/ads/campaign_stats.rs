@@ -6,10 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jiff::civil::Date;
 
-use super::{
-    PodcastHost,
-    analytics::{day_of, period},
-};
+use super::Ads;
+use crate::host::analytics::{day_of, period};
 use crate::{
     error::{Error, Result},
     ids::{AccountId, CampaignId, EpisodeId, FeedId},
@@ -22,7 +20,7 @@ use crate::{
     },
 };
 
-impl PodcastHost {
+impl Ads<'_> {
     /// The impressions each of `campaigns` (of `account`) made since it was created.
     pub(super) async fn campaign_impressions(
         &self,
@@ -33,6 +31,7 @@ impl PodcastHost {
             return Ok(HashMap::new());
         };
         let days = self
+            .host
             .analytics()
             .counted_days(account, from, day_of(self.now()))
             .await?;
@@ -56,6 +55,7 @@ impl PodcastHost {
             .ok_or_else(|| Error::not_found("campaign", id))?;
         let today = day_of(self.now());
         let days = self
+            .host
             .analytics()
             .counted_days(who.account(), day_of(campaign.created), today)
             .await?;
@@ -77,6 +77,7 @@ impl PodcastHost {
         }
         let (from, to) = period(query, day_of(self.now()))?;
         let days = self
+            .host
             .analytics()
             .counted_days(who.account(), from, to)
             .await?;
@@ -106,8 +107,8 @@ impl PodcastHost {
     /// its next catalog refresh. Servers call it after each statistics flush. Returns the
     /// campaigns stopped.
     pub async fn check_campaign_goals(&self) -> Result<usize> {
-        self.analytics().flush_stats().await?;
-        let accounts: BTreeSet<String> = self.analytics().take_ads_delivered();
+        self.host.analytics().flush_stats().await?;
+        let accounts: BTreeSet<String> = self.host.analytics().take_ads_delivered();
         let mut stopped = 0;
         let mut failure = None;
         for name in accounts {
@@ -118,7 +119,7 @@ impl PodcastHost {
                 Ok(n) => stopped += n,
                 Err(e) => {
                     // Checked again after the next flush.
-                    self.analytics().ads_delivered_again(name);
+                    self.host.analytics().ads_delivered_again(name);
                     failure = Some(e);
                 }
             }

@@ -2,7 +2,8 @@
 //! every rule checked here: the ad is an audio file of the account, the positions a non-empty
 //! set, the podcasts the account's, the dates in order, the goal positive.
 
-use super::{PodcastHost, text};
+use super::Ads;
+use crate::host::text;
 use crate::{
     error::{Error, FieldErrors, Result},
     ids::CampaignId,
@@ -104,7 +105,7 @@ fn view(
     }
 }
 
-impl PodcastHost {
+impl Ads<'_> {
     /// Creates an ad campaign (scope `ads`).
     pub async fn create_campaign(&self, who: &Principal, new: NewCampaign) -> Result<CampaignView> {
         who.require(Scope::Ads)?;
@@ -113,7 +114,7 @@ impl PodcastHost {
             .ok_or_else(|| Error::invalid("media_id", "the ad's audio file is required"))?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
-        let settled = self.config().catalog.refresh_interval;
+        let settled = self.host.config().catalog.refresh_interval;
         catalog
             .commit(now, &who.actor(), |state| {
                 let mut id = CampaignId::random();
@@ -164,7 +165,7 @@ impl PodcastHost {
         campaigns.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
         let counted = self.campaign_impressions(who.account(), &campaigns).await?;
         let now = self.now();
-        let settled = self.config().catalog.refresh_interval;
+        let settled = self.host.config().catalog.refresh_interval;
         Ok(campaigns
             .into_iter()
             .map(|c| {
@@ -178,7 +179,7 @@ impl PodcastHost {
     pub async fn get_campaign(&self, who: &Principal, id: &CampaignId) -> Result<CampaignView> {
         who.require(Scope::AdsReadOnly)?;
         let (campaign, impressions) = self.campaign_and_impressions(who, id).await?;
-        let settled = self.config().catalog.refresh_interval;
+        let settled = self.host.config().catalog.refresh_interval;
         Ok(view(campaign, impressions, self.now(), settled))
     }
 
@@ -208,7 +209,7 @@ impl PodcastHost {
         let catalog = self.catalog(who.account()).await?;
         let (_, impressions) = self.campaign_and_impressions(who, id).await?;
         let now = self.now();
-        let settled = self.config().catalog.refresh_interval;
+        let settled = self.host.config().catalog.refresh_interval;
         let (view, stopped) = catalog
             .commit(now, &who.actor(), |state| {
                 let mut campaign = state
@@ -275,7 +276,7 @@ impl PodcastHost {
     /// interval): a campaign answered as paused, ended or deleted is placed by no server from
     /// that answer on.
     async fn settle_placements(&self) {
-        tokio::time::sleep(self.config().catalog.refresh_interval).await;
+        tokio::time::sleep(self.host.config().catalog.refresh_interval).await;
     }
 
     /// One of the caller's campaigns as it is now, and the impressions it made.

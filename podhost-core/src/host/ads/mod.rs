@@ -1,0 +1,65 @@
+//! Ads: campaigns, what each episode offers a listener, the ads prepared before the first
+//! listen (loudness measured, encoded to each episode's shape), the episode answered with its
+//! ads stitched in per listener, and the campaigns' impressions.
+//!
+//! Its boundary is [`Ads`], reached through [`PodcastHost::ads`]; its commit hook (the
+//! preparation of ads after the changes they depend on) is registered with the kernel. It
+//! reaches analytics (the counted impressions) through that service's handle.
+//!
+//! **Invariant:** an episode with ads is never stored, and no request prepares one: the answer
+//! is computed from stored parts per request, and the encodings and loudness it needs are asked
+//! for by the hook of the commit that changed what they depend on.
+
+mod campaign_stats;
+mod campaigns;
+mod insertion;
+pub(super) mod offers;
+mod preparation;
+
+use std::sync::Arc;
+
+use object_store::ObjectStore;
+
+use super::{PodcastHost, catalogs::AccountCatalog};
+use crate::{error::Result, ids::AccountId};
+
+pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
+pub use offers::Listener;
+pub(super) use preparation::Scope as PrepareScope;
+
+/// The ads of a host: campaigns, insertion and impressions (see the module's docs). A borrowed
+/// handle, cheap to make: `host.ads().create_campaign(&who, new)`.
+#[derive(Clone, Copy)]
+pub struct Ads<'h> {
+    host: &'h PodcastHost,
+}
+
+impl PodcastHost {
+    /// The ads service: campaigns, insertion and impressions.
+    pub fn ads(&self) -> Ads<'_> {
+        Ads { host: self }
+    }
+}
+
+/// The kernel as ads reach it.
+impl Ads<'_> {
+    fn state(&self) -> &offers::Caches {
+        &self.host.inner.insertion
+    }
+
+    fn store(&self) -> &Arc<dyn ObjectStore> {
+        self.host.store()
+    }
+
+    fn now(&self) -> jiff::Timestamp {
+        self.host.now()
+    }
+
+    async fn catalog(&self, account: &AccountId) -> Result<Arc<AccountCatalog>> {
+        self.host.catalog(account).await
+    }
+
+    async fn existing_catalog(&self, account: &AccountId) -> Result<Option<Arc<AccountCatalog>>> {
+        self.host.existing_catalog(account).await
+    }
+}
