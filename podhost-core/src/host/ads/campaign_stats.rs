@@ -33,7 +33,7 @@ impl Ads<'_> {
         let days = self
             .host
             .analytics()
-            .counted_days(account, from, day_of(self.now()))
+            .counted_days(account, from, day_of(self.host.now()))
             .await?;
         let mut totals = HashMap::new();
         for (_, counts) in &days {
@@ -48,12 +48,12 @@ impl Ads<'_> {
     /// `ads-read-only`).
     pub async fn campaign_stats(&self, who: &Principal, id: &CampaignId) -> Result<CampaignStats> {
         who.require(Scope::AdsReadOnly)?;
-        let catalog = self.catalog(who.account()).await?;
+        let catalog = self.host.catalog(who.account()).await?;
         let campaign = catalog
             .read(|state| state.campaigns.get(id).cloned())
             .await
             .ok_or_else(|| Error::not_found("campaign", id))?;
-        let today = day_of(self.now());
+        let today = day_of(self.host.now());
         let days = self
             .host
             .analytics()
@@ -75,7 +75,7 @@ impl Ads<'_> {
         if who.require(Scope::AdsReadOnly).is_err() {
             return Ok(Vec::new());
         }
-        let (from, to) = period(query, day_of(self.now()))?;
+        let (from, to) = period(query, day_of(self.host.now()))?;
         let days = self
             .host
             .analytics()
@@ -131,8 +131,8 @@ impl Ads<'_> {
     }
 
     async fn check_goals(&self, account: &AccountId) -> Result<usize> {
-        let catalog = self.catalog(account).await?;
-        let now = self.now();
+        let catalog = self.host.catalog(account).await?;
+        let now = self.host.now();
         let open: Vec<Campaign> = catalog
             .read(|state| {
                 state

@@ -112,8 +112,8 @@ impl Ads<'_> {
         let media = new
             .media
             .ok_or_else(|| Error::invalid("media_id", "the ad's audio file is required"))?;
-        let catalog = self.catalog(who.account()).await?;
-        let now = self.now();
+        let catalog = self.host.catalog(who.account()).await?;
+        let now = self.host.now();
         let settled = self.host.config().catalog.refresh_interval;
         catalog
             .commit(now, &who.actor(), |state| {
@@ -151,7 +151,7 @@ impl Ads<'_> {
     /// The caller's campaigns, oldest first (scope `ads-read-only`).
     pub async fn list_campaigns(&self, who: &Principal) -> Result<Vec<CampaignView>> {
         who.require(Scope::AdsReadOnly)?;
-        let catalog = self.catalog(who.account()).await?;
+        let catalog = self.host.catalog(who.account()).await?;
         let mut campaigns: Vec<Campaign> = catalog
             .read(|state| {
                 state
@@ -164,7 +164,7 @@ impl Ads<'_> {
             .await;
         campaigns.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
         let counted = self.campaign_impressions(who.account(), &campaigns).await?;
-        let now = self.now();
+        let now = self.host.now();
         let settled = self.host.config().catalog.refresh_interval;
         Ok(campaigns
             .into_iter()
@@ -180,7 +180,7 @@ impl Ads<'_> {
         who.require(Scope::AdsReadOnly)?;
         let (campaign, impressions) = self.campaign_and_impressions(who, id).await?;
         let settled = self.host.config().catalog.refresh_interval;
-        Ok(view(campaign, impressions, self.now(), settled))
+        Ok(view(campaign, impressions, self.host.now(), settled))
     }
 
     /// Changes one of the caller's campaigns (scope `ads`): the fields the patch names, and
@@ -206,9 +206,9 @@ impl Ads<'_> {
                 ));
             }
         };
-        let catalog = self.catalog(who.account()).await?;
+        let catalog = self.host.catalog(who.account()).await?;
         let (_, impressions) = self.campaign_and_impressions(who, id).await?;
-        let now = self.now();
+        let now = self.host.now();
         let settled = self.host.config().catalog.refresh_interval;
         let (view, stopped) = catalog
             .commit(now, &who.actor(), |state| {
@@ -285,7 +285,7 @@ impl Ads<'_> {
         who: &Principal,
         id: &CampaignId,
     ) -> Result<(Campaign, u64)> {
-        let catalog = self.catalog(who.account()).await?;
+        let catalog = self.host.catalog(who.account()).await?;
         let campaign = catalog
             .read_found(|state| {
                 state
@@ -306,8 +306,8 @@ impl Ads<'_> {
     /// Deletes one of the caller's campaigns (scope `ads`); its ad file stays.
     pub async fn delete_campaign(&self, who: &Principal, id: &CampaignId) -> Result<()> {
         who.require(Scope::Ads)?;
-        let catalog = self.catalog(who.account()).await?;
-        let now = self.now();
+        let catalog = self.host.catalog(who.account()).await?;
+        let now = self.host.now();
         catalog
             .commit(now, &who.actor(), |state| {
                 if !state.campaigns.get(id).is_some_and(|c| visible(who, c)) {

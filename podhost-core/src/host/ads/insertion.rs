@@ -128,10 +128,10 @@ impl Ads<'_> {
         media: PublicMedia,
         listener: &Listener,
     ) -> Result<std::result::Result<Box<StitchedEnclosure>, PublicMedia>> {
-        let Some(catalog) = self.existing_catalog(account).await? else {
+        let Some(catalog) = self.host.existing_catalog(account).await? else {
             return Ok(Err(media));
         };
-        let now = self.now();
+        let now = self.host.now();
         let caches = &self.state();
         let key = (account.clone(), media.etag.clone());
         let version = catalog.fresh_seq().await;
@@ -200,10 +200,10 @@ impl Ads<'_> {
         media: PublicMedia,
         listener: &Listener,
     ) -> Result<Enclosure> {
-        let Some(catalog) = self.existing_catalog(account).await? else {
+        let Some(catalog) = self.host.existing_catalog(account).await? else {
             return Ok(Enclosure::File(media));
         };
-        let now = self.now();
+        let now = self.host.now();
         let audio = catalog
             .read(|state| {
                 let transcript = state.media_by_blob(&media.etag)?.id;
@@ -389,13 +389,13 @@ impl Ads<'_> {
     ) -> Result<Arc<Prepared>> {
         let key = (account.clone(), media.etag.clone(), breaks.to_vec());
         let caches = &self.state();
-        if let Some(prepared) = caches.prepared.get(&key, &(), self.now()) {
+        if let Some(prepared) = caches.prepared.get(&key, &(), self.host.now()) {
             return Ok(prepared);
         }
         // One at a time: a burst of first listens of many episodes holds one file in memory,
         // and listens of one episode wait for its preparation instead of repeating it.
         let _one = caches.preparing.lock().await;
-        if let Some(prepared) = caches.prepared.get(&key, &(), self.now()) {
+        if let Some(prepared) = caches.prepared.get(&key, &(), self.host.now()) {
             return Ok(prepared);
         }
         let bytes = self.whole_blob(&media.location).await?;
@@ -425,7 +425,7 @@ impl Ads<'_> {
     async fn ad_part(&self, account: &AccountId, blob: &BlobKey) -> Result<Arc<AdPart>> {
         let key = (account.clone(), blob.as_str().to_string());
         let caches = &self.state();
-        if let Some(part) = caches.ad_parts.get(&key, &(), self.now()) {
+        if let Some(part) = caches.ad_parts.get(&key, &(), self.host.now()) {
             return Ok(part);
         }
         let bytes = self
@@ -445,6 +445,6 @@ impl Ads<'_> {
 
     async fn whole_blob(&self, location: &object_store::path::Path) -> Result<Bytes> {
         use object_store::ObjectStoreExt;
-        Ok(self.store().get(location).await?.bytes().await?)
+        Ok(self.host.store().get(location).await?.bytes().await?)
     }
 }

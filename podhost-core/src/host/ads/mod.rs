@@ -16,12 +16,7 @@ mod insertion;
 pub(super) mod offers;
 mod preparation;
 
-use std::sync::Arc;
-
-use object_store::ObjectStore;
-
-use super::{PodcastHost, catalogs::AccountCatalog};
-use crate::{error::Result, ids::AccountId};
+use super::PodcastHost;
 
 pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
 pub use offers::Listener;
@@ -41,25 +36,9 @@ impl PodcastHost {
     }
 }
 
-/// The kernel as ads reach it.
+/// What this process keeps for ads (the kernel is reached through `host`).
 impl Ads<'_> {
     fn state(&self) -> &offers::Caches {
         &self.host.inner.insertion
-    }
-
-    fn store(&self) -> &Arc<dyn ObjectStore> {
-        self.host.store()
-    }
-
-    fn now(&self) -> jiff::Timestamp {
-        self.host.now()
-    }
-
-    async fn catalog(&self, account: &AccountId) -> Result<Arc<AccountCatalog>> {
-        self.host.catalog(account).await
-    }
-
-    async fn existing_catalog(&self, account: &AccountId) -> Result<Option<Arc<AccountCatalog>>> {
-        self.host.existing_catalog(account).await
     }
 }

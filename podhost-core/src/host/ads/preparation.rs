@@ -152,12 +152,12 @@ impl Ads<'_> {
         account: &AccountId,
         scope: &Scope,
     ) -> Result<usize> {
-        let Some(catalog) = self.existing_catalog(account).await? else {
+        let Some(catalog) = self.host.existing_catalog(account).await? else {
             return Ok(0);
         };
         let mut asked = 0;
         loop {
-            let now = self.now();
+            let now = self.host.now();
             let wanted: Vec<Need> = catalog
                 .read(|state| needs(state, scope, now))
                 .await

@@ -80,7 +80,7 @@ impl Analytics<'_> {
             return;
         }
         self.host.metrics().downloads.inc();
-        let at = self.now();
+        let at = self.host.now();
         let recorder = &self.state().recorder;
         let mut pending = recorder.pending.locked();
         if pending.len() >= MAX_PENDING {
@@ -134,7 +134,7 @@ impl Analytics<'_> {
         let Ok(account) = AccountId::new(account) else {
             return Ok(0);
         };
-        let Some(catalog) = self.existing_catalog(&account).await? else {
+        let Some(catalog) = self.host.existing_catalog(&account).await? else {
             return Ok(0);
         };
         let by_day = self
@@ -145,7 +145,7 @@ impl Analytics<'_> {
             let mut delivered = delivered.locked();
             delivered.insert(account.as_str().to_string());
         }
-        let now = self.now();
+        let now = self.host.now();
         let mut stored = 0;
         for (day, records) in by_day {
             let n = self
@@ -159,7 +159,7 @@ impl Analytics<'_> {
                 self.state().recorder.writer
             );
             stored += records.len();
-            ledger::put_batch(self.store(), &account, day, &name, records).await?;
+            ledger::put_batch(self.host.store(), &account, day, &name, records).await?;
         }
         Ok(stored)
     }
@@ -173,7 +173,7 @@ impl Analytics<'_> {
         reports: &[Pending],
         salts: &mut Salts,
     ) -> Result<BTreeMap<Date, Vec<Record>>> {
-        let now = self.now();
+        let now = self.host.now();
         // Which episode and how many bytes make a minute, for each report of an episode's audio.
         let resolved: Vec<(&Pending, FeedId, EpisodeId, u64)> = catalog
             .read(|state| {
@@ -236,7 +236,7 @@ impl Analytics<'_> {
                     .subscriber
                     .as_deref()
                     .and_then(|s| s.parse().ok()),
-                country: match &self.config().countries {
+                country: match &self.host.config().countries {
                     Some(countries) => countries.of(report.delivery.client),
                     None => crate::stats::geo::UNKNOWN_COUNTRY.to_string(),
                 },
@@ -264,7 +264,7 @@ impl Analytics<'_> {
         }
         // No salt stored means no record of the day stored: any salt links this read's own
         // records alike.
-        let salt = match ledger::salt_if_present(self.store(), day).await? {
+        let salt = match ledger::salt_if_present(self.host.store(), day).await? {
             Some(salt) => salt,
             None => rand::random::<[u8; 32]>().to_vec(),
         };
@@ -277,7 +277,7 @@ impl Analytics<'_> {
         if let Some(salt) = salts.locked().get(&day) {
             return Ok(salt.clone());
         }
-        let salt = ledger::salt(self.store(), day).await?;
+        let salt = ledger::salt(self.host.store(), day).await?;
         let mut salts = salts.locked();
         salts.retain(|d, _| (day - 3.days()) < *d);
         salts.insert(day, salt.clone());
@@ -300,15 +300,15 @@ impl Analytics<'_> {
     /// linked to anyone). Servers call it now and then; queries close what they read anyway.
     /// Returns the number of days closed.
     pub async fn close_stats_days(&self) -> Result<usize> {
-        let now = self.now();
+        let now = self.host.now();
         let mut closed = 0;
         let mut failed: BTreeSet<AccountId> = BTreeSet::new();
         let mut first_error = None;
-        for (day, account) in ledger::pending(self.store()).await? {
+        for (day, account) in ledger::pending(self.host.store()).await? {
             if !is_due(day, now) || failed.contains(&account) {
                 continue;
             }
-            match ledger::close_day(self.store(), &account, day).await {
+            match ledger::close_day(self.host.store(), &account, day).await {
                 Ok(()) => closed += 1,
                 Err(e) => {
                     tracing::warn!(%account, %day, error = %e, "closing a statistics day failed");
@@ -323,7 +323,7 @@ impl Analytics<'_> {
         let keep_from = open_from
             .yesterday()
             .map_err(|e| Error::storage(e.to_string()))?;
-        ledger::forget_salts(self.store(), keep_from).await?;
+        ledger::forget_salts(self.host.store(), keep_from).await?;
         match first_error {
             Some(e) => Err(e),
             None => Ok(closed),
@@ -374,10 +374,10 @@ impl Analytics<'_> {
         query: &StatsQuery,
     ) -> Result<(Date, Date, Vec<(Date, ClosedDay)>)> {
         who.require(Scope::Stats)?;
-        let today = day_of(self.now());
+        let today = day_of(self.host.now());
         let (from, to) = period(query, today)?;
         let account = who.account().clone();
-        let catalog = self.catalog(&account).await?;
+        let catalog = self.host.catalog(&account).await?;
         if let Some(feed) = &query.feed {
             who.require_feed(feed)?;
             let known = catalog
@@ -413,11 +413,11 @@ impl Analytics<'_> {
         // A flush under way holds reports that are neither in memory nor stored yet: the read
         // waits for it, and no flush begins until the read has what it counts.
         let _no_flush = self.state().recorder.flushing.read().await;
-        let pending = match self.existing_catalog(account).await? {
+        let pending = match self.host.existing_catalog(account).await? {
             Some(catalog) => self.pending_records(account, &catalog).await?,
             None => BTreeMap::new(),
         };
-        let raw = ledger::raw_days(self.store(), account).await?;
+        let raw = ledger::raw_days(self.host.store(), account).await?;
         let mut days = Vec::new();
         let mut day = from;
         while day <= to {
@@ -466,7 +466,7 @@ impl Analytics<'_> {
         if !open {
             return Ok(Arc::new(DayCounts::default()));
         }
-        let (counts, _) = ledger::open_day(self.store(), account, day, 2, pending).await?;
+        let (counts, _) = ledger::open_day(self.host.store(), account, day, 2, pending).await?;
         // Another server may have closed the day (and deleted its records) while they were
         // read: its close counted them all.
         if let Some(rows) = self.closed_counts(account, day).await? {
@@ -482,7 +482,7 @@ impl Analytics<'_> {
         if let Some(rows) = closed.locked().get(&key) {
             return Ok(Some(rows.clone()));
         }
-        let Some(rows) = ledger::closed_day(self.store(), account, day).await? else {
+        let Some(rows) = ledger::closed_day(self.host.store(), account, day).await? else {
             return Ok(None);
         };
         let rows = Arc::new(rows);
@@ -618,7 +618,7 @@ impl Analytics<'_> {
         if let Some(feed) = feed {
             who.require_feed(feed)?;
         }
-        let catalog = self.catalog(who.account()).await?;
+        let catalog = self.host.catalog(who.account()).await?;
         Ok(catalog
             .read(|state| {
                 let feeds = state

@@ -24,8 +24,8 @@ impl Analytics<'_> {
     pub async fn episode_curves(&self, who: &Principal, feed: &FeedId) -> Result<Curves> {
         who.require(Scope::Stats)?;
         who.require_feed(feed)?;
-        let catalog = self.catalog(who.account()).await?;
-        let now = self.now();
+        let catalog = self.host.catalog(who.account()).await?;
+        let now = self.host.now();
         let since = now - CURVE_YEARS;
         let mut episodes: Vec<(EpisodeId, String, Timestamp)> = catalog
             .read_found(|state| {

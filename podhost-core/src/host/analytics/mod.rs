@@ -16,12 +16,7 @@ mod episode_curves;
 mod public_page;
 pub(super) mod state;
 
-use std::sync::Arc;
-
-use object_store::ObjectStore;
-
-use super::{PodcastHost, catalogs::AccountCatalog};
-use crate::{error::Result, ids::AccountId};
+use super::PodcastHost;
 
 pub(super) use downloads::{day_of, period};
 
@@ -39,29 +34,9 @@ impl PodcastHost {
     }
 }
 
-/// The kernel as analytics reaches it.
+/// What this process keeps for analytics (the kernel is reached through `host`).
 impl Analytics<'_> {
     fn state(&self) -> &state::AnalyticsState {
         &self.host.inner.analytics
-    }
-
-    fn store(&self) -> &Arc<dyn ObjectStore> {
-        self.host.store()
-    }
-
-    fn now(&self) -> jiff::Timestamp {
-        self.host.now()
-    }
-
-    fn config(&self) -> &crate::config::HostConfig {
-        self.host.config()
-    }
-
-    async fn catalog(&self, account: &AccountId) -> Result<Arc<AccountCatalog>> {
-        self.host.catalog(account).await
-    }
-
-    async fn existing_catalog(&self, account: &AccountId) -> Result<Option<Arc<AccountCatalog>>> {
-        self.host.existing_catalog(account).await
     }
 }

@@ -26,7 +26,7 @@ impl Analytics<'_> {
     /// the podcast is public and asked for it, `Gone` once deleted.
     pub async fn public_stats_page(&self, id: &FeedId) -> Result<PublicPage> {
         let (account, catalog) = self.host.public_catalog(id).await?;
-        let now = self.now();
+        let now = self.host.now();
         // Rendered once per version of the account and while its counts are reused: any change
         // of the podcast (public_stats turned off, made private) is a new version.
         let version = catalog.fresh_seq().await;
@@ -52,7 +52,7 @@ impl Analytics<'_> {
         };
         let (stats, until) = self.public_counts(&account, id, now).await?;
         let urls = self.host.urls().clone();
-        let time_zone = self.config().display_time_zone.clone();
+        let time_zone = self.host.config().display_time_zone.clone();
         let site = page::Site {
             urls: &urls,
             account: &account,
