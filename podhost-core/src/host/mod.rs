@@ -112,7 +112,7 @@ struct Inner {
     /// Rendered public pages by feed id and episode (none for the podcast page).
     pages: render_cache::RenderCache<render_cache::PageKey, crate::publish::RenderedPage>,
     /// Downloads recorded, counted and reported.
-    analytics: analytics::state::AnalyticsState,
+    analytics: analytics::in_memory::AnalyticsState,
     /// This process's job workers.
     workers: jobs::workers::Workers,
     /// This process's side of the rate limit.
@@ -174,7 +174,7 @@ impl PodcastHost {
                     render_cache::RENDER_CACHE_BYTES,
                     metrics.cache_counts("pages"),
                 ),
-                analytics: analytics::state::AnalyticsState::new(&metrics),
+                analytics: analytics::in_memory::AnalyticsState::new(&metrics),
                 workers: Default::default(),
                 ratelimit: Default::default(),
                 health: Default::default(),

@@ -13,8 +13,8 @@
 
 mod downloads;
 mod episode_curves;
+pub(super) mod in_memory;
 mod public_page;
-pub(super) mod state;
 
 use super::PodcastHost;
 
@@ -36,7 +36,7 @@ impl PodcastHost {
 
 /// What this process keeps for analytics (the kernel is reached through `host`).
 impl Analytics<'_> {
-    fn state(&self) -> &state::AnalyticsState {
+    fn state(&self) -> &in_memory::AnalyticsState {
         &self.host.inner.analytics
     }
 }
