@@ -65,7 +65,7 @@ impl Ads<'_> {
     /// The impressions of the caller's campaigns over a statistics query's period, one row per
     /// day, campaign and episode: the campaign rows of the CSV export. Empty unless the caller
     /// may see campaigns (scope `ads-read-only`); checked as
-    /// [`download_stats`](Self::download_stats).
+    /// [`Analytics::download_stats`](crate::Analytics::download_stats).
     pub async fn impression_rows(
         &self,
         who: &Principal,

@@ -284,7 +284,7 @@ impl Ads<'_> {
 
     /// The JSON chapters of a public file (`/chapters/{account}/{blob}.json`) as `listener`
     /// hears them: moved by the ads their enclosure answer carries (`true`), else as stored.
-    /// `NotFound` as [`public_chapters`](Self::public_chapters) answers it.
+    /// `NotFound` as [`PodcastHost::public_chapters`](crate::PodcastHost::public_chapters) answers it.
     pub async fn listener_chapters(
         &self,
         account: &str,
