@@ -6,34 +6,10 @@ mod common;
 use std::{
     io::{Read, Write},
     net::{SocketAddr, TcpStream},
-    process::{Child, Command},
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
-/// A server, killed when the test ends (even by a panic).
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn podhost(store: &str, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_podhost"))
-        .args(["--store", store])
-        .args(args)
-        .env_remove("PODHOST_STORE")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
+use common::{Server, podhost_on as podhost};
 
 /// The status of `GET /api/feeds` with `token`, over a connection of its own.
 fn status(addr: SocketAddr, token: &str) -> u16 {

@@ -219,3 +219,28 @@ pub fn serve_listening(
     let (child, address) = serve_at(store, global, serve_args);
     (child, address.parse().expect("the address serve prints"))
 }
+
+/// A server, killed when the test ends (even by a panic).
+pub struct Server(pub std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn podhost_on(store: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_podhost"))
+        .args(["--store", store])
+        .args(args)
+        .env_remove("PODHOST_STORE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
