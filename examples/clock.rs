@@ -46,9 +46,10 @@ async fn run() -> anyhow::Result<()> {
         podhost_core::open_store("memory://")?.store,
         clock.clone(),
     );
-    host.create_account("alice").await?;
-    let alice = host.owner(&"alice".parse()?).await?;
+    host.access().create_account("alice").await?;
+    let alice = host.access().owner(&"alice".parse()?).await?;
     let feed = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("daily", "Daily"))
         .await?
         .feed
@@ -57,13 +58,14 @@ async fn run() -> anyhow::Result<()> {
     tomorrow.fields.is_public = Some(true);
     tomorrow.fields.publish_at = Some(host.now() + SignedDuration::from_hours(24));
     let episode = host
+        .podcasts()
         .create_episode(&alice, &feed, tomorrow)
         .await?
         .episode
         .id;
 
     let in_feed = |host: PodcastHost| async move {
-        match host.public_feed(&"daily".parse()?).await? {
+        match host.delivery().public_feed(&"daily".parse()?).await? {
             PublicFeed::Live(rendered) => {
                 anyhow::Ok(String::from_utf8_lossy(&rendered.xml).contains("Episode of tomorrow"))
             }
@@ -74,7 +76,11 @@ async fn run() -> anyhow::Result<()> {
     anyhow::ensure!(!in_feed(host.clone()).await?);
 
     clock.set_ahead(SignedDuration::from_hours(25));
-    let published = host.get_episode(&alice, &feed, episode).await?.is_published;
+    let published = host
+        .podcasts()
+        .get_episode(&alice, &feed, episode)
+        .await?
+        .is_published;
     println!(
         "a day ahead: in the feed? {}; published? {published}",
         in_feed(host.clone()).await?

@@ -16,15 +16,17 @@ async fn run() -> anyhow::Result<()> {
     let opened = podhost_core::open_store("memory://")?;
     let host = PodcastHost::new(HostConfig::new("https://pod.example.com")?, opened.store);
 
-    host.create_account("alice").await?;
-    let owner = host.owner(&"alice".parse()?).await?;
+    host.access().create_account("alice").await?;
+    let owner = host.access().owner(&"alice".parse()?).await?;
     let token = host
+        .access()
         .create_token(&owner, "example", Scopes::parse_list("media,feeds,shows")?)
         .await?;
     // What an HTTP frontend does with the bearer secret of each request:
-    let alice = host.authenticate(&token.secret).await?;
+    let alice = host.access().authenticate(&token.secret).await?;
 
     let audio = host
+        .podcasts()
         .upload_media(
             &alice,
             NewMedia {
@@ -39,10 +41,11 @@ async fn run() -> anyhow::Result<()> {
         audio.name,
         audio.facts.info,
         audio.size,
-        host.media_url(alice.account(), &audio)
+        host.podcasts().media_url(alice.account(), &audio)
     );
 
     let feed = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("daily", "Daily"))
         .await?
         .feed;
@@ -54,6 +57,7 @@ async fn run() -> anyhow::Result<()> {
         ..Default::default()
     };
     let episode = host
+        .podcasts()
         .create_episode(&alice, &feed.id, NewEpisode { guid: None, fields })
         .await?;
     println!(
@@ -62,6 +66,7 @@ async fn run() -> anyhow::Result<()> {
     );
 
     for view in host
+        .podcasts()
         .list_episodes(&alice, &feed.id, &EpisodeListQuery::default())
         .await?
         .items

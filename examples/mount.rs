@@ -60,9 +60,10 @@ async fn run() -> anyhow::Result<()> {
     // podhost's public URL includes the prefix: every link it makes points inside the mount.
     let config = HostConfig::new(&format!("{base}{PREFIX}"))?;
     let host = PodcastHost::new(config, podhost_core::open_store("memory://")?.store);
-    host.create_account("alice").await?;
-    let alice = host.owner(&"alice".parse()?).await?;
+    host.access().create_account("alice").await?;
+    let alice = host.access().owner(&"alice".parse()?).await?;
     let token = host
+        .access()
         .create_token(&alice, "app", Scopes::all())
         .await?
         .secret;

@@ -49,20 +49,21 @@ async fn run() -> anyhow::Result<()> {
         HostConfig::new("https://pod.example")?,
         podhost_core::open_store("memory://")?.store,
     );
-    host.create_account("alice").await?;
-    let alice = host.owner(&"alice".parse()?).await?;
+    host.access().create_account("alice").await?;
+    let alice = host.access().owner(&"alice".parse()?).await?;
     let secret = Secret::generate();
-    host.create_webhook(
-        &alice,
-        NewWebhook {
-            // Never dialled: the sender below carries every request.
-            url: "https://reactions.app.example/hook".into(),
-            events: vec!["episode.published".into()],
-            description: Some("in-process reactions".into()),
-            secret: Some(secret.as_str().to_string()),
-        },
-    )
-    .await?;
+    host.work()
+        .create_webhook(
+            &alice,
+            NewWebhook {
+                // Never dialled: the sender below carries every request.
+                url: "https://reactions.app.example/hook".into(),
+                events: vec!["episode.published".into()],
+                description: Some("in-process reactions".into()),
+                secret: Some(secret.as_str().to_string()),
+            },
+        )
+        .await?;
 
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -70,21 +71,25 @@ async fn run() -> anyhow::Result<()> {
         let host = host.clone();
         let renderer = renderer(&host);
         async move {
-            host.run_webhooks(Arc::new(InProcess(tx)), renderer, async {
-                let _ = stopped.await;
-            })
-            .await
+            host.work()
+                .run_webhooks(Arc::new(InProcess(tx)), renderer, async {
+                    let _ = stopped.await;
+                })
+                .await
         }
     });
 
     let feed = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("daily", "Daily"))
         .await?
         .feed
         .id;
     let mut episode = NewEpisode::titled("Pilot");
     episode.fields.is_public = Some(true);
-    host.create_episode(&alice, &feed, episode).await?;
+    host.podcasts()
+        .create_episode(&alice, &feed, episode)
+        .await?;
 
     let request = tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv())
         .await?

@@ -65,6 +65,7 @@ async fn run_host(
                 let token = format!("h{h}o{i}");
                 loop {
                     let current = host
+                        .podcasts()
                         .get_episode(&who, &feed, shared[s])
                         .await
                         .unwrap()
@@ -74,7 +75,11 @@ async fn run_host(
                         description: Some(format!("{} {token}", current.description)),
                         ..Default::default()
                     };
-                    match host.update_episode(&who, &feed, shared[s], &patch).await {
+                    match host
+                        .podcasts()
+                        .update_episode(&who, &feed, shared[s], &patch)
+                        .await
+                    {
                         Ok(_) => break,
                         Err(Error::Conflict { .. }) => continue,
                         Err(e) => panic!("append failed: {e}"),
@@ -86,6 +91,7 @@ async fn run_host(
                 let title = format!("own-h{h}o{i}");
                 let new = NewEpisode::titled(title.clone());
                 let id = host
+                    .podcasts()
                     .create_episode(&who, &feed, new)
                     .await
                     .unwrap()
@@ -96,7 +102,10 @@ async fn run_host(
             Op::Delete(n) => {
                 if !own.is_empty() {
                     let (id, _) = own.remove(n % own.len());
-                    host.delete_episode(&who, &feed, id).await.unwrap();
+                    host.podcasts()
+                        .delete_episode(&who, &feed, id)
+                        .await
+                        .unwrap();
                 }
             }
             Op::Upload(n) => {
@@ -124,6 +133,7 @@ fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
         let (setup, _) = test_host(stores());
         let owner = podhost_testkit::setup::account(&setup, "alice").await;
         let feed = setup
+            .podcasts()
             .create_feed(&owner, NewFeed::titled("show", "Show"))
             .await
             .unwrap()
@@ -134,6 +144,7 @@ fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
             let new = NewEpisode::titled(format!("shared {s}"));
             shared.push(
                 setup
+                    .podcasts()
                     .create_episode(&owner, &feed, new)
                     .await
                     .unwrap()
@@ -144,7 +155,11 @@ fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
         let mut tasks = Vec::new();
         for (h, ops) in ops.into_iter().enumerate() {
             let (host, _) = test_host(stores());
-            let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
+            let who = host
+                .access()
+                .owner(&"alice".parse().unwrap())
+                .await
+                .unwrap();
             tasks.push(tokio::spawn(run_host(
                 host,
                 who,
@@ -161,9 +176,14 @@ fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
 
         // The model, checked on a fresh host that reads only the store.
         let (fresh, _) = test_host(stores());
-        let who = fresh.owner(&"alice".parse().unwrap()).await.unwrap();
+        let who = fresh
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
         for (s, id) in shared.iter().enumerate() {
             let description = fresh
+                .podcasts()
                 .get_episode(&who, &feed, *id)
                 .await
                 .unwrap()
@@ -182,6 +202,7 @@ fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
         }
         let all = PageRequest::new(Some(1), Some(500)).unwrap();
         let listed = fresh
+            .podcasts()
             .list_episodes(
                 &who,
                 &feed,
@@ -203,6 +224,7 @@ fn check(ops: Vec<Vec<Op>>, stores: &Stores) {
         want.sort();
         assert_eq!(own_titles, want, "own episodes");
         let media = fresh
+            .podcasts()
             .list_media(
                 &who,
                 &MediaListQuery {
@@ -279,40 +301,57 @@ async fn another_hosts_writes_are_seen_within_a_second() {
     let reader = PodcastHost::new(config, store);
     let w = podhost_testkit::setup::account(&writer, "alice").await;
     let feed = writer
+        .podcasts()
         .create_feed(&w, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
-    let r = reader.owner(&"alice".parse().unwrap()).await.unwrap();
+    let r = reader
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     // A refusal is never decided on a stale state: a feed made by the writer a moment ago can
     // take the reader's episode at once.
     let shows = writer
+        .podcasts()
         .create_feed(&w, NewFeed::titled("shows", "Shows"))
         .await
         .unwrap()
         .feed
         .id;
     reader
+        .podcasts()
         .create_episode(&r, &shows, NewEpisode::titled("At once"))
         .await
         .expect("the reader looks again before refusing");
     // The reader has the account open (and so a state in memory) before the next write.
-    assert_eq!(reader.get_feed(&r, &feed).await.unwrap().episode_count, 0);
+    assert_eq!(
+        reader
+            .podcasts()
+            .get_feed(&r, &feed)
+            .await
+            .unwrap()
+            .episode_count,
+        0
+    );
     let new = NewEpisode::titled("One");
     let id = writer
+        .podcasts()
         .create_episode(&w, &feed, new)
         .await
         .unwrap()
         .episode
         .id;
     assert!(
-        writer.get_episode(&w, &feed, id).await.is_ok(),
+        writer.podcasts().get_episode(&w, &feed, id).await.is_ok(),
         "its own write, at once"
     );
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     assert_eq!(
         reader
+            .podcasts()
             .get_episode(&r, &feed, id)
             .await
             .unwrap()
@@ -336,10 +375,15 @@ async fn what_another_host_wrote_is_found_at_once() {
     let writer = PodcastHost::new(config.clone(), store.clone());
     let reader = PodcastHost::new(config, store);
     let w = podhost_testkit::setup::account(&writer, "alice").await;
-    let r = reader.owner(&"alice".parse().unwrap()).await.unwrap();
+    let r = reader
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     // The reader has the account open (and would not look again for an hour).
     assert!(
         reader
+            .podcasts()
             .list_feeds(&r, PageRequest::default())
             .await
             .unwrap()
@@ -348,20 +392,25 @@ async fn what_another_host_wrote_is_found_at_once() {
     );
 
     let feed = writer
+        .podcasts()
         .create_feed(&w, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
-    assert_eq!(reader.get_feed(&r, &feed).await.unwrap().feed.id, feed);
+    assert_eq!(
+        reader.podcasts().get_feed(&r, &feed).await.unwrap().feed.id,
+        feed
+    );
     // Its public feed too, and a file just uploaded, by its public URL.
     assert!(matches!(
-        reader.public_feed(&feed).await.unwrap(),
+        reader.delivery().public_feed(&feed).await.unwrap(),
         podhost_core::publish::PublicFeed::Live(_)
     ));
     let file = podhost_testkit::setup::upload(&writer, &w, "a.wav", fixtures::wav(0.5, 8000)).await;
     assert_eq!(
         reader
+            .delivery()
             .public_media("alice", file.blob.as_str())
             .await
             .unwrap()
@@ -369,27 +418,33 @@ async fn what_another_host_wrote_is_found_at_once() {
         file.size
     );
     let episode = writer
+        .podcasts()
         .create_episode(&w, &feed, NewEpisode::titled("Pilot"))
         .await
         .unwrap()
         .episode
         .id;
-    let got = reader.get_episode(&r, &feed, episode).await.unwrap();
+    let got = reader
+        .podcasts()
+        .get_episode(&r, &feed, episode)
+        .await
+        .unwrap();
     assert_eq!(got.episode.title, "Pilot");
     let listed = reader
+        .podcasts()
         .list_episodes(&r, &feed, &EpisodeListQuery::default())
         .await
         .unwrap();
     assert_eq!(listed.items.len(), 1);
     let missing = FeedId::new("nowhere").unwrap();
     assert!(matches!(
-        reader.get_feed(&r, &missing).await,
+        reader.podcasts().get_feed(&r, &missing).await,
         Err(Error::NotFound { .. })
     ));
     // Many misses at once share their looks at the store, and every one is answered.
     let misses = (0..64).map(|_| {
         let (reader, r, missing) = (reader.clone(), r.clone(), missing.clone());
-        tokio::spawn(async move { reader.get_feed(&r, &missing).await.map(|_| ()) })
+        tokio::spawn(async move { reader.podcasts().get_feed(&r, &missing).await.map(|_| ()) })
     });
     let answers = tokio::time::timeout(
         std::time::Duration::from_secs(10),

@@ -191,7 +191,11 @@ async fn reopen(
         HostConfig::new("https://crash.test").unwrap(),
         store.clone(),
     );
-    let owner = host.owner(&"crash".parse().unwrap()).await.unwrap();
+    let owner = host
+        .access()
+        .owner(&"crash".parse().unwrap())
+        .await
+        .unwrap();
     (store, host, owner, FeedId::new("crash").unwrap())
 }
 
@@ -199,6 +203,7 @@ async fn check_with_files(target: &Target, acked: &Acked) {
     let (_, host, owner, feed) = reopen(target).await;
     for (id, media) in &acked.with_files {
         let episode = host
+            .podcasts()
             .get_episode(&owner, &feed, *id)
             .await
             .unwrap_or_else(|e| panic!("acknowledged {id} lost: {e}"));
@@ -210,6 +215,7 @@ async fn check_with_files(target: &Target, acked: &Acked) {
     };
     let mut used = std::collections::HashSet::new();
     for view in host
+        .podcasts()
         .list_episodes(&owner, &feed, &query)
         .await
         .unwrap()
@@ -226,7 +232,13 @@ async fn check_with_files(target: &Target, acked: &Acked) {
         page: PageRequest::new(Some(1), Some(500)).unwrap(),
         ..Default::default()
     };
-    for media in host.list_media(&owner, &query).await.unwrap().items {
+    for media in host
+        .podcasts()
+        .list_media(&owner, &query)
+        .await
+        .unwrap()
+        .items
+    {
         assert!(
             used.contains(&media.id),
             "media {} ({}) is visible without its episode",
@@ -268,18 +280,25 @@ async fn check(target: &Target, acked: &Acked) {
     let (store, host, owner, feed) = reopen(target).await;
     for (id, title) in &acked.episodes {
         let episode = host
+            .podcasts()
             .get_episode(&owner, &feed, *id)
             .await
             .unwrap_or_else(|e| panic!("acknowledged {id} lost: {e}"));
         assert_eq!(&episode.episode.title, title);
     }
     for (id, version) in &acked.edits {
-        let episode = host.get_episode(&owner, &feed, *id).await.unwrap().episode;
+        let episode = host
+            .podcasts()
+            .get_episode(&owner, &feed, *id)
+            .await
+            .unwrap()
+            .episode;
         assert!(episode.version >= *version, "edit of {id} lost");
     }
     use object_store::ObjectStoreExt;
     for (id, (name, len)) in &acked.media {
         let media = host
+            .podcasts()
             .get_media(&owner, *id)
             .await
             .unwrap_or_else(|e| panic!("acknowledged media {id} lost: {e}"));
@@ -290,7 +309,13 @@ async fn check(target: &Target, acked: &Acked) {
         page: PageRequest::new(Some(1), Some(500)).unwrap(),
         ..Default::default()
     };
-    for media in host.list_media(&owner, &query).await.unwrap().items {
+    for media in host
+        .podcasts()
+        .list_media(&owner, &query)
+        .await
+        .unwrap()
+        .items
+    {
         let path = object_store::path::Path::from_iter([
             "accounts",
             "crash",
@@ -304,6 +329,7 @@ async fn check(target: &Target, acked: &Acked) {
         assert_eq!(head.size, media.size);
     }
     let all = host
+        .podcasts()
         .list_episodes(&owner, &feed, &EpisodeListQuery::default())
         .await
         .unwrap();

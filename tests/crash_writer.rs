@@ -25,14 +25,14 @@ async fn main() -> anyhow::Result<()> {
     config.catalog.snapshot_every = 16;
     config.catalog.segment_every = 4;
     let host = PodcastHost::new(config, opened.store);
-    match host.create_account("crash").await {
+    match host.access().create_account("crash").await {
         Ok(_) | Err(Error::Conflict { .. }) => {}
         Err(e) => return Err(e.into()),
     }
-    let owner = host.owner(&"crash".parse()?).await?;
+    let owner = host.access().owner(&"crash".parse()?).await?;
     let feed = FeedId::new("crash")?;
     let new_feed = NewFeed::titled("crash", "Crash");
-    match host.create_feed(&owner, new_feed).await {
+    match host.podcasts().create_feed(&owner, new_feed).await {
         Ok(_) | Err(Error::Conflict { .. }) => {}
         Err(e) => return Err(e.into()),
     }
@@ -45,6 +45,7 @@ async fn main() -> anyhow::Result<()> {
             let target = UploadTarget::Episode(feed.clone());
             let audio = podhost_testkit::fixtures::wav(0.5, 8000);
             let media = host
+                .podcasts()
                 .stage_upload(
                     &owner,
                     target.clone(),
@@ -54,6 +55,7 @@ async fn main() -> anyhow::Result<()> {
                 .await?;
             let cover = podhost_testkit::fixtures::png(64, 64);
             let cover = host
+                .podcasts()
                 .stage_upload(
                     &owner,
                     target,
@@ -68,6 +70,7 @@ async fn main() -> anyhow::Result<()> {
             };
             let new = NewEpisode::titled(title.clone());
             let view = host
+                .podcasts()
                 .create_episode_with_files(&owner, &feed, new, files)
                 .await?;
             let media = view.media.expect("the uploaded audio");
@@ -84,6 +87,7 @@ async fn main() -> anyhow::Result<()> {
             let bytes = podhost_testkit::fixtures::wav(0.25, 8000);
             let len = bytes.len();
             let media = host
+                .podcasts()
                 .upload_media(
                     &owner,
                     NewMedia {
@@ -97,7 +101,11 @@ async fn main() -> anyhow::Result<()> {
         } else {
             let title = format!("{writer}-{i}");
             let new = NewEpisode::titled(title.clone());
-            let episode = host.create_episode(&owner, &feed, new).await?.episode;
+            let episode = host
+                .podcasts()
+                .create_episode(&owner, &feed, new)
+                .await?
+                .episode;
             writeln!(stdout, "ACK episode {} {title}", episode.id)?;
             if i % 5 == 0 {
                 let patch = EpisodePatch {
@@ -105,6 +113,7 @@ async fn main() -> anyhow::Result<()> {
                     ..Default::default()
                 };
                 let edited = host
+                    .podcasts()
                     .update_episode(&owner, &feed, episode.id, &patch)
                     .await?
                     .episode;

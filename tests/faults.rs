@@ -31,7 +31,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
     for i in 0..150 {
         let title = format!("ep {i}");
         let new = NewEpisode::titled(title.clone());
-        match host.create_episode(&who, &feed, new).await {
+        match host.podcasts().create_episode(&who, &feed, new).await {
             Ok(view) => {
                 acked_titles.push(title);
                 if i % 3 == 0 {
@@ -40,6 +40,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
                         ..Default::default()
                     };
                     match host
+                        .podcasts()
                         .update_episode(&who, &feed, view.episode.id, &patch)
                         .await
                     {
@@ -56,6 +57,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
         }
         if i % 10 == 0 {
             let upload = host
+                .podcasts()
                 .upload_media(
                     &who,
                     NewMedia {
@@ -85,16 +87,27 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
     faulty.heal();
     // The faulty host recovers: it writes again and agrees with a fresh reader.
     let new = NewEpisode::titled("after");
-    host.create_episode(&who, &feed, new).await.unwrap();
+    host.podcasts()
+        .create_episode(&who, &feed, new)
+        .await
+        .unwrap();
     acked_titles.push("after".into());
 
     let (fresh, _) = test_host(inner);
-    let fresh_who = fresh.owner(&"alice".parse().unwrap()).await.unwrap();
+    let fresh_who = fresh
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let all = EpisodeListQuery {
         page: PageRequest::new(Some(1), Some(500)).unwrap(),
         ..Default::default()
     };
-    let listed = fresh.list_episodes(&fresh_who, &feed, &all).await.unwrap();
+    let listed = fresh
+        .podcasts()
+        .list_episodes(&fresh_who, &feed, &all)
+        .await
+        .unwrap();
     let mut count: HashMap<String, usize> = HashMap::new();
     for view in &listed.items {
         *count.entry(view.episode.title.clone()).or_default() += 1;
@@ -115,6 +128,7 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
     for (id, subtitle) in acked_edits {
         assert_eq!(
             fresh
+                .podcasts()
                 .get_episode(&fresh_who, &feed, id)
                 .await
                 .unwrap()
@@ -123,7 +137,11 @@ async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
             subtitle
         );
     }
-    let mine = host.list_episodes(&who, &feed, &all).await.unwrap();
+    let mine = host
+        .podcasts()
+        .list_episodes(&who, &feed, &all)
+        .await
+        .unwrap();
     assert_eq!(
         mine.total, listed.total,
         "the faulty host's memory agrees with the store"
@@ -175,10 +193,11 @@ async fn a_snapshot_being_written_holds_up_no_writer() {
     config.catalog.snapshot_every = 8;
     config.catalog.segment_every = 4;
     let (host, _) = test_host_with(Arc::new(faulty.clone()), config.clone());
-    host.create_account("alice").await.unwrap();
+    host.access().create_account("alice").await.unwrap();
     let account = "alice".parse().unwrap();
-    let who = host.owner(&account).await.unwrap();
+    let who = host.access().owner(&account).await.unwrap();
     let feed = host
+        .podcasts()
         .create_feed(&who, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
@@ -188,7 +207,8 @@ async fn a_snapshot_being_written_holds_up_no_writer() {
     for i in 0..8 {
         let new = NewEpisode::titled(format!("ep {i}"));
         ids.push(
-            host.create_episode(&who, &feed, new)
+            host.podcasts()
+                .create_episode(&who, &feed, new)
                 .await
                 .unwrap()
                 .episode
@@ -206,7 +226,7 @@ async fn a_snapshot_being_written_holds_up_no_writer() {
         };
         tokio::time::timeout(
             Duration::from_secs(10),
-            host.update_episode(&who, &feed, *id, &patch),
+            host.podcasts().update_episode(&who, &feed, *id, &patch),
         )
         .await
         .expect("an edit commits while the snapshot is held")
@@ -218,7 +238,7 @@ async fn a_snapshot_being_written_holds_up_no_writer() {
         async move {
             let mut subtitles = Vec::new();
             for id in ids {
-                let view = host.get_episode(&who, &feed, id).await.unwrap();
+                let view = host.podcasts().get_episode(&who, &feed, id).await.unwrap();
                 subtitles.push(view.episode.subtitle);
             }
             subtitles

@@ -71,10 +71,14 @@ fn no_crate_has_an_import_circle() {
     );
 }
 
-/// The services of the core's host, each a folder of `host/` (`analytics/`, `jobs/`,
-/// `import/`, ...), import one another one way: a circle between two services fails, as a
-/// circle between files does. (The hub's files, `host/*.rs`, stand above them and are not
-/// services.)
+/// The services of the core's host, top down: each may import the ones below it and none
+/// above. A new service takes its place here.
+const SERVICES_TOP_DOWN: [&str; 6] = ["access", "podcasts", "delivery", "ads", "analytics", "work"];
+
+/// The services of the core's host, each a folder of `host/` (`access/`, `podcasts/`,
+/// `delivery/`, `ads/`, `analytics/`, `work/`), import one another one way: down the order of
+/// [`SERVICES_TOP_DOWN`]. An import up the order fails, and so does a circle, as a circle
+/// between files does. (The hub's files, `host/*.rs`, are shared by all and are not services.)
 #[test]
 fn the_hosts_services_import_one_another_one_way() {
     let krate = Crate::read(&workspace().join("podhost-core/src"));
@@ -98,6 +102,26 @@ fn the_hosts_services_import_one_another_one_way() {
         between.contains_key("analytics"),
         "the services are found: {:?}",
         between.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        between.keys().map(String::as_str).collect::<BTreeSet<_>>(),
+        SERVICES_TOP_DOWN.into_iter().collect::<BTreeSet<_>>(),
+        "every service of host/ has its place in SERVICES_TOP_DOWN"
+    );
+    let place = |s: &str| SERVICES_TOP_DOWN.iter().position(|t| *t == s);
+    let upward: Vec<String> = between
+        .iter()
+        .flat_map(|(from, to)| to.iter().map(move |(to, names)| (from, to, names)))
+        .filter(|(from, to, _)| place(to) <= place(from))
+        .map(|(from, to, names)| {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            format!("  {from} -> {to}: {}", names.join(", "))
+        })
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "services of the host that import a service above them ({SERVICES_TOP_DOWN:?}):\n{}",
+        upward.join("\n")
     );
     let services: Vec<&String> = between.keys().collect();
     let index: BTreeMap<&String, usize> =

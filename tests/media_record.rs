@@ -182,6 +182,7 @@ impl World {
 
     async fn job_status(&self, id: &JobId) -> JobStatus {
         self.hosts[0]
+            .work()
             .get_job(&self.owners[0], id)
             .await
             .unwrap()
@@ -201,7 +202,11 @@ impl World {
 
     async fn until_ended(&self, id: &JobId) -> podhost_core::model::Job {
         for _ in 0..4000 {
-            let job = self.hosts[0].get_job(&self.owners[0], id).await.unwrap();
+            let job = self.hosts[0]
+                .work()
+                .get_job(&self.owners[0], id)
+                .await
+                .unwrap();
             if job.status.is_final() {
                 return job;
             }
@@ -272,6 +277,7 @@ impl World {
                 Kind::Tags => {
                     e.title.clone_from(&running.title);
                     let now = self.hosts[0]
+                        .podcasts()
                         .get_media(&self.owners[0], self.original)
                         .await
                         .unwrap();
@@ -299,10 +305,12 @@ impl World {
                 }
                 let answer = match kind {
                     Kind::Waveform => host
+                        .work()
                         .submit_job(who, id, JobKind::Waveform, serde_json::Value::Null)
                         .await
                         .map(|job| (job, None)),
                     Kind::Silence => host
+                        .work()
                         .submit_job(who, id, JobKind::Silence, serde_json::Value::Null)
                         .await
                         .map(|job| (job, None)),
@@ -312,7 +320,8 @@ impl World {
                             title: Some(Some(title.clone())),
                             ..Default::default()
                         };
-                        host.update_metadata(who, id, patch)
+                        host.podcasts()
+                            .update_metadata(who, id, patch)
                             .await
                             .map(|(_, job)| (job.expect("a tag write"), Some(title)))
                     }
@@ -336,7 +345,7 @@ impl World {
                     title: title.clone().map(Some),
                     ..Default::default()
                 };
-                let answer = host.update_metadata(who, id, patch).await;
+                let answer = host.podcasts().update_metadata(who, id, patch).await;
                 let tags_running = self.running(Kind::Tags).is_some();
                 match (&answer, gone, title.is_some() && tags_running) {
                     (Err(Error::NotFound { .. }), true, _) => {}
@@ -359,7 +368,7 @@ impl World {
                     name: Some(name.clone()),
                     ..Default::default()
                 };
-                match (host.update_media(who, id, patch).await, gone) {
+                match (host.podcasts().update_media(who, id, patch).await, gone) {
                     (Ok(media), false) => {
                         assert_eq!(media.name, name);
                         self.expected.name = name;
@@ -374,7 +383,7 @@ impl World {
                     category: Some(Some(category.clone())),
                     ..Default::default()
                 };
-                match (host.update_media(who, id, patch).await, gone) {
+                match (host.podcasts().update_media(who, id, patch).await, gone) {
                     (Ok(_), false) => self.expected.category = Some(category),
                     (Err(Error::NotFound { .. }), true) => {}
                     (other, _) => panic!("category: {other:?}"),
@@ -385,7 +394,7 @@ impl World {
                     label: format!("copy-{step}.wav"),
                     category: "copies".into(),
                 };
-                match (host.copy_media(who, id, copy).await, gone) {
+                match (host.podcasts().copy_media(who, id, copy).await, gone) {
                     (Ok(media), false) => self.copies.push(Copied {
                         id: media.id,
                         name: format!("copy-{step}.wav"),
@@ -397,7 +406,7 @@ impl World {
                     (other, _) => panic!("copy: {other:?}"),
                 }
             }
-            Op::Delete => match (host.delete_media(who, id).await, gone) {
+            Op::Delete => match (host.podcasts().delete_media(who, id).await, gone) {
                 (Ok(()), false) => self.expected.deleted = true,
                 (Err(Error::NotFound { .. }), true) => {}
                 (other, _) => panic!("delete: {other:?}"),
@@ -431,7 +440,7 @@ impl World {
     async fn check(&self) {
         for (host, who) in self.hosts.iter().zip(&self.owners) {
             let e = &self.expected;
-            match host.get_media(who, self.original).await {
+            match host.podcasts().get_media(who, self.original).await {
                 Err(Error::NotFound { .. }) => assert!(e.deleted, "the record is gone"),
                 Err(other) => panic!("{other:?}"),
                 Ok(media) => {
@@ -445,7 +454,7 @@ impl World {
                 }
             }
             for c in &self.copies {
-                let copy: Media = host.get_media(who, c.id).await.unwrap();
+                let copy: Media = host.podcasts().get_media(who, c.id).await.unwrap();
                 assert_eq!(copy.name, c.name);
                 assert_eq!(copy.category.as_deref(), Some("copies"));
                 assert_eq!(copy.blob.as_str(), c.blob);
@@ -454,7 +463,11 @@ impl World {
                 assert_eq!(copy.adbreak, None);
             }
             for (id, status) in &self.ended {
-                assert_eq!(host.get_job(who, id).await.unwrap().status, *status, "{id}");
+                assert_eq!(
+                    host.work().get_job(who, id).await.unwrap().status,
+                    *status,
+                    "{id}"
+                );
             }
         }
     }
@@ -469,16 +482,25 @@ async fn run(ops: Vec<Op>) {
         host(shared.clone(), &clock, scratch.path()),
         host(shared.clone(), &clock, scratch.path()),
     ];
-    hosts[0].create_account("alice").await.unwrap();
+    hosts[0].access().create_account("alice").await.unwrap();
     let owners = [
-        hosts[0].owner(&"alice".parse().unwrap()).await.unwrap(),
-        hosts[1].owner(&"alice".parse().unwrap()).await.unwrap(),
+        hosts[0]
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap(),
+        hosts[1]
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap(),
     ];
     let new = NewMedia {
         name: "talk.wav".into(),
         category: None,
     };
     let media = hosts[0]
+        .podcasts()
         .upload_media(&owners[0], new, body(fixtures::wav(0.5, 8000), 4096))
         .await
         .unwrap();
@@ -495,10 +517,11 @@ async fn run(ops: Vec<Op>) {
             let host = host.clone();
             let mut stopped = stopped.clone();
             tokio::spawn(async move {
-                host.run_jobs(async move {
-                    let _ = stopped.wait_for(|s| *s).await;
-                })
-                .await
+                host.work()
+                    .run_jobs(async move {
+                        let _ = stopped.wait_for(|s| *s).await;
+                    })
+                    .await
             })
         })
         .collect();
@@ -528,6 +551,7 @@ async fn run(ops: Vec<Op>) {
     // The file carries the title of the last tag write that succeeded.
     if !world.expected.deleted {
         let metadata = world.hosts[1]
+            .podcasts()
             .media_metadata(&world.owners[1], world.original)
             .await
             .unwrap();

@@ -71,10 +71,15 @@ fn host_on(server: &S3Server, bucket: &str) -> PodcastHost {
 }
 
 async fn setup(host: &PodcastHost) -> (Principal, FeedId) {
-    host.create_account("faults").await.unwrap();
-    let owner = host.owner(&"faults".parse().unwrap()).await.unwrap();
+    host.access().create_account("faults").await.unwrap();
+    let owner = host
+        .access()
+        .owner(&"faults".parse().unwrap())
+        .await
+        .unwrap();
     let feed = FeedId::new("faults").unwrap();
-    host.create_feed(&owner, NewFeed::titled("faults", "Faults"))
+    host.podcasts()
+        .create_feed(&owner, NewFeed::titled("faults", "Faults"))
         .await
         .unwrap();
     (owner, feed)
@@ -105,7 +110,7 @@ async fn load(
                 let upload = i % 4 == 3;
                 let bytes: Vec<u8> = (0..48 * 1024).map(|_| rand::random::<u8>()).collect();
                 let outcome = if upload {
-                    let call = host.upload_media(
+                    let call = host.podcasts().upload_media(
                         &owner,
                         NewMedia {
                             name: format!("h{h}-{i}.bin"),
@@ -123,7 +128,9 @@ async fn load(
                     }
                 } else {
                     let title = format!("h{h}-{i}");
-                    let call = host.create_episode(&owner, &feed, NewEpisode::titled(&title));
+                    let call =
+                        host.podcasts()
+                            .create_episode(&owner, &feed, NewEpisode::titled(&title));
                     match tokio::time::timeout(REQUEST_LIMIT, call).await {
                         Ok(Ok(view)) => {
                             seen.lock().unwrap().episodes.insert(view.episode.id, title);
@@ -232,10 +239,14 @@ async fn kill_and_restart(role: Role, down: Duration) {
 
     // A fresh host, as a restarted server, finds everything acknowledged.
     let fresh = host_on(&server, &bucket);
-    let owner = fresh.owner(&"faults".parse().unwrap()).await.unwrap();
+    let owner = fresh
+        .access()
+        .owner(&"faults".parse().unwrap())
+        .await
+        .unwrap();
     let mut lost = 0;
     for (id, title) in &seen.episodes {
-        match fresh.get_episode(&owner, &feed, *id).await {
+        match fresh.podcasts().get_episode(&owner, &feed, *id).await {
             Ok(view) => assert_eq!(&view.episode.title, title, "{id}"),
             Err(e) => {
                 eprintln!("acknowledged {id} ({title}) lost: {e}");
@@ -246,7 +257,7 @@ async fn kill_and_restart(role: Role, down: Duration) {
     let store = server.open(&bucket).store;
     let mut uploads_lost = 0;
     for (id, bytes) in &seen.uploads {
-        let media = match fresh.get_media(&owner, *id).await {
+        let media = match fresh.podcasts().get_media(&owner, *id).await {
             Ok(media) => media,
             Err(e) => {
                 eprintln!("acknowledged upload {id} lost: {e}");
@@ -276,7 +287,11 @@ async fn kill_and_restart(role: Role, down: Duration) {
             page: PageRequest::new(Some(page), Some(500)).unwrap(),
             ..Default::default()
         };
-        let listed = fresh.list_episodes(&owner, &feed, &query).await.unwrap();
+        let listed = fresh
+            .podcasts()
+            .list_episodes(&owner, &feed, &query)
+            .await
+            .unwrap();
         if listed.items.is_empty() {
             break;
         }

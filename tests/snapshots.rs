@@ -13,7 +13,7 @@ use podhost_core::{
 use podhost_testkit::{test_config, test_host_with};
 
 async fn rss(host: &PodcastHost, feed: &FeedId) -> String {
-    match host.public_feed(feed).await.unwrap() {
+    match host.delivery().public_feed(feed).await.unwrap() {
         PublicFeed::Live(rendered) => String::from_utf8(rendered.xml.to_vec()).unwrap(),
         _ => panic!("the feed is live"),
     }
@@ -39,6 +39,7 @@ async fn the_feeds_cleaned_notes_follow_edits_and_survive_a_snapshot() {
         let new = NewEpisode { guid: None, fields };
         ids.push(
             writer
+                .podcasts()
                 .create_episode(&who, &feed, new)
                 .await
                 .unwrap()
@@ -51,6 +52,7 @@ async fn the_feeds_cleaned_notes_follow_edits_and_survive_a_snapshot() {
         ..Default::default()
     };
     writer
+        .podcasts()
         .update_episode(
             &who,
             &feed,
@@ -65,14 +67,20 @@ async fn the_feeds_cleaned_notes_follow_edits_and_survive_a_snapshot() {
         ..Default::default()
     };
     writer
+        .podcasts()
         .update_episode(&who, &feed, ids[4], &retitle)
         .await
         .unwrap();
     writer
+        .podcasts()
         .update_episode(&who, &feed, ids[5], &edit("plain text & no markup"))
         .await
         .unwrap();
-    writer.delete_episode(&who, &feed, ids[1]).await.unwrap();
+    writer
+        .podcasts()
+        .delete_episode(&who, &feed, ids[1])
+        .await
+        .unwrap();
     writer.settle(&account).await.unwrap();
 
     let written = rss(&writer, &feed).await;

@@ -57,6 +57,7 @@ async fn published_episodes_are_announced_once_each() {
     now.fields.is_public = Some(true);
     server
         .host()
+        .podcasts()
         .create_episode(&alice, &feed_id, now)
         .await
         .unwrap();
@@ -65,6 +66,7 @@ async fn published_episodes_are_announced_once_each() {
     later.fields.publish_at = Some(server.host().now() + SignedDuration::from_hours(24));
     server
         .host()
+        .podcasts()
         .create_episode(&alice, &feed_id, later)
         .await
         .unwrap();

@@ -179,7 +179,7 @@ impl Env {
             return Err(Failure::new(Code::Usage, message).into());
         };
         let found = match name.parse::<AccountId>() {
-            Ok(account) => match host.owner(&account).await {
+            Ok(account) => match host.access().owner(&account).await {
                 Ok(who) => Some(who),
                 Err(podhost_core::Error::NotFound { .. }) => None,
                 Err(e) => return Err(e.into()),
@@ -235,6 +235,7 @@ impl User {
 /// The names of the deployment's users, for messages that list them.
 async fn user_names(host: &PodcastHost) -> anyhow::Result<Vec<String>> {
     Ok(host
+        .access()
         .list_accounts()
         .await?
         .into_iter()

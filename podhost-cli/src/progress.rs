@@ -92,7 +92,7 @@ impl LocalFile {
     }
 }
 
-/// Runs the job `job` in this process until it ends ([`PodcastHost::run_job`]), with a
+/// Runs the job `job` in this process until it ends ([`Work::run_job`]), with a
 /// spinner on a terminal. A failed job is a failure naming the job's reason.
 pub async fn wait_for_job(host: &PodcastHost, user: &User, job: &Job) -> anyhow::Result<Job> {
     let spinner = ProgressBar::with_draw_target(None, draw_target());
@@ -102,14 +102,14 @@ pub async fn wait_for_job(host: &PodcastHost, user: &User, job: &Job) -> anyhow:
     );
     let label = format!("{} {}", job.kind.as_str(), crate::cmd::subject(job));
     spinner.set_message(format!("{label}: {}", job.status.as_str()));
-    let run = host.run_job(&user.who, &job.id);
+    let run = host.work().run_job(&user.who, &job.id);
     let mut run = std::pin::pin!(run);
     let mut tick = tokio::time::interval(Duration::from_millis(200));
     let ended = loop {
         tokio::select! {
             ended = &mut run => break user.hint(ended)?,
             _ = tick.tick() => {
-                if let Ok(now) = host.get_job(&user.who, &job.id).await {
+                if let Ok(now) = host.work().get_job(&user.who, &job.id).await {
                     spinner.set_message(format!("{label}: {}", now.status.as_str()));
                 }
                 spinner.tick();

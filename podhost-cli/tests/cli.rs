@@ -387,7 +387,10 @@ fn passwords_for_the_key_management_site() {
                 podhost_core::HostConfig::new("http://127.0.0.1:8080").unwrap(),
                 opened.store,
             );
-            host.sign_in("alice", password, "127.0.0.1").await.is_ok()
+            host.access()
+                .sign_in("alice", password, "127.0.0.1")
+                .await
+                .is_ok()
         })
     };
     assert!(!signs_in("first password"));

@@ -26,19 +26,25 @@ fn a_job_survives_kill_9_of_its_server() {
     config.catalog.refresh_interval = Duration::ZERO;
     let host = PodcastHost::new(config, opened.store);
     let (admin, job) = runtime.block_on(async {
-        let admin = host.owner(&"admin".parse().unwrap()).await.unwrap();
+        let admin = host
+            .access()
+            .owner(&"admin".parse().unwrap())
+            .await
+            .unwrap();
         // An hour of 8 kHz audio: long enough to be mid-job at the kill.
         let audio =
             podhost_testkit::fixtures::tone_and_silence(&[(1800.0, true), (1800.0, false)], 8000);
         let media = podhost_testkit::setup::upload(&host, &admin, "long.wav", audio).await;
         let job = host
+            .work()
             .submit_job(&admin, media.id, JobKind::Silence, serde_json::Value::Null)
             .await
             .unwrap();
         (admin, job.id)
     });
-    let status =
-        |host: &PodcastHost| runtime.block_on(async { host.get_job(&admin, &job).await.unwrap() });
+    let status = |host: &PodcastHost| {
+        runtime.block_on(async { host.work().get_job(&admin, &job).await.unwrap() })
+    };
     let start = Instant::now();
     while status(&host).status != JobStatus::Running {
         assert!(
@@ -70,7 +76,7 @@ fn a_job_survives_kill_9_of_its_server() {
     second.wait().unwrap();
     assert_eq!(done.status, JobStatus::Succeeded, "{done:?}");
     assert_eq!(done.attempts, 2, "{done:?}");
-    let report = runtime.block_on(host.silence(&admin, done.media.unwrap()));
+    let report = runtime.block_on(host.work().silence(&admin, done.media.unwrap()));
     let report = report.unwrap();
     assert_eq!(report.silences.len(), 1, "{report:?}");
     assert!(

@@ -32,7 +32,11 @@ async fn host_of(store: &std::path::Path) -> (PodcastHost, Principal) {
     let mut config = HostConfig::new("http://127.0.0.1:8080").unwrap();
     config.scratch_dir = opened.scratch_dir.clone();
     let host = PodcastHost::new(config, opened.store);
-    let owner = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let owner = host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     (host, owner)
 }
 
@@ -49,7 +53,7 @@ struct Kept {
 }
 
 async fn sha256(host: &PodcastHost, who: &Principal, id: podhost_core::MediaId) -> String {
-    let (_, mut bytes) = host.download_media(who, id).await.unwrap();
+    let (_, mut bytes) = host.podcasts().download_media(who, id).await.unwrap();
     let mut digest = Sha256::new();
     while let Some(chunk) = bytes.next().await {
         digest.update(chunk.unwrap());
@@ -65,7 +69,13 @@ async fn kept(store: &std::path::Path) -> BTreeMap<String, Kept> {
         ..Default::default()
     };
     let mut out = BTreeMap::new();
-    for view in host.list_episodes(&who, &feed, &query).await.unwrap().items {
+    for view in host
+        .podcasts()
+        .list_episodes(&who, &feed, &query)
+        .await
+        .unwrap()
+        .items
+    {
         let e = &view.episode;
         let audio = match &view.media {
             Some(m) => Some(sha256(&host, &who, m.id).await),
@@ -116,15 +126,16 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
             itunes_category: Some("Technology".into()),
             ..Default::default()
         };
-        host.create_feed(
-            &who,
-            NewFeed {
-                id: "show".into(),
-                fields,
-            },
-        )
-        .await
-        .unwrap();
+        host.podcasts()
+            .create_feed(
+                &who,
+                NewFeed {
+                    id: "show".into(),
+                    fields,
+                },
+            )
+            .await
+            .unwrap();
         let feed = FeedId::new("show").unwrap();
         // RSS dates are in whole seconds, as are dates given through the API.
         let now = jiff::Timestamp::from_second(host.now().as_second()).unwrap();
@@ -140,6 +151,7 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
             let target = UploadTarget::Episode(feed.clone());
             let audio = podhost_testkit::fixtures::wav(0.5 + i as f64, 8000);
             let mut media = host
+                .podcasts()
                 .stage_upload(
                     &who,
                     target.clone(),
@@ -166,14 +178,15 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
             }
             let cover = match cover {
                 true => Some(
-                    host.stage_upload(
-                        &who,
-                        target,
-                        "cover.png",
-                        podhost_testkit::body(podhost_testkit::fixtures::png(1400, 1400), 4096),
-                    )
-                    .await
-                    .unwrap(),
+                    host.podcasts()
+                        .stage_upload(
+                            &who,
+                            target,
+                            "cover.png",
+                            podhost_testkit::body(podhost_testkit::fixtures::png(1400, 1400), 4096),
+                        )
+                        .await
+                        .unwrap(),
                 ),
                 false => None,
             };
@@ -192,7 +205,8 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
                 cover,
                 transcript: None,
             };
-            host.create_episode_with_files(&who, &feed, new, files)
+            host.podcasts()
+                .create_episode_with_files(&who, &feed, new, files)
                 .await
                 .unwrap();
         }
@@ -237,6 +251,7 @@ async fn an_exported_podcast_is_restored_by_importing_its_feed() {
     // The same id on the new store: imported under its title's id, then compared there.
     let (host_b, who_b) = host_of(b.path()).await;
     let imported = host_b
+        .podcasts()
         .get_feed(&who_b, &FeedId::new("the-show").unwrap())
         .await
         .unwrap();

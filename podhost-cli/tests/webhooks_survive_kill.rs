@@ -40,8 +40,13 @@ fn an_event_survives_kill_9_of_the_delivering_server() {
     let host = PodcastHost::new(config, opened.store);
     let secret = Secret::generate();
     let (admin, webhook) = runtime.block_on(async {
-        let admin = host.owner(&"admin".parse().unwrap()).await.unwrap();
+        let admin = host
+            .access()
+            .owner(&"admin".parse().unwrap())
+            .await
+            .unwrap();
         let webhook = host
+            .work()
             .create_webhook(
                 &admin,
                 NewWebhook {
@@ -53,25 +58,26 @@ fn an_event_survives_kill_9_of_the_delivering_server() {
             )
             .await
             .unwrap();
-        host.create_feed(
-            &admin,
-            NewFeed {
-                id: "show".into(),
-                fields: FeedPatch {
-                    title: Some("Show".into()),
-                    ..Default::default()
+        host.podcasts()
+            .create_feed(
+                &admin,
+                NewFeed {
+                    id: "show".into(),
+                    fields: FeedPatch {
+                        title: Some("Show".into()),
+                        ..Default::default()
+                    },
                 },
-            },
-        )
-        .await
-        .unwrap();
+            )
+            .await
+            .unwrap();
         (admin, webhook)
     });
     // The first server tries, fails (nobody listens), and is killed before any retry.
     let start = Instant::now();
     loop {
         let deliveries = runtime
-            .block_on(host.webhook_deliveries(&admin, &webhook.id))
+            .block_on(host.work().webhook_deliveries(&admin, &webhook.id))
             .unwrap();
         if deliveries.first().is_some_and(|d| !d.attempts.is_empty()) {
             break;
@@ -92,7 +98,7 @@ fn an_event_survives_kill_9_of_the_delivering_server() {
     second.kill().unwrap();
     second.wait().unwrap();
     let deliveries = runtime
-        .block_on(host.webhook_deliveries(&admin, &webhook.id))
+        .block_on(host.work().webhook_deliveries(&admin, &webhook.id))
         .unwrap();
     assert_eq!(
         delivered.id, deliveries[0].event_id,

@@ -64,7 +64,7 @@ pub struct HostConfig {
     pub rate_limit: u32,
     /// How often the index of background work (scheduled publications, accounts with events
     /// to deliver) is repaired from the accounts themselves, by one server of the deployment
-    /// (default 6 hours; see [`PodcastHost::repair_work`](crate::PodcastHost::repair_work)).
+    /// (default 6 hours; see [`Work::repair_work`](crate::Work::repair_work)).
     pub work_repair_every: std::time::Duration,
 }
 

@@ -168,7 +168,7 @@ impl PodcastHost {
                 category: Some("demo".into()),
             };
             let body = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(bytes))]);
-            self.upload_media(who, new, body)
+            self.podcasts().upload_media(who, new, body)
         };
         let cover = upload("podhost-demo-cover.png", artwork()?).await?;
         let fields = FeedPatch {
@@ -202,6 +202,7 @@ impl PodcastHost {
             ..Default::default()
         };
         let view = self
+            .podcasts()
             .create_feed(
                 who,
                 NewFeed {
@@ -230,6 +231,7 @@ impl PodcastHost {
             }
             let body = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(mp3))]);
             let mut audio = self
+                .podcasts()
                 .stage_upload(
                     who,
                     crate::UploadTarget::Episode(feed.clone()),
@@ -282,7 +284,8 @@ impl PodcastHost {
                 cover: None,
                 transcript: None,
             };
-            self.create_episode_with_files(who, &feed, episode, files)
+            self.podcasts()
+                .create_episode_with_files(who, &feed, episode, files)
                 .await?;
             titles.push(title);
         }

@@ -46,11 +46,11 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
-    ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest, Download,
-    DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure, EpisodeFiles, FeedExport,
-    INVITATION_LIFETIME, InvitationView, Listener, OAuthError, PodcastHost, Private, RetimedText,
-    StagedUpload, StitchedEnclosure, SweepReport, TokenRequest, TokenResponse, UploadTarget,
-    WaveformFormat, WebhookRun, WorkPass, random_secret,
+    Access, ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest,
+    Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure, EpisodeFiles,
+    FeedExport, INVITATION_LIFETIME, InvitationView, Listener, OAuthError, PodcastHost, Podcasts,
+    Private, RetimedText, StagedUpload, StitchedEnclosure, SweepReport, TokenRequest,
+    TokenResponse, UploadTarget, WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, Login, MAX_SAFE_ID,

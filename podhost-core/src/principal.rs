@@ -9,9 +9,9 @@ use crate::{
     scope::{Scope, Scopes},
 };
 
-/// Who is calling: made only by the core ([`PodcastHost::authenticate`](crate::PodcastHost::authenticate)
-/// for a bearer token, [`PodcastHost::session`](crate::PodcastHost::session) for the site,
-/// [`PodcastHost::owner`](crate::PodcastHost::owner) for operators and embedding applications).
+/// Who is calling: made only by the core ([`Access::authenticate`](crate::Access::authenticate)
+/// for a bearer token, [`Access::session`](crate::Access::session) for the site,
+/// [`Access::owner`](crate::Access::owner) for operators and embedding applications).
 /// Every operation checks it: its scopes (a token's, never more than its member's role), its
 /// role's capabilities and the podcasts it may touch.
 #[derive(Clone, Debug, PartialEq, Eq)]

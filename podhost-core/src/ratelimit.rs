@@ -1,5 +1,5 @@
 //! The rate limit: requests per token in fixed 60-second windows, counted across every process
-//! on one store ([`PodcastHost::rate_check`](crate::PodcastHost::rate_check)).
+//! on one store ([`Access::rate_check`](crate::Access::rate_check)).
 //!
 //! Windows are aligned to the host's clock (`floor(now / 60 s)`), so every process agrees on
 //! them as far as their clocks agree. A window's budget of `limit` requests per key is cut into

@@ -111,10 +111,11 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
     let ad = upload("ad.wav", ad_path.clone()).await;
     // The episode's loudness, measured by podhost's analysis (what the ad is mastered to).
     let job = host
+        .work()
         .submit_job(&who, episode.id, JobKind::Loudness, serde_json::Value::Null)
         .await
         .unwrap();
-    let job = host.run_job(&who, &job.id).await.unwrap();
+    let job = host.work().run_job(&who, &job.id).await.unwrap();
     assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
     let chapters = vec![
         Chapter {
@@ -139,16 +140,23 @@ async fn a_listener_gets_the_ads_encoded_like_the_episode_and_decoded_clean() {
         })),
         ..Default::default()
     };
-    let (_, tag_job) = host.update_metadata(&who, episode.id, patch).await.unwrap();
+    let (_, tag_job) = host
+        .podcasts()
+        .update_metadata(&who, episode.id, patch)
+        .await
+        .unwrap();
     if let Some(job) = tag_job {
-        let job = host.run_job(&who, &job.id).await.unwrap();
+        let job = host.work().run_job(&who, &job.id).await.unwrap();
         assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
     }
-    let episode = host.get_media(&who, episode.id).await.unwrap();
+    let episode = host.podcasts().get_media(&who, episode.id).await.unwrap();
     let mut new = NewEpisode::titled("Pilot");
     new.fields.media = Some(Some(episode.id));
     new.fields.is_public = Some(true);
-    host.create_episode(&who, &show, new).await.unwrap();
+    host.podcasts()
+        .create_episode(&who, &show, new)
+        .await
+        .unwrap();
     podhost_testkit::setup::campaign_everywhere(&host, &who, ad.id).await;
 
     // The first request asks for the ad's encoding and gets the file as stored; the workers
@@ -345,15 +353,21 @@ async fn the_ad_plays_as_loud_as_the_episode_whatever_its_level() {
             })),
             ..Default::default()
         };
-        host.update_metadata(&who, episode.id, patch).await.unwrap();
+        host.podcasts()
+            .update_metadata(&who, episode.id, patch)
+            .await
+            .unwrap();
         let mut new = NewEpisode::titled(format!("At {target} LUFS"));
         new.fields.media = Some(Some(episode.id));
         new.fields.is_public = Some(true);
-        host.create_episode(&who, &show, new).await.unwrap();
+        host.podcasts()
+            .create_episode(&who, &show, new)
+            .await
+            .unwrap();
 
         let blob = episode.blob.as_str().to_string();
         let answer = podhost_testkit::setup::stitched(&host, "alice", &blob, &listener).await;
-        let measured = host.get_media(&who, episode.id).await.unwrap();
+        let measured = host.podcasts().get_media(&who, episode.id).await.unwrap();
         let podhost_lufs = measured.results.loudness.and_then(|l| l.integrated);
         assert!(podhost_lufs.is_some(), "measured before the ad was encoded");
         let chunks: Vec<bytes::Bytes> = host

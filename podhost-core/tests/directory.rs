@@ -17,12 +17,13 @@ fn server(store: Arc<dyn ObjectStore>) -> PodcastHost {
 /// A server that started (its background read of the directory done, as `Server::run` does).
 async fn started(store: Arc<dyn ObjectStore>) -> PodcastHost {
     let host = server(store);
-    host.warm_directory().await.unwrap();
+    host.delivery().warm_directory().await.unwrap();
     host
 }
 
 async fn titles(host: &PodcastHost) -> Vec<String> {
-    host.public_podcasts(10)
+    host.delivery()
+        .public_podcasts(10)
         .await
         .unwrap()
         .into_iter()
@@ -65,7 +66,7 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
     let (bob, alpha) = podhost_testkit::setup::account_with_podcast(&writer, "bob", "alpha").await;
     let mut hidden = NewFeed::titled("hidden", "Hidden");
     hidden.fields.private = Some(true);
-    writer.create_feed(&bob, hidden).await.unwrap();
+    writer.podcasts().create_feed(&bob, hidden).await.unwrap();
     assert_eq!(
         titles(&writer).await,
         ["alpha", "Zeta"],
@@ -82,7 +83,11 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
         title: Some("Zulu".into()),
         ..Default::default()
     };
-    writer.update_feed(&alice, &zeta, &rename).await.unwrap();
+    writer
+        .podcasts()
+        .update_feed(&alice, &zeta, &rename)
+        .await
+        .unwrap();
     assert_eq!(
         titles(&writer).await,
         ["alpha", "Zulu"],
@@ -92,8 +97,12 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
         private: Some(true),
         ..Default::default()
     };
-    writer.update_feed(&alice, &zeta, &private).await.unwrap();
-    writer.delete_feed(&bob, &alpha).await.unwrap();
+    writer
+        .podcasts()
+        .update_feed(&alice, &zeta, &private)
+        .await
+        .unwrap();
+    writer.podcasts().delete_feed(&bob, &alpha).await.unwrap();
     assert!(titles(&writer).await.is_empty());
     // Nor in the index a server that starts answers its first visitor from.
     assert!(titles(&server(store.clone())).await.is_empty());
@@ -104,7 +113,11 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
         private: Some(false),
         ..Default::default()
     };
-    writer.update_feed(&alice, &zeta, &back).await.unwrap();
+    writer
+        .podcasts()
+        .update_feed(&alice, &zeta, &back)
+        .await
+        .unwrap();
     let entries: Vec<_> = store
         .list(Some(&"directory".into()))
         .map_ok(|meta| meta.location)
@@ -116,7 +129,7 @@ async fn the_home_page_lists_public_podcasts_without_opening_accounts() {
         store.delete(&entry).await.unwrap();
     }
     assert!(titles(&started(store.clone()).await).await.is_empty());
-    writer.repair_work(&Nobody, &Blank).await.unwrap();
+    writer.work().repair_work(&Nobody, &Blank).await.unwrap();
     assert_eq!(titles(&started(store).await).await, ["Zulu"]);
 }
 
@@ -138,7 +151,7 @@ async fn a_server_that_starts_reads_the_directory_in_one_object() {
 
     let counted = Arc::new(podhost_testkit::FaultStore::new(store.clone()));
     let starting = server(counted.clone());
-    starting.warm_directory().await.unwrap();
+    starting.delivery().warm_directory().await.unwrap();
     let counts = counted.counts();
     assert_eq!(
         (counts.gets, counts.lists),
@@ -166,10 +179,14 @@ async fn a_server_that_starts_reads_the_directory_in_one_object() {
         title: Some("Show 00, renamed".into()),
         ..Default::default()
     };
-    writer.update_feed(alice, show, &rename).await.unwrap();
+    writer
+        .podcasts()
+        .update_feed(alice, show, &rename)
+        .await
+        .unwrap();
     let counted = Arc::new(podhost_testkit::FaultStore::new(store.clone()));
     let starting = server(counted.clone());
-    starting.warm_directory().await.unwrap();
+    starting.delivery().warm_directory().await.unwrap();
     assert_eq!(counted.counts().gets, 2, "the index and the renamed entry");
     assert_eq!(titles(&starting).await[0], "Show 00, renamed");
 }

@@ -649,6 +649,7 @@ async fn the_core_refuses_text_a_feed_cannot_carry() {
     let w = world().await;
     let feed = w
         .host
+        .podcasts()
         .create_feed(&w.who, NewFeed::titled("refusals", "Refusals"))
         .await
         .unwrap()
@@ -669,7 +670,13 @@ async fn the_core_refuses_text_a_feed_cannot_carry() {
             itunes_summary: Some(notes(c)),
             ..Default::default()
         };
-        let fields = invalid_field(w.host.update_feed(&w.who, &feed, &patch).await.map(|_| ()));
+        let fields = invalid_field(
+            w.host
+                .podcasts()
+                .update_feed(&w.who, &feed, &patch)
+                .await
+                .map(|_| ()),
+        );
         assert_eq!(fields, ["description", "itunes.summary", "title"], "{c:?}");
         let episode = NewEpisode {
             guid: None,
@@ -682,6 +689,7 @@ async fn the_core_refuses_text_a_feed_cannot_carry() {
         };
         let fields = invalid_field(
             w.host
+                .podcasts()
                 .create_episode(&w.who, &feed, episode)
                 .await
                 .map(|_| ()),
@@ -696,6 +704,7 @@ async fn the_core_refuses_text_a_feed_cannot_carry() {
     };
     let fields = invalid_field(
         w.host
+            .podcasts()
             .update_feed(&w.who, &feed, &too_long)
             .await
             .map(|_| ()),
@@ -707,6 +716,7 @@ async fn the_core_refuses_text_a_feed_cannot_carry() {
         ..Default::default()
     };
     w.host
+        .podcasts()
         .update_feed(&w.who, &feed, &at_the_limit)
         .await
         .unwrap();
@@ -717,6 +727,7 @@ async fn a_title_only_feed_is_still_valid_rss() {
     let w = world().await;
     let feed = w
         .host
+        .podcasts()
         .create_feed(&w.who, NewFeed::titled("bare", "Just a title"))
         .await
         .unwrap()
@@ -740,6 +751,7 @@ async fn notes_of_nothing_but_markup_give_way() {
     let w = world().await;
     let feed = w
         .host
+        .podcasts()
         .create_feed(
             &w.who,
             NewFeed {
@@ -776,14 +788,24 @@ async fn notes_of_nothing_but_markup_give_way() {
         itunes_summary: Some("<p>The summary<iframe></iframe></p>".into()),
         ..Default::default()
     };
-    w.host.update_feed(&w.who, &feed, &patch).await.unwrap();
+    w.host
+        .podcasts()
+        .update_feed(&w.who, &feed, &patch)
+        .await
+        .unwrap();
     let got = feeds::read_with_quick_xml(&w.rss(&feed).await);
     assert_eq!(
         got.channel["description"], "<p>The summary</p>",
         "the summary stands in"
     );
     // The API keeps what was written: notes are cleaned when rendered, not when stored.
-    let stored = w.host.get_feed(&w.who, &feed).await.unwrap().feed;
+    let stored = w
+        .host
+        .podcasts()
+        .get_feed(&w.who, &feed)
+        .await
+        .unwrap()
+        .feed;
     assert_eq!(stored.description, "<script>alert(1)</script>");
     assert_eq!(stored.itunes.summary, "<p>The summary<iframe></iframe></p>");
 }
@@ -813,13 +835,16 @@ async fn categories_are_apples_exactly() {
         let id = format!("c{n}");
         let created = w
             .host
+            .podcasts()
             .create_feed(&w.who, create(&id, category, subcategory))
             .await;
         let updated = w
             .host
+            .podcasts()
             .update_feed(
                 &w.who,
                 &w.host
+                    .podcasts()
                     .create_feed(&w.who, NewFeed::titled(format!("u{n}"), "U"))
                     .await
                     .unwrap()

@@ -147,16 +147,17 @@ async fn master_here(
     params: Value,
 ) -> Value {
     let job = host
+        .work()
         .submit_job(who, media, JobKind::Master, params)
         .await
         .unwrap();
-    let job = host.run_job(who, &job.id).await.unwrap();
+    let job = host.work().run_job(who, &job.id).await.unwrap();
     assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
     job.report.unwrap()
 }
 
 async fn download(host: &PodcastHost, who: &podhost_core::Principal, id: MediaId) -> Vec<u8> {
-    let (_, stream) = host.download_media(who, id).await.unwrap();
+    let (_, stream) = host.podcasts().download_media(who, id).await.unwrap();
     let chunks: Vec<bytes::Bytes> = stream.try_collect().await.unwrap();
     chunks.concat()
 }
@@ -205,6 +206,7 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
         (json!({"bitrate": 100}), "bitrate"),
     ] {
         let refused = host
+            .work()
             .submit_job(&who, original.id, JobKind::Master, params)
             .await
             .unwrap_err();
@@ -212,6 +214,7 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     }
 
     let hook = host
+        .work()
         .create_webhook(
             &who,
             podhost_core::webhooks::subscription::NewWebhook {
@@ -226,6 +229,7 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     let report = master_here(&host, &who, original.id, Value::Null).await;
     let made = report["media_id"].as_u64().unwrap();
     let mastered = host
+        .podcasts()
         .get_media(&who, MediaId::new(made).unwrap())
         .await
         .unwrap();
@@ -262,12 +266,14 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     assert_eq!(mastered.chapters.len(), 2, "{:?}", mastered.chapters);
     // The original stays as it was: the job announces the new file, and no change of the
     // original.
-    let still = host.get_media(&who, original.id).await.unwrap();
+    let still = host.podcasts().get_media(&who, original.id).await.unwrap();
     assert_eq!(still.blob, original.blob);
-    host.process_webhooks(&who, &Answers204, &EmptyEvents)
+    host.work()
+        .process_webhooks(&who, &Answers204, &EmptyEvents)
         .await
         .unwrap();
     let announced: Vec<String> = host
+        .work()
         .webhook_deliveries(&who, &hook.id)
         .await
         .unwrap()
@@ -304,12 +310,15 @@ async fn opus_is_made_beside_the_mp3_in_the_same_job() {
     let report = master_here(&host, &who, original.id, json!({"alternates": ["opus"]})).await;
     let mp3 = MediaId::new(report["media_id"].as_u64().unwrap()).unwrap();
     let opus = MediaId::new(report["alternates"][0].as_u64().unwrap()).unwrap();
-    let opus = host.get_media(&who, opus).await.unwrap();
+    let opus = host.podcasts().get_media(&who, opus).await.unwrap();
     assert_eq!(opus.name, "talk.opus");
     assert_eq!(opus.facts.mime, "audio/ogg");
     assert_eq!(opus.facts.extension, "opus", "{:?}", opus.facts);
     assert_eq!(opus.mastered_from, Some(original.id));
-    assert_eq!(host.get_media(&who, mp3).await.unwrap().name, "talk.mp3");
+    assert_eq!(
+        host.podcasts().get_media(&who, mp3).await.unwrap().name,
+        "talk.mp3"
+    );
 
     let path = dir.path().join("mastered.opus");
     std::fs::write(&path, download(&host, &who, opus.id).await).unwrap();
@@ -344,7 +353,7 @@ async fn a_96_khz_file_is_mastered_to_a_48_khz_mp3() {
     let (host, who, original) = alice_with(&source).await;
     let report = master_here(&host, &who, original.id, Value::Null).await;
     let made = MediaId::new(report["media_id"].as_u64().unwrap()).unwrap();
-    let mastered = host.get_media(&who, made).await.unwrap();
+    let mastered = host.podcasts().get_media(&who, made).await.unwrap();
     assert_eq!(mastered.facts.audio.as_ref().unwrap().sample_rate, 48_000);
     let path = dir.path().join("studio.mp3");
     std::fs::write(&path, download(&host, &who, made).await).unwrap();

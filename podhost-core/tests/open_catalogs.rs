@@ -14,7 +14,7 @@ fn host_over(store: std::sync::Arc<dyn object_store::ObjectStore>, bound: usize)
 }
 
 async fn feed_xml(host: &PodcastHost, feed: &podhost_core::FeedId) -> String {
-    match host.public_feed(feed).await.unwrap() {
+    match host.delivery().public_feed(feed).await.unwrap() {
         PublicFeed::Live(rendered) => String::from_utf8(rendered.xml.to_vec()).unwrap(),
         _ => panic!("a live feed"),
     }
@@ -25,7 +25,8 @@ async fn episode_titles(
     who: &podhost_core::Principal,
     feed: &podhost_core::FeedId,
 ) -> Vec<String> {
-    host.list_episodes(who, feed, &EpisodeListQuery::default())
+    host.podcasts()
+        .list_episodes(who, feed, &EpisodeListQuery::default())
         .await
         .unwrap()
         .items
@@ -50,7 +51,8 @@ async fn a_catalog_let_go_and_reopened_serves_the_same_answers() {
                 is_public: Some(true),
                 ..Default::default()
             };
-            host.create_episode(&who, &feed, NewEpisode { guid: None, fields })
+            host.podcasts()
+                .create_episode(&who, &feed, NewEpisode { guid: None, fields })
                 .await
                 .unwrap();
         }
@@ -72,28 +74,40 @@ async fn a_catalog_let_go_and_reopened_serves_the_same_answers() {
     }
     // A write to an account let go lands, and another server on the store reads it.
     let (who, feed) = &accounts[0];
-    host.update_feed(
-        who,
-        feed,
-        &FeedPatch {
-            title: Some("Renamed".into()),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    host.podcasts()
+        .update_feed(
+            who,
+            feed,
+            &FeedPatch {
+                title: Some("Renamed".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     let other = host_over(store, podhost_core::CatalogConfig::DEFAULT_CACHE_BYTES);
     assert_eq!(
-        other.get_feed(who, feed).await.unwrap().feed.title,
+        other
+            .podcasts()
+            .get_feed(who, feed)
+            .await
+            .unwrap()
+            .feed
+            .title,
         "Renamed"
     );
     assert_eq!(
-        host.get_feed(who, feed).await.unwrap().feed.title,
+        host.podcasts()
+            .get_feed(who, feed)
+            .await
+            .unwrap()
+            .feed
+            .title,
         "Renamed"
     );
     // With the default bound, all three stay open.
     for (who, feed) in &accounts {
-        other.get_feed(who, feed).await.unwrap();
+        other.podcasts().get_feed(who, feed).await.unwrap();
     }
     let (open, bytes) = other.open_catalogs();
     assert_eq!(open, 3);

@@ -86,6 +86,7 @@ async fn world() -> World {
         ..Default::default()
     };
     let feed = host
+        .podcasts()
         .create_feed(
             &who,
             NewFeed {
@@ -125,16 +126,17 @@ async fn world() -> World {
             patch.itunes_logo = Some(Some(cover.id));
         }
         let guid = (title == "Oldest").then(|| "https://old.example/ep/1".to_string());
-        host.create_episode(
-            &who,
-            &feed,
-            NewEpisode {
-                guid,
-                fields: patch,
-            },
-        )
-        .await
-        .unwrap();
+        host.podcasts()
+            .create_episode(
+                &who,
+                &feed,
+                NewEpisode {
+                    guid,
+                    fields: patch,
+                },
+            )
+            .await
+            .unwrap();
     }
     World {
         host,
@@ -145,7 +147,7 @@ async fn world() -> World {
 }
 
 async fn live(w: &World) -> RenderedFeed {
-    match w.host.public_feed(&w.feed).await.unwrap() {
+    match w.host.delivery().public_feed(&w.feed).await.unwrap() {
         PublicFeed::Live(rendered) => rendered,
         other => panic!("expected a live feed, got {other:?}"),
     }
@@ -194,7 +196,13 @@ async fn the_channel_carries_what_apps_read() {
         one(&doc, "rss/channel/itunes:owner/itunes:email").text,
         "alice@example.com"
     );
-    let feed = w.host.get_feed(&w.who, &w.feed).await.unwrap().feed;
+    let feed = w
+        .host
+        .podcasts()
+        .get_feed(&w.who, &w.feed)
+        .await
+        .unwrap()
+        .feed;
     assert_eq!(c("podcast:guid").text, feed.podcast.guid.to_string());
     assert_eq!(c("podcast:locked").text, "yes");
     assert_eq!(c("podcast:locked").attrs["owner"], "alice@example.com");
@@ -277,6 +285,7 @@ async fn items_are_the_published_episodes_newest_first() {
     // The API keeps what was written; only the feed is cleaned.
     let stored = w
         .host
+        .podcasts()
         .list_episodes(&w.who, &w.feed, &Default::default())
         .await
         .unwrap();
@@ -317,18 +326,26 @@ async fn moved_deleted_and_unknown_feeds() {
         itunes_new_feed_url: Some(Some("https://new.example/feed.xml".into())),
         ..Default::default()
     };
-    w.host.update_feed(&w.who, &w.feed, &moved).await.unwrap();
+    w.host
+        .podcasts()
+        .update_feed(&w.who, &w.feed, &moved)
+        .await
+        .unwrap();
     assert!(
-        matches!(w.host.public_feed(&w.feed).await.unwrap(), PublicFeed::Moved(url) if url == "https://new.example/feed.xml")
+        matches!(w.host.delivery().public_feed(&w.feed).await.unwrap(), PublicFeed::Moved(url) if url == "https://new.example/feed.xml")
     );
-    w.host.delete_feed(&w.who, &w.feed).await.unwrap();
+    w.host
+        .podcasts()
+        .delete_feed(&w.who, &w.feed)
+        .await
+        .unwrap();
     assert!(matches!(
-        w.host.public_feed(&w.feed).await.unwrap(),
+        w.host.delivery().public_feed(&w.feed).await.unwrap(),
         PublicFeed::Gone
     ));
     let unknown = FeedId::new("never").unwrap();
     assert!(matches!(
-        w.host.public_feed(&unknown).await,
+        w.host.delivery().public_feed(&unknown).await,
         Err(podhost_core::Error::NotFound { .. })
     ));
 }
@@ -346,7 +363,11 @@ async fn a_large_feed_carries_each_episodes_own_notes() {
             "2026-01-01T00:00:00Z".parse::<jiff::Timestamp>().unwrap()
                 + jiff::SignedDuration::from_mins(n),
         );
-        w.host.create_episode(&w.who, &w.feed, new).await.unwrap();
+        w.host
+            .podcasts()
+            .create_episode(&w.who, &w.feed, new)
+            .await
+            .unwrap();
     }
     let doc = parse(&live(&w).await.xml);
     let titles = all(&doc, "rss/channel/item/title");

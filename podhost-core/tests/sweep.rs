@@ -63,6 +63,7 @@ async fn cut_off_uploads_and_orphan_blobs_go_once_old() {
 
     // Young things stay: they may belong to uploads in progress.
     let report = host
+        .work()
         .sweep(&"alice".parse().unwrap(), Duration::from_secs(3600))
         .await
         .unwrap();
@@ -79,6 +80,7 @@ async fn cut_off_uploads_and_orphan_blobs_go_once_old() {
         Duration::from_secs(7200),
     );
     let report = host
+        .work()
         .sweep(&"alice".parse().unwrap(), Duration::from_secs(3600))
         .await
         .unwrap();

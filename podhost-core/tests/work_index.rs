@@ -73,17 +73,18 @@ fn server(store: Arc<dyn ObjectStore>, clock: Arc<ManualClock>) -> PodcastHost {
 async fn subscribed(host: &PodcastHost, name: &str) -> (Principal, podhost_core::FeedId) {
     let (who, feed) =
         podhost_testkit::setup::account_with_podcast(host, name, &format!("{name}-show")).await;
-    host.create_webhook(
-        &who,
-        NewWebhook {
-            url: "http://127.0.0.1:9/hook".into(),
-            events: vec!["episode.published".into()],
-            description: None,
-            secret: None,
-        },
-    )
-    .await
-    .unwrap();
+    host.work()
+        .create_webhook(
+            &who,
+            NewWebhook {
+                url: "http://127.0.0.1:9/hook".into(),
+                events: vec!["episode.published".into()],
+                description: None,
+                secret: None,
+            },
+        )
+        .await
+        .unwrap();
     (who, feed)
 }
 
@@ -96,7 +97,10 @@ async fn scheduled(
     let mut new = NewEpisode::titled("Later");
     new.fields.is_public = Some(true);
     new.fields.publish_at = Some(at);
-    host.create_episode(who, feed, new).await.unwrap();
+    host.podcasts()
+        .create_episode(who, feed, new)
+        .await
+        .unwrap();
 }
 
 async fn keys(store: &Arc<dyn ObjectStore>, prefix: &str) -> Vec<Path> {
@@ -156,14 +160,14 @@ async fn a_scheduled_publication_is_announced_once_when_its_time_comes() {
 
     for early in [SignedDuration::ZERO, SignedDuration::from_secs(3600)] {
         clock.set(start().now() + early);
-        let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+        let pass = host.work().work_pass(&sender, &Renderer).await.unwrap();
         assert_eq!(pass.announced, 0);
         assert_eq!(published(&recorder), 0, "not before its time");
         assert_eq!(keys(&store, "work/due").await.len(), 1, "kept for its time");
     }
 
     clock.advance(SignedDuration::from_secs(1));
-    let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+    let pass = host.work().work_pass(&sender, &Renderer).await.unwrap();
     assert_eq!((pass.announced, pass.delivered), (1, 1));
     assert_eq!(published(&recorder), 1);
     assert!(keys(&store, "work/due").await.is_empty(), "the key is done");
@@ -171,11 +175,11 @@ async fn a_scheduled_publication_is_announced_once_when_its_time_comes() {
 
     // Later passes, and a repair, find nothing more to do.
     for _ in 0..3 {
-        let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+        let pass = host.work().work_pass(&sender, &Renderer).await.unwrap();
         assert_eq!((pass.announced, pass.delivered), (0, 0));
     }
-    host.repair_work(&sender, &Renderer).await.unwrap();
-    host.work_pass(&sender, &Renderer).await.unwrap();
+    host.work().repair_work(&sender, &Renderer).await.unwrap();
+    host.work().work_pass(&sender, &Renderer).await.unwrap();
     assert_eq!(published(&recorder), 1, "announced once");
 }
 
@@ -184,7 +188,11 @@ async fn what_a_lost_index_object_left_out_is_found_by_the_repair_and_sent_once(
     let (store, clock, recorder, sender, host) = one_server();
     // The period's repair runs on the first pass: done here, before anything exists.
     assert_eq!(
-        host.work_pass(&sender, &Renderer).await.unwrap().repaired,
+        host.work()
+            .work_pass(&sender, &Renderer)
+            .await
+            .unwrap()
+            .repaired,
         Some(0)
     );
     let (who, feed) = subscribed(&host, "alice").await;
@@ -200,15 +208,18 @@ async fn what_a_lost_index_object_left_out_is_found_by_the_repair_and_sent_once(
         store.delete(&key).await.unwrap();
     }
     clock.advance(SignedDuration::from_mins(6));
-    let pass = host.work_pass(&sender, &Renderer).await.unwrap();
+    let pass = host.work().work_pass(&sender, &Renderer).await.unwrap();
     assert_eq!((pass.announced, pass.repaired), (0, None));
     assert_eq!(published(&recorder), 0, "the pass does not scan");
 
     // The repair announces and delivers it; nothing is sent twice afterwards.
-    assert_eq!(host.repair_work(&sender, &Renderer).await.unwrap(), 1);
+    assert_eq!(
+        host.work().repair_work(&sender, &Renderer).await.unwrap(),
+        1
+    );
     assert_eq!(published(&recorder), 1);
-    host.work_pass(&sender, &Renderer).await.unwrap();
-    host.repair_work(&sender, &Renderer).await.unwrap();
+    host.work().work_pass(&sender, &Renderer).await.unwrap();
+    host.work().repair_work(&sender, &Renderer).await.unwrap();
     assert_eq!(published(&recorder), 1, "once");
 }
 
@@ -229,13 +240,17 @@ async fn killed_writer(spec: &str) -> ! {
     });
     let clock = start();
     let dying = server(Arc::new(faults), clock.clone());
-    let who = dying.owner(&"alice".parse().unwrap()).await.unwrap();
+    let who = dying
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let feed: podhost_core::FeedId = "alice-show".parse().unwrap();
     let mut new = NewEpisode::titled("Episode");
     new.fields.is_public = Some(true);
     new.fields.publish_at =
         (when == "scheduled").then(|| clock.now() + SignedDuration::from_mins(1));
-    tokio::spawn(async move { dying.create_episode(&who, &feed, new).await });
+    tokio::spawn(async move { dying.podcasts().create_episode(&who, &feed, new).await });
     gate.reached().await;
     println!("held after the commit");
     std::io::Write::flush(&mut std::io::stdout()).unwrap();
@@ -260,7 +275,7 @@ async fn a_kill_9_between_the_commit_and_its_index_writes_is_repaired() {
     config.allow_private_webhooks = true;
     config.catalog.refresh_interval = std::time::Duration::ZERO;
     let host = PodcastHost::with_clock(config, store.clone(), clock.clone());
-    host.work_pass(&sender, &Renderer).await.unwrap();
+    host.work().work_pass(&sender, &Renderer).await.unwrap();
     subscribed(&host, "alice").await;
     // Two writer processes, each killed (SIGKILL) after its commit landed and before its index
     // writes: one publishing now (its delivery marker lost), one scheduling (its due key lost).
@@ -289,23 +304,28 @@ async fn a_kill_9_between_the_commit_and_its_index_writes_is_repaired() {
             && !k.as_ref().starts_with("work/deliver")),
         "{indexed:?}"
     );
-    let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let episodes = host
+        .podcasts()
         .list_episodes(&alice, &"alice-show".parse().unwrap(), &Default::default())
         .await
         .unwrap();
     assert_eq!(episodes.total, 2, "both commits landed");
     clock.advance(SignedDuration::from_mins(2));
-    host.work_pass(&sender, &Renderer).await.unwrap();
+    host.work().work_pass(&sender, &Renderer).await.unwrap();
     assert_eq!(published(&recorder), 0, "not in the index");
-    host.repair_work(&sender, &Renderer).await.unwrap();
+    host.work().repair_work(&sender, &Renderer).await.unwrap();
     assert_eq!(
         published(&recorder),
         2,
         "both found: the immediate and the scheduled one"
     );
-    host.work_pass(&sender, &Renderer).await.unwrap();
-    host.repair_work(&sender, &Renderer).await.unwrap();
+    host.work().work_pass(&sender, &Renderer).await.unwrap();
+    host.work().repair_work(&sender, &Renderer).await.unwrap();
     assert_eq!(published(&recorder), 2, "once each");
 }
 
@@ -325,7 +345,7 @@ async fn three_servers_share_the_work_and_none_repeats_another() {
         .collect();
     // The period's repair is claimed while the store is empty.
     for (host, sender) in servers.iter().zip(&senders) {
-        host.work_pass(sender, &Renderer).await.unwrap();
+        host.work().work_pass(sender, &Renderer).await.unwrap();
     }
     const ACCOUNTS: usize = 30;
     for n in 0..ACCOUNTS {
@@ -333,14 +353,17 @@ async fn three_servers_share_the_work_and_none_repeats_another() {
         let (who, feed) = subscribed(host, &format!("account{n}")).await;
         let mut new = NewEpisode::titled("Pilot");
         new.fields.is_public = Some(true);
-        host.create_episode(&who, &feed, new).await.unwrap();
+        host.podcasts()
+            .create_episode(&who, &feed, new)
+            .await
+            .unwrap();
     }
     assert_eq!(keys(&store, "work/deliver").await.len(), ACCOUNTS);
     let passes = futures::future::join_all(
         servers
             .iter()
             .zip(&senders)
-            .map(|(host, sender)| host.work_pass(sender, &Renderer)),
+            .map(|(host, sender)| host.work().work_pass(sender, &Renderer)),
     )
     .await;
     let delivered: Vec<usize> = passes.into_iter().map(|p| p.unwrap().delivered).collect();

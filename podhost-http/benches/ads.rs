@@ -223,17 +223,24 @@ fn main() {
             })),
             ..Default::default()
         };
-        host.update_metadata(&owner, episode.id, patch)
+        host.podcasts()
+            .update_metadata(&owner, episode.id, patch)
             .await
             .unwrap();
         let mut new = NewEpisode::titled("An hour");
         new.fields.media = Some(Some(episode.id));
         new.fields.is_public = Some(true);
-        host.create_episode(&owner, &show, new).await.unwrap();
+        host.podcasts()
+            .create_episode(&owner, &show, new)
+            .await
+            .unwrap();
         let mut new = NewEpisode::titled("The same hour, without breaks");
         new.fields.media = Some(Some(plain.id));
         new.fields.is_public = Some(true);
-        host.create_episode(&owner, &show, new).await.unwrap();
+        host.podcasts()
+            .create_episode(&owner, &show, new)
+            .await
+            .unwrap();
         // An account of real size: 10,000 more published episodes beside the measured one.
         let made = Instant::now();
         for n in 0..*BACK_CATALOGUE {
@@ -241,7 +248,10 @@ fn main() {
             new.fields.description =
                 Some("<p>Show notes with <a href=\"https://example.com\">a link</a>.</p>".into());
             new.fields.is_public = Some(true);
-            host.create_episode(&owner, &show, new).await.unwrap();
+            host.podcasts()
+                .create_episode(&owner, &show, new)
+                .await
+                .unwrap();
         }
         println!(
             "the account: {} episodes ({} made in {:.0} s)",
@@ -265,13 +275,13 @@ fn main() {
             let host = host.clone();
             tokio::spawn(async move {
                 match task {
-                    0 => host.run_jobs(std::future::pending()).await,
-                    _ => host.run_stats(std::future::pending()).await,
+                    0 => host.work().run_jobs(std::future::pending()).await,
+                    _ => host.work().run_stats(std::future::pending()).await,
                 }
             });
         }
-        let url = host.media_url(owner.account(), &episode);
-        let plain_url = host.media_url(owner.account(), &plain);
+        let url = host.podcasts().media_url(owner.account(), &episode);
+        let plain_url = host.podcasts().media_url(owner.account(), &plain);
         let api = Api::new(host, HttpConfig::default());
         tokio::spawn(podhost_http::serve(listener, api, std::future::pending()));
         let path = url

@@ -162,6 +162,7 @@ async fn upload_1gib() {
     let host = PodcastHost::new(unlimited("http://bench.test"), opened.store);
     let owner = podhost_testkit::setup::account(&host, "up").await;
     let token = host
+        .access()
         .create_token(&owner, "bench", Scopes::all())
         .await
         .unwrap()
@@ -214,8 +215,8 @@ fn main() {
         let store = Arc::new(object_store::memory::InMemory::new());
         let host = PodcastHost::new(unlimited("https://bench.test"), store);
         let owner = podhost_testkit::setup::account(&host, "bench").await;
-        let token = host.create_token(&owner, "bench", Scopes::all()).await.unwrap().secret;
-        let feed = host.create_feed(&owner, NewFeed::titled("big", "Big")).await.unwrap().feed.id;
+        let token = host.access().create_token(&owner, "bench", Scopes::all()).await.unwrap().secret;
+        let feed = host.podcasts().create_feed(&owner, NewFeed::titled("big", "Big")).await.unwrap().feed.id;
         for i in 0..10_000 {
             let fields = EpisodePatch {
                 title: Some(format!("Episode {i}: a title of ordinary length")),
@@ -223,10 +224,10 @@ fn main() {
                 is_public: Some(true),
                 ..Default::default()
             };
-            host.create_episode(&owner, &feed, NewEpisode { guid: None, fields }).await.unwrap();
+            host.podcasts().create_episode(&owner, &feed, NewEpisode { guid: None, fields }).await.unwrap();
         }
         for i in 0..200 {
-            host.upload_media(&owner, NewMedia { name: format!("file-{i}.wav"), category: None }, podhost_testkit::body(podhost_testkit::fixtures::wav(0.1, 8000), 4096))
+            host.podcasts().upload_media(&owner, NewMedia { name: format!("file-{i}.wav"), category: None }, podhost_testkit::body(podhost_testkit::fixtures::wav(0.1, 8000), 4096))
                 .await
                 .unwrap();
         }

@@ -117,7 +117,7 @@ fn main() {
         let idle = podhost_testkit::memory::peak_kib();
         let started = Instant::now();
         let report = host
-            .import_feed(&owner, source(), &options, fetcher.as_ref(), &Quietly)
+            .podcasts().import_feed(&owner, source(), &options, fetcher.as_ref(), &Quietly)
             .await
             .unwrap();
         let took = started.elapsed();
@@ -135,7 +135,7 @@ fn main() {
         );
         let started = Instant::now();
         let again = host
-            .import_feed(&owner, source(), &options, fetcher.as_ref(), &Quietly)
+            .podcasts().import_feed(&owner, source(), &options, fetcher.as_ref(), &Quietly)
             .await
             .unwrap();
         assert_eq!((again.created, again.files), (0, 0));

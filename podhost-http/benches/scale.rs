@@ -196,14 +196,15 @@ async fn template(place: &Place, hub: &str) {
             publish_at: (i >= EPISODES - 2).then_some(later),
             ..Default::default()
         };
-        host.create_episode(&who, &feed, NewEpisode { guid: None, fields })
+        host.podcasts()
+            .create_episode(&who, &feed, NewEpisode { guid: None, fields })
             .await
             .unwrap();
     }
     let sender = podhost_http::HttpWebhookSender::new();
     let renderer = podhost_http::wire::WireEvents::new(host.clone());
     for _ in 0..3 {
-        host.work_pass(&sender, &renderer).await.unwrap();
+        host.work().work_pass(&sender, &renderer).await.unwrap();
     }
     host.settle(&TEMPLATE.parse().unwrap()).await.unwrap();
 }
@@ -377,7 +378,7 @@ fn run(n: usize, place: &Place, cache_mb: usize, runtime: &tokio::runtime::Runti
             let host = place.host(&hub);
             let sender = podhost_http::HttpWebhookSender::new();
             let renderer = podhost_http::wire::WireEvents::new(host.clone());
-            let pass = host.work_pass(&sender, &renderer).await.unwrap();
+            let pass = host.work().work_pass(&sender, &renderer).await.unwrap();
             (pass, host.open_catalogs())
         });
         assert_eq!(pass.repaired, Some(n), "the repair looked at every account");
@@ -473,17 +474,18 @@ fn run(n: usize, place: &Place, cache_mb: usize, runtime: &tokio::runtime::Runti
         let host = place.host(&hub);
         let (who, feed) =
             podhost_testkit::setup::account_with_podcast(&host, "probe", "probe-show").await;
-        host.create_webhook(
-            &who,
-            NewWebhook {
-                url: format!("{hub}/webhook"),
-                events: vec!["episode.published".into()],
-                description: None,
-                secret: None,
-            },
-        )
-        .await
-        .unwrap();
+        host.work()
+            .create_webhook(
+                &who,
+                NewWebhook {
+                    url: format!("{hub}/webhook"),
+                    events: vec!["episode.published".into()],
+                    description: None,
+                    secret: None,
+                },
+            )
+            .await
+            .unwrap();
         // Its notifier subscriptions are made by the server that drains its first marker.
         tokio::time::sleep(Duration::from_secs(2)).await;
         let scheduled_at = Instant::now() + Duration::from_secs(5);
@@ -493,7 +495,8 @@ fn run(n: usize, place: &Place, cache_mb: usize, runtime: &tokio::runtime::Runti
             publish_at: Some(host.now() + jiff::SignedDuration::from_secs(5)),
             ..Default::default()
         };
-        host.create_episode(&who, &feed, NewEpisode { guid: None, fields })
+        host.podcasts()
+            .create_episode(&who, &feed, NewEpisode { guid: None, fields })
             .await
             .unwrap();
         scheduled_at

@@ -162,7 +162,7 @@ fn basic(parts: &Parts) -> Result<Option<(String, String)>, OAuthError> {
 
 /// `POST /oauth/token`
 async fn token(api: &Api, request: &Request) -> Result<Response<Body>, OAuthError> {
-    let tokens = api.host.token(&request.client).await?;
+    let tokens = api.host.access().token(&request.client).await?;
     Ok(no_store(response::json(
         StatusCode::OK,
         &OAuthTokens::from(tokens),
@@ -178,7 +178,10 @@ async fn revoke(api: &Api, request: &Request) -> Result<Response<Body>, OAuthErr
     let token = fields
         .token
         .ok_or_else(|| invalid_request("token is missing"))?;
-    api.host.revoke_oauth_token(&token, &request.client).await?;
+    api.host
+        .access()
+        .revoke_oauth_token(&token, &request.client)
+        .await?;
     let mut answer = response::json_bytes(StatusCode::OK, Bytes::new());
     answer.headers_mut().remove(header::CONTENT_TYPE);
     Ok(no_store(answer))

@@ -50,7 +50,7 @@ async fn page(
     feed: &FeedId,
     episode: Option<EpisodeId>,
 ) -> Response<Body> {
-    let found = api.host.public_page(feed, episode).await;
+    let found = api.host.delivery().public_page(feed, episode).await;
     answer_page(api, parts, found)
 }
 
@@ -101,7 +101,7 @@ fn notice(api: &Api, status: StatusCode, notice: Notice) -> Response<Body> {
 
 /// The headers that keep a page to itself: its Content-Security-Policy, no content sniffing.
 fn protect(api: &Api, answer: &mut Response<Body>) {
-    let policy = api.host.page_policy();
+    let policy = api.host.delivery().page_policy();
     let h = answer.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&policy) {
         h.insert(header::CONTENT_SECURITY_POLICY, v);

@@ -53,6 +53,7 @@ pub(crate) async fn answer(api: &Api, endpoint: PublicEndpoint, parts: &Parts) -
             let listener = downloads::listener(api, parts);
             let heard = api
                 .host
+                .delivery()
                 .private_chapters(&feed_id, &key, &blob, &listener)
                 .await;
             chapters(heard, Audience::Subscriber)
@@ -88,7 +89,7 @@ impl Audience {
 
 /// `GET /feeds/{feed_id}/rss`.
 async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body> {
-    let rendered = match api.host.public_feed(id).await {
+    let rendered = match api.host.delivery().public_feed(id).await {
         Ok(PublicFeed::Live(rendered)) => rendered,
         Ok(PublicFeed::Moved(url)) => {
             let mut moved = plain(StatusCode::MOVED_PERMANENTLY, "this podcast moved");
@@ -115,7 +116,7 @@ async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body> {
 /// `GET /private/{feed_id}/{key}/rss`: a subscriber's copy of a private podcast's feed, as the
 /// public feed is answered (validators, 304, gzip); 410 once the subscriber was revoked.
 async fn private_feed(api: &Api, parts: &Parts, id: &FeedId, key: &str) -> Response<Body> {
-    let rendered = match api.host.private_feed(id, key).await {
+    let rendered = match api.host.delivery().private_feed(id, key).await {
         Ok(Private::Live(rendered)) => rendered,
         Ok(Private::Gone) => {
             return plain(StatusCode::GONE, "this subscription was revoked");
@@ -209,7 +210,7 @@ async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<
 /// them); 410 for a revoked subscriber.
 async fn serve_download(api: &Api, parts: &Parts, url: DownloadUrl<'_>) -> Response<Body> {
     let listener = downloads::listener(api, parts);
-    let answer = match api.host.download(url, &listener).await {
+    let answer = match api.host.delivery().download(url, &listener).await {
         Ok(Download::Answer(answer)) => answer,
         Ok(Download::Redirect(redirect)) => return downloads::redirect(parts, &redirect),
         Ok(Download::Revoked) => return plain(StatusCode::GONE, "this subscription was revoked"),

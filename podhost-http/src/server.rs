@@ -241,7 +241,7 @@ impl Server {
         // listing in the background).
         let host = self.host.clone();
         tokio::spawn(async move {
-            if let Err(e) = host.warm_directory().await {
+            if let Err(e) = host.delivery().warm_directory().await {
                 tracing::warn!(error = %e, "could not read the directory of podcasts");
             }
         });
@@ -259,15 +259,19 @@ impl Server {
         if self.background {
             let host = self.host.clone();
             let stop = until();
-            loops.push(tokio::spawn(async move { host.run_stats(stop).await }));
+            loops.push(tokio::spawn(
+                async move { host.work().run_stats(stop).await },
+            ));
             let host = self.host.clone();
             let stop = until();
-            loops.push(tokio::spawn(async move { host.run_jobs(stop).await }));
+            loops.push(tokio::spawn(
+                async move { host.work().run_jobs(stop).await },
+            ));
             let host = self.host.clone();
             let stop = until();
             let (sender, renderer) = (self.sender.clone(), self.renderer.clone());
             loops.push(tokio::spawn(async move {
-                host.run_webhooks(sender, renderer, stop).await
+                host.work().run_webhooks(sender, renderer, stop).await
             }));
         }
         let served = serve(listener, api, shutdown).await;

@@ -223,7 +223,7 @@ impl Api {
             Ok(who) => who,
             Err(e) => return response::error(&e),
         };
-        let verdict = self.host.rate_check(&who).await;
+        let verdict = self.host.access().rate_check(&who).await;
         let mut answer = if verdict.allowed {
             let checked = row
                 .scope
@@ -311,6 +311,7 @@ impl Api {
         let address = crate::downloads::client_ip(parts, self.config.trust_forwarded_for);
         Ok(self
             .host
+            .access()
             .authenticate_from(secret, &address.to_string())
             .await?)
     }

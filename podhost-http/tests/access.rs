@@ -50,7 +50,11 @@ struct World {
 }
 
 async fn alice(fx: &Fixture) -> Principal {
-    fx.host.owner(&"alice".parse().unwrap()).await.unwrap()
+    fx.host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap()
 }
 
 async fn upload(fx: &Fixture, who: &Principal, name: &str) -> MediaId {
@@ -63,7 +67,7 @@ async fn upload(fx: &Fixture, who: &Principal, name: &str) -> MediaId {
 /// Waits until a job of alice ended, and wants it to have succeeded.
 async fn succeeded(fx: &Fixture, who: &Principal, job: &JobId) {
     for _ in 0..2400 {
-        let job = fx.host.get_job(who, job).await.unwrap();
+        let job = fx.host.work().get_job(who, job).await.unwrap();
         if job.status.is_final() {
             assert_eq!(job.status.as_str(), "succeeded", "{:?}", job.error);
             return;
@@ -92,6 +96,7 @@ impl World {
         };
         let (_, job) = fx
             .host
+            .podcasts()
             .update_metadata(&who, world.media, chapters)
             .await
             .unwrap();
@@ -99,6 +104,7 @@ impl World {
         for kind in [JobKind::Silence, JobKind::Waveform] {
             let job = fx
                 .host
+                .work()
                 .submit_job(&who, world.media, kind, Value::Null)
                 .await
                 .unwrap();
@@ -112,6 +118,7 @@ impl World {
             ..Default::default()
         };
         fx.host
+            .podcasts()
             .update_episode(&who, &world.feed, world.show, &patch)
             .await
             .unwrap();
@@ -121,11 +128,17 @@ impl World {
             ..Default::default()
         };
         fx.host
+            .podcasts()
             .update_feed(&who, &world.feed, &public_stats)
             .await
             .unwrap();
-        let media = fx.host.get_media(&who, world.media).await.unwrap();
-        let url = fx.host.media_url(who.account(), &media);
+        let media = fx
+            .host
+            .podcasts()
+            .get_media(&who, world.media)
+            .await
+            .unwrap();
+        let url = fx.host.podcasts().media_url(who.account(), &media);
         let parts: Vec<&str> = url.rsplitn(4, '/').collect();
         (world.name, world.blob, world.account) =
             (parts[0].into(), parts[1].into(), parts[2].into());
@@ -148,6 +161,7 @@ impl World {
     async fn fresh_objects(fx: &Fixture, who: &Principal, tag: &str) -> World {
         let webhook = fx
             .host
+            .work()
             .create_webhook(
                 who,
                 NewWebhook {
@@ -163,6 +177,7 @@ impl World {
         let media = upload(fx, who, &format!("{tag}.wav")).await;
         let feed = fx
             .host
+            .podcasts()
             .create_feed(who, NewFeed::titled(format!("world-{tag}"), "World"))
             .await
             .unwrap()
@@ -172,6 +187,7 @@ impl World {
         episode.fields.is_public = Some(true);
         let show = fx
             .host
+            .podcasts()
             .create_episode(who, &feed, episode)
             .await
             .unwrap()
@@ -179,6 +195,7 @@ impl World {
             .id;
         let token = fx
             .host
+            .access()
             .create_token(who, &format!("token-{tag}"), Scopes::all())
             .await
             .unwrap()
@@ -187,6 +204,7 @@ impl World {
             .to_string();
         let client = fx
             .host
+            .access()
             .create_client(
                 who,
                 "App",
@@ -202,7 +220,12 @@ impl World {
             "?response_type=code&client_id={client}&redirect_uri=https%3A%2F%2Fapp.example%2Fcb\
              &code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
         );
-        let subscriber = fx.host.add_subscriber(who, &feed, "tester").await.unwrap();
+        let subscriber = fx
+            .host
+            .delivery()
+            .add_subscriber(who, &feed, "tester")
+            .await
+            .unwrap();
         // Its own ad file: the world's file is deleted by the test of that row.
         let ad = upload(fx, who, &format!("{tag}-ad.wav")).await;
         let campaign = fx
@@ -224,6 +247,7 @@ impl World {
             .to_string();
         let invited = fx
             .host
+            .access()
             .invite_member(
                 who,
                 podhost_core::model::NewMember {
@@ -433,10 +457,12 @@ async fn without_a_valid_token_every_authenticated_row_is_401() {
     let owner = alice(&fx).await;
     let revoked = fx
         .host
+        .access()
         .create_token(&owner, "gone", Scopes::all())
         .await
         .unwrap();
     fx.host
+        .access()
         .revoke_token(&owner, &revoked.token.id)
         .await
         .unwrap();
@@ -628,6 +654,7 @@ async fn no_get_or_head_writes_the_store() {
     .await;
     let readable = World::readable(&fx).await;
     fx.host
+        .access()
         .set_password(&"alice".parse().unwrap(), Some("correct horse battery"))
         .await
         .unwrap();

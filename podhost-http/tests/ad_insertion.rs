@@ -127,13 +127,19 @@ async fn an_episode_with_breaks_is_answered_with_its_ads_exactly_under_ranges() 
         )
         .await;
     assert_eq!(attached.status, StatusCode::OK, "{}", attached.body);
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let media = fx
         .host
+        .podcasts()
         .get_media(&alice, podhost_core::MediaId::new(transcript).unwrap())
         .await
         .unwrap();
-    let url = fx.host.media_url(alice.account(), &media);
+    let url = fx.host.podcasts().media_url(alice.account(), &media);
     let text_path = &url[url.find("/media/").unwrap()..];
     let moved = fx.send(get(text_path, IPHONE, &[])).await;
     assert_eq!(moved.status, StatusCode::OK);
@@ -253,6 +259,7 @@ async fn impressions_count_once_per_whole_ad_on_two_servers_and_the_goal_stops_t
     // for its one day) and per episode.
     let password = "correct horse battery staple";
     fx.host
+        .access()
         .set_password(&"alice".parse().unwrap(), Some(password))
         .await
         .unwrap();

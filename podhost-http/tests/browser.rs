@@ -36,7 +36,7 @@ async fn publish(host: &PodcastHost) -> String {
         async move { podhost_testkit::setup::upload(host, &alice, name, fixture(file)).await }
     };
     let cover = upload("cover.png", "cover_1400.png").await;
-    host.create_feed(
+    host.podcasts().create_feed(
         &alice,
         NewFeed {
             id: "tinkering-hour".into(),
@@ -92,10 +92,12 @@ async fn publish(host: &PodcastHost) -> String {
             None,
         ),
     ];
-    host.create_feed(&alice, NewFeed::titled("erste-schritte", "Erste Schritte"))
+    host.podcasts()
+        .create_feed(&alice, NewFeed::titled("erste-schritte", "Erste Schritte"))
         .await
         .unwrap();
     let _ = host
+        .podcasts()
         .update_feed(
             &alice,
             &"erste-schritte".parse().unwrap(),
@@ -110,6 +112,7 @@ async fn publish(host: &PodcastHost) -> String {
     for (file, title, date, notes, number) in episodes {
         let audio = upload(file, file).await;
         let view = host
+            .podcasts()
             .create_episode(
                 &alice,
                 &"tinkering-hour".parse().unwrap(),
@@ -414,10 +417,11 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
     };
     let take = podhost_testkit::setup::upload(&host, &alice, "take.wav", wav(20.0, 44_100)).await;
     let job = host
+        .work()
         .submit_job(&alice, take.id, JobKind::Master, serde_json::Value::Null)
         .await
         .unwrap();
-    let job = host.run_job(&alice, &job.id).await.unwrap();
+    let job = host.work().run_job(&alice, &job.id).await.unwrap();
     assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
     let mastered =
         podhost_core::MediaId::new(job.report.unwrap()["media_id"].as_u64().unwrap()).unwrap();
@@ -429,15 +433,21 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
         })),
         ..Default::default()
     };
-    host.update_metadata(&alice, mastered, patch).await.unwrap();
+    host.podcasts()
+        .update_metadata(&alice, mastered, patch)
+        .await
+        .unwrap();
     let mut new = NewEpisode::titled("With ads");
     new.fields.media = Some(Some(mastered));
     new.fields.is_public = Some(true);
-    host.create_episode(&alice, &show, new).await.unwrap();
+    host.podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
     let ad = podhost_testkit::setup::upload(&host, &alice, "ad.wav", wav(3.0, 22_050)).await;
     podhost_testkit::setup::campaign_everywhere(&host, &alice, ad.id).await;
     // The ad encoded like the episode (asked for by the first answer), before the browser asks.
-    let media = host.get_media(&alice, mastered).await.unwrap();
+    let media = host.podcasts().get_media(&alice, mastered).await.unwrap();
     let someone = Listener {
         address: "127.0.0.1".parse().unwrap(),
         user_agent: String::new(),
@@ -447,7 +457,7 @@ async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
         podhost_testkit::setup::stitched(&host, "alice", media.blob.as_str(), &someone).await;
     drop(workers);
     let duration = stitched.duration_ms() as f64 / 1000.0;
-    let url = host.media_url(alice.account(), &media);
+    let url = host.podcasts().media_url(alice.account(), &media);
     // Past the preroll (3 s) and the midroll at 10 s: in the episode's second half.
     // Rounded as it is passed, so that the script and this test compare the same number.
     let seek_to = (duration * 0.7 * 1000.0).round() / 1000.0;

@@ -192,7 +192,7 @@ async fn presigned_downloads_redirect_to_the_store() {
         podhost_testkit::fixtures::wav(1.0, 8000),
     )
     .await;
-    let url = host.media_url(alice.account(), &media);
+    let url = host.podcasts().media_url(alice.account(), &media);
     let path = url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL).unwrap();
     let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
     for method in [Method::GET, Method::HEAD] {
@@ -234,7 +234,7 @@ async fn presigned_downloads_are_served_by_the_s3_server() {
     let alice = podhost_testkit::setup::account(&host, "alice").await;
     let bytes = podhost_testkit::fixtures::noise_wav(300_000);
     let media = podhost_testkit::setup::upload(&host, &alice, "talk.wav", bytes.clone()).await;
-    let url = host.media_url(alice.account(), &media);
+    let url = host.podcasts().media_url(alice.account(), &media);
     let path = url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL).unwrap();
     let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
     let request = http::Request::builder()
@@ -287,7 +287,7 @@ async fn ranges_from_a_local_folder() {
     // 40 s at 8 kHz: 640,044 bytes, two and a half of the 256 KiB read chunks.
     let original = podhost_testkit::fixtures::wav(40.0, 8000);
     let media = podhost_testkit::setup::upload(&host, &alice, "talk.wav", original.clone()).await;
-    let url = host.media_url(alice.account(), &media);
+    let url = host.podcasts().media_url(alice.account(), &media);
     let path = url
         .strip_prefix(podhost_testkit::TEST_PUBLIC_URL)
         .unwrap()

@@ -206,7 +206,7 @@ async fn a_repeat_while_the_first_runs_is_409_with_retry_after() {
 async fn a_request_whose_server_died_is_finished_by_another_without_doing_twice() {
     let fx = Fixture::new().await;
     fx.feed("f").await;
-    let who = fx.host.authenticate(&fx.alice).await.unwrap();
+    let who = fx.host.access().authenticate(&fx.alice).await.unwrap();
     let target = "POST /api/feed/f/show";
     // Server 1 began the request and created the episode, then died before answering.
     let Begin::Run(run) = fx.host.begin_keyed(&who, "k", target).await.unwrap() else {
@@ -215,7 +215,11 @@ async fn a_request_whose_server_died_is_finished_by_another_without_doing_twice(
     let new = podhost_core::model::NewEpisode::titled("Pilot");
     let made = RequestContext::new(None)
         .keyed(&run)
-        .run(fx.host.create_episode(&who, &"f".parse().unwrap(), new))
+        .run(
+            fx.host
+                .podcasts()
+                .create_episode(&who, &"f".parse().unwrap(), new),
+        )
         .await
         .unwrap();
     // The client's retry reaches server 2 while server 1's claim holds: wait.

@@ -662,7 +662,11 @@ fn guid_of_url(url: &str) -> String {
 }
 
 async fn alice(fx: &Fixture) -> Principal {
-    fx.host.owner(&"alice".parse().unwrap()).await.unwrap()
+    fx.host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap()
 }
 
 /// Every episode of the podcast, drafts included.
@@ -672,6 +676,7 @@ async fn episodes(fx: &Fixture, feed_id: &str) -> Vec<EpisodeView> {
         ..Default::default()
     };
     fx.host
+        .podcasts()
         .list_episodes(&alice(fx).await, &feed_id.parse().unwrap(), &query)
         .await
         .unwrap()
@@ -850,6 +855,7 @@ async fn import(
     options: &ImportOptions,
 ) -> podhost_core::Result<ImportReport> {
     fx.host
+        .podcasts()
         .import_feed(
             &alice(fx).await,
             source,
@@ -1114,6 +1120,7 @@ async fn assert_no_stray_files(fx: &Fixture) {
     let alice = alice(fx).await;
     let media = fx
         .host
+        .podcasts()
         .list_media(&alice, &MediaListQuery::default())
         .await
         .unwrap()
@@ -1121,6 +1128,7 @@ async fn assert_no_stray_files(fx: &Fixture) {
     let mut used = BTreeSet::new();
     let feeds = fx
         .host
+        .podcasts()
         .list_feeds(&alice, PageRequest::default())
         .await
         .unwrap()
@@ -1338,6 +1346,7 @@ async fn hostile_feeds_are_refused_before_anything_is_made() {
     }
     assert_eq!(
         fx.host
+            .podcasts()
             .list_feeds(&alice, PageRequest::default())
             .await
             .unwrap()
@@ -1569,6 +1578,7 @@ async fn enclosures_on_private_addresses_are_refused() {
     };
     let report = fx
         .host
+        .podcasts()
         .import_feed(
             &alice(&fx).await,
             source,
@@ -1656,6 +1666,7 @@ async fn progress_is_reported() {
     let recorder = Recorder::default();
     let report = fx
         .host
+        .podcasts()
         .import_feed(
             &alice(&fx).await,
             ImportSource::Url(server.url(feed.feed)),

@@ -473,11 +473,16 @@ fn a_job_whose_worker_died_is_taken_over() {
             slow.clone(),
             std::sync::Arc::new(fx.clock.clone()),
         );
-        tokio::spawn(async move { dying.run_jobs(std::future::pending()).await });
-        let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+        tokio::spawn(async move { dying.work().run_jobs(std::future::pending()).await });
+        let alice = fx
+            .host
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
         let id: podhost_core::JobId = job.parse().unwrap();
         for _ in 0..500 {
-            let status = fx.host.get_job(&alice, &id).await.unwrap().status;
+            let status = fx.host.work().get_job(&alice, &id).await.unwrap().status;
             if status == podhost_core::model::JobStatus::Running {
                 break;
             }
@@ -526,12 +531,18 @@ async fn at_most_the_configured_number_of_jobs_run_at_once() {
         fx.store.clone(),
         std::sync::Arc::new(fx.clock.clone()),
     );
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let mut jobs = Vec::new();
     for id in &media {
         let id = podhost_core::MediaId::new(*id).unwrap();
         let job = fx
             .host
+            .work()
             .submit_job(
                 &alice,
                 id,
@@ -542,13 +553,13 @@ async fn at_most_the_configured_number_of_jobs_run_at_once() {
             .unwrap();
         jobs.push(job.id);
     }
-    tokio::spawn(async move { worker.run_jobs(std::future::pending()).await });
+    tokio::spawn(async move { worker.work().run_jobs(std::future::pending()).await });
     let mut most = 0;
     loop {
         let mut running = 0;
         let mut ended = 0;
         for id in &jobs {
-            match fx.host.get_job(&alice, id).await.unwrap().status {
+            match fx.host.work().get_job(&alice, id).await.unwrap().status {
                 podhost_core::model::JobStatus::Running => running += 1,
                 s if s.is_final() => ended += 1,
                 _ => {}

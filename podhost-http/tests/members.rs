@@ -21,12 +21,14 @@ async fn member_token(fx: &Fixture, login: &str, role: Role, feeds: Value) -> (S
     let secret = path.rsplit('/').next().unwrap();
     let signed_in = fx
         .host
+        .access()
         .accept_invitation(secret, PASSWORD, None, "192.0.2.7")
         .await
         .unwrap();
-    let (who, _) = fx.host.session(&signed_in.cookie).await.unwrap();
+    let (who, _) = fx.host.access().session(&signed_in.cookie).await.unwrap();
     let token = fx
         .host
+        .access()
         .create_token(&who, login, role.scopes())
         .await
         .unwrap();

@@ -164,9 +164,15 @@ async fn write_metadata_of_an_episode() {
         )
         .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let jobs = fx
         .host
+        .podcasts()
         .get_media(&alice, podhost_core::MediaId::new(audio).unwrap())
         .await
         .unwrap();

@@ -194,14 +194,15 @@ async fn pending_and_failed_deliveries_are_shown() {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let host = fx.host.clone();
     let loop_ = tokio::spawn(async move {
-        host.run_webhooks(
-            std::sync::Arc::new(podhost_http::HttpWebhookSender::new()),
-            std::sync::Arc::new(podhost_http::wire::WireEvents::new(host.clone())),
-            async {
-                let _ = stopped.await;
-            },
-        )
-        .await
+        host.work()
+            .run_webhooks(
+                std::sync::Arc::new(podhost_http::HttpWebhookSender::new()),
+                std::sync::Arc::new(podhost_http::wire::WireEvents::new(host.clone())),
+                async {
+                    let _ = stopped.await;
+                },
+            )
+            .await
     });
     let text = loop {
         let text = metrics(&fx).await;

@@ -28,7 +28,10 @@ async fn fixture(notify: Notifiers, allow_private: bool) -> Fixture {
 }
 
 async fn alice(host: &PodcastHost) -> Principal {
-    host.owner(&"alice".parse().unwrap()).await.unwrap()
+    host.access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap()
 }
 
 /// alice's podcast `show`, then one delivery round (which gives the account its notifier
@@ -36,6 +39,7 @@ async fn alice(host: &PodcastHost) -> Principal {
 async fn podcast(fx: &Fixture) {
     let who = alice(&fx.host).await;
     fx.host
+        .podcasts()
         .create_feed(&who, NewFeed::titled("show", "The Show"))
         .await
         .unwrap();
@@ -44,20 +48,22 @@ async fn podcast(fx: &Fixture) {
 
 async fn round(host: &PodcastHost) -> podhost_core::WebhookRun {
     let who = alice(host).await;
-    host.process_webhooks(
-        &who,
-        &HttpWebhookSender::new(),
-        &podhost_http::wire::WireEvents::new(host.clone()),
-    )
-    .await
-    .unwrap()
+    host.work()
+        .process_webhooks(
+            &who,
+            &HttpWebhookSender::new(),
+            &podhost_http::wire::WireEvents::new(host.clone()),
+        )
+        .await
+        .unwrap()
 }
 
 async fn publish(host: &PodcastHost, title: &str) {
     let who = alice(host).await;
     let mut episode = NewEpisode::titled(title);
     episode.fields.is_public = Some(true);
-    host.create_episode(&who, &"show".parse().unwrap(), episode)
+    host.podcasts()
+        .create_episode(&who, &"show".parse().unwrap(), episode)
         .await
         .unwrap();
 }
@@ -106,14 +112,15 @@ async fn a_publish_pings_the_websub_hub_the_feed_names() {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let host = fx.host.clone();
     let loop_task = tokio::spawn(async move {
-        host.run_webhooks(
-            Arc::new(HttpWebhookSender::new()),
-            Arc::new(podhost_http::wire::WireEvents::new(host.clone())),
-            async {
-                let _ = stopped.await;
-            },
-        )
-        .await;
+        host.work()
+            .run_webhooks(
+                Arc::new(HttpWebhookSender::new()),
+                Arc::new(podhost_http::wire::WireEvents::new(host.clone())),
+                async {
+                    let _ = stopped.await;
+                },
+            )
+            .await;
     });
     let started = std::time::Instant::now();
     publish(&fx.host, "Pilot").await;
@@ -155,6 +162,7 @@ async fn podping_is_told_with_its_token_and_the_podcasts_medium() {
         ..Default::default()
     };
     fx.host
+        .podcasts()
         .update_feed(&who, &"show".parse().unwrap(), &patch)
         .await
         .unwrap();
@@ -220,6 +228,7 @@ async fn private_podcasts_and_forbidden_targets_are_never_pinged() {
         ..Default::default()
     };
     fx.host
+        .podcasts()
         .update_feed(&who, &"show".parse().unwrap(), &patch)
         .await
         .unwrap();
@@ -228,10 +237,11 @@ async fn private_podcasts_and_forbidden_targets_are_never_pinged() {
     assert!(hub.received_requests().await.unwrap().is_empty());
     let subscriber = fx
         .host
+        .delivery()
         .add_subscriber(&who, &"show".parse().unwrap(), "Jane")
         .await
         .unwrap();
-    let url = fx.host.subscriber_feed_url(&subscriber);
+    let url = fx.host.delivery().subscriber_feed_url(&subscriber);
     let feed = fx
         .public(
             Method::GET,
@@ -282,6 +292,7 @@ async fn podping_says_when_a_live_item_starts_and_ends() {
     let mut reasons = Vec::new();
     for status in ["pending", "live", "live", "ended"] {
         fx.host
+            .podcasts()
             .update_feed(&who, &"show".parse().unwrap(), &live(status))
             .await
             .unwrap();

@@ -35,17 +35,20 @@ async fn setup() -> Setup {
     let fx = Fixture::new().await;
     let alice = "alice".parse().unwrap();
     fx.host
+        .access()
         .set_password(&alice, Some("a long enough password"))
         .await
         .unwrap();
     let signed_in = fx
         .host
+        .access()
         .sign_in("alice", "a long enough password", "192.0.2.1")
         .await
         .unwrap();
-    let owner = fx.host.owner(&alice).await.unwrap();
+    let owner = fx.host.access().owner(&alice).await.unwrap();
     let client = fx
         .host
+        .access()
         .create_client(
             &owner,
             "Test App",
@@ -361,6 +364,7 @@ async fn consent_needs_a_live_session_and_its_csrf_token() {
     }
     // Signed out: the authorization page asks to sign in and comes back; the form is refused.
     s.fx.host
+        .access()
         .sign_out(s.cookie.trim_start_matches("podhost_session="))
         .await
         .unwrap();
@@ -400,9 +404,15 @@ async fn the_consent_page_may_send_its_answer_to_the_client_and_nowhere_else() {
 #[tokio::test]
 async fn confidential_clients_authenticate() {
     let s = setup().await;
-    let owner = s.fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let owner =
+        s.fx.host
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
     let new =
         s.fx.host
+            .access()
             .create_client(
                 &owner,
                 "Server",
@@ -614,8 +624,13 @@ async fn revocation_and_grants_on_the_site() {
         revoke(refresh.clone(), s.client.clone()).await.status,
         StatusCode::OK
     );
-    let owner = s.fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
-    let grants = s.fx.host.list_grants(&owner).await.unwrap();
+    let owner =
+        s.fx.host
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
+    let grants = s.fx.host.access().list_grants(&owner).await.unwrap();
     assert_eq!(grants.len(), 1);
     assert!(grants[0].revoked.is_some());
 }

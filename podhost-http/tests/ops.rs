@@ -105,7 +105,12 @@ async fn a_job_keeps_the_id_of_the_request_that_asked_for_it() {
     let answer = fx.send(request).await;
     assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.body);
     let job: podhost_core::JobId = answer.body["data"]["id"].as_str().unwrap().parse().unwrap();
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
-    let job = fx.host.get_job(&alice, &job).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
+    let job = fx.host.work().get_job(&alice, &job).await.unwrap();
     assert_eq!(job.request_id.as_deref(), Some("req-job-1"));
 }

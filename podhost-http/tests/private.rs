@@ -15,18 +15,31 @@ use serde_json::json;
 async fn private_podcast(fx: &Fixture) -> u64 {
     fx.feed("secret-show").await;
     let media = fx.upload_wav("members.wav").await;
-    let who = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let who = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let feed = "secret-show".parse().unwrap();
     let mut episode = NewEpisode::titled("Members only");
     episode.fields.is_public = Some(true);
     episode.fields.media = Some(Some(podhost_core::MediaId::new(media).unwrap()));
     episode.fields.publish_at = Some(fx.clock.now() - jiff::SignedDuration::from_hours(1));
-    fx.host.create_episode(&who, &feed, episode).await.unwrap();
+    fx.host
+        .podcasts()
+        .create_episode(&who, &feed, episode)
+        .await
+        .unwrap();
     let patch = FeedPatch {
         private: Some(true),
         ..Default::default()
     };
-    fx.host.update_feed(&who, &feed, &patch).await.unwrap();
+    fx.host
+        .podcasts()
+        .update_feed(&who, &feed, &patch)
+        .await
+        .unwrap();
     media
 }
 
@@ -220,12 +233,18 @@ async fn a_revoked_subscriber_gets_410_on_every_process() {
     assert!(by_label(&listed.body, "Jane")["revoked"].is_string());
     assert!(by_label(&listed.body, "Joe")["revoked"].is_null());
     // A change to the podcast reaches Joe's feed (his cache is per version).
-    let who = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let who = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let feed_id = "secret-show".parse().unwrap();
     let mut episode = NewEpisode::titled("Second for members");
     episode.fields.is_public = Some(true);
     episode.fields.publish_at = Some(fx.clock.now() - jiff::SignedDuration::from_mins(1));
     fx.host
+        .podcasts()
         .create_episode(&who, &feed_id, episode)
         .await
         .unwrap();

@@ -17,6 +17,7 @@ use podhost_core::{
 /// own; returns the podcast's id.
 async fn podcast(host: &PodcastHost, who: &Principal, id: &str, episodes: usize) -> String {
     let feed = host
+        .podcasts()
         .create_feed(who, NewFeed::titled(id, id))
         .await
         .unwrap()
@@ -25,6 +26,7 @@ async fn podcast(host: &PodcastHost, who: &Principal, id: &str, episodes: usize)
     let audio = podhost_testkit::fixtures::wav(0.1, 8000);
     for n in 0..episodes {
         let media = host
+            .podcasts()
             .upload_media(
                 who,
                 NewMedia {
@@ -44,7 +46,8 @@ async fn podcast(host: &PodcastHost, who: &Principal, id: &str, episodes: usize)
             media: Some(Some(media.id)),
             ..Default::default()
         };
-        host.create_episode(who, &feed, NewEpisode { guid: None, fields })
+        host.podcasts()
+            .create_episode(who, &feed, NewEpisode { guid: None, fields })
             .await
             .unwrap();
     }
@@ -55,6 +58,7 @@ async fn podcast(host: &PodcastHost, who: &Principal, id: &str, episodes: usize)
 /// podcasts asks which episode plays the file and whether an ad goes in it.
 async fn campaign_elsewhere(host: &PodcastHost, who: &Principal, feed: &str) {
     let ad = host
+        .podcasts()
         .upload_media(
             who,
             NewMedia {
@@ -282,11 +286,21 @@ async fn a_request_touches_as_many_records_on_a_large_account_as_on_a_small_one(
     let fx = Fixture::new().await;
     // Two podcasts each: alice's of 10 and 1 episodes, mallory's of 10,000 and 1,000, and a
     // campaign in the second.
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let small = podcast(&fx.host, &alice, "small", 10).await;
     let side = podcast(&fx.host, &alice, "small-side", 1).await;
     campaign_elsewhere(&fx.host, &alice, &side).await;
-    let mallory = fx.host.owner(&"mallory".parse().unwrap()).await.unwrap();
+    let mallory = fx
+        .host
+        .access()
+        .owner(&"mallory".parse().unwrap())
+        .await
+        .unwrap();
     let started = std::time::Instant::now();
     let large = podcast(&fx.host, &mallory, "large", 10_000).await;
     let side = podcast(&fx.host, &mallory, "large-side", 1_000).await;

@@ -48,6 +48,7 @@ fn location(answer: &Answer) -> &str {
 async fn site() -> Fixture {
     let fx = Fixture::new().await;
     fx.host
+        .access()
         .set_password(&"alice".parse().unwrap(), Some(PASSWORD))
         .await
         .unwrap();
@@ -64,8 +65,14 @@ async fn signed_in(fx: &Fixture) -> Browser {
 
 /// alice's personal tokens, as the core lists them.
 async fn tokens_of_alice(fx: &Fixture) -> Vec<String> {
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     fx.host
+        .access()
         .list_tokens(&alice)
         .await
         .unwrap()
@@ -94,10 +101,15 @@ fn text_of(html: &str) -> String {
 #[tokio::test]
 async fn the_home_page_leads_to_the_account_site_the_api_and_the_podcasts() {
     let fx = site().await;
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let mut feed = NewFeed::titled("tinkering", "The Tinkering Hour");
     feed.fields.description = Some("Tools.".into());
-    fx.host.create_feed(&alice, feed).await.unwrap();
+    fx.host.podcasts().create_feed(&alice, feed).await.unwrap();
     let answer = fx.public(Method::GET, "/", &[]).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(
@@ -490,8 +502,13 @@ async fn personal_tokens_on_the_site() {
         );
     }
     // Another account's token is not found.
-    let mallory = fx.host.owner(&"mallory".parse().unwrap()).await.unwrap();
-    let theirs = fx.host.list_tokens(&mallory).await.unwrap()[0]
+    let mallory = fx
+        .host
+        .access()
+        .owner(&"mallory".parse().unwrap())
+        .await
+        .unwrap();
+    let theirs = fx.host.access().list_tokens(&mallory).await.unwrap()[0]
         .token
         .id
         .clone();
@@ -631,6 +648,7 @@ async fn an_exempt_address_is_not_throttled_but_its_accounts_are() {
     })
     .await;
     fx.host
+        .access()
         .set_password(&"alice".parse().unwrap(), Some(PASSWORD))
         .await
         .unwrap();

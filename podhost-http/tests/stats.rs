@@ -623,7 +623,12 @@ async fn a_download_through_a_measurement_prefix_is_counted_once() {
 async fn episode_curves_are_downloads_by_day_of_age() {
     let p = podcast().await; // "One", published 2025-12-01: more than 30 days old now.
     let fx = &p.fx;
-    let owner = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let owner = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let show: podhost_core::FeedId = "show".parse().unwrap();
     let at = |s: &str| -> Timestamp { s.parse().unwrap() };
     // An episode of its own file (downloads are told apart by their file), published at `when`.
@@ -640,9 +645,15 @@ async fn episode_curves_are_downloads_by_day_of_age() {
             new.fields.is_public = Some(true);
             new.fields.publish_at = Some(when.parse().unwrap());
             new.fields.media = Some(Some(podhost_core::MediaId::new(media).unwrap()));
-            let view = fx.host.create_episode(&owner, &show, new).await.unwrap();
+            let view = fx
+                .host
+                .podcasts()
+                .create_episode(&owner, &show, new)
+                .await
+                .unwrap();
             let media = fx
                 .host
+                .podcasts()
                 .get_media(&owner, podhost_core::MediaId::new(media).unwrap())
                 .await
                 .unwrap();

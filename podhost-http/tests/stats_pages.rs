@@ -263,6 +263,7 @@ async fn member(fx: &common::Fixture, login: &str, role: &str, feeds: Value) -> 
     let (_, invitation) = fx.invite(login, role, feeds).await;
     let signed_in = fx
         .host
+        .access()
         .accept_invitation(
             invitation.rsplit('/').next().unwrap(),
             PASSWORD,

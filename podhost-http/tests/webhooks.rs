@@ -325,9 +325,15 @@ async fn timeouts_are_failures_and_retried() {
         .await;
     subscribe(&fx, &server.uri(), json!([])).await;
     fx.feed("show").await;
-    let alice = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let run = fx
         .host
+        .work()
         .process_webhooks(
             &alice,
             &podhost_http::HttpWebhookSender::with_timeout(Duration::from_millis(300)),
@@ -411,8 +417,13 @@ async fn the_outbox_survives_the_process_and_a_refused_change_has_no_event() {
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     // The process that made the change is gone before delivering; another one delivers.
     let (other, _) = fx.another_process();
-    let alice = other.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice = other
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     let run = other
+        .work()
         .process_webhooks(
             &alice,
             &podhost_http::HttpWebhookSender::new(),
@@ -508,6 +519,7 @@ async fn refusals() {
         "http://localhost/x",
     ] {
         let refused = strict
+            .work()
             .create_webhook(
                 &owner,
                 podhost_core::webhooks::subscription::NewWebhook {

@@ -40,6 +40,7 @@ async fn upload_2gib(dir: &std::path::Path, gib: u64) {
     let idle = podhost_testkit::memory::resident_kib();
     let start = Instant::now();
     let media = host
+        .podcasts()
         .upload_media(
             &who,
             NewMedia {
@@ -68,8 +69,12 @@ async fn fresh_list(
     feed: &FeedId,
     query: &podhost_core::model::EpisodeListQuery,
 ) {
-    let who = host.owner(&"big".parse().unwrap()).await.unwrap();
-    let page = host.list_episodes(&who, feed, query).await.unwrap();
+    let who = host.access().owner(&"big".parse().unwrap()).await.unwrap();
+    let page = host
+        .podcasts()
+        .list_episodes(&who, feed, query)
+        .await
+        .unwrap();
     assert_eq!(page.items.len(), 50);
 }
 
@@ -80,7 +85,8 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
     let host = host(store.clone());
     let who = podhost_testkit::setup::account(&host, "big").await;
     let feed = FeedId::new("big").unwrap();
-    host.create_feed(&who, NewFeed::titled("big", "Big"))
+    host.podcasts()
+        .create_feed(&who, NewFeed::titled("big", "Big"))
         .await
         .unwrap();
     let start = Instant::now();
@@ -93,7 +99,8 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
             ..Default::default()
         };
         ids.push(
-            host.create_episode(&who, &feed, NewEpisode { guid: None, fields })
+            host.podcasts()
+                .create_episode(&who, &feed, NewEpisode { guid: None, fields })
                 .await
                 .unwrap()
                 .episode
@@ -113,7 +120,8 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
         subtitle: Some("edited".into()),
         ..Default::default()
     };
-    host.update_episode(&who, &feed, ids[episodes / 2], &patch)
+    host.podcasts()
+        .update_episode(&who, &feed, ids[episodes / 2], &patch)
         .await
         .unwrap();
     let one = counting.counts();
@@ -144,7 +152,8 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
                 subtitle: Some(format!("edit {i}")),
                 ..Default::default()
             };
-            host.update_episode(&who, &feed, ids[pick(i)], &patch)
+            host.podcasts()
+                .update_episode(&who, &feed, ids[pick(i)], &patch)
                 .await
                 .unwrap();
         }
@@ -168,7 +177,8 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
             subtitle: Some(format!("tail {i}")),
             ..Default::default()
         };
-        host.update_episode(&who, &feed, ids[i as usize % ids.len()], &patch)
+        host.podcasts()
+            .update_episode(&who, &feed, ids[i as usize % ids.len()], &patch)
             .await
             .unwrap();
     }
@@ -216,22 +226,23 @@ async fn episodes_bench(store: Arc<dyn ObjectStore>, label: &str, episodes: usiz
     // The feed of the whole podcast rendered cold: a host that has not rendered it yet (its
     // account already open), then the same after an edit (a new version: no cached bytes).
     let start = Instant::now();
-    let rendered = match fresh.public_feed(&feed).await.unwrap() {
+    let rendered = match fresh.delivery().public_feed(&feed).await.unwrap() {
         podhost_core::publish::PublicFeed::Live(r) => r,
         _ => panic!("the feed is live"),
     };
     let first_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let fresh_who = fresh.owner(&"big".parse().unwrap()).await.unwrap();
+    let fresh_who = fresh.access().owner(&"big".parse().unwrap()).await.unwrap();
     let patch = EpisodePatch {
         subtitle: Some("one more edit".into()),
         ..Default::default()
     };
     fresh
+        .podcasts()
         .update_episode(&fresh_who, &feed, ids[0], &patch)
         .await
         .unwrap();
     let start = Instant::now();
-    fresh.public_feed(&feed).await.unwrap();
+    fresh.delivery().public_feed(&feed).await.unwrap();
     let again_ms = start.elapsed().as_secs_f64() * 1000.0;
     println!(
         "[{label}] feed of {episodes} episodes rendered cold: {first_ms:.0} ms ({} bytes of RSS); after an edit: {again_ms:.0} ms",

@@ -120,6 +120,7 @@ impl TestServer {
     /// The owner of account `name`.
     pub async fn owner_of(&self, name: &str) -> Principal {
         self.host
+            .access()
             .owner(&name.parse().expect("an account name"))
             .await
             .expect("the account exists")
@@ -298,13 +299,18 @@ impl TestServerBuilder {
             .expect("the store honours conditional writes");
         let mut tokens = Vec::new();
         for name in ["alice", "mallory"] {
-            host.create_account(name).await.expect("a new account");
+            host.access()
+                .create_account(name)
+                .await
+                .expect("a new account");
             let owner = host
+                .access()
                 .owner(&name.parse().expect("a valid name"))
                 .await
                 .expect("its owner");
             tokens.push(
-                host.create_token(&owner, "all", Scopes::all())
+                host.access()
+                    .create_token(&owner, "all", Scopes::all())
                     .await
                     .expect("a token")
                     .secret,

@@ -10,8 +10,12 @@ use crate::body;
 
 /// Creates an account and returns its owner.
 pub async fn account(host: &PodcastHost, name: &str) -> Principal {
-    host.create_account(name).await.expect("account created");
-    host.owner(&name.parse().expect("a valid name"))
+    host.access()
+        .create_account(name)
+        .await
+        .expect("account created");
+    host.access()
+        .owner(&name.parse().expect("a valid name"))
         .await
         .expect("owner")
 }
@@ -25,6 +29,7 @@ pub async fn account_with_podcast(
 ) -> (Principal, FeedId) {
     let who = account(host, name).await;
     let id = host
+        .podcasts()
         .create_feed(&who, NewFeed::titled(feed, feed))
         .await
         .expect("podcast created")
@@ -36,16 +41,17 @@ pub async fn account_with_podcast(
 /// Uploads `bytes` as the media file `name` of `who` (streamed in 64 KiB chunks, as a client
 /// would send it).
 pub async fn upload(host: &PodcastHost, who: &Principal, name: &str, bytes: Vec<u8>) -> Media {
-    host.upload_media(
-        who,
-        NewMedia {
-            name: name.into(),
-            category: None,
-        },
-        body(bytes, 64 << 10),
-    )
-    .await
-    .expect("upload")
+    host.podcasts()
+        .upload_media(
+            who,
+            NewMedia {
+                name: name.into(),
+                category: None,
+            },
+            body(bytes, 64 << 10),
+        )
+        .await
+        .expect("upload")
 }
 
 /// Runs `host`'s job workers until the returned sender is dropped (or sent to).
@@ -53,10 +59,11 @@ pub fn run_jobs(host: &PodcastHost) -> tokio::sync::oneshot::Sender<()> {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let host = host.clone();
     tokio::spawn(async move {
-        host.run_jobs(async {
-            let _ = stopped.await;
-        })
-        .await;
+        host.work()
+            .run_jobs(async {
+                let _ = stopped.await;
+            })
+            .await;
     });
     stop
 }
@@ -94,6 +101,7 @@ pub async fn stitched(
     let id: podhost_core::AccountId = account.parse().expect("a valid name");
     for _ in 0..2400 {
         let media = host
+            .delivery()
             .public_media(account, blob)
             .await
             .expect("a public file");

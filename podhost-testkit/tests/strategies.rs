@@ -49,13 +49,13 @@ proptest! {
         run(async move {
             let host = fresh();
             let alice = owner(&host, "alice").await;
-            let id = host.create_feed(&alice, feed.clone()).await
+            let id = host.podcasts().create_feed(&alice, feed.clone()).await
                 .unwrap_or_else(|e| panic!("{feed:?}: {e}")).feed.id;
-            let created = host.create_episode(&alice, &id, episode.clone()).await
+            let created = host.podcasts().create_episode(&alice, &id, episode.clone()).await
                 .unwrap_or_else(|e| panic!("{episode:?}: {e}"));
-            host.update_feed(&alice, &id, &feed_change).await
+            host.podcasts().update_feed(&alice, &id, &feed_change).await
                 .unwrap_or_else(|e| panic!("{feed_change:?}: {e}"));
-            host.update_episode(&alice, &id, created.episode.id, &episode_change).await
+            host.podcasts().update_episode(&alice, &id, created.episode.id, &episode_change).await
                 .unwrap_or_else(|e| panic!("{episode_change:?}: {e}"));
         });
     }
@@ -69,16 +69,16 @@ proptest! {
         run(async move {
             let host = fresh();
             let alice = owner(&host, "alice").await;
-            let id = host.create_feed(&alice, NewFeed::titled("show", "Show")).await.unwrap().feed.id;
-            host.list_episodes(&alice, &id, &episodes).await
+            let id = host.podcasts().create_feed(&alice, NewFeed::titled("show", "Show")).await.unwrap().feed.id;
+            host.podcasts().list_episodes(&alice, &id, &episodes).await
                 .unwrap_or_else(|e| panic!("{episodes:?}: {e}"));
-            let uploaded = host.upload_media(
+            let uploaded = host.podcasts().upload_media(
                 &alice,
                 NewMedia { name: name.clone(), category: None },
                 body(vec![7; size], 64 * 1024),
             ).await.unwrap_or_else(|e| panic!("{name} ({size} bytes): {e}"));
             assert_eq!(uploaded.size, size as u64);
-            host.list_media(&alice, &media).await
+            host.podcasts().list_media(&alice, &media).await
                 .unwrap_or_else(|e| panic!("{media:?}: {e}"));
         });
     }
@@ -88,20 +88,20 @@ proptest! {
         run(async move {
             let host = fresh();
             let alice = owner(&host, "alice").await;
-            let id = host.create_feed(&alice, NewFeed::titled("show", "Show")).await.unwrap().feed.id;
+            let id = host.podcasts().create_feed(&alice, NewFeed::titled("show", "Show")).await.unwrap().feed.id;
             let change = FeedPatch { description: Some(text.clone()), ..Default::default() };
-            match host.update_feed(&alice, &id, &change).await {
+            match host.podcasts().update_feed(&alice, &id, &change).await {
                 Ok(_) | Err(Error::Invalid(_)) => {}
                 Err(e) => panic!("{text:?}: {e}"),
             }
             let mut episode = NewEpisode::titled(text.clone());
             episode.fields.description = Some(text.clone());
             episode.fields.is_public = Some(true);
-            match host.create_episode(&alice, &id, episode).await {
+            match host.podcasts().create_episode(&alice, &id, episode).await {
                 Ok(_) | Err(Error::Invalid(_)) => {}
                 Err(e) => panic!("{text:?}: {e}"),
             }
-            let PublicFeed::Live(feed) = host.public_feed(&id).await.unwrap() else {
+            let PublicFeed::Live(feed) = host.delivery().public_feed(&id).await.unwrap() else {
                 panic!("the feed is live");
             };
             if let Err(e) = well_formed(&feed.xml) {

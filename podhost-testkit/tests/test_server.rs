@@ -61,6 +61,7 @@ async fn webhooks_arrive_signed_and_time_moves_on_demand() {
     let alice = server.owner().await;
     let feed = server
         .host()
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
@@ -70,6 +71,7 @@ async fn webhooks_arrive_signed_and_time_moves_on_demand() {
     now.fields.is_public = Some(true);
     server
         .host()
+        .podcasts()
         .create_episode(&alice, &feed, now)
         .await
         .unwrap();
@@ -89,6 +91,7 @@ async fn webhooks_arrive_signed_and_time_moves_on_demand() {
     later.fields.publish_at = Some("2026-01-02T00:00:00Z".parse().unwrap());
     server
         .host()
+        .podcasts()
         .create_episode(&alice, &feed, later)
         .await
         .unwrap();

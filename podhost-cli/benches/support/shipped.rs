@@ -42,6 +42,7 @@ async fn podcast(
     enclosure: Option<Vec<u8>>,
 ) -> String {
     let feed = host
+        .podcasts()
         .create_feed(who, NewFeed::titled(id, format!("The podcast {id}")))
         .await
         .unwrap()
@@ -56,6 +57,7 @@ async fn podcast(
             _ => small.clone(),
         };
         let media = host
+            .podcasts()
             .upload_media(
                 who,
                 NewMedia {
@@ -76,11 +78,12 @@ async fn podcast(
             media: Some(Some(media.id)),
             ..Default::default()
         };
-        host.create_episode(who, &feed, NewEpisode { guid: None, fields })
+        host.podcasts()
+            .create_episode(who, &feed, NewEpisode { guid: None, fields })
             .await
             .unwrap();
         if last {
-            let url = host.media_url(who.account(), &media);
+            let url = host.podcasts().media_url(who.account(), &media);
             path = url
                 .split_once("/media/")
                 .map(|(_, p)| format!("/media/{p}"))
@@ -94,6 +97,7 @@ async fn podcast(
 async fn account(host: &PodcastHost, name: &str, podcasts: &[(&str, usize)]) -> Account {
     let who = podhost_testkit::setup::account(host, name).await;
     let token = host
+        .access()
         .create_token(&who, "bench", Scopes::all())
         .await
         .unwrap()

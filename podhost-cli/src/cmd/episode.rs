@@ -252,11 +252,15 @@ async fn locate(
     }
     let feeds = super::all_pages(|page| {
         let (host, who) = (&host, &user.who);
-        async move { Ok(host.list_feeds(who, page).await?.items) }
+        async move { Ok(host.podcasts().list_feeds(who, page).await?.items) }
     })
     .await?;
     for view in feeds {
-        match host.get_episode(&user.who, &view.feed.id, id).await {
+        match host
+            .podcasts()
+            .get_episode(&user.who, &view.feed.id, id)
+            .await
+        {
             Ok(_) => return Ok((user, view.feed.id, id)),
             Err(podhost_core::Error::NotFound { .. }) => {}
             Err(e) => return Err(e.into()),
@@ -305,6 +309,7 @@ impl super::Run for EpisodeCommand {
                     let bar = upload_bar(&file.name, file.len);
                     let name = file.name.clone();
                     let staged = host
+                        .podcasts()
                         .stage_upload(
                             &user.who,
                             UploadTarget::Episode(feed.clone()),
@@ -316,7 +321,8 @@ impl super::Run for EpisodeCommand {
                     files.media = Some(user.hint(staged)?);
                 }
                 let view = user.hint(
-                    host.create_episode_with_files(&user.who, &feed, new, files)
+                    host.podcasts()
+                        .create_episode_with_files(&user.who, &feed, new, files)
                         .await,
                 )?;
                 print_single(env, &host, &user, &view)?;
@@ -333,7 +339,7 @@ impl super::Run for EpisodeCommand {
                     let (host, user, feed) = (&host, &user, &feed);
                     async move {
                         Ok(user
-                            .hint(host.list_episodes(&user.who, feed, &query).await)?
+                            .hint(host.podcasts().list_episodes(&user.who, feed, &query).await)?
                             .items)
                     }
                 })
@@ -359,8 +365,10 @@ impl super::Run for EpisodeCommand {
             }
             EpisodeCommand::Get { target } => {
                 let (user, feed, id) = locate(env, &host, &target).await?;
-                let view =
-                    user.hint_in(feed.as_str(), host.get_episode(&user.who, &feed, id).await)?;
+                let view = user.hint_in(
+                    feed.as_str(),
+                    host.podcasts().get_episode(&user.who, &feed, id).await,
+                )?;
                 print_single(env, &host, &user, &view)?;
             }
             EpisodeCommand::Update {
@@ -380,7 +388,9 @@ impl super::Run for EpisodeCommand {
                 fields.apply(&mut patch)?;
                 let view = user.hint_in(
                     feed.as_str(),
-                    host.update_episode(&user.who, &feed, id, &patch).await,
+                    host.podcasts()
+                        .update_episode(&user.who, &feed, id, &patch)
+                        .await,
                 )?;
                 print_single(env, &host, &user, &view)?;
             }
@@ -388,7 +398,7 @@ impl super::Run for EpisodeCommand {
                 let (user, feed, id) = locate(env, &host, &target).await?;
                 user.hint_in(
                     feed.as_str(),
-                    host.delete_episode(&user.who, &feed, id).await,
+                    host.podcasts().delete_episode(&user.who, &feed, id).await,
                 )?;
                 out.print(
                     json!({"id": id.to_string(), "feed_id": feed.as_str(), "deleted": true}),
@@ -400,14 +410,18 @@ impl super::Run for EpisodeCommand {
                 let to: Option<FeedId> = to.as_deref().map(str::parse).transpose()?;
                 let view = user.hint_in(
                     feed.as_str(),
-                    host.copy_episode(&user.who, &feed, id, to.as_ref()).await,
+                    host.podcasts()
+                        .copy_episode(&user.who, &feed, id, to.as_ref())
+                        .await,
                 )?;
                 print_single(env, &host, &user, &view)?;
             }
             EpisodeCommand::Publish { target, when } => {
                 let (user, feed, id) = locate(env, &host, &target).await?;
-                let current =
-                    user.hint_in(feed.as_str(), host.get_episode(&user.who, &feed, id).await)?;
+                let current = user.hint_in(
+                    feed.as_str(),
+                    host.podcasts().get_episode(&user.who, &feed, id).await,
+                )?;
                 let publish_at = match &when {
                     Some(when) => Some(timestamp("--at", when)?),
                     // Already out: its date stays. A draft goes out now.
@@ -423,7 +437,9 @@ impl super::Run for EpisodeCommand {
                 };
                 let view = user.hint_in(
                     feed.as_str(),
-                    host.update_episode(&user.who, &feed, id, &patch).await,
+                    host.podcasts()
+                        .update_episode(&user.who, &feed, id, &patch)
+                        .await,
                 )?;
                 print_single(env, &host, &user, &view)?;
             }
@@ -435,7 +451,9 @@ impl super::Run for EpisodeCommand {
                 };
                 let view = user.hint_in(
                     feed.as_str(),
-                    host.update_episode(&user.who, &feed, id, &patch).await,
+                    host.podcasts()
+                        .update_episode(&user.who, &feed, id, &patch)
+                        .await,
                 )?;
                 print_single(env, &host, &user, &view)?;
             }

@@ -54,7 +54,7 @@ async fn export(
 ) -> anyhow::Result<()> {
     let owner = &user.who;
     let feed = FeedId::new(&args.feed)?;
-    let export = user.hint(host.export_feed(owner, &feed).await)?;
+    let export = user.hint(host.podcasts().export_feed(owner, &feed).await)?;
     tokio::fs::create_dir_all(&args.dir)
         .await
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.dir.display()))?;
@@ -63,7 +63,7 @@ async fn export(
     let mut bytes = 0u64;
     for media in &export.media {
         let path = args.dir.join(&media.name);
-        let (_, mut content) = host.download_media(owner, media.id).await?;
+        let (_, mut content) = host.podcasts().download_media(owner, media.id).await?;
         // Written beside its final name and renamed: a file in DIR is whole or absent.
         let partial = args.dir.join(format!(".{}.part", media.name));
         let mut file = tokio::fs::File::create(&partial)
@@ -78,7 +78,7 @@ async fn export(
         drop(file);
         tokio::fs::rename(&partial, &path).await?;
         files.insert(
-            host.media_url(owner.account(), media),
+            host.podcasts().media_url(owner.account(), media),
             serde_json::Value::String(media.name.clone()),
         );
         // The chapters the feed links to (`podcast:chapters`), beside the file.

@@ -238,7 +238,7 @@ impl super::Run for FeedCommand {
                     id,
                     fields: fields.patch(Some(title)),
                 };
-                let view = host.create_feed(&user.who, new).await?;
+                let view = host.podcasts().create_feed(&user.who, new).await?;
                 out.print(wire::feed_single(&user.ctx(&host), &view), || {
                     format!(
                         "created feed {} at {}",
@@ -251,7 +251,7 @@ impl super::Run for FeedCommand {
                 let user = env.user(&host, user.name()).await?;
                 let views = super::all_pages(|page| {
                     let (host, who) = (&host, &user.who);
-                    async move { Ok(host.list_feeds(who, page).await?.items) }
+                    async move { Ok(host.podcasts().list_feeds(who, page).await?.items) }
                 })
                 .await?;
                 let ctx = user.ctx(&host);
@@ -272,7 +272,7 @@ impl super::Run for FeedCommand {
             }
             FeedCommand::Get { user, id } => {
                 let user = env.user(&host, user.name()).await?;
-                let view = user.hint(host.get_feed(&user.who, &feed_id(&id)?).await)?;
+                let view = user.hint(host.podcasts().get_feed(&user.who, &feed_id(&id)?).await)?;
                 print_single(env, &host, &user, &view)?;
             }
             FeedCommand::Update {
@@ -285,13 +285,17 @@ impl super::Run for FeedCommand {
                 let user = env.user(&host, user.name()).await?;
                 let mut patch = fields.patch(title);
                 patch.logo = logo.as_deref().map(parse_logo).transpose()?;
-                let view = user.hint(host.update_feed(&user.who, &feed_id(&id)?, &patch).await)?;
+                let view = user.hint(
+                    host.podcasts()
+                        .update_feed(&user.who, &feed_id(&id)?, &patch)
+                        .await,
+                )?;
                 print_single(env, &host, &user, &view)?;
             }
             FeedCommand::Delete { user, id } => {
                 let user = env.user(&host, user.name()).await?;
                 let id = feed_id(&id)?;
-                user.hint(host.delete_feed(&user.who, &id).await)?;
+                user.hint(host.podcasts().delete_feed(&user.who, &id).await)?;
                 out.print(json!({"id": id.as_str(), "deleted": true}), || {
                     format!("deleted feed {id}")
                 })?;
@@ -300,8 +304,8 @@ impl super::Run for FeedCommand {
                 let user = env.user(&host, user.name()).await?;
                 let id = feed_id(&id)?;
                 // The feed is public, but the command answers for the user's own podcasts.
-                user.hint(host.get_feed(&user.who, &id).await)?;
-                match host.public_feed(&id).await? {
+                user.hint(host.podcasts().get_feed(&user.who, &id).await)?;
+                match host.delivery().public_feed(&id).await? {
                     PublicFeed::Live(rendered) => {
                         let xml = String::from_utf8_lossy(&rendered.xml).into_owned();
                         out.print(

@@ -102,6 +102,7 @@ async fn import(
     };
     let progress = Bars::new(out.is_json());
     let report = host
+        .podcasts()
         .import_feed(owner, source, &options, fetcher.as_ref(), &progress)
         .await;
     progress.finish();

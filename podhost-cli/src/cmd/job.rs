@@ -38,8 +38,8 @@ impl super::Run for JobCommand {
             .parse()
             .map_err(|_| anyhow::Error::from(podhost_core::Error::NotFound { what: "job", id }))?;
         let job = match run {
-            true => user.hint(host.run_job(&user.who, &id).await)?,
-            false => user.hint(host.get_job(&user.who, &id).await)?,
+            true => user.hint(host.work().run_job(&user.who, &id).await)?,
+            false => user.hint(host.work().get_job(&user.who, &id).await)?,
         };
         let json = serde_json::to_value(podhost_http::wire::job(&host, &job))?;
         env.out().print(json.clone(), || {

@@ -37,7 +37,7 @@ impl super::Run for LoudnessArgs {
             }
             wait_for_job(&host, &user, &job).await?;
         }
-        let loudness = user.hint(host.loudness(&user.who, id).await)?;
+        let loudness = user.hint(host.work().loudness(&user.who, id).await)?;
         let level = |value: Option<f64>, unit: &str| {
             value.map_or_else(
                 || "none (silence)".to_string(),

@@ -64,7 +64,7 @@ impl super::Run for MasterArgs {
             .and_then(|r| r["media_id"].as_u64())
             .and_then(|id| MediaId::new(id).ok())
             .ok_or_else(|| anyhow::anyhow!("the job made no file"))?;
-        let media = user.hint(host.get_media(&user.who, made).await)?;
+        let media = user.hint(host.podcasts().get_media(&user.who, made).await)?;
         super::media::print_record(env, &host, &user, &media)
     }
 }

@@ -180,6 +180,7 @@ impl super::Run for MediaCommand {
                         category: category.clone(),
                     };
                     let media = host
+                        .podcasts()
                         .upload_media(&user.who, new, file.into_stream(bar.clone()))
                         .await;
                     bar.finish_and_clear();
@@ -224,7 +225,7 @@ impl super::Run for MediaCommand {
                     };
                     let host = &host;
                     let who = &user.who;
-                    async move { Ok(host.list_media(who, &query).await?.items) }
+                    async move { Ok(host.podcasts().list_media(who, &query).await?.items) }
                 })
                 .await?;
                 let ctx = user.ctx(&host);
@@ -248,7 +249,11 @@ impl super::Run for MediaCommand {
             }
             MediaCommand::Get { user, id } => {
                 let user = env.user(&host, user.name()).await?;
-                let media = user.hint(host.get_media(&user.who, super::media_id(&id)?).await)?;
+                let media = user.hint(
+                    host.podcasts()
+                        .get_media(&user.who, super::media_id(&id)?)
+                        .await,
+                )?;
                 print_record(env, &host, &user, &media)?;
             }
             MediaCommand::Update {
@@ -266,7 +271,8 @@ impl super::Run for MediaCommand {
                     private: (private || public).then_some(private),
                 };
                 let media = user.hint(
-                    host.update_media(&user.who, super::media_id(&id)?, patch)
+                    host.podcasts()
+                        .update_media(&user.who, super::media_id(&id)?, patch)
                         .await,
                 )?;
                 print_record(env, &host, &user, &media)?;
@@ -274,7 +280,7 @@ impl super::Run for MediaCommand {
             MediaCommand::Delete { user, id } => {
                 let user = env.user(&host, user.name()).await?;
                 let id = super::media_id(&id)?;
-                user.hint(host.delete_media(&user.who, id).await)?;
+                user.hint(host.podcasts().delete_media(&user.who, id).await)?;
                 out.print(json!({"id": id.get(), "deleted": true}), || {
                     format!("deleted media {id}")
                 })?;
@@ -288,7 +294,8 @@ impl super::Run for MediaCommand {
                 let user = env.user(&host, user.name()).await?;
                 let copy = MediaCopy { label, category };
                 let media = user.hint(
-                    host.copy_media(&user.who, super::media_id(&id)?, copy)
+                    host.podcasts()
+                        .copy_media(&user.who, super::media_id(&id)?, copy)
                         .await,
                 )?;
                 print_record(env, &host, &user, &media)?;
@@ -322,8 +329,11 @@ async fn download(
         .into());
     }
     let user = env.user(host, user).await?;
-    let (media, mut bytes) =
-        user.hint(host.download_media(&user.who, super::media_id(id)?).await)?;
+    let (media, mut bytes) = user.hint(
+        host.podcasts()
+            .download_media(&user.who, super::media_id(id)?)
+            .await,
+    )?;
     let Some(path) = output else {
         let mut stdout = std::io::stdout().lock();
         while let Some(chunk) = bytes.next().await {

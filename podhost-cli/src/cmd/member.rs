@@ -125,7 +125,8 @@ async fn find(
         return Ok(id);
     }
     let login = podhost_core::Login::new(member)?;
-    host.list_members(who)
+    host.access()
+        .list_members(who)
         .await?
         .into_iter()
         .find(|m| m.member.login == login)
@@ -149,6 +150,7 @@ impl super::Run for MemberCommand {
                 let role: Role = role.parse()?;
                 let feeds = feeds.as_deref().map(feed_list).transpose()?;
                 let invited = host
+                    .access()
                     .invite_member(
                         &user.who,
                         NewMember {
@@ -166,6 +168,7 @@ impl super::Run for MemberCommand {
             MemberCommand::List { user } => {
                 let user = env.user(&host, user.name()).await?;
                 let rows = host
+                    .access()
                     .list_members(&user.who)
                     .await?
                     .iter()
@@ -181,7 +184,7 @@ impl super::Run for MemberCommand {
             MemberCommand::Show { user, member } => {
                 let user = env.user(&host, user.name()).await?;
                 let id = find(&host, &user.who, &member).await?;
-                let member = host.get_member(&user.who, &id).await?;
+                let member = host.access().get_member(&user.who, &id).await?;
                 let (record, cells) = row(&member);
                 out.print(record, || cells.join("  "))?;
             }
@@ -203,14 +206,14 @@ impl super::Run for MemberCommand {
                         Some(list) => Some(Some(feed_list(list)?)),
                     },
                 };
-                let member = host.update_member(&user.who, &id, &patch).await?;
+                let member = host.access().update_member(&user.who, &id, &patch).await?;
                 let (record, cells) = row(&member);
                 out.print(record, || cells.join("  "))?;
             }
             MemberCommand::Remove { user, member } => {
                 let user = env.user(&host, user.name()).await?;
                 let id = find(&host, &user.who, &member).await?;
-                host.remove_member(&user.who, &id).await?;
+                host.access().remove_member(&user.who, &id).await?;
                 out.print(json!({"id": id.to_string(), "removed": true}), || {
                     format!("removed {id}")
                 })?;
@@ -236,6 +239,7 @@ impl super::Run for MemberCommand {
                     page: PageRequest::new(Some(1), Some(i64::from(limit)))?,
                 };
                 let rows = host
+                    .access()
                     .activity(&user.who, &query)
                     .await?
                     .items

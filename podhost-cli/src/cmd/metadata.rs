@@ -221,11 +221,11 @@ async fn set(
     let patch = wire::Body::json(Some(body))
         .read::<wire::metadata::MetadataUpdate>()?
         .patch()?;
-    let (metadata, job) = user.hint(host.update_metadata(&user.who, id, patch).await)?;
+    let (metadata, job) = user.hint(host.podcasts().update_metadata(&user.who, id, patch).await)?;
     match job {
         Some(job) if wait => {
             let ended = wait_for_job(host, user, &job).await?;
-            let metadata = user.hint(host.media_metadata(&user.who, id).await)?;
+            let metadata = user.hint(host.podcasts().media_metadata(&user.who, id).await)?;
             print(env, &metadata, Some(wire::job(host, &ended)))
         }
         job => print(env, &metadata, job.map(|job| wire::job(host, &job))),
@@ -238,8 +238,11 @@ impl super::Run for MetadataCommand {
         match self {
             MetadataCommand::Get { user, id } => {
                 let user = env.user(&host, user.name()).await?;
-                let metadata =
-                    user.hint(host.media_metadata(&user.who, super::media_id(&id)?).await)?;
+                let metadata = user.hint(
+                    host.podcasts()
+                        .media_metadata(&user.who, super::media_id(&id)?)
+                        .await,
+                )?;
                 print(env, &metadata, None)?;
             }
             MetadataCommand::Set {

@@ -96,7 +96,11 @@ pub(crate) async fn submit_job(
     params: serde_json::Map<String, serde_json::Value>,
 ) -> anyhow::Result<podhost_core::model::Job> {
     let params = serde_json::Value::Object(params);
-    let job = user.hint(host.submit_job(&user.who, id, kind, params.clone()).await)?;
+    let job = user.hint(
+        host.work()
+            .submit_job(&user.who, id, kind, params.clone())
+            .await,
+    )?;
     let asked = |p: &serde_json::Value| match p {
         serde_json::Value::Null => serde_json::Value::Object(Default::default()),
         other => other.clone(),

@@ -141,17 +141,18 @@ async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<
 
 /// On a store without accounts: creates `admin` and prints a token with every scope, once.
 async fn bootstrap(env: &Env, host: &PodcastHost) -> anyhow::Result<()> {
-    if !host.list_accounts().await?.is_empty() {
+    if !host.access().list_accounts().await?.is_empty() {
         return Ok(());
     }
-    match host.create_account("admin").await {
+    match host.access().create_account("admin").await {
         Ok(_) => {}
         // Another process bootstrapped at the same moment: its token is the one.
         Err(Error::Conflict { .. }) => return Ok(()),
         Err(e) => return Err(e.into()),
     }
-    let owner = host.owner(&"admin".parse()?).await?;
+    let owner = host.access().owner(&"admin".parse()?).await?;
     let token = host
+        .access()
         .create_token(&owner, "bootstrap", Scopes::all())
         .await?;
     env.say("created the account admin. Its API token, with every scope, is shown this once:");

@@ -48,7 +48,7 @@ impl super::Run for SilenceArgs {
             }
             wait_for_job(&host, &user, &job).await?;
         }
-        let report = user.hint(host.silence(&user.who, id).await)?;
+        let report = user.hint(host.work().silence(&user.who, id).await)?;
         env.out().print(wire::silence_report(&report), || {
             let rows: Vec<Vec<String>> = report
                 .silences

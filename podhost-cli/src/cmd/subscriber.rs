@@ -49,15 +49,19 @@ impl super::Run for SubscriberCommand {
             SubscriberCommand::Add { user, feed, label } => {
                 let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
-                let s = user.hint(host.add_subscriber(&user.who, &feed, &label).await)?;
-                let url = host.subscriber_feed_url(&s);
+                let s = user.hint(
+                    host.delivery()
+                        .add_subscriber(&user.who, &feed, &label)
+                        .await,
+                )?;
+                let url = host.delivery().subscriber_feed_url(&s);
                 out.print(wire::subscriber(&host, &s), || format!("{} {url}", s.id))?;
             }
             SubscriberCommand::List { user, feed } => {
                 let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
                 let rows = user
-                    .hint(host.list_subscribers(&user.who, &feed).await)?
+                    .hint(host.delivery().list_subscribers(&user.who, &feed).await)?
                     .iter()
                     .map(|s| {
                         let state = match s.revoked {
@@ -71,7 +75,7 @@ impl super::Run for SubscriberCommand {
                                 s.label.clone(),
                                 time(s.created),
                                 state,
-                                host.subscriber_feed_url(s),
+                                host.delivery().subscriber_feed_url(s),
                             ],
                         )
                     })
@@ -86,7 +90,11 @@ impl super::Run for SubscriberCommand {
                 let user = env.user(&host, user.name()).await?;
                 let feed: FeedId = feed.parse()?;
                 let id: SubscriberId = subscriber_id.trim().parse()?;
-                let s = user.hint(host.remove_subscriber(&user.who, &feed, &id).await)?;
+                let s = user.hint(
+                    host.delivery()
+                        .remove_subscriber(&user.who, &feed, &id)
+                        .await,
+                )?;
                 out.print(wire::subscriber(&host, &s), || format!("revoked {}", s.id))?;
             }
         }

@@ -20,8 +20,8 @@ impl super::Run for SweepArgs {
         let host = env.host()?;
         let grace = Duration::from_secs(self.older_than_hours.saturating_mul(3600));
         let mut rows = Vec::new();
-        for account in host.list_accounts().await? {
-            let report = host.sweep(&account.id, grace).await?;
+        for account in host.access().list_accounts().await? {
+            let report = host.work().sweep(&account.id, grace).await?;
             rows.push((
                 json!({"user": account.id.as_str(), "orphan_blobs": report.orphan_blobs, "staging_files": report.staging_files}),
                 vec![account.id.to_string(), report.orphan_blobs.to_string(), report.staging_files.to_string()],

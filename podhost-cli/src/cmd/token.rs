@@ -53,10 +53,15 @@ impl super::Run for TokenCommand {
                 let user = env.user(&host, user.name()).await?;
                 let new = match member {
                     Some(login) => {
-                        host.create_member_token(user.who.account(), &login, &label, scopes)
+                        host.access()
+                            .create_member_token(user.who.account(), &login, &label, scopes)
                             .await?
                     }
-                    None => host.create_token(&user.who, &label, scopes).await?,
+                    None => {
+                        host.access()
+                            .create_token(&user.who, &label, scopes)
+                            .await?
+                    }
                 };
                 out.print(
                     json!({"id": new.token.id.as_str(), "label": new.token.label, "scopes": new.token.scopes.to_string(), "token": new.secret}),
@@ -66,7 +71,7 @@ impl super::Run for TokenCommand {
             TokenCommand::List { user } => {
                 let user = env.user(&host, user.name()).await?;
                 let rows = host
-                    .list_tokens(&user.who)
+                    .access().list_tokens(&user.who)
                     .await?
                     .into_iter()
                     .map(|listed| {
@@ -87,7 +92,7 @@ impl super::Run for TokenCommand {
             }
             TokenCommand::Revoke { token_id } => {
                 let id: TokenId = token_id.parse()?;
-                let token = host.revoke_token_by_id(&id).await?;
+                let token = host.access().revoke_token_by_id(&id).await?;
                 out.print(
                     json!({"id": token.id.as_str(), "revoked": token.revoked.map(time)}),
                     || format!("revoked {}", token.id),

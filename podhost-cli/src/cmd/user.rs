@@ -67,9 +67,11 @@ impl super::Run for UserCommand {
                     true => Some(password_from_stdin()?),
                     false => None,
                 };
-                let account = host.create_account(&name).await?;
+                let account = host.access().create_account(&name).await?;
                 if let Some(password) = password {
-                    host.set_password(&account.id, Some(&password)).await?;
+                    host.access()
+                        .set_password(&account.id, Some(&password))
+                        .await?;
                 }
                 out.print(
                     json!({"name": account.id.as_str(), "created": time(account.created)}),
@@ -78,6 +80,7 @@ impl super::Run for UserCommand {
             }
             UserCommand::List => {
                 let rows = host
+                    .access()
                     .list_accounts()
                     .await?
                     .into_iter()
@@ -98,13 +101,15 @@ impl super::Run for UserCommand {
             } => {
                 let account: podhost_core::AccountId = name.trim().parse()?;
                 // Refuse an unknown account before asking for anything.
-                host.owner(&account).await?;
+                host.access().owner(&account).await?;
                 let password = match (remove, stdin) {
                     (true, _) => None,
                     (false, true) => Some(password_from_stdin()?),
                     (false, false) => Some(password_from_terminal()?),
                 };
-                host.set_password(&account, password.as_deref()).await?;
+                host.access()
+                    .set_password(&account, password.as_deref())
+                    .await?;
                 let set = password.is_some();
                 out.print(
                     json!({"name": account.as_str(), "password": set}),

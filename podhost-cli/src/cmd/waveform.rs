@@ -68,7 +68,11 @@ async fn print(
     user: &crate::context::User,
     id: podhost_core::MediaId,
 ) -> anyhow::Result<()> {
-    let bytes = user.hint(host.waveform(&user.who, id, WaveformFormat::Json).await)?;
+    let bytes = user.hint(
+        host.work()
+            .waveform(&user.who, id, WaveformFormat::Json)
+            .await,
+    )?;
     let waveform: Value = serde_json::from_slice(&bytes)?;
     env.out().print(waveform.clone(), || waveform.to_string())?;
     Ok(())

@@ -114,6 +114,7 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
                 .map(str::to_string)
                 .collect();
             let webhook = host
+                .work()
                 .create_webhook(
                     &user.who,
                     NewWebhook {
@@ -131,6 +132,7 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
         WebhookCommand::List { user } => {
             let user = env.user(host, user.name()).await?;
             let rows = host
+                .work()
                 .list_webhooks(&user.who)
                 .await?
                 .into_iter()
@@ -152,14 +154,15 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
         }
         WebhookCommand::Remove { user, webhook_id } => {
             let user = env.user(host, user.name()).await?;
-            user.hint(host.delete_webhook(&user.who, &webhook_id).await)?;
+            user.hint(host.work().delete_webhook(&user.who, &webhook_id).await)?;
             out.print(json!({"id": webhook_id, "removed": true}), || {
                 format!("removed {webhook_id}")
             })?;
         }
         WebhookCommand::Deliveries { user, webhook_id } => {
             let user = env.user(host, user.name()).await?;
-            let deliveries = user.hint(host.webhook_deliveries(&user.who, &webhook_id).await)?;
+            let deliveries =
+                user.hint(host.work().webhook_deliveries(&user.who, &webhook_id).await)?;
             out.table(
                 &DELIVERY_HEADER,
                 deliveries.iter().map(delivery_row).collect(),
@@ -174,7 +177,8 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
             let sender = HttpWebhookSender::new();
             let renderer = wire::WireEvents::new(host.clone());
             let delivery = user.hint(
-                host.redeliver(&user.who, &webhook_id, seq, &sender, &renderer)
+                host.work()
+                    .redeliver(&user.who, &webhook_id, seq, &sender, &renderer)
                     .await,
             )?;
             let (value, cells) = delivery_row(&delivery);
@@ -186,7 +190,10 @@ async fn run(host: &PodcastHost, env: &Env, command: WebhookCommand) -> anyhow::
             let user = env.user(host, user.name()).await?;
             let sender = HttpWebhookSender::new();
             let renderer = wire::WireEvents::new(host.clone());
-            let run = host.process_webhooks(&user.who, &sender, &renderer).await?;
+            let run = host
+                .work()
+                .process_webhooks(&user.who, &sender, &renderer)
+                .await?;
             out.fields(wire::webhook_run(&run), || {
                 vec![
                     ("attempted", run.attempted.to_string()),

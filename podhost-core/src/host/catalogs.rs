@@ -229,21 +229,32 @@ mod weight_tests {
             crate::HostConfig::new("https://pod.test").unwrap(),
             Arc::new(object_store::memory::InMemory::new()),
         );
-        host.create_account("alice").await.unwrap();
+        host.access().create_account("alice").await.unwrap();
         let alice = "alice".parse().unwrap();
-        let owner = host.owner(&alice).await.unwrap();
+        let owner = host.access().owner(&alice).await.unwrap();
         let mut feeds = Vec::new();
         for id in ["one", "two"] {
             let mut new = NewFeed::titled(id, id);
             new.fields.description = Some(format!("About {id}, at some length."));
-            feeds.push(host.create_feed(&owner, new).await.unwrap().feed.id);
+            feeds.push(
+                host.podcasts()
+                    .create_feed(&owner, new)
+                    .await
+                    .unwrap()
+                    .feed
+                    .id,
+            );
         }
         let mut episodes = Vec::new();
         for n in 0..12 {
             let feed = &feeds[n % 2];
             let mut new = NewEpisode::titled(format!("Episode {n}"));
             new.fields.description = Some("notes ".repeat(n + 1));
-            let made = host.create_episode(&owner, feed, new).await.unwrap();
+            let made = host
+                .podcasts()
+                .create_episode(&owner, feed, new)
+                .await
+                .unwrap();
             episodes.push((feed.clone(), made.episode.id));
         }
         let longer = EpisodePatch {
@@ -251,21 +262,31 @@ mod weight_tests {
             ..Default::default()
         };
         for (feed, id) in &episodes[..4] {
-            host.update_episode(&owner, feed, *id, &longer)
+            host.podcasts()
+                .update_episode(&owner, feed, *id, &longer)
                 .await
                 .unwrap();
         }
         let (feed, id) = &episodes[4];
-        host.delete_episode(&owner, feed, *id).await.unwrap();
+        host.podcasts()
+            .delete_episode(&owner, feed, *id)
+            .await
+            .unwrap();
         let renamed = FeedPatch {
             description: Some("Shorter.".into()),
             ..Default::default()
         };
-        host.update_feed(&owner, &feeds[0], &renamed).await.unwrap();
+        host.podcasts()
+            .update_feed(&owner, &feeds[0], &renamed)
+            .await
+            .unwrap();
         let catalog = host.catalog(&alice).await.unwrap();
         let (kept, walk) = catalog.read(|s| (s.weight(), walked(s))).await;
         assert_eq!(kept, walk);
-        host.delete_feed(&owner, &feeds[1]).await.unwrap();
+        host.podcasts()
+            .delete_feed(&owner, &feeds[1])
+            .await
+            .unwrap();
         let (kept, walk) = catalog.read(|s| (s.weight(), walked(s))).await;
         assert_eq!(kept, walk);
         assert!(kept > 8 * 1024, "{kept}");

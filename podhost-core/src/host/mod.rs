@@ -1,60 +1,48 @@
 //! [`PodcastHost`]: the service handle every frontend drives.
 
-mod accounts;
+mod access;
 mod ads;
 mod analytics;
 mod catalogs;
 mod claims;
-mod download;
-mod episode_files;
-mod episodes;
-mod export;
-mod feeds;
+mod delivery;
 mod file_tags;
 mod health;
 mod idempotency;
-mod import;
-mod jobs;
 mod kernel;
-mod media;
-mod members;
-mod metadata;
-mod oauth;
-mod publish;
-mod ratelimit;
+mod podcasts;
 mod refs;
 mod render_cache;
 mod rendering;
 mod secrets;
-mod signin;
-mod subscribers;
-mod sweep;
 mod text;
-mod uploads;
 mod views;
-mod webhooks;
 mod work;
 
 use std::{collections::HashMap, sync::Arc};
 
 use object_store::{ObjectStore, path::Path};
 
-pub use ads::{Ads, Enclosure, Listener, RetimedText, StitchedEnclosure};
-pub use analytics::Analytics;
-pub use download::{Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
-pub use episode_files::EpisodeFiles;
-pub use export::FeedExport;
-pub use jobs::WaveformFormat;
-pub use members::{ActivityQuery, INVITATION_LIFETIME, InvitationView};
-pub use oauth::{
+pub use access::Access;
+pub use access::members::{ActivityQuery, INVITATION_LIFETIME, InvitationView};
+pub use access::oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
 };
+pub use ads::{Ads, Enclosure, Listener, RetimedText, StitchedEnclosure};
+pub use analytics::Analytics;
+pub use delivery::Delivery;
+pub use delivery::download::{Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
+pub use delivery::subscribers::Private;
+pub use podcasts::Podcasts;
+pub use podcasts::episode_files::EpisodeFiles;
+pub use podcasts::export::FeedExport;
+pub use podcasts::uploads::{StagedUpload, UploadTarget};
 pub use secrets::random_secret;
-pub use subscribers::Private;
-pub use sweep::SweepReport;
-pub use uploads::{StagedUpload, UploadTarget};
-pub use webhooks::WebhookRun;
-pub use work::WorkPass;
+pub use work::Work;
+pub use work::jobs::WaveformFormat;
+pub use work::passes::WorkPass;
+pub use work::sweep::SweepReport;
+pub use work::webhooks::WebhookRun;
 
 use crate::{
     catalog::{Catalog, OpenStats},
@@ -69,17 +57,35 @@ use crate::{
 
 use catalogs::AccountCatalog;
 
-/// The podcast host: one cloneable handle over a store. Every operation takes the caller
-/// ([`Principal`](crate::Principal)) and enforces scopes and ownership itself.
+/// The podcast host: one cloneable handle over a store, the one entry point embedders and
+/// frontends hold. Every operation takes the caller ([`Principal`](crate::Principal)) and
+/// enforces scopes and ownership itself.
+///
+/// The host is a kernel (store, clock, configuration, URLs, metrics, the open catalogs and
+/// their commit hooks) and six services, each a borrowed handle reached through one method:
+///
+/// | handle | reached by | holds |
+/// |---|---|---|
+/// | [`Access`] | [`access()`](Self::access) | accounts, people, sign-in, members, tokens, OAuth, rate limits |
+/// | [`Podcasts`] | [`podcasts()`](Self::podcasts) | feeds, episodes, media, uploads, metadata, import, export |
+/// | [`Delivery`] | [`delivery()`](Self::delivery) | public and private feeds, pages, downloads, their caches |
+/// | [`Ads`] | [`ads()`](Self::ads) | campaigns, offers, preparation, insertion, impressions |
+/// | [`Analytics`] | [`analytics()`](Self::analytics) | counting, reports, curves, countries, public statistics |
+/// | [`Work`] | [`work()`](Self::work) | jobs, schedules, webhooks, WebSub, Podping, sweeps |
+///
+/// A service reaches another only through that service's handle, and their imports point one
+/// way, down the table's order with work last (the layering test keeps it so: podcasts → work,
+/// delivery → ads → analytics, ads → work).
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// use podhost_core::{HostConfig, PodcastHost, model::{NewFeed, FeedPatch}};
 /// let store = podhost_core::open_store("memory://").unwrap().store;
 /// let host = PodcastHost::new(HostConfig::new("https://pod.example").unwrap(), store);
-/// host.create_account("alice").await.unwrap();
-/// let alice = host.owner(&"alice".parse().unwrap()).await.unwrap();
+/// host.access().create_account("alice").await.unwrap();
+/// let alice = host.access().owner(&"alice".parse().unwrap()).await.unwrap();
 /// let feed = host
+///     .podcasts()
 ///     .create_feed(&alice, NewFeed { id: "daily".into(), fields: FeedPatch { title: Some("Daily".into()), ..Default::default() } })
 ///     .await
 ///     .unwrap();
@@ -114,7 +120,7 @@ struct Inner {
     /// Downloads recorded, counted and reported.
     analytics: analytics::in_memory::AnalyticsState,
     /// This process's job workers.
-    workers: jobs::workers::Workers,
+    workers: work::jobs::workers::Workers,
     /// This process's side of the rate limit.
     ratelimit: crate::ratelimit::Limiter,
     /// What this process knows of the store's health.

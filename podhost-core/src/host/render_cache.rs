@@ -9,13 +9,13 @@ use crate::{
 };
 
 /// The bound of each cache of rendered documents, in bytes.
-pub(super) const RENDER_CACHE_BYTES: usize = 64 << 20;
+pub(crate) const RENDER_CACHE_BYTES: usize = 64 << 20;
 
 /// A page's key: its feed, and its episode (none for the podcast page).
-pub(super) type PageKey = (FeedId, Option<EpisodeId>);
+pub(crate) type PageKey = (FeedId, Option<EpisodeId>);
 
 /// Documents by key, stamped with the account version they were rendered at.
-pub(super) type RenderCache<K, V> = Cache<K, u64, V>;
+pub(crate) type RenderCache<K, V> = Cache<K, u64, V>;
 
 impl Weigh for RenderedFeed {
     fn weight(&self) -> usize {
@@ -30,7 +30,7 @@ impl Weigh for RenderedPage {
 }
 
 /// The bound of the cache of counted public statistics (`public_stats.rs`), in bytes.
-pub(super) const PUBLIC_STATS_BYTES: usize = 4 << 20;
+pub(crate) const PUBLIC_STATS_BYTES: usize = 4 << 20;
 
 impl Weigh for (PublicStats, jiff::Timestamp) {
     fn weight(&self) -> usize {

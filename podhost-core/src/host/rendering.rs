@@ -4,7 +4,7 @@
 
 use jiff::Timestamp;
 
-use super::views::view_of;
+use crate::host::views::view_of;
 use crate::{
     ids::AccountId,
     model::{EpisodeView, Media},
@@ -13,26 +13,26 @@ use crate::{
 };
 
 /// What of a feed is public at one moment: what its RSS feed and its pages show.
-pub(super) struct Published {
+pub(crate) struct Published {
     /// The published episodes, newest first.
-    pub(super) episodes: Vec<EpisodeView>,
+    pub(crate) episodes: Vec<EpisodeView>,
     /// When a scheduled episode publishes next.
-    pub(super) changes_at: Option<Timestamp>,
+    pub(crate) changes_at: Option<Timestamp>,
     /// The last change of anything the feed shows: the channel, any episode's last change (an
     /// unpublished one drops out, and that is a change too), publications that came, removals.
-    pub(super) last_modified: Timestamp,
+    pub(crate) last_modified: Timestamp,
 }
 
 /// The RSS of a feed's published episodes at `now`, and what was selected.
 /// Whether a rendered feed's enclosures go through the podcast's measurement prefixes: the
 /// served feed's do; an export's do not (its files are read back from its folder).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Measure {
+pub(crate) enum Measure {
     Prefixed,
     Plain,
 }
 
-pub(super) fn render_rss(
+pub(crate) fn render_rss(
     state: &AccountState,
     entry: &FeedEntry,
     account: &AccountId,
@@ -64,7 +64,7 @@ pub(super) fn render_rss(
 }
 
 /// The views of a feed's episodes that `keep` selects, newest first.
-pub(super) fn newest_first(
+pub(crate) fn newest_first(
     state: &AccountState,
     entry: &FeedEntry,
     now: Timestamp,
@@ -81,7 +81,7 @@ pub(super) fn newest_first(
 }
 
 /// The one selection of a feed's public episodes, shared by the feed and the pages.
-pub(super) fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
+pub(crate) fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
     let episodes = newest_first(state, entry, now, |ep| ep.is_published(now));
     let changes_at = entry
         .episodes
@@ -106,7 +106,7 @@ pub(super) fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp)
 }
 
 /// The last change of the media records a page shows (a rename changes a URL, not the feed).
-pub(super) fn media_updated(logo: Option<&Media>, episodes: &[EpisodeView]) -> Timestamp {
+pub(crate) fn media_updated(logo: Option<&Media>, episodes: &[EpisodeView]) -> Timestamp {
     logo.into_iter()
         .chain(
             episodes
@@ -119,13 +119,13 @@ pub(super) fn media_updated(logo: Option<&Media>, episodes: &[EpisodeView]) -> T
 }
 
 /// A strong validator of rendered bytes: the SHA-256, hex, first 32 characters.
-pub(super) fn etag_of(bytes: &[u8]) -> String {
+pub(crate) fn etag_of(bytes: &[u8]) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(bytes))[..32].to_string()
 }
 
 /// What a download of `media` of `account` needs.
-pub(super) fn public_media_of(account: &AccountId, media: &Media) -> crate::publish::PublicMedia {
+pub(crate) fn public_media_of(account: &AccountId, media: &Media) -> crate::publish::PublicMedia {
     crate::publish::PublicMedia {
         size: media.size,
         mime: media.facts.mime.clone(),

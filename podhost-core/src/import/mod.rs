@@ -1,6 +1,6 @@
 //! Moving in: a podcast imported from its RSS feed on another host.
 //!
-//! [`PodcastHost::import_feed`](crate::PodcastHost::import_feed) reads the feed (fetched, or
+//! [`Podcasts::import_feed`](crate::Podcasts::import_feed) reads the feed (fetched, or
 //! given as a document), creates or updates the podcast with every channel field podhost
 //! models, and makes an episode of each item, matched by its guid (kept verbatim), with its
 //! enclosure, artwork, transcripts and chapters downloaded into the store. Running it again

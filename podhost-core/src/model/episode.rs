@@ -194,7 +194,7 @@ pub struct EpisodeView {
 }
 
 /// An [`EpisodeView`] borrowed from the account's state while a listing runs
-/// ([`PodcastHost::list_episodes_with`](crate::PodcastHost::list_episodes_with)): what a
+/// ([`Podcasts::list_episodes_with`](crate::Podcasts::list_episodes_with)): what a
 /// frontend needs to tell whether its rendering of the episode is current, without copying it.
 #[derive(Clone, Debug)]
 pub struct EpisodeRef<'a> {

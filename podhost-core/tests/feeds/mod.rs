@@ -87,7 +87,7 @@ impl World {
 
     /// The live feed's XML.
     pub async fn rss(&self, feed: &FeedId) -> String {
-        match self.host.public_feed(feed).await.unwrap() {
+        match self.host.delivery().public_feed(feed).await.unwrap() {
             PublicFeed::Live(rendered) => String::from_utf8(rendered.xml.to_vec()).unwrap(),
             other => panic!("expected a live feed, got {other:?}"),
         }
@@ -192,6 +192,7 @@ async fn publish(
 ) -> Fixture {
     let feed = w
         .host
+        .podcasts()
         .create_feed(
             &w.who,
             NewFeed {
@@ -208,6 +209,7 @@ async fn publish(
     for input in episodes {
         let view = w
             .host
+            .podcasts()
             .create_episode(
                 &w.who,
                 &feed.id,

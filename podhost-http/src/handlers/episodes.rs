@@ -105,6 +105,7 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedId)
         };
         Ok(api
             .host
+            .podcasts()
             .list_episodes_with(&who, &feed, &query, page)
             .await?)
     };
@@ -145,6 +146,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedI
                 let target = UploadTarget::Episode(feed.clone());
                 *slot = Some(
                     api.host
+                        .podcasts()
                         .stage_upload(&who, target, &file_name, field)
                         .await?,
                 );
@@ -160,6 +162,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedI
         .and_then(|new| new.new_episode(&api.host.config().display_time_zone))?;
     let view = api
         .host
+        .podcasts()
         .create_episode_with_files(&who, &feed, new, files)
         .await?;
     let ctx = Ctx::of(&api.host, &who);
@@ -176,7 +179,11 @@ pub(super) async fn get<B: RequestBody>(
     feed: FeedId,
     id: EpisodeId,
 ) -> Answer {
-    let view = api.host.get_episode(&call.who, &feed, id).await?;
+    let view = api
+        .host
+        .podcasts()
+        .get_episode(&call.who, &feed, id)
+        .await?;
     let ctx = Ctx::of(&api.host, &call.who);
     data(StatusCode::OK, wire::episode_single(&ctx, &view))
 }
@@ -192,7 +199,11 @@ pub(super) async fn update<B: RequestBody>(
         .read::<wire::episodes::EpisodeFields>(api.config.max_json_bytes)
         .await?;
     let patch = fields.patch(&api.host.config().display_time_zone)?;
-    let view = api.host.update_episode(&who, &feed, id, &patch).await?;
+    let view = api
+        .host
+        .podcasts()
+        .update_episode(&who, &feed, id, &patch)
+        .await?;
     let ctx = Ctx::of(&api.host, &who);
     data(StatusCode::OK, wire::episode_single(&ctx, &view))
 }
@@ -204,7 +215,10 @@ pub(super) async fn delete<B: RequestBody>(
     feed: FeedId,
     id: EpisodeId,
 ) -> Answer {
-    api.host.delete_episode(&call.who, &feed, id).await?;
+    api.host
+        .podcasts()
+        .delete_episode(&call.who, &feed, id)
+        .await?;
     Ok(response::no_content())
 }
 
@@ -225,6 +239,7 @@ pub(super) async fn copy<B: RequestBody>(
     };
     let view = api
         .host
+        .podcasts()
         .copy_episode(&call.who, &feed, id, to.as_ref())
         .await?;
     let ctx = Ctx::of(&api.host, &call.who);

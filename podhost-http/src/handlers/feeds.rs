@@ -34,7 +34,7 @@ pub(super) async fn handle<B: RequestBody>(
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let page = page(&call.query, None)?;
     cached(api, &call.who, &call.request_line, || async {
-        let listed = api.host.list_feeds(&call.who, page).await?;
+        let listed = api.host.podcasts().list_feeds(&call.who, page).await?;
         let ctx = Ctx::of(&api.host, &call.who);
         let items: Vec<_> = listed
             .items
@@ -52,7 +52,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         .read::<wire::feeds::FeedCreate>(api.config.max_json_bytes)
         .await?;
     let new = new.new_feed()?;
-    let view = api.host.create_feed(&who, new).await?;
+    let view = api.host.podcasts().create_feed(&who, new).await?;
     let ctx = Ctx::of(&api.host, &who);
     created(
         &ApiUrls::new(&api.host).feed(&view.feed.id),
@@ -62,7 +62,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `GET /api/feeds/{feed_id}`
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) -> Answer {
-    let view = api.host.get_feed(&call.who, &id).await?;
+    let view = api.host.podcasts().get_feed(&call.who, &id).await?;
     let ctx = Ctx::of(&api.host, &call.who);
     data(StatusCode::OK, wire::feed_single(&ctx, &view))
 }
@@ -73,14 +73,14 @@ pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId)
         .read::<wire::feeds::FeedFields>(api.config.max_json_bytes)
         .await?;
     let patch = fields.patch()?;
-    let view = api.host.update_feed(&who, &id, &patch).await?;
+    let view = api.host.podcasts().update_feed(&who, &id, &patch).await?;
     let ctx = Ctx::of(&api.host, &who);
     data(StatusCode::OK, wire::feed_single(&ctx, &view))
 }
 
 /// `DELETE /api/feeds/{feed_id}`
 pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: FeedId) -> Answer {
-    api.host.delete_feed(&call.who, &id).await?;
+    api.host.podcasts().delete_feed(&call.who, &id).await?;
     Ok(response::no_content())
 }
 
@@ -92,6 +92,7 @@ pub(super) async fn import<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let feed_id = import.feed_id.filter(|id| !id.is_empty());
     let job = api
         .host
+        .work()
         .submit_import(&who, &import.url, feed_id.as_deref())
         .await?;
     let location = ApiUrls::new(&api.host).job(&job.id);

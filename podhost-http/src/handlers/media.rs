@@ -74,7 +74,7 @@ pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         page: page?,
     };
     cached(api, &call.who, &call.request_line, || async {
-        let listed = api.host.list_media(&call.who, &query).await?;
+        let listed = api.host.podcasts().list_media(&call.who, &query).await?;
         let ctx = Ctx::of(&api.host, &call.who);
         let items: Vec<_> = listed
             .items
@@ -105,6 +105,7 @@ pub(super) async fn upload<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
             let file_name = field.file_name().unwrap_or("upload").to_string();
             let upload = api
                 .host
+                .podcasts()
                 .stage_upload(&call.who, UploadTarget::Media, &file_name, field)
                 .await?;
             staged = Some(upload);
@@ -117,7 +118,11 @@ pub(super) async fn upload<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         return Err(ApiError::Invalid(errors));
     };
     errors.into_result()?;
-    let media = api.host.create_media(&call.who, staged, None).await?;
+    let media = api
+        .host
+        .podcasts()
+        .create_media(&call.who, staged, None)
+        .await?;
     let ctx = Ctx::of(&api.host, &call.who);
     created_record(
         &ApiUrls::new(&api.host).media(media.id),
@@ -127,7 +132,7 @@ pub(super) async fn upload<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `GET /api/media/{media_id}`
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    let media = api.host.get_media(&call.who, id).await?;
+    let media = api.host.podcasts().get_media(&call.who, id).await?;
     let ctx = Ctx::of(&api.host, &call.who);
     Ok(response::json(
         StatusCode::OK,
@@ -137,7 +142,7 @@ pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -
 
 /// `DELETE /api/media/{media_id}`
 pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    api.host.delete_media(&call.who, id).await?;
+    api.host.podcasts().delete_media(&call.who, id).await?;
     Ok(response::no_content())
 }
 
@@ -153,7 +158,7 @@ pub(super) async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId
         category: update.category.patch().map(|c| c.filter(|c| !c.is_empty())),
         private: update.private,
     };
-    let media = api.host.update_media(&who, id, patch).await?;
+    let media = api.host.podcasts().update_media(&who, id, patch).await?;
     let ctx = Ctx::of(&api.host, &who);
     Ok(response::json(
         StatusCode::OK,
@@ -170,7 +175,7 @@ pub(super) async fn copy<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) 
         label: copy.label,
         category: copy.category,
     };
-    let media = api.host.copy_media(&who, id, copy).await?;
+    let media = api.host.podcasts().copy_media(&who, id, copy).await?;
     let ctx = Ctx::of(&api.host, &who);
     created_record(
         &ApiUrls::new(&api.host).media(media.id),

@@ -46,7 +46,7 @@ fn feed_ids(feeds: Vec<String>) -> Result<Vec<FeedId>, podhost_core::Error> {
 
 /// `GET /api/members`
 async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let listed = api.host.list_members(&call.who).await?;
+    let listed = api.host.access().list_members(&call.who).await?;
     let items: Vec<_> = listed
         .iter()
         .map(|m| members::member(&m.member, m.last_seen))
@@ -64,6 +64,7 @@ async fn invite<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let feeds = new.feeds.map(feed_ids).transpose()?;
     let invited = api
         .host
+        .access()
         .invite_member(
             &who,
             NewMember {
@@ -91,8 +92,8 @@ async fn invite<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `GET /api/members/{member_id}`
 async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: &MemberId) -> Answer {
-    let member = api.host.get_member(&call.who, id).await?;
-    let seen = api.host.member_last_seen(&call.who, id).await?;
+    let member = api.host.access().get_member(&call.who, id).await?;
+    let seen = api.host.access().member_last_seen(&call.who, id).await?;
     data(StatusCode::OK, members::member(&member, seen))
 }
 
@@ -110,14 +111,14 @@ async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: &MemberId) -> Answ
             Some(Some(feeds)) => Some(Some(feed_ids(feeds)?)),
         },
     };
-    let member = api.host.update_member(&who, id, &patch).await?;
-    let seen = api.host.member_last_seen(&who, id).await?;
+    let member = api.host.access().update_member(&who, id, &patch).await?;
+    let seen = api.host.access().member_last_seen(&who, id).await?;
     data(StatusCode::OK, members::member(&member, seen))
 }
 
 /// `DELETE /api/members/{member_id}`
 async fn remove<B: RequestBody>(api: &Api, call: Call<B>, id: &MemberId) -> Answer {
-    api.host.remove_member(&call.who, id).await?;
+    api.host.access().remove_member(&call.who, id).await?;
     Ok(response::no_content())
 }
 
@@ -166,7 +167,7 @@ async fn activity<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         member,
         page: page(&call.query, None)?,
     };
-    let listed = api.host.activity(&call.who, &query).await?;
+    let listed = api.host.access().activity(&call.who, &query).await?;
     let items: Vec<_> = listed.items.iter().map(members::activity).collect();
     data(StatusCode::OK, items)
 }

@@ -26,7 +26,7 @@ pub(super) async fn handle<B: RequestBody>(
 
 /// `GET /api/media/{id}/metadata`: facts, tags read from the file, ad breaks.
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -> Answer {
-    let metadata = api.host.media_metadata(&call.who, id).await?;
+    let metadata = api.host.podcasts().media_metadata(&call.who, id).await?;
     data(StatusCode::OK, wire::metadata(&metadata, None))
 }
 
@@ -37,7 +37,7 @@ pub(super) async fn put<B: RequestBody>(api: &Api, call: Call<B>, id: MediaId) -
         .read::<wire::metadata::MetadataUpdate>(api.config.max_json_bytes)
         .await?;
     let patch = update.patch()?;
-    let (metadata, job) = api.host.update_metadata(&who, id, patch).await?;
+    let (metadata, job) = api.host.podcasts().update_metadata(&who, id, patch).await?;
     let job = job.map(|job| wire::job(&api.host, &job));
     data(StatusCode::OK, wire::metadata(&metadata, job))
 }

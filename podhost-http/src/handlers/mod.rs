@@ -81,15 +81,20 @@ mod tests {
     async fn the_core_refuses_exactly_what_the_table_refuses() {
         let (host, _clock) =
             podhost_testkit::test_host(std::sync::Arc::new(object_store::memory::InMemory::new()));
-        host.create_account("alice").await.unwrap();
-        let owner = host.owner(&"alice".parse().unwrap()).await.unwrap();
+        host.access().create_account("alice").await.unwrap();
+        let owner = host
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
         let api = Api::new(host.clone(), HttpConfig::default());
         for scope in Scope::ALL {
             let token = host
+                .access()
                 .create_token(&owner, scope.as_str(), Scopes::from_iter([scope]))
                 .await
                 .unwrap();
-            let who = host.authenticate(&token.secret).await.unwrap();
+            let who = host.access().authenticate(&token.secret).await.unwrap();
             for row in routes() {
                 // The API's rows: an operator's row (the metrics) has no handler here.
                 let Some(needed) = row.scope.filter(|_| row.surface == Surface::Api) else {

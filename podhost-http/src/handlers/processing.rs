@@ -58,7 +58,11 @@ pub(super) async fn generate<B: RequestBody>(
         }
     };
     let params = options.unwrap_or(serde_json::Value::Null);
-    let job = api.host.submit_job(&who, media, kind, params).await?;
+    let job = api
+        .host
+        .work()
+        .submit_job(&who, media, kind, params)
+        .await?;
     let location = ApiUrls::new(&api.host).job(&job.id);
     let answer = response::json(
         StatusCode::ACCEPTED,
@@ -71,7 +75,7 @@ pub(super) async fn generate<B: RequestBody>(
 
 /// `GET /api/jobs/{id}`
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: JobId) -> Answer {
-    let job = api.host.get_job(&call.who, &id).await?;
+    let job = api.host.work().get_job(&call.who, &id).await?;
     data(StatusCode::OK, wire::job(&api.host, &job))
 }
 
@@ -87,7 +91,7 @@ pub(super) async fn waveform<B: RequestBody>(api: &Api, call: Call<B>, media: Me
             return Err(podhost_core::Error::Invalid(errors).into());
         }
     };
-    let bytes = api.host.waveform(&call.who, media, format).await?;
+    let bytes = api.host.work().waveform(&call.who, media, format).await?;
     let mut answer = response::json_bytes(StatusCode::OK, bytes);
     if format == WaveformFormat::Dat {
         answer.headers_mut().insert(
@@ -100,12 +104,12 @@ pub(super) async fn waveform<B: RequestBody>(api: &Api, call: Call<B>, media: Me
 
 /// `GET /api/media/{id}/silence`
 pub(super) async fn silence<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
-    let report = api.host.silence(&call.who, media).await?;
+    let report = api.host.work().silence(&call.who, media).await?;
     data(StatusCode::OK, wire::silence_report(&report))
 }
 
 /// `GET /api/media/{id}/loudness`
 pub(super) async fn loudness<B: RequestBody>(api: &Api, call: Call<B>, media: MediaId) -> Answer {
-    let loudness = api.host.loudness(&call.who, media).await?;
+    let loudness = api.host.work().loudness(&call.who, media).await?;
     data(StatusCode::OK, wire::jobs::loudness(&loudness))
 }

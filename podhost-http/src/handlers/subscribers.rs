@@ -31,7 +31,11 @@ pub(super) async fn handle<B: RequestBody>(
 
 /// `GET /api/feeds/{feed_id}/subscribers`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId) -> Answer {
-    let subscribers = api.host.list_subscribers(&call.who, feed).await?;
+    let subscribers = api
+        .host
+        .delivery()
+        .list_subscribers(&call.who, feed)
+        .await?;
     let items: Vec<_> = subscribers
         .iter()
         .map(|s| wire::subscriber(&api.host, s))
@@ -45,7 +49,11 @@ pub(super) async fn add<B: RequestBody>(api: &Api, call: Call<B>, feed: &FeedId)
         .read::<wire::access::NewSubscriber>(api.config.max_json_bytes)
         .await?;
     let label = new.label.unwrap_or_default();
-    let subscriber = api.host.add_subscriber(&who, feed, &label).await?;
+    let subscriber = api
+        .host
+        .delivery()
+        .add_subscriber(&who, feed, &label)
+        .await?;
     data(
         StatusCode::CREATED,
         wire::subscriber(&api.host, &subscriber),
@@ -59,6 +67,9 @@ pub(super) async fn remove<B: RequestBody>(
     feed: &FeedId,
     id: &SubscriberId,
 ) -> Answer {
-    api.host.remove_subscriber(&call.who, feed, id).await?;
+    api.host
+        .delivery()
+        .remove_subscriber(&call.who, feed, id)
+        .await?;
     Ok(response::no_content())
 }

@@ -28,7 +28,7 @@ pub(super) async fn handle<B: RequestBody>(
 
 /// `GET /api/tokens`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let tokens = api.host.list_tokens(&call.who).await?;
+    let tokens = api.host.access().list_tokens(&call.who).await?;
     let items: Vec<_> = tokens
         .iter()
         .map(|t| wire::token(&t.token, t.last_used))
@@ -45,7 +45,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let scopes = Scopes::parse_list(&names.join(","))
         .map_err(|e| podhost_core::Error::invalid("scopes", e.to_string()))?;
     let label = new.label.unwrap_or_default();
-    let made = api.host.create_token(&who, &label, scopes).await?;
+    let made = api.host.access().create_token(&who, &label, scopes).await?;
     let shown = wire::access::CreatedToken {
         record: wire::token(&made.token, None),
         token: made.secret,
@@ -58,6 +58,6 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `DELETE /api/tokens/{token_id}`
 pub(super) async fn revoke<B: RequestBody>(api: &Api, call: Call<B>, id: &TokenId) -> Answer {
-    api.host.revoke_token(&call.who, id).await?;
+    api.host.access().revoke_token(&call.who, id).await?;
     Ok(response::no_content())
 }

@@ -34,6 +34,7 @@ pub(super) async fn handle<B: RequestBody>(
 pub(super) async fn process<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let run = api
         .host
+        .work()
         .process_webhooks(
             &call.who,
             api.webhooks.as_ref(),
@@ -45,7 +46,7 @@ pub(super) async fn process<B: RequestBody>(api: &Api, call: Call<B>) -> Answer 
 
 /// `GET /api/webhooks`
 pub(super) async fn list<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
-    let webhooks = api.host.list_webhooks(&call.who).await?;
+    let webhooks = api.host.work().list_webhooks(&call.who).await?;
     let items: Vec<_> = webhooks.iter().map(|w| wire::webhook(w, false)).collect();
     data(StatusCode::OK, items)
 }
@@ -55,7 +56,11 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let (who, new) = call
         .read::<wire::webhooks::WebhookCreate>(api.config.max_json_bytes)
         .await?;
-    let webhook = api.host.create_webhook(&who, new.new_webhook()).await?;
+    let webhook = api
+        .host
+        .work()
+        .create_webhook(&who, new.new_webhook())
+        .await?;
     created(
         &ApiUrls::new(&api.host).webhook(&webhook.id),
         wire::webhook(&webhook, true),
@@ -64,19 +69,19 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
 
 /// `GET /api/webhooks/{id}`
 pub(super) async fn get<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -> Answer {
-    let webhook = api.host.get_webhook(&call.who, id).await?;
+    let webhook = api.host.work().get_webhook(&call.who, id).await?;
     data(StatusCode::OK, wire::webhook(&webhook, false))
 }
 
 /// `DELETE /api/webhooks/{id}`
 pub(super) async fn delete<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -> Answer {
-    api.host.delete_webhook(&call.who, id).await?;
+    api.host.work().delete_webhook(&call.who, id).await?;
     Ok(response::no_content())
 }
 
 /// `GET /api/webhooks/{id}/deliveries`: the recent deliveries, newest first.
 pub(super) async fn deliveries<B: RequestBody>(api: &Api, call: Call<B>, id: &str) -> Answer {
-    let deliveries = api.host.webhook_deliveries(&call.who, id).await?;
+    let deliveries = api.host.work().webhook_deliveries(&call.who, id).await?;
     let items: Vec<_> = deliveries.iter().map(wire::delivery).collect();
     data(StatusCode::OK, items)
 }
@@ -90,6 +95,7 @@ pub(super) async fn redeliver<B: RequestBody>(
 ) -> Answer {
     let delivery = api
         .host
+        .work()
         .redeliver(
             &call.who,
             id,

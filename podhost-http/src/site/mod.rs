@@ -161,7 +161,7 @@ impl<'a> Visit<'a> {
         body: B,
     ) -> Result<Self, Response<Body>> {
         let session = match cookie(parts, SESSION_COOKIE) {
-            Some(value) => match api.host.session(&value).await {
+            Some(value) => match api.host.access().session(&value).await {
                 Ok(found) => Some(found),
                 Err(Error::Unauthenticated) => None,
                 Err(e) => return Err(failure(&e)),
@@ -211,7 +211,11 @@ impl<'a> Visit<'a> {
             E::SignOut {} => {
                 self.signed_in()?;
                 if let Some(value) = cookie(parts, SESSION_COOKIE) {
-                    api.host.sign_out(&value).await.map_err(|e| failure(&e))?;
+                    api.host
+                        .access()
+                        .sign_out(&value)
+                        .await
+                        .map_err(|e| failure(&e))?;
                 }
                 let mut answer = see_other(api, paths::ACCOUNT);
                 set_cookie(&mut answer, expired(SESSION_COOKIE));
@@ -220,7 +224,7 @@ impl<'a> Visit<'a> {
             E::CreateToken {} => create_token(self).await,
             E::RevokeToken { token_id } => {
                 let who = self.signed_in()?;
-                match api.host.revoke_token(&who, &token_id).await {
+                match api.host.access().revoke_token(&who, &token_id).await {
                     Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
                     Err(Error::NotFound { .. }) => Err(self.not_found()),
                     Err(e) => Err(failure(&e)),
@@ -230,7 +234,7 @@ impl<'a> Visit<'a> {
             E::DeleteClient { client_id } => {
                 let who = self.signed_in()?;
                 let id: ClientId = client_id.parse().map_err(|_| self.not_found())?;
-                match api.host.delete_client(&who, &id).await {
+                match api.host.access().delete_client(&who, &id).await {
                     Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
                     Err(Error::NotFound { .. }) => Err(self.not_found()),
                     Err(e) => Err(failure(&e)),
@@ -239,7 +243,7 @@ impl<'a> Visit<'a> {
             E::RevokeGrant { grant_id } => {
                 let who = self.signed_in()?;
                 let id: GrantId = grant_id.parse().map_err(|_| self.not_found())?;
-                match api.host.revoke_grant(&who, &id).await {
+                match api.host.access().revoke_grant(&who, &id).await {
                     Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
                     Err(Error::NotFound { .. }) => Err(self.not_found()),
                     Err(e) => Err(failure(&e)),
@@ -259,7 +263,12 @@ impl<'a> Visit<'a> {
                     },
                     Err(e) => return refused(self, "The member was not changed.", e).await,
                 };
-                match api.host.update_member(&who, &member_id, &patch).await {
+                match api
+                    .host
+                    .access()
+                    .update_member(&who, &member_id, &patch)
+                    .await
+                {
                     Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
                     Err(Error::NotFound { .. }) => Err(self.not_found()),
                     Err(e) => refused(self, "The member was not changed.", e).await,
@@ -267,7 +276,7 @@ impl<'a> Visit<'a> {
             }
             E::RemoveMember { member_id } => {
                 let who = self.signed_in()?;
-                match api.host.remove_member(&who, &member_id).await {
+                match api.host.access().remove_member(&who, &member_id).await {
                     Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
                     Err(Error::NotFound { .. }) => Err(self.not_found()),
                     Err(e) => refused(self, "The member was not removed.", e).await,
@@ -279,7 +288,7 @@ impl<'a> Visit<'a> {
                     .and_then(|a| podhost_core::AccountId::new(a).ok())
                     .ok_or_else(|| self.not_found())?;
                 let value = cookie(parts, SESSION_COOKIE).unwrap_or_default();
-                match api.host.switch_account(&value, &target).await {
+                match api.host.access().switch_account(&value, &target).await {
                     Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
                     Err(Error::NotFound { .. }) => Err(self.not_found()),
                     Err(e) => Err(failure(&e)),
@@ -428,11 +437,26 @@ impl Visit<'_> {
         let Some((who, session)) = &self.session else {
             return Err(self.sign_in_page(StatusCode::UNAUTHORIZED, paths::ACCOUNT, "", None));
         };
-        let tokens = api.host.list_tokens(who).await.map_err(|e| failure(&e))?;
-        let clients = api.host.list_clients(who).await.map_err(|e| failure(&e))?;
-        let grants = api.host.list_grants(who).await.map_err(|e| failure(&e))?;
+        let tokens = api
+            .host
+            .access()
+            .list_tokens(who)
+            .await
+            .map_err(|e| failure(&e))?;
+        let clients = api
+            .host
+            .access()
+            .list_clients(who)
+            .await
+            .map_err(|e| failure(&e))?;
+        let grants = api
+            .host
+            .access()
+            .list_grants(who)
+            .await
+            .map_err(|e| failure(&e))?;
         // The members, for those who may see them.
-        let members = match api.host.list_members(who).await {
+        let members = match api.host.access().list_members(who).await {
             Ok(members) => Some(members),
             Err(Error::Forbidden { .. }) => None,
             Err(e) => return Err(failure(&e)),
@@ -443,6 +467,7 @@ impl Visit<'_> {
         };
         let accounts: Vec<String> = api
             .host
+            .access()
             .person_accounts(&login)
             .await
             .map_err(|e| failure(&e))?
@@ -470,6 +495,7 @@ async fn home(visit: &Visit<'_>) -> Page {
     let api = visit.api;
     let podcasts = api
         .host
+        .delivery()
         .public_podcasts(HOME_PODCASTS + 1)
         .await
         .map_err(|e| failure(&e))?;
@@ -498,7 +524,12 @@ async fn sign_in(visit: &Visit<'_>) -> Page {
     }
     let password = field(&visit.form, "password").unwrap_or("");
     let address = crate::downloads::client_ip(visit.parts, api.config.trust_forwarded_for);
-    match api.host.sign_in(name, password, &address.to_string()).await {
+    match api
+        .host
+        .access()
+        .sign_in(name, password, &address.to_string())
+        .await
+    {
         Ok(signed_in) => {
             let lifetime = api.host.config().sessions.absolute.as_secs();
             let mut answer = see_other(api, next);
@@ -538,7 +569,7 @@ async fn invitation(
     problem: Option<&str>,
 ) -> Page {
     let api = visit.api;
-    let found = match api.host.invitation(secret).await {
+    let found = match api.host.access().invitation(secret).await {
         Ok(found) => found,
         Err(Error::NotFound { .. }) => {
             return Err(html(
@@ -597,6 +628,7 @@ async fn accept_invitation(visit: &Visit<'_>, secret: &str) -> Page {
     let address = crate::downloads::client_ip(visit.parts, api.config.trust_forwarded_for);
     match api
         .host
+        .access()
         .accept_invitation(secret, password, name, &address.to_string())
         .await
     {
@@ -658,7 +690,7 @@ async fn invite_member(visit: &Visit<'_>) -> Page {
         role,
         feeds: None,
     };
-    match visit.api.host.invite_member(&who, new).await {
+    match visit.api.host.access().invite_member(&who, new).await {
         Ok(invited) => {
             let notice =
                 views::member_invited(invited.member.login.as_str(), &invited.invitation_url);
@@ -738,7 +770,13 @@ async fn create_token(visit: &Visit<'_>) -> Page {
             return refused(visit, "The token was not created.", invalid("scopes", e)).await;
         }
     };
-    match visit.api.host.create_token(&who, &label, scopes).await {
+    match visit
+        .api
+        .host
+        .access()
+        .create_token(&who, &label, scopes)
+        .await
+    {
         Ok(new) => {
             let shown = if label.is_empty() {
                 new.token.id.as_str()
@@ -778,6 +816,7 @@ async fn create_client(visit: &Visit<'_>) -> Page {
     match visit
         .api
         .host
+        .access()
         .create_client(&who, name, uris, confidential, scopes)
         .await
     {
@@ -826,7 +865,12 @@ async fn check(
     params: &Form,
 ) -> Result<podhost_core::Authorization, Response<Body>> {
     let api = visit.api;
-    match api.host.check_authorize(&authorize_request(params)).await {
+    match api
+        .host
+        .access()
+        .check_authorize(&authorize_request(params))
+        .await
+    {
         Ok(authorization) => Ok(authorization),
         Err(AuthorizeError::Show(message)) => Err(html(
             StatusCode::BAD_REQUEST,
@@ -882,10 +926,11 @@ async fn consent(visit: &Visit<'_>) -> Page {
     let url = match field(&visit.form, "decision") {
         Some("allow") => api
             .host
+            .access()
             .approve(&who, &authorization)
             .await
             .map_err(|e| failure(&e))?,
-        _ => api.host.deny(&authorization),
+        _ => api.host.access().deny(&authorization),
     };
     Ok(redirect_to(&url))
 }

@@ -95,7 +95,7 @@ pub fn subscriber(host: &PodcastHost, s: &Subscriber) -> SubscriberRecord {
     SubscriberRecord {
         id: s.id.as_str().to_string(),
         label: s.label.clone(),
-        feed_url: host.subscriber_feed_url(s),
+        feed_url: host.delivery().subscriber_feed_url(s),
         created: s.created.to_string(),
         revoked: s.revoked.map(|t| t.to_string()),
     }

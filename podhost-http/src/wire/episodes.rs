@@ -196,7 +196,7 @@ pub fn episode_item<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> EpisodeItem<'a> {
     let media_url = v
         .media
         .as_ref()
-        .map(|m| ctx.host.media_url(ctx.account, m))
+        .map(|m| ctx.host.podcasts().media_url(ctx.account, m))
         .unwrap_or_default();
     let logo = logo_url(ctx, v.logo.as_ref());
     EpisodeItem {
@@ -343,7 +343,7 @@ pub fn episode_single<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> EpisodeRecord<'a
             enclosure_url: v
                 .media
                 .as_ref()
-                .map(|m| ctx.host.media_url(ctx.account, m))
+                .map(|m| ctx.host.podcasts().media_url(ctx.account, m))
                 .unwrap_or_default(),
             duration_formatted: duration_ms(v)
                 .map(format::minutes_seconds)

@@ -266,7 +266,7 @@ pub struct FeedRecord {
 }
 
 pub(super) fn logo_url(ctx: &Ctx<'_>, logo: Option<&Media>) -> String {
-    logo.map(|m| ctx.host.media_url(ctx.account, m))
+    logo.map(|m| ctx.host.podcasts().media_url(ctx.account, m))
         .unwrap_or_default()
 }
 

@@ -76,12 +76,18 @@ pub async fn behind_a_proxy_with_countries() -> Fixture {
 pub async fn history() -> History {
     let fx = behind_a_proxy_with_countries().await;
     fx.host
+        .access()
         .set_password(&"alice".parse().unwrap(), Some(PASSWORD))
         .await
         .unwrap();
     let first = at(&format!("{FIRST}T05:00:00Z"));
     fx.clock.set(first);
-    let owner = fx.host.owner(&"alice".parse().unwrap()).await.unwrap();
+    let owner = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
     for (id, title) in TITLES {
         fx.titled_feed(id, title).await;
     }
@@ -102,10 +108,11 @@ pub async fn history() -> History {
             new.fields.media = Some(Some(media));
             let view = fx
                 .host
+                .podcasts()
                 .create_episode(&owner, &feed.parse().unwrap(), new)
                 .await
                 .unwrap();
-            let media = fx.host.get_media(&owner, media).await.unwrap();
+            let media = fx.host.podcasts().get_media(&owner, media).await.unwrap();
             let url = fx.host.urls().media(owner.account(), &media);
             let path = url[url.find("/media/").unwrap()..].to_string();
             (view.episode.id.to_string(), title.to_string(), path)

@@ -125,10 +125,11 @@ impl Fixture {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let host = self.host.clone();
         tokio::spawn(async move {
-            host.run_jobs(async {
-                let _ = stopped.await;
-            })
-            .await;
+            host.work()
+                .run_jobs(async {
+                    let _ = stopped.await;
+                })
+                .await;
         });
         stop
     }
@@ -136,11 +137,17 @@ impl Fixture {
     /// Waits until alice's job ends (asking the core, so as not to spend the API's rate
     /// limit); returns the job as the API shows it.
     pub async fn until_done(&self, job: &str) -> Value {
-        let alice = self.host.owner(&"alice".parse().unwrap()).await.unwrap();
+        let alice = self
+            .host
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
         let id: podhost_core::JobId = job.parse().unwrap();
         for _ in 0..2400 {
             if self
                 .host
+                .work()
                 .get_job(&alice, &id)
                 .await
                 .unwrap()
@@ -158,8 +165,14 @@ impl Fixture {
 
     /// A token of alice with exactly these scopes.
     pub async fn token(&self, scopes: &str) -> String {
-        let owner = self.host.owner(&"alice".parse().unwrap()).await.unwrap();
+        let owner = self
+            .host
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
         self.host
+            .access()
             .create_token(&owner, scopes, Scopes::parse_list(scopes).unwrap())
             .await
             .unwrap()

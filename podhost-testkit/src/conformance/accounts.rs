@@ -19,11 +19,18 @@ use crate::setup::{account as owner, upload};
 /// Accounts: created once, listed, names validated.
 pub async fn accounts(store: Arc<dyn ObjectStore>) {
     let (host, _) = test_host(store);
-    host.create_account("alice").await.unwrap();
-    host.create_account("bob").await.unwrap();
-    assert_err!(host.create_account("alice").await, Error::Conflict { .. });
-    assert_err!(host.create_account("Not Valid").await, Error::Invalid(_));
+    host.access().create_account("alice").await.unwrap();
+    host.access().create_account("bob").await.unwrap();
+    assert_err!(
+        host.access().create_account("alice").await,
+        Error::Conflict { .. }
+    );
+    assert_err!(
+        host.access().create_account("Not Valid").await,
+        Error::Invalid(_)
+    );
     let names: Vec<_> = host
+        .access()
         .list_accounts()
         .await
         .unwrap()
@@ -32,7 +39,7 @@ pub async fn accounts(store: Arc<dyn ObjectStore>) {
         .collect();
     assert_eq!(names, ["alice", "bob"]);
     assert_err!(
-        host.owner(&"carol".parse().unwrap()).await,
+        host.access().owner(&"carol".parse().unwrap()).await,
         Error::NotFound { .. }
     );
 }
@@ -42,6 +49,7 @@ pub async fn tokens(store: Arc<dyn ObjectStore>) {
     let (host, _) = test_host(store.clone());
     let alice = owner(&host, "alice").await;
     let new = host
+        .access()
         .create_token(
             &alice,
             "ci",
@@ -50,7 +58,7 @@ pub async fn tokens(store: Arc<dyn ObjectStore>) {
         .await
         .unwrap();
     assert!(new.secret.len() >= 43, "at least 256 bits of secret");
-    let principal = host.authenticate(&new.secret).await.unwrap();
+    let principal = host.access().authenticate(&new.secret).await.unwrap();
     assert_eq!(principal.account().as_str(), "alice");
     assert_eq!(principal.token_id(), Some(&new.token.id));
     assert!(principal.scopes().allows(Scope::MediaReadOnly));
@@ -63,19 +71,26 @@ pub async fn tokens(store: Arc<dyn ObjectStore>) {
         &new.secret[..new.secret.len() - 1],
         &format!("{}x", &new.secret[..new.secret.len() - 1]),
     ] {
-        assert_err!(host.authenticate(bad).await, Error::Unauthenticated);
+        assert_err!(
+            host.access().authenticate(bad).await,
+            Error::Unauthenticated
+        );
     }
     // A token cannot mint tokens.
     assert_err!(
-        host.create_token(&principal, "more", Scopes::all()).await,
+        host.access()
+            .create_token(&principal, "more", Scopes::all())
+            .await,
         Error::Forbidden { .. }
     );
     assert_err!(
-        host.create_token(&alice, "none", Scopes::default()).await,
+        host.access()
+            .create_token(&alice, "none", Scopes::default())
+            .await,
         Error::Invalid(_)
     );
 
-    let listed = host.list_tokens(&alice).await.unwrap();
+    let listed = host.access().list_tokens(&alice).await.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].token.label, "ci");
     assert!(
@@ -85,16 +100,26 @@ pub async fn tokens(store: Arc<dyn ObjectStore>) {
 
     // Another process sharing the store sees the revocation.
     let (other, _) = test_host(store);
-    assert!(other.authenticate(&new.secret).await.is_ok());
-    let revoked = host.revoke_token_by_id(&new.token.id).await.unwrap();
+    assert!(other.access().authenticate(&new.secret).await.is_ok());
+    let revoked = host
+        .access()
+        .revoke_token_by_id(&new.token.id)
+        .await
+        .unwrap();
     assert!(revoked.revoked.is_some());
-    assert_err!(host.authenticate(&new.secret).await, Error::Unauthenticated);
     assert_err!(
-        other.authenticate(&new.secret).await,
+        host.access().authenticate(&new.secret).await,
+        Error::Unauthenticated
+    );
+    assert_err!(
+        other.access().authenticate(&new.secret).await,
         Error::Unauthenticated
     );
     assert!(
-        host.revoke_token(&alice, &new.token.id).await.is_ok(),
+        host.access()
+            .revoke_token(&alice, &new.token.id)
+            .await
+            .is_ok(),
         "revoking twice is fine"
     );
 }
@@ -106,85 +131,112 @@ pub async fn ownership(store: Arc<dyn ObjectStore>) {
     let mallory = owner(&host, "mallory").await;
     let audio = upload(&host, &alice, "a.wav", fixtures::wav(0.2, 8000)).await;
     let show = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
     let ep = host
+        .podcasts()
         .create_episode(&alice, &show, NewEpisode::titled("One"))
         .await
         .unwrap()
         .episode
         .id;
     let token = host
+        .access()
         .create_token(&alice, "t", Scopes::all())
         .await
         .unwrap()
         .token
         .id;
-    host.create_feed(&mallory, NewFeed::titled("mine", "Mine"))
+    host.podcasts()
+        .create_feed(&mallory, NewFeed::titled("mine", "Mine"))
         .await
         .unwrap();
     let mine = FeedId::new("mine").unwrap();
 
     let m = &mallory;
     let results: Vec<(&str, Result<(), Error>)> = vec![
-        ("get_media", host.get_media(m, audio.id).await.map(drop)),
+        (
+            "get_media",
+            host.podcasts().get_media(m, audio.id).await.map(drop),
+        ),
         (
             "download_media",
-            host.download_media(m, audio.id).await.map(drop),
+            host.podcasts().download_media(m, audio.id).await.map(drop),
         ),
-        ("delete_media", host.delete_media(m, audio.id).await),
+        (
+            "delete_media",
+            host.podcasts().delete_media(m, audio.id).await,
+        ),
         (
             "copy_media",
-            host.copy_media(
-                m,
-                audio.id,
-                MediaCopy {
-                    label: "x".into(),
-                    category: "y".into(),
-                },
-            )
-            .await
-            .map(drop),
-        ),
-        ("get_feed", host.get_feed(m, &show).await.map(drop)),
-        (
-            "update_feed",
-            host.update_feed(m, &show, &FeedPatch::default())
+            host.podcasts()
+                .copy_media(
+                    m,
+                    audio.id,
+                    MediaCopy {
+                        label: "x".into(),
+                        category: "y".into(),
+                    },
+                )
                 .await
                 .map(drop),
         ),
-        ("delete_feed", host.delete_feed(m, &show).await),
+        (
+            "get_feed",
+            host.podcasts().get_feed(m, &show).await.map(drop),
+        ),
+        (
+            "update_feed",
+            host.podcasts()
+                .update_feed(m, &show, &FeedPatch::default())
+                .await
+                .map(drop),
+        ),
+        ("delete_feed", host.podcasts().delete_feed(m, &show).await),
         (
             "list_episodes",
-            host.list_episodes(m, &show, &EpisodeListQuery::default())
+            host.podcasts()
+                .list_episodes(m, &show, &EpisodeListQuery::default())
                 .await
                 .map(drop),
         ),
         (
             "get_episode",
-            host.get_episode(m, &show, ep).await.map(drop),
+            host.podcasts().get_episode(m, &show, ep).await.map(drop),
         ),
         (
             "create_episode",
-            host.create_episode(m, &show, NewEpisode::titled("x"))
+            host.podcasts()
+                .create_episode(m, &show, NewEpisode::titled("x"))
                 .await
                 .map(drop),
         ),
         (
             "update_episode",
-            host.update_episode(m, &show, ep, &EpisodePatch::default())
+            host.podcasts()
+                .update_episode(m, &show, ep, &EpisodePatch::default())
                 .await
                 .map(drop),
         ),
-        ("delete_episode", host.delete_episode(m, &show, ep).await),
+        (
+            "delete_episode",
+            host.podcasts().delete_episode(m, &show, ep).await,
+        ),
         (
             "copy_episode",
-            host.copy_episode(m, &show, ep, Some(&mine)).await.map(drop),
+            host.podcasts()
+                .copy_episode(m, &show, ep, Some(&mine))
+                .await
+                .map(drop),
         ),
-        ("revoke_token", host.revoke_token(m, &token).await.map(drop)),
+        (
+            "revoke_token",
+            host.access().revoke_token(m, &token).await.map(drop),
+        ),
     ];
     for (op, result) in results {
         assert!(
@@ -195,23 +247,29 @@ pub async fn ownership(store: Arc<dyn ObjectStore>) {
     // Using alice's media in mallory's episode: not found as a reference either.
     let mut new = NewEpisode::titled("Steal");
     new.fields.media = Some(Some(audio.id));
-    assert_err!(host.create_episode(m, &mine, new).await, Error::Invalid(_));
+    assert_err!(
+        host.podcasts().create_episode(m, &mine, new).await,
+        Error::Invalid(_)
+    );
     assert_eq!(
-        host.list_media(m, &MediaListQuery::default())
+        host.podcasts()
+            .list_media(m, &MediaListQuery::default())
             .await
             .unwrap()
             .total,
         0
     );
     assert_eq!(
-        host.list_feeds(m, PageRequest::default())
+        host.podcasts()
+            .list_feeds(m, PageRequest::default())
             .await
             .unwrap()
             .total,
         1
     );
     assert_eq!(
-        host.get_episode(&alice, &show, ep)
+        host.podcasts()
+            .get_episode(&alice, &show, ep)
             .await
             .unwrap()
             .episode
@@ -227,12 +285,14 @@ pub async fn scopes(store: Arc<dyn ObjectStore>) {
     let alice = owner(&host, "alice").await;
     let audio = upload(&host, &alice, "a.wav", fixtures::wav(0.2, 8000)).await;
     let show = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
     let ep = host
+        .podcasts()
         .create_episode(&alice, &show, NewEpisode::titled("One"))
         .await
         .unwrap()
@@ -241,87 +301,101 @@ pub async fn scopes(store: Arc<dyn ObjectStore>) {
 
     for scope in Scope::ALL {
         let secret = host
+            .access()
             .create_token(&alice, scope.as_str(), Scopes::from_iter([scope]))
             .await
             .unwrap()
             .secret;
-        let who = host.authenticate(&secret).await.unwrap();
+        let who = host.access().authenticate(&secret).await.unwrap();
         let ops: Vec<(Scope, Result<(), Error>)> = vec![
             (
                 Scope::MediaReadOnly,
-                host.list_media(&who, &MediaListQuery::default())
+                host.podcasts()
+                    .list_media(&who, &MediaListQuery::default())
                     .await
                     .map(drop),
             ),
             (
                 Scope::MediaReadOnly,
-                host.get_media(&who, audio.id).await.map(drop),
+                host.podcasts().get_media(&who, audio.id).await.map(drop),
             ),
             (
                 Scope::MediaReadOnly,
-                host.download_media(&who, audio.id).await.map(drop),
+                host.podcasts()
+                    .download_media(&who, audio.id)
+                    .await
+                    .map(drop),
             ),
             (
                 Scope::Media,
-                host.copy_media(
-                    &who,
-                    audio.id,
-                    MediaCopy {
-                        label: "c".into(),
-                        category: "".into(),
-                    },
-                )
-                .await
-                .map(drop),
+                host.podcasts()
+                    .copy_media(
+                        &who,
+                        audio.id,
+                        MediaCopy {
+                            label: "c".into(),
+                            category: "".into(),
+                        },
+                    )
+                    .await
+                    .map(drop),
             ),
             (
                 Scope::Media,
-                host.upload_media(
-                    &who,
-                    NewMedia {
-                        name: "u.wav".into(),
-                        category: None,
-                    },
-                    body(fixtures::wav(0.1, 8000), 1024),
-                )
-                .await
-                .map(drop),
-            ),
-            (
-                Scope::FeedsReadOnly,
-                host.list_feeds(&who, PageRequest::default())
+                host.podcasts()
+                    .upload_media(
+                        &who,
+                        NewMedia {
+                            name: "u.wav".into(),
+                            category: None,
+                        },
+                        body(fixtures::wav(0.1, 8000), 1024),
+                    )
                     .await
                     .map(drop),
             ),
             (
                 Scope::FeedsReadOnly,
-                host.get_feed(&who, &show).await.map(drop),
+                host.podcasts()
+                    .list_feeds(&who, PageRequest::default())
+                    .await
+                    .map(drop),
+            ),
+            (
+                Scope::FeedsReadOnly,
+                host.podcasts().get_feed(&who, &show).await.map(drop),
             ),
             (
                 Scope::Feeds,
-                host.update_feed(&who, &show, &FeedPatch::default())
+                host.podcasts()
+                    .update_feed(&who, &show, &FeedPatch::default())
                     .await
                     .map(drop),
             ),
             (
                 Scope::ShowsReadOnly,
-                host.list_episodes(&who, &show, &EpisodeListQuery::default())
+                host.podcasts()
+                    .list_episodes(&who, &show, &EpisodeListQuery::default())
                     .await
                     .map(drop),
             ),
             (
                 Scope::ShowsReadOnly,
-                host.get_episode(&who, &show, ep).await.map(drop),
+                host.podcasts().get_episode(&who, &show, ep).await.map(drop),
             ),
             (
                 Scope::Shows,
-                host.update_episode(&who, &show, ep, &EpisodePatch::default())
+                host.podcasts()
+                    .update_episode(&who, &show, ep, &EpisodePatch::default())
                     .await
                     .map(drop),
             ),
             (
                 Scope::Shows,
-                host.copy_episode(&who, &show, ep, None).await.map(drop),
+                host.podcasts()
+                    .copy_episode(&who, &show, ep, None)
+                    .await
+                    .map(drop),
             ),
         ];
         for (needed, result) in ops {
@@ -334,8 +408,10 @@ pub async fn scopes(store: Arc<dyn ObjectStore>) {
     }
     // The destructive ones, with the read-only scope: forbidden, and nothing is gone.
     let read_only = host
+        .access()
         .authenticate(
             &host
+                .access()
                 .create_token(
                     &alice,
                     "ro",
@@ -348,26 +424,28 @@ pub async fn scopes(store: Arc<dyn ObjectStore>) {
         .await
         .unwrap();
     assert_err!(
-        host.delete_media(&read_only, audio.id).await,
+        host.podcasts().delete_media(&read_only, audio.id).await,
         Error::Forbidden { .. }
     );
     assert_err!(
-        host.delete_episode(&read_only, &show, ep).await,
+        host.podcasts().delete_episode(&read_only, &show, ep).await,
         Error::Forbidden { .. }
     );
     assert_err!(
-        host.delete_feed(&read_only, &show).await,
+        host.podcasts().delete_feed(&read_only, &show).await,
         Error::Forbidden { .. }
     );
     assert_err!(
-        host.create_episode(&read_only, &show, NewEpisode::titled("x"))
+        host.podcasts()
+            .create_episode(&read_only, &show, NewEpisode::titled("x"))
             .await,
         Error::Forbidden { .. }
     );
     assert_err!(
-        host.create_feed(&read_only, NewFeed::titled("new", "New"))
+        host.podcasts()
+            .create_feed(&read_only, NewFeed::titled("new", "New"))
             .await,
         Error::Forbidden { .. }
     );
-    assert!(host.get_feed(&alice, &show).await.is_ok());
+    assert!(host.podcasts().get_feed(&alice, &show).await.is_ok());
 }

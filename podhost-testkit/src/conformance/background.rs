@@ -23,20 +23,26 @@ pub async fn jobs(store: Arc<dyn ObjectStore>) {
     let bob = owner(&host, "bob").await;
     let audio = upload(&host, &alice, "a.wav", fixtures::wav(2.0, 8000)).await;
     let job = host
+        .work()
         .submit_job(&alice, audio.id, JobKind::Waveform, serde_json::json!({}))
         .await
         .unwrap();
-    let done = host.run_job(&alice, &job.id).await.unwrap();
+    let done = host.work().run_job(&alice, &job.id).await.unwrap();
     assert_eq!(done.status, JobStatus::Succeeded, "{done:?}");
     let json = host
+        .work()
         .waveform(&alice, audio.id, podhost_core::WaveformFormat::Json)
         .await
         .unwrap();
     let peaks: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert!(peaks["data"].as_array().is_some_and(|d| !d.is_empty()));
-    assert_err!(host.get_job(&bob, &job.id).await, Error::NotFound { .. });
     assert_err!(
-        host.waveform(&bob, audio.id, podhost_core::WaveformFormat::Json)
+        host.work().get_job(&bob, &job.id).await,
+        Error::NotFound { .. }
+    );
+    assert_err!(
+        host.work()
+            .waveform(&bob, audio.id, podhost_core::WaveformFormat::Json)
             .await,
         Error::NotFound { .. }
     );
@@ -54,7 +60,10 @@ pub async fn statistics(store: Arc<dyn ObjectStore>) {
     let mut new = NewEpisode::titled("Pilot");
     new.fields.media = Some(Some(audio.id));
     new.fields.is_public = Some(true);
-    host.create_episode(&alice, &show, new).await.unwrap();
+    host.podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
     let size = bytes.len() as u64;
     for client in ["192.0.2.1", "192.0.2.2"] {
         host.analytics().record_download(Delivery {
@@ -142,26 +151,39 @@ pub async fn webhooks(store: Arc<dyn ObjectStore>) {
     let (alice, show) = account_with_podcast(&host, "alice", "show").await;
     let bob = owner(&host, "bob").await;
     for who in [&alice, &bob] {
-        host.create_webhook(
-            who,
-            NewWebhook {
-                url: "http://127.0.0.1:9/hook".into(),
-                events: vec![],
-                description: None,
-                secret: None,
-            },
-        )
-        .await
-        .unwrap();
+        host.work()
+            .create_webhook(
+                who,
+                NewWebhook {
+                    url: "http://127.0.0.1:9/hook".into(),
+                    events: vec![],
+                    description: None,
+                    secret: None,
+                },
+            )
+            .await
+            .unwrap();
     }
     let mut new = NewEpisode::titled("Pilot");
     new.fields.is_public = Some(true);
-    host.create_episode(&alice, &show, new).await.unwrap();
+    host.podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
     let (second, _) = test_host(store);
-    let alice_there = second.owner(&"alice".parse().unwrap()).await.unwrap();
-    let bob_there = second.owner(&"bob".parse().unwrap()).await.unwrap();
+    let alice_there = second
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
+    let bob_there = second
+        .access()
+        .owner(&"bob".parse().unwrap())
+        .await
+        .unwrap();
     let sender = Recorder::default();
     second
+        .work()
         .process_webhooks(&alice_there, &sender, &DebugRenderer)
         .await
         .unwrap();
@@ -179,15 +201,18 @@ pub async fn webhooks(store: Arc<dyn ObjectStore>) {
     }
     let first = sent.len();
     second
+        .work()
         .process_webhooks(&alice_there, &sender, &DebugRenderer)
         .await
         .unwrap();
-    host.process_webhooks(&alice, &sender, &DebugRenderer)
+    host.work()
+        .process_webhooks(&alice, &sender, &DebugRenderer)
         .await
         .unwrap();
     assert_eq!(sender.0.lock().unwrap().len(), first, "each event once");
     let bobs = Recorder::default();
     second
+        .work()
         .process_webhooks(&bob_there, &bobs, &DebugRenderer)
         .await
         .unwrap();
@@ -210,37 +235,65 @@ pub async fn private_podcasts(store: Arc<dyn ObjectStore>) {
         private: Some(true),
         ..Default::default()
     };
-    host.update_feed(&alice, &show, &patch).await.unwrap();
+    host.podcasts()
+        .update_feed(&alice, &show, &patch)
+        .await
+        .unwrap();
     let mut new = NewEpisode::titled("Members only");
     new.fields.media = Some(Some(audio.id));
     new.fields.is_public = Some(true);
-    host.create_episode(&alice, &show, new).await.unwrap();
-    assert_err!(host.public_feed(&show).await, Error::NotFound { .. });
+    host.podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
     assert_err!(
-        host.public_media("alice", audio.blob.as_str()).await,
+        host.delivery().public_feed(&show).await,
         Error::NotFound { .. }
     );
-    let subscriber = host.add_subscriber(&alice, &show, "Carol").await.unwrap();
+    assert_err!(
+        host.delivery()
+            .public_media("alice", audio.blob.as_str())
+            .await,
+        Error::NotFound { .. }
+    );
+    let subscriber = host
+        .delivery()
+        .add_subscriber(&alice, &show, "Carol")
+        .await
+        .unwrap();
     let (second, _) = test_host(store);
-    let Private::Live(feed) = second.private_feed(&show, subscriber.key()).await.unwrap() else {
+    let Private::Live(feed) = second
+        .delivery()
+        .private_feed(&show, subscriber.key())
+        .await
+        .unwrap()
+    else {
         panic!("the subscriber's feed is live");
     };
     let xml = String::from_utf8(feed.xml.to_vec()).unwrap();
     assert!(xml.contains("Members only"), "{xml}");
     assert!(xml.contains(subscriber.key()), "URLs carry the key: {xml}");
     assert_err!(
-        second.list_subscribers(&bob, &show).await,
+        second.delivery().list_subscribers(&bob, &show).await,
         Error::NotFound { .. }
     );
     assert_err!(
-        second.remove_subscriber(&bob, &show, &subscriber.id).await,
+        second
+            .delivery()
+            .remove_subscriber(&bob, &show, &subscriber.id)
+            .await,
         Error::NotFound { .. }
     );
-    host.remove_subscriber(&alice, &show, &subscriber.id)
+    host.delivery()
+        .remove_subscriber(&alice, &show, &subscriber.id)
         .await
         .unwrap();
     assert!(matches!(
-        second.private_feed(&show, subscriber.key()).await.unwrap(),
+        second
+            .delivery()
+            .private_feed(&show, subscriber.key())
+            .await
+            .unwrap(),
         Private::Gone
     ));
 }

@@ -25,12 +25,17 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
     let audio = upload(&host, &alice, "../talk.wav", wav.clone()).await;
     assert_eq!(audio.name, "talk.wav");
     // Its owner reads its bytes back as they were uploaded.
-    let (record, bytes) = host.download_media(&alice, audio.id).await.unwrap();
+    let (record, bytes) = host
+        .podcasts()
+        .download_media(&alice, audio.id)
+        .await
+        .unwrap();
     assert_eq!(record, audio);
     let bytes: Vec<bytes::Bytes> = futures::TryStreamExt::try_collect(bytes).await.unwrap();
     assert_eq!(bytes.concat(), wav);
     // A job run in this process, with no worker loop, ends with its result stored.
     let job = host
+        .work()
         .submit_job(
             &alice,
             audio.id,
@@ -39,13 +44,14 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
         )
         .await
         .unwrap();
-    let ended = host.run_job(&alice, &job.id).await.unwrap();
+    let ended = host.work().run_job(&alice, &job.id).await.unwrap();
     assert_eq!(
         ended.status,
         podhost_core::model::JobStatus::Succeeded,
         "{ended:?}"
     );
-    host.waveform(&alice, audio.id, podhost_core::WaveformFormat::Json)
+    host.work()
+        .waveform(&alice, audio.id, podhost_core::WaveformFormat::Json)
         .await
         .unwrap();
     assert_eq!(audio.size, size);
@@ -67,6 +73,7 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
     assert!(again.id > audio.id);
 
     let copy = host
+        .podcasts()
         .copy_media(
             &alice,
             audio.id,
@@ -80,18 +87,26 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
     assert_eq!(copy.name, "talk (3).wav");
     assert_eq!(copy.category.as_deref(), Some("archive"));
     assert_eq!((copy.size, &copy.blob), (audio.size, &audio.blob));
-    assert_eq!(host.get_media(&alice, copy.id).await.unwrap(), copy);
+    assert_eq!(
+        host.podcasts().get_media(&alice, copy.id).await.unwrap(),
+        copy
+    );
 
     // In use: 409 naming the user.
     let feed = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed;
     let mut new = NewEpisode::titled("One");
     new.fields.media = Some(Some(audio.id));
-    let episode = host.create_episode(&alice, &feed.id, new).await.unwrap();
-    match host.delete_media(&alice, audio.id).await {
+    let episode = host
+        .podcasts()
+        .create_episode(&alice, &feed.id, new)
+        .await
+        .unwrap();
+    match host.podcasts().delete_media(&alice, audio.id).await {
         Err(Error::Conflict { message }) => assert!(
             message.contains(&episode.episode.id.to_string()),
             "{message}"
@@ -99,9 +114,9 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
         other => panic!("expected a conflict, got {other:?}"),
     }
     // The copy shares the blob: deleting it keeps the original readable.
-    host.delete_media(&alice, copy.id).await.unwrap();
+    host.podcasts().delete_media(&alice, copy.id).await.unwrap();
     assert_err!(
-        host.get_media(&alice, copy.id).await,
+        host.podcasts().get_media(&alice, copy.id).await,
         Error::NotFound { .. }
     );
     use object_store::ObjectStoreExt;
@@ -111,16 +126,20 @@ pub async fn media(store: Arc<dyn ObjectStore>) {
         host.store().head(&blob).await.is_ok(),
         "a shared blob stays"
     );
-    host.delete_episode(&alice, &feed.id, episode.episode.id)
+    host.podcasts()
+        .delete_episode(&alice, &feed.id, episode.episode.id)
         .await
         .unwrap();
-    host.delete_media(&alice, audio.id).await.unwrap();
+    host.podcasts()
+        .delete_media(&alice, audio.id)
+        .await
+        .unwrap();
     assert!(
         host.store().head(&blob).await.is_err(),
         "the last user's delete removes the blob"
     );
     assert_err!(
-        host.delete_media(&alice, audio.id).await,
+        host.podcasts().delete_media(&alice, audio.id).await,
         Error::NotFound { .. }
     );
 }
@@ -180,14 +199,14 @@ pub async fn media_list(store: Arc<dyn ObjectStore>) {
     ];
     for (q, expected) in cases {
         assert_eq!(
-            names(host.list_media(&alice, &q).await.unwrap()),
+            names(host.podcasts().list_media(&alice, &q).await.unwrap()),
             expected,
             "{q:?}"
         );
     }
     let mut paged = query(MediaSort::Name, SortDir::Asc, None, false);
     paged.page = PageRequest::new(Some(2), Some(3)).unwrap();
-    let page = host.list_media(&alice, &paged).await.unwrap();
+    let page = host.podcasts().list_media(&alice, &paged).await.unwrap();
     assert_eq!(page.total, 4, "count is before paging");
     assert_eq!(names(page), ["b-intro.wav"]);
 }
@@ -204,15 +223,16 @@ pub async fn uploads_that_fail_leave_nothing(store: Arc<dyn ObjectStore>) {
         )),
     ]);
     assert_err!(
-        host.upload_media(
-            &alice,
-            NewMedia {
-                name: "x.wav".into(),
-                category: None
-            },
-            broken
-        )
-        .await,
+        host.podcasts()
+            .upload_media(
+                &alice,
+                NewMedia {
+                    name: "x.wav".into(),
+                    category: None
+                },
+                broken
+            )
+            .await,
         Error::Interrupted { .. }
     );
     let mut config = host.config().clone();
@@ -220,6 +240,7 @@ pub async fn uploads_that_fail_leave_nothing(store: Arc<dyn ObjectStore>) {
     let small = PodcastHost::new(config, store.clone());
     assert_err!(
         small
+            .podcasts()
             .upload_media(
                 &alice,
                 NewMedia {
@@ -232,7 +253,8 @@ pub async fn uploads_that_fail_leave_nothing(store: Arc<dyn ObjectStore>) {
         Error::TooLarge { limit: 1000 }
     );
     assert_eq!(
-        host.list_media(&alice, &MediaListQuery::default())
+        host.podcasts()
+            .list_media(&alice, &MediaListQuery::default())
             .await
             .unwrap()
             .total,

@@ -105,7 +105,8 @@ async fn published(
 ) -> podhost_core::EpisodeId {
     let mut new = NewEpisode::titled("Out now");
     new.fields.is_public = Some(true);
-    host.create_episode(owner, show, new)
+    host.podcasts()
+        .create_episode(owner, show, new)
         .await
         .unwrap()
         .episode
@@ -113,7 +114,8 @@ async fn published(
 }
 
 async fn draft(host: &PodcastHost, owner: &Principal, show: &FeedId) -> podhost_core::EpisodeId {
-    host.create_episode(owner, show, NewEpisode::titled("Draft"))
+    host.podcasts()
+        .create_episode(owner, show, NewEpisode::titled("Draft"))
         .await
         .unwrap()
         .episode
@@ -131,9 +133,10 @@ async fn attempt(
     use Capability::*;
     let show = &fixture.show;
     match capability {
-        ReadPodcast => outcome(host.get_feed(who, show).await),
+        ReadPodcast => outcome(host.podcasts().get_feed(who, show).await),
         CreatePodcast => outcome(
-            host.create_feed(who, NewFeed::titled(format!("new-{n}"), "New"))
+            host.podcasts()
+                .create_feed(who, NewFeed::titled(format!("new-{n}"), "New"))
                 .await,
         ),
         UpdatePodcast => {
@@ -141,21 +144,23 @@ async fn attempt(
                 title: Some(format!("Show {n}")),
                 ..Default::default()
             };
-            outcome(host.update_feed(who, show, &patch).await)
+            outcome(host.podcasts().update_feed(who, show, &patch).await)
         }
         UploadMedia => outcome(
-            host.upload_media(
-                who,
-                podhost_core::model::NewMedia {
-                    name: format!("take-{n}.wav"),
-                    category: None,
-                },
-                crate::body(fixtures::wav(0.5, 8000), 64 << 10),
-            )
-            .await,
+            host.podcasts()
+                .upload_media(
+                    who,
+                    podhost_core::model::NewMedia {
+                        name: format!("take-{n}.wav"),
+                        category: None,
+                    },
+                    crate::body(fixtures::wav(0.5, 8000), 64 << 10),
+                )
+                .await,
         ),
         CreateDraft => outcome(
-            host.create_episode(who, show, NewEpisode::titled("Mine"))
+            host.podcasts()
+                .create_episode(who, show, NewEpisode::titled("Mine"))
                 .await,
         ),
         EditDraft => {
@@ -164,7 +169,7 @@ async fn attempt(
                 description: Some("Notes".into()),
                 ..Default::default()
             };
-            outcome(host.update_episode(who, show, id, &patch).await)
+            outcome(host.podcasts().update_episode(who, show, id, &patch).await)
         }
         Publish => {
             let id = draft(host, owner, show).await;
@@ -172,7 +177,7 @@ async fn attempt(
                 is_public: Some(true),
                 ..Default::default()
             };
-            outcome(host.update_episode(who, show, id, &patch).await)
+            outcome(host.podcasts().update_episode(who, show, id, &patch).await)
         }
         EditPublished => {
             let id = published(host, owner, show).await;
@@ -180,11 +185,11 @@ async fn attempt(
                 title: Some("Renamed".into()),
                 ..Default::default()
             };
-            outcome(host.update_episode(who, show, id, &patch).await)
+            outcome(host.podcasts().update_episode(who, show, id, &patch).await)
         }
         DeletePublished => {
             let id = published(host, owner, show).await;
-            outcome(host.delete_episode(who, show, id).await)
+            outcome(host.podcasts().delete_episode(who, show, id).await)
         }
         ReadStats => outcome(
             host.analytics()
@@ -209,29 +214,33 @@ async fn attempt(
         ),
         ReadCampaigns => outcome(host.ads().list_campaigns(who).await),
         CreateWebhook => outcome(
-            host.create_webhook(
-                who,
-                NewWebhook {
-                    url: format!("https://hooks.example.com/{n}"),
-                    events: vec!["episode.published".into()],
-                    description: None,
-                    secret: None,
-                },
-            )
-            .await,
+            host.work()
+                .create_webhook(
+                    who,
+                    NewWebhook {
+                        url: format!("https://hooks.example.com/{n}"),
+                        events: vec!["episode.published".into()],
+                        description: None,
+                        secret: None,
+                    },
+                )
+                .await,
         ),
-        ListMembers => outcome(host.list_members(who).await),
+        ListMembers => outcome(host.access().list_members(who).await),
         InviteEditor => outcome(
-            host.invite_member(who, new_member(&format!("ed{n}"), Role::Editor))
+            host.access()
+                .invite_member(who, new_member(&format!("ed{n}"), Role::Editor))
                 .await,
         ),
         InviteOwner => outcome(
-            host.invite_member(who, new_member(&format!("own{n}"), Role::Owner))
+            host.access()
+                .invite_member(who, new_member(&format!("own{n}"), Role::Owner))
                 .await,
         ),
-        ReadActivity => outcome(host.activity(who, &ActivityQuery::default()).await),
+        ReadActivity => outcome(host.access().activity(who, &ActivityQuery::default()).await),
         CreateOwnToken => outcome(
-            host.create_token(who, "mine", Scopes::parse_list("tokens").unwrap())
+            host.access()
+                .create_token(who, "mine", Scopes::parse_list("tokens").unwrap())
                 .await,
         ),
     }
@@ -256,6 +265,7 @@ pub async fn join(
     feeds: Option<Vec<FeedId>>,
 ) -> (Principal, MemberId) {
     let invited = host
+        .access()
         .invite_member(
             owner,
             NewMember {
@@ -273,10 +283,15 @@ pub async fn join(
         .next()
         .expect("a secret at the end of the URL");
     let signed_in = host
+        .access()
         .accept_invitation(secret, "a long enough password", None, "192.0.2.1")
         .await
         .expect("accepted");
-    let (who, _) = host.session(&signed_in.cookie).await.expect("a session");
+    let (who, _) = host
+        .access()
+        .session(&signed_in.cookie)
+        .await
+        .expect("a session");
     (who, invited.member.id)
 }
 
@@ -285,12 +300,14 @@ pub async fn roles(store: Arc<dyn ObjectStore>) {
     let (host, _) = test_host(store);
     let acme = owner(&host, "acme").await;
     let show = host
+        .podcasts()
         .create_feed(&acme, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
     let other = host
+        .podcasts()
         .create_feed(&acme, NewFeed::titled("other", "Other"))
         .await
         .unwrap()
@@ -328,6 +345,7 @@ pub async fn roles(store: Arc<dyn ObjectStore>) {
     let author = &members[3];
     let id = draft(&host, &acme, &show).await;
     let refused = host
+        .podcasts()
         .update_episode(
             author,
             &show,
@@ -352,11 +370,12 @@ pub async fn roles(store: Arc<dyn ObjectStore>) {
         Some(vec![show.clone()]),
     )
     .await;
-    assert_eq!(outcome(host.get_feed(&narrow, &show).await), Y);
-    assert_eq!(outcome(host.get_feed(&narrow, &other).await), N);
+    assert_eq!(outcome(host.podcasts().get_feed(&narrow, &show).await), Y);
+    assert_eq!(outcome(host.podcasts().get_feed(&narrow, &other).await), N);
     assert_eq!(
         outcome(
-            host.create_episode(&narrow, &other, NewEpisode::titled("x"))
+            host.podcasts()
+                .create_episode(&narrow, &other, NewEpisode::titled("x"))
                 .await
         ),
         N
@@ -376,6 +395,7 @@ pub async fn roles(store: Arc<dyn ObjectStore>) {
         N
     );
     let listed: Vec<FeedId> = host
+        .podcasts()
         .list_feeds(&narrow, Default::default())
         .await
         .unwrap()
@@ -391,59 +411,64 @@ pub async fn roles(store: Arc<dyn ObjectStore>) {
 pub async fn owners_and_tokens(store: Arc<dyn ObjectStore>) {
     let (host, _) = test_host(store);
     let acme = owner(&host, "acme").await;
-    let founder = host.list_members(&acme).await.unwrap();
+    let founder = host.access().list_members(&acme).await.unwrap();
     assert_eq!(founder.len(), 1, "an account begins with its founder");
     let founder = founder[0].member.id.clone();
     assert_err!(
-        host.remove_member(&acme, &founder).await,
+        host.access().remove_member(&acme, &founder).await,
         Error::Conflict { .. }
     );
     assert_err!(
-        host.update_member(
-            &acme,
-            &founder,
-            &MemberPatch {
-                role: Some(Role::Editor),
-                ..Default::default()
-            }
-        )
-        .await,
+        host.access()
+            .update_member(
+                &acme,
+                &founder,
+                &MemberPatch {
+                    role: Some(Role::Editor),
+                    ..Default::default()
+                }
+            )
+            .await,
         Error::Conflict { .. }
     );
     let (admin, _) = join(&host, &acme, "admin", Role::Admin, None).await;
     assert_err!(
-        host.remove_member(&admin, &founder).await,
+        host.access().remove_member(&admin, &founder).await,
         Error::Forbidden { .. }
     );
 
     // A token of an editor, then the editor made an analyst: the token reads, writes nothing.
     let (editor, editor_id) = join(&host, &acme, "ed", Role::Editor, None).await;
     let token = host
+        .access()
         .create_token(&editor, "ci", Scopes::parse_list("feeds,stats").unwrap())
         .await
         .unwrap();
-    let by_token = host.authenticate(&token.secret).await.unwrap();
+    let by_token = host.access().authenticate(&token.secret).await.unwrap();
     assert_eq!(
         outcome(
-            host.create_feed(&by_token, NewFeed::titled("ed-show", "Ed"))
+            host.podcasts()
+                .create_feed(&by_token, NewFeed::titled("ed-show", "Ed"))
                 .await
         ),
         Y
     );
-    host.update_member(
-        &admin,
-        &editor_id,
-        &MemberPatch {
-            role: Some(Role::Analyst),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
-    let by_token = host.authenticate(&token.secret).await.unwrap();
+    host.access()
+        .update_member(
+            &admin,
+            &editor_id,
+            &MemberPatch {
+                role: Some(Role::Analyst),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let by_token = host.access().authenticate(&token.secret).await.unwrap();
     assert_eq!(
         outcome(
-            host.create_feed(&by_token, NewFeed::titled("ed-two", "Ed"))
+            host.podcasts()
+                .create_feed(&by_token, NewFeed::titled("ed-two", "Ed"))
                 .await
         ),
         F
@@ -459,20 +484,25 @@ pub async fn owners_and_tokens(store: Arc<dyn ObjectStore>) {
 
     // Invited again (a lost link): the same member, and only the new link works.
     let first = host
+        .access()
         .invite_member(&admin, new_member("late", Role::Author))
         .await
         .unwrap();
     let second = host
+        .access()
         .invite_member(&admin, new_member("late", Role::Editor))
         .await
         .unwrap();
     assert_eq!(first.member.id, second.member.id);
     let secret = |url: &str| url.rsplit('/').next().unwrap().to_string();
     assert_err!(
-        host.invitation(&secret(&first.invitation_url)).await,
+        host.access()
+            .invitation(&secret(&first.invitation_url))
+            .await,
         Error::NotFound { .. }
     );
     let joined = host
+        .access()
         .accept_invitation(
             &secret(&second.invitation_url),
             "a long enough password",
@@ -481,22 +511,26 @@ pub async fn owners_and_tokens(store: Arc<dyn ObjectStore>) {
         )
         .await
         .unwrap();
-    let (late, _) = host.session(&joined.cookie).await.unwrap();
+    let (late, _) = host.access().session(&joined.cookie).await.unwrap();
     assert_eq!(late.role(), Role::Editor);
     assert_err!(
-        host.invite_member(&admin, new_member("late", Role::Editor))
+        host.access()
+            .invite_member(&admin, new_member("late", Role::Editor))
             .await,
         Error::Conflict { .. }
     );
 
     // Removed: the token and the site's session stop at once.
-    host.remove_member(&admin, &editor_id).await.unwrap();
+    host.access()
+        .remove_member(&admin, &editor_id)
+        .await
+        .unwrap();
     assert_err!(
-        host.authenticate(&token.secret).await,
+        host.access().authenticate(&token.secret).await,
         Error::Unauthenticated
     );
     assert_err!(
-        host.get_member(&admin, &editor_id).await,
+        host.access().get_member(&admin, &editor_id).await,
         Error::NotFound { .. }
     );
 }
@@ -506,6 +540,7 @@ pub async fn activity(store: Arc<dyn ObjectStore>) {
     let (host, clock) = test_host(store);
     let acme = owner(&host, "acme").await;
     let show = host
+        .podcasts()
         .create_feed(&acme, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
@@ -513,23 +548,26 @@ pub async fn activity(store: Arc<dyn ObjectStore>) {
         .id;
     let (author, author_id) = join(&host, &acme, "writer@example.com", Role::Author, None).await;
     let draft = host
+        .podcasts()
         .create_episode(&author, &show, NewEpisode::titled("Draft"))
         .await
         .unwrap()
         .episode
         .id;
-    host.update_episode(
-        &acme,
-        &show,
-        draft,
-        &EpisodePatch {
-            is_public: Some(true),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    host.podcasts()
+        .update_episode(
+            &acme,
+            &show,
+            draft,
+            &EpisodePatch {
+                is_public: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     let page = host
+        .access()
         .activity(&acme, &ActivityQuery::default())
         .await
         .unwrap();
@@ -561,6 +599,7 @@ pub async fn activity(store: Arc<dyn ObjectStore>) {
     ];
     assert_eq!(seen, expected);
     let by_author = host
+        .access()
         .activity(
             &acme,
             &ActivityQuery {
@@ -572,6 +611,7 @@ pub async fn activity(store: Arc<dyn ObjectStore>) {
         .unwrap();
     assert_eq!(by_author.total, 2);
     let of_show = host
+        .access()
         .activity(
             &acme,
             &ActivityQuery {
@@ -588,20 +628,23 @@ pub async fn activity(store: Arc<dyn ObjectStore>) {
     new.fields.is_public = Some(true);
     new.fields.publish_at = Some(clock.now() + jiff::SignedDuration::from_hours(1));
     let scheduled = host
+        .podcasts()
         .create_episode(&acme, &show, new)
         .await
         .unwrap()
         .episode
         .id;
     clock.advance(jiff::SignedDuration::from_hours(2));
-    host.process_webhooks(
-        &acme,
-        &super::background::Recorder::default(),
-        &super::background::DebugRenderer,
-    )
-    .await
-    .unwrap();
+    host.work()
+        .process_webhooks(
+            &acme,
+            &super::background::Recorder::default(),
+            &super::background::DebugRenderer,
+        )
+        .await
+        .unwrap();
     let newest = host
+        .access()
         .activity(&acme, &ActivityQuery::default())
         .await
         .unwrap();

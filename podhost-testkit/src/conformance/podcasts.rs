@@ -22,6 +22,7 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
     let alice = owner(&host, "alice").await;
     let bob = owner(&host, "bob").await;
     let created = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("My Show ☕", "My Show"))
         .await
         .unwrap();
@@ -31,27 +32,32 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
     let guid = created.feed.podcast.guid;
 
     assert_err!(
-        host.create_feed(&bob, NewFeed::titled("My Show ☕", "Mine"))
+        host.podcasts()
+            .create_feed(&bob, NewFeed::titled("My Show ☕", "Mine"))
             .await,
         Error::Conflict { .. }
     );
     assert_err!(
-        host.create_feed(&alice, NewFeed::titled("My Show ☕", "Again"))
+        host.podcasts()
+            .create_feed(&alice, NewFeed::titled("My Show ☕", "Again"))
             .await,
         Error::Conflict { .. }
     );
     assert_err!(
-        host.create_feed(&alice, NewFeed::titled("a/b", "Slash"))
+        host.podcasts()
+            .create_feed(&alice, NewFeed::titled("a/b", "Slash"))
             .await,
         Error::Invalid(_)
     );
     assert_err!(
-        host.create_feed(&alice, NewFeed::titled("untitled", " "))
+        host.podcasts()
+            .create_feed(&alice, NewFeed::titled("untitled", " "))
             .await,
         Error::Invalid(_)
     );
     // A rejected request takes no id.
-    host.create_feed(&bob, NewFeed::titled("untitled", "Bob's"))
+    host.podcasts()
+        .create_feed(&bob, NewFeed::titled("untitled", "Bob's"))
         .await
         .unwrap();
 
@@ -63,6 +69,7 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
         ..Default::default()
     };
     let updated = host
+        .podcasts()
         .update_feed(&alice, &created.feed.id, &patch)
         .await
         .unwrap();
@@ -78,7 +85,11 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
         itunes_owner_email: Some("nobody".into()),
         ..Default::default()
     };
-    match host.update_feed(&alice, &created.feed.id, &bad).await {
+    match host
+        .podcasts()
+        .update_feed(&alice, &created.feed.id, &bad)
+        .await
+    {
         Err(Error::Invalid(errors)) => {
             let fields: Vec<_> = errors.fields().keys().map(String::as_str).collect();
             assert_eq!(fields, ["itunes.owner.email", "language", "link"]);
@@ -86,10 +97,12 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
         other => panic!("expected invalid, got {other:?}"),
     }
 
-    host.create_feed(&alice, NewFeed::titled("second", "Second"))
+    host.podcasts()
+        .create_feed(&alice, NewFeed::titled("second", "Second"))
         .await
         .unwrap();
     let list = host
+        .podcasts()
         .list_feeds(&alice, PageRequest::default())
         .await
         .unwrap();
@@ -97,34 +110,42 @@ pub async fn feeds(store: Arc<dyn ObjectStore>) {
     assert_eq!(ids, ["My Show ☕", "second"]);
 
     let ep = host
+        .podcasts()
         .create_episode(&alice, &created.feed.id, NewEpisode::titled("One"))
         .await
         .unwrap();
     assert_eq!(
-        host.get_feed(&alice, &created.feed.id)
+        host.podcasts()
+            .get_feed(&alice, &created.feed.id)
             .await
             .unwrap()
             .episode_count,
         1
     );
-    host.delete_feed(&alice, &created.feed.id).await.unwrap();
+    host.podcasts()
+        .delete_feed(&alice, &created.feed.id)
+        .await
+        .unwrap();
     assert_err!(
-        host.get_feed(&alice, &created.feed.id).await,
+        host.podcasts().get_feed(&alice, &created.feed.id).await,
         Error::NotFound { .. }
     );
     assert_err!(
-        host.get_episode(&alice, &created.feed.id, ep.episode.id)
+        host.podcasts()
+            .get_episode(&alice, &created.feed.id, ep.episode.id)
             .await,
         Error::NotFound { .. }
     );
     assert!(
-        host.feed_deleted_at(&alice, &created.feed.id)
+        host.podcasts()
+            .feed_deleted_at(&alice, &created.feed.id)
             .await
             .unwrap()
             .is_some()
     );
     assert_err!(
-        host.create_feed(&alice, NewFeed::titled("My Show ☕", "Back"))
+        host.podcasts()
+            .create_feed(&alice, NewFeed::titled("My Show ☕", "Back"))
             .await,
         Error::Conflict { .. }
     );
@@ -135,6 +156,7 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
     let (host, _) = test_host(store);
     let (alice, show) = account_with_podcast(&host, "alice", "show").await;
     let other = host
+        .podcasts()
         .create_feed(&alice, NewFeed::titled("other", "Other"))
         .await
         .unwrap()
@@ -144,7 +166,8 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
     let cover = upload(&host, &alice, "c.png", fixtures::png(1400, 1400)).await;
 
     assert_err!(
-        host.create_episode(&alice, &show, NewEpisode::default())
+        host.podcasts()
+            .create_episode(&alice, &show, NewEpisode::default())
             .await,
         Error::Invalid(_)
     );
@@ -154,7 +177,11 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
     new.fields.itunes_logo = Some(Some(cover.id));
     new.fields.is_public = Some(true);
     new.fields.itunes_season = Some(Some(2));
-    let created = host.create_episode(&alice, &show, new).await.unwrap();
+    let created = host
+        .podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
     let ep = &created.episode;
     assert!(ep.id.to_string().starts_with("pod-"));
     assert_eq!(
@@ -167,7 +194,11 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
     let mut wrong_kind = NewEpisode::titled("Bad");
     wrong_kind.fields.media = Some(Some(cover.id));
     wrong_kind.fields.itunes_logo = Some(Some(MediaId::new(999).unwrap()));
-    match host.create_episode(&alice, &show, wrong_kind).await {
+    match host
+        .podcasts()
+        .create_episode(&alice, &show, wrong_kind)
+        .await
+    {
         Err(Error::Invalid(errors)) => {
             let fields: Vec<_> = errors.fields().keys().map(String::as_str).collect();
             assert_eq!(fields, ["itunes.logo", "show_media"]);
@@ -181,6 +212,7 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
         ..Default::default()
     };
     let updated = host
+        .podcasts()
         .update_episode(&alice, &show, ep.id, &patch)
         .await
         .unwrap();
@@ -188,11 +220,14 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
     assert_eq!(updated.episode.guid, ep.guid, "the guid never changes");
     assert_eq!(updated.episode.version, ep.version + 1);
     assert_err!(
-        host.update_episode(&alice, &show, ep.id, &patch).await,
+        host.podcasts()
+            .update_episode(&alice, &show, ep.id, &patch)
+            .await,
         Error::Conflict { .. }
     );
 
     let copy = host
+        .podcasts()
         .copy_episode(&alice, &show, ep.id, Some(&other))
         .await
         .unwrap();
@@ -204,26 +239,36 @@ pub async fn episodes(store: Arc<dyn ObjectStore>) {
         "a copy is a draft"
     );
     assert_eq!(copy.episode.media, Some(audio.id));
-    let same = host.copy_episode(&alice, &show, ep.id, None).await.unwrap();
+    let same = host
+        .podcasts()
+        .copy_episode(&alice, &show, ep.id, None)
+        .await
+        .unwrap();
     assert_eq!(same.episode.feed, show);
     assert_err!(
-        host.copy_episode(&alice, &show, ep.id, Some(&FeedId::new("nowhere").unwrap()))
+        host.podcasts()
+            .copy_episode(&alice, &show, ep.id, Some(&FeedId::new("nowhere").unwrap()))
             .await,
         Error::Invalid(_)
     );
 
-    host.delete_episode(&alice, &show, ep.id).await.unwrap();
+    host.podcasts()
+        .delete_episode(&alice, &show, ep.id)
+        .await
+        .unwrap();
     assert_err!(
-        host.get_episode(&alice, &show, ep.id).await,
+        host.podcasts().get_episode(&alice, &show, ep.id).await,
         Error::NotFound { .. }
     );
     assert_err!(
-        host.delete_episode(&alice, &show, ep.id).await,
+        host.podcasts().delete_episode(&alice, &show, ep.id).await,
         Error::NotFound { .. }
     );
     // An episode is found only in its own feed.
     assert_err!(
-        host.get_episode(&alice, &show, copy.episode.id).await,
+        host.podcasts()
+            .get_episode(&alice, &show, copy.episode.id)
+            .await,
         Error::NotFound { .. }
     );
 }
@@ -238,7 +283,8 @@ pub async fn episode_list(store: Arc<dyn ObjectStore>) {
         new.fields.is_public = Some(i % 2 == 0);
         new.fields.description = Some(format!("notes about {}", title.to_lowercase()));
         ids.push(
-            host.create_episode(&alice, &show, new)
+            host.podcasts()
+                .create_episode(&alice, &show, new)
                 .await
                 .unwrap()
                 .episode
@@ -247,17 +293,18 @@ pub async fn episode_list(store: Arc<dyn ObjectStore>) {
         clock.advance(SignedDuration::from_secs(3600));
     }
     // Touch Alpha last.
-    host.update_episode(
-        &alice,
-        &show,
-        ids[0],
-        &EpisodePatch {
-            subtitle: Some("x".into()),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    host.podcasts()
+        .update_episode(
+            &alice,
+            &show,
+            ids[0],
+            &EpisodePatch {
+                subtitle: Some("x".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     let titles = |page: podhost_core::model::Page<podhost_core::model::EpisodeView>| {
         page.items
             .into_iter()
@@ -298,22 +345,32 @@ pub async fn episode_list(store: Arc<dyn ObjectStore>) {
     ];
     for (query, expected) in cases {
         assert_eq!(
-            titles(host.list_episodes(&alice, &show, &query).await.unwrap()),
+            titles(
+                host.podcasts()
+                    .list_episodes(&alice, &show, &query)
+                    .await
+                    .unwrap()
+            ),
             expected,
             "{query:?}"
         );
     }
     let mut paged = q(EpisodeSort::PublishDate, None, None);
     paged.page = PageRequest::new(Some(2), Some(3)).unwrap();
-    let page = host.list_episodes(&alice, &show, &paged).await.unwrap();
+    let page = host
+        .podcasts()
+        .list_episodes(&alice, &show, &paged)
+        .await
+        .unwrap();
     assert_eq!((page.total, titles(page)), (4, vec!["Alpha".to_string()]));
     assert_err!(
-        host.list_episodes(
-            &alice,
-            &FeedId::new("nope").unwrap(),
-            &EpisodeListQuery::default()
-        )
-        .await,
+        host.podcasts()
+            .list_episodes(
+                &alice,
+                &FeedId::new("nope").unwrap(),
+                &EpisodeListQuery::default()
+            )
+            .await,
         Error::NotFound { .. }
     );
 }
@@ -325,11 +382,16 @@ pub async fn scheduled_publishing(store: Arc<dyn ObjectStore>) {
     let mut new = NewEpisode::titled("Tomorrow");
     new.fields.is_public = Some(true);
     new.fields.publish_at = Some(host.now() + SignedDuration::from_hours(24));
-    let ep = host.create_episode(&alice, &show, new).await.unwrap();
+    let ep = host
+        .podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
     assert!(!ep.is_published, "scheduled, not yet published");
     clock.advance(SignedDuration::from_hours(23));
     assert!(
         !host
+            .podcasts()
             .get_episode(&alice, &show, ep.episode.id)
             .await
             .unwrap()
@@ -337,7 +399,8 @@ pub async fn scheduled_publishing(store: Arc<dyn ObjectStore>) {
     );
     clock.advance(SignedDuration::from_hours(1));
     assert!(
-        host.get_episode(&alice, &show, ep.episode.id)
+        host.podcasts()
+            .get_episode(&alice, &show, ep.episode.id)
             .await
             .unwrap()
             .is_published
@@ -346,6 +409,7 @@ pub async fn scheduled_publishing(store: Arc<dyn ObjectStore>) {
     draft.fields.publish_at = Some(host.now() - SignedDuration::from_hours(1));
     assert!(
         !host
+            .podcasts()
             .create_episode(&alice, &show, draft)
             .await
             .unwrap()

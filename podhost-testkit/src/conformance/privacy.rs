@@ -270,7 +270,11 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
             let id = format!("{}-f{}", m.account, m.feeds.len());
             let mut new = NewFeed::titled(id.as_str(), id.as_str());
             new.fields.private = Some(private);
-            let feed = host.create_feed(who, new).await.expect("podcast created");
+            let feed = host
+                .podcasts()
+                .create_feed(who, new)
+                .await
+                .expect("podcast created");
             m.feeds.push(ModelFeed {
                 id: feed.feed.id,
                 private,
@@ -284,7 +288,8 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
                 private: Some(private),
                 ..Default::default()
             };
-            host.update_feed(who, &m.feeds[f].id, &patch)
+            host.podcasts()
+                .update_feed(who, &m.feeds[f].id, &patch)
                 .await
                 .expect("privacy switched");
             m.feeds[f].private = private;
@@ -295,7 +300,8 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
                 logo: Some(media(m, image.map(|i| AUDIO + i))),
                 ..Default::default()
             };
-            host.update_feed(who, &m.feeds[f].id, &patch)
+            host.podcasts()
+                .update_feed(who, &m.feeds[f].id, &patch)
                 .await
                 .expect("artwork set");
             m.feeds[f].artwork = image;
@@ -313,6 +319,7 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
             new.fields.is_public = Some(public);
             new.fields.publish_at = Some(now - SignedDuration::from_hours(1));
             let made = host
+                .podcasts()
                 .create_episode(who, &m.feeds[f].id, new)
                 .await
                 .expect("episode created");
@@ -337,7 +344,8 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
                 ..Default::default()
             };
             let feed = &m.feeds[m.episodes[e].feed].id;
-            host.update_episode(who, feed, m.episodes[e].id, &patch)
+            host.podcasts()
+                .update_episode(who, feed, m.episodes[e].id, &patch)
                 .await
                 .expect("files changed");
             m.episodes[e].audio = audio;
@@ -350,7 +358,8 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
                 ..Default::default()
             };
             let feed = &m.feeds[m.episodes[e].feed].id;
-            host.update_episode(who, feed, m.episodes[e].id, &patch)
+            host.podcasts()
+                .update_episode(who, feed, m.episodes[e].id, &patch)
                 .await
                 .expect("publication changed");
             m.episodes[e].public = public;
@@ -361,10 +370,12 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
             };
             let from = &m.feeds[m.episodes[e].feed].id;
             let copy = host
+                .podcasts()
                 .copy_episode(who, from, m.episodes[e].id, Some(&m.feeds[to].id))
                 .await
                 .expect("episode copied");
-            host.delete_episode(who, from, m.episodes[e].id)
+            host.podcasts()
+                .delete_episode(who, from, m.episodes[e].id)
                 .await
                 .expect("original deleted");
             m.episodes[e].deleted = true;
@@ -381,14 +392,16 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
         Step::DeleteEpisode { episode } => {
             let Some(e) = m.episode(episode) else { return };
             let feed = &m.feeds[m.episodes[e].feed].id;
-            host.delete_episode(who, feed, m.episodes[e].id)
+            host.podcasts()
+                .delete_episode(who, feed, m.episodes[e].id)
                 .await
                 .expect("episode deleted");
             m.episodes[e].deleted = true;
         }
         Step::DeleteFeed { feed } => {
             let Some(f) = m.feed(feed) else { return };
-            host.delete_feed(who, &m.feeds[f].id)
+            host.podcasts()
+                .delete_feed(who, &m.feeds[f].id)
                 .await
                 .expect("podcast deleted");
             m.feeds[f].deleted = true;
@@ -399,6 +412,7 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
         Step::Subscribe { feed } => {
             let Some(f) = m.feed(feed) else { return };
             let s = host
+                .delivery()
                 .add_subscriber(who, &m.feeds[f].id, "listener")
                 .await
                 .expect("subscriber added");
@@ -407,7 +421,7 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
                 id: s.id.clone(),
                 key: s.key().to_string(),
                 revoked: false,
-                handed: vec![host.subscriber_feed_url(&s)],
+                handed: vec![host.delivery().subscriber_feed_url(&s)],
             });
         }
         Step::Revoke { subscriber } => {
@@ -415,7 +429,8 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
                 return;
             };
             let sub = &m.subscribers[s];
-            host.remove_subscriber(who, &m.feeds[sub.feed].id, &sub.id)
+            host.delivery()
+                .remove_subscriber(who, &m.feeds[sub.feed].id, &sub.id)
                 .await
                 .expect("subscriber revoked");
             m.subscribers[s].revoked = true;
@@ -425,7 +440,8 @@ async fn run_step(host: &PodcastHost, who: &Principal, m: &mut Model, step: &Ste
                 private: Some(private),
                 ..Default::default()
             };
-            host.update_media(who, m.files[file].media.id, patch)
+            host.podcasts()
+                .update_media(who, m.files[file].media.id, patch)
                 .await
                 .expect("the podcaster's word taken");
             m.files[file].said = Some(private);
@@ -450,6 +466,7 @@ async fn check(host: &PodcastHost, m: &mut Model, on: &str) -> Result<(), String
     // The public path serves exactly what is public now.
     for (file, f) in m.files.iter().enumerate() {
         let served = host
+            .delivery()
             .public_media(&m.account, f.media.blob.as_str())
             .await
             .is_ok();
@@ -462,7 +479,7 @@ async fn check(host: &PodcastHost, m: &mut Model, on: &str) -> Result<(), String
     }
     // A public podcast's feed links only what the public path serves; a private one has none.
     for f in m.feeds.iter().filter(|f| !f.deleted) {
-        match (host.public_feed(&f.id).await, f.private) {
+        match (host.delivery().public_feed(&f.id).await, f.private) {
             (Ok(PublicFeed::Live(feed)), false) => {
                 let xml = String::from_utf8_lossy(&feed.xml).into_owned();
                 for url in deployment_urls(&xml) {
@@ -473,7 +490,12 @@ async fn check(host: &PodcastHost, m: &mut Model, on: &str) -> Result<(), String
                     else {
                         continue;
                     };
-                    if host.public_media(&m.account, blob).await.is_err() {
+                    if host
+                        .delivery()
+                        .public_media(&m.account, blob)
+                        .await
+                        .is_err()
+                    {
                         return Err(format!(
                             "{on}: the public feed {} links {url}, not served",
                             f.id
@@ -497,7 +519,7 @@ async fn check(host: &PodcastHost, m: &mut Model, on: &str) -> Result<(), String
         let feed = &m.feeds[sub.feed];
         let live = !sub.revoked && !feed.deleted;
         let prefix = format!("{}/private/{}/{}/", TEST_PUBLIC_URL, feed.id, sub.key);
-        match (host.private_feed(&feed.id, &sub.key).await, live) {
+        match (host.delivery().private_feed(&feed.id, &sub.key).await, live) {
             (Ok(Private::Live(rendered)), true) => {
                 let xml = String::from_utf8_lossy(&rendered.xml).into_owned();
                 for url in deployment_urls(&xml) {
@@ -531,7 +553,10 @@ async fn check(host: &PodcastHost, m: &mut Model, on: &str) -> Result<(), String
             let file = m
                 .file_of_blob(blob)
                 .ok_or(format!("{on}: {url} names no file"))?;
-            let answer = host.private_media(&feed.id, &sub.key, blob).await;
+            let answer = host
+                .delivery()
+                .private_media(&feed.id, &sub.key, blob)
+                .await;
             let served = matches!(answer, Ok(Private::Live(_)));
             let expected = live && m.feed_uses(sub.feed, file);
             if served != expected {

@@ -18,21 +18,24 @@ pub async fn two_hosts_share_a_store(store: Arc<dyn ObjectStore>) {
     let (a, _) = test_host(store.clone());
     let (b, _) = test_host(store);
     let alice_a = owner(&a, "alice").await;
-    let alice_b = b.owner(&"alice".parse().unwrap()).await.unwrap();
+    let alice_b = b.access().owner(&"alice".parse().unwrap()).await.unwrap();
     let show = a
+        .podcasts()
         .create_feed(&alice_a, NewFeed::titled("show", "Show"))
         .await
         .unwrap()
         .feed
         .id;
     let ep = a
+        .podcasts()
         .create_episode(&alice_a, &show, NewEpisode::titled("One"))
         .await
         .unwrap()
         .episode
         .id;
     assert_eq!(
-        b.get_episode(&alice_b, &show, ep)
+        b.podcasts()
+            .get_episode(&alice_b, &show, ep)
             .await
             .unwrap()
             .episode
@@ -50,14 +53,23 @@ pub async fn two_hosts_share_a_store(store: Arc<dyn ObjectStore>) {
         ..Default::default()
     };
     let (ra, rb) = tokio::join!(
-        a.update_episode(&alice_a, &show, ep, &from_a),
-        b.update_episode(&alice_b, &show, ep, &from_b),
+        a.podcasts().update_episode(&alice_a, &show, ep, &from_a),
+        b.podcasts().update_episode(&alice_b, &show, ep, &from_b),
     );
     ra.unwrap();
     rb.unwrap();
     for host in [&a, &b] {
-        let who = host.owner(&"alice".parse().unwrap()).await.unwrap();
-        let seen = host.get_episode(&who, &show, ep).await.unwrap().episode;
+        let who = host
+            .access()
+            .owner(&"alice".parse().unwrap())
+            .await
+            .unwrap();
+        let seen = host
+            .podcasts()
+            .get_episode(&who, &show, ep)
+            .await
+            .unwrap()
+            .episode;
         assert_eq!(
             (seen.subtitle.as_str(), seen.author.as_str(), seen.version),
             ("from a", "from b", 3)
@@ -65,8 +77,10 @@ pub async fn two_hosts_share_a_store(store: Arc<dyn ObjectStore>) {
     }
     // Ids handed out by both hosts never collide.
     let (x, y) = tokio::join!(
-        a.create_episode(&alice_a, &show, NewEpisode::titled("from a")),
-        b.create_episode(&alice_b, &show, NewEpisode::titled("from b")),
+        a.podcasts()
+            .create_episode(&alice_a, &show, NewEpisode::titled("from a")),
+        b.podcasts()
+            .create_episode(&alice_b, &show, NewEpisode::titled("from b")),
     );
     assert_ne!(x.unwrap().episode.id, y.unwrap().episode.id);
 }
@@ -75,6 +89,7 @@ pub async fn two_hosts_share_a_store(store: Arc<dyn ObjectStore>) {
 async fn read_whole(host: &PodcastHost, media: &podhost_core::publish::PublicMedia) -> Vec<u8> {
     use futures::TryStreamExt;
     let chunks: Vec<bytes::Bytes> = host
+        .delivery()
         .media_bytes(media, 0..media.size)
         .await
         .expect("the file reads")
@@ -96,8 +111,11 @@ pub async fn publishing(store: Arc<dyn ObjectStore>) {
     let mut new = NewEpisode::titled("Pilot");
     new.fields.media = Some(Some(audio.id));
     new.fields.is_public = Some(true);
-    host.create_episode(&alice, &show, new).await.unwrap();
-    let PublicFeed::Live(feed) = host.public_feed(&show).await.unwrap() else {
+    host.podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
+    let PublicFeed::Live(feed) = host.delivery().public_feed(&show).await.unwrap() else {
         panic!("the feed is live");
     };
     let xml = String::from_utf8(feed.xml.to_vec()).unwrap();
@@ -107,6 +125,7 @@ pub async fn publishing(store: Arc<dyn ObjectStore>) {
         "the enclosure URL: {xml}"
     );
     let media = host
+        .delivery()
         .public_media("alice", audio.blob.as_str())
         .await
         .unwrap();
@@ -114,6 +133,7 @@ pub async fn publishing(store: Arc<dyn ObjectStore>) {
     assert_eq!(read_whole(&host, &media).await, bytes);
     use futures::TryStreamExt;
     let range: Vec<bytes::Bytes> = host
+        .delivery()
         .media_bytes(&media, 10..20)
         .await
         .unwrap()
@@ -122,13 +142,13 @@ pub async fn publishing(store: Arc<dyn ObjectStore>) {
         .unwrap();
     assert_eq!(range.concat(), bytes[10..20]);
     let (second, _) = test_host(store);
-    let PublicFeed::Live(again) = second.public_feed(&show).await.unwrap() else {
+    let PublicFeed::Live(again) = second.delivery().public_feed(&show).await.unwrap() else {
         panic!("the feed is live on the second host");
     };
     assert_eq!(again.etag, feed.etag, "both hosts render the same bytes");
-    host.delete_feed(&alice, &show).await.unwrap();
+    host.podcasts().delete_feed(&alice, &show).await.unwrap();
     assert!(matches!(
-        second.public_feed(&show).await.unwrap(),
+        second.delivery().public_feed(&show).await.unwrap(),
         PublicFeed::Gone
     ));
 }

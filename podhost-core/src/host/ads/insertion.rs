@@ -216,9 +216,12 @@ impl Ads<'_> {
             })
             .await;
         let audio = match audio {
-            Some(blob) if media.size <= MAX_TRANSCRIPT_BYTES => {
-                self.host.public_media(account.as_str(), &blob).await.ok()
-            }
+            Some(blob) if media.size <= MAX_TRANSCRIPT_BYTES => self
+                .host
+                .delivery()
+                .public_media(account.as_str(), &blob)
+                .await
+                .ok(),
             _ => None,
         };
         let Some(audio) = audio else {
@@ -284,7 +287,7 @@ impl Ads<'_> {
 
     /// The JSON chapters of a public file (`/chapters/{account}/{blob}.json`) as `listener`
     /// hears them: moved by the ads their enclosure answer carries (`true`), else as stored.
-    /// `NotFound` as [`PodcastHost::public_chapters`](crate::PodcastHost::public_chapters) answers it.
+    /// `NotFound` as [`Delivery::public_chapters`](crate::Delivery::public_chapters) answers it.
     pub async fn listener_chapters(
         &self,
         account: &str,

@@ -20,7 +20,6 @@ use super::PodcastHost;
 
 pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
 pub use offers::Listener;
-pub(super) use preparation::Scope as PrepareScope;
 
 /// The ads of a host: campaigns, insertion and impressions (see the module's docs). A borrowed
 /// handle, cheap to make: `host.ads().create_campaign(&who, new)`.

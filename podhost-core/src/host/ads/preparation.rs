@@ -144,6 +144,12 @@ fn loudness_jobs(state: &AccountState) -> HashMap<MediaId, &Job> {
 }
 
 impl Ads<'_> {
+    /// Asks for what the ads of every episode of the account wait for (the repair after a
+    /// process was killed between a change and its preparation); how many jobs it asked for.
+    pub(crate) async fn prepare_all_ads(&self, account: &AccountId) -> Result<usize> {
+        self.prepare_ads(account, &Scope::All).await
+    }
+
     /// Asks for what the ads of the episodes in `scope` wait for: a loudness job per episode
     /// file never measured, then (when it is measured: the job's result comes back here) an
     /// encoding job per ad and shape. Background work; a request never calls it.
@@ -215,7 +221,7 @@ fn record(
                 if running || !state.media.contains_key(&media) {
                     continue;
                 }
-                let (job, new) = crate::host::jobs::records::job_for(
+                let (job, new) = crate::host::work::jobs::records::job_for(
                     state,
                     id,
                     media,
@@ -235,8 +241,8 @@ fn record(
                 if asked || !state.media.contains_key(&media) {
                     continue;
                 }
-                let params = crate::host::jobs::AdAudioParams::value(shape);
-                let (job, new) = crate::host::jobs::records::job_for(
+                let params = crate::host::work::jobs::AdAudioParams::value(shape);
+                let (job, new) = crate::host::work::jobs::records::job_for(
                     state,
                     id,
                     media,

@@ -76,7 +76,7 @@ impl Show<'_> {
 /// sound from this deployment, links out. When downloads are redirected to presigned store URLs
 /// (`media_redirects`), images and sound come from the store's own host, which only the store
 /// knows: any host is allowed for them then. Frontends send it with every page
-/// ([`PodcastHost::page_policy`](crate::PodcastHost::page_policy)).
+/// ([`Delivery::page_policy`](crate::Delivery::page_policy)).
 pub fn content_security_policy(urls: &Urls, media_redirects: bool) -> String {
     // The media URLs' prefix, when it is a plain URL a policy can carry (no spaces, `;` or `,`).
     let media = format!("{}/media/", urls.base());

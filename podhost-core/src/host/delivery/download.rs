@@ -1,0 +1,285 @@
+//! A download, answered by one call: [`Delivery::download`] finds the file behind a public
+//! or a subscriber's URL, decides what the listener gets (the stored file, the episode with
+//! its ads, a transcript moved by them, or a redirect to the store) and hands back everything a
+//! frontend needs to answer: validators, type, size, who may cache it, the bytes of any range
+//! (counted for the statistics as they go out). Nothing on this path writes to the store but
+//! the statistics.
+
+use std::{
+    ops::Range,
+    pin::Pin,
+    task::{Context, Poll},
+};
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt, stream::BoxStream};
+use jiff::Timestamp;
+
+use crate::host::{Enclosure, Listener, PodcastHost, Private, RetimedText, StitchedEnclosure};
+use crate::{error::Result, ids::FeedId, publish::PublicMedia, stats::Delivery};
+
+/// The URL a download came to.
+#[derive(Clone, Copy, Debug)]
+pub enum DownloadUrl<'a> {
+    /// `/media/{account}/{blob}/{name}`: a public file.
+    Public {
+        /// The account segment.
+        account: &'a str,
+        /// The blob segment.
+        blob: &'a str,
+    },
+    /// `/private/{feed_id}/{key}/media/{blob}/{name}`: a private podcast's file through a
+    /// subscriber's key.
+    Subscriber {
+        /// The private podcast.
+        feed: &'a FeedId,
+        /// The subscriber's key.
+        key: &'a str,
+        /// The blob segment.
+        blob: &'a str,
+    },
+}
+
+/// What to answer a download.
+pub enum Download {
+    /// The subscriber's key was revoked (410).
+    Revoked,
+    /// The store serves the file: a redirect to its presigned URL.
+    Redirect(DownloadRedirect),
+    /// Bytes to send.
+    Answer(DownloadAnswer),
+}
+
+/// A download the store serves, at a presigned URL (public files only: a subscriber's would
+/// open the file without their key for the URL's lifetime).
+pub struct DownloadRedirect {
+    /// The presigned URL.
+    pub url: String,
+    /// The file's size (to read a `Range` against).
+    pub size: u64,
+    counting: Counting,
+}
+
+impl DownloadRedirect {
+    /// Counts the download of `range` (the bytes asked for: podhost cannot see what the store
+    /// sends).
+    pub fn count(&self, range: Range<u64>) {
+        let mut delivery = self.counting.delivery(range);
+        delivery.delivered = delivery.range.end - delivery.range.start;
+        self.counting.host.analytics().record_download(delivery);
+    }
+}
+
+/// A download podhost answers with bytes.
+pub struct DownloadAnswer {
+    served: Served,
+    counting: Counting,
+}
+
+/// What a download sends.
+enum Served {
+    /// The stored file, as it is.
+    File(PublicMedia),
+    /// The episode with the listener's ads.
+    Stitched(Box<StitchedEnclosure>),
+    /// The episode's transcript, its times moved by the listener's ads.
+    Retimed(Box<RetimedText>),
+}
+
+/// Who downloads what, for the statistics.
+struct Counting {
+    host: PodcastHost,
+    account: String,
+    blob: String,
+    subscriber: Option<String>,
+    listener: Listener,
+}
+
+impl Counting {
+    fn delivery(&self, range: Range<u64>) -> Delivery {
+        Delivery {
+            subscriber: self.subscriber.clone(),
+            account: self.account.clone(),
+            blob: self.blob.clone(),
+            client: self.listener.address,
+            user_agent: self.listener.user_agent.clone(),
+            range,
+            delivered: 0,
+            stitched: None,
+        }
+    }
+}
+
+impl DownloadAnswer {
+    /// Its length in bytes.
+    pub fn size(&self) -> u64 {
+        match &self.served {
+            Served::File(media) => media.size,
+            Served::Stitched(answer) => answer.len(),
+            Served::Retimed(text) => text.bytes.len() as u64,
+        }
+    }
+
+    /// Its strong validator (unquoted).
+    pub fn etag(&self) -> &str {
+        match &self.served {
+            Served::File(media) => &media.etag,
+            Served::Stitched(answer) => &answer.etag,
+            Served::Retimed(text) => &text.etag,
+        }
+    }
+
+    /// When the stored file was written; `None` for a listener's own answer (a date cannot
+    /// tell arrangements apart: it is validated by its ETag alone).
+    pub fn last_modified(&self) -> Option<Timestamp> {
+        match &self.served {
+            Served::File(media) => Some(media.last_modified),
+            _ => None,
+        }
+    }
+
+    /// Its MIME type (the stored file's).
+    pub fn mime(&self) -> &str {
+        &self.media().mime
+    }
+
+    /// Whether it is the stored file, which never changes (a listener's answer changes with
+    /// the campaigns).
+    pub fn immutable(&self) -> bool {
+        matches!(self.served, Served::File(_))
+    }
+
+    /// Whether only the client that asked may keep it: a subscriber's download, or a
+    /// listener's own answer (with their ads).
+    pub fn private(&self) -> bool {
+        self.counting.subscriber.is_some() || !self.immutable()
+    }
+
+    /// The stored file behind it.
+    pub fn media(&self) -> &PublicMedia {
+        match &self.served {
+            Served::File(media) => media,
+            Served::Stitched(answer) => &answer.media,
+            Served::Retimed(text) => &text.media,
+        }
+    }
+
+    /// The ads in it, with where their bytes are (empty for the stored file).
+    pub fn ads(&self) -> &[crate::model::AdSpan] {
+        match &self.served {
+            Served::Stitched(answer) => &answer.ads,
+            _ => &[],
+        }
+    }
+
+    /// The bytes of `range`, counted as they go out: the download is recorded (by IAB's rules,
+    /// see [`crate::stats`]) when the stream ends or is dropped, with the bytes it yielded.
+    pub async fn bytes(&self, range: Range<u64>) -> Result<BoxStream<'static, Result<Bytes>>> {
+        let host = &self.counting.host;
+        let stream = match &self.served {
+            Served::File(media) => host.delivery().media_bytes(media, range.clone()).await?,
+            Served::Stitched(answer) => host.ads().stitched_bytes(answer, range.clone()),
+            Served::Retimed(text) => {
+                let part = text.bytes.slice(range.start as usize..range.end as usize);
+                futures::stream::once(async move { Ok(part) }).boxed()
+            }
+        };
+        let mut delivery = self.counting.delivery(range);
+        if let Served::Stitched(answer) = &self.served {
+            delivery.stitched = Some(answer.delivery());
+        }
+        Ok(Counted {
+            inner: stream,
+            host: host.clone(),
+            delivery: Some(delivery),
+        }
+        .boxed())
+    }
+}
+
+impl super::Delivery<'_> {
+    /// What to answer `listener`'s download at `url`: one call finds the file (404 when it is
+    /// not served there: a private file on the public path, a deleted one), checks the
+    /// subscriber's key, and decides between the stored file (redirected to the store when
+    /// downloads are presigned), the episode with the listener's ads, and a transcript moved by
+    /// them.
+    pub async fn download(self, url: DownloadUrl<'_>, listener: &Listener) -> Result<Download> {
+        let (account, blob, media, subscriber) = match url {
+            DownloadUrl::Public { account, blob } => {
+                let (id, media) = self.host.public_file(account, blob).await?;
+                let media = crate::host::rendering::public_media_of(&id, &media);
+                (id, blob, media, None)
+            }
+            DownloadUrl::Subscriber { feed, key, blob } => {
+                match self.host.delivery().private_media(feed, key, blob).await? {
+                    Private::Live((id, media)) => {
+                        // The key begins with the subscriber's id (`sub_` and 16 characters).
+                        (id, blob, media, key.get(..20).map(str::to_string))
+                    }
+                    Private::Gone => return Ok(Download::Revoked),
+                }
+            }
+        };
+        let counting = Counting {
+            host: self.host.clone(),
+            account: account.as_str().to_string(),
+            blob: blob.to_string(),
+            subscriber,
+            listener: listener.clone(),
+        };
+        let served = match self
+            .host
+            .ads()
+            .enclosure_for(&account, media, listener)
+            .await?
+        {
+            Enclosure::File(media) if counting.subscriber.is_none() => {
+                match self.host.delivery().media_redirect(&media).await? {
+                    Some(url) => {
+                        return Ok(Download::Redirect(DownloadRedirect {
+                            url,
+                            size: media.size,
+                            counting,
+                        }));
+                    }
+                    None => Served::File(media),
+                }
+            }
+            Enclosure::File(media) => Served::File(media),
+            Enclosure::Stitched(answer) => Served::Stitched(answer),
+            Enclosure::Retimed(text) => Served::Retimed(text),
+        };
+        Ok(Download::Answer(DownloadAnswer { served, counting }))
+    }
+}
+
+/// A download's body that counts what it yields and records the delivery when dropped.
+struct Counted {
+    inner: BoxStream<'static, Result<Bytes>>,
+    host: PodcastHost,
+    delivery: Option<Delivery>,
+}
+
+impl Stream for Counted {
+    type Item = Result<Bytes>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let polled = self.inner.poll_next_unpin(cx);
+        if let Poll::Ready(Some(Ok(chunk))) = &polled
+            && let Some(delivery) = self.delivery.as_mut()
+        {
+            // Counted when handed to the frontend: the bytes a client cut off mid-chunk are
+            // not known, at most one chunk (a few KiB to 256 KiB) too many.
+            delivery.delivered += chunk.len() as u64;
+        }
+        polled
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if let Some(delivery) = self.delivery.take() {
+            self.host.analytics().record_download(delivery);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Background work: jobs (analysis, mastering, imports) and their workers, the work index's
+//! passes (scheduled publications, events to deliver), webhooks, WebSub and Podping, sweeps.
+//!
+//! Its boundary is [`Work`], reached through [`PodcastHost::work`]; its commit hook (the work
+//! index) is registered with the kernel.
+//!
+//! **Invariant:** every piece of work is claimed through the store (a lease or a put-if-absent),
+//! so servers sharing a store never do one piece twice at once, and an acknowledged piece of
+//! work survives any of them being killed.
+
+pub(crate) mod jobs;
+pub(crate) mod passes;
+pub(crate) mod sweep;
+pub(crate) mod webhooks;
+
+use super::PodcastHost;
+
+/// The jobs, schedules, webhooks and sweeps of a host (see the module's docs). A borrowed handle, cheap to make and
+/// `Copy`; its methods take it by value, so a future they return borrows only the host:
+/// `host.work().submit_job(&who, kind, media, params)`.
+#[derive(Clone, Copy)]
+pub struct Work<'h> {
+    pub(crate) host: &'h PodcastHost,
+}
+
+impl PodcastHost {
+    /// The jobs, schedules, webhooks and sweeps service.
+    pub fn work(&self) -> Work<'_> {
+        Work { host: self }
+    }
+}
