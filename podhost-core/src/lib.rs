@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod authorization;
 pub mod cache;
 mod catalog;
 mod clock;
@@ -41,6 +42,7 @@ mod urls;
 pub mod webhooks;
 mod work;
 
+pub use authorization::Action;
 pub use catalog::{CatalogConfig, OpenStats};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};

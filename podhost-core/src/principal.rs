@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use crate::{
     error::{Error, Result},
     ids::{AccountId, ClientId, FeedId, Login, MemberId, TokenId},
-    model::{Actor, Capability, Member, Role, Via},
+    model::{Actor, Member, Role, Via},
     scope::{Scope, Scopes},
 };
 
@@ -45,7 +45,7 @@ impl Principal {
     ) -> Self {
         Principal {
             account,
-            scopes: scopes.intersect(&member.role.scopes()),
+            scopes: scopes.intersect(&crate::authorization::role_scopes(member.role)),
             token,
             member: Some(Acting {
                 id: member.id.clone(),
@@ -136,18 +136,6 @@ impl Principal {
         }
     }
 
-    /// `Forbidden`, naming what the role lacks, unless the caller's role has `capability`.
-    pub fn require_capability(&self, capability: Capability) -> Result<()> {
-        let role = self.role();
-        if role.may(capability) {
-            Ok(())
-        } else {
-            Err(Error::Forbidden {
-                message: format!("the role {role} may not {}", capability.describe()),
-            })
-        }
-    }
-
     /// Whether the caller may touch podcast `feed` (a member restricted to some podcasts sees
     /// the others as absent).
     pub fn sees(&self, feed: &FeedId) -> bool {
@@ -174,5 +162,31 @@ impl Principal {
         } else {
             Err(Error::not_found("feed", feed))
         }
+    }
+}
+
+/// The one authorization decision, asked the same way by every service (the table is
+/// [`crate::authorization`]).
+impl Principal {
+    /// `Forbidden` unless the caller may do `action`: its scopes must allow the action's scope
+    /// (the refusal names the scope) and its role must be among the action's (the refusal names
+    /// the role and the action).
+    pub fn authorize(&self, action: crate::authorization::Action) -> Result<()> {
+        let scope = action.scope();
+        if !self.scopes().allows(scope) {
+            return Err(Error::missing_scope(scope));
+        }
+        let role = self.role();
+        if !action.allowed_to(role) {
+            return Err(Error::Forbidden {
+                message: format!("the role {role} may not {}", action.describe()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the caller may do `action` (a site shows only what its caller may do).
+    pub fn may(&self, action: crate::authorization::Action) -> bool {
+        self.authorize(action).is_ok()
     }
 }

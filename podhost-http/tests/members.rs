@@ -29,7 +29,7 @@ async fn member_token(fx: &Fixture, login: &str, role: Role, feeds: Value) -> (S
     let token = fx
         .host
         .access()
-        .create_token(&who, login, role.scopes())
+        .create_token(&who, login, podhost_core::authorization::role_scopes(role))
         .await
         .unwrap();
     (id, token.secret)

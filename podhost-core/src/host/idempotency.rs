@@ -20,7 +20,7 @@ impl PodcastHost {
         let account = who.account().clone();
         let catalog = self.catalog(&account).await?;
         let now = self.now();
-        let owner = self.inner.workers.owner.clone();
+        let owner = self.inner.kernel.owner.clone();
         catalog
             .commit(now, &who.actor(), |state| {
                 if let Some(record) = state.keys.get(key) {
@@ -66,7 +66,7 @@ impl PodcastHost {
     pub async fn renew_keyed(&self, run: &KeyedRun) -> Result<()> {
         let catalog = self.catalog(&run.account).await?;
         let now = self.now();
-        let owner = self.inner.workers.owner.clone();
+        let owner = self.inner.kernel.owner.clone();
         catalog
             .commit(now, &crate::model::Actor::podhost(), |state| {
                 let Some(record) = state.keys.get(&run.key) else {

@@ -34,6 +34,8 @@ pub(super) struct Kernel<H> {
     pub(super) feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
     /// The capabilities' hooks, attached to each catalog as it opens, in this order.
     pub(super) hooks: Vec<CommitHook<H>>,
+    /// This process's name in leases and claims (jobs, passes, keyed requests).
+    pub(super) owner: String,
 }
 
 impl<H> Kernel<H> {
@@ -58,6 +60,7 @@ impl<H> Kernel<H> {
             clock,
             metrics,
             hooks,
+            owner: uuid::Uuid::new_v4().simple().to_string(),
         }
     }
 }

@@ -19,7 +19,7 @@ mod text;
 mod views;
 mod work;
 
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 
 use object_store::{ObjectStore, path::Path};
 
@@ -50,7 +50,6 @@ use crate::{
     config::HostConfig,
     error::{Error, Result},
     ids::AccountId,
-    model::Session,
     state::AccountState,
     urls::Urls,
 };
@@ -101,34 +100,18 @@ struct Inner {
     /// What every capability shares: store, clock, configuration, URLs, metrics, the open
     /// catalogs and their commit hooks.
     kernel: kernel::Kernel<PodcastHost>,
-    token_accounts: std::sync::Mutex<HashMap<String, AccountId>>,
-    /// Addresses this process knows are throttled for bearer tokens, until when.
-    throttled: std::sync::Mutex<HashMap<String, jiff::Timestamp>>,
-    /// Sessions this process read lately.
-    sessions: std::sync::Mutex<HashMap<crate::ids::SessionId, (std::time::Instant, Session)>>,
-    /// When this process last wrote down each token's use.
-    token_uses: std::sync::Mutex<HashMap<crate::ids::TokenId, jiff::Timestamp>>,
-    /// When this process last wrote down that each member acted.
-    members_seen: std::sync::Mutex<HashMap<crate::ids::MemberId, jiff::Timestamp>>,
-    /// Rendered feeds by feed id.
-    rendered: render_cache::RenderCache<crate::ids::FeedId, crate::publish::RenderedFeed>,
-    /// Subscribers' copies of private feeds, by feed and key.
-    private_rendered:
-        render_cache::RenderCache<(crate::ids::FeedId, String), crate::publish::RenderedFeed>,
-    /// Rendered public pages by feed id and episode (none for the podcast page).
-    pages: render_cache::RenderCache<render_cache::PageKey, crate::publish::RenderedPage>,
+    /// What access remembers: tokens' accounts, sessions, throttles, last uses, rate limits.
+    access: access::remembered::Remembered,
+    /// What delivery keeps: rendered feeds and pages, the directory.
+    delivery: delivery::renderings::Renderings,
+    /// What ads keep to answer episodes with ads.
+    ads: ads::offers::Caches,
     /// Downloads recorded, counted and reported.
     analytics: analytics::in_memory::AnalyticsState,
     /// This process's job workers.
-    workers: work::jobs::workers::Workers,
-    /// This process's side of the rate limit.
-    ratelimit: crate::ratelimit::Limiter,
+    work: work::jobs::workers::Workers,
     /// What this process knows of the store's health.
     health: crate::health::Health,
-    /// The public podcasts of the deployment, as this process knows them.
-    directory: Arc<crate::directory::Directory>,
-    /// What this process keeps to answer episodes with ads.
-    insertion: ads::offers::Caches,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -159,33 +142,15 @@ impl PodcastHost {
                 host.ad_preparation(account)
             }];
         let kernel = kernel::Kernel::new(config, store, clock, hooks);
-        let metrics = kernel.metrics.clone();
         PodcastHost {
             inner: Arc::new(Inner {
-                kernel,
-                token_accounts: Default::default(),
-                token_uses: Default::default(),
-                members_seen: Default::default(),
-                sessions: Default::default(),
-                throttled: Default::default(),
-                rendered: render_cache::RenderCache::counted(
-                    render_cache::RENDER_CACHE_BYTES,
-                    metrics.cache_counts("feeds"),
-                ),
-                private_rendered: render_cache::RenderCache::counted(
-                    render_cache::RENDER_CACHE_BYTES,
-                    metrics.cache_counts("private_feeds"),
-                ),
-                pages: render_cache::RenderCache::counted(
-                    render_cache::RENDER_CACHE_BYTES,
-                    metrics.cache_counts("pages"),
-                ),
-                analytics: analytics::in_memory::AnalyticsState::new(&metrics),
-                workers: Default::default(),
-                ratelimit: Default::default(),
+                access: Default::default(),
+                delivery: delivery::renderings::Renderings::new(&kernel.metrics),
+                ads: Default::default(),
+                analytics: analytics::in_memory::AnalyticsState::new(&kernel.metrics),
+                work: Default::default(),
                 health: Default::default(),
-                directory: Default::default(),
-                insertion: Default::default(),
+                kernel,
             }),
         }
     }

@@ -5,10 +5,7 @@ use std::collections::BTreeSet;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    ids::{ClientId, FeedId, Login, MemberId, TokenId},
-    scope::{Scope, Scopes},
-};
+use crate::ids::{ClientId, FeedId, Login, MemberId, TokenId};
 
 /// What a member may do in an account: a fixed set of scopes and capabilities, enforced by the
 /// core on every operation (a token of the member never allows more than its role).
@@ -25,27 +22,6 @@ pub enum Role {
     Author,
     /// Reads their podcasts, statistics and campaigns; writes nothing of the account.
     Analyst,
-}
-
-/// Something a role may or may not do beyond its scopes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capability {
-    /// Publish, schedule or unpublish an episode, or delete a published one.
-    Publish,
-    /// Make, change or remove an owner.
-    ManageOwners,
-}
-
-impl Capability {
-    /// What it is, in words (a refusal names it).
-    pub fn describe(self) -> &'static str {
-        match self {
-            Capability::Publish => {
-                "publish, schedule or unpublish episodes, or delete a published one"
-            }
-            Capability::ManageOwners => "make, change or remove owners",
-        }
-    }
 }
 
 impl Role {
@@ -66,41 +42,6 @@ impl Role {
             Role::Editor => "editor",
             Role::Author => "author",
             Role::Analyst => "analyst",
-        }
-    }
-
-    /// The scopes the role allows: a token of a member of this role allows at most these.
-    pub fn scopes(self) -> Scopes {
-        use Scope as S;
-        let scopes: &[Scope] = match self {
-            Role::Owner | Role::Admin => &Scope::ALL,
-            Role::Editor => &[
-                S::Media,
-                S::Feeds,
-                S::Shows,
-                S::Webhooks,
-                S::Stats,
-                S::Tokens,
-                S::Ads,
-            ],
-            Role::Author => &[S::Media, S::FeedsReadOnly, S::Shows, S::Tokens],
-            Role::Analyst => &[
-                S::MediaReadOnly,
-                S::FeedsReadOnly,
-                S::ShowsReadOnly,
-                S::Stats,
-                S::AdsReadOnly,
-                S::Tokens,
-            ],
-        };
-        scopes.iter().copied().collect()
-    }
-
-    /// Whether the role has a capability.
-    pub fn may(self, capability: Capability) -> bool {
-        match capability {
-            Capability::Publish => !matches!(self, Role::Author | Role::Analyst),
-            Capability::ManageOwners => self == Role::Owner,
         }
     }
 }

@@ -42,8 +42,8 @@ pub use media::{
 };
 pub(crate) use member::Invitation;
 pub use member::{
-    Activity, ActivityObject, Actor, Capability, Invited, ListedMember, Member, MemberPatch,
-    MemberStatus, NewMember, Role, Via,
+    Activity, ActivityObject, Actor, Invited, ListedMember, Member, MemberPatch, MemberStatus,
+    NewMember, Role, Via,
 };
 pub use metadata::{Metadata, MetadataPatch};
 pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};

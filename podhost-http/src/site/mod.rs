@@ -480,7 +480,7 @@ impl Visit<'_> {
             role: who.role(),
             accounts: &accounts,
             members: members.as_deref(),
-            may_manage_members: who.scopes().allows(podhost_core::Scope::Members),
+            may_manage_members: who.may(podhost_core::Action::ManageMembers),
             csrf: &session.csrf,
             tokens: &tokens,
             clients: &clients,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use object_store::ObjectStore;
 use podhost_core::{
-    ActivityQuery, Clock, Error, FeedId, MediaId, MemberId, PodcastHost, Principal, Scopes,
+    Action, ActivityQuery, Clock, Error, FeedId, MediaId, MemberId, PodcastHost, Principal, Scopes,
     model::{
         EpisodePatch, FeedPatch, MemberPatch, NewCampaign, NewEpisode, NewFeed, NewMember,
         Position, Role,
@@ -90,6 +90,27 @@ const TABLE: &[(Capability, [Outcome; 5])] = {
         (CreateOwnToken, [Y, Y, Y, Y, Y]),
     ]
 };
+
+/// The action of the core's authorization table each capability is: the table must say what
+/// this conformance table says, role by role.
+fn action(capability: Capability) -> Action {
+    use Capability::*;
+    match capability {
+        ReadPodcast => Action::ReadPodcasts,
+        CreatePodcast | UpdatePodcast => Action::EditPodcasts,
+        UploadMedia => Action::EditMedia,
+        CreateDraft | EditDraft => Action::EditEpisodes,
+        Publish | EditPublished | DeletePublished => Action::PublishEpisodes,
+        ReadStats => Action::ReadStatistics,
+        CreateCampaign => Action::ManageAds,
+        ReadCampaigns => Action::ReadAds,
+        CreateWebhook => Action::ManageWebhooks,
+        ListMembers | ReadActivity => Action::ReadMembers,
+        InviteEditor => Action::ManageMembers,
+        InviteOwner => Action::ManageOwners,
+        CreateOwnToken => Action::ManageTokens,
+    }
+}
 
 /// The account's things a capability is tried on.
 struct Fixture {
@@ -328,6 +349,16 @@ pub async fn roles(store: Arc<dyn ObjectStore>) {
     }
     let mut wrong = Vec::new();
     for (i, (capability, expected)) in TABLE.iter().enumerate() {
+        for (j, role) in Role::ALL.into_iter().enumerate() {
+            let allowed = action(*capability).allowed_to(role);
+            if allowed != (expected[j] == Y) {
+                wrong.push(format!(
+                    "{capability:?} as {role}: the authorization table says {allowed}, \
+                     expected {:?}",
+                    expected[j]
+                ));
+            }
+        }
         for (j, who) in members.iter().enumerate() {
             let got = attempt(&host, &acme, who, &fixture, *capability, i * 10 + j).await;
             if got != expected[j] {

@@ -10,12 +10,13 @@ use crate::host::{
     secrets::{random_secret, sha256_hex},
 };
 use crate::{
+    authorization::Action,
     catalog::Catalog,
     error::{Error, Result},
     ids::{AccountId, MemberId, TokenId},
     model::{Account, NewToken, Token},
     principal::Principal,
-    scope::{Scope, Scopes},
+    scope::Scopes,
     state::Change,
     store::layout,
 };
@@ -142,7 +143,7 @@ impl Access<'_> {
         label: &str,
         scopes: Scopes,
     ) -> Result<NewToken> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let mut errors = crate::error::FieldErrors::default();
         crate::host::text::check_line(&mut errors, "label", label);
         if scopes.is_empty() {
@@ -212,7 +213,7 @@ impl Access<'_> {
     /// The caller's account's personal tokens (revoked ones included), oldest first, with when
     /// each was last used (to the minute; scope `tokens`). OAuth access tokens are the grants'.
     pub async fn list_tokens(self, who: &Principal) -> Result<Vec<crate::model::ListedToken>> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let catalog = self.host.catalog(who.account()).await?;
         let mut tokens = catalog
             .read(|s| {
@@ -241,7 +242,7 @@ impl Access<'_> {
     /// Revokes a token of the caller's account (scope `tokens`). Revoking twice is not an
     /// error.
     pub async fn revoke_token(self, who: &Principal, id: &TokenId) -> Result<Token> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
         catalog
@@ -277,6 +278,7 @@ impl Access<'_> {
         let cached = self
             .host
             .inner
+            .access
             .token_accounts
             .locked()
             .get(id.as_str())
@@ -290,6 +292,7 @@ impl Access<'_> {
                 // Claims never change, so the mapping can be kept.
                 self.host
                     .inner
+                    .access
                     .token_accounts
                     .locked()
                     .insert(id.as_str().to_string(), account.clone());
@@ -318,13 +321,13 @@ impl Access<'_> {
             {
                 if token.grant.is_none() {
                     self.host
-                        .note_now(&self.host.inner.token_uses, &token.id, || {
+                        .note_now(&self.host.inner.access.token_uses, &token.id, || {
                             layout::token_used(&account, &token.id)
                         })
                         .await;
                 }
                 self.host
-                    .note_now(&self.host.inner.members_seen, &member.id, || {
+                    .note_now(&self.host.inner.access.members_seen, &member.id, || {
                         layout::member_seen(&account, &member.id)
                     })
                     .await;
@@ -350,8 +353,13 @@ impl PodcastHost {
     /// Whether this process has already found the account of `secret`'s token id (so checking
     /// it needs no store access).
     pub(crate) fn knows_token(&self, secret: &str) -> bool {
-        parse_secret(secret)
-            .is_some_and(|id| self.inner.token_accounts.locked().contains_key(id.as_str()))
+        parse_secret(secret).is_some_and(|id| {
+            self.inner
+                .access
+                .token_accounts
+                .locked()
+                .contains_key(id.as_str())
+        })
     }
 }
 
@@ -398,10 +406,8 @@ fn live_token(
 /// Whether `who` may see and revoke personal token `token`: owners and admins every one of the
 /// account, other members their own.
 fn sees_token(who: &Principal, token: &crate::model::Token) -> bool {
-    matches!(
-        who.role(),
-        crate::model::Role::Owner | crate::model::Role::Admin
-    ) || who.member_id() == token.member.as_ref()
+    who.may(crate::authorization::Action::ManageAccountTokens)
+        || who.member_id() == token.member.as_ref()
 }
 
 /// How often a token's last use is written down (at most once per this, per process).

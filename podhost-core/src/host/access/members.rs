@@ -13,14 +13,14 @@ use crate::host::{
     text,
 };
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{AccountId, FeedId, Login, MemberId},
     model::{
-        Activity, Capability, Invited, ListedMember, Member, MemberPatch, MemberStatus, NewMember,
-        Page, PageRequest, Role,
+        Activity, Invited, ListedMember, Member, MemberPatch, MemberStatus, NewMember, Page,
+        PageRequest, Role,
     },
     principal::Principal,
-    scope::Scope,
     state::{AccountState, Change},
     store::layout,
 };
@@ -79,10 +79,7 @@ fn check_feeds(
 /// `Forbidden` when `who` may not touch a member of role `role` (only owners make, change or
 /// remove owners).
 fn check_owner_rule(who: &Principal, role: Role) -> Result<()> {
-    if role == Role::Owner {
-        who.require_capability(Capability::ManageOwners)?;
-    }
-    Ok(())
+    who.authorize(crate::authorization::managing(role))
 }
 
 /// `Conflict` when the change leaves the account without an active owner.
@@ -164,7 +161,7 @@ impl Access<'_> {
     /// The account's members, oldest first, each with when they last acted (scope
     /// `members-read-only`).
     pub async fn list_members(self, who: &Principal) -> Result<Vec<ListedMember>> {
-        who.require(Scope::MembersReadOnly)?;
+        who.authorize(Action::ReadMembers)?;
         let catalog = self.host.catalog(who.account()).await?;
         let mut members: Vec<Member> = catalog
             .read(|s| s.members.values().cloned().collect())
@@ -186,7 +183,7 @@ impl Access<'_> {
 
     /// One member (scope `members-read-only`).
     pub async fn get_member(self, who: &Principal, id: &MemberId) -> Result<Member> {
-        who.require(Scope::MembersReadOnly)?;
+        who.authorize(Action::ReadMembers)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
             .read_found(|s| {
@@ -205,7 +202,7 @@ impl Access<'_> {
         who: &Principal,
         id: &MemberId,
     ) -> Result<Option<Timestamp>> {
-        who.require(Scope::MembersReadOnly)?;
+        who.authorize(Action::ReadMembers)?;
         crate::host::access::accounts::noted_at(self.host, &layout::member_seen(who.account(), id))
             .await
     }
@@ -216,7 +213,7 @@ impl Access<'_> {
     /// new invitation of the same member (the old link stops working); `Conflict` when the
     /// login is an active member already.
     pub async fn invite_member(self, who: &Principal, new: NewMember) -> Result<Invited> {
-        who.require(Scope::Members)?;
+        who.authorize(Action::ManageMembers)?;
         check_owner_rule(who, new.role)?;
         let mut errors = FieldErrors::default();
         let login = match Login::new(&new.login) {
@@ -302,7 +299,7 @@ impl Access<'_> {
         id: &MemberId,
         patch: &MemberPatch,
     ) -> Result<Member> {
-        who.require(Scope::Members)?;
+        who.authorize(Action::ManageMembers)?;
         if let Some(role) = patch.role {
             check_owner_rule(who, role)?;
         }
@@ -344,7 +341,7 @@ impl Access<'_> {
     /// last owner). Their tokens and OAuth grants are revoked in the same change: they stop
     /// working on every server within a second.
     pub async fn remove_member(self, who: &Principal, id: &MemberId) -> Result<()> {
-        who.require(Scope::Members)?;
+        who.authorize(Action::ManageMembers)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
         let login = catalog
@@ -443,7 +440,7 @@ impl Access<'_> {
     /// The account's changes, newest first, paginated (scope `members-read-only`), narrowed by
     /// podcast, time and member. The account keeps its newest 20,000 changes.
     pub async fn activity(self, who: &Principal, query: &ActivityQuery) -> Result<Page<Activity>> {
-        who.require(Scope::MembersReadOnly)?;
+        who.authorize(Action::ReadMembers)?;
         if let Some(feed) = &query.feed {
             who.require_feed(feed)?;
         }

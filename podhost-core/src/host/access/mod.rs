@@ -11,6 +11,7 @@ pub(crate) mod accounts;
 pub(crate) mod members;
 pub(crate) mod oauth;
 pub(crate) mod ratelimit;
+pub(crate) mod remembered;
 pub(crate) mod signin;
 
 use super::PodcastHost;

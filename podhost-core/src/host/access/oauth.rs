@@ -25,6 +25,7 @@ use crate::host::{
     secrets::{random_secret, sha256_hex},
 };
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{AccountId, ClientId, GrantId},
     model::{Actor, Grant, NewOAuthClient, OAuthClient, Token},
@@ -566,7 +567,7 @@ impl Access<'_> {
         confidential: bool,
         scopes: Scopes,
     ) -> Result<NewOAuthClient> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let mut errors = FieldErrors::default();
         crate::host::text::check_line(&mut errors, "name", name);
         if name.trim().is_empty() {
@@ -618,7 +619,7 @@ impl Access<'_> {
 
     /// The caller's OAuth clients (scope `tokens`), oldest first.
     pub async fn list_clients(self, who: &Principal) -> Result<Vec<OAuthClient>> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let catalog = self.host.catalog(who.account()).await?;
         let mut clients: Vec<OAuthClient> = catalog
             .read(|s| s.clients.values().cloned().collect())
@@ -630,7 +631,7 @@ impl Access<'_> {
     /// Deletes one of the caller's OAuth clients (scope `tokens`): no more codes or refreshes
     /// for it (its access tokens end when they expire).
     pub async fn delete_client(self, who: &Principal, id: &ClientId) -> Result<()> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
             .commit(self.host.now(), &who.actor(), |state| {
@@ -645,7 +646,7 @@ impl Access<'_> {
     /// The grants the caller's account gave to OAuth clients (scope `tokens`), newest first,
     /// revoked ones included.
     pub async fn list_grants(self, who: &Principal) -> Result<Vec<Grant>> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let catalog = self.host.catalog(who.account()).await?;
         let mut grants: Vec<Grant> = catalog.read(|s| s.grants.values().cloned().collect()).await;
         grants.sort_by(|a, b| b.created.cmp(&a.created).then(a.id.cmp(&b.id)));
@@ -655,7 +656,7 @@ impl Access<'_> {
     /// Revokes a grant of the caller's account (scope `tokens`): its tokens stop working on
     /// every process within a second, its refresh token is refused.
     pub async fn revoke_grant(self, who: &Principal, id: &GrantId) -> Result<()> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         self.host
             .end_grant(who.account(), id, &who.actor())
             .await
@@ -753,7 +754,7 @@ impl Access<'_> {
     /// The user (the owner of their account, signed in to the site) consented: a code for the
     /// client, and the redirect URI with it and the state.
     pub async fn approve(self, who: &Principal, authorization: &Authorization) -> Result<String> {
-        who.require(Scope::Tokens)?;
+        who.authorize(Action::ManageTokens)?;
         let code = random_secret();
         let stored = Code {
             account: who.account().clone(),

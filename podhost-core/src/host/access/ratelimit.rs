@@ -12,6 +12,7 @@ impl Access<'_> {
     pub async fn rate_check(self, who: &Principal) -> ratelimit::Verdict {
         self.host
             .inner
+            .access
             .ratelimit
             .check(
                 &self.host.inner.kernel.store,

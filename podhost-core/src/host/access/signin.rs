@@ -333,6 +333,7 @@ impl PodcastHost {
     async fn read_session(&self, id: &SessionId) -> Result<Option<Session>> {
         let cached = self
             .inner
+            .access
             .sessions
             .locked()
             .get(id)
@@ -342,7 +343,7 @@ impl PodcastHost {
             return Ok(cached);
         }
         let read: Option<Session> = get_json(self.store(), &layout::session(id)).await?;
-        let mut sessions = self.inner.sessions.locked();
+        let mut sessions = self.inner.access.sessions.locked();
         if sessions.len() > 10_000 {
             sessions.retain(|_, (at, _)| at.elapsed() < SESSION_FRESHNESS);
         }
@@ -358,7 +359,7 @@ impl PodcastHost {
     }
 
     async fn end_session(&self, id: &SessionId) -> Result<()> {
-        self.inner.sessions.locked().remove(id);
+        self.inner.access.sessions.locked().remove(id);
         delete_quietly(self.store(), &layout::session(id)).await
     }
 }
@@ -380,6 +381,7 @@ impl Access<'_> {
         let waiting = self
             .host
             .inner
+            .access
             .throttled
             .locked()
             .get(address)
@@ -400,7 +402,7 @@ impl Access<'_> {
                 let kind = Throttle::TokenAddress;
                 let throttled = self.host.check_throttle(kind, address).await;
                 let failures = self.host.fail_throttle(kind, address).await?;
-                let mut throttled_map = self.host.inner.throttled.locked();
+                let mut throttled_map = self.host.inner.access.throttled.locked();
                 if throttled_map.len() > 100_000 {
                     throttled_map.retain(|_, until| *until > now);
                 }
@@ -516,7 +518,7 @@ impl Access<'_> {
         session.member = Some(member.id);
         session.login = Some(login);
         self.host.put_session(&session).await?;
-        self.host.inner.sessions.locked().remove(&session.id);
+        self.host.inner.access.sessions.locked().remove(&session.id);
         Ok(session)
     }
 
@@ -550,6 +552,7 @@ impl Access<'_> {
             self.host.put_session(&session).await?;
             self.host
                 .inner
+                .access
                 .sessions
                 .locked()
                 .insert(id, (std::time::Instant::now(), session.clone()));
@@ -577,7 +580,7 @@ impl Access<'_> {
             })
             .ok_or(Error::Unauthenticated)?;
         self.host
-            .note_now(&self.host.inner.members_seen, &member.id, || {
+            .note_now(&self.host.inner.access.members_seen, &member.id, || {
                 layout::member_seen(&session.account, &member.id)
             })
             .await;

@@ -9,11 +9,11 @@ use jiff::civil::Date;
 use super::Ads;
 use crate::host::analytics::{day_of, period};
 use crate::{
+    authorization::Action,
     error::{Error, Result},
     ids::{AccountId, CampaignId, EpisodeId, FeedId},
     model::Campaign,
     principal::Principal,
-    scope::Scope,
     state::Change,
     stats::{
         CampaignStats, ClosedDay, ImpressionDay, ImpressionEpisode, ImpressionRow, StatsQuery,
@@ -47,7 +47,7 @@ impl Ads<'_> {
     /// A campaign's impressions, in total, per day since it was created and per episode (scope
     /// `ads-read-only`).
     pub async fn campaign_stats(&self, who: &Principal, id: &CampaignId) -> Result<CampaignStats> {
-        who.require(Scope::AdsReadOnly)?;
+        who.authorize(Action::ReadAds)?;
         let catalog = self.host.catalog(who.account()).await?;
         let campaign = catalog
             .read(|state| state.campaigns.get(id).cloned())
@@ -71,8 +71,8 @@ impl Ads<'_> {
         who: &Principal,
         query: &StatsQuery,
     ) -> Result<Vec<ImpressionRow>> {
-        who.require(Scope::Stats)?;
-        if who.require(Scope::AdsReadOnly).is_err() {
+        who.authorize(Action::ReadStatistics)?;
+        if who.authorize(Action::ReadAds).is_err() {
             return Ok(Vec::new());
         }
         let (from, to) = period(query, day_of(self.host.now()))?;

@@ -5,12 +5,12 @@
 use super::Ads;
 use crate::host::text;
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::CampaignId,
     model::{Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position},
     principal::Principal,
     probe::MediaKind,
-    scope::Scope,
     state::{AccountState, Change},
 };
 
@@ -108,7 +108,7 @@ fn view(
 impl Ads<'_> {
     /// Creates an ad campaign (scope `ads`).
     pub async fn create_campaign(&self, who: &Principal, new: NewCampaign) -> Result<CampaignView> {
-        who.require(Scope::Ads)?;
+        who.authorize(Action::ManageAds)?;
         let media = new
             .media
             .ok_or_else(|| Error::invalid("media_id", "the ad's audio file is required"))?;
@@ -150,7 +150,7 @@ impl Ads<'_> {
 
     /// The caller's campaigns, oldest first (scope `ads-read-only`).
     pub async fn list_campaigns(&self, who: &Principal) -> Result<Vec<CampaignView>> {
-        who.require(Scope::AdsReadOnly)?;
+        who.authorize(Action::ReadAds)?;
         let catalog = self.host.catalog(who.account()).await?;
         let mut campaigns: Vec<Campaign> = catalog
             .read(|state| {
@@ -177,7 +177,7 @@ impl Ads<'_> {
 
     /// One of the caller's campaigns (scope `ads-read-only`).
     pub async fn get_campaign(&self, who: &Principal, id: &CampaignId) -> Result<CampaignView> {
-        who.require(Scope::AdsReadOnly)?;
+        who.authorize(Action::ReadAds)?;
         let (campaign, impressions) = self.campaign_and_impressions(who, id).await?;
         let settled = self.host.config().catalog.refresh_interval;
         Ok(view(campaign, impressions, self.host.now(), settled))
@@ -191,7 +191,7 @@ impl Ads<'_> {
         id: &CampaignId,
         patch: &CampaignPatch,
     ) -> Result<CampaignView> {
-        who.require(Scope::Ads)?;
+        who.authorize(Action::ManageAds)?;
         let paused = match patch.status {
             None => None,
             Some(CampaignStatus::Paused) => Some(true),
@@ -305,7 +305,7 @@ impl Ads<'_> {
 
     /// Deletes one of the caller's campaigns (scope `ads`); its ad file stays.
     pub async fn delete_campaign(&self, who: &Principal, id: &CampaignId) -> Result<()> {
-        who.require(Scope::Ads)?;
+        who.authorize(Action::ManageAds)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
         catalog

@@ -38,6 +38,6 @@ impl PodcastHost {
 /// What this process keeps for ads (the kernel is reached through `host`).
 impl Ads<'_> {
     fn state(&self) -> &offers::Caches {
-        &self.host.inner.insertion
+        &self.host.inner.ads
     }
 }

@@ -12,11 +12,11 @@ use jiff::{Timestamp, ToSpan, civil::Date, tz::TimeZone};
 use super::Analytics;
 use crate::stats::{listener_address, parts_digest};
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{AccountId, EpisodeId, FeedId},
     principal::Principal,
     probe::MediaKind,
-    scope::Scope,
     stats::{
         AppCount, CLOSE_GRACE, ClosedDay, DEFAULT_DAYS, DayCount, DayCounts, Delivery,
         EpisodeCount, FeedCount, MAX_DAYS, MAX_PENDING, Pending, StatsQuery, StatsReport, agents,
@@ -373,7 +373,7 @@ impl Analytics<'_> {
         who: &Principal,
         query: &StatsQuery,
     ) -> Result<(Date, Date, Vec<(Date, ClosedDay)>)> {
-        who.require(Scope::Stats)?;
+        who.authorize(Action::ReadStatistics)?;
         let today = day_of(self.host.now());
         let (from, to) = period(query, today)?;
         let account = who.account().clone();
@@ -614,7 +614,7 @@ impl Analytics<'_> {
         who: &Principal,
         feed: Option<&FeedId>,
     ) -> Result<crate::stats::StatsNames> {
-        who.require(Scope::Stats)?;
+        who.authorize(Action::ReadStatistics)?;
         if let Some(feed) = feed {
             who.require_feed(feed)?;
         }

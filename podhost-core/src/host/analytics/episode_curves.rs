@@ -5,10 +5,10 @@ use jiff::{Timestamp, tz::TimeZone};
 use super::{Analytics, downloads::day_of};
 use crate::host::refs::feed_not_found;
 use crate::{
+    authorization::Action,
     error::{Error, Result},
     ids::{EpisodeId, FeedId},
     principal::Principal,
-    scope::Scope,
     stats::curves::{CURVE_DAYS, Curves, EpisodeCurve, age_day, days_lived, median},
 };
 
@@ -22,7 +22,7 @@ impl Analytics<'_> {
     /// the episodes that lived each whole day (scope `stats`). `NotFound` for a podcast that is
     /// not the caller's.
     pub async fn episode_curves(&self, who: &Principal, feed: &FeedId) -> Result<Curves> {
-        who.require(Scope::Stats)?;
+        who.authorize(Action::ReadStatistics)?;
         who.require_feed(feed)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();

@@ -10,6 +10,7 @@
 
 pub(crate) mod download;
 pub(crate) mod publish;
+pub(crate) mod renderings;
 pub(crate) mod subscribers;
 
 use super::PodcastHost;
@@ -26,5 +27,13 @@ impl PodcastHost {
     /// The feeds, pages and downloads service.
     pub fn delivery(&self) -> Delivery<'_> {
         Delivery { host: self }
+    }
+}
+
+impl<'h> Delivery<'h> {
+    /// The public podcasts of the deployment as this process knows them; the work index keeps
+    /// it current as commits change what is public.
+    pub(crate) fn directory(self) -> &'h std::sync::Arc<crate::directory::Directory> {
+        &self.host.inner.delivery.directory
     }
 }

@@ -60,7 +60,7 @@ impl Delivery<'_> {
         let (account, catalog) = self.host.public_catalog(id).await?;
         let now = self.host.now();
         let version = catalog.fresh_seq().await;
-        if let Some(rendered) = self.host.inner.rendered.get(id, &version, now) {
+        if let Some(rendered) = self.host.inner.delivery.rendered.get(id, &version, now) {
             return Ok(PublicFeed::Live(rendered));
         }
         let links = crate::urls::FeedLinks::Public(self.host.urls());
@@ -99,7 +99,7 @@ impl Delivery<'_> {
             })
             .await?;
         if let PublicFeed::Live(rendered) = &answer {
-            self.host.inner.rendered.put(
+            self.host.inner.delivery.rendered.put(
                 id.clone(),
                 version,
                 rendered.changes_at,
@@ -123,6 +123,7 @@ impl Delivery<'_> {
     pub async fn public_podcasts(self, limit: usize) -> Result<Vec<(FeedId, String)>> {
         self.host
             .inner
+            .delivery
             .directory
             .podcasts(self.host.store(), limit)
             .await
@@ -133,7 +134,12 @@ impl Delivery<'_> {
     /// index), so that the first home page is answered from memory; then a listing of the
     /// entries, fetching only those changed since the index was written.
     pub async fn warm_directory(self) -> Result<()> {
-        self.host.inner.directory.warm(self.host.store()).await
+        self.host
+            .inner
+            .delivery
+            .directory
+            .warm(self.host.store())
+            .await
     }
 
     /// A podcast's public web page (`episode` none), or the page of one of its published
@@ -147,7 +153,7 @@ impl Delivery<'_> {
         let now = self.host.now();
         let version = catalog.fresh_seq().await;
         let key = (id.clone(), episode);
-        if let Some(rendered) = self.host.inner.pages.get(&key, &version, now) {
+        if let Some(rendered) = self.host.inner.delivery.pages.get(&key, &version, now) {
             return Ok(PublicPage::Live(rendered));
         }
         let urls = self.host.urls().clone();
@@ -210,6 +216,7 @@ impl Delivery<'_> {
         if let PublicPage::Live(rendered) = &answer {
             self.host
                 .inner
+                .delivery
                 .pages
                 .put(key, version, rendered.changes_at, rendered.clone());
         }

@@ -5,12 +5,12 @@
 use super::Delivery;
 use crate::host::{PodcastHost, rendering::render_rss, secrets::random_secret};
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{AccountId, FeedId, SubscriberId},
     model::Subscriber,
     principal::Principal,
     publish::{PublicMedia, RenderedFeed},
-    scope::Scope,
     state::{AccountState, Change},
 };
 
@@ -94,7 +94,7 @@ impl Delivery<'_> {
         feed: &FeedId,
         label: &str,
     ) -> Result<Subscriber> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         who.require_feed(feed)?;
         let mut errors = FieldErrors::default();
         crate::host::text::check_line(&mut errors, "label", label);
@@ -127,7 +127,7 @@ impl Delivery<'_> {
     /// The subscribers of one of the caller's podcasts, oldest first, revoked ones included
     /// (scope `feeds-read-only`).
     pub async fn list_subscribers(self, who: &Principal, feed: &FeedId) -> Result<Vec<Subscriber>> {
-        who.require(Scope::FeedsReadOnly)?;
+        who.authorize(Action::ReadPodcasts)?;
         who.require_feed(feed)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
@@ -155,7 +155,7 @@ impl Delivery<'_> {
         feed: &FeedId,
         id: &SubscriberId,
     ) -> Result<Subscriber> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         who.require_feed(feed)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
@@ -196,6 +196,7 @@ impl Delivery<'_> {
         if let Some(rendered) = self
             .host
             .inner
+            .delivery
             .private_rendered
             .get(&cache_key, &version, now)
         {
@@ -232,7 +233,7 @@ impl Delivery<'_> {
             })
             .await?;
         if let Private::Live(rendered) = &answer {
-            self.host.inner.private_rendered.put(
+            self.host.inner.delivery.private_rendered.put(
                 cache_key,
                 version,
                 rendered.changes_at,

@@ -11,15 +11,15 @@ use crate::host::{
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{EpisodeId, FeedId, JobId},
     model::{
-        Capability, Episode, EpisodeListQuery, EpisodePatch, EpisodeRef, EpisodeView,
-        ItunesEpisode, NewEpisode, Page,
+        Episode, EpisodeListQuery, EpisodePatch, EpisodeRef, EpisodeView, ItunesEpisode,
+        NewEpisode, Page,
     },
     principal::Principal,
     probe::MediaKind,
-    scope::Scope,
     state::{AccountState, Change, Records, WithMedia},
 };
 
@@ -84,7 +84,7 @@ fn check_publishing(
     after: Option<&Episode>,
 ) -> Result<()> {
     if before.is_some_and(|e| e.is_public) || after.is_some_and(|e| e.is_public) {
-        who.require_capability(Capability::Publish)?;
+        who.authorize(Action::PublishEpisodes)?;
     }
     Ok(())
 }
@@ -273,7 +273,7 @@ impl PodcastHost {
         new: &NewEpisode,
         files: &EpisodeFiles,
     ) -> Result<EpisodeView> {
-        who.require(Scope::Shows)?;
+        who.authorize(Action::EditEpisodes)?;
         who.require_feed(feed)?;
         let mut e = FieldErrors::default();
         if let Some(guid) = &new.guid {
@@ -338,7 +338,7 @@ impl PodcastHost {
         patch: &EpisodePatch,
         files: &EpisodeFiles,
     ) -> Result<EpisodeView> {
-        who.require(Scope::Shows)?;
+        who.authorize(Action::EditEpisodes)?;
         who.require_feed(feed)?;
         files.check(who, feed, patch)?;
         let catalog = self.catalog(who.account()).await?;
@@ -409,7 +409,7 @@ impl Podcasts<'_> {
     /// Checks that the caller may create episodes in `feed` (scope `shows`, the feed is one of
     /// theirs), so that a frontend can refuse a request before storing its uploads.
     pub async fn check_episode_target(self, who: &Principal, feed: &FeedId) -> Result<()> {
-        who.require(Scope::Shows)?;
+        who.authorize(Action::EditEpisodes)?;
         who.require_feed(feed)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
@@ -458,7 +458,7 @@ impl Podcasts<'_> {
         feed: &FeedId,
         id: EpisodeId,
     ) -> Result<EpisodeView> {
-        who.require(Scope::ShowsReadOnly)?;
+        who.authorize(Action::ReadEpisodes)?;
         who.require_feed(feed)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
@@ -498,7 +498,7 @@ impl Podcasts<'_> {
         query: &EpisodeListQuery,
         render: impl Fn(Page<EpisodeRef<'_>>) -> R,
     ) -> Result<R> {
-        who.require(Scope::ShowsReadOnly)?;
+        who.authorize(Action::ReadEpisodes)?;
         who.require_feed(feed)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
@@ -561,7 +561,7 @@ impl Podcasts<'_> {
 
     /// Deletes an episode (its media files stay).
     pub async fn delete_episode(self, who: &Principal, feed: &FeedId, id: EpisodeId) -> Result<()> {
-        who.require(Scope::Shows)?;
+        who.authorize(Action::EditEpisodes)?;
         who.require_feed(feed)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
@@ -596,7 +596,7 @@ impl Podcasts<'_> {
         id: EpisodeId,
         to: Option<&FeedId>,
     ) -> Result<EpisodeView> {
-        who.require(Scope::Shows)?;
+        who.authorize(Action::EditEpisodes)?;
         who.require_feed(feed)?;
         let target = to.unwrap_or(feed);
         who.require_feed(target)?;

@@ -3,11 +3,11 @@
 
 use super::Podcasts;
 use crate::{
+    authorization::Action,
     error::{Error, Result},
     ids::{FeedId, MediaId},
     model::{EpisodeView, FeedView, Media},
     principal::Principal,
-    scope::Scope,
 };
 
 /// One podcast as it is: its record, every episode (drafts included), every media file it uses,
@@ -32,12 +32,12 @@ impl Podcasts<'_> {
     /// and `media-read-only`), read at one moment. The RSS is rendered even when the podcast
     /// moved away (its feed URL then answers a redirect).
     pub async fn export_feed(self, who: &Principal, id: &FeedId) -> Result<FeedExport> {
-        for scope in [
-            Scope::FeedsReadOnly,
-            Scope::ShowsReadOnly,
-            Scope::MediaReadOnly,
+        for action in [
+            Action::ReadPodcasts,
+            Action::ReadEpisodes,
+            Action::ReadMedia,
         ] {
-            who.require(scope)?;
+            who.authorize(action)?;
         }
         who.require_feed(id)?;
         let catalog = self.host.catalog(who.account()).await?;

@@ -9,6 +9,7 @@ use crate::host::{
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::FeedId,
     model::{
@@ -17,7 +18,6 @@ use crate::{
     },
     principal::Principal,
     probe::MediaKind,
-    scope::Scope,
     state::{AccountState, Change},
 };
 
@@ -150,7 +150,7 @@ impl PodcastHost {
         id: &FeedId,
         staged: &StagedUpload,
     ) -> Result<FeedView> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         who.require_feed(id)?;
         staged.check(who, &UploadTarget::Feed(id.clone()), "logo")?;
         if staged.facts().kind != MediaKind::Image {
@@ -201,7 +201,7 @@ impl Podcasts<'_> {
     /// Creates a feed. Its id is claimed deployment-wide with put-if-absent: `Conflict` when
     /// any account holds it (deleted feeds' ids stay taken: their URLs are public).
     pub async fn create_feed(self, who: &Principal, new: NewFeed) -> Result<FeedView> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         if !who.sees_all() {
             return Err(Error::Forbidden {
                 message: "a member restricted to some podcasts cannot create podcasts".into(),
@@ -283,7 +283,7 @@ impl Podcasts<'_> {
         id: &FeedId,
         patch: &FeedPatch,
     ) -> Result<FeedView> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         who.require_feed(id)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
@@ -353,7 +353,7 @@ impl Podcasts<'_> {
 
     /// One feed of the caller's account.
     pub async fn get_feed(self, who: &Principal, id: &FeedId) -> Result<FeedView> {
-        who.require(Scope::FeedsReadOnly)?;
+        who.authorize(Action::ReadPodcasts)?;
         who.require_feed(id)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
@@ -363,7 +363,7 @@ impl Podcasts<'_> {
 
     /// The caller's feeds, by id.
     pub async fn list_feeds(self, who: &Principal, page: PageRequest) -> Result<Page<FeedView>> {
-        who.require(Scope::FeedsReadOnly)?;
+        who.authorize(Action::ReadPodcasts)?;
         let catalog = self.host.catalog(who.account()).await?;
         let (start, size) = page.bounds();
         let (items, total) = catalog
@@ -401,7 +401,7 @@ impl Podcasts<'_> {
 
     /// Deletes a feed and its episodes (not its media files). Its id stays taken.
     pub async fn delete_feed(self, who: &Principal, id: &FeedId) -> Result<()> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         who.require_feed(id)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
@@ -426,7 +426,7 @@ impl Podcasts<'_> {
         who: &Principal,
         id: &FeedId,
     ) -> Result<Option<jiff::Timestamp>> {
-        who.require(Scope::FeedsReadOnly)?;
+        who.authorize(Action::ReadPodcasts)?;
         who.require_feed(id)?;
         let catalog = self.host.catalog(who.account()).await?;
         Ok(catalog

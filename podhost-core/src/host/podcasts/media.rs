@@ -12,6 +12,7 @@ use crate::host::{
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{AccountId, MediaId},
     model::{
@@ -20,7 +21,6 @@ use crate::{
     },
     principal::Principal,
     probe::{self, Sniffer},
-    scope::Scope,
     state::{AccountState, Change},
 };
 
@@ -64,7 +64,7 @@ impl PodcastHost {
         staged: &StagedUpload,
         category: Option<String>,
     ) -> Result<Media> {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         staged.check(who, &UploadTarget::Media, "media")?;
         let mut errors = FieldErrors::default();
         check_category(&mut errors, category.as_deref());
@@ -162,7 +162,7 @@ impl Podcasts<'_> {
         S: Stream<Item = std::result::Result<Bytes, E>> + Send,
         E: std::fmt::Display,
     {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         let mut errors = FieldErrors::default();
         check_category(&mut errors, new.category.as_deref());
         errors.into_result()?;
@@ -194,7 +194,7 @@ impl Podcasts<'_> {
     /// Read off the list's orders (`MediaOrder`): a page costs its files, never a sort of the
     /// account's; a `strict` name its matches; only a substring filter walks the names.
     pub async fn list_media(self, who: &Principal, query: &MediaListQuery) -> Result<Page<Media>> {
-        who.require(Scope::MediaReadOnly)?;
+        who.authorize(Action::ReadMedia)?;
         let catalog = self.host.catalog(who.account()).await?;
         let filter = query.filter.as_deref().filter(|f| !f.is_empty());
         let descending = query.sort_dir == SortDir::Desc;
@@ -264,7 +264,7 @@ impl Podcasts<'_> {
 
     /// One media file of the caller's account.
     pub async fn get_media(self, who: &Principal, id: MediaId) -> Result<Media> {
-        who.require(Scope::MediaReadOnly)?;
+        who.authorize(Action::ReadMedia)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
             .read_found(|s| media_or_not_found(s, id).cloned())
@@ -274,7 +274,7 @@ impl Podcasts<'_> {
     /// Deletes a media file; `Conflict` naming the users while a feed or episode uses it. The
     /// blob goes too unless a copy shares it.
     pub async fn delete_media(self, who: &Principal, id: MediaId) -> Result<()> {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
         let removed = catalog
@@ -310,7 +310,7 @@ impl Podcasts<'_> {
     /// Copies a media file under a new name (made unique) and category. The copy shares the
     /// immutable blob.
     pub async fn copy_media(self, who: &Principal, id: MediaId, copy: MediaCopy) -> Result<Media> {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         let mut errors = FieldErrors::default();
         if copy.label.trim().is_empty() {
             errors.add("label", "the name of the copy is required");
@@ -349,7 +349,7 @@ impl Podcasts<'_> {
         id: MediaId,
         patch: MediaPatch,
     ) -> Result<Media> {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         let mut errors = FieldErrors::default();
         let name = match &patch.name {
             Some(name) if name.trim().is_empty() => {

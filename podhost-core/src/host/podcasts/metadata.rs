@@ -5,12 +5,12 @@ use super::Podcasts;
 use crate::host::{file_tags, work::jobs};
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{EpisodeId, FeedId, MediaId},
     model::{Job, JobKind, Media, Metadata, MetadataPatch},
     principal::Principal,
     probe::{ArtworkCheck, MediaKind},
-    scope::Scope,
     state::Change,
     tags::{self, Tags},
 };
@@ -18,7 +18,7 @@ use crate::{
 impl Podcasts<'_> {
     /// A media file's metadata (scope `media` or `media-read-only`).
     pub async fn media_metadata(self, who: &Principal, id: MediaId) -> Result<Metadata> {
-        who.require(Scope::MediaReadOnly)?;
+        who.authorize(Action::ReadMedia)?;
         let media = self.host.podcasts().get_media(who, id).await?;
         let (tags, tags_error) = if media.kind() == MediaKind::Audio {
             match file_tags::read_file_tags(self.host.store(), who.account(), &media).await {
@@ -60,7 +60,7 @@ impl Podcasts<'_> {
         id: MediaId,
         patch: MetadataPatch,
     ) -> Result<(Metadata, Option<Job>)> {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         if let Some(Some(adbreak)) = &patch.adbreak
             && adbreak.midrolls.iter().any(|t| !t.is_finite() || *t < 0.0)
         {
@@ -187,7 +187,7 @@ impl Podcasts<'_> {
         feed: &FeedId,
         episode: EpisodeId,
     ) -> Result<Job> {
-        who.require(Scope::Shows)?;
+        who.authorize(Action::EditEpisodes)?;
         let catalog = self.host.catalog(who.account()).await?;
         let reserved = self.host.reserve_job(who.account()).await?;
         let now = self.host.now();

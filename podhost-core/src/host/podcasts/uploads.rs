@@ -17,12 +17,12 @@ use object_store::{ObjectStore, path::Path};
 
 use crate::host::{file_tags, text};
 use crate::{
+    authorization::Action,
     error::{Error, Result},
     ids::{AccountId, FeedId, MediaId},
     model::{BlobKey, Media},
     principal::Principal,
     probe::{MediaFacts, MediaKind},
-    scope::Scope,
     store::delete_quietly,
     tags::Chapter,
 };
@@ -168,12 +168,12 @@ impl Podcasts<'_> {
         E: std::fmt::Display,
     {
         match &target {
-            UploadTarget::Media => who.require(Scope::Media)?,
+            UploadTarget::Media => who.authorize(Action::EditMedia)?,
             UploadTarget::Episode(feed) => {
                 self.host.podcasts().check_episode_target(who, feed).await?
             }
             UploadTarget::Feed(feed) => {
-                who.require(Scope::Feeds)?;
+                who.authorize(Action::EditPodcasts)?;
                 self.host.podcasts().get_feed(who, feed).await.map(drop)?;
             }
         }

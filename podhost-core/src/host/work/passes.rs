@@ -165,7 +165,7 @@ impl PodcastHost {
             store: self.store().clone(),
             account: account.clone(),
             notify: self.config().notify.any(),
-            directory: self.inner.directory.clone(),
+            directory: self.delivery().directory().clone(),
         })
     }
 
@@ -180,7 +180,7 @@ impl PodcastHost {
     ) -> Result<Option<Result<T>>> {
         let store = self.store();
         let unit = format!("{kind}/{account}");
-        let owner = self.inner.workers.owner.as_str();
+        let owner = self.inner.kernel.owner.as_str();
         if !work::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
             self.metrics().work(kind, "held_elsewhere");
             return Ok(None);
@@ -284,7 +284,7 @@ impl PodcastHost {
         for (feed, title) in podcasts {
             list(
                 self.store(),
-                &self.inner.directory,
+                self.delivery().directory(),
                 account,
                 &feed,
                 title,
@@ -327,7 +327,7 @@ impl Work<'_> {
         renderer: &dyn EventRenderer,
     ) -> Result<WorkPass> {
         let store = self.host.store();
-        let owner = self.host.inner.workers.owner.as_str();
+        let owner = self.host.inner.kernel.owner.as_str();
         let mut pass = WorkPass::default();
         for kind in SubscriptionKind::ALL {
             pass.pending.insert(kind.channel(), 0);

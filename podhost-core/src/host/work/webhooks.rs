@@ -7,10 +7,10 @@ use jiff::Timestamp;
 
 use crate::host::{PodcastHost, text, views::snapshot};
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::AccountId,
     principal::Principal,
-    scope::Scope,
     state::Change,
     webhooks::{
         SendOutcome, WebhookRequest, WebhookSender,
@@ -379,7 +379,7 @@ impl Work<'_> {
     /// Subscribes `new.url` to the caller's events (scope `webhooks`). The secret is generated
     /// when not given; it is in the returned record and never shown again.
     pub async fn create_webhook(self, who: &Principal, new: NewWebhook) -> Result<Webhook> {
-        who.require(Scope::Webhooks)?;
+        who.authorize(Action::ManageWebhooks)?;
         require_every_podcast(who)?;
         let mut errors = FieldErrors::default();
         if let Err(message) = target::check_url(&new.url, self.host.config().allow_private_webhooks)
@@ -436,7 +436,7 @@ impl Work<'_> {
 
     /// The caller's subscriptions (scope `webhooks`).
     pub async fn list_webhooks(self, who: &Principal) -> Result<Vec<Webhook>> {
-        who.require(Scope::Webhooks)?;
+        who.authorize(Action::ManageWebhooks)?;
         require_every_podcast(who)?;
         let catalog = self.host.catalog(who.account()).await?;
         Ok(catalog
@@ -453,7 +453,7 @@ impl Work<'_> {
 
     /// One of the caller's subscriptions (scope `webhooks`).
     pub async fn get_webhook(self, who: &Principal, id: &str) -> Result<Webhook> {
-        who.require(Scope::Webhooks)?;
+        who.authorize(Action::ManageWebhooks)?;
         require_every_podcast(who)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
@@ -470,7 +470,7 @@ impl Work<'_> {
 
     /// Removes one of the caller's subscriptions (scope `webhooks`); nothing more is sent to it.
     pub async fn delete_webhook(self, who: &Principal, id: &str) -> Result<()> {
-        who.require(Scope::Webhooks)?;
+        who.authorize(Action::ManageWebhooks)?;
         require_every_podcast(who)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
@@ -532,7 +532,7 @@ impl Work<'_> {
         sender: &dyn WebhookSender,
         renderer: &dyn EventRenderer,
     ) -> Result<WebhookRun> {
-        who.require(Scope::Webhooks)?;
+        who.authorize(Action::ManageWebhooks)?;
         require_every_podcast(who)?;
         self.host.announce_publications(who.account()).await?;
         self.host

@@ -15,6 +15,7 @@ use crate::host::{
     text,
 };
 use crate::{
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{EpisodeId, FeedId},
     import::{
@@ -27,7 +28,6 @@ use crate::{
     model::{EpisodePatch, FeedPatch, NewEpisode, NewFeed},
     principal::Principal,
     probe::MediaKind,
-    scope::Scope,
     tags::Chapter,
 };
 use fields::{channel_patch, item_patch};
@@ -512,7 +512,7 @@ impl Podcasts<'_> {
         fetcher: &dyn Fetcher,
         progress: &dyn ImportProgress,
     ) -> Result<ImportReport> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         if !who.sees_all() {
             return Err(Error::Forbidden {
                 message: "a member restricted to some podcasts cannot import podcasts".into(),

@@ -7,11 +7,11 @@ use super::output::{Analysed, JobOutput};
 use crate::host::{PodcastHost, file_tags};
 use crate::{
     analysis::{self, SilenceOptions, SilenceReport, WaveformOptions},
+    authorization::Action,
     error::{Error, FieldErrors, Result},
     ids::{AccountId, MediaId},
     model::{Job, JobKind, Media, MetadataPatch},
     principal::Principal,
-    scope::Scope,
     tags::Chapter,
 };
 
@@ -394,7 +394,7 @@ impl PodcastHost {
         media: MediaId,
         pick: impl Fn(&Media) -> Option<T>,
     ) -> Result<T> {
-        who.require(Scope::MediaReadOnly)?;
+        who.authorize(Action::ReadMedia)?;
         let catalog = self.catalog(who.account()).await?;
         let file = catalog
             .read(|state| state.media.get(&media).cloned())

@@ -26,13 +26,13 @@ pub(crate) use master::AdAudioParams;
 use crate::host::PodcastHost;
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
+    authorization::Action,
     error::{Error, Result},
     ids::{AccountId, JobId, MediaId},
     jobs::{self, Lease},
     model::{Job, JobKind, JobStatus},
     principal::Principal,
     request::RequestContext,
-    scope::Scope,
     state::Change,
     store::delete_quietly,
 };
@@ -61,7 +61,7 @@ impl PodcastHost {
         recorded: Option<&JobId>,
     ) {
         if recorded == Some(reserved) {
-            self.inner.workers.wake.notify_one();
+            self.inner.work.wake.notify_one();
         } else {
             let _ = jobs::forget(self.store(), account, reserved).await;
         }
@@ -107,28 +107,28 @@ impl PodcastHost {
                 continue;
             }
             let lease_for = self.config().jobs.lease;
-            let owner = &self.inner.workers.owner;
+            let owner = &self.inner.kernel.owner;
             let Some(lease) =
                 jobs::claim(self.store(), &account, &id, owner, now, lease_for).await?
             else {
                 continue;
             };
-            self.inner.workers.running.locked().insert(id.clone());
+            self.inner.work.running.locked().insert(id.clone());
             let host = self.clone();
             tokio::spawn(async move {
                 let _permit = permit;
                 if let Err(e) = host.run_attempt(&account, job, lease).await {
                     tracing::warn!(%account, job = %id, error = %e, "a job attempt could not be recorded; it will be taken over");
                 }
-                host.inner.workers.running.locked().remove(&id);
-                host.inner.workers.wake.notify_one();
+                host.inner.work.running.locked().remove(&id);
+                host.inner.work.wake.notify_one();
             });
         }
         Ok(())
     }
 
     fn is_running(&self, id: &JobId) -> bool {
-        self.inner.workers.running.locked().contains(id)
+        self.inner.work.running.locked().contains(id)
     }
 
     /// One attempt, as work of the request that asked for the job: its log lines carry that
@@ -364,7 +364,7 @@ impl Work<'_> {
         kind: JobKind,
         params: Value,
     ) -> Result<Job> {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         kinds::check_params(kind, &params)?;
         let catalog = self.host.catalog(who.account()).await?;
         let id = self.host.reserve_job(who.account()).await?;
@@ -396,7 +396,7 @@ impl Work<'_> {
         url: &str,
         feed_id: Option<&str>,
     ) -> Result<Job> {
-        who.require(Scope::Feeds)?;
+        who.authorize(Action::EditPodcasts)?;
         let params = serde_json::json!({ "url": url.trim(), "feed_id": feed_id });
         kinds::check_params(JobKind::Import, &params)?;
         crate::webhooks::target::check_fetch_url(url, self.host.config().allow_private_webhooks)
@@ -436,7 +436,7 @@ impl Work<'_> {
 
     /// One of the caller's jobs (scope `media` or `media-read-only`).
     pub async fn get_job(self, who: &Principal, id: &JobId) -> Result<Job> {
-        who.require(Scope::MediaReadOnly)?;
+        who.authorize(Action::ReadMedia)?;
         let catalog = self.host.catalog(who.account()).await?;
         catalog
             .read_found(|state| {
@@ -455,7 +455,7 @@ impl Work<'_> {
     /// while another process runs it. Returns the job as it ended. Other queued jobs are left to
     /// the workers.
     pub async fn run_job(self, who: &Principal, id: &JobId) -> Result<Job> {
-        who.require(Scope::Media)?;
+        who.authorize(Action::EditMedia)?;
         let account = who.account();
         let catalog = self.host.catalog(account).await?;
         loop {
@@ -468,7 +468,7 @@ impl Work<'_> {
             }
             if !self.host.is_running(id) {
                 let lease_for = self.host.config().jobs.lease;
-                let owner = &self.host.inner.workers.owner;
+                let owner = &self.host.inner.kernel.owner;
                 let claimed = jobs::claim(
                     self.host.store(),
                     account,
@@ -479,9 +479,9 @@ impl Work<'_> {
                 )
                 .await?;
                 if let Some(lease) = claimed {
-                    self.host.inner.workers.running.locked().insert(id.clone());
+                    self.host.inner.work.running.locked().insert(id.clone());
                     let ran = self.host.run_attempt(account, job, lease).await;
-                    self.host.inner.workers.running.locked().remove(id);
+                    self.host.inner.work.running.locked().remove(id);
                     if let Err(e) = ran {
                         // The store failed; the next attempt is claimed once the lease expired.
                         tracing::warn!(job = %id, error = %e, "a job attempt could not be recorded; it will be taken over");
@@ -506,7 +506,7 @@ impl Work<'_> {
             }
             tokio::select! {
                 () = &mut stop => break,
-                () = self.host.inner.workers.wake.notified() => {}
+                () = self.host.inner.work.wake.notified() => {}
                 () = tokio::time::sleep(config.poll) => {}
             }
         }
