@@ -123,18 +123,18 @@ impl Action {
         all
     };
 
-    fn row(self) -> &'static (Action, Scope, &'static [Role]) {
+    const fn row(self) -> &'static (Action, Scope, &'static [Role]) {
         // The table lists the actions in their declared order (a test keeps it so).
         &TABLE[self as usize]
     }
 
     /// The scope a token needs for the action.
-    pub fn scope(self) -> Scope {
+    pub const fn scope(self) -> Scope {
         self.row().1
     }
 
     /// The roles that may do the action.
-    pub fn roles(self) -> &'static [Role] {
+    pub const fn roles(self) -> &'static [Role] {
         self.row().2
     }
 

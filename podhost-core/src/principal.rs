@@ -6,7 +6,7 @@ use crate::{
     error::{Error, Result},
     ids::{AccountId, ClientId, FeedId, Login, MemberId, TokenId},
     model::{Actor, Member, Role, Via},
-    scope::{Scope, Scopes},
+    scope::Scopes,
 };
 
 /// Who is calling: made only by the core ([`Access::authenticate`](crate::Access::authenticate)
@@ -124,15 +124,6 @@ impl Principal {
             via: self.via,
             token: self.token.clone(),
             client: self.client.clone(),
-        }
-    }
-
-    /// `Forbidden` unless the caller has a scope that allows `scope`.
-    pub fn require(&self, scope: Scope) -> Result<()> {
-        if self.scopes.allows(scope) {
-            Ok(())
-        } else {
-            Err(Error::missing_scope(scope))
         }
     }
 

@@ -194,10 +194,10 @@ impl Api {
             Endpoint::Site(endpoint) => site::answer(self, endpoint, &parts, body).await,
             Endpoint::OAuth(endpoint) => oauth::answer(self, endpoint, &parts, body).await,
             Endpoint::Ops(endpoint) => {
-                // An operator's route with a scope (the metrics) needs a token of it.
-                if let Some(scope) = row.scope {
+                // An operator's route with an action (the metrics) needs a token that may do it.
+                if let Some(action) = row.action {
                     let allowed = match self.authenticate(&parts).await {
-                        Ok(who) => who.require(scope).map_err(ApiError::from),
+                        Ok(who) => who.authorize(action).map_err(ApiError::from),
                         Err(e) => Err(e),
                     };
                     if let Err(e) = allowed {
@@ -226,8 +226,8 @@ impl Api {
         let verdict = self.host.access().rate_check(&who).await;
         let mut answer = if verdict.allowed {
             let checked = row
-                .scope
-                .map_or(Ok(()), |scope| who.require(scope))
+                .action
+                .map_or(Ok(()), |action| who.authorize(action))
                 .map_err(ApiError::from)
                 .and_then(|()| known_params(row, &query));
             match checked {

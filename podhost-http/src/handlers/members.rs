@@ -60,7 +60,7 @@ async fn invite<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let (who, new) = call
         .read::<members::NewMember>(api.config.max_json_bytes)
         .await?;
-    let role = new.role.role()?;
+    let role = new.role.0;
     let feeds = new.feeds.map(feed_ids).transpose()?;
     let invited = api
         .host
@@ -104,7 +104,7 @@ async fn update<B: RequestBody>(api: &Api, call: Call<B>, id: &MemberId) -> Answ
         .await?;
     let patch = MemberPatch {
         name: change.name,
-        role: change.role.map(|r| r.role()).transpose()?,
+        role: change.role.map(|r| r.0),
         feeds: match change.feeds.patch() {
             None => None,
             Some(None) => Some(None),

@@ -41,9 +41,7 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     let (who, new) = call
         .read::<wire::access::NewToken>(api.config.max_json_bytes)
         .await?;
-    let names: Vec<String> = new.scopes.into_iter().map(|s| s.0).collect();
-    let scopes = Scopes::parse_list(&names.join(","))
-        .map_err(|e| podhost_core::Error::invalid("scopes", e.to_string()))?;
+    let scopes: Scopes = new.scopes.into_iter().map(|s| s.0).collect();
     let label = new.label.unwrap_or_default();
     let made = api.host.access().create_token(&who, &label, scopes).await?;
     let shown = wire::access::CreatedToken {

@@ -9,7 +9,7 @@
 //!
 //!     /// a file
 //!     GetMedia { media_id: MediaId } = GET "/api/media/{media_id}",
-//!         Spec::token(Scope::MediaReadOnly)
+//!         Spec::token(Action::ReadMedia)
 //!             .answers(200, "the file", Shape::Bare(schema::<wire::media::MediaRecord>()));
 //! }
 //! ```
@@ -76,7 +76,11 @@ macro_rules! endpoints {
                         }),*],
                         surface: $crate::routes::Surface::$surface,
                         tag: $tag,
-                        scope: SPEC.scope,
+                        action: SPEC.action,
+                        scope: match SPEC.action {
+                            Some(action) => Some(action.scope()),
+                            None => None,
+                        },
                         query: SPEC.query,
                         body: SPEC.body,
                         addition: SPEC.addition,

@@ -1,7 +1,7 @@
 //! Operating a deployment: probes for a load balancer or an orchestrator (no token), and the
 //! metrics for Prometheus (a token of scope `metrics`). No rate limit; never a download.
 
-use podhost_core::Scope;
+use podhost_core::Action;
 
 use crate::{
     routes::{Shape, Spec, declare::endpoints},
@@ -30,7 +30,7 @@ endpoints! {
     /// durations, bytes sent, jobs, deliveries, commits, store requests, caches, downloads; also
     /// served without a token on `--metrics-listen`
     Metrics {} = GET "/metrics",
-        Spec::token(Scope::Metrics)
+        Spec::token(Action::ReadMetrics)
             .addition()
             .answers(200, "the metrics", Shape::Document(crate::metrics::MEDIA_TYPE))
             .errors(&[401, 403]);

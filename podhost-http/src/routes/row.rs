@@ -4,7 +4,7 @@
 //! [`Spec`] built with `const` methods.
 
 use http::Method;
-use podhost_core::Scope;
+use podhost_core::{Action, Scope};
 use serde_json::Value;
 
 use super::params::PathParam;
@@ -147,11 +147,12 @@ impl Shape {
 }
 
 /// What a row says besides its identity: who may call it, what it reads and answers. Built in
-/// `const` context: `Spec::token(Scope::Media).query(&[...]).answers(200, "...", shape)`.
+/// `const` context: `Spec::token(Action::EditMedia).query(&[...]).answers(200, "...", shape)`.
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
-    /// The scope a token needs; `None`: no token at all.
-    pub scope: Option<Scope>,
+    /// What a caller does by calling it, in the core's authorization table; `None`: no token
+    /// at all.
+    pub action: Option<Action>,
     /// The query parameters it knows.
     pub query: &'static [QueryParam],
     /// The body it reads, with an example.
@@ -179,7 +180,7 @@ pub struct Made {
 
 impl Spec {
     const BLANK: Spec = Spec {
-        scope: None,
+        action: None,
         query: &[],
         body: BodyKind::None,
         success: Success {
@@ -192,10 +193,11 @@ impl Spec {
         makes: None,
     };
 
-    /// An operation of the specification that needs a token with `scope`.
-    pub const fn token(scope: Scope) -> Spec {
+    /// An operation of the specification that needs a token that may do `action` (its scope
+    /// is the action's, [`Action::scope`]).
+    pub const fn token(action: Action) -> Spec {
         let mut spec = Spec::BLANK;
-        spec.scope = Some(scope);
+        spec.action = Some(action);
         spec
     }
 
@@ -270,7 +272,10 @@ pub struct Route {
     pub surface: Surface,
     /// The group it belongs to: the OpenAPI tag.
     pub tag: &'static str,
-    /// The scope a token needs; `None`: no token at all.
+    /// What a caller does by calling it, in the core's authorization table; `None`: no token
+    /// at all.
+    pub action: Option<Action>,
+    /// The scope a token needs (the action's; derived, never declared); `None`: no token.
     pub scope: Option<Scope>,
     /// The query parameters it knows (on [`Surface::strict_query`] routes any other is
     /// refused with 422).

@@ -34,11 +34,7 @@ pub fn token(t: &Token, last_used: Option<jiff::Timestamp>) -> TokenRecord {
     TokenRecord {
         id: t.id.as_str().to_string(),
         label: t.label.clone(),
-        scopes: t
-            .scopes
-            .iter()
-            .map(|s| ScopeName(s.as_str().to_string()))
-            .collect(),
+        scopes: t.scopes.iter().map(ScopeName).collect(),
         created: t.created.to_string(),
         last_used: last_used.map(|t| t.to_string()),
         revoked: t.revoked.map(|t| t.to_string()),

@@ -9,10 +9,11 @@ use serde_json::{Value, json};
 
 use super::{Example, schema::Clearable};
 
-/// A role's name (`owner`, `admin`, `editor`, `author`, `analyst`): the core's list.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A role by its name (`owner`, `admin`, `editor`, `author`, `analyst`): the core's [`Role`],
+/// read and written by its serde names, described by the core's list.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct RoleName(pub String);
+pub struct RoleName(pub Role);
 
 impl JsonSchema for RoleName {
     fn schema_name() -> Cow<'static, str> {
@@ -26,13 +27,6 @@ impl JsonSchema for RoleName {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
         json_schema!({"type": "string", "enum": names})
-    }
-}
-
-impl RoleName {
-    /// The core's role (`Invalid`, naming `role`, for another name).
-    pub fn role(&self) -> Result<Role, podhost_core::Error> {
-        self.0.parse()
     }
 }
 
@@ -66,7 +60,7 @@ pub fn member(m: &Member, last_seen: Option<jiff::Timestamp>) -> MemberRecord {
         id: m.id.to_string(),
         login: m.login.to_string(),
         name: m.name.clone(),
-        role: RoleName(m.role.as_str().to_string()),
+        role: RoleName(m.role),
         feeds: m
             .feeds
             .as_ref()

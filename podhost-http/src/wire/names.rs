@@ -1,5 +1,6 @@
-//! Names whose list is the core's (scopes, event kinds): their schemas enumerate the core's
-//! list, so the document follows the core.
+//! Names whose list is the core's (scopes, event kinds): the wire carries the core's enums,
+//! read and written by their names, and their schemas enumerate the core's list, so the
+//! document follows the core.
 
 use std::borrow::Cow;
 
@@ -7,10 +8,10 @@ use podhost_core::{Scope, webhooks::event::EventKind};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
-/// A scope's name (`media`, `shows-read-only`, ...).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A scope by its name (`media`, `shows-read-only`, ...).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ScopeName(pub String);
+pub struct ScopeName(pub Scope);
 
 impl JsonSchema for ScopeName {
     fn schema_name() -> Cow<'static, str> {
@@ -27,10 +28,24 @@ impl JsonSchema for ScopeName {
     }
 }
 
-/// An event's name (`episode.published`, ...).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct EventName(pub String);
+/// An event kind by its name (`episode.published`, ...).
+#[derive(Debug, Clone, Copy)]
+pub struct EventName(pub EventKind);
+
+impl Serialize for EventName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <Cow<'de, str>>::deserialize(deserializer)?;
+        EventKind::parse(&name)
+            .map(EventName)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown event {name:?}")))
+    }
+}
 
 impl JsonSchema for EventName {
     fn schema_name() -> Cow<'static, str> {

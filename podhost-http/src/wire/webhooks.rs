@@ -38,11 +38,7 @@ pub fn webhook(w: &Webhook, with_secret: bool) -> WebhookRecord {
     WebhookRecord {
         id: w.id.clone(),
         url: w.url.clone(),
-        events: w
-            .events
-            .iter()
-            .map(|k| EventName(k.as_str().to_string()))
-            .collect(),
+        events: w.events.iter().map(|k| EventName(*k)).collect(),
         description: w.description.clone(),
         created: w.created.to_string(),
         secret: with_secret.then(|| w.secret.clone()),
@@ -169,7 +165,11 @@ impl WebhookCreate {
     pub fn new_webhook(self) -> NewWebhook {
         NewWebhook {
             url: self.url,
-            events: self.events.into_iter().map(|e| e.0).collect(),
+            events: self
+                .events
+                .into_iter()
+                .map(|e| e.0.as_str().to_string())
+                .collect(),
             description: self.description,
             secret: self.secret,
         }

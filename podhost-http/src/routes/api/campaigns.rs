@@ -1,6 +1,6 @@
 //! Ad campaigns.
 
-use podhost_core::{CampaignId, Scope};
+use podhost_core::{Action, CampaignId};
 
 use crate::{
     routes::{BodyKind, Shape, Spec, declare::endpoints},
@@ -16,14 +16,14 @@ endpoints! {
 
     /// the caller's ad campaigns, oldest first
     ListCampaigns {} = GET "/api/campaigns",
-        Spec::token(Scope::AdsReadOnly)
+        Spec::token(Action::ReadAds)
             .addition()
             .answers(200, "the campaigns", Shape::DataList(schema::<wire::campaigns::CampaignRecord>()));
 
     /// an ad campaign: the ad (an audio file), its positions, its podcasts (none: all), its dates
     /// and its impressions goal
     CreateCampaign {} = POST "/api/campaigns",
-        Spec::token(Scope::Ads)
+        Spec::token(Action::ManageAds)
             .addition()
             .body(BodyKind::Json {
                 schema: example::<wire::campaigns::CampaignCreate>(),
@@ -34,13 +34,13 @@ endpoints! {
 
     /// one campaign, with its impressions and status
     GetCampaign { campaign_id: CampaignId } = GET "/api/campaigns/{campaign_id}",
-        Spec::token(Scope::AdsReadOnly)
+        Spec::token(Action::ReadAds)
             .addition()
             .answers(200, "the campaign", Shape::Data(schema::<wire::campaigns::CampaignRecord>()));
 
     /// change a campaign; `{"status": "paused"}` pauses it and `{"status": "active"}` resumes it
     UpdateCampaign { campaign_id: CampaignId } = PUT "/api/campaigns/{campaign_id}",
-        Spec::token(Scope::Ads)
+        Spec::token(Action::ManageAds)
             .addition()
             .body(BodyKind::Json {
                 schema: example::<wire::campaigns::CampaignUpdate>(),
@@ -51,13 +51,13 @@ endpoints! {
     /// a campaign's impressions (IAB v2.3: every byte of the ad sent, once per listener, ad and
     /// day), in total, per day since it was made and per episode
     CampaignStats { campaign_id: CampaignId } = GET "/api/stats/campaigns/{campaign_id}",
-        Spec::token(Scope::AdsReadOnly)
+        Spec::token(Action::ReadAds)
             .addition()
             .answers(200, "the statistics", Shape::Data(schema::<wire::campaigns::CampaignStatsRecord>()));
 
     /// delete a campaign (its ad file stays)
     DeleteCampaign { campaign_id: CampaignId } = DELETE "/api/campaigns/{campaign_id}",
-        Spec::token(Scope::Ads)
+        Spec::token(Action::ManageAds)
             .addition()
             .answers(204, "deleted", Shape::Empty);
 }

@@ -1,6 +1,6 @@
 //! A podcast's episodes (shows): list, read, create, update, delete, copy.
 
-use podhost_core::{EpisodeId, FeedId, Scope};
+use podhost_core::{Action, EpisodeId, FeedId};
 use serde_json::json;
 
 use crate::{
@@ -17,7 +17,7 @@ endpoints! {
 
     /// list episodes
     ListEpisodes { feed_id: FeedId } = GET "/api/feed/{feed_id}/shows",
-        Spec::token(Scope::ShowsReadOnly)
+        Spec::token(Action::ReadEpisodes)
             .query(&[
                 PAGE_NUMBER,
                 PAGE_SIZE,
@@ -42,7 +42,7 @@ endpoints! {
     /// create an episode; files sent in `media` (its audio) and `cover` become media items in the
     /// same commit as the episode
     CreateEpisode { feed_id: FeedId } = POST "/api/feed/{feed_id}/show",
-        Spec::token(Scope::Shows)
+        Spec::token(Action::EditEpisodes)
             .body(BodyKind::Multipart {
                 schema: example::<wire::episodes::EpisodeCreate>(),
                 file: Some("media"),
@@ -53,7 +53,7 @@ endpoints! {
 
     /// get an episode
     GetEpisode { feed_id: FeedId, show_id: EpisodeId } = GET "/api/feed/{feed_id}/show/{show_id}",
-        Spec::token(Scope::ShowsReadOnly)
+        Spec::token(Action::ReadEpisodes)
             .query(&[QueryParam {
                 name: "feed_id",
                 schema: || json!({"type": "string"}),
@@ -63,7 +63,7 @@ endpoints! {
 
     /// change an episode
     UpdateEpisode { feed_id: FeedId, show_id: EpisodeId } = PUT "/api/feed/{feed_id}/show/{show_id}",
-        Spec::token(Scope::Shows)
+        Spec::token(Action::EditEpisodes)
             .body(BodyKind::Json {
                 schema: example::<wire::episodes::EpisodeFields>(),
                 required: false,
@@ -73,12 +73,12 @@ endpoints! {
 
     /// delete an episode
     DeleteEpisode { feed_id: FeedId, show_id: EpisodeId } = DELETE "/api/feed/{feed_id}/show/{show_id}",
-        Spec::token(Scope::Shows)
+        Spec::token(Action::EditEpisodes)
             .answers(204, "deleted", Shape::Empty);
 
     /// copy an episode as a draft
     CopyEpisode { feed_id: FeedId, show_id: EpisodeId } = POST "/api/feed/{feed_id}/show/{show_id}/copy",
-        Spec::token(Scope::Shows)
+        Spec::token(Action::EditEpisodes)
             .query(&[QueryParam {
                 name: "feed_id_to",
                 schema: || json!({"type": "string"}),

@@ -1,6 +1,6 @@
 //! Podcasts (feeds): create, import, list, read, update, delete.
 
-use podhost_core::{FeedId, Scope};
+use podhost_core::{Action, FeedId};
 
 use crate::{
     routes::{BodyKind, Shape, Spec, declare::endpoints, query::*},
@@ -16,13 +16,13 @@ endpoints! {
 
     /// list podcasts
     ListFeeds {} = GET "/api/feeds",
-        Spec::token(Scope::FeedsReadOnly)
+        Spec::token(Action::ReadPodcasts)
             .query(&[PAGE_NUMBER, PAGE_SIZE])
             .answers(200, "the podcasts", Shape::DataList(schema::<wire::feeds::FeedListItem>()));
 
     /// create a podcast
     CreateFeed {} = POST "/api/feeds",
-        Spec::token(Scope::Feeds)
+        Spec::token(Action::EditPodcasts)
             .addition()
             .body(BodyKind::Json {
                 schema: example::<wire::feeds::FeedCreate>(),
@@ -35,7 +35,7 @@ endpoints! {
     /// import a podcast from its RSS feed on another host, with its episodes and files (a
     /// background job; running it again completes it and duplicates nothing)
     ImportFeed {} = POST "/api/feeds/import",
-        Spec::token(Scope::Feeds)
+        Spec::token(Action::EditPodcasts)
             .addition()
             .body(BodyKind::Json {
                 schema: example::<wire::feeds::FeedImport>(),
@@ -47,12 +47,12 @@ endpoints! {
 
     /// get a podcast
     GetFeed { feed_id: FeedId } = GET "/api/feeds/{feed_id}",
-        Spec::token(Scope::FeedsReadOnly)
+        Spec::token(Action::ReadPodcasts)
             .answers(200, "the podcast", Shape::Data(schema::<wire::feeds::FeedRecord>()));
 
     /// change a podcast
     UpdateFeed { feed_id: FeedId } = PUT "/api/feeds/{feed_id}",
-        Spec::token(Scope::Feeds)
+        Spec::token(Action::EditPodcasts)
             .addition()
             .body(BodyKind::Json {
                 schema: example::<wire::feeds::FeedFields>(),
@@ -63,6 +63,6 @@ endpoints! {
 
     /// delete a podcast and its episodes
     DeleteFeed { feed_id: FeedId } = DELETE "/api/feeds/{feed_id}",
-        Spec::token(Scope::Feeds)
+        Spec::token(Action::EditPodcasts)
             .answers(204, "deleted", Shape::Empty);
 }

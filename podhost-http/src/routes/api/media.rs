@@ -1,6 +1,6 @@
 //! Media files: upload, list, read, rename, copy, delete.
 
-use podhost_core::{MediaId, Scope};
+use podhost_core::{Action, MediaId};
 use serde_json::json;
 
 use crate::{
@@ -17,7 +17,7 @@ endpoints! {
 
     /// list files
     ListMedia {} = GET "/api/media",
-        Spec::token(Scope::MediaReadOnly)
+        Spec::token(Action::ReadMedia)
             .query(&[
                 QueryParam {
                     name: "sort_by",
@@ -46,7 +46,7 @@ endpoints! {
 
     /// upload a file
     UploadMedia {} = POST "/api/media",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .body(BodyKind::Multipart {
                 schema: schema::<wire::media::MediaUpload>(),
                 file: Some("media"),
@@ -57,12 +57,12 @@ endpoints! {
 
     /// get a file
     GetMedia { media_id: MediaId } = GET "/api/media/{media_id}",
-        Spec::token(Scope::MediaReadOnly)
+        Spec::token(Action::ReadMedia)
             .answers(200, "the file", Shape::Bare(schema::<wire::media::MediaRecord>()));
 
     /// rename a file (its download URL keeps its name) or move it to another category
     UpdateMedia { media_id: MediaId } = PUT "/api/media/{media_id}",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .addition()
             .body(BodyKind::Json {
                 schema: example::<wire::media::MediaUpdate>(),
@@ -73,13 +73,13 @@ endpoints! {
 
     /// delete a file
     DeleteMedia { media_id: MediaId } = DELETE "/api/media/{media_id}",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .answers(204, "deleted", Shape::Empty)
             .errors(&[409]);
 
     /// copy a file
     CopyMedia { media_id: MediaId } = POST "/api/media/{media_id}/copy",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .body(BodyKind::Json {
                 schema: example::<wire::media::MediaCopy>(),
                 required: true,

@@ -1,6 +1,6 @@
 //! A media file's metadata: its facts, tags, chapters, cover and ad breaks.
 
-use podhost_core::{MediaId, Scope};
+use podhost_core::{Action, MediaId};
 
 use crate::{
     routes::{BodyKind, Shape, Spec, declare::endpoints},
@@ -16,13 +16,13 @@ endpoints! {
 
     /// a media file's metadata: facts, the tags read from the file, ad breaks
     GetMetadata { id: MediaId } = GET "/api/media/{id}/metadata",
-        Spec::token(Scope::MediaReadOnly)
+        Spec::token(Action::ReadMedia)
             .answers(200, "the metadata", Shape::Data(schema::<wire::metadata::MetadataRecord>()));
 
     /// change a media file's metadata: ad breaks at once; tags, chapters and cover written into a
     /// new file (a new URL) by the job in `job`
     PutMetadata { id: MediaId } = PUT "/api/media/{id}/metadata",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .body(BodyKind::Json {
                 schema: example::<wire::metadata::MetadataUpdate>(),
                 required: false,

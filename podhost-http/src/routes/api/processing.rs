@@ -1,6 +1,6 @@
 //! Processing audio in the background: waveforms, silences, loudness, and the jobs that make them.
 
-use podhost_core::{JobId, MediaId, Scope};
+use podhost_core::{Action, JobId, MediaId};
 use serde_json::json;
 
 use crate::{
@@ -18,7 +18,7 @@ endpoints! {
 
     /// generate a waveform (a background job; BBC audiowaveform's format)
     GenerateWaveform { id: MediaId } = POST "/api/generate/waveform/{id}",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .body(BodyKind::Json {
                 schema: example::<wire::jobs::WaveformOptions>(),
                 required: false,
@@ -29,7 +29,7 @@ endpoints! {
 
     /// detect silences and suggest ad breaks (a background job; ffmpeg silencedetect's rule)
     GenerateSilence { id: MediaId } = POST "/api/generate/silence/{id}",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .body(BodyKind::Json {
                 schema: example::<wire::jobs::SilenceOptions>(),
                 required: false,
@@ -41,7 +41,7 @@ endpoints! {
     /// measure loudness by EBU R128 (a background job; the decode that measures it also stores the
     /// waveform and silences at their default options)
     GenerateLoudness { id: MediaId } = POST "/api/generate/loudness/{id}",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .makes(&["job_id"], "/data/id")
             .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
 
@@ -49,7 +49,7 @@ endpoints! {
     /// file (MP3) carrying the original's tags, chapters and cover (a background job; its result
     /// links the new file)
     GenerateMaster { id: MediaId } = POST "/api/generate/master/{id}",
-        Spec::token(Scope::Media)
+        Spec::token(Action::EditMedia)
             .body(BodyKind::Json {
                 schema: example::<wire::jobs::MasterOptions>(),
                 required: false,
@@ -60,14 +60,14 @@ endpoints! {
 
     /// a background job
     GetJob { job_id: JobId } = GET "/api/jobs/{job_id}",
-        Spec::token(Scope::MediaReadOnly)
+        Spec::token(Action::ReadMedia)
             .addition()
             .answers(200, "the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
 
     /// the latest waveform of a file, in audiowaveform's JSON (not wrapped, for peaks.js) or `.dat`
     /// form
     GetWaveform { id: MediaId } = GET "/api/media/{id}/waveform",
-        Spec::token(Scope::MediaReadOnly)
+        Spec::token(Action::ReadMedia)
             .addition()
             .query(&[QueryParam {
                 name: "format",
@@ -78,14 +78,14 @@ endpoints! {
 
     /// the latest silence report of a file
     GetSilence { id: MediaId } = GET "/api/media/{id}/silence",
-        Spec::token(Scope::MediaReadOnly)
+        Spec::token(Action::ReadMedia)
             .addition()
             .answers(200, "the silences and suggested mid-roll positions", Shape::Data(schema::<wire::jobs::Silences>()));
 
     /// the loudness of a file (integrated, range, true peak, sample peak), once an analysis job
     /// measured it
     GetLoudness { id: MediaId } = GET "/api/media/{id}/loudness",
-        Spec::token(Scope::MediaReadOnly)
+        Spec::token(Action::ReadMedia)
             .addition()
             .answers(200, "the loudness", Shape::Data(schema::<wire::jobs::Loudness>()));
 }
