@@ -40,7 +40,7 @@ mod store;
 pub mod tags;
 mod urls;
 pub mod webhooks;
-mod work;
+mod work_index;
 
 pub use authorization::Action;
 pub use catalog::{CatalogConfig, OpenStats};

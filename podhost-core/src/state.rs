@@ -1,11 +1,11 @@
 //! An account's state as its log builds it: the [`Journal`] of the account partition.
 
-mod access;
 mod activity;
 mod counted;
 mod journal;
 mod order;
 mod parts;
+mod served;
 mod uses;
 mod weight;
 

@@ -7,15 +7,15 @@ mod catalogs;
 mod claims;
 mod delivery;
 mod file_tags;
-mod health;
-mod idempotency;
 mod kernel;
+mod keyed;
 mod podcasts;
 mod refs;
 mod render_cache;
 mod rendering;
 mod secrets;
-mod text;
+mod store_health;
+mod user_text;
 mod views;
 mod work;
 
@@ -39,10 +39,10 @@ pub use podcasts::export::FeedExport;
 pub use podcasts::uploads::{StagedUpload, UploadTarget};
 pub use secrets::random_secret;
 pub use work::Work;
-pub use work::jobs::WaveformFormat;
+pub use work::job_runs::WaveformFormat;
 pub use work::passes::WorkPass;
 pub use work::sweep::SweepReport;
-pub use work::webhooks::WebhookRun;
+pub use work::webhook_rounds::WebhookRun;
 
 use crate::{
     catalog::{Catalog, OpenStats},
@@ -109,7 +109,7 @@ struct Inner {
     /// Downloads recorded, counted and reported.
     analytics: analytics::in_memory::AnalyticsState,
     /// This process's job workers.
-    work: work::jobs::workers::Workers,
+    work: work::job_runs::workers::Workers,
     /// What this process knows of the store's health.
     health: crate::health::Health,
 }

@@ -145,7 +145,7 @@ impl Access<'_> {
     ) -> Result<NewToken> {
         who.authorize(Action::ManageTokens)?;
         let mut errors = crate::error::FieldErrors::default();
-        crate::host::text::check_line(&mut errors, "label", label);
+        crate::host::user_text::check_line(&mut errors, "label", label);
         if scopes.is_empty() {
             errors.add("scopes", "a token needs at least one scope");
         }

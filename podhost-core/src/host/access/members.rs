@@ -10,7 +10,7 @@ use jiff::{SignedDuration, Timestamp};
 use crate::host::{
     PodcastHost, claims,
     secrets::{random_secret, sha256_hex},
-    text,
+    user_text,
 };
 use crate::{
     authorization::Action,
@@ -226,7 +226,7 @@ impl Access<'_> {
                 None
             }
         };
-        text::check_line(&mut errors, "name", &new.name);
+        user_text::check_line(&mut errors, "name", &new.name);
         errors.into_result()?;
         let login = login.unwrap_or_else(|| unreachable!("checked above"));
         let catalog = self.host.catalog(who.account()).await?;
@@ -305,7 +305,7 @@ impl Access<'_> {
         }
         let mut errors = FieldErrors::default();
         if let Some(name) = &patch.name {
-            text::check_line(&mut errors, "name", name);
+            user_text::check_line(&mut errors, "name", name);
             if name.trim().is_empty() {
                 errors.add("name", "a name is required");
             }

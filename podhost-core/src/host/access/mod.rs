@@ -10,7 +10,7 @@
 pub(crate) mod accounts;
 pub(crate) mod members;
 pub(crate) mod oauth;
-pub(crate) mod ratelimit;
+pub(crate) mod rate_check;
 pub(crate) mod remembered;
 pub(crate) mod signin;
 

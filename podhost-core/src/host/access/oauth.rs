@@ -569,7 +569,7 @@ impl Access<'_> {
     ) -> Result<NewOAuthClient> {
         who.authorize(Action::ManageTokens)?;
         let mut errors = FieldErrors::default();
-        crate::host::text::check_line(&mut errors, "name", name);
+        crate::host::user_text::check_line(&mut errors, "name", name);
         if name.trim().is_empty() {
             errors.add(
                 "name",

@@ -3,7 +3,7 @@
 //! set, the podcasts the account's, the dates in order, the goal positive.
 
 use super::Ads;
-use crate::host::text;
+use crate::host::user_text;
 use crate::{
     authorization::Action,
     error::{Error, FieldErrors, Result},
@@ -30,7 +30,7 @@ fn check(state: &AccountState, campaign: &Campaign) -> Result<()> {
     if campaign.name.trim().is_empty() {
         errors.add("name", "a name is required");
     }
-    text::check_line(&mut errors, "name", &campaign.name);
+    user_text::check_line(&mut errors, "name", &campaign.name);
     match state.media.get(&campaign.media) {
         None => errors.add("media_id", format!("no media file {}", campaign.media)),
         Some(m) if m.kind() != MediaKind::Audio => errors.add(

@@ -221,7 +221,7 @@ fn record(
                 if running || !state.media.contains_key(&media) {
                     continue;
                 }
-                let (job, new) = crate::host::work::jobs::records::job_for(
+                let (job, new) = crate::host::work::job_runs::records::job_for(
                     state,
                     id,
                     media,
@@ -241,8 +241,8 @@ fn record(
                 if asked || !state.media.contains_key(&media) {
                     continue;
                 }
-                let params = crate::host::work::jobs::AdAudioParams::value(shape);
-                let (job, new) = crate::host::work::jobs::records::job_for(
+                let params = crate::host::work::job_runs::AdAudioParams::value(shape);
+                let (job, new) = crate::host::work::job_runs::records::job_for(
                     state,
                     id,
                     media,

@@ -9,7 +9,7 @@
 //! refresh by the others.
 
 pub(crate) mod download;
-pub(crate) mod publish;
+pub(crate) mod published;
 pub(crate) mod renderings;
 pub(crate) mod subscribers;
 

@@ -97,7 +97,7 @@ impl Delivery<'_> {
         who.authorize(Action::EditPodcasts)?;
         who.require_feed(feed)?;
         let mut errors = FieldErrors::default();
-        crate::host::text::check_line(&mut errors, "label", label);
+        crate::host::user_text::check_line(&mut errors, "label", label);
         errors.into_result()?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();

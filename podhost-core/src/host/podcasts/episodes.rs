@@ -5,9 +5,9 @@ use crate::host::{
     PodcastHost,
     podcasts::episode_files::EpisodeFiles,
     refs::{check_media_ref, feed_not_found},
-    text,
+    user_text,
     views::{ref_of, snapshot, view_of},
-    work::jobs,
+    work::job_runs,
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
@@ -43,12 +43,12 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) ->
         ("itunes.subtitle", &ep.itunes.subtitle),
         ("itunes.author", &ep.itunes.author),
     ] {
-        text::check_line(&mut e, field, value);
+        user_text::check_line(&mut e, field, value);
     }
-    text::check_text(&mut e, "description", &ep.description);
-    text::check_text(&mut e, "itunes.summary", &ep.itunes.summary);
-    text::check_url(&mut e, "link", &ep.link);
-    text::check_email(&mut e, "email", &ep.email);
+    user_text::check_text(&mut e, "description", &ep.description);
+    user_text::check_text(&mut e, "itunes.summary", &ep.itunes.summary);
+    user_text::check_url(&mut e, "link", &ep.link);
+    user_text::check_email(&mut e, "email", &ep.email);
     check_media_ref(
         &mut e,
         records,
@@ -203,7 +203,7 @@ impl EpisodeJobs {
             .map(|entry| entry.feed.audio.clone())
             .unwrap_or_default();
         if audio_named
-            && let Some(decided) = jobs::records::episode_master_job(
+            && let Some(decided) = job_runs::records::episode_master_job(
                 records,
                 before,
                 episode,
@@ -216,7 +216,7 @@ impl EpisodeJobs {
         }
         if let Some(reserved) = &self.tags {
             record(
-                jobs::records::episode_tags_job(records, episode, reserved, now)?,
+                job_runs::records::episode_tags_job(records, episode, reserved, now)?,
                 changes,
             );
         }
@@ -277,7 +277,7 @@ impl PodcastHost {
         who.require_feed(feed)?;
         let mut e = FieldErrors::default();
         if let Some(guid) = &new.guid {
-            text::check_guid(&mut e, guid);
+            user_text::check_guid(&mut e, guid);
         }
         e.into_result()?;
         files.check(who, feed, &new.fields)?;

@@ -4,8 +4,8 @@ use super::Podcasts;
 use crate::host::{
     PodcastHost, claims,
     podcasts::uploads::{StagedUpload, UploadTarget},
-    refs, text,
-    work::jobs::records,
+    refs, user_text,
+    work::job_runs::records,
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
@@ -71,11 +71,11 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
     if feed.title.trim().is_empty() {
         e.add("title", "the title is required");
     }
-    text::check_line(&mut e, "title", &feed.title);
-    text::check_text(&mut e, "description", &feed.description);
+    user_text::check_line(&mut e, "title", &feed.title);
+    user_text::check_text(&mut e, "description", &feed.description);
     check_language(&mut e, &feed.language);
-    text::check_line(&mut e, "copyright", &feed.copyright);
-    text::check_url(&mut e, "link", &feed.link);
+    user_text::check_line(&mut e, "copyright", &feed.copyright);
+    user_text::check_url(&mut e, "link", &feed.link);
     let it = &feed.itunes;
     for (field, value) in [
         ("itunes.subtitle", &it.subtitle),
@@ -83,25 +83,25 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
         ("itunes.owner.name", &it.owner_name),
         ("googleplay.author", &feed.googleplay.author),
     ] {
-        text::check_line(&mut e, field, value);
+        user_text::check_line(&mut e, field, value);
     }
     category::check_apple_category(&mut e, &it.category, &it.subcategory);
-    text::check_text(&mut e, "itunes.summary", &it.summary);
-    text::check_text(
+    user_text::check_text(&mut e, "itunes.summary", &it.summary);
+    user_text::check_text(
         &mut e,
         "googleplay.description",
         &feed.googleplay.description,
     );
-    text::check_email(&mut e, "itunes.owner.email", &it.owner_email);
+    user_text::check_email(&mut e, "itunes.owner.email", &it.owner_email);
     if let Some(url) = &it.new_feed_url {
-        text::check_url(&mut e, "itunes.new-feed-url", url);
+        user_text::check_url(&mut e, "itunes.new-feed-url", url);
     }
     for funding in &feed.podcast.funding {
-        text::check_url(&mut e, "podcast.funding", &funding.url);
+        user_text::check_url(&mut e, "podcast.funding", &funding.url);
         if funding.url.is_empty() {
             e.add("podcast.funding", "a funding link needs a URL");
         }
-        text::check_line(&mut e, "podcast.funding", &funding.text);
+        user_text::check_line(&mut e, "podcast.funding", &funding.text);
     }
     if !crate::model::MEDIUMS.contains(&feed.podcast.medium.as_str()) {
         e.add(

@@ -11,9 +11,9 @@ pub(crate) mod episode_files;
 pub(crate) mod episodes;
 pub(crate) mod export;
 pub(crate) mod feeds;
-pub(crate) mod import;
-pub(crate) mod media;
-pub(crate) mod metadata;
+pub(crate) mod importing;
+pub(crate) mod media_files;
+pub(crate) mod tagging;
 pub(crate) mod uploads;
 
 use super::PodcastHost;

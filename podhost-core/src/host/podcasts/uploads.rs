@@ -15,7 +15,7 @@ use bytes::Bytes;
 use futures::Stream;
 use object_store::{ObjectStore, path::Path};
 
-use crate::host::{file_tags, text};
+use crate::host::{file_tags, user_text};
 use crate::{
     authorization::Action,
     error::{Error, Result},
@@ -92,7 +92,7 @@ impl StagedUpload {
     ) -> Media {
         Media {
             id,
-            name: text::unique_name(&self.name, taken),
+            name: user_text::unique_name(&self.name, taken),
             url_name: None,
             category: category.filter(|c| !c.is_empty()),
             size: self.size,
@@ -178,7 +178,7 @@ impl Podcasts<'_> {
             }
         }
         self.host.catalog(who.account()).await?;
-        let name = text::clean_file_name(name);
+        let name = user_text::clean_file_name(name);
         let (blob, size, facts) = self.host.store_blob(who.account(), &name, body).await?;
         let mut staged = StagedUpload {
             account: who.account().clone(),

@@ -8,10 +8,10 @@
 //! so servers sharing a store never do one piece twice at once, and an acknowledged piece of
 //! work survives any of them being killed.
 
-pub(crate) mod jobs;
+pub(crate) mod job_runs;
 pub(crate) mod passes;
 pub(crate) mod sweep;
-pub(crate) mod webhooks;
+pub(crate) mod webhook_rounds;
 
 use super::PodcastHost;
 

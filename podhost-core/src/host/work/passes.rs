@@ -1,5 +1,5 @@
 //! The background work of deliveries and scheduled publications, found through the work index
-//! ([`crate::work`]) rather than by scanning accounts: what each commit adds to the index, one
+//! ([`crate::work_index`]) rather than by scanning accounts: what each commit adds to the index, one
 //! pass of a server over what is due (shared with the other servers by leases), and the repair
 //! that finds, once per period, what the index missed.
 
@@ -16,7 +16,7 @@ use crate::{
     ids::AccountId,
     state::Change,
     webhooks::{WebhookSender, event::EventRenderer, subscription::SubscriptionKind},
-    work,
+    work_index,
 };
 
 /// How long a server holds a unit of work (an account's deliveries or announcements) before
@@ -69,10 +69,10 @@ impl AfterCommit<Change> for WorkIndex {
                 .await?;
             }
             for at in scheduled {
-                work::schedule(&self.store, &self.account, at).await?;
+                work_index::schedule(&self.store, &self.account, at).await?;
             }
             if deliver {
-                work::mark_delivery(&self.store, &self.account).await?;
+                work_index::mark_delivery(&self.store, &self.account).await?;
             }
             Ok::<_, crate::Error>(())
         };
@@ -181,7 +181,7 @@ impl PodcastHost {
         let store = self.store();
         let unit = format!("{kind}/{account}");
         let owner = self.inner.kernel.owner.as_str();
-        if !work::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
+        if !work_index::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
             self.metrics().work(kind, "held_elsewhere");
             return Ok(None);
         }
@@ -193,7 +193,7 @@ impl PodcastHost {
                 tracing::warn!(%account, kind, error = %e, "background work failed; will retry");
             }
         }
-        work::release(store, &unit).await?;
+        work_index::release(store, &unit).await?;
         Ok(Some(done))
     }
 
@@ -208,18 +208,18 @@ impl PodcastHost {
     ) -> Result<Vec<(SubscriptionKind, WebhookRun)>> {
         let store = self.store();
         let Some(catalog) = self.existing_catalog(account).await? else {
-            return work::unmark_delivery(store, account)
+            return work_index::unmark_delivery(store, account)
                 .await
                 .map(|()| Vec::new());
         };
         catalog.catch_up().await?;
         let mut runs = self.deliver_channels(account, sender, renderer).await?;
         if runs.iter().all(|(_, run)| run.pending == 0) {
-            work::unmark_delivery(store, account).await?;
+            work_index::unmark_delivery(store, account).await?;
             catalog.catch_up().await?;
             let again = self.deliver_channels(account, sender, renderer).await?;
             if again.iter().any(|(_, run)| run.pending > 0) {
-                work::mark_delivery(store, account).await?;
+                work_index::mark_delivery(store, account).await?;
             }
             // The second round's waiting events are the ones still waiting.
             for (_, run) in &mut runs {
@@ -301,14 +301,14 @@ impl PodcastHost {
         }
         self.announce_publications(account).await?;
         for at in later {
-            work::schedule(self.store(), account, at).await?;
+            work_index::schedule(self.store(), account, at).await?;
         }
         // Unless another server is delivering the account right now (a failure is logged).
         let delivered = self.deliver_channels(account, sender, renderer);
         if let Some(Ok(runs)) = self.leased("deliver", account, delivered).await?
             && runs.iter().any(|(_, run)| run.pending > 0)
         {
-            work::mark_delivery(self.store(), account).await?;
+            work_index::mark_delivery(self.store(), account).await?;
         }
         Ok(true)
     }
@@ -332,7 +332,7 @@ impl Work<'_> {
         for kind in SubscriptionKind::ALL {
             pass.pending.insert(kind.channel(), 0);
         }
-        if work::repair_due(
+        if work_index::repair_due(
             store,
             owner,
             self.host.now(),
@@ -344,8 +344,8 @@ impl Work<'_> {
         }
 
         // Due publications, by account, in a random order so that servers spread out.
-        let mut due: BTreeMap<AccountId, Vec<work::Due>> = BTreeMap::new();
-        for key in work::due(store, self.host.now()).await? {
+        let mut due: BTreeMap<AccountId, Vec<work_index::Due>> = BTreeMap::new();
+        for key in work_index::due(store, self.host.now()).await? {
             due.entry(key.account.clone()).or_default().push(key);
         }
         let mut due: Vec<_> = due.into_iter().collect();
@@ -358,7 +358,7 @@ impl Work<'_> {
                     self.host.announce_publications(&account).await?;
                 }
                 for key in &keys {
-                    work::done(store, key).await?;
+                    work_index::done(store, key).await?;
                 }
                 Ok(())
             };
@@ -369,7 +369,7 @@ impl Work<'_> {
             }
         }
 
-        let mut marked = work::marked_deliveries(store).await?;
+        let mut marked = work_index::marked_deliveries(store).await?;
         marked.sort_by_cached_key(|_| rand::random::<u64>());
         for account in marked {
             let drained = self.host.drain(&account, sender, renderer);

@@ -2,7 +2,7 @@
 //! Apple takes them, the channel and each item as podhost's patches, and what was changed on
 //! the way reported as problems.
 
-use crate::host::text;
+use crate::host::user_text;
 use crate::{
     error::FieldErrors,
     import::source::{SourceChannel, SourceItem},
@@ -10,7 +10,7 @@ use crate::{
 };
 
 /// Text fit for a one-line field: control characters and line breaks made spaces, at most
-/// [`text::MAX_LINE_CHARS`] characters (cut with an ellipsis, reported).
+/// [`user_text::MAX_LINE_CHARS`] characters (cut with an ellipsis, reported).
 pub(crate) fn line(value: &str, field: &str, problems: &mut Vec<String>) -> String {
     let flat: String = value
         .chars()
@@ -18,35 +18,35 @@ pub(crate) fn line(value: &str, field: &str, problems: &mut Vec<String>) -> Stri
         .filter(|c| !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
         .collect();
     let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= text::MAX_LINE_CHARS {
+    if flat.chars().count() <= user_text::MAX_LINE_CHARS {
         return flat;
     }
     problems.push(format!(
         "{field} is longer than Apple's {} characters; cut",
-        text::MAX_LINE_CHARS
+        user_text::MAX_LINE_CHARS
     ));
-    let mut cut: String = flat.chars().take(text::MAX_LINE_CHARS - 1).collect();
+    let mut cut: String = flat.chars().take(user_text::MAX_LINE_CHARS - 1).collect();
     cut.push('…');
     cut
 }
 
 /// Notes fit for a multi-line field: no control characters but line breaks and tabs, at most
-/// [`text::MAX_TEXT_BYTES`] (HTML cut and cleaned again so its tags close; reported).
+/// [`user_text::MAX_TEXT_BYTES`] (HTML cut and cleaned again so its tags close; reported).
 pub(crate) fn notes(value: &str, field: &str, problems: &mut Vec<String>) -> String {
     let clean: String = value
         .chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
         .filter(|c| !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
         .collect();
-    if clean.len() <= text::MAX_TEXT_BYTES {
+    if clean.len() <= user_text::MAX_TEXT_BYTES {
         return clean;
     }
     problems.push(format!(
         "{field} is longer than Apple's {} bytes; cut",
-        text::MAX_TEXT_BYTES
+        user_text::MAX_TEXT_BYTES
     ));
     let html = crate::publish::notes::is_html(&clean);
-    let mut budget = text::MAX_TEXT_BYTES - 8;
+    let mut budget = user_text::MAX_TEXT_BYTES - 8;
     loop {
         let mut end = budget.min(clean.len());
         while !clean.is_char_boundary(end) {
@@ -57,7 +57,7 @@ pub(crate) fn notes(value: &str, field: &str, problems: &mut Vec<String>) -> Str
             cut = crate::publish::notes::clean(&cut, crate::publish::notes::Medium::Feed);
         }
         cut.push('…');
-        if cut.len() <= text::MAX_TEXT_BYTES || budget < 100 {
+        if cut.len() <= user_text::MAX_TEXT_BYTES || budget < 100 {
             return cut;
         }
         budget -= 200;
@@ -67,7 +67,7 @@ pub(crate) fn notes(value: &str, field: &str, problems: &mut Vec<String>) -> Str
 /// A web address if it is one podhost accepts, else nothing (reported).
 pub(crate) fn web(value: &str, field: &str, problems: &mut Vec<String>) -> String {
     let mut errors = FieldErrors::default();
-    text::check_url(&mut errors, field, value.trim());
+    user_text::check_url(&mut errors, field, value.trim());
     if errors.is_empty() {
         value.trim().to_string()
     } else {
@@ -113,7 +113,7 @@ pub(crate) fn channel_patch(c: &SourceChannel, problems: &mut Vec<String>) -> Fe
         ..Default::default()
     };
     let mut errors = FieldErrors::default();
-    text::check_email(&mut errors, "email", c.itunes_owner_email.trim());
+    user_text::check_email(&mut errors, "email", c.itunes_owner_email.trim());
     if errors.is_empty() {
         patch.itunes_owner_email = Some(c.itunes_owner_email.trim().to_string());
     } else {
@@ -364,7 +364,7 @@ mod tests {
         let mut problems = Vec::new();
         let long = format!("<p>{}</p><p>{}</p>", "a".repeat(3000), "b".repeat(3000));
         let cut = notes(&long, "notes", &mut problems);
-        assert!(cut.len() <= text::MAX_TEXT_BYTES, "{}", cut.len());
+        assert!(cut.len() <= user_text::MAX_TEXT_BYTES, "{}", cut.len());
         assert!(cut.starts_with("<p>aaa"));
         assert_eq!(problems.len(), 1);
         let mut problems = Vec::new();

@@ -127,7 +127,7 @@ pub(crate) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
         }
         JobKind::Master => crate::master::MasterOptions::from_params(params, 2).map(drop),
         JobKind::WriteTags => Ok(()),
-        JobKind::AdAudio => super::master::AdAudioParams::read(params).map(drop),
+        JobKind::AdAudio => super::mastering::AdAudioParams::read(params).map(drop),
         JobKind::Import => {
             let params: ImportParams = serde_json::from_value(params.clone())
                 .map_err(|e| Error::invalid("body", format!("import options: {e}")))?;
@@ -166,8 +166,8 @@ pub(crate) async fn execute(
             analyse(host, account, job, &media).await
         }
         JobKind::WriteTags => write_tags(host, account, job, &media).await,
-        JobKind::Master => super::master::master(host, account, job, &media).await,
-        JobKind::AdAudio => super::master::ad_audio(host, account, job, &media).await,
+        JobKind::Master => super::mastering::master(host, account, job, &media).await,
+        JobKind::AdAudio => super::mastering::ad_audio(host, account, job, &media).await,
         JobKind::Import => Err(Error::storage("an import job has no media file")),
     }
 }
@@ -344,14 +344,14 @@ async fn analyse(
             loudness,
         }));
     }
-    let source = super::audio::source(host, account, media);
+    let source = super::decoding::source(host, account, media);
     let mime = media.facts.mime.clone();
     let analysis = tokio::task::spawn_blocking(move || {
         analysis::analyze(source, Some(&mime), Some(&waveform), Some(&silence), true)
     })
     .await
     .map_err(|e| Error::storage(format!("the analysis stopped: {e}")))?
-    .map_err(super::audio::decode_error)?;
+    .map_err(super::decoding::decode_error)?;
     let incomplete = || Error::storage("the analysis gave an incomplete result");
     let waveform = analysis.waveform.ok_or_else(incomplete)?;
     let silence = analysis.silence.ok_or_else(incomplete)?;

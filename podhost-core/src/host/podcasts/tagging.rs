@@ -2,7 +2,7 @@
 //! changing them (the tags are written into a new file by a job).
 
 use super::Podcasts;
-use crate::host::{file_tags, work::jobs};
+use crate::host::{file_tags, work::job_runs};
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
     authorization::Action,
@@ -98,7 +98,7 @@ impl Podcasts<'_> {
                 }
                 let job = match &reserved {
                     Some(job_id) => {
-                        let (job, new) = jobs::records::job_for(
+                        let (job, new) = job_runs::records::job_for(
                             state,
                             job_id,
                             id,
@@ -196,7 +196,7 @@ impl Podcasts<'_> {
                 let found = state
                     .episode(feed, episode)
                     .ok_or_else(|| Error::not_found("episode", episode))?;
-                let (job, new) = jobs::records::episode_tags_job(state, found, &reserved, now)?;
+                let (job, new) = job_runs::records::episode_tags_job(state, found, &reserved, now)?;
                 let changes = if new {
                     vec![Change::JobPut(job.clone())]
                 } else {

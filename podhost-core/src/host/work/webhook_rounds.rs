@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
-use crate::host::{PodcastHost, text, views::snapshot};
+use crate::host::{PodcastHost, user_text, views::snapshot};
 use crate::{
     authorization::Action,
     error::{Error, FieldErrors, Result},
@@ -401,7 +401,7 @@ impl Work<'_> {
             }
         }
         let description = new.description.clone().unwrap_or_default();
-        text::check_line(&mut errors, "description", &description);
+        user_text::check_line(&mut errors, "description", &description);
         let secret = match &new.secret {
             None => Some(Secret::generate()),
             Some(given) => match Secret::parse(given) {

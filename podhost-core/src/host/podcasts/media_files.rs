@@ -8,7 +8,7 @@ use object_store::{ObjectStoreExt, WriteMultipart, path::Path};
 use crate::host::{
     PodcastHost,
     podcasts::uploads::{StagedUpload, UploadTarget},
-    text,
+    user_text,
 };
 use crate::webhooks::event::{EventKind as K, Subject};
 use crate::{
@@ -31,7 +31,7 @@ const PARTS_IN_FLIGHT: usize = 2;
 
 fn check_category(errors: &mut FieldErrors, category: Option<&str>) {
     if let Some(category) = category {
-        text::check_line(errors, "category", category);
+        user_text::check_line(errors, "category", category);
         if category.len() > 255 {
             errors.add("category", "at most 255 bytes");
         }
@@ -319,13 +319,15 @@ impl Podcasts<'_> {
         errors.into_result()?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
-        let name = text::clean_file_name(&copy.label);
+        let name = user_text::clean_file_name(&copy.label);
         catalog
             .commit(now, &who.actor(), |state| {
                 let original = media_or_not_found(state, id)?;
                 let media = Media {
                     id: MediaId::new(state.next_media_id())?,
-                    name: text::unique_name(&name, |n| state.media.values().any(|m| m.name == n)),
+                    name: user_text::unique_name(&name, |n| {
+                        state.media.values().any(|m| m.name == n)
+                    }),
                     url_name: None,
                     category: Some(copy.category.clone()).filter(|c| !c.is_empty()),
                     created: now,
@@ -356,7 +358,7 @@ impl Podcasts<'_> {
                 errors.add("name", "a file name may not be empty");
                 None
             }
-            Some(name) => Some(text::clean_file_name(name)),
+            Some(name) => Some(user_text::clean_file_name(name)),
             None => None,
         };
         let category = patch.category.clone().map(|c| c.filter(|c| !c.is_empty()));
@@ -371,7 +373,7 @@ impl Podcasts<'_> {
                 if let Some(name) = &name
                     && name != &current.name
                 {
-                    media.name = text::unique_name(name, |n| {
+                    media.name = user_text::unique_name(name, |n| {
                         state.media.values().any(|m| m.id != id && m.name == n)
                     });
                     media.url_name = Some(current.url_name().to_string());

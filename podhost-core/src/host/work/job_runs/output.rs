@@ -164,7 +164,7 @@ impl JobOutput {
             };
             let media = Media {
                 id: MediaId::new(state.next_media_id() + made.len() as u64)?,
-                name: crate::host::text::unique_name(&file.name, taken),
+                name: crate::host::user_text::unique_name(&file.name, taken),
                 url_name: None,
                 category: original.category.clone(),
                 size: file.size,

@@ -12,7 +12,7 @@ use crate::host::{
     PodcastHost,
     podcasts::episode_files::EpisodeFiles,
     podcasts::uploads::{StagedUpload, UploadTarget},
-    text,
+    user_text,
 };
 use crate::{
     authorization::Action,
@@ -566,7 +566,7 @@ impl Podcasts<'_> {
         // done, on every run: it is skipped, and said, before anything is made.
         feed.items.retain(|item| {
             let mut errors = FieldErrors::default();
-            text::check_guid(&mut errors, &item.guid);
+            user_text::check_guid(&mut errors, &item.guid);
             if errors.is_empty() {
                 return true;
             }

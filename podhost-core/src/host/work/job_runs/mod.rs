@@ -13,15 +13,15 @@ use std::sync::Arc;
 use object_store::{ObjectStoreExt, PutPayload};
 use serde_json::Value;
 
-mod audio;
+mod decoding;
 mod kinds;
-mod master;
+mod mastering;
 mod output;
 pub(crate) mod records;
 pub(crate) mod workers;
 
 pub use kinds::WaveformFormat;
-pub(crate) use master::AdAudioParams;
+pub(crate) use mastering::AdAudioParams;
 
 use crate::host::PodcastHost;
 use crate::webhooks::event::{EventKind as K, Subject};

@@ -2,7 +2,7 @@
 //! decode through gain, limiter and encoder; the new file carries the original's tags,
 //! chapters and cover, and is stored as a new media file beside it.
 
-use super::audio::{decode_error, source};
+use super::decoding::{decode_error, source};
 use super::output::{JobOutput, MasteredFile};
 use crate::host::{PodcastHost, file_tags};
 use crate::{
