@@ -104,3 +104,30 @@ pub struct Job {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
 }
+
+impl Job {
+    /// A job asked for at `now`, queued and never tried, naming the request that asked for it.
+    pub fn queued(
+        id: JobId,
+        kind: JobKind,
+        media: Option<MediaId>,
+        params: serde_json::Value,
+        now: Timestamp,
+        request_id: Option<String>,
+    ) -> Job {
+        Job {
+            id,
+            kind,
+            media,
+            params,
+            status: JobStatus::Queued,
+            error: None,
+            created: now,
+            started: None,
+            finished: None,
+            attempts: 0,
+            report: None,
+            request_id,
+        }
+    }
+}

@@ -78,6 +78,21 @@ pub(super) fn created_record(location: &str, value: impl Serialize) -> Answer {
     ))
 }
 
+/// 202 with the queued job in `{"data": …}` and its URL as the `Location` (a job asked for,
+/// an import begun).
+pub(super) fn job_accepted(api: &Api, job: &podhost_core::model::Job) -> Answer {
+    let location = crate::urls::ApiUrls::new(&api.host).job(&job.id);
+    Ok(with_location(
+        response::json(
+            StatusCode::ACCEPTED,
+            &Data {
+                data: crate::wire::job(&api.host, job),
+            },
+        ),
+        &location,
+    ))
+}
+
 pub(super) fn with_location(mut answer: Response<Body>, location: &str) -> Response<Body> {
     if let Ok(location) = HeaderValue::from_str(location) {
         answer.headers_mut().insert(header::LOCATION, location);

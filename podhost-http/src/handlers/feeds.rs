@@ -4,7 +4,7 @@
 use http::StatusCode;
 use podhost_core::FeedId;
 
-use super::answers::{Answer, cached, created, data, page, with_location};
+use super::answers::{Answer, cached, created, data, job_accepted, page};
 use crate::{
     context::{Api, Call, RequestBody},
     response,
@@ -95,12 +95,5 @@ pub(super) async fn import<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
         .work()
         .submit_import(&who, &import.url, feed_id.as_deref())
         .await?;
-    let location = ApiUrls::new(&api.host).job(&job.id);
-    let answer = response::json(
-        StatusCode::ACCEPTED,
-        &wire::Data {
-            data: wire::job(&api.host, &job),
-        },
-    );
-    Ok(with_location(answer, &location))
+    job_accepted(api, &job)
 }

@@ -4,12 +4,11 @@
 use http::{HeaderValue, StatusCode, header};
 use podhost_core::{JobId, MediaId, WaveformFormat, model::JobKind};
 
-use super::answers::{Answer, data, with_location};
+use super::answers::{Answer, data, job_accepted};
 use crate::{
     context::{Api, Call, RequestBody},
     response,
     routes::api::processing::ProcessingEndpoint,
-    urls::ApiUrls,
     wire,
 };
 
@@ -63,14 +62,7 @@ pub(super) async fn generate<B: RequestBody>(
         .work()
         .submit_job(&who, media, kind, params)
         .await?;
-    let location = ApiUrls::new(&api.host).job(&job.id);
-    let answer = response::json(
-        StatusCode::ACCEPTED,
-        &wire::Data {
-            data: wire::job(&api.host, &job),
-        },
-    );
-    Ok(with_location(answer, &location))
+    job_accepted(api, &job)
 }
 
 /// `GET /api/jobs/{id}`

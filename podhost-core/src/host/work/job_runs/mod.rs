@@ -411,20 +411,14 @@ impl Work<'_> {
                 }) {
                     return Ok((Vec::new(), running.clone()));
                 }
-                let job = Job {
-                    id: id.clone(),
-                    kind: JobKind::Import,
-                    media: None,
-                    params: params.clone(),
-                    status: JobStatus::Queued,
-                    error: None,
-                    created: now,
-                    started: None,
-                    finished: None,
-                    attempts: 0,
-                    report: None,
-                    request_id: RequestContext::current_id(),
-                };
+                let job = Job::queued(
+                    id.clone(),
+                    JobKind::Import,
+                    None,
+                    params.clone(),
+                    now,
+                    RequestContext::current_id(),
+                );
                 Ok((vec![Change::JobPut(job.clone())], job))
             })
             .await;

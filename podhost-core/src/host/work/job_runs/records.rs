@@ -10,7 +10,7 @@ use crate::{
     ids::{JobId, MediaId},
     master::Format,
     model::{
-        Episode, Feed, FeedAudio, Job, JobKind, JobStatus, Mastering, Media, MetadataPatch,
+        Episode, Feed, FeedAudio, Job, JobKind, Mastering, Media, MetadataPatch,
         podcast::AlternateEnclosure,
     },
     probe::MediaKind,
@@ -70,20 +70,14 @@ pub(crate) fn job_for(
     }) {
         return Ok((running.clone(), false));
     }
-    let job = Job {
-        id: id.clone(),
+    let job = Job::queued(
+        id.clone(),
         kind,
-        media: Some(media),
-        params: params.clone(),
-        status: JobStatus::Queued,
-        error: None,
-        created: now,
-        started: None,
-        finished: None,
-        attempts: 0,
-        report: None,
-        request_id: crate::request::RequestContext::current_id(),
-    };
+        Some(media),
+        params.clone(),
+        now,
+        crate::request::RequestContext::current_id(),
+    );
     Ok((job, true))
 }
 
