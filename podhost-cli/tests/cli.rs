@@ -41,7 +41,11 @@ fn users_tokens_and_feeds_as_scripts_use_them() {
     assert!(!listed.contains(secret), "never the secret");
     let tokens: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(tokens[0]["label"], "ci");
-    assert_eq!(tokens[0]["scopes"], "media,feeds,shows");
+    // The API's JSON of a token (`GET /api/tokens`): its scopes a list.
+    assert_eq!(
+        tokens[0]["scopes"],
+        serde_json::json!(["media", "feeds", "shows"])
+    );
     assert!(tokens[0]["revoked"].is_null());
     let id = tokens[0]["id"].as_str().unwrap().to_string();
     let text = cli.ok(&["token", "list", "--user", "alice"]);

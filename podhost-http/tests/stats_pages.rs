@@ -75,7 +75,7 @@ async fn signed_in(fx: &common::Fixture) -> Browser {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_statistics_pages_draw_the_apis_numbers() {
-    let history::History { fx, episodes } = history::history().await;
+    let history::History { fx, episodes, .. } = history::history().await;
     let mut browser = signed_in(&fx).await;
     let period = format!("from={FIRST}&to={LAST}");
 
@@ -288,6 +288,21 @@ async fn members_see_the_statistics_of_their_podcasts_only() {
     let page = author.get(&fx.api, "/account/stats").await;
     assert_eq!(page.status, StatusCode::FORBIDDEN, "{}", text(&page));
     assert!(text(&page).contains("stats"), "{}", text(&page));
+    // The site's menu offers what the role may reach, as the core's table says.
+    let statistics_link = "href=\"/account/stats\"";
+    let account = author.get(&fx.api, "/account").await;
+    assert_eq!(account.status, StatusCode::OK);
+    assert!(
+        !text(&account).contains(statistics_link),
+        "no statistics for an author"
+    );
+    let mut analyst = member(&fx, "ada", "analyst", Value::Null).await;
+    let account = analyst.get(&fx.api, "/account").await;
+    assert!(
+        text(&account).contains(statistics_link),
+        "{}",
+        text(&account)
+    );
 
     let mut editor = member(&fx, "eve", "editor", json!(["other"])).await;
     let page = editor
@@ -321,7 +336,7 @@ async fn members_see_the_statistics_of_their_podcasts_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_public_statistics_page_only_when_asked_for() {
-    let history::History { fx, .. } = history::history().await;
+    let history::History { fx, downloads, .. } = history::history().await;
     let stats_page = "/podcasts/show/stats";
     let get = |path: &'static str| fx.public(Method::GET, path, &[]);
     assert_eq!(get(stats_page).await.status, StatusCode::NOT_FOUND);
@@ -379,6 +394,36 @@ async fn a_public_statistics_page_only_when_asked_for() {
         .public(Method::GET, stats_page, &[("if-none-match", &etag)])
         .await;
     assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+
+    // A download is on the page as soon as the report counts it, nothing flushed.
+    let status = common::download(
+        &fx.api,
+        &downloads[2],
+        Method::GET,
+        "203.0.113.77",
+        "AppleCoreMedia/1.0.0.20E252 (iPhone; U; CPU OS 16_4 like Mac OS X; en_us)",
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let total = fx
+        .get(&format!("/api/stats/feeds/show?from=2026-03-01&to={LAST}"))
+        .await
+        .body["data"]["total"]
+        .clone();
+    assert_eq!(
+        total,
+        report["total"].as_u64().unwrap() + 1,
+        "counted by the report"
+    );
+    let page = get(stats_page).await;
+    let table = tables(&text(&page));
+    assert_eq!(
+        table["months"].last().map(|row| row[1].clone()),
+        Some(total.to_string()),
+        "the page counts what the report counts, at once"
+    );
+    assert_ne!(page.headers[header::ETAG].to_str().unwrap(), etag);
 
     // A private podcast has none; taken back, the page is gone at once.
     set(json!({"private": true})).await;

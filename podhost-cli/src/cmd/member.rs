@@ -7,6 +7,8 @@ use podhost_core::{
 };
 use serde_json::json;
 
+use podhost_http::wire::members;
+
 use crate::{context::Env, output::time};
 
 /// Member commands.
@@ -92,27 +94,19 @@ fn feed_list(list: &str) -> anyhow::Result<Vec<FeedId>> {
         .collect()
 }
 
-fn row(m: &Member) -> (serde_json::Value, Vec<String>) {
-    let feeds = m
-        .feeds
-        .as_ref()
-        .map(|f| f.iter().map(|id| id.to_string()).collect::<Vec<_>>());
-    let status = match m.status {
-        podhost_core::model::MemberStatus::Invited => "invited",
-        podhost_core::model::MemberStatus::Active => "active",
-    };
-    (
-        json!({"id": m.id.to_string(), "login": m.login.to_string(), "name": m.name, "role": m.role.as_str(), "feeds": feeds, "status": status, "created": time(m.created)}),
-        vec![
-            m.id.to_string(),
-            m.login.to_string(),
-            m.name.clone(),
-            m.role.as_str().to_string(),
-            feeds.map_or("all".into(), |f| f.join(",")),
-            status.to_string(),
-            time(m.created),
-        ],
-    )
+/// A member as the API shows them, and their cells in the text table.
+fn row(m: &Member, last_seen: Option<jiff::Timestamp>) -> (members::MemberRecord, Vec<String>) {
+    let record = members::member(m, last_seen);
+    let cells = vec![
+        record.id.clone(),
+        record.login.clone(),
+        record.name.clone(),
+        m.role.as_str().to_string(),
+        record.feeds.as_ref().map_or("all".into(), |f| f.join(",")),
+        record.status.clone(),
+        time(m.created),
+    ];
+    (record, cells)
 }
 
 /// The member named by an id or a login.
@@ -161,9 +155,9 @@ impl super::Run for MemberCommand {
                         },
                     )
                     .await?;
-                let (mut record, _) = row(&invited.member);
-                record["invitation_url"] = json!(invited.invitation_url);
-                out.print(record, || invited.invitation_url.clone())?;
+                out.print(members::invited(&invited), || {
+                    invited.invitation_url.clone()
+                })?;
             }
             MemberCommand::List { user } => {
                 let user = env.user(&host, user.name()).await?;
@@ -172,7 +166,7 @@ impl super::Run for MemberCommand {
                     .list_members(&user.who)
                     .await?
                     .iter()
-                    .map(|m| row(&m.member))
+                    .map(|m| row(&m.member, m.last_seen))
                     .collect();
                 out.table(
                     &[
@@ -185,7 +179,8 @@ impl super::Run for MemberCommand {
                 let user = env.user(&host, user.name()).await?;
                 let id = find(&host, &user.who, &member).await?;
                 let member = host.access().get_member(&user.who, &id).await?;
-                let (record, cells) = row(&member);
+                let seen = host.access().member_last_seen(&user.who, &id).await?;
+                let (record, cells) = row(&member, seen);
                 out.print(record, || cells.join("  "))?;
             }
             MemberCommand::Update {
@@ -207,7 +202,8 @@ impl super::Run for MemberCommand {
                     },
                 };
                 let member = host.access().update_member(&user.who, &id, &patch).await?;
-                let (record, cells) = row(&member);
+                let seen = host.access().member_last_seen(&user.who, &id).await?;
+                let (record, cells) = row(&member, seen);
                 out.print(record, || cells.join("  "))?;
             }
             MemberCommand::Remove { user, member } => {

@@ -2,7 +2,7 @@
 
 use clap::Subcommand;
 use podhost_core::{Scopes, TokenId};
-use serde_json::json;
+use podhost_http::wire::access;
 
 use crate::{context::Env, output::time};
 
@@ -63,26 +63,31 @@ impl super::Run for TokenCommand {
                             .await?
                     }
                 };
-                out.print(
-                    json!({"id": new.token.id.as_str(), "label": new.token.label, "scopes": new.token.scopes.to_string(), "token": new.secret}),
-                    || new.secret.clone(),
-                )?;
+                let shown = access::CreatedToken {
+                    record: access::token(&new.token, None),
+                    token: new.secret.clone(),
+                };
+                out.print(shown, || new.secret.clone())?;
             }
             TokenCommand::List { user } => {
                 let user = env.user(&host, user.name()).await?;
                 let rows = host
-                    .access().list_tokens(&user.who)
+                    .access()
+                    .list_tokens(&user.who)
                     .await?
                     .into_iter()
                     .map(|listed| {
-                        let t = listed.token;
-                        let created = time(t.created);
-                        let revoked = t.revoked.map(time);
-                        let used = listed.last_used.map(time);
-                        (
-                            json!({"id": t.id.as_str(), "label": t.label, "scopes": t.scopes.to_string(), "created": created, "last_used": used, "revoked": revoked}),
-                            vec![t.id.to_string(), t.label, t.scopes.to_string(), created, used.unwrap_or_default(), revoked.unwrap_or_default()],
-                        )
+                        let t = &listed.token;
+                        let record = access::token(t, listed.last_used);
+                        let cells = vec![
+                            t.id.to_string(),
+                            t.label.clone(),
+                            t.scopes.to_string(),
+                            time(t.created),
+                            listed.last_used.map(time).unwrap_or_default(),
+                            t.revoked.map(time).unwrap_or_default(),
+                        ];
+                        (record, cells)
                     })
                     .collect();
                 out.table(
@@ -93,10 +98,9 @@ impl super::Run for TokenCommand {
             TokenCommand::Revoke { token_id } => {
                 let id: TokenId = token_id.parse()?;
                 let token = host.access().revoke_token_by_id(&id).await?;
-                out.print(
-                    json!({"id": token.id.as_str(), "revoked": token.revoked.map(time)}),
-                    || format!("revoked {}", token.id),
-                )?;
+                out.print(access::token(&token, None), || {
+                    format!("revoked {}", token.id)
+                })?;
             }
         }
         Ok(())

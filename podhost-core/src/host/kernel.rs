@@ -32,19 +32,20 @@ pub(super) struct Kernel<H> {
     pub(super) accounts: catalogs::OpenCatalogs,
     /// Which account holds each podcast id (claims never change).
     pub(super) feed_accounts: crate::cache::Cache<crate::ids::FeedId, (), FeedAccount>,
-    /// The capabilities' hooks, attached to each catalog as it opens, in this order.
-    pub(super) hooks: Vec<CommitHook<H>>,
+    /// The capabilities' hooks, attached to each catalog as it opens, in the order they were
+    /// registered ([`Kernel::register`]).
+    hooks: Vec<CommitHook<H>>,
     /// This process's name in leases and claims (jobs, passes, keyed requests).
     pub(super) owner: String,
 }
 
 impl<H> Kernel<H> {
-    /// The kernel over `store` (timed here) with the capabilities' `hooks`.
+    /// The kernel over `store` (timed here), with no hooks yet: each capability registers its
+    /// own ([`Kernel::register`]).
     pub(super) fn new(
         config: HostConfig,
         store: Arc<dyn ObjectStore>,
         clock: Arc<dyn Clock>,
-        hooks: Vec<CommitHook<H>>,
     ) -> Kernel<H> {
         let metrics = Metrics::default();
         let store: Arc<dyn ObjectStore> = Arc::new(crate::store::metered::MeteredStore::new(
@@ -59,9 +60,31 @@ impl<H> Kernel<H> {
             store,
             clock,
             metrics,
-            hooks,
+            hooks: Vec::new(),
             owner: uuid::Uuid::new_v4().simple().to_string(),
         }
+    }
+}
+
+impl<H> Kernel<H> {
+    /// A capability's `hook`, run on every account catalog opened from now on.
+    pub(super) fn register(&mut self, hook: CommitHook<H>) {
+        self.hooks.push(hook);
+    }
+
+    /// `catalog` of `account`, as this process holds it: its commits counted in the metrics and
+    /// followed by every registered hook, in order.
+    pub(super) fn hooked(
+        &self,
+        host: &H,
+        account: &AccountId,
+        catalog: catalogs::AccountCatalog,
+    ) -> catalogs::AccountCatalog {
+        self.hooks
+            .iter()
+            .fold(catalog.counted(self.metrics.clone()), |catalog, hook| {
+                catalog.after_commit(hook(host, account))
+            })
     }
 }
 

@@ -135,13 +135,10 @@ impl PodcastHost {
         store: Arc<dyn ObjectStore>,
         clock: Arc<dyn Clock>,
     ) -> Self {
-        // The capabilities' hooks on every account catalog: the work index (scheduled
-        // publications, events to deliver, the directory) and the preparation of ads.
-        let hooks: Vec<kernel::CommitHook<PodcastHost>> =
-            vec![|host, account| host.work_index(account), |host, account| {
-                host.ad_preparation(account)
-            }];
-        let kernel = kernel::Kernel::new(config, store, clock, hooks);
+        let mut kernel = kernel::Kernel::new(config, store, clock);
+        // The capabilities with a hook on every account catalog register it.
+        Self::register_work(&mut kernel);
+        Self::register_ads(&mut kernel);
         PodcastHost {
             inner: Arc::new(Inner {
                 access: Default::default(),
@@ -208,15 +205,7 @@ impl PodcastHost {
                 .await?;
                 match opened {
                     Some((catalog, _)) => {
-                        let catalog = self
-                            .inner
-                            .kernel
-                            .hooks
-                            .iter()
-                            .fold(catalog.counted(self.metrics().clone()), |catalog, hook| {
-                                catalog.after_commit(hook(self, account))
-                            });
-                        Ok(Arc::new(catalog))
+                        Ok(Arc::new(self.inner.kernel.hooked(self, account, catalog)))
                     }
                     None => Err(Error::not_found("account", account)),
                 }

@@ -5,7 +5,7 @@
 use crate::{
     cache::{Cache, Weigh},
     ids::{EpisodeId, FeedId},
-    publish::{RenderedFeed, RenderedPage, page::PublicStats},
+    publish::{RenderedFeed, RenderedPage},
 };
 
 /// The bound of each cache of rendered documents, in bytes.
@@ -29,12 +29,6 @@ impl Weigh for RenderedPage {
     }
 }
 
-/// The bound of the cache of counted public statistics (`public_stats.rs`), in bytes.
+/// The bound of the cache of counted public statistics pages (`analytics/in_memory.rs`), in
+/// bytes.
 pub(crate) const PUBLIC_STATS_BYTES: usize = 4 << 20;
-
-impl Weigh for (PublicStats, jiff::Timestamp) {
-    fn weight(&self) -> usize {
-        let stats = &self.0;
-        64 + stats.months.len() * 16 + stats.apps.iter().map(|(a, _)| a.len() + 32).sum::<usize>()
-    }
-}

@@ -75,18 +75,11 @@ async fn invite<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
             },
         )
         .await?;
-    let shown = members::InvitedMember {
-        invitation_expires: invited
-            .member
-            .invitation_expires()
-            .map(|t| t.to_string())
-            .unwrap_or_default(),
-        record: members::member(&invited.member, None),
-        invitation_url: invited.invitation_url,
-    };
     Ok(no_store(response::json(
         StatusCode::CREATED,
-        &wire::Data { data: shown },
+        &wire::Data {
+            data: members::invited(&invited),
+        },
     )))
 }
 

@@ -5,7 +5,7 @@
 //! `GET /api/stats...`), so the tables equal its JSON. A period picker (presets and two dates)
 //! is a plain GET form: nothing needs a script.
 
-use http::StatusCode;
+use http::{Response, StatusCode};
 use jiff::{ToSpan, civil::Date};
 use maud::{Markup, html};
 use podhost_core::{
@@ -14,8 +14,12 @@ use podhost_core::{
     stats::{StatsQuery, StatsReport, curves::Curves},
 };
 
-use super::{paths, views};
-use crate::context::Api;
+use super::{
+    answers::{failure, html},
+    paths, views,
+    visit::Page,
+};
+use crate::{context::Api, response::Body};
 
 /// The newest episodes the curve charts draw against the podcast's median.
 const CURVE_EPISODES: usize = 5;
@@ -529,4 +533,48 @@ pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) ->
         title: c.name.clone(),
         main,
     })
+}
+
+impl super::visit::Visit<'_> {
+    /// The viewer of a statistics page, or (signed out) the sign-in form that comes back to it,
+    /// answered 200 as `/account` answers it.
+    pub(super) fn stats_viewer(&self) -> Result<Viewer<'_>, Response<Body>> {
+        let Some((who, _)) = &self.session else {
+            let here = self
+                .parts
+                .uri
+                .path_and_query()
+                .map_or(paths::STATS, |p| p.as_str());
+            return Err(self.sign_in_page(
+                StatusCode::OK,
+                here,
+                "",
+                Some("Sign in to see the statistics."),
+            ));
+        };
+        Ok(Viewer {
+            who,
+            query: self.parts.uri.query().unwrap_or(""),
+            today: self.api.host.now().to_zoned(jiff::tz::TimeZone::UTC).date(),
+        })
+    }
+
+    /// A statistics page in the site's layout, or why there is none.
+    pub(super) fn stats_page(&self, viewer: &Viewer<'_>, shown: Result<Shown, Refusal>) -> Page {
+        let csrf = self.session.as_ref().map(|(_, s)| s.csrf.as_str());
+        match shown {
+            Ok(shown) => Ok(html(
+                shown.status,
+                views::page(
+                    &format!("{} · podhost", shown.title),
+                    Some((viewer.who.account().as_str(), views::Menu::of(viewer.who))),
+                    csrf,
+                    shown.main,
+                ),
+                &[],
+            )),
+            Err(Refusal::NotFound) => Err(self.not_found()),
+            Err(Refusal::Failed(e)) => Err(failure(&e)),
+        }
+    }
 }

@@ -29,7 +29,31 @@ fn when(t: Timestamp) -> String {
     t.strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-fn header(signed_in: Option<&str>, csrf_token: Option<&str>) -> Markup {
+/// What the signed-in person's role reaches on the site, asked of the core's authorization
+/// table (the same answers the API gives them): what is not theirs is not offered.
+#[derive(Clone, Copy)]
+pub(super) struct Menu {
+    /// The statistics pages.
+    pub(super) statistics: bool,
+    /// Inviting, changing and removing members.
+    pub(super) manage_members: bool,
+}
+
+impl Menu {
+    /// The menu of `who`.
+    pub(super) fn of(who: &podhost_core::Principal) -> Menu {
+        use podhost_core::Action;
+        Menu {
+            statistics: who.may(Action::ReadStatistics),
+            manage_members: who.may(Action::ManageMembers),
+        }
+    }
+}
+
+/// Who is signed in, as the header shows them: the account's name and their menu.
+pub(super) type SignedIn<'a> = (&'a str, Menu);
+
+fn header(signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) -> Markup {
     html! {
         header.site-header {
             div.wrap.bar {
@@ -40,12 +64,12 @@ fn header(signed_in: Option<&str>, csrf_token: Option<&str>) -> Markup {
                 nav aria-label="Site" {
                     a href=(paths::ACCOUNT) { "Account" }
                     " · "
-                    @if signed_in.is_some() {
+                    @if signed_in.is_some_and(|(_, menu)| menu.statistics) {
                         a href=(paths::STATS) { "Statistics" }
                         " · "
                     }
                     a href=(paths::API_DOCS) { "API" }
-                    @if let (Some(name), Some(token)) = (signed_in, csrf_token) {
+                    @if let (Some((name, _)), Some(token)) = (signed_in, csrf_token) {
                         " · "
                         span.muted { "Signed in as " strong { (name) } }
                         " "
@@ -63,7 +87,7 @@ fn header(signed_in: Option<&str>, csrf_token: Option<&str>) -> Markup {
 /// A page of the site: the header (signed in as `signed_in`, with the sign-out form), `main`.
 pub(super) fn page(
     title: &str,
-    signed_in: Option<&str>,
+    signed_in: Option<SignedIn<'_>>,
     csrf_token: Option<&str>,
     main: Markup,
 ) -> String {
@@ -189,8 +213,8 @@ pub(super) struct Account<'a> {
     pub(super) accounts: &'a [String],
     /// The account's members, when the role may see them.
     pub(super) members: Option<&'a [ListedMember]>,
-    /// Whether the role may invite, change and remove members.
-    pub(super) may_manage_members: bool,
+    /// What their role reaches.
+    pub(super) menu: Menu,
     pub(super) csrf: &'a str,
     pub(super) tokens: &'a [ListedToken],
     pub(super) clients: &'a [OAuthClient],
@@ -203,7 +227,7 @@ pub(super) struct Account<'a> {
 pub(super) fn account(a: &Account<'_>) -> String {
     page(
         "Your account · podhost",
-        Some(a.name),
+        Some((a.name, a.menu)),
         Some(a.csrf),
         html! {
             h1 { "Account " (a.name) }
@@ -230,7 +254,7 @@ pub(super) fn account(a: &Account<'_>) -> String {
                 }
             }
             @if let Some(members) = a.members {
-                (members_section(members, a.csrf, a.may_manage_members))
+                (members_section(members, a.csrf, a.menu.manage_members))
             }
             section #tokens {
                 h2 { "Personal tokens" }
@@ -384,6 +408,8 @@ pub(super) fn problems(title: &str, problems: &[String]) -> Markup {
 /// What the consent page shows.
 pub(super) struct Consent<'a> {
     pub(super) account: &'a str,
+    /// What the person's role reaches.
+    pub(super) menu: Menu,
     pub(super) csrf: &'a str,
     pub(super) client: &'a OAuthClient,
     pub(super) scopes: &'a Scopes,
@@ -396,7 +422,7 @@ pub(super) struct Consent<'a> {
 pub(super) fn consent(c: &Consent<'_>) -> String {
     page(
         "Allow access? · podhost",
-        Some(c.account),
+        Some((c.account, c.menu)),
         Some(c.csrf),
         html! {
             h1 { "Allow " (c.client.name) " to use your account?" }

@@ -88,6 +88,19 @@ pub struct InvitedMember {
     pub invitation_expires: String,
 }
 
+/// A member just invited as the API and the CLI show them, with the invitation's URL.
+pub fn invited(invited: &podhost_core::model::Invited) -> InvitedMember {
+    InvitedMember {
+        invitation_expires: invited
+            .member
+            .invitation_expires()
+            .map(|t| t.to_string())
+            .unwrap_or_default(),
+        record: member(&invited.member, None),
+        invitation_url: invited.invitation_url.clone(),
+    }
+}
+
 /// An invitation to the account.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewMember {

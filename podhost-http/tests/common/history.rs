@@ -42,6 +42,8 @@ pub struct History {
     pub fx: Fixture,
     /// The three episodes of `show`, oldest first: id and title.
     pub episodes: Vec<(String, String)>,
+    /// The public download path of each of them, in the same order.
+    pub downloads: Vec<String>,
 }
 
 /// The IP-to-country database scripts/test installs (tests/geoip, from npm).
@@ -163,6 +165,7 @@ pub async fn history() -> History {
     fx.clock.set(at(&format!("{LAST}T21:00:00Z")));
     History {
         fx,
+        downloads: published.iter().map(|(_, _, path)| path.clone()).collect(),
         episodes: published
             .into_iter()
             .map(|(id, title, _)| (id, title))

@@ -84,12 +84,7 @@ impl Access<'_> {
             other => other,
         })?;
         let cell = self.host.inner.kernel.accounts.cell(&id);
-        let catalog = std::sync::Arc::new(
-            catalog
-                .counted(self.host.metrics().clone())
-                .after_commit(self.host.work_index(&id))
-                .after_commit(self.host.ad_preparation(&id)),
-        );
+        let catalog = std::sync::Arc::new(self.host.inner.kernel.hooked(self.host, &id, catalog));
         let weight = catalog.weight();
         if cell.set(catalog).is_ok() && self.host.inner.kernel.accounts.weighed(&id, &cell, weight)
         {

@@ -16,7 +16,7 @@ mod insertion;
 pub(super) mod offers;
 mod preparation;
 
-use super::PodcastHost;
+use super::{PodcastHost, kernel::Kernel};
 
 pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
 pub use offers::Listener;
@@ -29,6 +29,12 @@ pub struct Ads<'h> {
 }
 
 impl PodcastHost {
+    /// Registers ads' commit hook with the kernel: the preparation of ads after the changes
+    /// they depend on.
+    pub(super) fn register_ads(kernel: &mut Kernel<PodcastHost>) {
+        kernel.register(|host, account| host.ad_preparation(account));
+    }
+
     /// The ads service: campaigns, insertion and impressions.
     pub fn ads(&self) -> Ads<'_> {
         Ads { host: self }

@@ -1,21 +1,23 @@
 //! A podcast's public statistics page, for anyone, when its podcaster asked for it
-//! (`public_stats`): downloads per month over the last year and the top apps. The counts are
-//! reused for a few minutes, the page rendered once per version of the account while they are:
-//! turning it off (or making the podcast private) is a new version, which takes it down at once.
+//! (`public_stats`): downloads per month over the last year and the top apps, counted as every
+//! other statistics read counts them (the stored days and the reports not flushed yet), at the
+//! moment of the request. Turning it off (or making the podcast private) is a new version of the
+//! account, which takes it down at once.
 
-use std::collections::{BTreeMap, HashMap};
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::atomic::Ordering,
+};
 
-use jiff::{SignedDuration, ToSpan};
+use jiff::ToSpan;
 
-use super::{Analytics, downloads::day_of};
+use super::{Analytics, downloads::day_of, in_memory::PublicCounts};
 use crate::{
     error::{Error, Result},
     ids::FeedId,
     publish::{PublicPage, RenderedPage, page},
 };
 
-/// How long counted months are reused before they are counted again.
-const COUNTED_FOR: SignedDuration = SignedDuration::from_mins(10);
 /// The months a public statistics page shows, this one included.
 pub const PUBLIC_MONTHS: i32 = 12;
 /// The apps a public statistics page names.
@@ -24,14 +26,26 @@ pub const PUBLIC_APPS: usize = 10;
 impl Analytics<'_> {
     /// The public statistics page of a podcast (`/podcasts/{feed_id}/stats`): `NotFound` unless
     /// the podcast is public and asked for it, `Gone` once deleted.
+    ///
+    /// The counts are those of this moment, as every other statistics read's: a count begun
+    /// after this request arrived answers it (requests that arrive while one is under way wait
+    /// for the next and share it), and the page is rendered again only when they or the podcast
+    /// changed.
     pub async fn public_stats_page(&self, id: &FeedId) -> Result<PublicPage> {
+        let arrived = self.state().public_counts_begun.load(Ordering::SeqCst);
         let (account, catalog) = self.host.public_catalog(id).await?;
         let now = self.host.now();
-        // Rendered once per version of the account and while its counts are reused: any change
-        // of the podcast (public_stats turned off, made private) is a new version.
+        // Any change of the podcast (public_stats turned off, made private) is a new version.
         let version = catalog.fresh_seq().await;
-        if let Some(rendered) = self.state().stats_pages.get(id, &version, now) {
-            return Ok(PublicPage::Live(rendered));
+        let fresh = || {
+            self.state()
+                .public_stats
+                .get(id, &version, now)
+                .filter(|counted| counted.begun > arrived)
+                .map(|counted| PublicPage::Live(counted.page))
+        };
+        if let Some(page) = fresh() {
+            return Ok(page);
         }
         let shown = catalog
             .read(|state| {
@@ -50,53 +64,57 @@ impl Analytics<'_> {
         let Some((feed, logo)) = shown else {
             return Ok(PublicPage::Gone);
         };
-        let (stats, until) = self.public_counts(&account, id, now).await?;
-        let urls = self.host.urls().clone();
-        let time_zone = self.host.config().display_time_zone.clone();
-        let site = page::Site {
-            urls: &urls,
-            account: &account,
-            time_zone: &time_zone,
-        };
-        let show = page::Show {
-            feed: &feed,
-            logo: logo.as_ref(),
-        };
-        let html = page::stats_page(&site, &show, &stats);
-        let rendered = RenderedPage {
-            etag: crate::host::rendering::etag_of(html.as_bytes()),
-            html: html.into(),
-            last_modified: now,
-            changes_at: Some(until),
-        };
-        self.state()
-            .stats_pages
-            .put(id.clone(), version, Some(until), rendered.clone());
-        Ok(PublicPage::Live(rendered))
-    }
-
-    /// A podcast's counts and until when they are reused: the cached ones, else counted now.
-    /// One count at a time: those who waited for it find its counts.
-    async fn public_counts(
-        &self,
-        account: &crate::ids::AccountId,
-        id: &FeedId,
-        now: jiff::Timestamp,
-    ) -> Result<(page::PublicStats, jiff::Timestamp)> {
-        let cached = || self.state().public_stats.get(id, &(), now);
-        if let Some(counted) = cached() {
-            return Ok(counted);
-        }
+        // One count at a time: those who waited for it take its page if it began after them.
         let _counting = self.state().public_counting.lock().await;
-        if let Some(counted) = cached() {
-            return Ok(counted);
+        if let Some(page) = fresh() {
+            return Ok(page);
         }
-        let until = now + COUNTED_FOR;
-        let stats = self.count_public_stats(account, id, now).await?;
-        self.state()
+        let begun = self
+            .state()
+            .public_counts_begun
+            .fetch_add(1, Ordering::SeqCst)
+            + 1;
+        let stats = self.count_public_stats(&account, id, now).await?;
+        let before = self
+            .state()
             .public_stats
-            .put(id.clone(), (), Some(until), (stats.clone(), until));
-        Ok((stats, until))
+            .get(id, &version, now)
+            .filter(|counted| counted.stats == stats);
+        let page = match before {
+            // The same counts of the same podcast: the same page, its validators unchanged.
+            Some(counted) => counted.page,
+            None => {
+                let urls = self.host.urls().clone();
+                let time_zone = self.host.config().display_time_zone.clone();
+                let site = page::Site {
+                    urls: &urls,
+                    account: &account,
+                    time_zone: &time_zone,
+                };
+                let show = page::Show {
+                    feed: &feed,
+                    logo: logo.as_ref(),
+                };
+                let html = page::stats_page(&site, &show, &stats);
+                RenderedPage {
+                    etag: crate::host::rendering::etag_of(html.as_bytes()),
+                    html: html.into(),
+                    last_modified: now,
+                    changes_at: None,
+                }
+            }
+        };
+        self.state().public_stats.put(
+            id.clone(),
+            version,
+            None,
+            PublicCounts {
+                begun,
+                stats,
+                page: page.clone(),
+            },
+        );
+        Ok(PublicPage::Live(page))
     }
 
     /// Counts a podcast's downloads per month since the first of the month

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use crate::host::{
     AccountCatalog, PodcastHost, claims,
-    rendering::{etag_of, media_updated, public_media_of, published, render_rss},
+    rendering::{etag_of, media_updated, public_media_of, published, served_feed},
     views::view_of,
 };
 use crate::{
     error::{Error, Result},
     ids::{AccountId, EpisodeId, FeedId},
-    publish::{PublicFeed, PublicPage, RenderedFeed, RenderedPage, page},
+    publish::{PublicFeed, PublicPage, RenderedPage, page},
 };
 
 use crate::host::kernel::FeedAccount;
@@ -81,7 +81,7 @@ impl Delivery<'_> {
                 if entry.feed.private {
                     return Err(Error::not_found("feed", id));
                 }
-                let (xml, published) = render_rss(
+                Ok(PublicFeed::Live(served_feed(
                     state,
                     entry,
                     &account,
@@ -89,13 +89,7 @@ impl Delivery<'_> {
                     now,
                     &self.host.config().notify,
                     crate::host::rendering::Measure::Prefixed,
-                );
-                Ok(PublicFeed::Live(RenderedFeed {
-                    etag: etag_of(&xml),
-                    xml: xml.into(),
-                    last_modified: published.last_modified,
-                    changes_at: published.changes_at,
-                }))
+                )))
             })
             .await?;
         if let PublicFeed::Live(rendered) = &answer {

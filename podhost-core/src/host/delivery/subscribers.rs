@@ -3,7 +3,7 @@
 //! 410 on every process within a second (the account's state is read again every 500 ms).
 
 use super::Delivery;
-use crate::host::{PodcastHost, rendering::render_rss, secrets::random_secret};
+use crate::host::{PodcastHost, rendering::served_feed, secrets::random_secret};
 use crate::{
     authorization::Action,
     error::{Error, FieldErrors, Result},
@@ -215,7 +215,7 @@ impl Delivery<'_> {
                     .feeds
                     .get(feed)
                     .ok_or_else(|| Error::not_found("feed", feed))?;
-                let (xml, published) = render_rss(
+                Ok(Private::Live(served_feed(
                     state,
                     entry,
                     &account,
@@ -223,13 +223,7 @@ impl Delivery<'_> {
                     now,
                     &Default::default(),
                     crate::host::rendering::Measure::Plain,
-                );
-                Ok(Private::Live(RenderedFeed {
-                    etag: crate::host::rendering::etag_of(&xml),
-                    xml: xml.into(),
-                    last_modified: published.last_modified,
-                    changes_at: published.changes_at,
-                }))
+                )))
             })
             .await?;
         if let Private::Live(rendered) = &answer {

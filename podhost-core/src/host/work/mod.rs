@@ -13,7 +13,7 @@ pub(crate) mod passes;
 pub(crate) mod sweep;
 pub(crate) mod webhook_rounds;
 
-use super::PodcastHost;
+use super::{PodcastHost, kernel::Kernel};
 
 /// The jobs, schedules, webhooks and sweeps of a host (see the module's docs). A borrowed handle, cheap to make and
 /// `Copy`; its methods take it by value, so a future they return borrows only the host:
@@ -24,6 +24,12 @@ pub struct Work<'h> {
 }
 
 impl PodcastHost {
+    /// Registers work's commit hook with the kernel: the work index (scheduled publications,
+    /// events to deliver, the directory) follows every commit of an account.
+    pub(super) fn register_work(kernel: &mut Kernel<PodcastHost>) {
+        kernel.register(|host, account| host.work_index(account));
+    }
+
     /// The jobs, schedules, webhooks and sweeps service.
     pub fn work(&self) -> Work<'_> {
         Work { host: self }
