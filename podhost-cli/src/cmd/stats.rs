@@ -1,7 +1,10 @@
 //! `podhost stats`: download statistics (IAB v2.2) of an account's podcasts.
 
 use clap::Args;
-use podhost_core::{EpisodeId, FeedId, stats::StatsQuery};
+use podhost_core::{
+    EpisodeId, FeedId,
+    stats::{Count, StatsQuery},
+};
 use podhost_http::wire;
 
 use crate::{context::Env, error::Failure, output::text_table};
@@ -77,34 +80,16 @@ impl super::Run for StatsArgs {
                 report.from, report.to, report.total
             )];
             // Each breakdown, and whether the whole text shows it (devices only when asked).
-            let pairs = |list: Vec<(String, u64)>| -> Vec<Vec<String>> {
-                list.into_iter().map(|(k, n)| vec![k, count(n)]).collect()
-            };
+            // Each breakdown's rows: what was counted, and its downloads.
+            fn rows<K: std::fmt::Display>(counts: &[Count<K>]) -> Vec<Vec<String>> {
+                counts
+                    .iter()
+                    .map(|c| vec![c.of.to_string(), c.downloads.to_string()])
+                    .collect()
+            }
             let breakdowns: [Breakdown; 6] = [
-                (
-                    By::Day,
-                    true,
-                    &["DAY", "DOWNLOADS"],
-                    pairs(
-                        report
-                            .days
-                            .iter()
-                            .map(|d| (d.date.to_string(), d.downloads))
-                            .collect(),
-                    ),
-                ),
-                (
-                    By::Feed,
-                    true,
-                    &["FEED", "DOWNLOADS"],
-                    pairs(
-                        report
-                            .feeds
-                            .iter()
-                            .map(|f| (f.feed_id.to_string(), f.downloads))
-                            .collect(),
-                    ),
-                ),
+                (By::Day, true, &["DAY", "DOWNLOADS"], rows(&report.days)),
+                (By::Feed, true, &["FEED", "DOWNLOADS"], rows(&report.feeds)),
                 (
                     By::Episode,
                     true,
@@ -113,49 +98,23 @@ impl super::Run for StatsArgs {
                         .episodes
                         .iter()
                         .map(|e| {
-                            vec![
-                                e.feed_id.to_string(),
-                                e.episode_id.to_string(),
-                                count(e.downloads),
-                            ]
+                            let (feed, episode) = &e.of;
+                            vec![feed.to_string(), episode.to_string(), count(e.downloads)]
                         })
                         .collect(),
                 ),
-                (
-                    By::App,
-                    true,
-                    &["APP", "DOWNLOADS"],
-                    pairs(
-                        report
-                            .apps
-                            .iter()
-                            .map(|a| (a.app.clone(), a.downloads))
-                            .collect(),
-                    ),
-                ),
+                (By::App, true, &["APP", "DOWNLOADS"], rows(&report.apps)),
                 (
                     By::Country,
                     true,
                     &["COUNTRY", "DOWNLOADS"],
-                    pairs(
-                        report
-                            .countries
-                            .iter()
-                            .map(|c| (c.country.clone(), c.downloads))
-                            .collect(),
-                    ),
+                    rows(&report.countries),
                 ),
                 (
                     By::Platform,
                     false,
                     &["PLATFORM", "DOWNLOADS"],
-                    pairs(
-                        report
-                            .platforms
-                            .iter()
-                            .map(|p| (p.platform.clone(), p.downloads))
-                            .collect(),
-                    ),
+                    rows(&report.platforms),
                 ),
             ];
             for (by, in_whole, header, rows) in breakdowns {

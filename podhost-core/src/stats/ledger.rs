@@ -180,6 +180,39 @@ pub(crate) async fn raw_days(
         .collect())
 }
 
+/// The closed days of `account` (one listing: a read of a period asks this once instead of
+/// once a day).
+pub(crate) async fn closed_days(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+) -> Result<BTreeSet<Date>> {
+    let listed: Vec<_> = store
+        .list(Some(&layout::closed_days(account)))
+        .try_collect()
+        .await?;
+    Ok(listed
+        .iter()
+        .filter_map(|meta| layout::closed_day_of(&meta.location))
+        .collect())
+}
+
+/// The batches stored for `account` and `day`, by name, sorted: batches are written once under
+/// names no other writer uses and only deleted when the day closes, so the same names are the
+/// same records.
+pub(crate) async fn raw_batches(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    day: Date,
+) -> Result<Vec<Path>> {
+    let listed: Vec<_> = store
+        .list(Some(&raw_dir(account, day)))
+        .try_collect()
+        .await?;
+    let mut paths: Vec<Path> = listed.into_iter().map(|m| m.location).collect();
+    paths.sort();
+    Ok(paths)
+}
+
 async fn raw_records(
     store: &Arc<dyn ObjectStore>,
     account: &AccountId,

@@ -135,22 +135,32 @@ pub struct StatsReport {
     pub to: Date,
     /// All downloads in the period.
     pub total: u64,
-    /// Every day of the period, with its downloads (zero included), oldest first.
-    pub days: Vec<DayCount>,
+    /// Every UTC day of the period, with its downloads (zero included), oldest first.
+    pub days: Vec<Count<Date>>,
     /// Downloads per podcast, most first.
-    pub feeds: Vec<FeedCount>,
-    /// Downloads per episode, most first.
-    pub episodes: Vec<EpisodeCount>,
-    /// Downloads per app, most first.
-    pub apps: Vec<AppCount>,
+    pub feeds: Vec<Count<FeedId>>,
+    /// Downloads per episode (its podcast and its id), most first.
+    pub episodes: Vec<Count<(FeedId, EpisodeId)>>,
+    /// Downloads per app (its name in the OPAWG lists, or `Unknown`), most first.
+    pub apps: Vec<Count<String>>,
     /// Downloads through subscribers' URLs (private podcasts), per subscriber, most first.
-    pub subscribers: Vec<SubscriberCount>,
+    pub subscribers: Vec<Count<crate::ids::SubscriberId>>,
     /// Downloads per UTC hour of the day over the period: 24 numbers, hour 0 first.
     pub hours: Vec<u64>,
-    /// Downloads per device (the OPAWG devices list), most first.
-    pub platforms: Vec<PlatformCount>,
+    /// Downloads per device (its name in the OPAWG devices list, or `Unknown`), most first.
+    pub platforms: Vec<Count<String>>,
     /// Downloads per listeners' country (ISO 3166-1 alpha-2, `ZZ` unknown), most first.
-    pub countries: Vec<CountryCount>,
+    pub countries: Vec<Count<String>>,
+}
+
+/// The downloads of one thing a report counts by (a day, a podcast, an episode, an app, a
+/// device, a country, a subscriber) in its period: one shape for every breakdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Count<K> {
+    /// What was counted.
+    pub of: K,
+    /// Its downloads in the period.
+    pub downloads: u64,
 }
 
 /// The titles behind a report's ids ([`Analytics::stats_names`](crate::Analytics::stats_names)).
@@ -160,15 +170,6 @@ pub struct StatsNames {
     pub feeds: HashMap<FeedId, String>,
     /// Episode titles by id (of the podcast asked about).
     pub episodes: HashMap<EpisodeId, String>,
-}
-
-/// Downloads from one country.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountryCount {
-    /// ISO 3166-1 alpha-2, or `ZZ` when unknown.
-    pub country: String,
-    /// Its downloads in the period.
-    pub downloads: u64,
 }
 
 /// A campaign's ad impressions (IAB v2.3: every byte of the ad sent, once per listener, ad
@@ -248,62 +249,6 @@ pub struct StatsRow {
     pub downloads: u64,
 }
 
-/// Downloads on one device.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlatformCount {
-    /// The device's name in the OPAWG devices list, or `Unknown`.
-    pub platform: String,
-    /// Its downloads in the period.
-    pub downloads: u64,
-}
-
-/// Downloads through one subscriber's URLs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubscriberCount {
-    /// The subscriber.
-    pub subscriber_id: crate::ids::SubscriberId,
-    /// Its downloads in the period.
-    pub downloads: u64,
-}
-
-/// Downloads on one day.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DayCount {
-    /// The UTC day.
-    pub date: Date,
-    /// Downloads counted that day.
-    pub downloads: u64,
-}
-
-/// Downloads of one podcast.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FeedCount {
-    /// The podcast.
-    pub feed_id: FeedId,
-    /// Its downloads in the period.
-    pub downloads: u64,
-}
-
-/// Downloads of one episode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EpisodeCount {
-    /// Its podcast.
-    pub feed_id: FeedId,
-    /// The episode.
-    pub episode_id: EpisodeId,
-    /// Its downloads in the period.
-    pub downloads: u64,
-}
-
-/// Downloads by one app.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AppCount {
-    /// The app's name in the OPAWG lists, or `Unknown`.
-    pub app: String,
-    /// Its downloads in the period.
-    pub downloads: u64,
-}
-
 /// A reported delivery waiting for the next flush.
 #[derive(Debug, Clone)]
 pub(crate) struct Pending {
@@ -322,6 +267,10 @@ pub(crate) struct DayCounts {
 pub(crate) type ClosedDay = std::sync::Arc<DayCounts>;
 
 /// A process's statistics memory: reports not yet flushed, day salts, closed days read.
+/// What an open day's counts were counted from: for the day and the two before it, whether it
+/// was closed, its stored batches, and how many records of it were not stored yet.
+pub(crate) type OpenRead = Vec<(Date, bool, Vec<object_store::path::Path>, usize)>;
+
 pub(crate) struct Recorder {
     /// This process's name in batch file names (batches of different writers never collide).
     pub writer: String,
@@ -333,6 +282,9 @@ pub(crate) struct Recorder {
     pub flushing: tokio::sync::RwLock<()>,
     pub salts: Mutex<HashMap<Date, Vec<u8>>>,
     pub closed: Mutex<HashMap<(crate::ids::AccountId, Date), ClosedDay>>,
+    /// The last counts of open days, with what they were counted from (see
+    /// `Analytics::open_counts`).
+    pub open: Mutex<HashMap<(crate::ids::AccountId, Date), (OpenRead, ClosedDay)>>,
     /// Accounts whose ads this process delivered since their goals were last checked.
     pub ads_delivered: Mutex<std::collections::BTreeSet<String>>,
 }
@@ -347,6 +299,7 @@ impl Default for Recorder {
             flushing: Default::default(),
             salts: Mutex::default(),
             closed: Mutex::default(),
+            open: Mutex::default(),
             ads_delivered: Mutex::default(),
         }
     }

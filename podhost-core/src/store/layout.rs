@@ -325,9 +325,19 @@ pub(crate) fn raw_batch(account: &AccountId, day: Date, name: &str) -> Path {
     raw_day(account, day).join(format!("{name}.json"))
 }
 
+/// An account's closed days.
+pub(crate) fn closed_days(account: &AccountId) -> Path {
+    stats(account).join("days")
+}
+
+/// The day of a file listed under [`closed_days`].
+pub(crate) fn closed_day_of(path: &Path) -> Option<Date> {
+    path.filename()?.strip_suffix(".json")?.parse().ok()
+}
+
 /// A closed day.
 pub(crate) fn closed_day(account: &AccountId, day: Date) -> Path {
-    stats(account).join("days").join(format!("{day}.json"))
+    closed_days(account).join(format!("{day}.json"))
 }
 
 /// The carries of an account.

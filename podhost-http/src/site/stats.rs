@@ -145,12 +145,12 @@ fn per_day(report: &StatsReport) -> LineChart {
         id: "days".into(),
         title: "Downloads per day".into(),
         axis: "Day".into(),
-        points: report.days.iter().map(|d| d.date.to_string()).collect(),
+        points: report.days.iter().map(|d| d.of.to_string()).collect(),
         ticks: Some(
             report
                 .days
                 .iter()
-                .map(|d| d.date.strftime("%b %-d").to_string())
+                .map(|d| d.of.strftime("%b %-d").to_string())
                 .collect(),
         ),
         unit: "downloads".into(),
@@ -188,7 +188,7 @@ fn audience(report: &StatsReport) -> Markup {
         report
             .apps
             .iter()
-            .map(|a| (a.app.clone(), a.downloads))
+            .map(|a| (a.of.clone(), a.downloads))
             .collect(),
     );
     let platforms = ranked(
@@ -199,7 +199,7 @@ fn audience(report: &StatsReport) -> Markup {
         report
             .platforms
             .iter()
-            .map(|p| (p.platform.clone(), p.downloads))
+            .map(|p| (p.of.clone(), p.downloads))
             .collect(),
     );
     let countries = ranked(
@@ -210,7 +210,7 @@ fn audience(report: &StatsReport) -> Markup {
         report
             .countries
             .iter()
-            .map(|c| (c.country.clone(), c.downloads))
+            .map(|c| (c.of.clone(), c.downloads))
             .collect(),
     );
     let hours = BarChart {
@@ -283,7 +283,7 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
         report
             .feeds
             .iter()
-            .map(|f| (title(&f.feed_id), f.downloads))
+            .map(|f| (title(&f.of), f.downloads))
             .collect(),
     );
     let mut listed: Vec<(&FeedId, &String)> = names.feeds.iter().collect();
@@ -408,11 +408,9 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
             .episodes
             .iter()
             .map(|e| {
-                let title = names.episodes.get(&e.episode_id).cloned();
-                (
-                    title.unwrap_or_else(|| e.episode_id.to_string()),
-                    e.downloads,
-                )
+                let (_, episode) = &e.of;
+                let title = names.episodes.get(episode).cloned();
+                (title.unwrap_or_else(|| episode.to_string()), e.downloads)
             })
             .collect(),
     );

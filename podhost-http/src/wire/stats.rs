@@ -1,28 +1,69 @@
 //! Download statistics on the wire.
 
-use podhost_core::stats::{GUIDELINE, StatsReport, WINDOW};
+use podhost_core::stats::{Count, GUIDELINE, StatsReport, WINDOW};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-/// Downloads of a day.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct DayDownloads {
-    /// The UTC day, `YYYY-MM-DD`.
-    #[schemars(extend("format" = "date"))]
-    pub date: String,
-    /// Downloads.
-    pub downloads: u64,
+/// Declares the wire shape of downloads by one key: the key's field (its name, type, docs and
+/// schema attributes) and `downloads`, written here once for every breakdown of a report.
+macro_rules! downloads_by {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident { $(#[$key_doc:meta])* $key:ident: $ty:ty }
+    )*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Serialize, JsonSchema)]
+        pub struct $name {
+            $(#[$key_doc])*
+            pub $key: $ty,
+            /// Downloads.
+            pub downloads: u64,
+        }
+    )*};
 }
 
-/// Downloads of a podcast.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct FeedDownloads {
-    /// The podcast's id.
-    pub feed_id: String,
-    /// Downloads.
-    pub downloads: u64,
+downloads_by! {
+    /// Downloads of a day.
+    DayDownloads {
+        /// The UTC day, `YYYY-MM-DD`.
+        #[schemars(extend("format" = "date"))]
+        date: String
+    }
+    /// Downloads of a podcast.
+    FeedDownloads {
+        /// The podcast's id.
+        feed_id: String
+    }
+    /// Downloads by an app.
+    AppDownloads {
+        /// The app, by the OPAWG lists.
+        app: String
+    }
+    /// Downloads in an hour of the day.
+    HourDownloads {
+        /// The UTC hour, 0 to 23.
+        #[schemars(range(max = 23))]
+        hour: u8
+    }
+    /// Downloads on a device.
+    PlatformDownloads {
+        /// The device, by the OPAWG devices list.
+        platform: String
+    }
+    /// Downloads from a country.
+    CountryDownloads {
+        /// ISO 3166-1 alpha-2, or `ZZ` when unknown (no database, or an address it does not place).
+        #[schemars(regex(pattern = "^[A-Z]{2}$"))]
+        country: String
+    }
+    /// Downloads through a private podcast's subscriber URL.
+    SubscriberDownloads {
+        /// The subscriber's id.
+        subscriber_id: String
+    }
 }
 
+// Two keys (its podcast and its id): not of `downloads_by!`'s shape.
 /// Downloads of an episode.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EpisodeDownloads {
@@ -30,53 +71,6 @@ pub struct EpisodeDownloads {
     pub feed_id: String,
     /// The episode's id.
     pub show_id: String,
-    /// Downloads.
-    pub downloads: u64,
-}
-
-/// Downloads by an app.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct AppDownloads {
-    /// The app, by the OPAWG lists.
-    pub app: String,
-    /// Downloads.
-    pub downloads: u64,
-}
-
-/// Downloads in an hour of the day.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct HourDownloads {
-    /// The UTC hour, 0 to 23.
-    #[schemars(range(max = 23))]
-    pub hour: u8,
-    /// Downloads.
-    pub downloads: u64,
-}
-
-/// Downloads on a device.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct PlatformDownloads {
-    /// The device, by the OPAWG devices list.
-    pub platform: String,
-    /// Downloads.
-    pub downloads: u64,
-}
-
-/// Downloads from a country.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct CountryDownloads {
-    /// ISO 3166-1 alpha-2, or `ZZ` when unknown (no database, or an address it does not place).
-    #[schemars(regex(pattern = "^[A-Z]{2}$"))]
-    pub country: String,
-    /// Downloads.
-    pub downloads: u64,
-}
-
-/// Downloads through a private podcast's subscriber URL.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SubscriberDownloads {
-    /// The subscriber's id.
-    pub subscriber_id: String,
     /// Downloads.
     pub downloads: u64,
 }
@@ -122,45 +116,34 @@ pub struct Stats {
     pub subscribers: Vec<SubscriberDownloads>,
 }
 
+/// The counts of one breakdown on the wire, in the report's order.
+fn each<K, T>(counts: &[Count<K>], make: impl Fn(&K, u64) -> T) -> Vec<T> {
+    counts.iter().map(|c| make(&c.of, c.downloads)).collect()
+}
+
 /// A download statistics report.
 pub fn stats_report(r: &StatsReport) -> Stats {
     Stats {
         from: r.from.to_string(),
         to: r.to.to_string(),
         total: r.total,
-        days: r
-            .days
-            .iter()
-            .map(|d| DayDownloads {
-                date: d.date.to_string(),
-                downloads: d.downloads,
-            })
-            .collect(),
-        feeds: r
-            .feeds
-            .iter()
-            .map(|f| FeedDownloads {
-                feed_id: f.feed_id.as_str().to_string(),
-                downloads: f.downloads,
-            })
-            .collect(),
-        episodes: r
-            .episodes
-            .iter()
-            .map(|e| EpisodeDownloads {
-                feed_id: e.feed_id.as_str().to_string(),
-                show_id: e.episode_id.to_string(),
-                downloads: e.downloads,
-            })
-            .collect(),
-        apps: r
-            .apps
-            .iter()
-            .map(|a| AppDownloads {
-                app: a.app.clone(),
-                downloads: a.downloads,
-            })
-            .collect(),
+        days: each(&r.days, |date, downloads| DayDownloads {
+            date: date.to_string(),
+            downloads,
+        }),
+        feeds: each(&r.feeds, |feed, downloads| FeedDownloads {
+            feed_id: feed.as_str().to_string(),
+            downloads,
+        }),
+        episodes: each(&r.episodes, |(feed, episode), downloads| EpisodeDownloads {
+            feed_id: feed.as_str().to_string(),
+            show_id: episode.to_string(),
+            downloads,
+        }),
+        apps: each(&r.apps, |app, downloads| AppDownloads {
+            app: app.clone(),
+            downloads,
+        }),
         hours: r
             .hours
             .iter()
@@ -170,34 +153,24 @@ pub fn stats_report(r: &StatsReport) -> Stats {
                 downloads: *n,
             })
             .collect(),
-        platforms: r
-            .platforms
-            .iter()
-            .map(|p| PlatformDownloads {
-                platform: p.platform.clone(),
-                downloads: p.downloads,
-            })
-            .collect(),
-        countries: r
-            .countries
-            .iter()
-            .map(|c| CountryDownloads {
-                country: c.country.clone(),
-                downloads: c.downloads,
-            })
-            .collect(),
+        platforms: each(&r.platforms, |platform, downloads| PlatformDownloads {
+            platform: platform.clone(),
+            downloads,
+        }),
+        countries: each(&r.countries, |country, downloads| CountryDownloads {
+            country: country.clone(),
+            downloads,
+        }),
         method: Method {
             guideline: GUIDELINE,
             window: WINDOW,
         },
-        subscribers: r
-            .subscribers
-            .iter()
-            .map(|s| SubscriberDownloads {
-                subscriber_id: s.subscriber_id.as_str().to_string(),
-                downloads: s.downloads,
-            })
-            .collect(),
+        subscribers: each(&r.subscribers, |subscriber, downloads| {
+            SubscriberDownloads {
+                subscriber_id: subscriber.as_str().to_string(),
+                downloads,
+            }
+        }),
     }
 }
 

@@ -18,8 +18,8 @@ use crate::{
     principal::Principal,
     probe::MediaKind,
     stats::{
-        AppCount, CLOSE_GRACE, ClosedDay, DEFAULT_DAYS, DayCount, DayCounts, Delivery,
-        EpisodeCount, FeedCount, MAX_DAYS, MAX_PENDING, Pending, StatsQuery, StatsReport, agents,
+        CLOSE_GRACE, ClosedDay, Count, DEFAULT_DAYS, DayCounts, Delivery, MAX_DAYS, MAX_PENDING,
+        Pending, StatsQuery, StatsReport, agents,
         counting::{AdBytes, Record, Row},
         ledger,
     },
@@ -417,15 +417,62 @@ impl Analytics<'_> {
             Some(catalog) => self.pending_records(account, &catalog).await?,
             None => BTreeMap::new(),
         };
+        // Raw days first, then closed ones: a day another server closes meanwhile is in one
+        // listing or the other (its close writes the day before deleting its records).
         let raw = ledger::raw_days(self.host.store(), account).await?;
+        let closed = ledger::closed_days(self.host.store(), account).await?;
         let mut days = Vec::new();
         let mut day = from;
         while day <= to {
-            let open = raw.contains(&day) || pending.contains_key(&day);
-            days.push((day, self.day_counts(account, day, open, &pending).await?));
+            let counts = if closed.contains(&day) {
+                self.day_counts(account, day, false, &pending).await?
+            } else if raw.contains(&day) || pending.contains_key(&day) {
+                self.open_counts(account, day, &closed, &pending).await?
+            } else {
+                Arc::new(DayCounts::default())
+            };
+            days.push((day, counts));
             day = day.tomorrow().map_err(|e| Error::storage(e.to_string()))?;
         }
         Ok(days)
+    }
+
+    /// An open day's counts, counted again only when what they are counted from changed: the
+    /// stored batches of the day and of the two before it (their carry), which of those are
+    /// closed, and this process's records not stored yet. Stored batches never change, so the
+    /// same names and the same pending records give the same counts; a read of a period that
+    /// nothing was added to since the last one costs its listings, not a count.
+    async fn open_counts(
+        &self,
+        account: &AccountId,
+        day: Date,
+        closed: &std::collections::BTreeSet<Date>,
+        pending: &BTreeMap<Date, Vec<Record>>,
+    ) -> Result<ClosedDay> {
+        let mut read = Vec::new();
+        let mut on = day;
+        for _ in 0..3 {
+            read.push((
+                on,
+                closed.contains(&on),
+                ledger::raw_batches(self.host.store(), account, on).await?,
+                pending.get(&on).map_or(0, Vec::len),
+            ));
+            on = on.yesterday().map_err(|e| Error::storage(e.to_string()))?;
+        }
+        let key = (account.clone(), day);
+        if let Some((seen, counts)) = self.state().recorder.open.locked().get(&key)
+            && *seen == read
+        {
+            return Ok(counts.clone());
+        }
+        let counts = self.day_counts(account, day, true, pending).await?;
+        let mut open = self.state().recorder.open.locked();
+        if open.len() > 10_000 {
+            open.clear();
+        }
+        open.insert(key, (read, counts.clone()));
+        Ok(counts)
     }
 
     /// This process's reports of `account` that no flush has stored yet, as the records a flush
@@ -556,52 +603,35 @@ fn report(from: Date, to: Date, days: &[(Date, ClosedDay)], query: &StatsQuery) 
                 *subscribers.entry(subscriber).or_default() += row.downloads;
             }
         }
-        day_counts.push(DayCount {
-            date: *date,
+        day_counts.push(Count {
+            of: *date,
             downloads,
         });
     }
     // Most first; ties in key order (the maps are sorted and the sort is stable).
-    fn most_first<K, T>(map: BTreeMap<K, u64>, make: impl Fn(K, u64) -> T) -> Vec<T> {
+    fn most_first<K, T>(map: BTreeMap<K, u64>, key: impl Fn(K) -> T) -> Vec<Count<T>> {
         let mut pairs: Vec<_> = map.into_iter().collect();
         pairs.sort_by_key(|pair| std::cmp::Reverse(pair.1));
-        pairs.into_iter().map(|(k, n)| make(k, n)).collect()
+        pairs
+            .into_iter()
+            .map(|(k, downloads)| Count {
+                of: key(k),
+                downloads,
+            })
+            .collect()
     }
     StatsReport {
         from,
         to,
         total: day_counts.iter().map(|d| d.downloads).sum(),
         days: day_counts,
-        feeds: most_first(feeds, |feed, downloads| FeedCount {
-            feed_id: feed.clone(),
-            downloads,
-        }),
-        episodes: most_first(episodes, |(feed, episode), downloads| EpisodeCount {
-            feed_id: feed.clone(),
-            episode_id: episode,
-            downloads,
-        }),
-        apps: most_first(apps, |app, downloads| AppCount {
-            app: app.to_string(),
-            downloads,
-        }),
+        feeds: most_first(feeds, FeedId::clone),
+        episodes: most_first(episodes, |(feed, episode)| (feed.clone(), episode)),
+        apps: most_first(apps, str::to_string),
         hours,
-        countries: most_first(countries, |country, downloads| crate::stats::CountryCount {
-            country: country.to_string(),
-            downloads,
-        }),
-        platforms: most_first(platforms, |platform, downloads| {
-            crate::stats::PlatformCount {
-                platform: platform.to_string(),
-                downloads,
-            }
-        }),
-        subscribers: most_first(subscribers, |subscriber, downloads| {
-            crate::stats::SubscriberCount {
-                subscriber_id: subscriber.clone(),
-                downloads,
-            }
-        }),
+        countries: most_first(countries, str::to_string),
+        platforms: most_first(platforms, str::to_string),
+        subscribers: most_first(subscribers, crate::ids::SubscriberId::clone),
     }
 }
 
