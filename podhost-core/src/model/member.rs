@@ -120,6 +120,11 @@ impl Member {
         self.feeds.as_ref().is_none_or(|f| f.contains(feed))
     }
 
+    /// Whether the member is an owner who joined: an account keeps at least one.
+    pub fn is_active_owner(&self) -> bool {
+        self.role == Role::Owner && self.status == MemberStatus::Active
+    }
+
     /// When the pending invitation stops working.
     pub fn invitation_expires(&self) -> Option<Timestamp> {
         self.invitation.as_ref().map(|i| i.expires)

@@ -186,7 +186,7 @@ impl AccountState {
     pub(crate) fn active_owners(&self) -> usize {
         self.members
             .values()
-            .filter(|m| m.role == Role::Owner && m.status == MemberStatus::Active)
+            .filter(|m| m.is_active_owner())
             .count()
     }
 }

@@ -88,8 +88,8 @@ fn check_keeps_an_owner(
     changed: &Member,
     after: Option<&Member>,
 ) -> Result<()> {
-    let was_owner = changed.role == Role::Owner && changed.status == MemberStatus::Active;
-    let stays = after.is_some_and(|m| m.role == Role::Owner && m.status == MemberStatus::Active);
+    let was_owner = changed.is_active_owner();
+    let stays = after.is_some_and(Member::is_active_owner);
     if was_owner && !stays && state.active_owners() <= 1 {
         return Err(Error::conflict(
             "an account keeps at least one owner: make another member owner first",
