@@ -63,18 +63,9 @@ pub(crate) fn render_rss(
     (rss::render(&source, links), published)
 }
 
-/// A feed as it is served: its RSS ([`render_rss`]), its validators, and when it changes next
-/// (a scheduled episode). The public feed and a subscriber's copy alike.
-pub(crate) fn served_feed(
-    state: &AccountState,
-    entry: &FeedEntry,
-    account: &AccountId,
-    links: &crate::urls::FeedLinks<'_>,
-    now: Timestamp,
-    notify: &crate::webhooks::notify::Notifiers,
-    measure: Measure,
-) -> crate::publish::RenderedFeed {
-    let (xml, published) = render_rss(state, entry, account, links, now, notify, measure);
+/// A feed as it is served: its RSS (from [`render_rss`]), its validators, and when it changes
+/// next (a scheduled episode). The public feed and a subscriber's copy alike.
+pub(crate) fn served_feed(xml: Vec<u8>, published: &Published) -> crate::publish::RenderedFeed {
     crate::publish::RenderedFeed {
         etag: etag_of(&xml),
         xml: xml.into(),

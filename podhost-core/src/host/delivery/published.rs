@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::host::{
     AccountCatalog, PodcastHost, claims,
-    rendering::{etag_of, media_updated, public_media_of, published, served_feed},
+    rendering::{etag_of, media_updated, public_media_of, published, render_rss, served_feed},
     views::view_of,
 };
 use crate::{
@@ -81,7 +81,7 @@ impl Delivery<'_> {
                 if entry.feed.private {
                     return Err(Error::not_found("feed", id));
                 }
-                Ok(PublicFeed::Live(served_feed(
+                let (xml, published) = render_rss(
                     state,
                     entry,
                     &account,
@@ -89,7 +89,8 @@ impl Delivery<'_> {
                     now,
                     &self.host.config().notify,
                     crate::host::rendering::Measure::Prefixed,
-                )))
+                );
+                Ok(PublicFeed::Live(served_feed(xml, &published)))
             })
             .await?;
         if let PublicFeed::Live(rendered) = &answer {

@@ -3,7 +3,11 @@
 //! 410 on every process within a second (the account's state is read again every 500 ms).
 
 use super::Delivery;
-use crate::host::{PodcastHost, rendering::served_feed, secrets::random_secret};
+use crate::host::{
+    PodcastHost,
+    rendering::{render_rss, served_feed},
+    secrets::random_secret,
+};
 use crate::{
     authorization::Action,
     error::{Error, FieldErrors, Result},
@@ -215,7 +219,7 @@ impl Delivery<'_> {
                     .feeds
                     .get(feed)
                     .ok_or_else(|| Error::not_found("feed", feed))?;
-                Ok(Private::Live(served_feed(
+                let (xml, published) = render_rss(
                     state,
                     entry,
                     &account,
@@ -223,7 +227,8 @@ impl Delivery<'_> {
                     now,
                     &Default::default(),
                     crate::host::rendering::Measure::Plain,
-                )))
+                );
+                Ok(Private::Live(served_feed(xml, &published)))
             })
             .await?;
         if let Private::Live(rendered) = &answer {
