@@ -2,7 +2,8 @@
 //! - the core knows no transport: podhost-core depends on neither hyper, clap nor tower;
 //! - each crate's files import one another in one direction: no import circle; nor do the
 //!   services of the core's host (the folders of `host/`);
-//! - no source file outside tests is longer than [`MAX_LINES`].
+//! - no source file outside tests is longer than [`MAX_LINES`];
+//! - no two modules of the core share a name.
 //!
 //! Imports are read from the text: `use` trees and paths written in code that start with
 //! `crate::`, `super::`, `self::` or a child module's name, each resolved to the file that
@@ -178,6 +179,39 @@ fn no_source_file_is_too_long() {
     );
 }
 
+/// One home per concept: no two modules of the core share a name (`model/page.rs` beside
+/// `publish/page/` made a reader ask which one holds paging).
+#[test]
+fn no_module_name_is_used_twice_in_the_core() {
+    let src = workspace().join("podhost-core").join("src");
+    let mut homes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in rust_files(&src) {
+        let relative = file.strip_prefix(&src).unwrap();
+        let module = if relative.file_name().is_some_and(|n| n == "mod.rs") {
+            relative.parent().unwrap().to_path_buf()
+        } else {
+            relative.with_extension("")
+        };
+        let name = module.file_name().unwrap().to_string_lossy().into_owned();
+        if ["lib", "tests"].contains(&name.as_str()) {
+            continue;
+        }
+        homes
+            .entry(name)
+            .or_default()
+            .push(relative.display().to_string());
+    }
+    let twins: Vec<String> = homes
+        .into_iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(name, files)| format!("{name}: {}", files.join(", ")))
+        .collect();
+    assert!(
+        twins.is_empty(),
+        "module names used twice: name each after the concept it holds:\n{}",
+        twins.join("\n")
+    );
+}
 /// The circle finder must find circles: a made-up crate with one.
 #[test]
 fn the_circle_finder_finds_a_circle() {

@@ -2,9 +2,9 @@
 
 mod activity;
 mod counted;
-mod journal;
 mod order;
 mod parts;
+mod replay;
 mod served;
 mod uses;
 mod weight;

@@ -2,10 +2,11 @@
 //! per encoding, `Last-Modified`, 304 for a conditional request that matches, gzip when
 //! accepted (compressed once per ETag), public caching for five minutes.
 
+use crate::headers::{self, SetHeader};
 use std::io::Write;
 
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header, request::Parts};
+use http::{Response, StatusCode, header, request::Parts};
 
 use crate::{
     context::Api,
@@ -60,31 +61,18 @@ pub(crate) fn document(api: &Api, parts: &Parts, doc: &Document<'_>) -> Response
         };
         let mut r = Response::new(response::full(body));
         let h = r.headers_mut();
-        h.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(doc.content_type),
-        );
+        h.put(header::CONTENT_TYPE, doc.content_type);
         if gzip {
-            h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            h.put(header::CONTENT_ENCODING, "gzip");
         }
         r
     };
     let h = answer.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&etag) {
-        h.insert(header::ETAG, v);
-    }
-    if let Ok(v) = HeaderValue::from_str(&last_modified) {
-        h.insert(header::LAST_MODIFIED, v);
-    }
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(PUBLIC_MAX_AGE),
-    );
-    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
+    h.put_text(header::ETAG, &etag);
+    h.put_text(header::LAST_MODIFIED, &last_modified);
+    h.put(header::CACHE_CONTROL, PUBLIC_MAX_AGE);
+    h.put(header::VARY, "accept-encoding");
+    headers::any_origin(h);
     answer
 }
 

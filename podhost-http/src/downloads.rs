@@ -3,10 +3,11 @@
 //! store serves (a redirect, counted as the range asked for). The bytes a body really delivered
 //! are counted by the core's download answer as they go out.
 
+use crate::headers::{self, SetHeader};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use bytes::Bytes;
-use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
+use http::{Method, Response, StatusCode, header, request::Parts};
 use podhost_core::DownloadRedirect;
 
 use crate::{
@@ -49,18 +50,10 @@ pub(crate) fn redirect(parts: &Parts, redirect: &DownloadRedirect) -> Response<B
     let mut answer = Response::new(response::full(Bytes::new()));
     *answer.status_mut() = StatusCode::FOUND;
     let h = answer.headers_mut();
-    if let Ok(location) = HeaderValue::from_str(&redirect.url) {
-        h.insert(header::LOCATION, location);
-    }
+    h.put_text(header::LOCATION, &redirect.url);
     // The presigned URL expires: never cache the redirect for long.
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, max-age=60"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
+    h.put(header::CACHE_CONTROL, "private, max-age=60");
+    headers::any_origin(h);
     answer
 }
 

@@ -10,6 +10,7 @@
 //! 422 naming the key. An answer of 500 or more is not kept: a repeat runs again, replaying the
 //! steps that landed, so nothing is done twice.
 
+use crate::headers::SetHeader;
 use std::{future::Future, pin::Pin, time::Duration};
 
 use bytes::Bytes;
@@ -76,9 +77,7 @@ where
             match kept.replay(&sha) {
                 Ok(kept) => {
                     let mut answer = rebuild(&kept);
-                    answer
-                        .headers_mut()
-                        .insert(REPLAYED, HeaderValue::from_static("true"));
+                    answer.headers_mut().put(REPLAYED, "true");
                     answer
                 }
                 Err(e) => response::error(&e.into()),
@@ -222,8 +221,8 @@ fn rebuild(kept: &StoredAnswer) -> Response<Body> {
     let status = StatusCode::from_u16(kept.status).unwrap_or(StatusCode::OK);
     let mut answer = response::json_bytes(status, Bytes::from(kept.body.clone()));
     let headers = answer.headers_mut();
-    if let Some(location) = kept.location.as_deref().and_then(|l| l.parse().ok()) {
-        headers.insert(header::LOCATION, location);
+    if let Some(location) = kept.location.as_deref() {
+        headers.put_text(header::LOCATION, location);
     }
     match kept.content_type.as_deref().map(HeaderValue::from_str) {
         Some(Ok(value)) => {

@@ -23,6 +23,7 @@ pub mod error;
 mod fetcher;
 mod forms;
 mod handlers;
+mod headers;
 mod idempotency;
 mod metrics;
 mod oauth;

@@ -4,9 +4,10 @@
 //! as RFC 6749 §5 says (errors `{error, error_description}`). The authorization endpoint is a
 //! page of the site (`site/`); every rule is the core's (`podhost_core::host::oauth`).
 
+use crate::headers::SetHeader;
 use base64::Engine;
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header, request::Parts};
+use http::{Response, StatusCode, header, request::Parts};
 use podhost_core::{OAuthError, Scope, TokenRequest};
 
 use crate::{
@@ -204,10 +205,9 @@ fn error(e: &OAuthError, basic: bool) -> Response<Body> {
         } else {
             "Basic realm=\"podhost\", error=\"invalid_client\""
         };
-        answer.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static(challenge),
-        );
+        answer
+            .headers_mut()
+            .put(header::WWW_AUTHENTICATE, challenge);
     }
     answer
 }
@@ -215,8 +215,8 @@ fn error(e: &OAuthError, basic: bool) -> Response<Body> {
 /// Token answers are never stored (RFC 6749 §5.1).
 fn no_store(mut answer: Response<Body>) -> Response<Body> {
     let h = answer.headers_mut();
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+    h.put(header::CACHE_CONTROL, "no-store");
+    h.put(header::PRAGMA, "no-cache");
     answer
 }
 

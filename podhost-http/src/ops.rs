@@ -1,8 +1,9 @@
 //! The operator's answers: the probes (`/healthz`, `/readyz`) and the metrics, never stored
 //! by a cache.
 
+use crate::headers::SetHeader;
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{Response, StatusCode, header};
 
 use crate::{
     context::Api,
@@ -20,9 +21,7 @@ pub(crate) async fn answer(api: &Api, endpoint: OpsEndpoint) -> Response<Body> {
                 crate::metrics::CONTENT_TYPE,
                 Bytes::from(api.metrics_text()),
             );
-            answer
-                .headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            answer.headers_mut().put(header::CACHE_CONTROL, "no-store");
             return answer;
         }
         OpsEndpoint::Healthz {} => (StatusCode::OK, Probe::ok("ok")),
@@ -38,8 +37,6 @@ pub(crate) async fn answer(api: &Api, endpoint: OpsEndpoint) -> Response<Body> {
         },
     };
     let mut answer = response::json(status, &probe);
-    answer
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    answer.headers_mut().put(header::CACHE_CONTROL, "no-store");
     answer
 }

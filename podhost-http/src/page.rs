@@ -4,7 +4,8 @@
 //! like the feed (validators, 304, gzip: `documents.rs`) with a Content-Security-Policy
 //! that allows nothing but the page's own stylesheet and the deployment's media.
 
-use http::{HeaderValue, Response, StatusCode, header, request::Parts};
+use crate::headers::{self, HTML, SetHeader};
+use http::{Response, StatusCode, header, request::Parts};
 use podhost_core::{
     EpisodeId, FeedId,
     publish::{
@@ -33,15 +34,11 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
             let mut answer = answer_page(api, parts, found);
             // Asked again each time (a 304 while unchanged): taken down, it is gone at once
             // from browsers and shared caches too.
-            answer
-                .headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            answer.headers_mut().put(header::CACHE_CONTROL, "no-cache");
             answer
         }
     }
 }
-
-const HTML: &str = "text/html; charset=utf-8";
 
 /// `GET /podcasts/{feed_id}[/{episode_id}]`.
 async fn page(
@@ -92,26 +89,16 @@ pub(crate) fn not_found(api: &Api) -> Response<Body> {
 fn notice(api: &Api, status: StatusCode, notice: Notice) -> Response<Body> {
     let mut answer = Response::new(response::full(page::notice_page(notice)));
     *answer.status_mut() = status;
-    let h = answer.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(HTML));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    answer
+        .headers_mut()
+        .put(header::CONTENT_TYPE, HTML)
+        .put(header::CACHE_CONTROL, "no-cache");
     protect(api, &mut answer);
     answer
 }
 
 /// The headers that keep a page to itself: its Content-Security-Policy, no content sniffing.
 fn protect(api: &Api, answer: &mut Response<Body>) {
-    let policy = api.host.delivery().page_policy();
-    let h = answer.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&policy) {
-        h.insert(header::CONTENT_SECURITY_POLICY, v);
-    }
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("strict-origin-when-cross-origin"),
-    );
+    headers::kept_to(answer.headers_mut(), &api.host.delivery().page_policy())
+        .put(header::REFERRER_POLICY, "strict-origin-when-cross-origin");
 }

@@ -5,6 +5,7 @@
 //! under `/private/{feed_id}/{key}/`, each answered `Cache-Control: private` and 410 once the
 //! subscriber is revoked. Routing, `405` and `HEAD` are the API's (the route table).
 
+use crate::headers::{self, SetHeader};
 use bytes::Bytes;
 use std::ops::Range;
 
@@ -93,9 +94,7 @@ async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body> {
         Ok(PublicFeed::Live(rendered)) => rendered,
         Ok(PublicFeed::Moved(url)) => {
             let mut moved = plain(StatusCode::MOVED_PERMANENTLY, "this podcast moved");
-            if let Ok(location) = HeaderValue::from_str(&url) {
-                moved.headers_mut().insert(header::LOCATION, location);
-            }
+            moved.headers_mut().put_text(header::LOCATION, &url);
             return moved;
         }
         Ok(PublicFeed::Gone) => return plain(StatusCode::GONE, "this podcast was deleted"),
@@ -134,10 +133,9 @@ async fn private_feed(api: &Api, parts: &Parts, id: &FeedId, key: &str) -> Respo
         },
     );
     // One subscriber's feed is theirs alone: no shared cache keeps it.
-    answer.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, max-age=300"),
-    );
+    answer
+        .headers_mut()
+        .put(header::CACHE_CONTROL, "private, max-age=300");
     answer
 }
 
@@ -179,22 +177,16 @@ fn chapters(
     let length = json.len();
     let mut answer = Response::new(response::full(json));
     let h = answer.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(podhost_core::publish::chapters::MIME),
-    );
+    h.put(header::CONTENT_TYPE, podhost_core::publish::chapters::MIME);
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
-    h.insert(
+    h.put(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(match shifted {
+        match shifted {
             false => audience.for_a_day(),
             true => "private, no-cache",
-        }),
+        },
     );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
+    headers::any_origin(h);
     answer
 }
 
@@ -276,17 +268,11 @@ fn download_headers(
     status: StatusCode,
     range: Option<Range<u64>>,
 ) {
-    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.put(header::ACCEPT_RANGES, "bytes");
     // Uploaded files share the site's origin (and its session cookie): an HTML transcript or
     // an SVG must never run as a page of it. Sandboxed, it is an opaque origin without scripts.
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(UPLOADED_FILE_POLICY),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
+    h.put(header::CONTENT_SECURITY_POLICY, UPLOADED_FILE_POLICY);
+    h.put(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
     // A stored file never changes (a subscriber's is kept by their client alone); a
     // listener's answer changes with the campaigns: no shared cache keeps it, and a client asks
     // again (its ETag answers 304).
@@ -294,27 +280,20 @@ fn download_headers(
         true => Audience::Subscriber,
         false => Audience::Public,
     };
-    h.insert(
+    h.put(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(match served.immutable() {
+        match served.immutable() {
             true => audience.immutable(),
             false => "private, no-cache",
-        }),
+        },
     );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    if let Ok(v) = HeaderValue::from_str(&quoted_etag(served)) {
-        h.insert(header::ETAG, v);
+    headers::any_origin(h);
+    h.put_text(header::ETAG, &quoted_etag(served));
+    if let Some(date) = http_date(served) {
+        h.put_text(header::LAST_MODIFIED, &date);
     }
-    if let Some(Ok(v)) = http_date(served).map(|d| HeaderValue::from_str(&d)) {
-        h.insert(header::LAST_MODIFIED, v);
-    }
-    if status != StatusCode::NOT_MODIFIED
-        && let Ok(v) = HeaderValue::from_str(served.mime())
-    {
-        h.insert(header::CONTENT_TYPE, v);
+    if status != StatusCode::NOT_MODIFIED {
+        h.put_text(header::CONTENT_TYPE, served.mime());
     }
     let size = served.size();
     match (range, status) {
@@ -322,15 +301,11 @@ fn download_headers(
             h.insert(header::CONTENT_LENGTH, HeaderValue::from(r.end - r.start));
             if status == StatusCode::PARTIAL_CONTENT {
                 let value = format!("bytes {}-{}/{}", r.start, r.end - 1, size);
-                if let Ok(v) = HeaderValue::from_str(&value) {
-                    h.insert(header::CONTENT_RANGE, v);
-                }
+                h.put_text(header::CONTENT_RANGE, &value);
             }
         }
         (None, StatusCode::RANGE_NOT_SATISFIABLE) => {
-            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
-                h.insert(header::CONTENT_RANGE, v);
-            }
+            h.put_text(header::CONTENT_RANGE, &format!("bytes */{size}"));
         }
         _ => {}
     }

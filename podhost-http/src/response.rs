@@ -1,5 +1,6 @@
 //! Building responses: JSON bodies with the headers every API response carries.
 
+use crate::headers::{self, SetHeader};
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, combinators::UnsyncBoxBody};
@@ -41,7 +42,7 @@ pub fn document(status: StatusCode, content_type: &'static str, bytes: Bytes) ->
     let mut response = json_bytes(status, bytes);
     response
         .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        .put(header::CONTENT_TYPE, content_type);
     response
 }
 
@@ -60,9 +61,9 @@ pub fn error(error: &ApiError) -> Response<Body> {
     match error {
         ApiError::MethodNotAllowed(allowed) => {
             let names: Vec<_> = allowed.iter().map(http::Method::as_str).collect();
-            if let Ok(value) = HeaderValue::from_str(&names.join(", ")) {
-                response.headers_mut().insert(header::ALLOW, value);
-            }
+            response
+                .headers_mut()
+                .put_text(header::ALLOW, &names.join(", "));
         }
         ApiError::RateLimited { retry_after } => {
             response
@@ -85,44 +86,28 @@ pub fn error(error: &ApiError) -> Response<Body> {
 
 fn standard_headers(response: &mut Response<Body>) {
     let headers = response.headers_mut();
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, private"),
-    );
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
+    headers.put(header::CACHE_CONTROL, "no-cache, private");
+    headers.put(header::CONTENT_TYPE, "application/json");
+    headers::any_origin(headers);
 }
 
 /// The answer to a CORS preflight request.
 pub fn preflight() -> Response<Body> {
     let mut response = no_content();
     let headers = response.headers_mut();
-    headers.insert(
+    headers.put(
         header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, POST, PUT, DELETE, OPTIONS"),
+        "GET, POST, PUT, DELETE, OPTIONS",
     );
-    headers.insert(
+    headers.put(
         header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static(
-            "authorization, content-type, accept, x-request-id, idempotency-key",
-        ),
+        "authorization, content-type, accept, x-request-id, idempotency-key",
     );
-    headers.insert(
+    headers.put(
         header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static(
-            "x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, location, \
+        "x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, location, \
              x-request-id, idempotent-replayed",
-        ),
     );
-    headers.insert(
-        header::ACCESS_CONTROL_MAX_AGE,
-        HeaderValue::from_static("86400"),
-    );
+    headers.put(header::ACCESS_CONTROL_MAX_AGE, "86400");
     response
 }

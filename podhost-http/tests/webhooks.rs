@@ -222,11 +222,11 @@ async fn a_delivery_is_given_up_after_about_a_day_and_kept() {
     let delivery = &deliveries.body["data"][0];
     assert_eq!(
         attempts,
-        podhost_core::webhooks::delivery::MAX_ATTEMPTS as u64
+        podhost_core::webhooks::attempts::MAX_ATTEMPTS as u64
     );
     assert_eq!(delivery["status"], "failed");
     let tried = delivery["attempts"].as_array().unwrap();
-    assert_eq!(tried.len(), podhost_core::webhooks::delivery::MAX_ATTEMPTS);
+    assert_eq!(tried.len(), podhost_core::webhooks::attempts::MAX_ATTEMPTS);
     assert!(tried.iter().all(|a| a["status"] == 500));
     assert!(
         tried[0]["excerpt"].as_str().unwrap().len() <= podhost_core::webhooks::EXCERPT_BYTES,

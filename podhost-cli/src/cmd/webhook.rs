@@ -64,7 +64,7 @@ pub enum WebhookCommand {
 }
 
 fn delivery_row(
-    d: &podhost_core::webhooks::delivery::Delivery,
+    d: &podhost_core::webhooks::attempts::Delivery,
 ) -> (serde_json::Value, Vec<String>) {
     let value = serde_json::to_value(wire::delivery(d)).unwrap_or_default();
     let last = d

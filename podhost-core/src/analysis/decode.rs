@@ -18,9 +18,9 @@ use super::loudness::LoudnessMeter;
 use super::silence::{Quiet, SilenceDetector};
 use super::waveform::{WaveformBuilder, mix};
 use super::{
-    mp4,
-    options::{SilenceOptions, WaveformOptions},
+    edit_list,
     outcome::{Analysis, AnalysisError},
+    parameters::{SilenceOptions, WaveformOptions},
 };
 
 /// Consecutive packets that fail to decode before the file is declared corrupt.
@@ -203,11 +203,11 @@ fn io_error(e: std::io::Error) -> AnalysisError {
 }
 
 /// The MP4 edit lists when the file is ISO media; the position is back at 0 after.
-fn container_edits(mss: &mut MediaSourceStream<'_>) -> Result<Vec<mp4::Edit>, AnalysisError> {
+fn container_edits(mss: &mut MediaSourceStream<'_>) -> Result<Vec<edit_list::Edit>, AnalysisError> {
     let mut head = [0u8; 8];
     let got = read_up_to(mss, &mut head)?;
     let edits = if got == 8 && &head[4..8] == b"ftyp" {
-        mp4::edits(mss)
+        edit_list::edits(mss)
     } else {
         Vec::new()
     };
@@ -335,7 +335,7 @@ impl Sink {
         waveform: Option<WaveformOptions>,
         silence: Option<SilenceOptions>,
         loudness: bool,
-        edit: Option<mp4::Edit>,
+        edit: Option<edit_list::Edit>,
     ) -> Result<Self, AnalysisError> {
         if rate == 0 {
             return Err(AnalysisError::Corrupt {

@@ -31,10 +31,10 @@
 //! ```
 
 mod decode;
+mod edit_list;
 mod loudness;
-mod mp4;
-mod options;
 mod outcome;
+mod parameters;
 mod silence;
 mod waveform;
 
@@ -43,11 +43,11 @@ use symphonia::core::io::MediaSource;
 pub use decode::Tap;
 pub use loudness::Loudness;
 pub(crate) use loudness::LoudnessMeter;
-pub use options::{
+pub use outcome::{Analysis, AnalysisError};
+pub use parameters::{
     MAX_MIN_DURATION, MAX_PIXELS_PER_SECOND, MAX_SAMPLES_PER_PIXEL, MIN_NOISE_DB, SilenceOptions,
     WaveformOptions,
 };
-pub use outcome::{Analysis, AnalysisError};
 pub use silence::{MIDROLL_SPACING, Silence, SilenceReport, midrolls};
 pub use waveform::{Waveform, WaveformParseError};
 
@@ -121,7 +121,7 @@ mod tests {
     use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
     use super::*;
-    use crate::probe::source::StoreSource;
+    use crate::probe::store_source::StoreSource;
 
     /// A mono 16-bit WAV: 1 s of a square wave at ±1000, 3 s of silence, 1 s of the wave.
     fn wav() -> Vec<u8> {

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::options::SilenceOptions;
+use super::parameters::SilenceOptions;
 
 /// One silence, in seconds from the start of the audio.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -29,10 +29,10 @@ use object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path};
 
 use super::{
     codec,
-    config::CatalogConfig,
     entries::{entry_path, put_if_absent},
     journal::Journal,
     load,
+    tuning::CatalogConfig,
 };
 use crate::error::{Error, Result};
 use crate::store::layout;

@@ -33,10 +33,10 @@
 
 mod codec;
 mod compact;
-mod config;
 mod entries;
 mod journal;
 mod load;
+mod tuning;
 
 use crate::lock::{Locked, Shared};
 use std::{
@@ -50,11 +50,11 @@ use uuid::Uuid;
 
 use crate::error::{Error, Result};
 use codec::Entry;
-pub use config::CatalogConfig;
 use entries::{entry_path, put_if_absent, read_entry, read_entry_bytes};
 pub(crate) use journal::Journal;
 use load::Loaded;
 pub use load::OpenStats;
+pub use tuning::CatalogConfig;
 
 /// What runs after an entry of this process landed, before its commit returns (the host keeps
 /// its index of background work there). A failure is the hook's to log: the entry landed.

@@ -28,7 +28,7 @@ pub(super) async fn read_blob_tags(
     size: u64,
     mime: &str,
 ) -> std::result::Result<Tags, tags::TagError> {
-    let mut source = crate::probe::source::StoreSource::whole(
+    let mut source = crate::probe::store_source::StoreSource::whole(
         store.clone(),
         crate::store::layout::blob(account, blob),
         tokio::runtime::Handle::current(),

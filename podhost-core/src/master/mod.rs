@@ -8,7 +8,7 @@
 //! before (by an analysis job, or a decode of its own when none has run). With the `opus`
 //! feature the same limited signal can also go to libopus (`opus.rs`), in the same decode.
 
-mod error;
+mod failure;
 mod limiter;
 mod options;
 #[cfg(feature = "opus")]
@@ -16,7 +16,7 @@ mod opus;
 mod resample;
 
 use crate::analysis::{Loudness, LoudnessMeter, Tap};
-pub use error::MasterError;
+pub use failure::MasterError;
 use limiter::Limiter;
 pub use options::{
     CEILINGS, Format, MP3_BITRATES, MP3_LSF_BITRATES, MasterOptions, OPUS_BITRATES, TARGETS,

@@ -6,7 +6,7 @@
 use ogg::{PacketWriteEndInfo, PacketWriter};
 use opusic_c::{Application, Bitrate, Channels, Encoder, SampleRate};
 
-use super::error::MasterError;
+use super::failure::MasterError;
 
 /// Samples of one 20 ms frame per channel at 48 kHz (Ogg Opus counts at 48 kHz whatever the
 /// rate given to the encoder).

@@ -4,7 +4,7 @@
 
 use rubato::{Fft, FixedSync, Indexing, Resampler, audioadapter_buffers::direct::InterleavedSlice};
 
-use super::error::MasterError;
+use super::failure::MasterError;
 
 /// Input frames per resampling chunk.
 const CHUNK: usize = 1024;

@@ -11,7 +11,7 @@ mod job;
 mod media;
 mod member;
 mod metadata;
-mod page;
+mod paging;
 pub mod podcast;
 mod session;
 mod size;
@@ -46,7 +46,7 @@ pub use member::{
     NewMember, Role, Via,
 };
 pub use metadata::{Metadata, MetadataPatch};
-pub use page::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
+pub use paging::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
 pub use session::{Session, SignedIn};
 pub use size::human_size;
 pub use subscriber::Subscriber;

@@ -8,8 +8,8 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use tokio::runtime::Handle;
 
-use super::audio::{self, ContainerFacts, Demuxer, TrackAudio};
 use super::bmff;
+use super::container::{self, ContainerFacts, Demuxer, TrackAudio};
 use super::describe;
 use super::detect::{self, Container, Detected, ElementaryFormat, Route};
 use super::facts::{AudioFacts, MediaFacts, MediaKind};
@@ -18,7 +18,7 @@ use super::image;
 use super::riff;
 use super::scan::ScanResult;
 use super::sniff::Sniffed;
-use super::source::StoreSource;
+use super::store_source::StoreSource;
 
 /// How many bytes of an image to fetch when its header does not fit in the sniffed head.
 const IMAGE_HEADER_LIMIT: u64 = 1024 * 1024;
@@ -130,7 +130,7 @@ impl Reader<'_> {
             self.base(),
             Bytes::copy_from_slice(self.sniffed.head()),
         );
-        tokio::task::spawn_blocking(move || audio::read(demuxer, source))
+        tokio::task::spawn_blocking(move || container::read(demuxer, source))
             .await
             .ok()
             .flatten()

@@ -29,8 +29,8 @@
 //! # }
 //! ```
 
-mod audio;
 mod bmff;
+mod container;
 mod describe;
 mod detect;
 mod extension;
@@ -43,7 +43,7 @@ mod magic;
 mod riff;
 mod scan;
 mod sniff;
-pub(crate) mod source;
+pub(crate) mod store_source;
 mod text;
 
 mod artwork;

@@ -11,7 +11,7 @@
 //! subset goes and leaves its text. Comments go.
 //!
 //! Text without markup is not HTML and is not cleaned: the feed carries it as it is, and the
-//! pages make paragraphs of it (`page/notes.rs`). Records are never changed by cleaning: the API
+//! pages make paragraphs of it (`page/rich_text.rs`). Records are never changed by cleaning: the API
 //! returns what was written. The feed's cleaned notes are kept beside each episode in the
 //! account's state (derived when the notes change, see `POLICY_VERSION`), so that rendering a
 //! feed of 10,000 episodes cleans nothing.
@@ -29,7 +29,7 @@ pub(crate) const POLICY_VERSION: u32 = 1;
 const BLOCK: [&str; 5] = ["p", "br", "ul", "ol", "li"];
 
 /// Inline tags kept: links and emphasis. The words around them belong together (excerpts join
-/// them, see `page/notes.rs`).
+/// them, see `page/rich_text.rs`).
 pub(crate) const INLINE: [&str; 5] = ["a", "b", "strong", "i", "em"];
 
 /// Tags removed with everything inside them (the rest keep their text when the tag goes).

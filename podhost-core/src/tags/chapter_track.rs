@@ -7,7 +7,7 @@
 //! before, in such an `mdat`, is replaced with it; one inside the audio's `mdat` (ffmpeg's) is
 //! dropped from `moov` and its few bytes left unreferenced.
 
-use super::model::{Chapter, TagError};
+use super::contents::{Chapter, TagError};
 use super::mp4box::{self, Kind, be32, be64};
 
 /// The text sample description ffmpeg writes for chapter tracks (QuickTime `text`, default

@@ -7,7 +7,7 @@
 
 use std::io::{Read, Seek, SeekFrom};
 
-use super::model::{Chapter, TagError};
+use super::contents::{Chapter, TagError};
 use super::mp4box::find_box;
 
 /// Most chapters a `chpl` box holds (its count is one byte).

@@ -2,7 +2,7 @@
 
 use lofty::ogg::{OggPictureStorage, VorbisComments};
 
-use super::model::TagError;
+use super::contents::TagError;
 
 /// The comments in their encoding (little-endian lengths: the vendor, the count, each
 /// `KEY=value`), without framing; with `pictures`, the pictures follow as base64

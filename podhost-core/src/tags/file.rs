@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::model::TagError;
+use super::contents::TagError;
 
 /// Writes a new file next to `path` through `write` (with a 64 KiB buffer), makes it durable and
 /// renames it over `path`; on failure the new file is removed and `path` is untouched.

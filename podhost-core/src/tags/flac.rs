@@ -12,7 +12,7 @@ use std::path::Path;
 use lofty::ogg::{OggPictureStorage, VorbisComments};
 
 use super::comments::encode_comments;
-use super::model::TagError;
+use super::contents::TagError;
 
 const STREAMINFO: u8 = 0;
 const PADDING: u8 = 1;

@@ -11,7 +11,7 @@ use id3::frame::{
 };
 use id3::{ErrorKind, Frame, TagLike, Version};
 
-use super::model::{Chapter, Cover, TagError, Tags};
+use super::contents::{Chapter, Cover, TagError, Tags};
 
 /// Element id of the table of contents podhost writes.
 const TOC_ID: &str = "toc";

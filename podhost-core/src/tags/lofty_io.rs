@@ -4,7 +4,7 @@
 use lofty::config::ParseOptions;
 use lofty::picture::{MimeType, Picture, PictureType};
 
-use super::model::{Cover, TagError};
+use super::contents::{Cover, TagError};
 
 pub(super) fn map_err(err: lofty::error::LoftyError) -> TagError {
     match err.kind() {

@@ -34,17 +34,17 @@
 mod chapter_track;
 mod chpl;
 mod comments;
+mod contents;
 mod file;
 mod flac;
 mod id3v2;
 mod lofty_io;
-mod model;
 mod mp4;
 mod mp4box;
 mod ogg;
 mod vorbis;
 
-pub use model::{Chapter, Cover, TagError, Tags};
+pub use contents::{Chapter, Cover, TagError, Tags};
 
 use std::io::{Read, Seek, SeekFrom};
 use std::panic::{AssertUnwindSafe, catch_unwind};

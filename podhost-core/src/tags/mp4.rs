@@ -14,8 +14,8 @@ use lofty::file::AudioFile;
 use lofty::mp4::Mp4File;
 use lofty::tag::Accessor;
 
+use super::contents::{TagError, Tags};
 use super::lofty_io::{cover_of, map_err, parse_options};
-use super::model::{TagError, Tags};
 use super::mp4box::{self, Kind, Layout, NewMoov, be32, be64};
 use super::{chapter_track, chpl};
 

@@ -10,7 +10,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::Path;
 
-use super::model::TagError;
+use super::contents::TagError;
 
 /// Largest `moov` box rewritten.
 const MAX_MOOV: u64 = 64 << 20;

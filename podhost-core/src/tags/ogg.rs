@@ -13,7 +13,7 @@ use std::path::Path;
 use lofty::ogg::VorbisComments;
 
 use super::comments::encode_comments;
-use super::{file::replace_file, model::TagError};
+use super::{contents::TagError, file::replace_file};
 
 /// The codec of the stream, which decides the header packets and the comment's framing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

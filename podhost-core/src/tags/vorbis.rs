@@ -16,8 +16,8 @@ use lofty::probe::Probe;
 use lofty::tag::Accessor;
 use lofty::tag::items::Timestamp;
 
+use super::contents::{Chapter, TagError, Tags};
 use super::lofty_io::{cover_of, map_err, parse_options, picture};
-use super::model::{Chapter, TagError, Tags};
 use super::ogg::Codec;
 
 /// Most chapters the three-digit numbering holds.

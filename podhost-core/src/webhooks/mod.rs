@@ -5,7 +5,7 @@
 //! [`WebhookSender`], implemented outside the core (podhost-http's hyper-util client), so the
 //! core stays transport-free.
 
-pub mod delivery;
+pub mod attempts;
 pub mod event;
 pub mod notify;
 pub mod signature;

@@ -1,8 +1,9 @@
 //! What handlers answer with: JSON in `{"data": …}`, 201 with a `Location`, answers reused from
 //! the cache while the account is unchanged, the page of a list.
 
+use crate::headers::SetHeader;
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{Response, StatusCode, header};
 use podhost_core::{FieldErrors, model::PageRequest};
 use serde::Serialize;
 use serde_json::Value;
@@ -56,9 +57,7 @@ pub(super) fn data(status: StatusCode, value: impl Serialize) -> Answer {
 
 /// The answer with `Cache-Control: no-store` (it shows a secret).
 pub(super) fn no_store(mut answer: Response<Body>) -> Response<Body> {
-    answer
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    answer.headers_mut().put(header::CACHE_CONTROL, "no-store");
     answer
 }
 
@@ -94,9 +93,7 @@ pub(super) fn job_accepted(api: &Api, job: &podhost_core::model::Job) -> Answer 
 }
 
 pub(super) fn with_location(mut answer: Response<Body>, location: &str) -> Response<Body> {
-    if let Ok(location) = HeaderValue::from_str(location) {
-        answer.headers_mut().insert(header::LOCATION, location);
-    }
+    answer.headers_mut().put_text(header::LOCATION, location);
     answer
 }
 

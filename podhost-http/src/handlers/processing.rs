@@ -1,7 +1,8 @@
 //! Processing endpoints: `POST /api/generate/{waveform,silence,loudness}/{id}` (answered 202 with
 //! the job), and the additions `GET /api/jobs/{id}` and `GET /api/media/{id}/{waveform,silence,loudness}`.
 
-use http::{HeaderValue, StatusCode, header};
+use crate::headers::SetHeader;
+use http::{StatusCode, header};
 use podhost_core::{JobId, MediaId, WaveformFormat, model::JobKind};
 
 use super::answers::{Answer, data, job_accepted};
@@ -86,10 +87,9 @@ pub(super) async fn waveform<B: RequestBody>(api: &Api, call: Call<B>, media: Me
     let bytes = api.host.work().waveform(&call.who, media, format).await?;
     let mut answer = response::json_bytes(StatusCode::OK, bytes);
     if format == WaveformFormat::Dat {
-        answer.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/octet-stream"),
-        );
+        answer
+            .headers_mut()
+            .put(header::CONTENT_TYPE, "application/octet-stream");
     }
     Ok(answer)
 }

@@ -2,7 +2,8 @@
 //! `/api/stats/feeds/{feed_id}/shows/{show_id}`, with `from` and `to` (UTC days, `YYYY-MM-DD`),
 //! and the CSV export `GET /api/stats/csv`.
 
-use http::{HeaderValue, StatusCode, header};
+use crate::headers::SetHeader;
+use http::{StatusCode, header};
 use podhost_core::{EpisodeId, FeedId, FieldErrors, stats::StatsQuery};
 
 use super::answers::{Answer, data};
@@ -122,13 +123,10 @@ pub(super) async fn csv<B: RequestBody>(api: &Api, call: Call<B>) -> Answer {
     // The API's standard headers, as a CSV attachment.
     let mut answer = response::json_bytes(StatusCode::OK, bytes::Bytes::from(bytes));
     let h = answer.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/csv; charset=utf-8"),
-    );
-    h.insert(
+    h.put(header::CONTENT_TYPE, "text/csv; charset=utf-8");
+    h.put(
         header::CONTENT_DISPOSITION,
-        HeaderValue::from_static("attachment; filename=\"podhost-downloads.csv\""),
+        "attachment; filename=\"podhost-downloads.csv\"",
     );
     Ok(answer)
 }

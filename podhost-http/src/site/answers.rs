@@ -1,6 +1,7 @@
 //! The HTTP of the site's answers: HTML pages with the site's headers, redirects, cookies,
 //! forms read, and the pages of a refused form and of a fault. Nothing here knows a visit.
 
+use crate::headers::{self, HTML, SetHeader};
 use bytes::Bytes;
 use cookie::Cookie;
 use http::{HeaderValue, Response, StatusCode, header, request::Parts};
@@ -106,25 +107,15 @@ pub(super) fn failure(error: &Error) -> Response<Body> {
 pub(super) fn html(status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
     let mut answer = Response::new(response::full(Bytes::from(page)));
     *answer.status_mut() = status;
-    let h = answer.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Ok(v) = HeaderValue::from_str(&podhost_core::publish::page::site_policy(form_targets)) {
-        h.insert(header::CONTENT_SECURITY_POLICY, v);
-    }
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers::kept_to(
+        answer.headers_mut(),
+        &podhost_core::publish::page::site_policy(form_targets),
+    )
+    .put(header::CONTENT_TYPE, HTML)
+    .put(header::CACHE_CONTROL, "no-store")
+    .put(header::X_FRAME_OPTIONS, "DENY")
     // Not `no-referrer`: browsers would then send `Origin: null` with the site's own forms.
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("same-origin"),
-    );
+    .put(header::REFERRER_POLICY, "same-origin");
     answer
 }
 
@@ -136,8 +127,6 @@ pub(super) fn see_other(api: &Api, path: &str) -> Response<Body> {
 /// 303 to `url` (a client's redirect URI with the answer of an authorization request).
 pub(super) fn redirect_to(url: &str) -> Response<Body> {
     let mut answer = html(StatusCode::SEE_OTHER, String::new(), &[]);
-    if let Ok(v) = HeaderValue::from_str(url) {
-        answer.headers_mut().insert(header::LOCATION, v);
-    }
+    answer.headers_mut().put_text(header::LOCATION, url);
     answer
 }

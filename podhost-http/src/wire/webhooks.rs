@@ -4,7 +4,7 @@
 use podhost_core::{
     WebhookRun,
     webhooks::{
-        delivery::{Delivery, DeliveryStatus},
+        attempts::{Delivery, DeliveryStatus},
         subscription::{NewWebhook, Webhook},
     },
 };

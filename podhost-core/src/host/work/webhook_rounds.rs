@@ -14,7 +14,7 @@ use crate::{
     state::Change,
     webhooks::{
         SendOutcome, WebhookRequest, WebhookSender,
-        delivery::{self, Attempt, Claim, Delivery, DeliveryStatus},
+        attempts::{self, Attempt, Claim, Delivery, DeliveryStatus},
         event::{Event, EventKind, EventRenderer},
         signature::{self, Secret},
         subscription::{NewWebhook, SubscriptionKind, Webhook},
@@ -234,7 +234,7 @@ impl PodcastHost {
         let store = self.store();
         let catalog = self.catalog(account).await?;
         let mut run = WebhookRun::default();
-        let mut done = delivery::cursor(store, account, &webhook.id)
+        let mut done = attempts::cursor(store, account, &webhook.id)
             .await?
             .max(webhook.after_seq);
         loop {
@@ -250,11 +250,11 @@ impl PodcastHost {
                 .await;
             let Some(event) = next else { break };
             let now = self.now();
-            let mut record = delivery::read(store, account, &webhook.id, event.seq)
+            let mut record = attempts::read(store, account, &webhook.id, event.seq)
                 .await?
                 .unwrap_or_else(|| fresh(&event, now));
             if record.status != DeliveryStatus::Pending {
-                delivery::advance(store, account, &webhook.id, event.seq).await?;
+                attempts::advance(store, account, &webhook.id, event.seq).await?;
                 done = event.seq;
                 continue;
             }
@@ -264,7 +264,7 @@ impl PodcastHost {
                 break;
             }
             let number = record.scheduled_attempts() + 1;
-            match delivery::claim(store, account, &webhook.id, event.seq, number, now).await? {
+            match attempts::claim(store, account, &webhook.id, event.seq, number, now).await? {
                 Claim::Held => {
                     run.pending += 1;
                     break;
@@ -277,7 +277,7 @@ impl PodcastHost {
                         excerpt: "the sending process stopped before an answer".into(),
                         manual: false,
                     });
-                    delivery::write(store, account, &webhook.id, &record).await?;
+                    attempts::write(store, account, &webhook.id, &record).await?;
                     continue;
                 }
                 Claim::Won => {}
@@ -316,12 +316,12 @@ impl PodcastHost {
                 run.failed += 1;
             }
             record.record(attempt);
-            delivery::write(store, account, &webhook.id, &record).await?;
+            attempts::write(store, account, &webhook.id, &record).await?;
             if record.status == DeliveryStatus::Pending {
                 run.pending += 1;
                 break;
             }
-            delivery::advance(store, account, &webhook.id, event.seq).await?;
+            attempts::advance(store, account, &webhook.id, event.seq).await?;
             done = event.seq;
         }
         Ok(run)
@@ -490,7 +490,7 @@ impl Work<'_> {
     /// The recent deliveries of one of the caller's subscriptions, newest first.
     pub async fn webhook_deliveries(self, who: &Principal, id: &str) -> Result<Vec<Delivery>> {
         self.host.work().get_webhook(who, id).await?;
-        delivery::recent(self.host.store(), who.account(), id, RECENT_DELIVERIES).await
+        attempts::recent(self.host.store(), who.account(), id, RECENT_DELIVERIES).await
     }
 
     /// Sends event `seq` to one of the caller's subscriptions again, now, outside the
@@ -510,7 +510,7 @@ impl Work<'_> {
             .read(|state| state.events.get(&seq).cloned())
             .await
             .ok_or_else(|| Error::not_found("event", seq))?;
-        let mut record = delivery::read(self.host.store(), account, id, seq)
+        let mut record = attempts::read(self.host.store(), account, id, seq)
             .await?
             .unwrap_or_else(|| fresh(&event, self.host.now()));
         let attempt = self
@@ -521,7 +521,7 @@ impl Work<'_> {
             manual: true,
             ..attempt
         });
-        delivery::write(self.host.store(), account, id, &record).await?;
+        attempts::write(self.host.store(), account, id, &record).await?;
         Ok(record)
     }
 

@@ -2,20 +2,20 @@
 //! description, the feed to subscribe to, the published episodes) and one page per published
 //! episode (player, download, show notes). Rendered on the server with maud (the compiler checks
 //! the templates and every interpolation is escaped); user HTML goes through the ammonia policy
-//! the feed shares (`publish/notes.rs`, via `notes.rs`). A page is self-contained: one inline
+//! the feed shares (`publish/notes.rs`, via `rich_text.rs`). A page is self-contained: one inline
 //! stylesheet, no script, and nothing loaded from elsewhere than the deployment's own media
 //! URLs, which [`content_security_policy`] states for the frontends to send.
 //!
 //! The episode page lists the chapters written into the episode's audio file, if any.
 
 pub mod chart;
-mod episode;
+mod document;
+mod episode_page;
 mod format;
-mod layout;
-mod notes;
 mod notice;
-mod podcast;
-mod stats;
+mod podcast_page;
+mod rich_text;
+mod stats_page;
 mod style;
 
 use jiff::tz::TimeZone;
@@ -29,10 +29,10 @@ use crate::{
     urls::Urls,
 };
 
-pub(crate) use episode::render as episode_page;
-pub(crate) use podcast::render as podcast_page;
-pub use stats::PublicStats;
-pub(crate) use stats::render as stats_page;
+pub(crate) use episode_page::render as episode_page;
+pub(crate) use podcast_page::render as podcast_page;
+pub use stats_page::PublicStats;
+pub(crate) use stats_page::render as stats_page;
 
 /// Where a page is rendered for: the URL builder, the account (media URLs), the time zone dates
 /// are shown in.
@@ -98,11 +98,11 @@ pub fn content_security_policy(urls: &Urls, media_redirects: bool) -> String {
 /// consent page): `body` in the pages' layout and stylesheet, in English. Frontends render
 /// what goes in `body` (their forms post to their routes).
 pub fn site_page(title: &str, body: Markup) -> String {
-    let head = layout::Head::plain(title);
+    let head = document::Head::plain(title);
     let body = html! {
         div.site { (body) }
     };
-    layout::document(&head, body).into_string()
+    document::document(&head, body).into_string()
 }
 
 /// The Content-Security-Policy of [`site_page`]s: nothing but the inline stylesheet, forms that
@@ -206,10 +206,10 @@ fn cover(site: &Site<'_>, image: Option<&Media>, alt: &str, title: &str) -> Mark
 
 /// The subscribe button and the feed address to copy into an app.
 fn subscribe(lang: &str, feed_url: &str, field_id: &str) -> Markup {
-    let en = layout::english(lang);
+    let en = document::english(lang);
     html! {
         a.button href=(feed_url) type="application/rss+xml" lang=[en] {
-            (layout::rss_icon()) "Subscribe"
+            (document::rss_icon()) "Subscribe"
         }
         div.feed-url {
             label for=(field_id) lang=[en] { "Or paste this feed address into your podcast app" }

@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use maud::html;
 
-use super::layout;
+use super::document;
 
 /// Why there is no page to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,12 +26,12 @@ pub fn notice_page(notice: Notice) -> Bytes {
             "Its episodes and its feed are no longer available here.",
         ),
     };
-    let head = layout::Head::plain(title);
+    let head = document::Head::plain(title);
     let body = html! {
         main #main .wrap.plain {
             h1 { (title) }
             p { (text) }
         }
     };
-    Bytes::from(layout::document(&head, body).into_string())
+    Bytes::from(document::document(&head, body).into_string())
 }

@@ -3,7 +3,8 @@
 
 use crate::host::PodcastHost;
 use crate::{
-    analysis::AnalysisError, error::Error, ids::AccountId, model::Media, probe::source::StoreSource,
+    analysis::AnalysisError, error::Error, ids::AccountId, model::Media,
+    probe::store_source::StoreSource,
 };
 
 /// A media file's audio, as a source the decoder reads from the store.

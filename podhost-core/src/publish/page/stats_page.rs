@@ -8,8 +8,8 @@ use maud::html;
 use super::{
     Show, Site,
     chart::{BarChart, Bars},
-    layout,
-    layout::english,
+    document,
+    document::english,
     show_bar,
 };
 
@@ -36,7 +36,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> S
     let feed_url = show.subscribe_url(urls);
     let title = format!("Statistics · {}", feed.title);
     let total: u64 = stats.months.iter().map(|(_, n)| n).sum();
-    let head = layout::Head {
+    let head = document::Head {
         lang,
         title: &title,
         description: "",
@@ -84,7 +84,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> S
             section.card aria-label="Downloads per month" { (months.render()) }
             section.card aria-label="Apps" { (apps.render()) }
         }
-        (layout::footer(lang, &feed.copyright, Some(&feed_url)))
+        (document::footer(lang, &feed.copyright, Some(&feed_url)))
     };
-    layout::document(&head, body).into_string()
+    document::document(&head, body).into_string()
 }

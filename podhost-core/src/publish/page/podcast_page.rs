@@ -4,7 +4,7 @@
 use maud::html;
 
 use super::{
-    Show, Site, cover, episode_label, layout, layout::english, notes, subscribe, web_url,
+    Show, Site, cover, document, document::english, episode_label, rich_text, subscribe, web_url,
     when_and_how_long,
 };
 use crate::model::{EpisodeView, ShowType};
@@ -38,11 +38,11 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
         ShowType::Serial => episodes.iter().rev().collect(),
     };
     let summary = if it.subtitle.is_empty() {
-        notes::excerpt(description, 160)
+        rich_text::excerpt(description, 160)
     } else {
         it.subtitle.clone()
     };
-    let head = layout::Head {
+    let head = document::Head {
         lang,
         title: &feed.title,
         description: &summary,
@@ -81,7 +81,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
             @if !description.trim().is_empty() || web_url(&feed.link).is_some() || !feed.podcast.funding.is_empty() {
                 section.card aria-labelledby="about" {
                     h2 #about lang=[en] { "About" }
-                    div.notes { (notes::rich_text(description)) }
+                    div.notes { (rich_text::rich_text(description)) }
                     (links(feed, lang))
                 }
             }
@@ -107,9 +107,9 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
                 p.meta lang=[en] { a href=(urls.feed_stats_page(&feed.id)) { "Download statistics" } }
             }
         }
-        (layout::footer(lang, &feed.copyright, Some(&feed_url)))
+        (document::footer(lang, &feed.copyright, Some(&feed_url)))
     };
-    layout::document(&head, body).into_string()
+    document::document(&head, body).into_string()
 }
 
 /// The podcast's website and its funding links (`podcast:funding`), when they are web links.
@@ -125,10 +125,10 @@ fn links(feed: &crate::model::Feed, lang: &str) -> maud::Markup {
         @if website.is_some() || !funding.is_empty() {
             p.links.meta {
                 @if let Some(url) = website {
-                    a href=(url) rel=(notes::LINK_REL) lang=[english(lang)] { "Website" }
+                    a href=(url) rel=(rich_text::LINK_REL) lang=[english(lang)] { "Website" }
                 }
                 @for (url, text) in funding {
-                    a href=(url) rel=(notes::LINK_REL) {
+                    a href=(url) rel=(rich_text::LINK_REL) {
                         @if text.trim().is_empty() { "Support the show" } @else { (text) }
                     }
                 }
@@ -146,7 +146,7 @@ fn item(site: &Site<'_>, view: &EpisodeView) -> maud::Markup {
         &ep.subtitle
     };
     let excerpt = if subtitle.is_empty() {
-        notes::excerpt(&ep.description, EXCERPT)
+        rich_text::excerpt(&ep.description, EXCERPT)
     } else {
         subtitle.clone()
     };

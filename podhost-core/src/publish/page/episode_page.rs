@@ -4,8 +4,8 @@
 use maud::html;
 
 use super::{
-    Show, Site, cover, episode_label, layout, layout::english, notes, show_bar, subscribe, web_url,
-    when_and_how_long,
+    Show, Site, cover, document, document::english, episode_label, rich_text, show_bar, subscribe,
+    web_url, when_and_how_long,
 };
 use crate::{model::EpisodeView, probe::MediaKind};
 
@@ -31,13 +31,13 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         &ep.subtitle
     };
     let summary = if subtitle.is_empty() {
-        notes::excerpt(notes_html, 160)
+        rich_text::excerpt(notes_html, 160)
     } else {
         subtitle.clone()
     };
     let explicit = ep.itunes.explicit.unwrap_or(feed.itunes.explicit);
     let title = format!("{} · {}", ep.title, feed.title);
-    let head = layout::Head {
+    let head = document::Head {
         lang,
         title: &title,
         description: &summary,
@@ -89,7 +89,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                                 a href=(urls.media(site.account, transcript)) { "Transcript" }
                             }
                             @if let Some(link) = web_url(&ep.link) {
-                                a href=(link) rel=(notes::LINK_REL) { "Episode website" }
+                                a href=(link) rel=(rich_text::LINK_REL) { "Episode website" }
                             }
                         }
                     }
@@ -97,7 +97,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                 @if !notes_html.trim().is_empty() {
                     section.card aria-labelledby="notes" {
                         h2 #notes lang=[en] { "Show notes" }
-                        div.notes { (notes::rich_text(notes_html)) }
+                        div.notes { (rich_text::rich_text(notes_html)) }
                     }
                 }
                 @if let Some(media) = view.media.as_ref().filter(|m| !m.chapters.is_empty()) {
@@ -109,7 +109,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                                     span.time { (chapter_time(chapter.start_ms)) }
                                     " "
                                     @match web_url(chapter.url.as_deref().unwrap_or("")) {
-                                        Some(link) => a href=(link) rel=(notes::LINK_REL) { (chapter.title) },
+                                        Some(link) => a href=(link) rel=(rich_text::LINK_REL) { (chapter.title) },
                                         None => span { (chapter.title) },
                                     }
                                 }
@@ -139,7 +139,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                             @for person in &ep.podcast.person {
                                 li {
                                     @match web_url(person.href.as_deref().unwrap_or("")) {
-                                        Some(link) => a href=(link) rel=(notes::LINK_REL) { (person.name) },
+                                        Some(link) => a href=(link) rel=(rich_text::LINK_REL) { (person.name) },
                                         None => span { (person.name) },
                                     }
                                     @if let Some(role) = &person.role {
@@ -157,7 +157,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                             @for t in &ep.podcast.transcripts {
                                 @if let Some(link) = web_url(&t.url) {
                                     li {
-                                        a href=(link) rel=(notes::LINK_REL) {
+                                        a href=(link) rel=(rich_text::LINK_REL) {
                                             (transcript_label(t))
                                         }
                                     }
@@ -176,9 +176,9 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                 (subscribe(lang, &feed_url, "feed-url"))
             }
         }
-        (layout::footer(lang, &feed.copyright, Some(&feed_url)))
+        (document::footer(lang, &feed.copyright, Some(&feed_url)))
     };
-    layout::document(&head, body).into_string()
+    document::document(&head, body).into_string()
 }
 
 /// How a transcript's link reads: its kind and language, e.g. "Captions (WebVTT, en)".

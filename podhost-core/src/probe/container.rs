@@ -15,7 +15,7 @@ use symphonia::default::formats::{
 };
 
 use super::scan::samples_to_ms;
-use super::source::StoreSource;
+use super::store_source::StoreSource;
 
 /// Which symphonia demuxer to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
