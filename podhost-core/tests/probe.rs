@@ -170,7 +170,7 @@ const AUDIO_CASES: &[AudioCase] = &[
         duration_ms: 2000,
         true_ms: 2000,
         bitrate: 0,
-        info: "MPEG-4 video, AAC audio, 44.1 kHz, Mono",
+        info: "MPEG-4 video, MPEG-4 Part 2, 64 x 64, 10 fps, AAC audio, 44.1 kHz, Mono",
     },
     // Bare ADTS: 88 frames x 1024 / 44100 = 2043.4 ms by frame count (priming and padding
     // included; ADTS cannot say how much). ffprobe estimates 2034 ms from the bitrate.
@@ -256,6 +256,153 @@ async fn audio_fixtures() {
             assert_eq!(audio.bitrate, case.bitrate, "{ctx}");
         }
     }
+}
+
+/// Expected facts of a video fixture: what ffprobe says of each (tests/fixtures/README.md).
+struct VideoCase {
+    file: &'static str,
+    mime: &'static str,
+    extension: &'static str,
+    codec: &'static str,
+    width: u32,
+    height: u32,
+    frame_rate: f64,
+    duration_ms: u64,
+    /// The soundtrack's codec, channels and sample rate; `None` for a file without sound.
+    audio: Option<(&'static str, u16, u32)>,
+    info: &'static str,
+}
+
+const VIDEO_CASES: &[VideoCase] = &[
+    VideoCase {
+        file: "h264_aac.mp4",
+        mime: "video/mp4",
+        extension: "mp4",
+        codec: "h264",
+        width: 320,
+        height: 180,
+        // 30000/1001, as ffprobe's avg_frame_rate.
+        frame_rate: 29.97,
+        duration_ms: 1001,
+        audio: Some(("aac", 2, 48_000)),
+        info: "MPEG-4 video, H.264, 320 x 180, 29.97 fps, AAC audio, 48 kHz, Stereo",
+    },
+    VideoCase {
+        file: "hevc.mov",
+        mime: "video/quicktime",
+        extension: "mov",
+        codec: "hevc",
+        width: 256,
+        height: 144,
+        frame_rate: 25.0,
+        duration_ms: 1000,
+        audio: None,
+        info: "QuickTime video, HEVC, 256 x 144, 25 fps",
+    },
+    VideoCase {
+        file: "av1.mp4",
+        mime: "video/mp4",
+        extension: "mp4",
+        codec: "av1",
+        width: 192,
+        height: 108,
+        frame_rate: 24.0,
+        duration_ms: 1000,
+        audio: None,
+        info: "MPEG-4 video, AV1, 192 x 108, 24 fps",
+    },
+    VideoCase {
+        file: "vp9_opus.webm",
+        mime: "video/webm",
+        extension: "webm",
+        codec: "vp9",
+        width: 320,
+        height: 240,
+        frame_rate: 24.0,
+        // Matroska's segment duration (ffprobe's format duration).
+        duration_ms: 1008,
+        audio: Some(("opus", 1, 48_000)),
+        info: "WebM video, VP9, 320 x 240, 24 fps, Opus audio, 48 kHz, Mono",
+    },
+    VideoCase {
+        file: "h264_aac.mkv",
+        mime: "video/x-matroska",
+        extension: "mkv",
+        codec: "h264",
+        width: 320,
+        height: 180,
+        frame_rate: 29.97,
+        duration_ms: 1022,
+        audio: Some(("aac", 2, 48_000)),
+        info: "Matroska video, H.264, 320 x 180, 29.97 fps, AAC audio, 48 kHz, Stereo",
+    },
+];
+
+/// A video upload is video, with its codec, size, frame rate and duration read from the
+/// container's headers (MP4, QuickTime, WebM, Matroska), and its soundtrack's facts beside.
+#[tokio::test]
+async fn video_fixtures() {
+    for case in VIDEO_CASES {
+        let bytes = fixture(case.file);
+        for &chunk in CHUNKS {
+            let facts = upload_and_probe(&bytes, chunk, "upload.bin").await;
+            let ctx = format!("{} in {chunk}-byte chunks: {facts:?}", case.file);
+            assert_eq!(facts.kind, MediaKind::Video, "{ctx}");
+            assert_eq!(facts.mime, case.mime, "{ctx}");
+            assert_eq!(facts.extension, case.extension, "{ctx}");
+            assert_eq!(facts.info, case.info, "{ctx}");
+            let video = facts.video.as_ref().expect(&ctx);
+            assert_eq!(video.codec, case.codec, "{ctx}");
+            assert_eq!(
+                (video.width, video.height),
+                (case.width, case.height),
+                "{ctx}"
+            );
+            assert_eq!(video.frame_rate, case.frame_rate, "{ctx}");
+            assert_eq!(video.duration_ms, case.duration_ms, "{ctx}");
+            let audio = facts
+                .audio
+                .as_ref()
+                .map(|a| (a.codec.as_str(), a.channels, a.sample_rate));
+            assert_eq!(audio, case.audio, "{ctx}");
+        }
+    }
+}
+
+/// An MP4's `moov` may come after its media data (ffmpeg's and most cameras' layout, as in the
+/// fixture) or before it (`+faststart`, for streaming): the probe finds it either way.
+#[tokio::test]
+async fn a_video_is_read_whether_its_moov_comes_first_or_last() {
+    let last = fixture("h264_aac.mp4");
+    let moov = find_box(&last, b"moov").unwrap();
+    let mdat = find_box(&last, b"mdat").unwrap();
+    assert!(mdat.0 < moov.0, "the fixture has its moov last");
+    // Chunk offsets are not read by the probe, so the boxes may simply be swapped.
+    let mut first = last[..mdat.0].to_vec();
+    first.extend_from_slice(&last[moov.0..moov.1]);
+    first.extend_from_slice(&last[mdat.0..mdat.1]);
+    for bytes in [last, first] {
+        let facts = upload_and_probe(&bytes, 4096, "clip.mp4").await;
+        let video = facts.video.expect("video facts");
+        assert_eq!(
+            (video.codec.as_str(), video.width, video.height),
+            ("h264", 320, 180)
+        );
+        assert_eq!(video.duration_ms, 1001);
+    }
+}
+
+/// The byte range `[start, end)` of the first top-level box of `kind`.
+fn find_box(bytes: &[u8], kind: &[u8; 4]) -> Option<(usize, usize)> {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let len = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        if &bytes[at + 4..at + 8] == kind {
+            return Some((at, at + len));
+        }
+        at += len.max(8);
+    }
+    None
 }
 
 /// The trap this module exists for: a VBR MP3 with no Xing/Info/VBRI header. Its only length
@@ -369,6 +516,7 @@ fn unknown(extension: &str) -> MediaFacts {
         info: "data".to_owned(),
         audio: None,
         image: None,
+        video: None,
         tag_bytes: 0,
         sha384: None,
     }
@@ -536,6 +684,7 @@ const PREFIXES: &[&[u8]] = &[
     b"fLaC",
     b"OggS\x00\x02",
     b"\x00\x00\x00\x18ftypisom",
+    b"\x1A\x45\xDF\xA3",
     b"\x89PNG\r\n\x1a\n",
 ];
 
@@ -545,6 +694,9 @@ const SEEDS: &[&str] = &[
     "vbr_id3_cover.mp3",
     "aac_96k_mono.m4a",
     "tiny_video.mp4",
+    "h264_aac.mp4",
+    "vp9_opus.webm",
+    "h264_aac.mkv",
     "adts_mono.aac",
     "vorbis_stereo.ogg",
     "tone_stereo.flac",

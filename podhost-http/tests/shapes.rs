@@ -184,6 +184,54 @@ async fn media_list_and_record() {
     );
 }
 
+/// One upload of a video: the record says `type: video`, and what its container says of the
+/// picture (codec, size, frame rate, duration, bitrate) beside the soundtrack's description.
+#[tokio::test]
+async fn a_video_upload_is_a_video_with_its_picture() {
+    let fx = Fixture::new().await;
+    let clip = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../podhost-core/tests/fixtures/h264_aac.mp4"
+    ))
+    .unwrap();
+    let id = fx.upload("clip.mp4", clip).await;
+    let record = fx.get(&format!("/api/media/{id}")).await;
+    assert_eq!(record.status, StatusCode::OK);
+    assert_eq!(record.body["type"], "video");
+    assert_eq!(record.body["mime"], "video/mp4");
+    assert_eq!(
+        record.body["info"],
+        "MPEG-4 video, H.264, 320 x 180, 29.97 fps, AAC audio, 48 kHz, Stereo"
+    );
+    assert_eq!(record.body["duration"], "00:00:01");
+    let video = &record.body["video"];
+    assert_eq!(
+        keys(video),
+        [
+            "codec",
+            "width",
+            "height",
+            "frame_rate",
+            "duration_ms",
+            "bitrate"
+        ]
+    );
+    assert_eq!(
+        (&video["codec"], &video["width"], &video["height"]),
+        (&json!("h264"), &json!(320), &json!(180))
+    );
+    assert_eq!(video["frame_rate"], 29.97);
+    assert_eq!(video["duration_ms"], 1001);
+    assert!(video["bitrate"].as_u64().unwrap() > 0, "{video}");
+
+    let list = fx.get("/api/media").await;
+    assert_eq!(list.body["items"][0]["type"], "video");
+    // An audio file's record has no picture.
+    let talk = fx.upload_wav("talk.wav").await;
+    let record = fx.get(&format!("/api/media/{talk}")).await;
+    assert!(record.body["video"].is_null(), "{}", record.body);
+}
+
 #[tokio::test]
 async fn feed_list_and_single_differ_in_order_and_directory_objects() {
     let fx = Fixture::new().await;

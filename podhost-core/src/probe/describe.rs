@@ -1,6 +1,6 @@
 //! Human-readable descriptions ("info" strings) in the spirit of file(1).
 
-use super::facts::AudioFacts;
+use super::facts::{AudioFacts, VideoFacts};
 
 /// "44.1 kHz", "48 kHz", "22.05 kHz".
 pub(crate) fn khz(rate: u32) -> String {
@@ -40,6 +40,25 @@ pub(crate) fn audio(label: &str, a: &AudioFacts, bits: Option<u32>, vbr: bool) -
         khz(a.sample_rate),
         channels(a.channels)
     )
+}
+
+/// Describes a video stream after a format `label`: "MPEG-4 video, H.264, 1920 x 1080, 29.97 fps".
+pub(crate) fn video(label: &str, v: &VideoFacts) -> String {
+    let codec = match v.codec.as_str() {
+        "h264" => "H.264",
+        "hevc" => "HEVC",
+        "vp8" => "VP8",
+        "vp9" => "VP9",
+        "av1" => "AV1",
+        "mpeg4" => "MPEG-4 Part 2",
+        "prores" => "ProRes",
+        other => other,
+    };
+    let mut info = format!("{label}, {codec}, {} x {}", v.width, v.height);
+    if v.frame_rate > 0.0 {
+        info = format!("{info}, {} fps", v.frame_rate);
+    }
+    info
 }
 
 /// "PNG image, 1400 x 1400", and what breaks Apple's artwork rule, if anything:

@@ -17,6 +17,8 @@ pub(crate) enum Container {
     Wav,
     /// ISO base media (MP4, M4A, MOV, 3GP).
     Mp4,
+    /// Matroska and WebM (read by the `matroska` crate, not symphonia).
+    Matroska,
 }
 
 /// How to learn more about the content after detection.
@@ -267,8 +269,8 @@ fn iso_bmff(brand: &[u8]) -> Option<Detected> {
     Some(d)
 }
 
-/// Matroska/WebM. Symphonia is built without its reader here, so the tracks are guessed from
-/// the head: a TrackType element of 1 (video) anywhere means video.
+/// Matroska/WebM, guessed from the head: a TrackType element of 1 (video) anywhere means video.
+/// The tracks are then read from the file's headers (`video::matroska`).
 fn matroska(b: &[u8]) -> Detected {
     let webm = b.windows(4).take(64).any(|w| w == b"webm");
     // TrackType element id 0x83, 1-byte size (0x81), value 1 = video, 2 = audio.
@@ -279,28 +281,28 @@ fn matroska(b: &[u8]) -> Detected {
             "audio/webm",
             MediaKind::Audio,
             "weba",
-            Route::Plain,
+            Route::Container(Container::Matroska),
             "WebM audio",
         ),
         (true, false) => Detected::new(
             "video/webm",
             MediaKind::Video,
             "webm",
-            Route::Plain,
+            Route::Container(Container::Matroska),
             "WebM video",
         ),
         (false, true) => Detected::new(
             "audio/x-matroska",
             MediaKind::Audio,
             "mka",
-            Route::Plain,
+            Route::Container(Container::Matroska),
             "Matroska audio",
         ),
         (false, false) => Detected::new(
             "video/x-matroska",
             MediaKind::Video,
             "mkv",
-            Route::Plain,
+            Route::Container(Container::Matroska),
             "Matroska video",
         ),
     }

@@ -34,6 +34,26 @@ pub struct AudioFacts {
     pub channels: u16,
 }
 
+/// Technical facts of a video stream, from its container's headers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VideoFacts {
+    /// Short lowercase codec name: "h264", "hevc", "vp9", "av1", "vp8"; another codec by its
+    /// container's name for it (an MP4 sample entry's four letters, a Matroska codec id).
+    pub codec: String,
+    /// Coded width in pixels.
+    pub width: u32,
+    /// Coded height in pixels.
+    pub height: u32,
+    /// Frames per second, averaged over the track (29.97 for 30000/1001); 0 when the container
+    /// does not say.
+    pub frame_rate: f64,
+    /// Duration in milliseconds; 0 when the container does not say.
+    pub duration_ms: u64,
+    /// Average bits per second of the video track alone (its samples' sizes over its
+    /// duration); 0 when the container does not say (Matroska keeps no sample table).
+    pub bitrate: u32,
+}
+
 /// Pixel size of an image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageFacts {
@@ -60,6 +80,9 @@ pub struct MediaFacts {
     pub audio: Option<AudioFacts>,
     /// Pixel size, for images.
     pub image: Option<ImageFacts>,
+    /// Video facts, for video whose container podhost reads (MP4, QuickTime, Matroska, WebM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<Box<VideoFacts>>,
     /// Bytes of the ID3v2 tags the file begins with (0 for none): not audio, but sent before it
     /// (the statistics' one-minute threshold adds them, as IAB v2.3 says).
     #[serde(default)]

@@ -12,13 +12,14 @@ use super::bmff;
 use super::container::{self, ContainerFacts, Demuxer, TrackAudio};
 use super::describe;
 use super::detect::{self, Container, Detected, ElementaryFormat, Route};
-use super::facts::{AudioFacts, MediaFacts, MediaKind};
+use super::facts::{AudioFacts, MediaFacts, MediaKind, VideoFacts};
 use super::frame::{Layer, StreamKind, Version};
 use super::image;
 use super::riff;
 use super::scan::ScanResult;
 use super::sniff::Sniffed;
 use super::store_source::StoreSource;
+use super::video;
 
 /// How many bytes of an image to fetch when its header does not fit in the sniffed head.
 const IMAGE_HEADER_LIMIT: u64 = 1024 * 1024;
@@ -71,13 +72,25 @@ async fn probe_facts(
                     ElementaryFormat::Mpeg => Demuxer::Mpa,
                     ElementaryFormat::Adts => Demuxer::Adts,
                 };
-                let read = reader.container(demuxer).await;
+                let read = reader
+                    .blocking(move |s| container::read(demuxer, s))
+                    .await
+                    .flatten();
                 let audio_bytes = read
                     .as_ref()
                     .map_or(0, |r| reader.audio_len().saturating_sub(r.data_start));
                 from_container(detected, read, audio_bytes)
             }
         },
+        Route::Container(Container::Matroska) => {
+            let Some((video, read)) = reader.blocking(video::matroska).await.flatten() else {
+                return plain(detected);
+            };
+            let audio_bytes = reader.audio_len();
+            with_video(detected, video, |d| {
+                from_container(d, Some(read), audio_bytes)
+            })
+        }
         Route::Container(container) => {
             if container == Container::Wav && !riff::wave_format_is_sane(sniffed.body_start()) {
                 return plain(detected);
@@ -87,8 +100,13 @@ async fn probe_facts(
                 Container::Ogg => Demuxer::Ogg,
                 Container::Wav => Demuxer::Wav,
                 Container::Mp4 => Demuxer::Mp4,
+                // Read by its own arm above.
+                Container::Matroska => return plain(detected),
             };
-            let read = reader.container(demuxer).await;
+            let read = reader
+                .blocking(move |s| container::read(demuxer, s))
+                .await
+                .flatten();
             let mut audio_bytes = None;
             if container == Container::Mp4 && read.as_ref().is_some_and(|r| !r.has_video) {
                 audio_bytes = reader.mp4_media_data().await;
@@ -96,9 +114,35 @@ async fn probe_facts(
             let fallback = read
                 .as_ref()
                 .map_or(0, |r| reader.audio_len().saturating_sub(r.data_start));
-            from_container(detected, read, audio_bytes.unwrap_or(fallback))
+            let audio_bytes = audio_bytes.unwrap_or(fallback);
+            let mut video = None;
+            if container == Container::Mp4 && detected.kind == MediaKind::Video {
+                let len = reader.audio_len();
+                video = reader
+                    .blocking(move |mut s| video::mp4(&mut s, len))
+                    .await
+                    .flatten();
+            }
+            with_video(detected, video, |d| from_container(d, read, audio_bytes))
         }
     }
+}
+
+/// The facts `facts` makes of `detected`, with the video's: described after the format's label,
+/// before the audio's description.
+fn with_video(
+    mut detected: Detected,
+    video: Option<VideoFacts>,
+    facts: impl FnOnce(Detected) -> MediaFacts,
+) -> MediaFacts {
+    if let Some(v) = &video {
+        detected.label = describe::video(&detected.label, v);
+    }
+    let mut facts = facts(detected);
+    if facts.kind == MediaKind::Video {
+        facts.video = video.map(Box::new);
+    }
+    facts
 }
 
 /// Access to the stored object.
@@ -120,7 +164,11 @@ impl Reader<'_> {
         self.size - self.base()
     }
 
-    async fn container(&self, demuxer: Demuxer) -> Option<ContainerFacts> {
+    /// Runs `read` on a blocking thread over the stored object (after any leading tag).
+    async fn blocking<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(StoreSource) -> T + Send + 'static,
+    ) -> Option<T> {
         let handle = Handle::try_current().ok()?;
         let source = StoreSource::new(
             Arc::clone(&self.store),
@@ -130,10 +178,7 @@ impl Reader<'_> {
             self.base(),
             Bytes::copy_from_slice(self.sniffed.head()),
         );
-        tokio::task::spawn_blocking(move || container::read(demuxer, source))
-            .await
-            .ok()
-            .flatten()
+        tokio::task::spawn_blocking(move || read(source)).await.ok()
     }
 
     async fn mp4_media_data(&self) -> Option<u64> {
@@ -174,6 +219,7 @@ fn plain(d: Detected) -> MediaFacts {
         info: d.label,
         audio: None,
         image: None,
+        video: None,
         tag_bytes: 0,
         sha384: None,
     }

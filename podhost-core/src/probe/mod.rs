@@ -1,6 +1,6 @@
 //! Media probing: what an uploaded file is (MIME type, kind, extension) and its technical facts
-//! (audio codec, exact duration, bitrate, sample rate, channels; image size), learned from its
-//! content rather than its name.
+//! (audio codec, exact duration, bitrate, sample rate, channels; video codec, size, frame rate;
+//! image size), learned from its content rather than its name.
 //!
 //! Probing happens in two steps:
 //!
@@ -45,9 +45,10 @@ mod scan;
 mod sniff;
 pub(crate) mod store_source;
 mod text;
+mod video;
 
 mod artwork;
 pub use artwork::ArtworkCheck;
-pub use facts::{AudioFacts, ImageFacts, MediaFacts, MediaKind};
+pub use facts::{AudioFacts, ImageFacts, MediaFacts, MediaKind, VideoFacts};
 pub use inspect::probe;
 pub use sniff::{Sniffed, Sniffer};

@@ -346,6 +346,7 @@ mod tests {
                     channels: 1,
                 }),
                 image: None,
+                video: None,
                 tag_bytes: 0,
                 sha384: None,
             },

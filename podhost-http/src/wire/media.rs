@@ -3,7 +3,7 @@
 
 use podhost_core::{
     model::{Access, Media},
-    probe::MediaKind,
+    probe::{MediaKind, VideoFacts},
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -97,12 +97,44 @@ pub struct MediaRecord {
     pub url: String,
     /// Addition: its extension.
     pub extension: String,
-    /// Addition: the audio's duration, `HH:MM:SS`.
+    /// Addition: the audio's (or a silent video's) duration, `HH:MM:SS`.
     pub duration: Option<String>,
+    /// Addition: for a video, what its container says of the picture; null for anything else.
+    pub video: Option<MediaVideo>,
     /// Addition: whether its public URL is kept from anyone but the subscribers of private
     /// podcasts that use it (a private podcast used it, or the podcaster said so); such a file
     /// is served at its public URL only while a public podcast shows it.
     pub private: bool,
+}
+
+/// The picture of a video file, read from its container's headers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MediaVideo {
+    /// Its codec: `h264`, `hevc`, `vp9`, `av1`, `vp8`, or another codec's short name.
+    pub codec: String,
+    /// Its width in pixels.
+    pub width: u32,
+    /// Its height in pixels.
+    pub height: u32,
+    /// Frames per second (`29.97`); 0 when the container does not say.
+    pub frame_rate: f64,
+    /// Its duration in milliseconds; 0 when the container does not say.
+    pub duration_ms: u64,
+    /// The video track's average bits per second; 0 when the container does not say.
+    pub bitrate: u32,
+}
+
+impl From<&VideoFacts> for MediaVideo {
+    fn from(v: &VideoFacts) -> Self {
+        MediaVideo {
+            codec: v.codec.clone(),
+            width: v.width,
+            height: v.height,
+            frame_rate: v.frame_rate,
+            duration_ms: v.duration_ms,
+            bitrate: v.bitrate,
+        }
+    }
 }
 
 /// An item of the media list.
@@ -143,7 +175,14 @@ pub fn media_single(ctx: &Ctx<'_>, m: &Media) -> MediaRecord {
         mime: m.facts.mime.clone(),
         url: ctx.host.podcasts().media_url(ctx.account, m),
         extension: m.facts.extension.clone(),
-        duration: m.facts.audio.as_ref().map(|a| format::hms(a.duration_ms)),
+        duration: m
+            .facts
+            .audio
+            .as_ref()
+            .map(|a| a.duration_ms)
+            .or(m.facts.video.as_ref().map(|v| v.duration_ms))
+            .map(format::hms),
+        video: m.facts.video.as_deref().map(MediaVideo::from),
         private: m.access == Access::Private,
     }
 }
