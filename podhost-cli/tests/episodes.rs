@@ -305,3 +305,59 @@ fn episodes_from_draft_to_published_copied_and_deleted() {
         3
     );
 }
+
+/// `--video-media` gives an episode a video beside its audio (the API's `video_media`), `none`
+/// takes it away, and a file that is no video is refused with the field named.
+#[test]
+fn an_episodes_video_is_set_and_removed() {
+    let cli = Cli::with_users(&["alice"]);
+    cli.ok(&[
+        "feed", "create", "--user", "alice", "--id", "weekly", "--title", "Weekly",
+    ]);
+    let clip = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../podhost-core/tests/fixtures/h264_aac.mp4"
+    ))
+    .unwrap();
+    let video = cli.upload("alice", "clip.mp4", &clip);
+    let audio = cli.upload("alice", "one.wav", &fixtures::wav(2.0, 8000));
+    let one = cli.json(&[
+        "episode",
+        "create",
+        "--user",
+        "alice",
+        "--feed",
+        "weekly",
+        "--title",
+        "One",
+        "--media",
+        &audio,
+        "--video-media",
+        &video,
+    ]);
+    assert_eq!(one["attributes"]["video_media"].to_string(), video);
+    assert_eq!(one["attributes"]["show_media"].to_string(), audio);
+    let refused = cli.fails(
+        &[
+            "episode",
+            "update",
+            "--user",
+            "alice",
+            "pod-1",
+            "--video-media",
+            &audio,
+        ],
+        2,
+    );
+    assert!(refused.contains("video_media"), "{refused}");
+    let cleared = cli.json(&[
+        "episode",
+        "update",
+        "--user",
+        "alice",
+        "pod-1",
+        "--video-media",
+        "none",
+    ]);
+    assert!(cleared["attributes"]["video_media"].is_null(), "{cleared}");
+}

@@ -137,6 +137,10 @@ pub struct EpisodeFields {
     /// The cover: an image media file's id (`none` removes it).
     #[arg(long, value_name = "MEDIA_ID")]
     cover: Option<String>,
+    /// The video: a video media file's id, beside the audio or instead of it (`none` removes
+    /// it).
+    #[arg(long, value_name = "MEDIA_ID")]
+    video_media: Option<String>,
     /// The season number.
     #[arg(long)]
     season: Option<u32>,
@@ -163,6 +167,7 @@ impl EpisodeFields {
     fn apply(self, patch: &mut EpisodePatch) -> anyhow::Result<()> {
         patch.description = self.description;
         patch.itunes_logo = self.cover.as_deref().map(media_or_none).transpose()?;
+        patch.video = self.video_media.as_deref().map(media_or_none).transpose()?;
         patch.itunes_season = self.season.map(Some);
         patch.itunes_episode = self.episode.map(Some);
         patch.itunes_episode_type = self.kind.map(|k| match k {

@@ -38,6 +38,10 @@ pub struct Episode {
     pub publish_at: Timestamp,
     /// The audio.
     pub media: Option<MediaId>,
+    /// The video (`video_media`): a video file of the account, beside the audio or instead of
+    /// it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<MediaId>,
     /// Apple Podcasts fields.
     pub itunes: ItunesEpisode,
     /// The transcript (`podcast:transcript`), a media file.
@@ -99,7 +103,7 @@ impl Episode {
 
     /// The media files it uses.
     pub fn media_ids(&self) -> impl Iterator<Item = MediaId> + '_ {
-        [self.media, self.itunes.logo, self.transcript]
+        [self.media, self.video, self.itunes.logo, self.transcript]
             .into_iter()
             .flatten()
             .chain(
@@ -253,6 +257,9 @@ impl Episode {
         if let Some(v) = patch.media {
             self.media = v;
         }
+        if let Some(v) = patch.video {
+            self.video = v;
+        }
         if let Some(v) = patch.transcript {
             self.transcript = v;
         }
@@ -325,6 +332,8 @@ pub struct EpisodePatch {
     pub publish_at: Option<Timestamp>,
     /// `Some(None)` removes the audio.
     pub media: Option<Option<MediaId>>,
+    /// The video; `Some(None)` removes it.
+    pub video: Option<Option<MediaId>>,
     pub transcript: Option<Option<MediaId>>,
     pub itunes_title: Option<String>,
     pub itunes_subtitle: Option<String>,

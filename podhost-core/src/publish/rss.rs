@@ -412,6 +412,7 @@ mod tests {
             is_public: true,
             publish_at: at,
             media: Some(MediaId::new(1).unwrap()),
+            video: None,
             itunes: ItunesEpisode {
                 title: DIRTY.into(),
                 subtitle: DIRTY.into(),

@@ -224,6 +224,7 @@ mod tests {
             is_public: public,
             publish_at: at(publish),
             media: None,
+            video: None,
             itunes: Default::default(),
             transcript: None,
             podcast: Default::default(),

@@ -277,6 +277,9 @@ pub struct EpisodeAttributes<'a> {
     pub publish_date_formatted: String,
     /// Addition: the audio's media id.
     pub show_media: Option<u64>,
+    /// Addition: the video's media id (a video file, beside the audio or instead of it); null
+    /// when the episode has none.
+    pub video_media: Option<u64>,
     /// Addition: the audio's public URL; empty without audio.
     pub enclosure_url: String,
     /// Addition: the audio's duration, `<m>m <s>s`.
@@ -340,6 +343,7 @@ pub fn episode_single<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> EpisodeRecord<'a
             publish_date: e.publish_at.as_second().to_string(),
             publish_date_formatted: format::publish_date_formatted(e.publish_at, tz),
             show_media: e.media.map(|m| m.get()),
+            video_media: e.video.map(|m| m.get()),
             enclosure_url: v
                 .media
                 .as_ref()
@@ -428,6 +432,9 @@ pub struct EpisodeFields {
     /// The audio: a media file of the account (null removes it).
     #[serde(default)]
     pub show_media: Clearable<MediaRef>,
+    /// Addition: the video: a video file of the account (null removes it).
+    #[serde(default)]
+    pub video_media: Clearable<MediaRef>,
     /// Also write the episode's title, author, album and cover into its audio file's tags (a
     /// job; the file gets a new URL).
     pub write_metadata: Option<bool>,
@@ -481,6 +488,7 @@ impl EpisodeFields {
             is_public: self.is_public,
             publish_at,
             media: media(self.show_media, "show_media", &mut errors),
+            video: media(self.video_media, "video_media", &mut errors),
             transcript: media(pod.transcript, "podcast.transcript", &mut errors),
             podcast_tags: pod.tags.0,
             itunes_title: it.title,

@@ -59,6 +59,13 @@ fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) ->
     check_media_ref(
         &mut e,
         records,
+        "video_media",
+        ep.video,
+        &[MediaKind::Video],
+    );
+    check_media_ref(
+        &mut e,
+        records,
         "itunes.logo",
         ep.itunes.logo,
         &[MediaKind::Image],
@@ -315,6 +322,7 @@ impl PodcastHost {
                     is_public: false,
                     publish_at: now,
                     media: None,
+                    video: None,
                     itunes: ItunesEpisode::default(),
                     transcript: None,
                     podcast: Default::default(),
