@@ -12,7 +12,10 @@ use std::ops::Range;
 use futures::StreamExt;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
 use http_body_util::{BodyExt, StreamBody};
-use podhost_core::{Download, DownloadAnswer, DownloadUrl, FeedId, Private, publish::PublicFeed};
+use podhost_core::{
+    Download, DownloadAnswer, DownloadUrl, FeedId, Private,
+    publish::{PublicFeed, RenderedFeed},
+};
 
 use crate::{
     context::Api,
@@ -100,6 +103,11 @@ async fn feed(api: &Api, parts: &Parts, id: &FeedId) -> Response<Body> {
         Ok(PublicFeed::Gone) => return plain(StatusCode::GONE, "this podcast was deleted"),
         Err(e) => return response::error(&ApiError::Core(e)),
     };
+    feed_document(api, parts, &rendered)
+}
+
+/// A rendered feed as a document: its validators, 304, gzip.
+fn feed_document(api: &Api, parts: &Parts, rendered: &RenderedFeed) -> Response<Body> {
     documents::document(
         api,
         parts,
@@ -122,16 +130,7 @@ async fn private_feed(api: &Api, parts: &Parts, id: &FeedId, key: &str) -> Respo
         }
         Err(e) => return response::error(&ApiError::Core(e)),
     };
-    let mut answer = documents::document(
-        api,
-        parts,
-        &Document {
-            bytes: &rendered.xml,
-            etag: &rendered.etag,
-            last_modified: rendered.last_modified,
-            content_type: "application/rss+xml; charset=utf-8",
-        },
-    );
+    let mut answer = feed_document(api, parts, &rendered);
     // One subscriber's feed is theirs alone: no shared cache keeps it.
     answer
         .headers_mut()
