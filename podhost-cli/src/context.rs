@@ -36,6 +36,24 @@ pub struct Global {
     /// system's temporary folder].
     #[arg(long, global = true, env = "PODHOST_SCRATCH_DIR")]
     pub scratch_dir: Option<PathBuf>,
+    /// The ffmpeg program that packages video for HLS (a path, or a name on PATH).
+    #[arg(
+        long,
+        global = true,
+        env = "PODHOST_FFMPEG",
+        default_value = "ffmpeg",
+        value_name = "PROGRAM"
+    )]
+    pub ffmpeg: PathBuf,
+    /// Threads ffmpeg may use for each of its decoding, scaling and encoders.
+    #[arg(
+        long,
+        global = true,
+        env = "PODHOST_FFMPEG_THREADS",
+        default_value_t = 2,
+        value_name = "N"
+    )]
+    pub ffmpeg_threads: usize,
     /// A WebSub hub to name in every public feed and to tell of each feed change (repeatable;
     /// the environment takes a comma-separated list).
     #[arg(
@@ -157,6 +175,10 @@ impl Env {
                 .unwrap_or_else(|| std::env::temp_dir().join("podhost")),
         );
         config.allow_private_webhooks = self.global.allow_private_webhooks;
+        config.jobs.ffmpeg = podhost_core::hls::ffmpeg::Ffmpeg {
+            program: self.global.ffmpeg.clone(),
+            threads: self.global.ffmpeg_threads.max(1),
+        };
         config.notify = notifiers(&self.global)?;
         config.fetcher = Some(std::sync::Arc::new(podhost_http::HttpFetcher::new()));
         adjust(&mut config, &opened)?;

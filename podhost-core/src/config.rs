@@ -130,6 +130,8 @@ pub struct JobsConfig {
     /// How often an idle worker looks for queued jobs (default 1 s; a job asked for in this
     /// process starts at once).
     pub poll: Duration,
+    /// How video is encoded for HLS: the ffmpeg program and its threads.
+    pub ffmpeg: crate::hls::ffmpeg::Ffmpeg,
 }
 
 impl Default for JobsConfig {
@@ -138,6 +140,7 @@ impl Default for JobsConfig {
             workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
             lease: Duration::from_secs(60),
             poll: Duration::from_secs(1),
+            ffmpeg: Default::default(),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod demo;
 mod directory;
 mod error;
 mod health;
+pub mod hls;
 mod host;
 pub mod idempotency;
 mod ids;
@@ -49,10 +50,11 @@ pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};
 pub use error::{Error, FieldErrors, Result};
 pub use host::{
     Access, ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest,
-    Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure, EpisodeFiles,
-    FeedExport, INVITATION_LIFETIME, InvitationView, Listener, OAuthError, PodcastHost, Podcasts,
-    Private, RetimedText, StagedUpload, StitchedEnclosure, SweepReport, TokenRequest,
-    TokenResponse, UploadTarget, WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
+    Caching, Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure,
+    EpisodeFiles, FeedExport, INVITATION_LIFETIME, InvitationView, Listener, OAuthError,
+    PodcastHost, Podcasts, Private, RetimedText, StagedUpload, StitchedEnclosure, StreamFile,
+    SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat, WebhookRun, Work,
+    WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, Login, MAX_SAFE_ID,

@@ -64,7 +64,7 @@ pub(crate) enum Change {
         media: MediaId,
         audio: AdAudio,
     },
-    MediaPut(Media),
+    MediaPut(Box<Media>),
     MediaRemoved {
         id: MediaId,
     },

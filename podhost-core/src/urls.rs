@@ -33,6 +33,8 @@ pub enum FileLink {
     Download,
     /// Its JSON chapters (`podcast:chapters`).
     Chapters,
+    /// A packaged video's HLS stream (its multivariant playlist).
+    Stream,
 }
 
 /// Characters kept as they are in a path segment (RFC 3986 unreserved).
@@ -115,6 +117,17 @@ impl Urls {
         )
     }
 
+    /// The HLS stream of a packaged video, its multivariant playlist:
+    /// `{base}/media/{account}/{blob}/hls/master.m3u8`.
+    pub fn stream(&self, account: &AccountId, media: &Media) -> String {
+        format!(
+            "{}/media/{}/{}/hls/master.m3u8",
+            self.base,
+            account,
+            media.blob.as_str()
+        )
+    }
+
     /// The public JSON chapters of a media file (`podcast:chapters`):
     /// `{base}/chapters/{account}/{blob}.json`.
     pub fn chapters(&self, account: &AccountId, media: &Media) -> String {
@@ -168,6 +181,7 @@ impl FeedLinks<'_> {
         match (self, link) {
             (FeedLinks::Public(urls), FileLink::Download) => urls.media(account, media),
             (FeedLinks::Public(urls), FileLink::Chapters) => urls.chapters(account, media),
+            (FeedLinks::Public(urls), FileLink::Stream) => urls.stream(account, media),
             (FeedLinks::Subscriber { prefix }, FileLink::Download) => format!(
                 "{prefix}/media/{}/{}",
                 media.blob.as_str(),
@@ -175,6 +189,9 @@ impl FeedLinks<'_> {
             ),
             (FeedLinks::Subscriber { prefix }, FileLink::Chapters) => {
                 format!("{prefix}/chapters/{}.json", media.blob.as_str())
+            }
+            (FeedLinks::Subscriber { prefix }, FileLink::Stream) => {
+                format!("{prefix}/media/{}/hls/master.m3u8", media.blob.as_str())
             }
         }
     }

@@ -41,6 +41,8 @@ pub(crate) enum Sent {
     Feed,
     /// An enclosure (public or private).
     Enclosure,
+    /// A video's HLS playlist or segment (public or private).
+    Stream,
 }
 
 impl Sent {
@@ -48,6 +50,7 @@ impl Sent {
         match self {
             Sent::Feed => "feed",
             Sent::Enclosure => "enclosure",
+            Sent::Stream => "stream",
         }
     }
 }
@@ -260,6 +263,10 @@ pub(crate) fn sent_by(endpoint: &PublicEndpoint) -> Option<Sent> {
         PublicEndpoint::Download { .. } | PublicEndpoint::PrivateDownload { .. } => {
             Some(Sent::Enclosure)
         }
+        PublicEndpoint::Stream { .. }
+        | PublicEndpoint::StreamFile { .. }
+        | PublicEndpoint::PrivateStream { .. }
+        | PublicEndpoint::PrivateStreamFile { .. } => Some(Sent::Stream),
         PublicEndpoint::Chapters { .. } | PublicEndpoint::PrivateChapters { .. } => None,
     }
 }

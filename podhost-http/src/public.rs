@@ -13,7 +13,7 @@ use futures::StreamExt;
 use http::{HeaderValue, Method, Response, StatusCode, header, request::Parts};
 use http_body_util::{BodyExt, StreamBody};
 use podhost_core::{
-    Download, DownloadAnswer, DownloadUrl, FeedId, Private,
+    Caching, Download, DownloadAnswer, DownloadUrl, FeedId, Private, StreamFile,
     publish::{PublicFeed, RenderedFeed},
 };
 
@@ -53,6 +53,65 @@ pub(crate) async fn answer(api: &Api, endpoint: PublicEndpoint, parts: &Parts) -
                 .await;
             chapters(heard.map(Private::Live), Audience::Public)
         }
+        E::Stream { account, blob } => {
+            let url = DownloadUrl::Public {
+                account: &account,
+                blob: &blob,
+            };
+            stream(api, parts, url, StreamFile::Multivariant).await
+        }
+        E::StreamFile {
+            account,
+            blob,
+            track,
+            file,
+        } => {
+            let url = DownloadUrl::Public {
+                account: &account,
+                blob: &blob,
+            };
+            stream(
+                api,
+                parts,
+                url,
+                StreamFile::Track {
+                    track: &track,
+                    file: &file,
+                },
+            )
+            .await
+        }
+        E::PrivateStream { feed_id, key, blob } => {
+            let url = DownloadUrl::Subscriber {
+                feed: &feed_id,
+                key: &key,
+                blob: &blob,
+            };
+            stream(api, parts, url, StreamFile::Multivariant).await
+        }
+        E::PrivateStreamFile {
+            feed_id,
+            key,
+            blob,
+            track,
+            file,
+        } => {
+            let url = DownloadUrl::Subscriber {
+                feed: &feed_id,
+                key: &key,
+                blob: &blob,
+            };
+            stream(
+                api,
+                parts,
+                url,
+                StreamFile::Track {
+                    track: &track,
+                    file: &file,
+                },
+            )
+            .await
+        }
         E::PrivateChapters { feed_id, key, blob } => {
             let listener = downloads::listener(api, parts);
             let heard = api
@@ -79,6 +138,14 @@ impl Audience {
         match self {
             Audience::Public => "public, max-age=31536000, immutable",
             Audience::Subscriber => "private, max-age=31536000, immutable",
+        }
+    }
+
+    /// `Cache-Control` of what changes rarely (a video's playlists, with a new package).
+    fn for_a_minute(self) -> &'static str {
+        match self {
+            Audience::Public => "public, max-age=60",
+            Audience::Subscriber => "private, max-age=60",
         }
     }
 
@@ -201,7 +268,27 @@ async fn media(api: &Api, parts: &Parts, account: &str, blob: &str) -> Response<
 /// them); 410 for a revoked subscriber.
 async fn serve_download(api: &Api, parts: &Parts, url: DownloadUrl<'_>) -> Response<Body> {
     let listener = downloads::listener(api, parts);
-    let answer = match api.host.delivery().download(url, &listener).await {
+    let found = api.host.delivery().download(url, &listener).await;
+    serve(parts, found).await
+}
+
+/// `GET …/media/{blob}/hls/master.m3u8` and `GET …/media/{blob}/hls/{track}/{file}`: a video's
+/// HLS stream, answered as downloads are (ranges, validators, redirects, 410), a playlist kept
+/// a minute and a segment for good.
+async fn stream(
+    api: &Api,
+    parts: &Parts,
+    url: DownloadUrl<'_>,
+    file: StreamFile<'_>,
+) -> Response<Body> {
+    let listener = downloads::listener(api, parts);
+    let found = api.host.delivery().stream(url, file, &listener).await;
+    serve(parts, found).await
+}
+
+/// Answers what the core found for a download or a stream's file.
+async fn serve(parts: &Parts, found: podhost_core::Result<Download>) -> Response<Body> {
+    let answer = match found {
         Ok(Download::Answer(answer)) => answer,
         Ok(Download::Redirect(redirect)) => return downloads::redirect(parts, &redirect),
         Ok(Download::Revoked) => return plain(StatusCode::GONE, "this subscription was revoked"),
@@ -281,9 +368,10 @@ fn download_headers(
     };
     h.put(
         header::CACHE_CONTROL,
-        match served.immutable() {
-            true => audience.immutable(),
-            false => "private, no-cache",
+        match served.caching() {
+            Caching::Immutable => audience.immutable(),
+            Caching::Short => audience.for_a_minute(),
+            Caching::Listener => "private, no-cache",
         },
     );
     headers::any_origin(h);

@@ -47,6 +47,9 @@ struct World {
     account: String,
     blob: String,
     name: String,
+    /// A video of the published episode, packaged for HLS: its id and blob.
+    video: MediaId,
+    video_blob: String,
 }
 
 async fn alice(fx: &Fixture) -> Principal {
@@ -85,6 +88,30 @@ impl World {
         let who = alice(fx).await;
         let mut world = World::fresh_objects(fx, &who, "read").await;
         let stop = fx.start_workers();
+        // A video, packaged for HLS as it is uploaded (by ffmpeg, which the tests need).
+        let clip = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../podhost-core/tests/fixtures/h264_aac.mp4"
+        ))
+        .unwrap();
+        world.video = podhost_testkit::setup::upload(&fx.host, &who, "world.mp4", clip)
+            .await
+            .id;
+        for tries in 0.. {
+            let video = fx
+                .host
+                .podcasts()
+                .get_media(&who, world.video)
+                .await
+                .unwrap();
+            if let Some(streamed) = &video.results.hls {
+                succeeded(fx, &who, &streamed.job).await;
+                world.video_blob = video.blob.as_str().to_string();
+                break;
+            }
+            assert!(tries < 2400, "the video was not packaged");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
         let chapters = MetadataPatch {
             chapters: Some(vec![Chapter {
                 start_ms: 0,
@@ -115,6 +142,7 @@ impl World {
         // The file is the episode's too, so a subscriber's key opens it.
         let patch = podhost_core::model::EpisodePatch {
             media: Some(Some(world.media)),
+            video: Some(Some(world.video)),
             ..Default::default()
         };
         fx.host
@@ -154,6 +182,8 @@ impl World {
             account: self.account.clone(),
             blob: self.blob.clone(),
             name: self.name.clone(),
+            video: self.video,
+            video_blob: self.video_blob.clone(),
             ..fresh
         }
     }
@@ -282,14 +312,22 @@ impl World {
             account: String::new(),
             blob: String::new(),
             name: String::new(),
+            video: media,
+            video_blob: String::new(),
         }
     }
 
     /// The row's path with this world's objects.
     fn path(&self, row: &Route) -> String {
         let mut path = row.path.to_string();
+        // The HLS rows name the video.
+        let stream = row.path.contains("/hls/");
         for name in row.path_params() {
             let value = match name {
+                "id" if stream => self.video.to_string(),
+                "blob" if stream => self.video_blob.clone(),
+                "track" => "180p".into(),
+                "file" => "index.m3u8".into(),
                 "media_id" | "id" => self.media.to_string(),
                 "feed_id" => self.feed.as_str().to_string(),
                 "show_id" => self.show.to_string(),

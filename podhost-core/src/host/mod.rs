@@ -31,7 +31,8 @@ pub use access::oauth::{
 pub use ads::{Ads, Enclosure, Listener, RetimedText, StitchedEnclosure};
 pub use analytics::Analytics;
 pub use delivery::Delivery;
-pub use delivery::download::{Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
+pub use delivery::download::{Caching, Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
+pub use delivery::streams::StreamFile;
 pub use delivery::subscribers::Private;
 pub use podcasts::Podcasts;
 pub use podcasts::episode_files::EpisodeFiles;

@@ -24,6 +24,7 @@ pub(super) fn view_of(
         media: borrowed.media.cloned(),
         logo: borrowed.logo.cloned(),
         transcript: borrowed.transcript.cloned(),
+        video: borrowed.video.cloned(),
         is_published: borrowed.is_published,
         episode,
     }
@@ -46,6 +47,7 @@ pub(super) fn ref_of<'a>(
         media: media(episode.media),
         logo: media(episode.itunes.logo),
         transcript: media(episode.transcript),
+        video: media(episode.video),
         is_published: episode.is_published(now),
         episode,
     }

@@ -193,6 +193,9 @@ pub struct EpisodeView {
     pub logo: Option<Media>,
     /// Its transcript, when it has one.
     pub transcript: Option<Media>,
+    /// Its video, when it has one.
+    #[serde(default)]
+    pub video: Option<Media>,
     /// Whether it is published at the moment of reading.
     pub is_published: bool,
 }
@@ -212,6 +215,8 @@ pub struct EpisodeRef<'a> {
     pub logo: Option<&'a Media>,
     /// Its transcript, when it has one.
     pub transcript: Option<&'a Media>,
+    /// Its video, when it has one.
+    pub video: Option<&'a Media>,
     /// Whether it is published at the moment of reading.
     pub is_published: bool,
 }
@@ -225,6 +230,7 @@ impl EpisodeRef<'_> {
             media: self.media.cloned(),
             logo: self.logo.cloned(),
             transcript: self.transcript.cloned(),
+            video: self.video.cloned(),
             is_published: self.is_published,
         }
     }

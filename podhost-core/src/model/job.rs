@@ -25,11 +25,13 @@ pub enum JobKind {
     /// An ad encoded like the episodes it goes into (podhost asks for it when it first puts
     /// the ad into an episode of a new shape).
     AdAudio,
+    /// A video packaged for HLS: its ladder of renditions, segments and playlists.
+    Hls,
 }
 
 impl JobKind {
     /// The name on the wire: `waveform`, `silence`, `loudness`, `master`, `write_tags`, `import`,
-    /// `ad_audio`.
+    /// `ad_audio`, `hls`.
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Waveform => "waveform",
@@ -39,6 +41,7 @@ impl JobKind {
             JobKind::WriteTags => "write_tags",
             JobKind::Import => "import",
             JobKind::AdAudio => "ad_audio",
+            JobKind::Hls => "hls",
         }
     }
 }

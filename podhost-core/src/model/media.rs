@@ -104,6 +104,24 @@ pub struct MediaResults {
     /// A coarse outline of the latest waveform (peaks from 0 to 100) for the episode page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outline: Vec<u8>,
+    /// The video packaged for HLS, once a packaging job made its ladder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hls: Option<Box<Streamed>>,
+}
+
+/// A video packaged for HLS (the job's `hls.json` holds the whole package).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Streamed {
+    /// The packaging job (its results hold the segments).
+    pub job: crate::ids::JobId,
+    /// Width of the top rendition.
+    pub width: u32,
+    /// Height of the top rendition.
+    pub height: u32,
+    /// Average bits per second of the top variant (video and audio).
+    pub bitrate: u64,
+    /// The renditions' names, top first (`1080p`, ..., `audio`).
+    pub renditions: Vec<String>,
 }
 
 impl Media {

@@ -38,7 +38,7 @@ pub use feed::{
 pub use job::{Job, JobKind, JobStatus};
 pub use media::{
     Access, AdBreak, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaResults,
-    MediaSort, NewMedia,
+    MediaSort, NewMedia, Streamed,
 };
 pub(crate) use member::Invitation;
 pub use member::{

@@ -65,6 +65,9 @@ pub struct RenderedPage {
 /// and resume, short enough that a shared link dies.
 pub const PRESIGNED_FOR: std::time::Duration = std::time::Duration::from_secs(60 * 60);
 
+/// The type of an HLS stream in a feed (`podcast:alternateEnclosure`) and a page (`<source>`).
+pub const HLS_TYPE: &str = "application/x-mpegURL";
+
 /// A media file as its public URL serves it.
 #[derive(Debug, Clone)]
 pub struct PublicMedia {

@@ -6,7 +6,10 @@ use super::{
     xml_text::clean_value,
     xml_writer::Xml,
 };
-use crate::{model::EpisodeView, urls::FeedLinks};
+use crate::{
+    model::EpisodeView,
+    urls::{FeedLinks, FileLink},
+};
 
 /// Attributes of which some are absent: `(name, Some(value))` pairs kept.
 fn attrs<'a>(pairs: &[(&'a str, Option<String>)]) -> Vec<(&'a str, String)> {
@@ -423,6 +426,24 @@ pub(super) fn item_tags(
                 ],
             );
         }
+        x.close("podcast:alternateEnclosure");
+    }
+    // The episode's video, once packaged: its HLS stream beside the audio enclosure.
+    if let Some(video) = &view.video
+        && let Some(streamed) = &video.results.hls
+    {
+        let owned = attrs(&[
+            ("type", Some(crate::publish::HLS_TYPE.to_string())),
+            ("bitrate", Some(streamed.bitrate.to_string())),
+            ("height", Some(streamed.height.to_string())),
+            ("title", Some("Video".to_string())),
+        ]);
+        x.open("podcast:alternateEnclosure", &borrowed(&owned));
+        empty_el(
+            x,
+            "podcast:source",
+            &[("uri", Some(links.file(account, video, FileLink::Stream)))],
+        );
         x.close("podcast:alternateEnclosure");
     }
     value(x, &t.value);

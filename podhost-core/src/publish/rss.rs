@@ -434,6 +434,7 @@ mod tests {
             media: Some(media(1, "talk.m4a", "audio/mp4")),
             logo: None,
             transcript: None,
+            video: None,
             is_published: true,
         };
         let account = AccountId::new("alice").unwrap();

@@ -123,7 +123,7 @@ impl AccountState {
             }
             Change::MediaPut(media) => {
                 self.next_media = self.next_media.max(media.id.get() + 1);
-                let old = self.media.insert(media.id, media.clone());
+                let old = self.media.insert(media.id, (**media).clone());
                 if let Some(old) = &old {
                     self.unlink_blob(old);
                 }

@@ -25,6 +25,7 @@ pub(super) async fn handle<B: RequestBody>(
         E::GenerateSilence { id } => generate(api, call, id, JobKind::Silence).await,
         E::GenerateLoudness { id } => generate(api, call, id, JobKind::Loudness).await,
         E::GenerateMaster { id } => generate(api, call, id, JobKind::Master).await,
+        E::GenerateHls { id } => generate(api, call, id, JobKind::Hls).await,
         E::GetJob { job_id } => get(api, call, job_id).await,
         E::GetWaveform { id } => waveform(api, call, id).await,
         E::GetSilence { id } => silence(api, call, id).await,
@@ -47,7 +48,7 @@ pub(super) async fn generate<B: RequestBody>(
             let (who, options) = call.read::<wire::jobs::SilenceOptions>(limit).await?;
             (who, serde_json::to_value(options))
         }
-        JobKind::Loudness => (call.who, Ok(serde_json::Value::Null)),
+        JobKind::Loudness | JobKind::Hls => (call.who, Ok(serde_json::Value::Null)),
         JobKind::Master => {
             let (who, options) = call.read::<wire::jobs::MasterOptions>(limit).await?;
             (who, serde_json::to_value(options))

@@ -31,6 +31,8 @@ pub enum JobKindName {
     Import,
     /// An ad encoded like the episodes it goes into.
     AdAudio,
+    /// A video packaged for HLS.
+    Hls,
 }
 
 /// Where a job is.
@@ -101,6 +103,8 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
                 .collect();
             Some(json!({ "media_id": id.get(), "media": urls.media(id), "alternates": alternates }))
         }),
+        // The video's record, which links its stream.
+        (JobStatus::Succeeded, JobKind::Hls, Some(m)) => Some(json!({ "media": urls.media(m) })),
         (JobStatus::Succeeded, JobKind::WriteTags, Some(m)) => {
             Some(json!({ "metadata": urls.metadata(m) }))
         }
@@ -128,6 +132,7 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
             JobKind::WriteTags => JobKindName::WriteTags,
             JobKind::Import => JobKindName::Import,
             JobKind::AdAudio => JobKindName::AdAudio,
+            JobKind::Hls => JobKindName::Hls,
         },
         media_id: j.media.map(MediaId::get),
         status: match j.status {

@@ -101,6 +101,9 @@ pub struct MediaRecord {
     pub duration: Option<String>,
     /// Addition: for a video, what its container says of the picture; null for anything else.
     pub video: Option<MediaVideo>,
+    /// Addition: for a video packaged for HLS, its stream; null until its packaging job made it
+    /// (a video is packaged when it is uploaded) and for anything else.
+    pub hls: Option<MediaStream>,
     /// Addition: whether its public URL is kept from anyone but the subscribers of private
     /// podcasts that use it (a private podcast used it, or the podcaster said so); such a file
     /// is served at its public URL only while a public podcast shows it.
@@ -122,6 +125,23 @@ pub struct MediaVideo {
     pub duration_ms: u64,
     /// The video track's average bits per second; 0 when the container does not say.
     pub bitrate: u32,
+}
+
+/// A video's HLS stream.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MediaStream {
+    /// Its multivariant playlist's public URL.
+    pub url: String,
+    /// The job that packaged it.
+    pub job_id: String,
+    /// The renditions, top first (`1080p`, ..., `240p`, `audio`).
+    pub renditions: Vec<String>,
+    /// The top rendition's width.
+    pub width: u32,
+    /// The top rendition's height.
+    pub height: u32,
+    /// The top variant's average bits per second (video and audio).
+    pub bitrate: u64,
 }
 
 impl From<&VideoFacts> for MediaVideo {
@@ -183,6 +203,16 @@ pub fn media_single(ctx: &Ctx<'_>, m: &Media) -> MediaRecord {
             .or(m.facts.video.as_ref().map(|v| v.duration_ms))
             .map(format::hms),
         video: m.facts.video.as_deref().map(MediaVideo::from),
+        hls: m.results.hls.as_deref().and_then(|streamed| {
+            Some(MediaStream {
+                url: ctx.host.podcasts().stream_url(ctx.account, m)?,
+                job_id: streamed.job.to_string(),
+                renditions: streamed.renditions.clone(),
+                width: streamed.width,
+                height: streamed.height,
+                bitrate: streamed.bitrate,
+            })
+        }),
         private: m.access == Access::Private,
     }
 }

@@ -57,13 +57,16 @@ pub struct DownloadRedirect {
     pub url: String,
     /// The file's size (to read a `Range` against).
     pub size: u64,
-    counting: Counting,
+    pub(super) counting: Counting,
 }
 
 impl DownloadRedirect {
     /// Counts the download of `range` (the bytes asked for: podhost cannot see what the store
     /// sends).
     pub fn count(&self, range: Range<u64>) {
+        if !self.counting.counted {
+            return;
+        }
         let mut delivery = self.counting.delivery(range);
         delivery.delivered = delivery.range.end - delivery.range.start;
         self.counting.host.analytics().record_download(delivery);
@@ -72,27 +75,54 @@ impl DownloadRedirect {
 
 /// A download podhost answers with bytes.
 pub struct DownloadAnswer {
-    served: Served,
-    counting: Counting,
+    pub(super) served: Served,
+    pub(super) counting: Counting,
 }
 
 /// What a download sends.
-enum Served {
+pub(super) enum Served {
     /// The stored file, as it is.
     File(PublicMedia),
     /// The episode with the listener's ads.
     Stitched(Box<StitchedEnclosure>),
     /// The episode's transcript, its times moved by the listener's ads.
     Retimed(Box<RetimedText>),
+    /// A playlist of a video's HLS package, rendered.
+    Playlist(Box<Playlist>),
+    /// A segment of a video's HLS package, as stored.
+    Segment(PublicMedia),
+}
+
+/// A rendered playlist, with the video it plays.
+pub(crate) struct Playlist {
+    /// The video's stored file.
+    pub(crate) media: PublicMedia,
+    /// A strong validator: the package and the playlist.
+    pub(crate) etag: String,
+    /// The playlist.
+    pub(crate) bytes: Bytes,
+}
+
+/// Who may keep an answer, and how long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caching {
+    /// It never changes (a stored file, a video's segment): kept a year.
+    Immutable,
+    /// It changes rarely, with a new package (a video's playlist): kept a minute.
+    Short,
+    /// The listener's own answer (with their ads): revalidated each time.
+    Listener,
 }
 
 /// Who downloads what, for the statistics.
-struct Counting {
-    host: PodcastHost,
-    account: String,
-    blob: String,
-    subscriber: Option<String>,
-    listener: Listener,
+pub(super) struct Counting {
+    pub(super) host: PodcastHost,
+    pub(super) account: String,
+    pub(super) blob: String,
+    pub(super) subscriber: Option<String>,
+    pub(super) listener: Listener,
+    /// Whether its bytes are recorded for the statistics (a video's HLS answers are not yet).
+    pub(super) counted: bool,
 }
 
 impl Counting {
@@ -117,6 +147,8 @@ impl DownloadAnswer {
             Served::File(media) => media.size,
             Served::Stitched(answer) => answer.len(),
             Served::Retimed(text) => text.bytes.len() as u64,
+            Served::Playlist(list) => list.bytes.len() as u64,
+            Served::Segment(segment) => segment.size,
         }
     }
 
@@ -126,6 +158,8 @@ impl DownloadAnswer {
             Served::File(media) => &media.etag,
             Served::Stitched(answer) => &answer.etag,
             Served::Retimed(text) => &text.etag,
+            Served::Playlist(list) => &list.etag,
+            Served::Segment(segment) => &segment.etag,
         }
     }
 
@@ -133,34 +167,49 @@ impl DownloadAnswer {
     /// tell arrangements apart: it is validated by its ETag alone).
     pub fn last_modified(&self) -> Option<Timestamp> {
         match &self.served {
-            Served::File(media) => Some(media.last_modified),
+            Served::File(media) | Served::Segment(media) => Some(media.last_modified),
             _ => None,
         }
     }
 
     /// Its MIME type (the stored file's).
     pub fn mime(&self) -> &str {
-        &self.media().mime
+        match &self.served {
+            Served::Playlist(_) => crate::hls::playlist::MIME,
+            Served::Segment(segment) => &segment.mime,
+            _ => &self.media().mime,
+        }
     }
 
-    /// Whether it is the stored file, which never changes (a listener's answer changes with
-    /// the campaigns).
+    /// Whether it is the stored file or a video's segment, which never change (a listener's
+    /// answer changes with the campaigns, a playlist with a new package).
     pub fn immutable(&self) -> bool {
-        matches!(self.served, Served::File(_))
+        self.caching() == Caching::Immutable
+    }
+
+    /// Who may keep it and how long (see [`private`](Self::private) for whether a shared cache
+    /// may).
+    pub fn caching(&self) -> Caching {
+        match &self.served {
+            Served::File(_) | Served::Segment(_) => Caching::Immutable,
+            Served::Playlist(_) => Caching::Short,
+            Served::Stitched(_) | Served::Retimed(_) => Caching::Listener,
+        }
     }
 
     /// Whether only the client that asked may keep it: a subscriber's download, or a
     /// listener's own answer (with their ads).
     pub fn private(&self) -> bool {
-        self.counting.subscriber.is_some() || !self.immutable()
+        self.counting.subscriber.is_some() || self.caching() == Caching::Listener
     }
 
     /// The stored file behind it.
     pub fn media(&self) -> &PublicMedia {
         match &self.served {
-            Served::File(media) => media,
+            Served::File(media) | Served::Segment(media) => media,
             Served::Stitched(answer) => &answer.media,
             Served::Retimed(text) => &text.media,
+            Served::Playlist(list) => &list.media,
         }
     }
 
@@ -177,13 +226,22 @@ impl DownloadAnswer {
     pub async fn bytes(&self, range: Range<u64>) -> Result<BoxStream<'static, Result<Bytes>>> {
         let host = &self.counting.host;
         let stream = match &self.served {
-            Served::File(media) => host.delivery().media_bytes(media, range.clone()).await?,
+            Served::File(media) | Served::Segment(media) => {
+                host.delivery().media_bytes(media, range.clone()).await?
+            }
+            Served::Playlist(list) => {
+                let part = list.bytes.slice(range.start as usize..range.end as usize);
+                futures::stream::once(async move { Ok(part) }).boxed()
+            }
             Served::Stitched(answer) => host.ads().stitched_bytes(answer, range.clone()),
             Served::Retimed(text) => {
                 let part = text.bytes.slice(range.start as usize..range.end as usize);
                 futures::stream::once(async move { Ok(part) }).boxed()
             }
         };
+        if !self.counting.counted {
+            return Ok(stream);
+        }
         let mut delivery = self.counting.delivery(range);
         if let Served::Stitched(answer) = &self.served {
             delivery.stitched = Some(answer.delivery());
@@ -226,6 +284,7 @@ impl super::Delivery<'_> {
             blob: blob.to_string(),
             subscriber,
             listener: listener.clone(),
+            counted: true,
         };
         let served = match self
             .host

@@ -11,6 +11,7 @@
 pub(crate) mod download;
 pub(crate) mod published;
 pub(crate) mod renderings;
+pub(crate) mod streams;
 pub(crate) mod subscribers;
 
 use super::PodcastHost;

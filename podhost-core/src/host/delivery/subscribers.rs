@@ -58,7 +58,7 @@ fn subscriber_of<'s>(
 
 impl PodcastHost {
     /// The record of a file a subscriber's key opens: see [`private_media`](Self::private_media).
-    async fn subscriber_file(
+    pub(crate) async fn subscriber_file(
         &self,
         feed: &FeedId,
         key: &str,

@@ -147,7 +147,11 @@ impl EpisodeWrite<'_> {
             episode.version += 1;
         }
         let was_published = before.is_some_and(|before| before.is_published(now));
-        let mut changes: Vec<Change> = created.iter().cloned().map(Change::MediaPut).collect();
+        let mut changes: Vec<Change> = created
+            .iter()
+            .cloned()
+            .map(|m| Change::MediaPut(Box::new(m)))
+            .collect();
         let jobs = self.reserved.decide(
             &records,
             before,

@@ -189,7 +189,10 @@ impl PodcastHost {
                     (K::MediaCreated, Subject::Media(Box::new(media.clone()))),
                     (K::FeedUpdated, Subject::Feed(Box::new(view.clone()))),
                 ];
-                let mut changes = vec![Change::MediaPut(media), Change::FeedPut(Box::new(feed))];
+                let mut changes = vec![
+                    Change::MediaPut(Box::new(media)),
+                    Change::FeedPut(Box::new(feed)),
+                ];
                 changes.extend(state.record(now, events));
                 Ok((changes, view))
             })

@@ -16,8 +16,8 @@ use crate::{
     error::{Error, FieldErrors, Result},
     ids::{AccountId, MediaId},
     model::{
-        Access, BlobKey, Media, MediaCopy, MediaListQuery, MediaPatch, MediaSort, NewMedia, Page,
-        SortDir,
+        Access, BlobKey, Job, JobKind, Media, MediaCopy, MediaListQuery, MediaPatch, MediaSort,
+        NewMedia, Page, SortDir,
     },
     principal::Principal,
     probe::{self, Sniffer},
@@ -52,7 +52,7 @@ fn put_media(
     kind: K,
     media: &Media,
 ) -> Vec<Change> {
-    let mut changes = vec![Change::MediaPut(media.clone())];
+    let mut changes = vec![Change::MediaPut(Box::new(media.clone()))];
     changes.extend(state.record(now, vec![(kind, Subject::Media(Box::new(media.clone())))]));
     changes
 }
@@ -71,15 +71,37 @@ impl PodcastHost {
         errors.into_result()?;
         let catalog = self.catalog(who.account()).await?;
         let now = self.now();
-        catalog
+        // A video is packaged for HLS as soon as it is stored: its job is recorded in the same
+        // commit, so the ladder is being made before any episode or viewer asks for it.
+        let packaging = match staged.facts().kind {
+            probe::MediaKind::Video => Some(self.reserve_job(who.account()).await?),
+            _ => None,
+        };
+        let committed = catalog
             .commit(now, &who.actor(), |state| {
                 let id = MediaId::new(state.next_media_id())?;
                 let media = staged.record(id, category.clone(), now, |n| {
                     state.media.values().any(|m| m.name == n)
                 });
-                Ok((put_media(state, now, K::MediaCreated, &media), media))
+                let mut changes = put_media(state, now, K::MediaCreated, &media);
+                if let Some(job) = &packaging {
+                    changes.push(Change::JobPut(Job::queued(
+                        job.clone(),
+                        JobKind::Hls,
+                        Some(id),
+                        serde_json::Value::Null,
+                        now,
+                        crate::request::RequestContext::current_id(),
+                    )));
+                }
+                Ok((changes, media))
             })
-            .await
+            .await;
+        if let Some(job) = &packaging {
+            let recorded = committed.as_ref().ok().map(|_| job);
+            self.settle_job(who.account(), job, recorded).await;
+        }
+        committed
     }
 
     /// Streams `body` into a new blob of the account and probes it (`name` helps only when the
@@ -424,5 +446,15 @@ impl Podcasts<'_> {
     /// The public download URL of a media file.
     pub fn media_url(self, account: &AccountId, media: &Media) -> String {
         self.host.urls().media(account, media)
+    }
+
+    /// The public URL of a packaged video's HLS stream (its multivariant playlist); `None`
+    /// until a packaging job made it.
+    pub fn stream_url(self, account: &AccountId, media: &Media) -> Option<String> {
+        media
+            .results
+            .hls
+            .as_ref()
+            .map(|_| self.host.urls().stream(account, media))
     }
 }

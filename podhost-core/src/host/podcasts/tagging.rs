@@ -94,7 +94,7 @@ impl Podcasts<'_> {
                         ..media.clone()
                     };
                     events.push((K::MediaUpdated, Subject::Media(Box::new(updated.clone()))));
-                    changes.push(Change::MediaPut(updated));
+                    changes.push(Change::MediaPut(Box::new(updated)));
                 }
                 let job = match &reserved {
                     Some(job_id) => {

@@ -64,6 +64,21 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                         @if !subtitle.is_empty() { p.subtitle { (subtitle) } }
                     }
                 }
+                @if let Some(video) = view.video.as_ref().filter(|v| v.kind() == MediaKind::Video) {
+                    @let url = urls.media(site.account, video);
+                    @let watch = format!("Watch {}", ep.title);
+                    // The HLS stream first (Safari and every HLS player), the stored file
+                    // after it (every other browser plays MP4 or WebM): no script.
+                    section.card aria-label="Watch" lang=[en] {
+                        video controls preload="metadata" poster=[picture_url.as_deref()] aria-label=(watch) {
+                            @if video.results.hls.is_some() {
+                                source src=(urls.stream(site.account, video)) type=(crate::publish::HLS_TYPE);
+                            }
+                            source src=(url) type=(video.facts.mime);
+                            (player_fallback(&url, en))
+                        }
+                    }
+                }
                 @if let Some(media) = &view.media {
                     @let url = urls.media(site.account, media);
                     @let listen = format!("Listen to {}", ep.title);

@@ -45,6 +45,15 @@ endpoints! {
             .makes(&["job_id"], "/data/id")
             .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
 
+    /// package a video for HLS again (a video is packaged when it is uploaded): its ladder of
+    /// H.264 renditions no larger than the source, AAC audio, CMAF segments, I-frame and
+    /// multivariant playlists, made by ffmpeg (a background job; the media record links the
+    /// stream once it succeeded)
+    GenerateHls { id: MediaId } = POST "/api/generate/hls/{id}",
+        Spec::token(Action::EditMedia)
+            .makes(&["job_id"], "/data/id")
+            .answers(202, "the job, queued (or the one already queued or running for this file); Location: the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
+
     /// master a file: normalised to a loudness target, true peaks limited, encoded as a new media
     /// file (MP3) carrying the original's tags, chapters and cover (a background job; its result
     /// links the new file)

@@ -128,6 +128,11 @@ pub(crate) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
         JobKind::Master => crate::master::MasterOptions::from_params(params, 2).map(drop),
         JobKind::WriteTags => Ok(()),
         JobKind::AdAudio => super::mastering::AdAudioParams::read(params).map(drop),
+        JobKind::Hls => {
+            let mut errors = FieldErrors::default();
+            unknown_keys(options_of(params)?, &[], &mut errors);
+            errors.into_result()
+        }
         JobKind::Import => {
             let params: ImportParams = serde_json::from_value(params.clone())
                 .map_err(|e| Error::invalid("body", format!("import options: {e}")))?;
@@ -168,6 +173,7 @@ pub(crate) async fn execute(
         JobKind::WriteTags => write_tags(host, account, job, &media).await,
         JobKind::Master => super::mastering::master(host, account, job, &media).await,
         JobKind::AdAudio => super::mastering::ad_audio(host, account, job, &media).await,
+        JobKind::Hls => super::packaging::package(host, account, job, &media).await,
         JobKind::Import => Err(Error::storage("an import job has no media file")),
     }
 }
@@ -218,7 +224,6 @@ async fn write_tags(
     job: &Job,
     media: &Media,
 ) -> Result<JobOutput> {
-    use futures::StreamExt;
     use object_store::ObjectStoreExt;
     let patch: MetadataPatch = serde_json::from_value(job.params.clone())
         .map_err(|e| Error::invalid("params", format!("unreadable tag changes: {e}")))?;
@@ -251,21 +256,7 @@ async fn write_tags(
     // A private working copy in the scratch folder: tag writers rewrite files in place.
     let dir = host.job_folder("tags", &job.id).await?;
     let work = dir.join("file");
-    let copied = async {
-        let mut file = tokio::fs::File::create(&work).await?;
-        let mut stream = host
-            .store()
-            .get(&crate::store::layout::blob(account, &media.blob))
-            .await
-            .map_err(std::io::Error::other)?
-            .into_stream();
-        while let Some(chunk) = stream.next().await {
-            tokio::io::AsyncWriteExt::write_all(&mut file, &chunk.map_err(std::io::Error::other)?)
-                .await?;
-        }
-        tokio::io::AsyncWriteExt::flush(&mut file).await
-    }
-    .await;
+    let copied = host.copy_to_file(account, media, &work).await;
     let result = async {
         copied.map_err(|e| Error::storage(format!("copying the file to write its tags: {e}")))?;
         let mime = media.facts.mime.clone();

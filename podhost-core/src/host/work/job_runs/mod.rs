@@ -17,6 +17,7 @@ mod decoding;
 mod kinds;
 mod mastering;
 mod output;
+pub(crate) mod packaging;
 pub(crate) mod records;
 pub(crate) mod workers;
 
@@ -257,7 +258,7 @@ impl PodcastHost {
                                     Subject::Media(Box::new(updated.clone())),
                                 ));
                             }
-                            changes.push(Change::MediaPut(updated));
+                            changes.push(Change::MediaPut(Box::new(updated)));
                         }
                         (JobStatus::Succeeded, None)
                     }
@@ -318,6 +319,28 @@ impl PodcastHost {
             .await
             .map_err(|e| Error::storage(format!("a working folder for {purpose}: {e}")))?;
         Ok(dir)
+    }
+
+    /// Copies the bytes of `media` into the file `to` (a job's working copy).
+    pub(crate) async fn copy_to_file(
+        &self,
+        account: &AccountId,
+        media: &crate::model::Media,
+        to: &std::path::Path,
+    ) -> std::io::Result<()> {
+        use futures::StreamExt;
+        let mut file = tokio::fs::File::create(to).await?;
+        let mut stream = self
+            .store()
+            .get(&crate::store::layout::blob(account, &media.blob))
+            .await
+            .map_err(std::io::Error::other)?
+            .into_stream();
+        while let Some(chunk) = stream.next().await {
+            tokio::io::AsyncWriteExt::write_all(&mut file, &chunk.map_err(std::io::Error::other)?)
+                .await?;
+        }
+        tokio::io::AsyncWriteExt::flush(&mut file).await
     }
 
     /// Stores one output file of a job.

@@ -49,6 +49,8 @@ pub(crate) enum JobOutput {
         /// Its size.
         size: u64,
     },
+    /// The video packaged for HLS (its files and description stored under the job's results).
+    Hls(Box<crate::model::Streamed>),
 }
 
 /// One mastered file, stored as `blob`, to be a new media file named `name`.
@@ -80,6 +82,7 @@ impl JobOutput {
         match self {
             JobOutput::Analysis(analysed) => analysed.apply(&mut media.results),
             JobOutput::Import(_) | JobOutput::Mastered { .. } | JobOutput::AdAudio { .. } => {}
+            JobOutput::Hls(streamed) => media.results.hls = Some(streamed.clone()),
             JobOutput::Tags {
                 from,
                 blob,
@@ -139,7 +142,7 @@ impl JobOutput {
         for (_, media) in created {
             let event = Subject::Media(Box::new(media.clone()));
             made.events.push((EventKind::MediaCreated, event));
-            made.changes.push(Change::MediaPut(media));
+            made.changes.push(Change::MediaPut(Box::new(media)));
         }
         made.changes.extend(episodes);
         made.events.extend(announced);
@@ -190,7 +193,7 @@ impl JobOutput {
             JobOutput::Tags { blob, .. } => vec![blob],
             JobOutput::Mastered { files } => files.iter().map(|f| &f.blob).collect(),
             JobOutput::AdAudio { blob, .. } => vec![blob],
-            JobOutput::Analysis(_) | JobOutput::Import(_) => Vec::new(),
+            JobOutput::Analysis(_) | JobOutput::Import(_) | JobOutput::Hls(_) => Vec::new(),
         }
     }
 }

@@ -52,10 +52,15 @@ pub(crate) fn job_for(
     let file = records
         .media(media)
         .ok_or_else(|| Error::not_found("media", media))?;
-    if !matches!(file.kind(), MediaKind::Audio) {
+    // Packaging takes a video; every other job, audio.
+    let (wanted, what) = match kind {
+        JobKind::Hls => (MediaKind::Video, "a video"),
+        _ => (MediaKind::Audio, "an audio"),
+    };
+    if file.kind() != wanted {
         return Err(Error::invalid(
             "media",
-            format!("{} is not an audio file ({})", file.name, file.facts.mime),
+            format!("{} is not {what} file ({})", file.name, file.facts.mime),
         ));
     }
     if kind == JobKind::WriteTags {

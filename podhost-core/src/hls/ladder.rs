@@ -1,0 +1,214 @@
+//! Which renditions a video gets: Apple's HLS authoring ladder (H.264 at 1080p, 720p, 480p,
+//! 360p and 240p, AAC-LC audio), cut at the source's size, never above it; the top one copied
+//! when the source already is what it would be encoded to.
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe::VideoFacts;
+
+/// One rung of the ladder: a height and the average bit rate at 30 frames per second (Apple's
+/// HLS authoring specification, table of H.264 variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rung {
+    /// Lines of the picture.
+    pub height: u32,
+    /// Average video bits per second at up to 30 frames per second.
+    pub bitrate: u32,
+}
+
+/// The rungs, top first.
+pub const RUNGS: [Rung; 5] = [
+    Rung {
+        height: 1080,
+        bitrate: 6_000_000,
+    },
+    Rung {
+        height: 720,
+        bitrate: 3_000_000,
+    },
+    Rung {
+        height: 480,
+        bitrate: 1_100_000,
+    },
+    Rung {
+        height: 360,
+        bitrate: 730_000,
+    },
+    Rung {
+        height: 240,
+        bitrate: 300_000,
+    },
+];
+
+/// The audio every variant plays: AAC-LC, stereo.
+pub const AUDIO_BITRATE: u32 = 128_000;
+
+/// How long a segment is, in seconds (it ends on the first key frame after it).
+pub const SEGMENT_SECONDS: u32 = 6;
+
+/// Above this frame rate the bit rates are 1.5 times the table's (Apple's 60 fps rows).
+const HIGH_FRAME_RATE: f64 = 31.0;
+
+/// One video rendition to make.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VideoRendition {
+    /// Its name in URIs: the height and `p` (`720p`).
+    pub name: String,
+    /// Picture width (even, the source's aspect kept).
+    pub width: u32,
+    /// Picture height.
+    pub height: u32,
+    /// Target average bits per second (the source's own rate when copied).
+    pub bitrate: u32,
+    /// The source's video stream, as it is (no encode).
+    pub copied: bool,
+}
+
+/// The renditions of a source: one per rung at or below its height, and the source's own
+/// height on top when it falls between rungs (a 900-line source gets 900p, 720p, ...; a source
+/// below 240 lines gets its own height alone). The top one is copied when the source is H.264
+/// no larger than 1080p and no faster than 60 frames per second, at no more than 1.5 times the
+/// top rung's rate.
+pub fn plan(source: &VideoFacts) -> Vec<VideoRendition> {
+    let height = even(source.height.max(2));
+    let width = source.width.max(2);
+    let scale = if source.frame_rate > HIGH_FRAME_RATE {
+        1.5
+    } else {
+        1.0
+    };
+    let width_at = |h: u32| even((u64::from(width) * u64::from(h) / u64::from(height)) as u32);
+    let rate = |r: u32| (f64::from(r) * scale) as u32;
+    let mut out: Vec<VideoRendition> = Vec::new();
+    let capped = height.min(RUNGS[0].height);
+    if !RUNGS.iter().any(|r| r.height == capped) {
+        // Between two rungs (or below the last): the source's size, at the rate of the rung
+        // below it scaled by area.
+        let below = RUNGS
+            .iter()
+            .find(|r| r.height < capped)
+            .copied()
+            .unwrap_or(RUNGS[RUNGS.len() - 1]);
+        let area = f64::from(capped) / f64::from(below.height);
+        out.push(VideoRendition {
+            name: format!("{capped}p"),
+            width: width_at(capped),
+            height: capped,
+            bitrate: (f64::from(rate(below.bitrate)) * area * area)
+                .min(f64::from(rate(RUNGS[0].bitrate))) as u32,
+            copied: false,
+        });
+    }
+    for rung in RUNGS.iter().filter(|r| r.height <= capped) {
+        out.push(VideoRendition {
+            name: format!("{}p", rung.height),
+            width: width_at(rung.height),
+            height: rung.height,
+            bitrate: rate(rung.bitrate),
+            copied: false,
+        });
+    }
+    let copy = source.codec == "h264"
+        && height <= RUNGS[0].height
+        && source.frame_rate <= 61.0
+        && source.bitrate > 0
+        && f64::from(source.bitrate) <= 1.5 * f64::from(rate(RUNGS[0].bitrate));
+    if copy && let Some(top) = out.first_mut() {
+        top.width = source.width;
+        top.height = source.height;
+        top.bitrate = source.bitrate;
+        top.copied = true;
+    }
+    out
+}
+
+fn even(n: u32) -> u32 {
+    (n / 2 * 2).max(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(codec: &str, width: u32, height: u32, fps: f64, bitrate: u32) -> VideoFacts {
+        VideoFacts {
+            codec: codec.into(),
+            width,
+            height,
+            frame_rate: fps,
+            duration_ms: 60_000,
+            bitrate,
+        }
+    }
+
+    /// (source, names of the renditions top first, whether the top is copied)
+    #[test]
+    fn the_ladder_stops_at_the_source_and_copies_what_already_fits() {
+        let cases: [(VideoFacts, &[&str], bool); 7] = [
+            (
+                source("h264", 1920, 1080, 30.0, 5_000_000),
+                &["1080p", "720p", "480p", "360p", "240p"],
+                true,
+            ),
+            (
+                source("hevc", 1920, 1080, 30.0, 5_000_000),
+                &["1080p", "720p", "480p", "360p", "240p"],
+                false,
+            ),
+            (
+                source("h264", 3840, 2160, 30.0, 20_000_000),
+                &["1080p", "720p", "480p", "360p", "240p"],
+                false,
+            ),
+            (
+                source("h264", 1280, 720, 30.0, 2_000_000),
+                &["720p", "480p", "360p", "240p"],
+                true,
+            ),
+            (
+                source("vp9", 1600, 900, 25.0, 0),
+                &["900p", "720p", "480p", "360p", "240p"],
+                false,
+            ),
+            (source("h264", 320, 180, 30.0, 200_000), &["180p"], true),
+            (
+                source("h264", 1920, 1080, 30.0, 40_000_000),
+                &["1080p", "720p", "480p", "360p", "240p"],
+                false,
+            ),
+        ];
+        for (facts, names, copied) in cases {
+            let plan = plan(&facts);
+            let got: Vec<&str> = plan.iter().map(|r| r.name.as_str()).collect();
+            assert_eq!(got, names, "{facts:?}");
+            assert_eq!(plan[0].copied, copied, "{facts:?}");
+            assert!(plan.iter().skip(1).all(|r| !r.copied));
+            assert!(
+                plan.iter()
+                    .all(|r| r.width % 2 == 0 && r.height <= facts.height.max(2))
+            );
+            assert!(plan.windows(2).all(|w| w[0].height > w[1].height));
+        }
+    }
+
+    #[test]
+    fn widths_keep_the_aspect_and_fast_video_gets_more_bits() {
+        let plan30 = plan(&source("vp9", 1920, 1080, 30.0, 0));
+        assert_eq!(
+            plan30
+                .iter()
+                .map(|r| (r.width, r.height))
+                .collect::<Vec<_>>(),
+            [
+                (1920, 1080),
+                (1280, 720),
+                (852, 480),
+                (640, 360),
+                (426, 240)
+            ]
+        );
+        let plan60 = plan(&source("vp9", 1920, 1080, 60.0, 0));
+        assert_eq!(plan60[0].bitrate, 9_000_000);
+        assert_eq!(plan30[0].bitrate, 6_000_000);
+    }
+}

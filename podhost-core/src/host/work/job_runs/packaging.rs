@@ -1,0 +1,206 @@
+//! The packaging job: a video made into its HLS ladder by ffmpeg, stored with its package
+//! description under the job's results (see [`crate::hls`]).
+
+use object_store::{ObjectStoreExt, PutPayload};
+
+use super::output::JobOutput;
+use crate::hls::{self, Package, ladder, package::names};
+use crate::host::PodcastHost;
+use crate::{
+    error::{Error, Result},
+    ids::{AccountId, JobId},
+    model::{Job, Media, Streamed},
+    probe::MediaKind,
+    store::layout,
+};
+
+/// Where file `file` of rendition `track` of job `job`'s package is stored.
+pub(crate) fn file_path(
+    account: &AccountId,
+    job: &JobId,
+    track: &str,
+    file: &str,
+) -> object_store::path::Path {
+    layout::job_result(account, job, "hls")
+        .join(track)
+        .join(file)
+}
+
+/// Packages `media` (a video) for HLS.
+pub(crate) async fn package(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &Job,
+    media: &Media,
+) -> Result<JobOutput> {
+    let video = match (media.kind(), media.facts.video.as_deref()) {
+        (MediaKind::Video, Some(video)) => video.clone(),
+        _ => {
+            return Err(Error::invalid(
+                "media",
+                format!("{} is not a video file ({})", media.name, media.facts.mime),
+            ));
+        }
+    };
+    let has_audio = media.facts.audio.is_some();
+    let renditions = ladder::plan(&video);
+    let dir = host.job_folder("hls", &job.id).await?;
+    let made = async {
+        let source = source_file(host, account, media, &dir).await?;
+        let out = dir.join("out");
+        let ffmpeg = host.config().jobs.ffmpeg.clone();
+        let args = hls::ffmpeg::arguments(&source, &out, &renditions, has_audio, ffmpeg.threads);
+        let seconds = video.duration_ms as f64 / 1000.0;
+        let mut reported = 0.0;
+        ffmpeg
+            .run(&args, |done| {
+                if seconds > 0.0 && done - reported >= 30.0 {
+                    reported = done;
+                    tracing::info!(
+                        progress = format!("{:.0} %", 100.0 * done / seconds),
+                        "packaging"
+                    );
+                }
+            })
+            .await
+            .map_err(|e| Error::invalid("ffmpeg", e.to_string()))?;
+        let tracks = {
+            let out = out.clone();
+            let renditions = renditions.clone();
+            tokio::task::spawn_blocking(move || {
+                let mut written = Vec::new();
+                for r in &renditions {
+                    written.push(hls::read_output(
+                        &out,
+                        &r.name,
+                        (r.width, r.height),
+                        r.copied,
+                    )?);
+                }
+                if has_audio {
+                    written.push(hls::read_output(&out, "audio", (0, 0), false)?);
+                }
+                Ok::<_, String>(written)
+            })
+            .await
+            .map_err(|e| Error::storage(format!("reading ffmpeg's output stopped: {e}")))?
+            .map_err(|e| Error::invalid("ffmpeg", e))?
+        };
+        for written in &tracks {
+            let name = &written.track.name;
+            put_file(
+                host,
+                &file_path(account, &job.id, name, names::INIT),
+                &written.init,
+            )
+            .await?;
+            for (n, file) in written.segments.iter().enumerate() {
+                put_file(
+                    host,
+                    &file_path(account, &job.id, name, &names::segment(n)),
+                    file,
+                )
+                .await?;
+            }
+        }
+        let mut video_tracks = Vec::new();
+        let mut audio = None;
+        for written in tracks {
+            match written.track.height {
+                0 => audio = Some(written.track),
+                _ => video_tracks.push(written.track),
+            }
+        }
+        let durations: Vec<f64> = video_tracks
+            .iter()
+            .chain(audio.as_ref())
+            .flat_map(|t| t.segments.iter().map(|s| s.duration))
+            .collect();
+        let package = Package {
+            target_duration: hls::playlist::target_duration(&durations),
+            video: video_tracks,
+            audio,
+            frame_rate: video.frame_rate,
+        };
+        let json = serde_json::to_vec(&package).map_err(|e| Error::storage(e.to_string()))?;
+        host.put_result(account, &job.id, names::MANIFEST, json)
+            .await?;
+        let top = package
+            .top()
+            .ok_or_else(|| Error::invalid("ffmpeg", "the package has no video rendition"))?;
+        let audio_rate = package
+            .audio
+            .as_ref()
+            .map_or(0, hls::Track::average_bitrate);
+        Ok(JobOutput::Hls(Box::new(Streamed {
+            job: job.id.clone(),
+            width: top.width,
+            height: top.height,
+            bitrate: top.average_bitrate() + audio_rate,
+            renditions: package
+                .video
+                .iter()
+                .chain(package.audio.as_ref())
+                .map(|t| t.name.clone())
+                .collect(),
+        })))
+    }
+    .await;
+    let _ = tokio::fs::remove_dir_all(&dir).await;
+    made
+}
+
+/// The source as a file ffmpeg can read: the stored file itself in a local-folder store, else a
+/// copy in the job's folder.
+async fn source_file(
+    host: &PodcastHost,
+    account: &AccountId,
+    media: &Media,
+    dir: &std::path::Path,
+) -> Result<std::path::PathBuf> {
+    let location = layout::blob(account, &media.blob);
+    if let Some(root) = &host.config().local_root {
+        let path = root.join(location.as_ref());
+        if tokio::fs::metadata(&path).await.is_ok() {
+            return Ok(path);
+        }
+    }
+    let path = dir.join("source");
+    host.copy_to_file(account, media, &path)
+        .await
+        .map_err(|e| Error::storage(format!("copying the video to package it: {e}")))?;
+    Ok(path)
+}
+
+async fn put_file(
+    host: &PodcastHost,
+    to: &object_store::path::Path,
+    from: &std::path::Path,
+) -> Result<()> {
+    let bytes = tokio::fs::read(from)
+        .await
+        .map_err(|e| Error::storage(format!("reading {}: {e}", from.display())))?;
+    host.store().put(to, PutPayload::from(bytes)).await?;
+    Ok(())
+}
+
+impl PodcastHost {
+    /// The package of a video packaged by job `job` (its `hls.json`), kept in memory once read:
+    /// a package never changes.
+    pub(crate) async fn hls_package(
+        &self,
+        account: &AccountId,
+        job: &JobId,
+    ) -> Result<std::sync::Arc<Package>> {
+        let key = format!("{account}/{job}");
+        if let Some(found) = self.inner.work.packages.get(&key) {
+            return Ok(found);
+        }
+        let bytes = self.read_result(account, job, names::MANIFEST).await?;
+        let package: Package = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::storage(format!("the package of job {job}: {e}")))?;
+        let package = std::sync::Arc::new(package);
+        self.inner.work.packages.insert(key, package.clone());
+        Ok(package)
+    }
+}

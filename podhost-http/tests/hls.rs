@@ -1,0 +1,483 @@
+//! Video over HLS: a video uploaded is packaged by ffmpeg into Apple's ladder (never above the
+//! source, the top copied when it already fits), its playlists say what every variant is, real
+//! players (ffprobe, ffmpeg) read and decode every variant from the server, the feed carries
+//! the stream as an alternate enclosure and the page as a `<video>`, and a private podcast's
+//! subscriber reaches it only under their key (410 once revoked).
+
+mod common;
+
+use common::Fixture;
+use http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// A 14-second 1280×720 H.264/AAC clip with a key frame every 2 s (so its 720p rendition is
+/// copied and cut on its own key frames), made by ffmpeg.
+fn clip() -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("podhost-hls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("clip.mp4");
+    let made = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30"])
+        .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
+        .args([
+            "-t",
+            "14",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "60",
+        ])
+        .args([
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "96k",
+            "-shortest",
+        ])
+        .arg(&path)
+        .status()
+        .expect("ffmpeg runs (the test command installs it)");
+    assert!(made.success());
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
+}
+
+/// Uploads the clip and waits for its packaging; returns its media id and record.
+async fn packaged(fx: &Fixture) -> (u64, Value) {
+    let _workers = fx.start_workers();
+    let id = fx.upload("clip.mp4", clip()).await;
+    for _ in 0..2400 {
+        let record = fx.get(&format!("/api/media/{id}")).await;
+        if !record.body["hls"].is_null() {
+            let job = record.body["hls"]["job_id"].as_str().unwrap().to_string();
+            let ended = fx.until_done(&job).await;
+            assert_eq!(ended["status"], "succeeded", "{ended}");
+            assert_eq!(ended["kind"], "hls");
+            return (id, record.body);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the video was not packaged");
+}
+
+/// A published episode of `feed` with `video` alone.
+async fn episode_with(fx: &Fixture, feed: &str, video: u64) -> String {
+    fx.feed(feed).await;
+    fx.episode(
+        feed,
+        &[
+            ("title", "On camera"),
+            ("video_media", &video.to_string()),
+            ("is_public", "1"),
+        ],
+    )
+    .await
+}
+
+fn attribute<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let at = line.find(&format!("{name}="))? + name.len() + 1;
+    let rest = &line[at..];
+    match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next(),
+        None => rest.split(',').next(),
+    }
+}
+
+fn ffprobe(args: &[&str], url: &str) -> String {
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error"])
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("ffprobe runs");
+    assert!(
+        out.status.success(),
+        "ffprobe {url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_video_is_packaged_into_a_ladder_that_players_read_end_to_end() {
+    let fx = Fixture::new().await;
+    let (video, record) = packaged(&fx).await;
+    // The ladder stops at the source's 720 lines; audio beside it.
+    assert_eq!(
+        record["hls"]["renditions"],
+        json!(["720p", "480p", "360p", "240p", "audio"]),
+        "{record}"
+    );
+    assert_eq!(record["hls"]["height"], 720);
+    episode_with(&fx, "show", video).await;
+    let blob = record["url"]
+        .as_str()
+        .unwrap()
+        .split('/')
+        .nth_back(1)
+        .unwrap()
+        .to_string();
+    let master = format!("/media/alice/{blob}/hls/master.m3u8");
+    let answer = fx.public(Method::GET, &master, &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        answer.headers["content-type"],
+        "application/vnd.apple.mpegurl"
+    );
+    assert_eq!(answer.headers["cache-control"], "public, max-age=60");
+    let text = String::from_utf8_lossy(&answer.raw).into_owned();
+    let variants: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("#EXT-X-STREAM-INF:") && l.contains("RESOLUTION="))
+        .collect();
+    assert_eq!(variants.len(), 4, "{text}");
+    for line in &variants {
+        for name in [
+            "BANDWIDTH",
+            "AVERAGE-BANDWIDTH",
+            "CODECS",
+            "RESOLUTION",
+            "FRAME-RATE",
+        ] {
+            assert!(attribute(line, name).is_some(), "{name} missing: {line}");
+        }
+        let peak: u64 = attribute(line, "BANDWIDTH").unwrap().parse().unwrap();
+        let average: u64 = attribute(line, "AVERAGE-BANDWIDTH")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(average <= peak, "{line}");
+        assert!(
+            attribute(line, "CODECS").unwrap().starts_with("avc1."),
+            "{line}"
+        );
+        assert!(
+            attribute(line, "CODECS").unwrap().ends_with(",mp4a.40.2"),
+            "{line}"
+        );
+    }
+    assert_eq!(attribute(variants[0], "RESOLUTION"), Some("1280x720"));
+    assert_eq!(attribute(variants[3], "RESOLUTION"), Some("426x240"));
+    assert_eq!(text.matches("#EXT-X-I-FRAME-STREAM-INF:").count(), 4);
+    assert!(
+        text.contains("CODECS=\"mp4a.40.2\",AUDIO=\"aac\"\naudio/index.m3u8"),
+        "{text}"
+    );
+
+    // Every segment starts on a key frame and lasts about 6 s; the player's own reading of
+    // each rendition agrees with the playlist.
+    for rendition in ["720p", "480p", "360p", "240p"] {
+        let url = fx
+            .server
+            .url(&format!("/media/alice/{blob}/hls/{rendition}/index.m3u8"));
+        let playlist = fx
+            .public(
+                Method::GET,
+                &format!("/media/alice/{blob}/hls/{rendition}/index.m3u8"),
+                &[],
+            )
+            .await;
+        let listed = String::from_utf8_lossy(&playlist.raw).into_owned();
+        let durations: Vec<f64> = listed
+            .lines()
+            .filter_map(|l| l.strip_prefix("#EXTINF:"))
+            .map(|d| d.trim_end_matches(',').parse().unwrap())
+            .collect();
+        assert_eq!(durations.len(), 3, "{listed}");
+        assert!(
+            durations[..2].iter().all(|d| (5.0..=7.0).contains(d)),
+            "{listed}"
+        );
+        let keys = ffprobe(
+            &[
+                "-select_streams",
+                "v:0",
+                "-skip_frame",
+                "nokey",
+                "-show_entries",
+                "frame=pts_time",
+                "-of",
+                "csv=p=0",
+            ],
+            &url,
+        );
+        let key_times: Vec<f64> = keys
+            .lines()
+            .filter_map(|l| l.trim().trim_end_matches(',').parse().ok())
+            .collect();
+        // Times count from the first frame (the stream may start a frame or two after 0).
+        let mut start = key_times[0];
+        for d in &durations {
+            assert!(
+                key_times.iter().any(|k| (k - start).abs() < 0.05),
+                "{rendition}: no key frame at {start} s ({key_times:?})"
+            );
+            start += d;
+        }
+        let height = ffprobe(
+            &[
+                "-select_streams",
+                "v:0",
+                "-show_entries",
+                "stream=height",
+                "-of",
+                "csv=p=0",
+            ],
+            &url,
+        );
+        assert_eq!(
+            height
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or("")
+                .trim_end_matches(','),
+            rendition.trim_end_matches('p')
+        );
+    }
+
+    // ffmpeg decodes every variant and the audio from the multivariant playlist, end to end.
+    let decoded = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-xerror", "-i"])
+        .arg(fx.server.url(&master))
+        .args(["-map", "0", "-f", "null", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        decoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
+    assert!(
+        decoded.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
+
+    // Segments are immutable, with ranges; an unknown file is 404.
+    let segment = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/480p/00001.m4s"),
+            &[("range", "bytes=0-99")],
+        )
+        .await;
+    assert_eq!(segment.status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(segment.raw.len(), 100);
+    assert_eq!(
+        segment.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(segment.headers["content-type"], "video/mp4");
+    for missing in [
+        "480p/00009.m4s",
+        "480p/x.m4s",
+        "1080p/index.m3u8",
+        "audio/iframes.m3u8",
+        "480p/hls.json",
+    ] {
+        let answer = fx
+            .public(
+                Method::GET,
+                &format!("/media/alice/{blob}/hls/{missing}"),
+                &[],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{missing}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_feed_and_the_page_carry_the_stream_and_a_subscriber_reaches_it_under_their_key() {
+    let fx = Fixture::new().await;
+    let (video, record) = packaged(&fx).await;
+    let episode = episode_with(&fx, "show", video).await;
+    let blob = record["url"]
+        .as_str()
+        .unwrap()
+        .split('/')
+        .nth_back(1)
+        .unwrap()
+        .to_string();
+
+    let feed = fx.public(Method::GET, "/feeds/show/rss", &[]).await;
+    let xml = String::from_utf8_lossy(&feed.raw).into_owned();
+    let alternate = xml
+        .split("<podcast:alternateEnclosure ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no alternate enclosure: {xml}"));
+    assert!(
+        alternate.starts_with("type=\"application/x-mpegURL\""),
+        "{alternate}"
+    );
+    assert!(alternate.contains("height=\"720\""), "{alternate}");
+    assert!(alternate.contains("bitrate=\""), "{alternate}");
+    assert!(
+        alternate.contains(&format!(
+            "<podcast:source uri=\"https://pod.test/media/alice/{blob}/hls/master.m3u8\"/>"
+        )),
+        "{alternate}"
+    );
+
+    let page = fx
+        .public(Method::GET, &format!("/podcasts/show/{episode}"), &[])
+        .await;
+    let html = String::from_utf8_lossy(&page.raw).into_owned();
+    assert!(html.contains("<video controls"), "{html}");
+    assert!(html.contains(&format!("src=\"https://pod.test/media/alice/{blob}/hls/master.m3u8\" type=\"application/x-mpegURL\"")), "{html}");
+
+    // Private now: the public stream is gone; a subscriber's feed names it under their key.
+    let private = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/show",
+            &fx.alice,
+            Some(json!({"private": true})),
+        )
+        .await;
+    assert_eq!(private.status, StatusCode::OK, "{}", private.body);
+    let public = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/master.m3u8"),
+            &[],
+        )
+        .await;
+    assert_eq!(public.status, StatusCode::NOT_FOUND);
+    let added = fx
+        .call(
+            Method::POST,
+            "/api/feeds/show/subscribers",
+            &fx.alice,
+            Some(json!({"label": "Jane"})),
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::CREATED, "{}", added.body);
+    let jane = added.body["data"].clone();
+    let feed_path = jane["feed_url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("https://pod.test")
+        .unwrap()
+        .to_string();
+    let prefix = feed_path.strip_suffix("/rss").unwrap().to_string();
+    let feed = fx.public(Method::GET, &feed_path, &[]).await;
+    let xml = String::from_utf8_lossy(&feed.raw).into_owned();
+    let stream = format!("{prefix}/media/{blob}/hls/master.m3u8");
+    assert!(
+        xml.contains(&format!(
+            "<podcast:source uri=\"https://pod.test{stream}\"/>"
+        )),
+        "{xml}"
+    );
+    let master = fx.public(Method::GET, &stream, &[]).await;
+    assert_eq!(master.status, StatusCode::OK);
+    assert_eq!(master.headers["cache-control"], "private, max-age=60");
+    // Every URI in it is relative: it resolves under the key.
+    let text = String::from_utf8_lossy(&master.raw).into_owned();
+    assert!(!text.contains("://") && !text.contains("\n/"), "{text}");
+    let under_key = [
+        "720p/index.m3u8".to_string(),
+        "720p/iframes.m3u8".to_string(),
+        "720p/init.mp4".to_string(),
+        "720p/00000.m4s".to_string(),
+        "audio/00002.m4s".to_string(),
+    ];
+    for file in &under_key {
+        let answer = fx
+            .public(
+                Method::GET,
+                &format!("{prefix}/media/{blob}/hls/{file}"),
+                &[],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{file}");
+    }
+    // ffprobe reads the stream through the key.
+    ffprobe(
+        &["-show_entries", "format=duration"],
+        &fx.server.url(&stream),
+    );
+
+    let id = jane["id"].as_str().unwrap();
+    let revoked = fx
+        .call(
+            Method::DELETE,
+            &format!("/api/feeds/show/subscribers/{id}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT);
+    for file in std::iter::once("master.m3u8".to_string()).chain(under_key) {
+        let answer = fx
+            .public(
+                Method::GET,
+                &format!("{prefix}/media/{blob}/hls/{file}"),
+                &[],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::GONE, "{file}");
+    }
+}
+
+#[tokio::test]
+async fn without_ffmpeg_the_upload_succeeds_and_the_job_fails_naming_it() {
+    let fx = Fixture::with_host_config(|config| {
+        config.jobs.ffmpeg.program = "/nonexistent/ffmpeg".into();
+    })
+    .await;
+    let _workers = fx.start_workers();
+    let id = fx
+        .upload(
+            "clip.mp4",
+            std::fs::read(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../podhost-core/tests/fixtures/h264_aac.mp4"
+            ))
+            .unwrap(),
+        )
+        .await;
+    let job = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/hls/{id}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(job.status, StatusCode::ACCEPTED, "{}", job.body);
+    let ended = fx
+        .until_done(job.body["data"]["id"].as_str().unwrap())
+        .await;
+    assert_eq!(ended["status"], "failed", "{ended}");
+    let error = ended["error"].as_str().unwrap();
+    assert!(
+        error.contains("ffmpeg") && error.contains("PODHOST_FFMPEG"),
+        "{error}"
+    );
+    let record = fx.get(&format!("/api/media/{id}")).await;
+    assert!(record.body["hls"].is_null());
+    // An audio file is not packaged.
+    let audio = fx.upload_wav("talk.wav").await;
+    let refused = fx
+        .call(
+            Method::POST,
+            &format!("/api/generate/hls/{audio}"),
+            &fx.alice,
+            None,
+        )
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+}
