@@ -48,22 +48,34 @@ fn clip() -> Vec<u8> {
     bytes
 }
 
+/// Waits until video `id` is packaged (asking the core, so as not to spend the API's rate
+/// limit); returns its record as the API shows it.
+async fn until_packaged(fx: &Fixture, id: u64) -> Value {
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
+    let media = podhost_core::MediaId::new(id).unwrap();
+    for _ in 0..4800 {
+        let video = fx.host.podcasts().get_media(&alice, media).await.unwrap();
+        if let Some(streamed) = &video.results.hls {
+            let ended = fx.until_done(streamed.job.as_str()).await;
+            assert_eq!(ended["status"], "succeeded", "{ended}");
+            assert_eq!(ended["kind"], "hls");
+            return fx.get(&format!("/api/media/{id}")).await.body;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("the video was not packaged");
+}
+
 /// Uploads the clip and waits for its packaging; returns its media id and record.
 async fn packaged(fx: &Fixture) -> (u64, Value) {
     let _workers = fx.start_workers();
     let id = fx.upload("clip.mp4", clip()).await;
-    for _ in 0..2400 {
-        let record = fx.get(&format!("/api/media/{id}")).await;
-        if !record.body["hls"].is_null() {
-            let job = record.body["hls"]["job_id"].as_str().unwrap().to_string();
-            let ended = fx.until_done(&job).await;
-            assert_eq!(ended["status"], "succeeded", "{ended}");
-            assert_eq!(ended["kind"], "hls");
-            return (id, record.body);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the video was not packaged");
+    (id, until_packaged(fx, id).await)
 }
 
 /// A published episode of `feed` with `video` alone.
@@ -115,7 +127,22 @@ async fn a_video_is_packaged_into_a_ladder_that_players_read_end_to_end() {
         "{record}"
     );
     assert_eq!(record["hls"]["height"], 720);
-    episode_with(&fx, "show", video).await;
+    // Its soundtrack is an audio file of the account: AAC in M4A, as long as the video.
+    let soundtrack = record["hls"]["soundtrack_media"]
+        .as_u64()
+        .expect("a soundtrack");
+    let audio = fx.get(&format!("/api/media/{soundtrack}")).await;
+    assert_eq!(audio.body["type"], "audio", "{}", audio.body);
+    assert_eq!(audio.body["name"], "clip.m4a");
+    assert_eq!(audio.body["duration"], "00:00:14");
+    // An episode given only the video takes the soundtrack as its audio.
+    let episode = episode_with(&fx, "show", video).await;
+    let shown = fx.get(&format!("/api/feed/show/show/{episode}")).await;
+    assert_eq!(
+        shown.body["data"]["attributes"]["show_media"], soundtrack,
+        "{}",
+        shown.body
+    );
     let blob = record["url"]
         .as_str()
         .unwrap()
@@ -308,6 +335,15 @@ async fn the_feed_and_the_page_carry_the_stream_and_a_subscriber_reaches_it_unde
 
     let feed = fx.public(Method::GET, "/feeds/show/rss", &[]).await;
     let xml = String::from_utf8_lossy(&feed.raw).into_owned();
+    // One upload publishes both: the soundtrack as the enclosure, the stream beside it.
+    let soundtrack = fx
+        .get(&format!("/api/media/{}", record["hls"]["soundtrack_media"]))
+        .await;
+    let enclosure = format!(
+        "<enclosure url=\"{}\"",
+        soundtrack.body["url"].as_str().unwrap()
+    );
+    assert!(xml.contains(&enclosure), "{enclosure} in {xml}");
     let alternate = xml
         .split("<podcast:alternateEnclosure ")
         .nth(1)
@@ -480,4 +516,81 @@ async fn without_ffmpeg_the_upload_succeeds_and_the_job_fails_naming_it() {
         "{}",
         refused.body
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_saved_before_the_packaging_ends_gets_the_soundtrack_when_it_ends() {
+    let fx = Fixture::new().await;
+    let video = fx.upload("clip.mp4", clip()).await;
+    let episode = episode_with(&fx, "show", video).await;
+    let before = fx.get(&format!("/api/feed/show/show/{episode}")).await;
+    assert!(
+        before.body["data"]["attributes"]["show_media"].is_null(),
+        "{}",
+        before.body
+    );
+    let record = {
+        let _workers = fx.start_workers();
+        until_packaged(&fx, video).await
+    };
+    let soundtrack = record["hls"]["soundtrack_media"].as_u64().unwrap();
+    let after = fx.get(&format!("/api/feed/show/show/{episode}")).await;
+    assert_eq!(
+        after.body["data"]["attributes"]["show_media"], soundtrack,
+        "{}",
+        after.body
+    );
+    // An episode with audio of its own keeps it.
+    let talk = fx.upload_wav("talk.wav").await;
+    let both = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Both"),
+                ("show_media", &talk.to_string()),
+                ("video_media", &video.to_string()),
+            ],
+        )
+        .await;
+    let shown = fx.get(&format!("/api/feed/show/show/{both}")).await;
+    assert_eq!(shown.body["data"]["attributes"]["show_media"], talk);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_podcast_that_masters_the_soundtrack_is_mastered_like_any_audio() {
+    let fx = Fixture::new().await;
+    let (video, record) = packaged(&fx).await;
+    let soundtrack = record["hls"]["soundtrack_media"].as_u64().unwrap();
+    fx.feed("radio").await;
+    let set = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/radio",
+            &fx.alice,
+            Some(json!({"audio": {"master": true}})),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    let episode = fx
+        .episode(
+            "radio",
+            &[("title", "On camera"), ("video_media", &video.to_string())],
+        )
+        .await;
+    let waiting = fx.get(&format!("/api/feed/radio/show/{episode}")).await;
+    let attributes = &waiting.body["data"]["attributes"];
+    assert_eq!(attributes["show_media"], soundtrack, "{}", waiting.body);
+    assert_eq!(attributes["mastering"]["media_id"], soundtrack);
+    let job = attributes["mastering"]["job_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let _workers = fx.start_workers();
+    let done = fx.until_done(&job).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let mastered = done["result"]["media_id"].as_u64().unwrap();
+    let published = fx.get(&format!("/api/feed/radio/show/{episode}")).await;
+    assert_eq!(published.body["data"]["attributes"]["show_media"], mastered);
+    let file = fx.get(&format!("/api/media/{mastered}")).await;
+    assert_eq!(file.body["mimetype"], "audio/mpeg", "{}", file.body);
 }

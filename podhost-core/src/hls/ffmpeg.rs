@@ -55,14 +55,17 @@ pub enum FfmpegError {
 }
 
 /// The arguments that make `ladder` (and the audio rendition when `audio`) from `source` into
-/// `out`: `out/{name}/index.m3u8`, `out/{name}/init_{i}.mp4`, `out/{name}/{n:05}.m4s`.
+/// `out`: `out/{name}/index.m3u8`, `out/{name}/init_{i}.mp4`, `out/{name}/{n:05}.m4s`; and,
+/// in the same run, the soundtrack as an M4A file (AAC-LC, `moov` first) at `soundtrack` when
+/// the source has sound.
 pub fn arguments(
     source: &Path,
     out: &Path,
     ladder: &[VideoRendition],
-    audio: bool,
+    soundtrack: Option<&Path>,
     threads: usize,
 ) -> Vec<OsString> {
+    let audio = soundtrack.is_some();
     let threads = threads.max(1).to_string();
     let mut args: Vec<OsString> = Vec::new();
     let mut push = |items: &[&str]| args.extend(items.iter().map(OsString::from));
@@ -169,6 +172,30 @@ pub fn arguments(
     args.push("-hls_segment_filename".into());
     args.push(out.join("%v").join("%05d.m4s").into());
     args.push(out.join("%v").join("index.m3u8").into());
+    if let Some(soundtrack) = soundtrack {
+        let mut push = |items: &[&str]| args.extend(items.iter().map(OsString::from));
+        push(&[
+            "-map",
+            "0:a:0",
+            "-vn",
+            "-c:a",
+            "aac",
+            "-b:a",
+            &AUDIO_BITRATE.to_string(),
+        ]);
+        push(&[
+            "-ac",
+            "2",
+            "-ar",
+            "48000",
+            "-threads",
+            &threads,
+            "-movflags",
+            "+faststart",
+        ]);
+        push(&["-f", "mp4"]);
+        args.push(soundtrack.into());
+    }
     args
 }
 

@@ -122,6 +122,10 @@ pub struct Streamed {
     pub bitrate: u64,
     /// The renditions' names, top first (`1080p`, ..., `audio`).
     pub renditions: Vec<String>,
+    /// The audio file made from its soundtrack (AAC in M4A), which an episode with this video
+    /// and no audio of its own takes as its enclosure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soundtrack: Option<crate::ids::MediaId>,
 }
 
 impl Media {

@@ -142,6 +142,9 @@ pub struct MediaStream {
     pub height: u32,
     /// The top variant's average bits per second (video and audio).
     pub bitrate: u64,
+    /// The audio file made from its soundtrack (AAC in M4A), the enclosure of an episode that
+    /// has this video and no audio of its own; null for a silent video.
+    pub soundtrack_media: Option<u64>,
 }
 
 impl From<&VideoFacts> for MediaVideo {
@@ -211,6 +214,7 @@ pub fn media_single(ctx: &Ctx<'_>, m: &Media) -> MediaRecord {
                 width: streamed.width,
                 height: streamed.height,
                 bitrate: streamed.bitrate,
+                soundtrack_media: streamed.soundtrack.map(|m| m.get()),
             })
         }),
         private: m.access == Access::Private,

@@ -31,6 +31,17 @@ fn episode_not_found(id: EpisodeId) -> Error {
 fn apply_patch(ep: &mut Episode, patch: &EpisodePatch, records: &dyn Records) -> Result<()> {
     let mut e = FieldErrors::default();
     ep.apply(patch, &mut e);
+    // Given a video and no audio, the episode's audio is the video's soundtrack, once its
+    // packaging made it (else that job's end gives it).
+    if ep.media.is_none()
+        && let Some(soundtrack) = ep
+            .video
+            .and_then(|v| records.media(v))
+            .and_then(|v| v.results.hls.as_ref())
+            .and_then(|streamed| streamed.soundtrack)
+    {
+        ep.media = Some(soundtrack);
+    }
     if ep.title.trim().is_empty() {
         e.add("title", "the title is required");
     }
@@ -293,7 +304,9 @@ impl PodcastHost {
         e.into_result()?;
         files.check(who, feed, &new.fields)?;
         let catalog = self.catalog(who.account()).await?;
-        let audio_named = new.fields.media.is_some() || files.media.is_some();
+        // Naming a video may name its soundtrack as the audio.
+        let audio_named =
+            new.fields.media.is_some() || new.fields.video.is_some() || files.media.is_some();
         let reserved = self
             .reserve_episode_jobs(who, &catalog, feed, new.fields.write_metadata, audio_named)
             .await?;
@@ -354,7 +367,7 @@ impl PodcastHost {
         who.require_feed(feed)?;
         files.check(who, feed, patch)?;
         let catalog = self.catalog(who.account()).await?;
-        let audio_named = patch.media.is_some() || files.media.is_some();
+        let audio_named = patch.media.is_some() || patch.video.is_some() || files.media.is_some();
         let reserved = self
             .reserve_episode_jobs(who, &catalog, feed, patch.write_metadata, audio_named)
             .await?;

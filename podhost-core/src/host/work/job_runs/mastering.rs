@@ -15,7 +15,7 @@ use crate::{
 };
 
 /// The file's name with the format's extension in place of its own.
-fn mastered_name(name: &str, extension: &str) -> String {
+pub(super) fn mastered_name(name: &str, extension: &str) -> String {
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     format!("{stem}.{extension}")
 }

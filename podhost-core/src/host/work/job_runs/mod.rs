@@ -239,9 +239,10 @@ impl PodcastHost {
                     _ => None,
                 };
                 let (status, error) = match result {
-                    Ok(applied_to) => {
-                        if let (Ok(output), Some((original, _))) = (&outcome, &applied_to)
-                            && let Some(made) = output.made(state, original, &id, finished)?
+                    Ok(mut applied_to) => {
+                        if let (Ok(output), Some((original, updated))) = (&outcome, &mut applied_to)
+                            && let Some(made) =
+                                output.made(state, original, updated, &id, finished)?
                         {
                             report = Some(made.report);
                             changes.extend(made.changes);

@@ -49,8 +49,27 @@ pub(crate) enum JobOutput {
         /// Its size.
         size: u64,
     },
-    /// The video packaged for HLS (its files and description stored under the job's results).
-    Hls(Box<crate::model::Streamed>),
+    /// The video packaged for HLS (its files and description stored under the job's results),
+    /// and its soundtrack, to be a new audio file.
+    Hls {
+        /// The package, for the video's record.
+        streamed: Box<crate::model::Streamed>,
+        /// The soundtrack, stored (none for a silent video).
+        soundtrack: Option<MadeFile>,
+    },
+}
+
+/// A file a job made and stored, to be a new media record.
+#[derive(Debug)]
+pub(crate) struct MadeFile {
+    /// Its name (made unique when the record is made).
+    pub(crate) name: String,
+    /// The blob the job wrote.
+    pub(crate) blob: BlobKey,
+    /// Its size.
+    pub(crate) size: u64,
+    /// What it is.
+    pub(crate) facts: MediaFacts,
 }
 
 /// One mastered file, stored as `blob`, to be a new media file named `name`.
@@ -82,7 +101,7 @@ impl JobOutput {
         match self {
             JobOutput::Analysis(analysed) => analysed.apply(&mut media.results),
             JobOutput::Import(_) | JobOutput::Mastered { .. } | JobOutput::AdAudio { .. } => {}
-            JobOutput::Hls(streamed) => media.results.hls = Some(streamed.clone()),
+            JobOutput::Hls { streamed, .. } => media.results.hls = Some(streamed.clone()),
             JobOutput::Tags {
                 from,
                 blob,
@@ -112,14 +131,24 @@ impl JobOutput {
     /// What this output makes in the finishing commit of job `job` (a mastering): the new media
     /// files beside `original`, the episodes waiting for the job pointed at them (see
     /// [`records::episodes_mastered`](super::records::episodes_mastered)), their events, and
-    /// the job's report `{media_id, alternates}`. `None` for an output that makes no file.
+    /// the job's report `{media_id, alternates}`; for a packaging, the soundtrack's file, linked
+    /// from `updated` (the video's record as the commit writes it). `None` for an output that
+    /// makes no file.
     pub(crate) fn made(
         &self,
         state: &crate::state::AccountState,
         original: &Media,
+        updated: &mut Media,
         job: &JobId,
         now: jiff::Timestamp,
     ) -> Result<Option<Made>> {
+        if let JobOutput::Hls {
+            soundtrack: Some(file),
+            ..
+        } = self
+        {
+            return soundtrack_made(state, original, updated, file, now).map(Some);
+        }
         if let JobOutput::AdAudio { shape, blob, size } = self {
             return Ok(Some(ad_audio_made(
                 state, original, job, *shape, blob, *size,
@@ -193,7 +222,8 @@ impl JobOutput {
             JobOutput::Tags { blob, .. } => vec![blob],
             JobOutput::Mastered { files } => files.iter().map(|f| &f.blob).collect(),
             JobOutput::AdAudio { blob, .. } => vec![blob],
-            JobOutput::Analysis(_) | JobOutput::Import(_) | JobOutput::Hls(_) => Vec::new(),
+            JobOutput::Hls { soundtrack, .. } => soundtrack.iter().map(|f| &f.blob).collect(),
+            JobOutput::Analysis(_) | JobOutput::Import(_) => Vec::new(),
         }
     }
 }
@@ -228,6 +258,68 @@ fn ad_audio_made(
         events: Vec::new(),
         report: serde_json::json!({ "shape": shape, "size": size }),
     }
+}
+
+/// The finishing commit of the packaging of `video`: its soundtrack `file` a new audio file
+/// beside it (in its category, as private as it), linked from the video's record (`updated`),
+/// and taken as their audio by the episodes that show the video and have no audio of their own.
+fn soundtrack_made(
+    state: &crate::state::AccountState,
+    video: &Media,
+    updated: &mut Media,
+    file: &MadeFile,
+    now: jiff::Timestamp,
+) -> Result<Made> {
+    let media = Media {
+        id: MediaId::new(state.next_media_id())?,
+        name: crate::host::user_text::unique_name(&file.name, |n| {
+            state.media.values().any(|m| m.name == n)
+        }),
+        url_name: None,
+        category: video.category.clone(),
+        size: file.size,
+        created: now,
+        updated: now,
+        blob: file.blob.clone(),
+        facts: file.facts.clone(),
+        adbreak: None,
+        results: Default::default(),
+        chapters: Vec::new(),
+        mastered_from: None,
+        access: video.access,
+    };
+    if let Some(streamed) = updated.results.hls.as_mut() {
+        streamed.soundtrack = Some(media.id);
+    }
+    let mut made = Made {
+        changes: vec![Change::MediaPut(Box::new(media.clone()))],
+        events: vec![(
+            EventKind::MediaCreated,
+            Subject::Media(Box::new(media.clone())),
+        )],
+        report: serde_json::json!({ "soundtrack": media.id.get() }),
+    };
+    let records = crate::state::WithMedia {
+        state,
+        media: std::slice::from_ref(&media),
+    };
+    let showing = state
+        .feeds
+        .values()
+        .flat_map(|entry| entry.episodes.values())
+        .filter(|e| e.video == Some(video.id) && e.media.is_none());
+    for before in showing {
+        let mut episode = before.clone();
+        episode.media = Some(media.id);
+        episode.updated = now;
+        episode.version += 1;
+        made.events.push((
+            EventKind::EpisodeUpdated,
+            crate::host::views::snapshot(&records, &episode, now),
+        ));
+        made.changes.push(Change::EpisodePut(Box::new(episode)));
+    }
+    Ok(made)
 }
 
 /// What a job's output makes in its finishing commit: the changes, their events, the report.

@@ -49,7 +49,10 @@ pub(crate) async fn package(
         let source = source_file(host, account, media, &dir).await?;
         let out = dir.join("out");
         let ffmpeg = host.config().jobs.ffmpeg.clone();
-        let args = hls::ffmpeg::arguments(&source, &out, &renditions, has_audio, ffmpeg.threads);
+        let soundtrack_file = dir.join("soundtrack.m4a");
+        let soundtrack_at = has_audio.then_some(soundtrack_file.as_path());
+        let args =
+            hls::ffmpeg::arguments(&source, &out, &renditions, soundtrack_at, ffmpeg.threads);
         let seconds = video.duration_ms as f64 / 1000.0;
         let mut reported = 0.0;
         ffmpeg
@@ -132,7 +135,11 @@ pub(crate) async fn package(
             .audio
             .as_ref()
             .map_or(0, hls::Track::average_bitrate);
-        Ok(JobOutput::Hls(Box::new(Streamed {
+        let soundtrack = match has_audio {
+            true => Some(store_soundtrack(host, account, media, &soundtrack_file).await?),
+            false => None,
+        };
+        let streamed = Box::new(Streamed {
             job: job.id.clone(),
             width: top.width,
             height: top.height,
@@ -143,7 +150,12 @@ pub(crate) async fn package(
                 .chain(package.audio.as_ref())
                 .map(|t| t.name.clone())
                 .collect(),
-        })))
+            soundtrack: None,
+        });
+        Ok(JobOutput::Hls {
+            streamed,
+            soundtrack,
+        })
     }
     .await;
     let _ = tokio::fs::remove_dir_all(&dir).await;
@@ -170,6 +182,30 @@ async fn source_file(
         .await
         .map_err(|e| Error::storage(format!("copying the video to package it: {e}")))?;
     Ok(path)
+}
+
+/// The soundtrack ffmpeg wrote, stored as a blob to be a new audio file named after the video.
+async fn store_soundtrack(
+    host: &PodcastHost,
+    account: &AccountId,
+    video: &Media,
+    file: &std::path::Path,
+) -> Result<super::output::MadeFile> {
+    let opened = std::fs::File::open(file)
+        .map_err(|e| Error::invalid("ffmpeg", format!("ffmpeg wrote no soundtrack: {e}")))?;
+    let len = opened
+        .metadata()
+        .map_err(|e| Error::storage(format!("the soundtrack: {e}")))?
+        .len();
+    let name = super::mastering::mastered_name(&video.name, "m4a");
+    let body = crate::store::local::file_chunks(opened, 0..len);
+    let (blob, size, facts) = host.store_blob(account, &name, body).await?;
+    Ok(super::output::MadeFile {
+        name,
+        blob,
+        size,
+        facts,
+    })
 }
 
 async fn put_file(
