@@ -48,6 +48,9 @@ pub(crate) struct Lease {
     pub attempt: u32,
     /// Until when it holds unless renewed, in milliseconds since the epoch.
     pub expires_ms: i64,
+    /// How much of the work is done (0 to 1) when it was last renewed, for a job that says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<f64>,
 }
 
 /// Marks a job as waiting (before its catalog entry is written: a crash in between leaves a
@@ -96,6 +99,16 @@ pub(crate) async fn forget(
     delete_quietly(store, &queue_path(account, job)).await
 }
 
+/// How much of a running job is done (0 to 1), as its worker last said when it renewed its
+/// lease; `None` when it says nothing (or no worker holds it).
+pub(crate) async fn progress(
+    store: &Arc<dyn ObjectStore>,
+    account: &AccountId,
+    job: &JobId,
+) -> Result<Option<f64>> {
+    Ok(newest(store, account, job).await?.and_then(|l| l.progress))
+}
+
 /// The newest lease of a job.
 async fn newest(
     store: &Arc<dyn ObjectStore>,
@@ -134,6 +147,7 @@ pub(crate) async fn claim(
         owner: owner.to_string(),
         attempt,
         expires_ms: now.as_millisecond() + lease_ms(lease_for),
+        progress: None,
     };
     let path = layout::job_lease(account, job, attempt);
     let body = serde_json::to_vec(&lease).map_err(|e| Error::storage(e.to_string()))?;

@@ -594,3 +594,113 @@ async fn in_a_podcast_that_masters_the_soundtrack_is_mastered_like_any_audio() {
     let file = fx.get(&format!("/api/media/{mastered}")).await;
     assert_eq!(file.body["mimetype"], "audio/mpeg", "{}", file.body);
 }
+
+/// Whether a process runs with `needle` in its command line.
+fn running_with(needle: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|line| String::from_utf8_lossy(&line).contains(needle))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_packaging_says_how_far_it_is_and_cancelling_it_kills_ffmpeg() {
+    // A short lease: the worker renews (and reports) twice a second.
+    let fx = Fixture::with_host_config(|config| {
+        config.jobs.lease = std::time::Duration::from_secs(2);
+    })
+    .await;
+    // A minute of 1080p: long enough to be seen running.
+    let dir = std::env::temp_dir().join(format!("podhost-hls-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long.mp4");
+    let made = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30"])
+        .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
+        .args([
+            "-t",
+            "60",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "60",
+        ])
+        .args(["-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"])
+        .arg(&path)
+        .status()
+        .expect("ffmpeg runs");
+    assert!(made.success());
+    let video = fx.upload("long.mp4", std::fs::read(&path).unwrap()).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    let alice = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
+    let media = podhost_core::MediaId::new(video).unwrap();
+    let _workers = fx.start_workers();
+    // Its job, and its progress once the worker said some.
+    let mut seen = None;
+    for _ in 0..2400 {
+        let jobs: Vec<podhost_core::model::Job> =
+            fx.host.work().jobs_of_media(&alice, media).await.unwrap();
+        if let Some(job) = jobs
+            .into_iter()
+            .find(|j| j.kind == podhost_core::model::JobKind::Hls)
+            && job.progress.is_some_and(|p| p > 0.0)
+        {
+            seen = Some(job);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let job = seen.expect("the packaging reports its progress");
+    let id = job.id.to_string();
+    let shown = fx.get(&format!("/api/jobs/{id}")).await;
+    assert_eq!(shown.body["data"]["status"], "running", "{}", shown.body);
+    let progress = shown.body["data"]["progress"].as_f64().expect("a progress");
+    assert!(progress > 0.0 && progress < 1.0, "{progress}");
+    assert!(running_with(&format!("hls-{id}")), "ffmpeg runs the job");
+
+    let cancelled = fx
+        .call(Method::DELETE, &format!("/api/jobs/{id}"), &fx.alice, None)
+        .await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
+    assert_eq!(cancelled.body["data"]["status"], "failed");
+    assert!(
+        cancelled.body["data"]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("cancelled")
+    );
+    // ffmpeg is killed and the working folder removed.
+    let mut gone = false;
+    for _ in 0..400 {
+        let folder = podhost_testkit::scratch_dir().join(format!("hls-{id}"));
+        if !running_with(&format!("hls-{id}")) && !folder.exists() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(
+        gone,
+        "ffmpeg still runs, or its folder is left, after the cancel"
+    );
+    // It stays cancelled, the video is not packaged; cancelling again changes nothing.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let ended = fx.get(&format!("/api/jobs/{id}")).await;
+    assert_eq!(ended.body["data"]["status"], "failed");
+    assert!(ended.body["data"]["progress"].is_null());
+    let record = fx.get(&format!("/api/media/{video}")).await;
+    assert!(record.body["hls"].is_null(), "{}", record.body);
+    let again = fx
+        .call(Method::DELETE, &format!("/api/jobs/{id}"), &fx.alice, None)
+        .await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.body["data"]["error"], cancelled.body["data"]["error"]);
+}

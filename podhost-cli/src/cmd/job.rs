@@ -23,13 +23,30 @@ pub enum JobCommand {
         /// The job id (job_…).
         id: String,
     },
+    /// Cancels a job: a waiting one never runs, a running one is stopped (at its worker's next
+    /// lease renewal when another process runs it) and nothing it made is kept; it ends
+    /// `failed`. A job that has ended is shown as it is.
+    Cancel {
+        #[command(flatten)]
+        user: crate::context::UserArg,
+        /// The job id (job_…).
+        id: String,
+    },
+}
+
+/// What `job` does with the job.
+enum Verb {
+    Get,
+    Run,
+    Cancel,
 }
 
 impl super::Run for JobCommand {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
-        let (run, user, id) = match self {
-            JobCommand::Get { user, id } => (false, user, id),
-            JobCommand::Run { user, id } => (true, user, id),
+        let (verb, user, id) = match self {
+            JobCommand::Get { user, id } => (Verb::Get, user, id),
+            JobCommand::Run { user, id } => (Verb::Run, user, id),
+            JobCommand::Cancel { user, id } => (Verb::Cancel, user, id),
         };
         let host = env.host()?;
         let user = env.user(&host, user.name()).await?;
@@ -37,9 +54,10 @@ impl super::Run for JobCommand {
             .trim()
             .parse()
             .map_err(|_| anyhow::Error::from(podhost_core::Error::NotFound { what: "job", id }))?;
-        let job = match run {
-            true => user.hint(host.work().run_job(&user.who, &id).await)?,
-            false => user.hint(host.work().get_job(&user.who, &id).await)?,
+        let job = match verb {
+            Verb::Run => user.hint(host.work().run_job(&user.who, &id).await)?,
+            Verb::Get => user.hint(host.work().get_job(&user.who, &id).await)?,
+            Verb::Cancel => user.hint(host.work().cancel_job(&user.who, &id).await)?,
         };
         let json = serde_json::to_value(podhost_http::wire::job(&host, &job))?;
         env.out().print(json.clone(), || {
@@ -48,6 +66,9 @@ impl super::Run for JobCommand {
                 format!("kind      {} {}", job.kind.as_str(), super::subject(&job)),
                 format!("status    {}", job.status.as_str()),
             ];
+            if let Some(done) = job.progress {
+                lines.push(format!("progress  {:.0} %", done * 100.0));
+            }
             if let Some(error) = &job.error {
                 lines.push(format!("error     {error}"));
             }

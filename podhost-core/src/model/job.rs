@@ -106,6 +106,10 @@ pub struct Job {
     /// The id of the request that asked for it (its log lines carry it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+    /// How much of it is done (0 to 1) while it runs, for a job that says (packaging): read
+    /// from its worker's lease, never stored with the job.
+    #[serde(skip)]
+    pub progress: Option<f64>,
 }
 
 impl Job {
@@ -131,6 +135,7 @@ impl Job {
             attempts: 0,
             report: None,
             request_id,
+            progress: None,
         }
     }
 }

@@ -27,6 +27,10 @@ pub(super) async fn handle<B: RequestBody>(
         E::GenerateMaster { id } => generate(api, call, id, JobKind::Master).await,
         E::GenerateHls { id } => generate(api, call, id, JobKind::Hls).await,
         E::GetJob { job_id } => get(api, call, job_id).await,
+        E::CancelJob { job_id } => {
+            let job = api.host.work().cancel_job(&call.who, &job_id).await?;
+            data(StatusCode::OK, wire::job(&api.host, &job))
+        }
         E::GetWaveform { id } => waveform(api, call, id).await,
         E::GetSilence { id } => silence(api, call, id).await,
         E::GetLoudness { id } => loudness(api, call, id).await,

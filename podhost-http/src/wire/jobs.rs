@@ -75,6 +75,9 @@ pub struct JobRecord {
     pub finished: Option<String>,
     /// Attempts so far.
     pub attempts: u32,
+    /// Addition: how much of it is done, 0 to 1, while it runs, for a job that says (a video's
+    /// packaging); null otherwise.
+    pub progress: Option<f64>,
 }
 
 /// A background job, with links to its output once it succeeded.
@@ -147,6 +150,7 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
         started: time(j.started),
         finished: time(j.finished),
         attempts: j.attempts,
+        progress: j.progress,
     }
 }
 

@@ -73,6 +73,14 @@ endpoints! {
             .addition()
             .answers(200, "the job", Shape::Data(schema::<wire::jobs::JobRecord>()));
 
+    /// cancel a job: a waiting one never runs, a running one is stopped (its ffmpeg killed) and
+    /// nothing it made is kept; it ends `failed` with an error saying it was cancelled (a job
+    /// that has ended is answered as it is)
+    CancelJob { job_id: JobId } = DELETE "/api/jobs/{job_id}",
+        Spec::token(Action::EditMedia)
+            .addition()
+            .answers(200, "the job, as it ended", Shape::Data(schema::<wire::jobs::JobRecord>()));
+
     /// the latest waveform of a file, in audiowaveform's JSON (not wrapped, for peaks.js) or `.dat`
     /// form
     GetWaveform { id: MediaId } = GET "/api/media/{id}/waveform",

@@ -191,15 +191,36 @@ impl PodcastHost {
         let mut work = std::pin::pin!(work);
         let mut renew = tokio::time::interval(lease_for / 4);
         renew.tick().await;
+        let cancel = Arc::new(tokio::sync::Notify::new());
+        self.inner
+            .work
+            .cancels
+            .locked()
+            .insert(id.clone(), cancel.clone());
+        let _attempt = AttemptHere {
+            host: self,
+            job: &id,
+        };
+        // Dropping the work stops it (a packaging's ffmpeg is killed with it).
         let outcome = loop {
             tokio::select! {
                 outcome = &mut work => break outcome,
+                () = cancel.notified() => {
+                    tracing::info!("job cancelled");
+                    return jobs::forget(self.store(), account, &id).await;
+                }
                 _ = renew.tick() => {
                     let now = self.now();
+                    lease.progress = self.inner.work.progress.locked().get(&id).copied();
                     match jobs::renew(self.store(), account, &id, &mut lease, now, lease_for).await {
                         Ok(true) => {}
                         Ok(false) => return Ok(()), // taken over: write nothing
                         Err(e) => tracing::warn!(job = %id, error = %e, "renewing a job lease failed"),
+                    }
+                    // Cancelled in another process (or ended there): stop, write nothing.
+                    if catalog.read(|state| state.jobs.get(&id).is_none_or(|j| j.status.is_final())).await {
+                        tracing::info!("job cancelled");
+                        return jobs::forget(self.store(), account, &id).await;
                     }
                 }
             }
@@ -302,6 +323,16 @@ impl PodcastHost {
         jobs::forget(self.store(), account, &id).await
     }
 
+    /// Says how much of job `job`, running in this process, is done (0 to 1): its lease carries
+    /// it from the next renewal, and `get_job` reads it there.
+    pub(crate) fn report_progress(&self, job: &JobId, done: f64) {
+        self.inner
+            .work
+            .progress
+            .locked()
+            .insert(job.clone(), done.clamp(0.0, 1.0));
+    }
+
     /// A working folder of one job's own, made now: `{purpose}-{job}` in the scratch folder
     /// (`HostConfig::scratch_dir`), or in the system's temporary folder when none is set. The
     /// job removes it when it ends.
@@ -374,6 +405,20 @@ impl PodcastHost {
             .get(&jobs::result_path(account, job, file))
             .await?;
         Ok(got.bytes().await?)
+    }
+}
+
+/// While an attempt runs in this process: what it is stopped by and its progress, forgotten
+/// when it ends however it ends.
+struct AttemptHere<'a> {
+    host: &'a PodcastHost,
+    job: &'a JobId,
+}
+
+impl Drop for AttemptHere<'_> {
+    fn drop(&mut self) {
+        self.host.inner.work.cancels.locked().remove(self.job);
+        self.host.inner.work.progress.locked().remove(self.job);
     }
 }
 
@@ -452,11 +497,12 @@ impl Work<'_> {
         committed
     }
 
-    /// One of the caller's jobs (scope `media` or `media-read-only`).
+    /// One of the caller's jobs (scope `media` or `media-read-only`); while it runs, with its
+    /// progress when it reports one (read from its worker's lease).
     pub async fn get_job(self, who: &Principal, id: &JobId) -> Result<Job> {
         who.authorize(Action::ReadMedia)?;
         let catalog = self.host.catalog(who.account()).await?;
-        catalog
+        let mut job = catalog
             .read_found(|state| {
                 state
                     .jobs
@@ -464,7 +510,79 @@ impl Work<'_> {
                     .cloned()
                     .ok_or_else(|| Error::not_found("job", id))
             })
-            .await
+            .await?;
+        if job.status == JobStatus::Running {
+            job.progress = jobs::progress(self.host.store(), who.account(), id).await?;
+        }
+        Ok(job)
+    }
+
+    /// The caller's jobs on one media file that wait or run (scope `media` or
+    /// `media-read-only`), oldest first, each with its progress when it reports one: how a
+    /// frontend follows the packaging a video upload asked for. Walks the account's jobs.
+    pub async fn jobs_of_media(self, who: &Principal, media: MediaId) -> Result<Vec<Job>> {
+        who.authorize(Action::ReadMedia)?;
+        let catalog = self.host.catalog(who.account()).await?;
+        let mut jobs: Vec<Job> = catalog
+            .read(|state| {
+                state
+                    .jobs
+                    .values()
+                    .filter(|j| j.media == Some(media) && !j.status.is_final())
+                    .cloned()
+                    .collect()
+            })
+            .await;
+        jobs.sort_by_key(|j| j.created);
+        for job in &mut jobs {
+            if job.status == JobStatus::Running {
+                job.progress = jobs::progress(self.host.store(), who.account(), &job.id).await?;
+            }
+        }
+        Ok(jobs)
+    }
+
+    /// Cancels one of the caller's jobs (scope `media`): a waiting job never runs, a running
+    /// one is stopped (at once in this process, at its next lease renewal in another; a
+    /// packaging's ffmpeg is killed) and nothing it made is kept. It ends `failed`, its error
+    /// saying it was cancelled, with its `job.failed` event. A job that has ended is left as it
+    /// is. Returns the job.
+    pub async fn cancel_job(self, who: &Principal, id: &JobId) -> Result<Job> {
+        who.authorize(Action::EditMedia)?;
+        let catalog = self.host.catalog(who.account()).await?;
+        let now = self.host.now();
+        let actor = who.actor();
+        let why = match &actor.login {
+            Some(login) => format!("cancelled by {login}"),
+            None => "cancelled".to_string(),
+        };
+        let job = catalog
+            .commit(now, &actor, |state| {
+                let current = state
+                    .jobs
+                    .get(id)
+                    .ok_or_else(|| Error::not_found("job", id))?;
+                if current.status.is_final() {
+                    return Ok((Vec::new(), current.clone()));
+                }
+                let ended = Job {
+                    status: JobStatus::Failed,
+                    error: Some(why.clone()),
+                    finished: Some(now),
+                    ..current.clone()
+                };
+                let mut changes = vec![Change::JobPut(ended.clone())];
+                changes.extend(state.record(
+                    now,
+                    vec![(K::JobFailed, Subject::Job(Box::new(ended.clone())))],
+                ));
+                Ok((changes, ended))
+            })
+            .await?;
+        if let Some(cancel) = self.host.inner.work.cancels.locked().get(id) {
+            cancel.notify_one();
+        }
+        Ok(job)
     }
 
     /// Runs one of the caller's jobs in this process until it ends (scope `media`), for a

@@ -45,7 +45,9 @@ pub(crate) async fn package(
     let has_audio = media.facts.audio.is_some();
     let renditions = ladder::plan(&video);
     let dir = host.job_folder("hls", &job.id).await?;
-    let made = async {
+    // Removed however the job ends: done, failed, or dropped (cancelled, its lease lost).
+    let _folder = Removed(dir.clone());
+    async {
         let source = source_file(host, account, media, &dir).await?;
         let out = dir.join("out");
         let ffmpeg = host.config().jobs.ffmpeg.clone();
@@ -57,6 +59,9 @@ pub(crate) async fn package(
         let mut reported = 0.0;
         ffmpeg
             .run(&args, |done| {
+                if seconds > 0.0 {
+                    host.report_progress(&job.id, done / seconds);
+                }
                 if seconds > 0.0 && done - reported >= 30.0 {
                     reported = done;
                     tracing::info!(
@@ -157,9 +162,23 @@ pub(crate) async fn package(
             soundtrack,
         })
     }
-    .await;
-    let _ = tokio::fs::remove_dir_all(&dir).await;
-    made
+    .await
+}
+
+/// A job's working folder, removed when dropped.
+struct Removed(std::path::PathBuf);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let dir = std::mem::take(&mut self.0);
+        let remove = move || {
+            let _ = std::fs::remove_dir_all(dir);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(remove)),
+            Err(_) => remove(),
+        }
+    }
 }
 
 /// The source as a file ffmpeg can read: the stored file itself in a local-folder store, else a

@@ -17,6 +17,10 @@ pub(crate) struct Workers {
     pub(crate) wake: tokio::sync::Notify,
     pub(crate) running: std::sync::Mutex<HashSet<JobId>>,
     pub(crate) packages: Packages,
+    /// How much of each job running here is done (0 to 1), for the jobs that say.
+    pub(crate) progress: std::sync::Mutex<HashMap<JobId, f64>>,
+    /// What a job running here is stopped by when it is cancelled in this process.
+    pub(crate) cancels: std::sync::Mutex<HashMap<JobId, Arc<tokio::sync::Notify>>>,
 }
 
 /// The packages read, by `{account}/{job}`.
