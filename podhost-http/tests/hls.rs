@@ -704,3 +704,77 @@ async fn a_packaging_says_how_far_it_is_and_cancelling_it_kills_ffmpeg() {
     assert_eq!(again.status, StatusCode::OK);
     assert_eq!(again.body["data"]["error"], cancelled.body["data"]["error"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_counts_as_a_download_by_its_audio_once_with_the_files_of_its_listener() {
+    let fx = Fixture::with_config(podhost_http::HttpConfig {
+        trust_forwarded_for: true,
+        ..Default::default()
+    })
+    .await;
+    let (video, record) = packaged(&fx).await;
+    episode_with(&fx, "show", video).await;
+    let blob = record["url"]
+        .as_str()
+        .unwrap()
+        .split('/')
+        .nth_back(1)
+        .unwrap()
+        .to_string();
+    let soundtrack = fx
+        .get(&format!("/api/media/{}", record["hls"]["soundtrack_media"]))
+        .await;
+    let file = soundtrack.body["url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("https://pod.test")
+        .unwrap()
+        .to_string();
+    let app = "AppleCoreMedia/1.0.0.21E236 (iPhone; U; CPU OS 17_4 like Mac OS X; en_us)";
+    let fetch = |ip: &'static str, path: String| {
+        let api = fx.api.clone();
+        async move {
+            let status = common::download(&api, &path, Method::GET, ip, app, &[]).await;
+            assert!(status.is_success(), "{path}: {status}");
+        }
+    };
+    let segments = |track: &str| {
+        (0..3)
+            .map(|n| format!("/media/alice/{blob}/hls/{track}/{n:05}.m4s"))
+            .collect::<Vec<_>>()
+    };
+    // The whole stream's audio (14 s, less than a minute: the whole of it counts).
+    for path in segments("audio") {
+        fetch("203.0.113.1", path).await;
+    }
+    // Pictures without sound, and a third of the sound: none.
+    for path in segments("720p") {
+        fetch("203.0.113.2", path).await;
+    }
+    fetch("203.0.113.3", segments("audio").remove(0)).await;
+    // Playlists and init segments are not downloads.
+    fetch(
+        "203.0.113.4",
+        format!("/media/alice/{blob}/hls/master.m3u8"),
+    )
+    .await;
+    fetch(
+        "203.0.113.4",
+        format!("/media/alice/{blob}/hls/audio/init.mp4"),
+    )
+    .await;
+    assert_eq!(downloads_today(&fx).await, 1);
+    // The same listener's download of the soundtrack's file is the same download.
+    fetch("203.0.113.1", file).await;
+    assert_eq!(downloads_today(&fx).await, 1);
+}
+
+/// Alice's downloads of the clock's day, once this process stored what it saw.
+async fn downloads_today(fx: &Fixture) -> Value {
+    fx.host.analytics().flush_stats().await.unwrap();
+    let today = podhost_core::Clock::now(&fx.clock)
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date();
+    let report = fx.get(&format!("/api/stats?from={today}")).await;
+    report.body["data"]["total"].clone()
+}

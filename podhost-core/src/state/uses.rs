@@ -36,6 +36,20 @@ impl AccountState {
             .filter(|(_, e)| e.media == Some(media))
             .min_by_key(|(feed, e)| e.playing_rank(feed, now))
     }
+
+    /// The episode a download of `media` is counted for: the one [`playing`](Self::playing) it
+    /// as its audio, else the one showing it as its video (by the same rank).
+    pub(crate) fn heard_or_seen(
+        &self,
+        media: MediaId,
+        now: Timestamp,
+    ) -> Option<(&FeedId, &Episode)> {
+        self.playing(media, now).or_else(|| {
+            self.episodes_using(media)
+                .filter(|(_, e)| e.video == Some(media))
+                .min_by_key(|(feed, e)| e.playing_rank(feed, now))
+        })
+    }
 }
 
 /// One use of a media file by a podcast.

@@ -185,7 +185,7 @@ impl Analytics<'_> {
                             return None;
                         }
                         let (feed, episode) = state
-                            .playing(media.id, now)
+                            .heard_or_seen(media.id, now)
                             .map(|(feed, e)| (feed.clone(), e.id))?;
                         // A stitched answer's minute is a minute of it (IAB: the file sent).
                         let need = match &report.delivery.stitched {

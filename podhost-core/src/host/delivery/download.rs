@@ -121,12 +121,39 @@ pub(super) struct Counting {
     pub(super) blob: String,
     pub(super) subscriber: Option<String>,
     pub(super) listener: Listener,
-    /// Whether its bytes are recorded for the statistics (a video's HLS answers are not yet).
+    /// Whether its bytes are recorded for the statistics (of a video's HLS stream, only the
+    /// audio segments are: every player fetches them, once).
     pub(super) counted: bool,
+    /// For an audio segment of a video's HLS stream: where it is in the audio rendition.
+    pub(super) stream: Option<StreamPlace>,
+}
+
+/// Where an audio segment of a video's HLS stream is in its audio rendition: a stream is
+/// counted as the file its audio rendition would be (IAB: a minute of it delivered to one
+/// listener, once in 24 hours, with the progressive downloads of the same episode).
+pub(super) struct StreamPlace {
+    /// Bytes of the rendition's segments before this one.
+    pub(super) offset: u64,
+    /// Bytes of all its segments.
+    pub(super) len: u64,
+    /// Its duration in milliseconds.
+    pub(super) duration_ms: u64,
 }
 
 impl Counting {
     fn delivery(&self, range: Range<u64>) -> Delivery {
+        let (range, stitched) = match &self.stream {
+            None => (range, None),
+            Some(place) => (
+                range.start + place.offset..range.end + place.offset,
+                Some(crate::stats::StitchedDelivery {
+                    len: place.len,
+                    tag_bytes: 0,
+                    duration_ms: place.duration_ms,
+                    ads: Vec::new(),
+                }),
+            ),
+        };
         Delivery {
             subscriber: self.subscriber.clone(),
             account: self.account.clone(),
@@ -135,7 +162,7 @@ impl Counting {
             user_agent: self.listener.user_agent.clone(),
             range,
             delivered: 0,
-            stitched: None,
+            stitched,
         }
     }
 }
@@ -285,6 +312,7 @@ impl super::Delivery<'_> {
             subscriber,
             listener: listener.clone(),
             counted: true,
+            stream: None,
         };
         let served = match self
             .host

@@ -7,6 +7,7 @@ use bytes::Bytes;
 
 use super::download::{
     Counting, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Playlist, Served,
+    StreamPlace,
 };
 use crate::hls::{package::names, playlist};
 use crate::host::{Listener, Private};
@@ -102,13 +103,28 @@ impl super::Delivery<'_> {
                 }
             }
         };
+        // The audio rendition's segments count (see `StreamPlace`).
+        let stream = match (file, package.audio.as_ref()) {
+            (StreamFile::Track { track, file }, Some(audio)) if audio.is_named(track) => {
+                names::segment_number(file).map(|n| StreamPlace {
+                    offset: audio.segments[..n.min(audio.segments.len())]
+                        .iter()
+                        .map(|s| s.size)
+                        .sum(),
+                    len: audio.segments.iter().map(|s| s.size).sum(),
+                    duration_ms: (audio.duration() * 1000.0) as u64,
+                })
+            }
+            _ => None,
+        };
         let counting = Counting {
             host: self.host.clone(),
             account: account.as_str().to_string(),
             blob: media.blob.as_str().to_string(),
             subscriber,
             listener: listener.clone(),
-            counted: false,
+            counted: stream.is_some(),
+            stream,
         };
         if let Served::Segment(segment) = &served
             && counting.subscriber.is_none()
