@@ -922,3 +922,102 @@ async fn every_podcasting_2_0_tag_reaches_the_parsers() {
         feed["podcastBlockedPlatforms"]
     );
 }
+
+/// An episode with a video packaged for HLS: its item keeps the soundtrack as its enclosure and
+/// carries the stream as `podcast:alternateEnclosure type="application/x-mpegURL"`, which
+/// partytime reads (type, height, bitrate, title and the playlist as its source), feedparser
+/// parses with the item, and badpod reads without objection.
+#[tokio::test]
+async fn the_video_stream_reaches_the_parsers_as_an_alternate_enclosure() {
+    let w = feeds::world().await;
+    let clip = std::fs::read(workspace().join("podhost-core/tests/fixtures/h264_aac.mp4")).unwrap();
+    let body = futures::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from(clip))]);
+    let video = w
+        .host
+        .podcasts()
+        .upload_media(
+            &w.who,
+            podhost_core::model::NewMedia {
+                name: "clip.mp4".into(),
+                category: None,
+            },
+            body,
+        )
+        .await
+        .unwrap();
+    let jobs = w.host.work().jobs_of_media(&w.who, video.id).await.unwrap();
+    let job = w.host.work().run_job(&w.who, &jobs[0].id).await.unwrap();
+    assert_eq!(
+        job.status.as_str(),
+        "succeeded",
+        "{:?} (ffmpeg is needed)",
+        job.error
+    );
+    let feed = w
+        .host
+        .podcasts()
+        .create_feed(
+            &w.who,
+            podhost_core::model::NewFeed::titled("video", "On camera"),
+        )
+        .await
+        .unwrap()
+        .feed
+        .id;
+    let mut episode = podhost_core::model::NewEpisode::titled("Pilot");
+    episode.fields.is_public = Some(true);
+    episode.fields.video = Some(Some(video.id));
+    w.host
+        .podcasts()
+        .create_episode(&w.who, &feed, episode)
+        .await
+        .unwrap();
+    let xml = w.rss(&feed).await;
+    assert!(
+        xml.contains("<enclosure url=\"https://pod.example/media/"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("/clip.m4a\" length=") && xml.contains("type=\"audio/x-m4a\""),
+        "the soundtrack is the enclosure: {xml}"
+    );
+    let rss = badpod::from_str(&xml).expect("badpod parses the feed");
+    let debug = format!("{rss:?}");
+    assert!(!debug.contains("Other(("), "badpod objects: {debug}");
+    if let Some(parser) = Parser::feedparser() {
+        let parsed = parser.parse(&xml);
+        assert_eq!(
+            parsed["entries"].as_array().map(Vec::len),
+            Some(1),
+            "{parsed}"
+        );
+        let entry = &parsed["entries"][0];
+        assert_eq!(
+            entry["podcast_alternateenclosure"]["type"], "application/x-mpegurl",
+            "{entry}"
+        );
+        assert!(
+            entry["podcast_source"]["uri"]
+                .as_str()
+                .is_some_and(|uri| uri.ends_with("/hls/master.m3u8")),
+            "{entry}"
+        );
+    }
+    let Some(parser) = Parser::partytime() else {
+        return;
+    };
+    let parsed = parser.parse(&xml);
+    let alternate = &parsed["items"][0]["alternativeEnclosures"][0];
+    assert_eq!(alternate["type"], "application/x-mpegURL", "{parsed}");
+    assert_eq!(alternate["height"], 180, "{alternate}");
+    assert_eq!(alternate["title"], "Video", "{alternate}");
+    assert!(
+        alternate["bitrate"].as_f64().is_some_and(|b| b > 0.0),
+        "{alternate}"
+    );
+    let source = alternate["source"][0]["uri"].as_str().unwrap();
+    assert!(
+        source.starts_with("https://pod.example/media/") && source.ends_with("/hls/master.m3u8"),
+        "{source}"
+    );
+}

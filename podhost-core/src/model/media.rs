@@ -120,6 +120,10 @@ pub struct Streamed {
     pub height: u32,
     /// Average bits per second of the top variant (video and audio).
     pub bitrate: u64,
+    /// Bytes of the top variant (its video rendition and the audio), the length a feed gives
+    /// the stream.
+    #[serde(default)]
+    pub length: u64,
     /// The renditions' names, top first (`1080p`, ..., `audio`).
     pub renditions: Vec<String>,
     /// The audio file made from its soundtrack (AAC in M4A), which an episode with this video

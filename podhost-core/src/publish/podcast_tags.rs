@@ -434,6 +434,8 @@ pub(super) fn item_tags(
     {
         let owned = attrs(&[
             ("type", Some(crate::publish::HLS_TYPE.to_string())),
+            // The top variant's bytes: parsers (partytime) skip an alternate without a length.
+            ("length", Some(streamed.length.to_string())),
             ("bitrate", Some(streamed.bitrate.to_string())),
             ("height", Some(streamed.height.to_string())),
             ("title", Some("Video".to_string())),

@@ -149,6 +149,7 @@ pub(crate) async fn package(
             width: top.width,
             height: top.height,
             bitrate: top.average_bitrate() + audio_rate,
+            length: top.bytes() + package.audio.as_ref().map_or(0, hls::Track::bytes),
             renditions: package
                 .video
                 .iter()
