@@ -778,3 +778,106 @@ async fn downloads_today(fx: &Fixture) -> Value {
     let report = fx.get(&format!("/api/stats?from={today}")).await;
     report.body["data"]["total"].clone()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_episodes_transcript_is_the_streams_subtitles() {
+    let fx = Fixture::new().await;
+    let (video, record) = packaged(&fx).await;
+    let episode = episode_with(&fx, "show", video).await;
+    let blob = record["url"]
+        .as_str()
+        .unwrap()
+        .split('/')
+        .nth_back(1)
+        .unwrap()
+        .to_string();
+    let master = format!("/media/alice/{blob}/hls/master.m3u8");
+    // Without a transcript, no subtitles.
+    let before = fx.public(Method::GET, &master, &[]).await;
+    let text = String::from_utf8_lossy(&before.raw).into_owned();
+    assert!(!text.contains("SUBTITLES"), "{text}");
+    let missing = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/subtitles/index.m3u8"),
+            &[],
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+
+    let srt = "1\n00:00:01,000 --> 00:00:03,000\nHello & welcome\n\n2\n00:00:07,500 --> 00:00:09,000\nSecond cue\n";
+    let transcript = fx.upload("talk.srt", srt.as_bytes().to_vec()).await;
+    let set = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/show/show/{episode}"),
+            &fx.alice,
+            Some(json!({"podcast": {"transcript": transcript}})),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    let after = fx.public(Method::GET, &master, &[]).await;
+    let text = String::from_utf8_lossy(&after.raw).into_owned();
+    assert!(
+        text.contains("#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\""),
+        "{text}"
+    );
+    assert!(text.contains("URI=\"subtitles/index.m3u8\""), "{text}");
+    assert_eq!(
+        text.matches("SUBTITLES=\"subs\"").count(),
+        4,
+        "every video variant: {text}"
+    );
+    assert_ne!(before.headers["etag"], after.headers["etag"]);
+    let list = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/subtitles/index.m3u8"),
+            &[],
+        )
+        .await;
+    let listed = String::from_utf8_lossy(&list.raw).into_owned();
+    assert_eq!(listed.matches(".vtt").count(), 3, "{listed}");
+    let second = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/subtitles/00001.vtt"),
+            &[],
+        )
+        .await;
+    assert_eq!(second.status, StatusCode::OK);
+    assert!(
+        second.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/vtt")
+    );
+    let vtt = String::from_utf8_lossy(&second.raw).into_owned();
+    assert!(vtt.starts_with("WEBVTT\n"), "{vtt}");
+    assert!(
+        vtt.contains("00:00:07.500 --> 00:00:09.000\nSecond cue"),
+        "{vtt}"
+    );
+    assert!(!vtt.contains("Hello"), "{vtt}");
+    // ffmpeg reads the subtitles' playlist and its cues (its HLS reader of this release skips
+    // subtitle renditions of a multivariant playlist).
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(
+            fx.server
+                .url(&format!("/media/alice/{blob}/hls/subtitles/index.m3u8")),
+        )
+        .args(["-f", "webvtt", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let codecs = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        codecs.contains("Hello & welcome") && codecs.contains("Second cue"),
+        "{codecs}"
+    );
+}

@@ -9,12 +9,22 @@ use super::package::{Package, Track, names};
 /// The media type of a playlist.
 pub const MIME: &str = "application/vnd.apple.mpegurl";
 
-/// The multivariant playlist: one variant per video rendition (each with the audio group),
-/// the audio-only variant, and an I-frame variant per video rendition. Every video variant
-/// carries `BANDWIDTH` (its peak segment rate with the audio's), `AVERAGE-BANDWIDTH`,
-/// `CODECS`, `RESOLUTION` and `FRAME-RATE`.
-pub fn multivariant(package: &Package) -> String {
+/// The multivariant playlist: one variant per video rendition (each with the audio group, and
+/// the subtitles' when `subtitles` names their language), the audio-only variant, and an
+/// I-frame variant per video rendition. Every video variant carries `BANDWIDTH` (its peak
+/// segment rate with the audio's), `AVERAGE-BANDWIDTH`, `CODECS`, `RESOLUTION` and
+/// `FRAME-RATE`.
+pub fn multivariant(package: &Package, subtitles: Option<&str>) -> String {
     let mut out = String::from("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n");
+    if let Some(language) = subtitles {
+        let _ = writeln!(
+            out,
+            "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"Transcript\",LANGUAGE=\"{}\",DEFAULT=NO,AUTOSELECT=YES,URI=\"{}/{}\"",
+            language.replace(['"', ',', '\n'], ""),
+            super::subtitles::TRACK,
+            names::MEDIA
+        );
+    }
     let audio = package.audio.as_ref();
     if let Some(audio) = audio {
         let _ = writeln!(
@@ -42,6 +52,9 @@ pub fn multivariant(package: &Package) -> String {
         );
         if audio.is_some() {
             out.push_str(",AUDIO=\"aac\"");
+        }
+        if subtitles.is_some() {
+            out.push_str(",SUBTITLES=\"subs\"");
         }
         let _ = writeln!(out, "\n{}/{}", video.name, names::MEDIA);
     }
@@ -195,7 +208,7 @@ mod tests {
 
     #[test]
     fn every_video_variant_says_its_rates_codecs_size_and_frame_rate() {
-        let text = multivariant(&package());
+        let text = multivariant(&package(), None);
         let variants: Vec<&str> = text
             .lines()
             .filter(|l| l.starts_with("#EXT-X-STREAM-INF:") && l.contains("RESOLUTION"))

@@ -9,7 +9,7 @@
 mod arrangement;
 mod mp3;
 mod plan;
-mod transcript;
+pub(crate) mod transcript;
 
 pub use arrangement::{Arrangement, Piece};
 pub use mp3::{Frame, Mp3Layout, StitchError};

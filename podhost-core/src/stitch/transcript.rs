@@ -63,7 +63,7 @@ fn cues(text: &str, separator: char, retime: &impl Fn(u64, bool) -> u64) -> Opti
 }
 
 /// `HH:MM:SS.mmm`, `MM:SS.mmm` (WebVTT) or `HH:MM:SS,mmm` (SubRip), in milliseconds.
-fn timestamp(text: &str) -> Option<u64> {
+pub(crate) fn timestamp(text: &str) -> Option<u64> {
     let (clock, millis) = text.rsplit_once(['.', ','])?;
     if millis.len() != 3 {
         return None;
@@ -80,7 +80,7 @@ fn timestamp(text: &str) -> Option<u64> {
     Some(seconds * 1000 + millis)
 }
 
-fn write(ms: u64, separator: char) -> String {
+pub(crate) fn write(ms: u64, separator: char) -> String {
     let (h, m, s, f) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
     format!("{h:02}:{m:02}:{s:02}{separator}{f:03}")
 }

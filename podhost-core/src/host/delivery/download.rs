@@ -101,6 +101,8 @@ pub(crate) struct Playlist {
     pub(crate) etag: String,
     /// The playlist.
     pub(crate) bytes: Bytes,
+    /// Its type (a playlist's, or WebVTT for a subtitle segment).
+    pub(crate) mime: &'static str,
 }
 
 /// Who may keep an answer, and how long.
@@ -202,7 +204,7 @@ impl DownloadAnswer {
     /// Its MIME type (the stored file's).
     pub fn mime(&self) -> &str {
         match &self.served {
-            Served::Playlist(_) => crate::hls::playlist::MIME,
+            Served::Playlist(list) => list.mime,
             Served::Segment(segment) => &segment.mime,
             _ => &self.media().mime,
         }

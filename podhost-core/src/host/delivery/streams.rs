@@ -9,7 +9,7 @@ use super::download::{
     Counting, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Playlist, Served,
     StreamPlace,
 };
-use crate::hls::{package::names, playlist};
+use crate::hls::{package::names, playlist, subtitles};
 use crate::host::{Listener, Private};
 use crate::{
     error::{Error, Result},
@@ -64,13 +64,49 @@ impl super::Delivery<'_> {
         let package = self.host.hls_package(&account, &streamed.job).await?;
         let video = crate::host::rendering::public_media_of(&account, &media);
         let not_found = || Error::not_found("stream file", media.blob.as_str());
+        let transcript = self.host.stream_transcript(&account, &media).await?;
         let served = match file {
-            StreamFile::Multivariant => playlist_of(
-                video,
-                &streamed.job,
-                "master",
-                playlist::multivariant(&package),
-            ),
+            StreamFile::Multivariant => {
+                let language = transcript.as_ref().map(|t| t.language.as_str());
+                // The transcript is part of what the playlist says: a new one is a new ETag.
+                let which = match &transcript {
+                    Some(t) => format!("master-{}", t.media.blob.as_str()),
+                    None => "master".to_string(),
+                };
+                playlist_of(
+                    video,
+                    &streamed.job,
+                    &which,
+                    playlist::multivariant(&package, language),
+                )
+            }
+            StreamFile::Track { track, file } if track == subtitles::TRACK => {
+                let transcript = transcript.ok_or_else(not_found)?;
+                let seconds = package
+                    .audio
+                    .as_ref()
+                    .or(package.top())
+                    .map_or(0.0, crate::hls::Track::duration);
+                let grid = subtitles::grid(seconds, package.target_duration);
+                let which = format!("subs-{}-{file}", transcript.media.blob.as_str());
+                let text = match file {
+                    names::MEDIA => subtitles::playlist(&grid, package.target_duration),
+                    file => {
+                        let n = subtitles::file_number(file)
+                            .filter(|n| *n < grid.len())
+                            .ok_or_else(not_found)?;
+                        let bytes = self.host.read_blob(&account, &transcript.media).await?;
+                        let cues = subtitles::cues(&transcript.media.facts.mime, &bytes)
+                            .ok_or_else(not_found)?;
+                        subtitles::segment(&cues, n, package.target_duration)
+                    }
+                };
+                let mut served = playlist_of(video, &streamed.job, &which, text);
+                if let (Served::Playlist(list), false) = (&mut served, file == names::MEDIA) {
+                    list.mime = "text/vtt; charset=utf-8";
+                }
+                served
+            }
             StreamFile::Track { track, file } => {
                 let found = package.track(track).ok_or_else(not_found)?;
                 let is_video = found.height > 0;
@@ -145,7 +181,54 @@ fn playlist_of(video: PublicMedia, job: &crate::ids::JobId, which: &str, text: S
         etag: format!("{job}-{which}"),
         media: video,
         bytes: Bytes::from(text),
+        mime: playlist::MIME,
     }))
+}
+
+/// The transcript a stream's subtitles are made from, and their language.
+struct StreamTranscript {
+    media: Media,
+    language: String,
+}
+
+impl crate::host::PodcastHost {
+    /// The timed transcript of the episode that shows `video` (the one its downloads count
+    /// for), with its podcast's language; `None` when it has none.
+    async fn stream_transcript(
+        &self,
+        account: &AccountId,
+        video: &Media,
+    ) -> Result<Option<StreamTranscript>> {
+        let Some(catalog) = self.existing_catalog(account).await? else {
+            return Ok(None);
+        };
+        let now = self.now();
+        Ok(catalog
+            .read(|state| {
+                let (feed, episode) = state.heard_or_seen(video.id, now)?;
+                let media = state.media.get(&episode.transcript?)?;
+                subtitles::cues_possible(&media.facts.mime).then(|| StreamTranscript {
+                    media: media.clone(),
+                    language: state
+                        .feeds
+                        .get(feed)
+                        .map(|e| e.feed.language.clone())
+                        .filter(|l| !l.is_empty())
+                        .unwrap_or_else(|| "und".to_string()),
+                })
+            })
+            .await)
+    }
+
+    /// The bytes of a (small) media file.
+    async fn read_blob(&self, account: &AccountId, media: &Media) -> Result<Bytes> {
+        use object_store::ObjectStoreExt;
+        let got = self
+            .store()
+            .get(&crate::store::layout::blob(account, &media.blob))
+            .await?;
+        Ok(got.bytes().await?)
+    }
 }
 
 /// A stored file of the package: validated by the job and its name (a package never changes).
