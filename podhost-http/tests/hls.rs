@@ -143,13 +143,7 @@ async fn a_video_is_packaged_into_a_ladder_that_players_read_end_to_end() {
         "{}",
         shown.body
     );
-    let blob = record["url"]
-        .as_str()
-        .unwrap()
-        .split('/')
-        .nth_back(1)
-        .unwrap()
-        .to_string();
+    let blob = blob_of(&record);
     let master = format!("/media/alice/{blob}/hls/master.m3u8");
     let answer = fx.public(Method::GET, &master, &[]).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -325,13 +319,7 @@ async fn the_feed_and_the_page_carry_the_stream_and_a_subscriber_reaches_it_unde
     let fx = Fixture::new().await;
     let (video, record) = packaged(&fx).await;
     let episode = episode_with(&fx, "show", video).await;
-    let blob = record["url"]
-        .as_str()
-        .unwrap()
-        .split('/')
-        .nth_back(1)
-        .unwrap()
-        .to_string();
+    let blob = blob_of(&record);
 
     let feed = fx.public(Method::GET, "/feeds/show/rss", &[]).await;
     let xml = String::from_utf8_lossy(&feed.raw).into_owned();
@@ -714,13 +702,7 @@ async fn a_stream_counts_as_a_download_by_its_audio_once_with_the_files_of_its_l
     .await;
     let (video, record) = packaged(&fx).await;
     episode_with(&fx, "show", video).await;
-    let blob = record["url"]
-        .as_str()
-        .unwrap()
-        .split('/')
-        .nth_back(1)
-        .unwrap()
-        .to_string();
+    let blob = blob_of(&record);
     let soundtrack = fx
         .get(&format!("/api/media/{}", record["hls"]["soundtrack_media"]))
         .await;
@@ -784,13 +766,7 @@ async fn the_episodes_transcript_is_the_streams_subtitles() {
     let fx = Fixture::new().await;
     let (video, record) = packaged(&fx).await;
     let episode = episode_with(&fx, "show", video).await;
-    let blob = record["url"]
-        .as_str()
-        .unwrap()
-        .split('/')
-        .nth_back(1)
-        .unwrap()
-        .to_string();
+    let blob = blob_of(&record);
     let master = format!("/media/alice/{blob}/hls/master.m3u8");
     // Without a transcript, no subtitles.
     let before = fx.public(Method::GET, &master, &[]).await;
@@ -880,4 +856,10 @@ async fn the_episodes_transcript_is_the_streams_subtitles() {
         codecs.contains("Hello & welcome") && codecs.contains("Second cue"),
         "{codecs}"
     );
+}
+
+/// The blob segment of a media record's download URL.
+fn blob_of(record: &Value) -> String {
+    let url = record["url"].as_str().unwrap();
+    url.split('/').nth_back(1).unwrap().to_string()
 }

@@ -69,7 +69,12 @@ pub mod names {
 
     /// The number of a media segment's file name.
     pub fn segment_number(name: &str) -> Option<usize> {
-        let digits = name.strip_suffix(".m4s")?;
+        numbered(name, ".m4s")
+    }
+
+    /// The number `n` of a file name `{n:05}{extension}`.
+    pub fn numbered(name: &str, extension: &str) -> Option<usize> {
+        let digits = name.strip_suffix(extension)?;
         (digits.len() == 5 && digits.bytes().all(|b| b.is_ascii_digit()))
             .then(|| digits.parse().ok())
             .flatten()

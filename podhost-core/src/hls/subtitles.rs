@@ -163,10 +163,7 @@ pub fn file_name(n: usize) -> String {
 
 /// The number of a subtitle segment's file name.
 pub fn file_number(name: &str) -> Option<usize> {
-    let digits = name.strip_suffix(".vtt")?;
-    (digits.len() == 5 && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| digits.parse().ok())
-        .flatten()
+    super::package::names::numbered(name, ".vtt")
 }
 
 #[cfg(test)]
