@@ -94,6 +94,12 @@ def make_fixtures():
         body, content_type = multipart({"title": "The fixture episode", "show_media": media}, {})
         made = call("POST", f"/api/feed/{feed}/show", body, content_type)["data"]
         assert made["id"] == show, f"the first episode is {made['id']}, the example {show}"
+    # A video, for the routes that take one (packaging for HLS): a media id of the example's
+    # type would name the audio file, which they rightly refuse (422).
+    clip = os.path.join(os.path.dirname(__file__), "../../podhost-core/tests/fixtures/h264_aac.mp4")
+    with open(clip, "rb") as file:
+        body, content_type = multipart({}, {"media": ("fixture.mp4", "video/mp4", file.read())})
+    video = str(call("POST", "/api/media", body, content_type)["id"])
     founder = next(
         m["id"] for m in call("GET", "/api/members")["data"] if m["role"] == "owner" and m["status"] == "active"
     )
@@ -103,7 +109,7 @@ def make_fixtures():
         "/api/feed/{feed_id}/show/{show_id}": {"feed_id": feed, "show_id": show},
         "/api/media/{media_id}": {"media_id": media},
         "/api/tokens/{token_id}": {"token_id": OWN_TOKEN_ID},
-    }
+    }, video
 
 
 def feed_id_pattern():
@@ -129,7 +135,10 @@ def login_pattern():
 
 LOGIN = login_pattern()
 # A delete whose path parameters are all these is a delete of a fixture.
-KEPT = make_fixtures()
+KEPT, VIDEO = make_fixtures()
+# The routes whose `id` is a video's, and the example media id they are sent instead of it.
+VIDEO_ROUTES = {"/api/generate/hls/{id}"}
+EXAMPLE_MEDIA = examples().get("id", examples()["media_id"])
 # Well-formed ids that name nothing, by parameter.
 NOTHING = {
     "feed_id": "no-such-podcast",
@@ -151,6 +160,9 @@ def before_call(context, case, kwargs):
     ):
         for name in kept:
             parameters[name] = NOTHING[name]
+    # The example media file is audio: a video route gets the fixture video in its place.
+    if case.operation.path in VIDEO_ROUTES and str(parameters.get("id")) == EXAMPLE_MEDIA:
+        parameters["id"] = VIDEO
     # A key schemathesis makes up is often a short one ("0") it uses again for other
     # requests, which the API rightly refuses (422: a key names one request). A valid key
     # becomes a fresh one, so that each request is its own; an invalid one is kept, so that
