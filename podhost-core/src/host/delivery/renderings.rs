@@ -22,6 +22,8 @@ pub(crate) struct Renderings {
     pub(crate) pages: RenderCache<PageKey, RenderedPage>,
     /// The public podcasts of the deployment, as this process knows them.
     pub(crate) directory: Arc<Directory>,
+    /// The HLS packages of videos read for serving.
+    pub(crate) packages: super::streams::Packages,
 }
 
 impl Renderings {
@@ -35,6 +37,7 @@ impl Renderings {
             ),
             pages: RenderCache::counted(RENDER_CACHE_BYTES, metrics.cache_counts("pages")),
             directory: Default::default(),
+            packages: Default::default(),
         }
     }
 }

@@ -9,8 +9,11 @@ use super::download::{
     Counting, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Playlist, Served,
     StreamPlace,
 };
-use crate::hls::{package::names, playlist, subtitles};
+use std::sync::Arc;
+
+use crate::hls::{Package, package::names, playlist, subtitles};
 use crate::host::{Listener, Private};
+use crate::lock::Locked;
 use crate::{
     error::{Error, Result},
     ids::AccountId,
@@ -185,6 +188,28 @@ fn playlist_of(video: PublicMedia, job: &crate::ids::JobId, which: &str, text: S
     }))
 }
 
+/// Packages kept in memory at most (a few KiB each).
+const PACKAGES_KEPT: usize = 1024;
+
+/// The packages this process read for serving, by `{account}/{job}` (part of delivery's
+/// state): a package never changes once stored.
+#[derive(Default)]
+pub(crate) struct Packages(std::sync::Mutex<std::collections::HashMap<String, Arc<Package>>>);
+
+impl Packages {
+    fn get(&self, key: &str) -> Option<Arc<Package>> {
+        self.0.locked().get(key).cloned()
+    }
+
+    fn insert(&self, key: String, package: Arc<Package>) {
+        let mut map = self.0.locked();
+        if map.len() >= PACKAGES_KEPT {
+            map.clear();
+        }
+        map.insert(key, package);
+    }
+}
+
 /// The transcript a stream's subtitles are made from, and their language.
 struct StreamTranscript {
     media: Media,
@@ -192,6 +217,25 @@ struct StreamTranscript {
 }
 
 impl crate::host::PodcastHost {
+    /// The package of a video packaged by job `job` (its `hls.json`), kept in memory once read.
+    async fn hls_package(
+        &self,
+        account: &AccountId,
+        job: &crate::ids::JobId,
+    ) -> Result<Arc<Package>> {
+        let key = format!("{account}/{job}");
+        let packages = &self.inner.delivery.packages;
+        if let Some(found) = packages.get(&key) {
+            return Ok(found);
+        }
+        let bytes = self.read_result(account, job, names::MANIFEST).await?;
+        let package: Package = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::storage(format!("the package of job {job}: {e}")))?;
+        let package = Arc::new(package);
+        packages.insert(key, package.clone());
+        Ok(package)
+    }
+
     /// The timed transcript of the episode that shows `video` (the one its downloads count
     /// for), with its podcast's language; `None` when it has none.
     async fn stream_transcript(

@@ -239,24 +239,3 @@ async fn put_file(
     host.store().put(to, PutPayload::from(bytes)).await?;
     Ok(())
 }
-
-impl PodcastHost {
-    /// The package of a video packaged by job `job` (its `hls.json`), kept in memory once read:
-    /// a package never changes.
-    pub(crate) async fn hls_package(
-        &self,
-        account: &AccountId,
-        job: &JobId,
-    ) -> Result<std::sync::Arc<Package>> {
-        let key = format!("{account}/{job}");
-        if let Some(found) = self.inner.work.packages.get(&key) {
-            return Ok(found);
-        }
-        let bytes = self.read_result(account, job, names::MANIFEST).await?;
-        let package: Package = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::storage(format!("the package of job {job}: {e}")))?;
-        let package = std::sync::Arc::new(package);
-        self.inner.work.packages.insert(key, package.clone());
-        Ok(package)
-    }
-}
