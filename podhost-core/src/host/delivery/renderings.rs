@@ -23,7 +23,7 @@ pub(crate) struct Renderings {
     /// The public podcasts of the deployment, as this process knows them.
     pub(crate) directory: Arc<Directory>,
     /// The HLS packages of videos read for serving.
-    pub(crate) packages: super::streams::Packages,
+    pub(crate) packages: Packages,
 }
 
 impl Renderings {
@@ -39,5 +39,29 @@ impl Renderings {
             directory: Default::default(),
             packages: Default::default(),
         }
+    }
+}
+
+/// Packages kept in memory at most (a few KiB each).
+const PACKAGES_KEPT: usize = 1024;
+
+/// The packages this process read for serving, by `{account}/{job}` (part of delivery's
+/// state): a package never changes once stored.
+#[derive(Default)]
+pub(crate) struct Packages(
+    std::sync::Mutex<std::collections::HashMap<String, Arc<crate::hls::Package>>>,
+);
+
+impl Packages {
+    pub(crate) fn get(&self, key: &str) -> Option<Arc<crate::hls::Package>> {
+        crate::lock::Locked::locked(&self.0).get(key).cloned()
+    }
+
+    pub(crate) fn insert(&self, key: String, package: Arc<crate::hls::Package>) {
+        let mut map = crate::lock::Locked::locked(&self.0);
+        if map.len() >= PACKAGES_KEPT {
+            map.clear();
+        }
+        map.insert(key, package);
     }
 }

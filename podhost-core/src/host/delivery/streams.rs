@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use crate::hls::{Package, package::names, playlist, subtitles};
 use crate::host::{Listener, Private};
-use crate::lock::Locked;
 use crate::{
     error::{Error, Result},
     ids::AccountId,
@@ -186,28 +185,6 @@ fn playlist_of(video: PublicMedia, job: &crate::ids::JobId, which: &str, text: S
         bytes: Bytes::from(text),
         mime: playlist::MIME,
     }))
-}
-
-/// Packages kept in memory at most (a few KiB each).
-const PACKAGES_KEPT: usize = 1024;
-
-/// The packages this process read for serving, by `{account}/{job}` (part of delivery's
-/// state): a package never changes once stored.
-#[derive(Default)]
-pub(crate) struct Packages(std::sync::Mutex<std::collections::HashMap<String, Arc<Package>>>);
-
-impl Packages {
-    fn get(&self, key: &str) -> Option<Arc<Package>> {
-        self.0.locked().get(key).cloned()
-    }
-
-    fn insert(&self, key: String, package: Arc<Package>) {
-        let mut map = self.0.locked();
-        if map.len() >= PACKAGES_KEPT {
-            map.clear();
-        }
-        map.insert(key, package);
-    }
 }
 
 /// The transcript a stream's subtitles are made from, and their language.
