@@ -52,9 +52,9 @@ pub use host::{
     Access, ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest,
     Caching, Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure,
     EpisodeFiles, FeedExport, INVITATION_LIFETIME, InvitationView, Listener, OAuthError,
-    PodcastHost, Podcasts, Private, RetimedText, StagedUpload, StitchedEnclosure, StreamFile,
-    SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat, WebhookRun, Work,
-    WorkPass, random_secret,
+    PodcastHost, Podcasts, Private, RetimedText, StagedUpload, StitchedEnclosure, StreamAd,
+    StreamChoice, StreamFile, SweepReport, TokenRequest, TokenResponse, UploadTarget,
+    WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, Login, MAX_SAFE_ID,

@@ -23,8 +23,8 @@ use crate::{
         TokenId,
     },
     model::{
-        Account, Activity, Actor, AdAudio, Campaign, Episode, Feed, Grant, Job, Media, Member,
-        OAuthClient, Subscriber, Token,
+        Account, Activity, Actor, AdAudio, AdStream, Campaign, Episode, Feed, Grant, Job, Media,
+        Member, OAuthClient, Subscriber, Token,
     },
     webhooks::{
         event::{Event, EventKind, Subject},
@@ -63,6 +63,12 @@ pub(crate) enum Change {
     AdAudioPut {
         media: MediaId,
         audio: AdAudio,
+    },
+    /// An ad's package for one stream shape: asked for, or stored (replaces the one of that
+    /// shape).
+    AdStreamPut {
+        media: MediaId,
+        stream: AdStream,
     },
     MediaPut(Box<Media>),
     MediaRemoved {
@@ -161,6 +167,9 @@ pub(crate) struct AccountState {
     /// Ads encoded like the episodes they go into, by the ad's media id; removed with it.
     #[serde(default)]
     pub(crate) ad_audio: BTreeMap<MediaId, Vec<AdAudio>>,
+    /// Ads packaged like the video streams they go into, by the ad's media id; removed with it.
+    #[serde(default)]
+    pub(crate) ad_streams: BTreeMap<MediaId, Vec<AdStream>>,
     pub(crate) media: Counted<MediaId, Media>,
     pub(crate) feeds: Counted<FeedId, FeedEntry>,
     /// Deleted feeds and when; their ids stay taken and their RSS URLs answer 410.
@@ -331,6 +340,18 @@ impl AccountState {
         shape: &crate::model::AdShape,
     ) -> Option<&AdAudio> {
         self.ad_audio
+            .get(&media)?
+            .iter()
+            .find(|a| a.shape == *shape)
+    }
+
+    /// The package of ad `media` for streams of `shape`: asked for or stored.
+    pub(crate) fn ad_stream(
+        &self,
+        media: MediaId,
+        shape: &crate::model::StreamShape,
+    ) -> Option<&AdStream> {
+        self.ad_streams
             .get(&media)?
             .iter()
             .find(|a| a.shape == *shape)

@@ -13,16 +13,26 @@ use serde_json::{Value, json};
 /// A 14-second 1280×720 H.264/AAC clip with a key frame every 2 s (so its 720p rendition is
 /// copied and cut on its own key frames), made by ffmpeg.
 fn clip() -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("podhost-hls-{}", std::process::id()));
+    clip_of("1280x720", 14)
+}
+
+/// A `seconds`-long H.264/AAC test clip of `size` with a key frame every 2 s, made by ffmpeg.
+fn clip_of(size: &str, seconds: u32) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("podhost-hls-{}-{size}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("clip.mp4");
     let made = std::process::Command::new("ffmpeg")
         .args(["-hide_banner", "-loglevel", "error", "-y"])
-        .args(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30"])
+        .args([
+            "-f",
+            "lavfi",
+            "-i",
+            &format!("testsrc2=size={size}:rate=30"),
+        ])
         .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
         .args([
             "-t",
-            "14",
+            &seconds.to_string(),
             "-c:v",
             "libx264",
             "-preset",
@@ -782,16 +792,7 @@ async fn the_episodes_transcript_is_the_streams_subtitles() {
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 
     let srt = "1\n00:00:01,000 --> 00:00:03,000\nHello & welcome\n\n2\n00:00:07,500 --> 00:00:09,000\nSecond cue\n";
-    let transcript = fx.upload("talk.srt", srt.as_bytes().to_vec()).await;
-    let set = fx
-        .call(
-            Method::PUT,
-            &format!("/api/feed/show/show/{episode}"),
-            &fx.alice,
-            Some(json!({"podcast": {"transcript": transcript}})),
-        )
-        .await;
-    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    give_transcript(&fx, &episode, srt).await;
     let after = fx.public(Method::GET, &master, &[]).await;
     let text = String::from_utf8_lossy(&after.raw).into_owned();
     assert!(
@@ -856,6 +857,209 @@ async fn the_episodes_transcript_is_the_streams_subtitles() {
         codecs.contains("Hello & welcome") && codecs.contains("Second cue"),
         "{codecs}"
     );
+}
+
+/// Uploads SubRip `srt` and makes it the transcript of episode `episode` of `show`.
+async fn give_transcript(fx: &Fixture, episode: &str, srt: &str) {
+    let transcript = fx.upload("talk.srt", srt.as_bytes().to_vec()).await;
+    let set = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/show/show/{episode}"),
+            &fx.alice,
+            Some(json!({"podcast": {"transcript": transcript}})),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+}
+
+/// A campaign of ad `ad` in `positions` of every podcast; its id.
+async fn campaign_of(fx: &Fixture, name: &str, ad: u64, positions: &[&str]) -> String {
+    let made = fx
+        .call(
+            Method::POST,
+            "/api/campaigns",
+            &fx.alice,
+            Some(json!({"name": name, "media_id": ad, "positions": positions})),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    made.body["data"]["id"].as_str().unwrap().to_string()
+}
+
+/// The lines of a playlist naming files or tags, without the header.
+fn entries(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| !l.starts_with("#EXTINF") && !l.is_empty())
+        .skip_while(|l| !l.starts_with("#EXT-X-MAP") && !l.ends_with(".vtt"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listeners_stream_has_their_ads_spliced_in_and_counted() {
+    let fx = Fixture::new().await;
+    let (video, record) = packaged(&fx).await;
+    let _workers = fx.start_workers();
+    let episode = episode_with(&fx, "show", video).await;
+    let blob = blob_of(&record);
+    // Breaks on the video: before it, and at 6 s.
+    let adbreak = json!({"preroll": true, "postroll": false, "midrolls": [6.4]});
+    let put = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{video}/metadata"),
+            &fx.alice,
+            Some(json!({ "adbreak": adbreak })),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    // A 4 s video ad (a smaller picture, letterboxed into each rendition) before it, a 3 s
+    // audio ad (over a black picture: the podcast has no cover) in the middle.
+    let video_ad = fx.upload("spot.mp4", clip_of("640x360", 4)).await;
+    let audio_ad = fx.upload("spot.wav", common::ads::wav(3.0, 16000)).await;
+    let pre = campaign_of(&fx, "Picture", video_ad, &["preroll"]).await;
+    let mid = campaign_of(&fx, "Sound", audio_ad, &["midroll"]).await;
+
+    // Packaged when the campaigns were made (never by a viewer): the listener's playlists
+    // splice the ads in once both are ready.
+    let agent = "AppleCoreMedia/1.0.0.21E236 (iPhone; U; CPU OS 17_4 like Mac OS X; en_us)";
+    let media_list = format!("/media/alice/{blob}/hls/720p/index.m3u8");
+    let mut listed = String::new();
+    for _ in 0..4800 {
+        let answer = fx
+            .public(Method::GET, &media_list, &[("user-agent", agent)])
+            .await;
+        listed = String::from_utf8_lossy(&answer.raw).into_owned();
+        if listed.contains("#EXT-X-DISCONTINUITY") {
+            assert_eq!(answer.headers["cache-control"], "private, no-cache");
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let maps: Vec<&str> = listed
+        .lines()
+        .filter(|l| l.starts_with("#EXT-X-MAP:"))
+        .collect();
+    assert_eq!(maps.len(), 4, "{listed}");
+    let ad_jobs: Vec<String> = maps
+        .iter()
+        .filter_map(|m| m.strip_prefix("#EXT-X-MAP:URI=\"ad-"))
+        .map(|rest| rest.trim_end_matches("-init.mp4\"").to_string())
+        .collect();
+    assert_eq!(ad_jobs.len(), 2, "{listed}");
+    for job in &ad_jobs {
+        assert_eq!(fx.until_done(job).await["kind"], "ad_stream");
+    }
+    let (first, second) = (&ad_jobs[0], &ad_jobs[1]);
+    // The ad first, the episode's first 6 s, the midroll, the rest.
+    let want: Vec<String> = [
+        format!("#EXT-X-MAP:URI=\"ad-{first}-init.mp4\""),
+        format!("ad-{first}-00000.m4s"),
+        "#EXT-X-DISCONTINUITY".into(),
+        "#EXT-X-MAP:URI=\"init.mp4\"".into(),
+        "00000.m4s".into(),
+        "#EXT-X-DISCONTINUITY".into(),
+        format!("#EXT-X-MAP:URI=\"ad-{second}-init.mp4\""),
+        format!("ad-{second}-00000.m4s"),
+        "#EXT-X-DISCONTINUITY".into(),
+        "#EXT-X-MAP:URI=\"init.mp4\"".into(),
+        "00001.m4s".into(),
+        "00002.m4s".into(),
+        "#EXT-X-ENDLIST".into(),
+    ]
+    .into();
+    assert_eq!(entries(&listed), want, "{listed}");
+    // Every rendition (and its I-frames) splices the same ads at the same places.
+    for list in [
+        "480p/index.m3u8",
+        "240p/index.m3u8",
+        "audio/index.m3u8",
+        "720p/iframes.m3u8",
+    ] {
+        let answer = fx
+            .public(
+                Method::GET,
+                &format!("/media/alice/{blob}/hls/{list}"),
+                &[("user-agent", agent)],
+            )
+            .await;
+        let text = String::from_utf8_lossy(&answer.raw).into_owned();
+        assert_eq!(
+            text.matches("#EXT-X-DISCONTINUITY").count(),
+            3,
+            "{list}: {text}"
+        );
+        assert!(
+            text.contains(&format!("ad-{second}-init.mp4")),
+            "{list}: {text}"
+        );
+    }
+    // Everyone's multivariant playlist stays shared; an ad's file that is none is 404.
+    let master = format!("/media/alice/{blob}/hls/master.m3u8");
+    let shared = fx
+        .public(Method::GET, &master, &[("user-agent", agent)])
+        .await;
+    assert_eq!(shared.headers["cache-control"], "public, max-age=60");
+    let bogus = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/720p/ad-job_aaaaaaaaaaaaaaaaaaaa-init.mp4"),
+            &[],
+        )
+        .await;
+    assert_eq!(bogus.status, StatusCode::NOT_FOUND);
+
+    // Real players: the stream lasts the episode and both ads, and every variant decodes
+    // end to end across the seams.
+    let url = fx.server.url(&master);
+    let duration: f64 = ffprobe(
+        &["-show_entries", "format=duration", "-of", "csv=p=0"],
+        &url,
+    )
+    .trim()
+    .parse()
+    .unwrap();
+    assert!((duration - 21.0).abs() < 0.5, "{duration} s");
+    let decoded = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-xerror", "-i"])
+        .arg(&url)
+        .args(["-map", "0", "-f", "null", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        decoded.status.success() && decoded.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
+
+    // ffmpeg fetched every audio segment, the ads' too: one download and an impression of each
+    // campaign (one listener).
+    assert_eq!(downloads_today(&fx).await, 1);
+    for campaign in [&pre, &mid] {
+        let shown = fx.get(&format!("/api/campaigns/{campaign}")).await;
+        assert_eq!(shown.body["data"]["impressions"], 1, "{}", shown.body);
+    }
+
+    // The subtitles splice the ads' spans too (empty), the cues keep the episode's times.
+    give_transcript(&fx, &episode, "1\n00:00:01,000 --> 00:00:03,000\nHello\n").await;
+    let subs = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/subtitles/index.m3u8"),
+            &[("user-agent", agent)],
+        )
+        .await;
+    let text = String::from_utf8_lossy(&subs.raw).into_owned();
+    assert_eq!(text.matches("#EXT-X-DISCONTINUITY").count(), 3, "{text}");
+    let blank = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/subtitles/ad-{first}-00000.vtt"),
+            &[],
+        )
+        .await;
+    assert_eq!(blank.status, StatusCode::OK);
+    assert!(!String::from_utf8_lossy(&blank.raw).contains("-->"));
 }
 
 /// The blob segment of a media record's download URL.

@@ -14,14 +14,14 @@ use crate::{context::Env, error::Failure, output::text_table};
 /// Campaign commands.
 #[derive(Debug, Subcommand)]
 pub enum CampaignCommand {
-    /// Creates a campaign: the ad (an audio file's media id) and where it goes.
+    /// Creates a campaign: the ad (an audio or video file's media id) and where it goes.
     Create {
         #[command(flatten)]
         user: crate::context::UserArg,
         /// What to call it.
         #[arg(long)]
         name: String,
-        /// The ad: an audio file's media id.
+        /// The ad: an audio or video file's media id (a video ad goes into video streams only).
         #[arg(long, value_name = "MEDIA_ID")]
         media: String,
         /// The fields every change takes.
@@ -56,7 +56,7 @@ pub enum CampaignCommand {
         /// A new name.
         #[arg(long)]
         name: Option<String>,
-        /// Another ad: an audio file's media id.
+        /// Another ad: an audio or video file's media id.
         #[arg(long, value_name = "MEDIA_ID")]
         media: Option<String>,
         /// The fields every change takes.

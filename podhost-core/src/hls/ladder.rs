@@ -72,47 +72,30 @@ pub struct VideoRendition {
 pub fn plan(source: &VideoFacts) -> Vec<VideoRendition> {
     let height = even(source.height.max(2));
     let width = source.width.max(2);
-    let scale = if source.frame_rate > HIGH_FRAME_RATE {
-        1.5
-    } else {
-        1.0
-    };
     let width_at = |h: u32| even((u64::from(width) * u64::from(h) / u64::from(height)) as u32);
-    let rate = |r: u32| (f64::from(r) * scale) as u32;
-    let mut out: Vec<VideoRendition> = Vec::new();
     let capped = height.min(RUNGS[0].height);
+    let mut heights = Vec::new();
     if !RUNGS.iter().any(|r| r.height == capped) {
-        // Between two rungs (or below the last): the source's size, at the rate of the rung
-        // below it scaled by area.
-        let below = RUNGS
-            .iter()
-            .find(|r| r.height < capped)
-            .copied()
-            .unwrap_or(RUNGS[RUNGS.len() - 1]);
-        let area = f64::from(capped) / f64::from(below.height);
-        out.push(VideoRendition {
-            name: format!("{capped}p"),
-            width: width_at(capped),
-            height: capped,
-            bitrate: (f64::from(rate(below.bitrate)) * area * area)
-                .min(f64::from(rate(RUNGS[0].bitrate))) as u32,
-            copied: false,
-        });
+        // Between two rungs (or below the last): the source's size on top.
+        heights.push(capped);
     }
-    for rung in RUNGS.iter().filter(|r| r.height <= capped) {
-        out.push(VideoRendition {
-            name: format!("{}p", rung.height),
-            width: width_at(rung.height),
-            height: rung.height,
-            bitrate: rate(rung.bitrate),
+    heights.extend(RUNGS.iter().map(|r| r.height).filter(|h| *h <= capped));
+    let mut out: Vec<VideoRendition> = heights
+        .into_iter()
+        .map(|h| VideoRendition {
+            name: format!("{h}p"),
+            width: width_at(h),
+            height: h,
+            bitrate: bitrate_at(h, source.frame_rate),
             copied: false,
-        });
-    }
+        })
+        .collect();
     let copy = source.codec == "h264"
         && height <= RUNGS[0].height
         && source.frame_rate <= 61.0
         && source.bitrate > 0
-        && f64::from(source.bitrate) <= 1.5 * f64::from(rate(RUNGS[0].bitrate));
+        && f64::from(source.bitrate)
+            <= 1.5 * f64::from(bitrate_at(RUNGS[0].height, source.frame_rate));
     if copy && let Some(top) = out.first_mut() {
         top.width = source.width;
         top.height = source.height;
@@ -120,6 +103,45 @@ pub fn plan(source: &VideoFacts) -> Vec<VideoRendition> {
         top.copied = true;
     }
     out
+}
+
+/// The renditions an ad is encoded to so that it splices into a video of `shape`: the video's
+/// names and picture sizes, each at its rung's rate (none copied).
+pub fn for_ad(shape: &crate::model::StreamShape) -> Vec<VideoRendition> {
+    shape
+        .renditions
+        .iter()
+        .map(|(name, width, height)| VideoRendition {
+            name: name.clone(),
+            width: *width,
+            height: *height,
+            bitrate: bitrate_at(*height, shape.frame_rate()),
+            copied: false,
+        })
+        .collect()
+}
+
+/// The average bit rate of a rendition `height` lines high at `frame_rate`: its rung's (1.5
+/// times above 31 fps); between two rungs (or below the last), the rung below's scaled by
+/// area, never above the top rung's.
+fn bitrate_at(height: u32, frame_rate: f64) -> u32 {
+    let scale = if frame_rate > HIGH_FRAME_RATE {
+        1.5
+    } else {
+        1.0
+    };
+    let rate = |r: u32| (f64::from(r) * scale) as u32;
+    if let Some(rung) = RUNGS.iter().find(|r| r.height == height) {
+        return rate(rung.bitrate);
+    }
+    let capped = height.min(RUNGS[0].height);
+    let below = RUNGS
+        .iter()
+        .find(|r| r.height < capped)
+        .copied()
+        .unwrap_or(RUNGS[RUNGS.len() - 1]);
+    let area = f64::from(capped) / f64::from(below.height);
+    (f64::from(rate(below.bitrate)) * area * area).min(f64::from(rate(RUNGS[0].bitrate))) as u32
 }
 
 fn even(n: u32) -> u32 {

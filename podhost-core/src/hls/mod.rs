@@ -17,6 +17,7 @@ pub mod fragment;
 pub mod ladder;
 pub mod package;
 pub mod playlist;
+pub mod splice;
 pub mod subtitles;
 
 use std::path::{Path, PathBuf};

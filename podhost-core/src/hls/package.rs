@@ -67,6 +67,21 @@ pub mod names {
         format!("{n:05}.m4s")
     }
 
+    /// File `file` (`init.mp4`, `{n:05}.m4s`, `{n:05}.vtt`) of the ad whose package is named
+    /// `name`, as a listener's playlist names it beside the episode's files.
+    pub fn ad_file(name: &str, file: &str) -> String {
+        format!("{AD_PREFIX}{name}-{file}")
+    }
+
+    /// The ad's package name and its file, of a file name [`ad_file`] made.
+    pub fn ad_parts(file: &str) -> Option<(&str, &str)> {
+        file.strip_prefix(AD_PREFIX)?
+            .rsplit_once('-')
+            .filter(|(name, file)| !name.is_empty() && !file.is_empty())
+    }
+
+    const AD_PREFIX: &str = "ad-";
+
     /// The number of a media segment's file name.
     pub fn segment_number(name: &str) -> Option<usize> {
         numbered(name, ".m4s")

@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use super::package::{Package, Track, names};
+use super::package::{Package, Segment, Track, names};
+use super::splice::{self, Insert, Run};
 
 /// The media type of a playlist.
 pub const MIME: &str = "application/vnd.apple.mpegurl";
@@ -83,46 +84,86 @@ pub fn multivariant(package: &Package, subtitles: Option<&str>) -> String {
     out
 }
 
-/// A rendition's media playlist: its init segment and every media segment, a whole VOD.
-pub fn media(package: &Package, track: &Track) -> String {
-    let mut out = header(package);
+/// A rendition's media playlist: its init segment and every media segment, a whole VOD, with
+/// `inserts` spliced in (each ad's own init segment and segments between two
+/// `EXT-X-DISCONTINUITY`s; none for a listener without ads).
+pub fn media(package: &Package, track: &Track, inserts: &[Insert]) -> String {
+    let mut out = header(package, inserts);
     out.push_str("#EXT-X-INDEPENDENT-SEGMENTS\n");
-    let _ = writeln!(out, "#EXT-X-MAP:URI=\"{}\"", names::INIT);
-    for (n, segment) in track.segments.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "#EXTINF:{:.6},\n{}",
-            segment.duration,
-            names::segment(n)
-        );
-    }
+    spliced(&mut out, track, inserts, |out, segment, uri| {
+        let _ = writeln!(out, "#EXTINF:{:.6},\n{uri}", segment.duration);
+    });
     out.push_str("#EXT-X-ENDLIST\n");
     out
 }
 
 /// A video rendition's I-frame playlist: the key frame that starts each segment, as a byte
-/// range of that segment, lasting until the next one.
-pub fn iframes(package: &Package, track: &Track) -> String {
-    let mut out = header(package);
+/// range of that segment, lasting until the next one; with `inserts` spliced in as in
+/// [`media`].
+pub fn iframes(package: &Package, track: &Track, inserts: &[Insert]) -> String {
+    let mut out = header(package, inserts);
     out.push_str("#EXT-X-I-FRAMES-ONLY\n");
-    let _ = writeln!(out, "#EXT-X-MAP:URI=\"{}\"", names::INIT);
-    for (n, segment) in track.segments.iter().enumerate() {
+    spliced(&mut out, track, inserts, |out, segment, uri| {
         let _ = writeln!(
             out,
-            "#EXTINF:{:.6},\n#EXT-X-BYTERANGE:{}@0\n{}",
-            segment.duration,
-            segment.key_frame,
-            names::segment(n)
+            "#EXTINF:{:.6},\n#EXT-X-BYTERANGE:{}@0\n{uri}",
+            segment.duration, segment.key_frame
         );
-    }
+    });
     out.push_str("#EXT-X-ENDLIST\n");
     out
 }
 
-fn header(package: &Package) -> String {
+/// Writes the runs of `track` with `inserts`: each run's `EXT-X-MAP` and its segments (by
+/// `entry`), a discontinuity between two runs.
+fn spliced(
+    out: &mut String,
+    track: &Track,
+    inserts: &[Insert],
+    mut entry: impl FnMut(&mut String, &Segment, &str),
+) {
+    let durations: Vec<f64> = track.segments.iter().map(|s| s.duration).collect();
+    for (i, run) in splice::runs(&durations, inserts).into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("#EXT-X-DISCONTINUITY\n");
+        }
+        match run {
+            Run::Own(range) => {
+                let _ = writeln!(out, "#EXT-X-MAP:URI=\"{}\"", names::INIT);
+                for n in range {
+                    entry(out, &track.segments[n], &names::segment(n));
+                }
+            }
+            Run::Ad(insert) => {
+                let Some(ad) = insert.package.track(&track.name) else {
+                    continue;
+                };
+                let _ = writeln!(
+                    out,
+                    "#EXT-X-MAP:URI=\"{}\"",
+                    names::ad_file(&insert.name, names::INIT)
+                );
+                for (n, segment) in ad.segments.iter().enumerate() {
+                    entry(
+                        out,
+                        segment,
+                        &names::ad_file(&insert.name, &names::segment(n)),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The header of a media playlist of `package` with `inserts`: the target duration is the
+/// longest segment's of all.
+fn header(package: &Package, inserts: &[Insert]) -> String {
+    let target = inserts
+        .iter()
+        .map(|i| i.package.target_duration)
+        .fold(package.target_duration, u32::max);
     format!(
-        "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:{}\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n",
-        package.target_duration
+        "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:{target}\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
     )
 }
 
@@ -242,7 +283,7 @@ mod tests {
     #[test]
     fn a_media_playlist_is_a_whole_vod_of_relative_segments() {
         let package = package();
-        let text = media(&package, &package.video[0]);
+        let text = media(&package, &package.video[0], &[]);
         assert_eq!(
             text,
             "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:0\n\
@@ -250,7 +291,7 @@ mod tests {
              #EXTINF:6.000000,\n00000.m4s\n#EXTINF:6.000000,\n00001.m4s\n#EXTINF:2.000000,\n00002.m4s\n\
              #EXT-X-ENDLIST\n"
         );
-        let iframes = iframes(&package, &package.video[0]);
+        let iframes = iframes(&package, &package.video[0], &[]);
         assert!(iframes.contains("#EXT-X-I-FRAMES-ONLY\n"));
         assert!(iframes.contains("#EXTINF:6.000000,\n#EXT-X-BYTERANGE:225000@0\n00000.m4s\n"));
     }

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use super::package::names;
+use super::splice::{self, Insert, Run};
 use crate::stitch::transcript::{Timed, timestamp, write as clock};
 
 /// The rendition's name in URIs.
@@ -131,7 +133,7 @@ pub fn grid(seconds: f64, every: u32) -> Vec<f64> {
 pub fn segment(cues: &[Cue], n: usize, every: u32) -> String {
     let from = n as u64 * u64::from(every) * 1000;
     let to = from + u64::from(every) * 1000;
-    let mut out = String::from("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n");
+    let mut out = String::from(EMPTY_SEGMENT);
     for cue in cues.iter().filter(|c| c.start_ms < to && c.end_ms > from) {
         let _ = write!(
             out,
@@ -144,17 +146,54 @@ pub fn segment(cues: &[Cue], n: usize, every: u32) -> String {
     out
 }
 
-/// The subtitles' media playlist: the grid's segments (`{n:05}.vtt`).
-pub fn playlist(durations: &[f64], target: u32) -> String {
+/// The subtitles' media playlist: the grid's segments (`{n:05}.vtt`), with `inserts` spliced
+/// in as the other renditions have them (each ad's span as empty segments of its audio's
+/// durations, between two `EXT-X-DISCONTINUITY`s). Cue times stay the episode's: a player maps
+/// them through the same discontinuities as the episode's own segments.
+pub fn playlist(durations: &[f64], target: u32, inserts: &[Insert]) -> String {
+    let target = inserts
+        .iter()
+        .map(|i| i.package.target_duration)
+        .fold(target, u32::max);
     let mut out = format!(
         "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:{target}\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
     );
-    for (n, d) in durations.iter().enumerate() {
-        let _ = writeln!(out, "#EXTINF:{d:.6},\n{}", file_name(n));
+    for (i, run) in splice::runs(durations, inserts).into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("#EXT-X-DISCONTINUITY\n");
+        }
+        match run {
+            Run::Own(range) => {
+                for n in range {
+                    let _ = writeln!(out, "#EXTINF:{:.6},\n{}", durations[n], file_name(n));
+                }
+            }
+            Run::Ad(insert) => {
+                for (n, d) in ad_durations(insert).iter().enumerate() {
+                    let name = names::ad_file(&insert.name, &file_name(n));
+                    let _ = writeln!(out, "#EXTINF:{d:.6},\n{name}");
+                }
+            }
+        }
     }
     out.push_str("#EXT-X-ENDLIST\n");
     out
 }
+
+/// The subtitle segments of an ad's span: its audio rendition's segments (else its top video
+/// rendition's).
+pub fn ad_durations(insert: &Insert) -> Vec<f64> {
+    let package = &insert.package;
+    package
+        .audio
+        .as_ref()
+        .or(package.top())
+        .map(|t| t.segments.iter().map(|s| s.duration).collect())
+        .unwrap_or_default()
+}
+
+/// A subtitle segment of an ad: no cue.
+pub const EMPTY_SEGMENT: &str = "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n";
 
 /// Subtitle segment `n`'s file name.
 pub fn file_name(n: usize) -> String {

@@ -28,7 +28,7 @@ pub use access::members::{ActivityQuery, INVITATION_LIFETIME, InvitationView};
 pub use access::oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
 };
-pub use ads::{Ads, Enclosure, Listener, RetimedText, StitchedEnclosure};
+pub use ads::{Ads, Enclosure, Listener, RetimedText, StitchedEnclosure, StreamAd, StreamChoice};
 pub use analytics::Analytics;
 pub use delivery::Delivery;
 pub use delivery::download::{Caching, Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
@@ -106,7 +106,7 @@ struct Inner {
     /// What delivery keeps: rendered feeds and pages, the directory.
     delivery: delivery::renderings::Renderings,
     /// What ads keep to answer episodes with ads.
-    ads: ads::offers::Caches,
+    ads: ads::caches::Caches,
     /// Downloads recorded, counted and reported.
     analytics: analytics::in_memory::AnalyticsState,
     /// This process's job workers.

@@ -27,11 +27,14 @@ pub enum JobKind {
     AdAudio,
     /// A video packaged for HLS: its ladder of renditions, segments and playlists.
     Hls,
+    /// An ad packaged like the video streams it goes into (podhost asks for it when a campaign
+    /// may put the ad into a video of a new shape).
+    AdStream,
 }
 
 impl JobKind {
     /// The name on the wire: `waveform`, `silence`, `loudness`, `master`, `write_tags`, `import`,
-    /// `ad_audio`, `hls`.
+    /// `ad_audio`, `hls`, `ad_stream`.
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Waveform => "waveform",
@@ -42,6 +45,7 @@ impl JobKind {
             JobKind::Import => "import",
             JobKind::AdAudio => "ad_audio",
             JobKind::Hls => "hls",
+            JobKind::AdStream => "ad_stream",
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod account;
 mod ad_audio;
+mod ad_stream;
 mod audio;
 mod campaign;
 pub(crate) mod category;
@@ -20,6 +21,7 @@ pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
 pub use ad_audio::{AdAudio, AdShape, AdSpan};
+pub use ad_stream::{AdStream, StreamShape};
 pub use audio::{AudioPatch, FeedAudio};
 pub use campaign::{
     Campaign, CampaignPatch, CampaignStatus, CampaignView, NewCampaign, Position, Runs,

@@ -94,6 +94,7 @@ fn action_of(state: &AccountState, change: &Change) -> Option<(&'static str, Act
         | Change::GrantPut(_)
         | Change::SubscriberPut(_)
         | Change::AdAudioPut { .. }
+        | Change::AdStreamPut { .. }
         | Change::JobPut(_)
         | Change::EventRecorded(_)
         | Change::Key(_) => return None,

@@ -117,6 +117,11 @@ impl AccountState {
                 list.retain(|a| a.shape != audio.shape);
                 list.push(audio.clone());
             }
+            Change::AdStreamPut { media, stream } => {
+                let list = self.ad_streams.entry(*media).or_default();
+                list.retain(|a| a.shape != stream.shape);
+                list.push(stream.clone());
+            }
             Change::SubscriberPut(subscriber) => {
                 self.subscribers
                     .insert(subscriber.id.clone(), subscriber.clone());
@@ -143,6 +148,7 @@ impl AccountState {
                 }
                 // Its encodings go with it (their blobs are left to the sweep).
                 self.ad_audio.remove(id);
+                self.ad_streams.remove(id);
             }
             Change::FeedPut(feed) => {
                 self.deleted_feeds.remove(&feed.id);

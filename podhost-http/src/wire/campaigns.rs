@@ -87,7 +87,7 @@ pub struct CampaignRecord {
     pub id: String,
     /// What its owner calls it.
     pub name: String,
-    /// The ad: an audio file's media id.
+    /// The ad: an audio or video file's media id (a video ad goes into video streams only).
     pub media_id: u64,
     /// Where it goes.
     pub positions: Vec<PositionName>,
@@ -128,7 +128,7 @@ pub struct CampaignCreate {
     /// What its owner calls it.
     #[schemars(length(min = 1, max = 255))]
     pub name: String,
-    /// The ad: an audio file's media id.
+    /// The ad: an audio or video file's media id (a video ad goes into video streams only).
     pub media_id: u64,
     /// Where it goes: a non-empty subset of `preroll`, `midroll`, `postroll`.
     #[schemars(length(min = 1))]
@@ -162,7 +162,7 @@ pub struct CampaignUpdate {
     /// What its owner calls it.
     #[schemars(length(min = 1, max = 255))]
     pub name: Option<String>,
-    /// The ad: an audio file's media id.
+    /// The ad: an audio or video file's media id (a video ad goes into video streams only).
     pub media_id: Option<u64>,
     /// Where it goes.
     #[schemars(length(min = 1))]

@@ -33,6 +33,8 @@ pub enum JobKindName {
     AdAudio,
     /// A video packaged for HLS.
     Hls,
+    /// An ad packaged like the video streams it goes into.
+    AdStream,
 }
 
 /// Where a job is.
@@ -136,6 +138,7 @@ pub fn job(host: &PodcastHost, j: &Job) -> JobRecord {
             JobKind::Import => JobKindName::Import,
             JobKind::AdAudio => JobKindName::AdAudio,
             JobKind::Hls => JobKindName::Hls,
+            JobKind::AdStream => JobKindName::AdStream,
         },
         media_id: j.media.map(MediaId::get),
         status: match j.status {

@@ -33,9 +33,13 @@ fn check(state: &AccountState, campaign: &Campaign) -> Result<()> {
     user_text::check_line(&mut errors, "name", &campaign.name);
     match state.media.get(&campaign.media) {
         None => errors.add("media_id", format!("no media file {}", campaign.media)),
-        Some(m) if m.kind() != MediaKind::Audio => errors.add(
+        // A video ad goes into video streams only; an audio ad into both.
+        Some(m) if !matches!(m.kind(), MediaKind::Audio | MediaKind::Video) => errors.add(
             "media_id",
-            format!("{} is not an audio file ({})", m.name, m.facts.mime),
+            format!(
+                "{} is not an audio or video file ({})",
+                m.name, m.facts.mime
+            ),
         ),
         Some(_) => {}
     }

@@ -10,16 +10,20 @@
 //! is computed from stored parts per request, and the encodings and loudness it needs are asked
 //! for by the hook of the commit that changed what they depend on.
 
+pub(super) mod caches;
 mod campaign_stats;
 mod campaigns;
 mod insertion;
 pub(super) mod offers;
 mod preparation;
+mod stream_insertion;
+mod stream_offers;
 
 use super::{PodcastHost, kernel::Kernel};
 
 pub use insertion::{Enclosure, RetimedText, StitchedEnclosure};
 pub use offers::Listener;
+pub use stream_offers::{StreamAd, StreamChoice};
 
 /// The ads of a host: campaigns, insertion and impressions (see the module's docs). A borrowed
 /// handle, cheap to make: `host.ads().create_campaign(&who, new)`.
@@ -43,7 +47,7 @@ impl PodcastHost {
 
 /// What this process keeps for ads (the kernel is reached through `host`).
 impl Ads<'_> {
-    fn state(&self) -> &offers::Caches {
+    fn state(&self) -> &caches::Caches {
         &self.host.inner.ads
     }
 }

@@ -10,18 +10,14 @@ use bytes::Bytes;
 use jiff::Timestamp;
 
 use crate::{
-    cache::{Cache, Weigh},
-    ids::{AccountId, CampaignId, FeedId},
+    cache::Weigh,
+    ids::{CampaignId, FeedId},
     model::{AdShape, BlobKey, CampaignStatus, Media, Position},
     state::AccountState,
     stitch::{AdPart, Arrangement, Cuts, Piece, Slot, Stitched},
     tags::Chapter,
 };
 
-/// The bytes of prepared episodes and ads this process keeps.
-const PREPARED_BYTES: usize = 64 << 20;
-/// The bytes of arrangements (their pieces and tags) this process keeps.
-const ARRANGEMENT_BYTES: usize = 32 << 20;
 /// How long after a failed encoding of an ad it is tried again.
 pub(super) const RETRY_FAILED_AFTER: jiff::SignedDuration = jiff::SignedDuration::from_hours(1);
 
@@ -106,28 +102,6 @@ impl Weigh for Arc<Arranged> {
     }
 }
 
-/// This process's caches of ad insertion.
-pub(crate) struct Caches {
-    pub(super) offers: Cache<(AccountId, String), u64, Option<Arc<Offer>>>,
-    pub(super) prepared: Cache<(AccountId, String, Vec<Slot>), (), Arc<Prepared>>,
-    pub(super) ad_parts: Cache<(AccountId, String), (), Arc<AdPart>>,
-    pub(super) arranged: Cache<(AccountId, String), (), Arc<Arranged>>,
-    /// One episode prepared at a time (each reads its whole file once).
-    pub(super) preparing: tokio::sync::Mutex<()>,
-}
-
-impl Default for Caches {
-    fn default() -> Self {
-        Caches {
-            offers: Cache::new(ARRANGEMENT_BYTES),
-            prepared: Cache::new(PREPARED_BYTES),
-            ad_parts: Cache::new(PREPARED_BYTES / 16),
-            arranged: Cache::new(ARRANGEMENT_BYTES),
-            preparing: Default::default(),
-        }
-    }
-}
-
 /// The slots of a file's ad breaks, in order: preroll, the midrolls at their samples, postroll.
 pub(super) fn slots_of(media: &Media) -> Vec<Slot> {
     let (Some(adbreak), Some(audio)) = (&media.adbreak, &media.facts.audio) else {
@@ -190,6 +164,21 @@ pub(super) fn day_bounds(now: Timestamp) -> (Timestamp, Timestamp) {
     (start(day), day.tomorrow().map_or(now, start))
 }
 
+/// When what a file offers changes by itself after `now`: a campaign starts or ends, or the
+/// UTC day turns.
+pub(super) fn next_change(state: &AccountState, now: Timestamp) -> Timestamp {
+    let (_, tomorrow) = day_bounds(now);
+    let mut changes_at = tomorrow;
+    for c in state.campaigns.values() {
+        for at in [c.starts, c.ends].into_iter().flatten() {
+            if at > now && at < changes_at {
+                changes_at = at;
+            }
+        }
+    }
+    changes_at
+}
+
 /// What `media` (a file of the account, by its blob) offers at `now`, and when that changes by
 /// itself (a campaign starts or ends, the UTC day turns). `None`: it is answered as stored.
 ///
@@ -204,16 +193,7 @@ pub(super) fn offer(
     blob: &str,
     now: Timestamp,
 ) -> (Option<Arc<Offer>>, Option<Timestamp>) {
-    let (today, tomorrow) = day_bounds(now);
-    let mut changes_at = tomorrow;
-    for c in state.campaigns.values() {
-        for at in [c.starts, c.ends].into_iter().flatten() {
-            if at > now && at < changes_at {
-                changes_at = at;
-            }
-        }
-    }
-    let changes_at = Some(changes_at);
+    let changes_at = Some(next_change(state, now));
     let Some(media) = state.media_by_blob(blob) else {
         return (None, changes_at);
     };
@@ -233,34 +213,20 @@ pub(super) fn offer(
     else {
         return (None, changes_at);
     };
-    // The campaigns that run in each slot, and since when in this episode today.
-    let began = today.max(episode.publish_at);
-    let mut runs = Vec::new();
-    for (i, slot) in breaks.iter().enumerate() {
-        let position = position_of(*slot);
-        for c in state.campaigns.values() {
-            if c.status(now, 0) == CampaignStatus::Active
-                && c.targets(feed)
-                && c.positions.contains(&position)
-            {
-                runs.push((i, c, began.max(c.runs_since(feed, position))));
-            }
-        }
-    }
-    let Some(first) = runs.iter().map(|(_, _, since)| *since).min() else {
+    let positions: Vec<Position> = breaks.iter().map(|slot| position_of(*slot)).collect();
+    // A video ad goes into video streams only.
+    let audio_ad = |c: &crate::model::Campaign| !is_video_ad(state, c);
+    let Some(running) = running(state, feed, episode, &positions, audio_ad, now) else {
         return (None, changes_at);
     };
     let mut slots = vec![Vec::new(); breaks.len()];
-    for (i, c, since) in runs {
-        if since > first {
-            continue; // the next day
-        }
+    for (i, c) in running {
         match state.ad_audio(c.media, &shape) {
             Some(audio) if audio.blob.is_some() => slots[i].push(OfferedAd {
                 campaign: c.id.clone(),
                 blob: audio.blob.clone().unwrap_or_else(|| media.blob.clone()),
             }),
-            Some(audio) if encoding_failed(state, &audio.job) => {}
+            Some(audio) if job_failed(state, &audio.job) => {}
             // Not ready: the file is answered as stored until it is.
             _ => return (None, changes_at),
         }
@@ -277,8 +243,54 @@ pub(super) fn offer(
     (Some(Arc::new(offer)), changes_at)
 }
 
-/// Whether the encoding job `job` failed (or is gone): its ad is left out until encoded again.
-fn encoding_failed(state: &AccountState, job: &crate::ids::JobId) -> bool {
+/// The campaigns offered in each of an episode's slots (at `positions`) at `now`, as (slot,
+/// campaign): the active campaigns that run there and whose ad `admits`, by the rule of
+/// [`offer`] (those that ran there when the day or the episode began; one that began later
+/// only in an episode that had none). `None`: no campaign runs there.
+pub(super) fn running<'s>(
+    state: &'s AccountState,
+    feed: &FeedId,
+    episode: &crate::model::Episode,
+    positions: &[Position],
+    admits: impl Fn(&crate::model::Campaign) -> bool,
+    now: Timestamp,
+) -> Option<Vec<(usize, &'s crate::model::Campaign)>> {
+    let (today, _) = day_bounds(now);
+    // The campaigns that run in each slot, and since when in this episode today.
+    let began = today.max(episode.publish_at);
+    let mut runs = Vec::new();
+    for (i, position) in positions.iter().enumerate() {
+        for c in state.campaigns.values() {
+            if c.status(now, 0) == CampaignStatus::Active
+                && c.targets(feed)
+                && c.positions.contains(position)
+                && admits(c)
+            {
+                runs.push((i, c, began.max(c.runs_since(feed, *position))));
+            }
+        }
+    }
+    let first = runs.iter().map(|(_, _, since)| *since).min()?;
+    // A campaign that began to run later than the first waits for the next day.
+    Some(
+        runs.into_iter()
+            .filter(|(_, _, since)| *since <= first)
+            .map(|(i, c, _)| (i, c))
+            .collect(),
+    )
+}
+
+/// Whether campaign `c`'s ad is a video: it goes into video streams only, never into audio.
+pub(super) fn is_video_ad(state: &AccountState, c: &crate::model::Campaign) -> bool {
+    state
+        .media
+        .get(&c.media)
+        .is_some_and(|m| m.kind() == crate::probe::MediaKind::Video)
+}
+
+/// Whether the job `job` that prepares an ad (an encoding, a packaging) failed or is gone: its
+/// ad is left out until prepared again.
+pub(super) fn job_failed(state: &AccountState, job: &crate::ids::JobId) -> bool {
     state
         .jobs
         .get(job)
@@ -303,11 +315,22 @@ pub(super) fn choose(
     listener: &Listener,
     now: Timestamp,
 ) -> Vec<(usize, OfferedAd)> {
+    choose_in(offer.blob.as_str(), &offer.slots, listener, now)
+}
+
+/// The ad `listener` gets in each of `slots` of file `blob` at `now` (see [`choose`]): the
+/// same all day, on every server.
+pub(super) fn choose_in<T: Clone>(
+    blob: &str,
+    slots: &[Vec<T>],
+    listener: &Listener,
+    now: Timestamp,
+) -> Vec<(usize, T)> {
     let day = now.to_zoned(jiff::tz::TimeZone::UTC).date();
     let address = crate::stats::listener_address(listener.address);
     let (address, day) = (address.to_string(), day.to_string());
     let mut chosen = Vec::new();
-    for (i, ads) in offer.slots.iter().enumerate() {
+    for (i, ads) in slots.iter().enumerate() {
         if ads.is_empty() {
             continue;
         }
@@ -315,7 +338,7 @@ pub(super) fn choose(
         let parts = [
             address.as_bytes(),
             listener.user_agent.as_bytes(),
-            offer.blob.as_str().as_bytes(),
+            blob.as_bytes(),
             day.as_bytes(),
             slot.as_bytes(),
         ];

@@ -15,14 +15,15 @@ use jiff::Timestamp;
 
 use super::{
     Ads,
-    offers::{RETRY_FAILED_AFTER, episode_loudness, position_of, retry_due, slots_of},
+    offers::{RETRY_FAILED_AFTER, episode_loudness, is_video_ad, position_of, retry_due, slots_of},
+    stream_offers::{stream_shape, stream_slots},
 };
 use crate::host::{Inner, PodcastHost};
 use crate::{
     catalog::AfterCommit,
     error::Result,
     ids::{AccountId, EpisodeId, FeedId, MediaId},
-    model::{AdShape, Campaign, CampaignStatus, Job, JobKind, JobStatus},
+    model::{AdShape, Campaign, CampaignStatus, Job, JobKind, JobStatus, StreamShape},
     state::{AccountState, Change},
 };
 
@@ -31,12 +32,14 @@ use crate::{
 const NEEDS_PER_COMMIT: usize = 100;
 
 /// What an ad in an episode waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Need {
     /// The loudness of the episode's audio, measured.
     Loudness(MediaId),
     /// The ad (its media) encoded to an episode's shape.
     AdAudio(MediaId, AdShape),
+    /// The ad (its media) packaged like an episode's video stream.
+    AdStream(MediaId, StreamShape),
 }
 
 /// Which episodes a preparation looks at.
@@ -90,6 +93,7 @@ pub(super) fn needs(state: &AccountState, scope: &Scope, now: Timestamp) -> BTre
         if !episode.is_public {
             continue;
         }
+        stream_needs(state, &campaigns, feed, episode, now, &mut needs);
         let Some(media) = episode.media.and_then(|m| state.media.get(&m)) else {
             continue;
         };
@@ -97,6 +101,7 @@ pub(super) fn needs(state: &AccountState, scope: &Scope, now: Timestamp) -> BTre
         let ads: Vec<MediaId> = campaigns
             .iter()
             .filter(|c| c.targets(feed) && c.positions.iter().any(|p| positions.contains(p)))
+            .filter(|c| !is_video_ad(state, c))
             .map(|c| c.media)
             .collect();
         // Not a file ads go in (no breaks, no campaign there, not MP3).
@@ -126,6 +131,46 @@ pub(super) fn needs(state: &AccountState, scope: &Scope, now: Timestamp) -> BTre
         }
     }
     needs
+}
+
+/// What the ads of `episode`'s video stream wait for: each ad of `campaigns` that runs in its
+/// slots, packaged like it (once the video is packaged itself).
+fn stream_needs(
+    state: &AccountState,
+    campaigns: &[&Campaign],
+    feed: &FeedId,
+    episode: &crate::model::Episode,
+    now: Timestamp,
+    needs: &mut BTreeSet<Need>,
+) {
+    let Some(video) = episode.video.and_then(|m| state.media.get(&m)) else {
+        return;
+    };
+    if video.results.hls.is_none() {
+        return;
+    }
+    let positions: Vec<_> = stream_slots(state, video, episode)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    let cover = state.feeds.get(feed).and_then(|e| e.feed.logo);
+    for c in campaigns {
+        if !c.targets(feed) || !c.positions.iter().any(|p| positions.contains(p)) {
+            continue;
+        }
+        let Some(ad) = state.media.get(&c.media) else {
+            continue;
+        };
+        let Some(shape) = stream_shape(video, cover, ad) else {
+            continue;
+        };
+        let due = state
+            .ad_stream(ad.id, &shape)
+            .is_none_or(|a| !a.ready && retry_due(state, &a.job, now));
+        if due {
+            needs.insert(Need::AdStream(ad.id, shape));
+        }
+    }
 }
 
 /// The latest loudness job of each file.
@@ -215,8 +260,8 @@ fn record(
     let mut recorded = Vec::new();
     let measuring = loudness_jobs(state);
     for (need, id) in wanted.iter().zip(reserved) {
-        match *need {
-            Need::Loudness(media) => {
+        match need {
+            &Need::Loudness(media) => {
                 let running = measuring.get(&media).is_some_and(|j| !j.status.is_final());
                 if running || !state.media.contains_key(&media) {
                     continue;
@@ -234,7 +279,7 @@ fn record(
                     changes.push(Change::JobPut(job));
                 }
             }
-            Need::AdAudio(media, shape) => {
+            &Need::AdAudio(media, shape) => {
                 let asked = state
                     .ad_audio(media, &shape)
                     .is_some_and(|a| a.blob.is_some() || !retry_due(state, &a.job, now));
@@ -264,6 +309,36 @@ fn record(
                     changes.push(Change::JobPut(job));
                 }
             }
+            Need::AdStream(media, shape) => {
+                let asked = state
+                    .ad_stream(*media, shape)
+                    .is_some_and(|a| a.ready || !retry_due(state, &a.job, now));
+                if asked || !state.media.contains_key(media) {
+                    continue;
+                }
+                let params = serde_json::to_value(shape)
+                    .map_err(|e| crate::error::Error::storage(e.to_string()))?;
+                let (job, new) = crate::host::work::job_runs::records::job_for(
+                    state,
+                    id,
+                    *media,
+                    JobKind::AdStream,
+                    &params,
+                    now,
+                )?;
+                changes.push(Change::AdStreamPut {
+                    media: *media,
+                    stream: crate::model::AdStream {
+                        shape: shape.clone(),
+                        job: job.id.clone(),
+                        ready: false,
+                    },
+                });
+                if new {
+                    recorded.push(job.id.clone());
+                    changes.push(Change::JobPut(job));
+                }
+            }
         }
     }
     Ok((changes, recorded))
@@ -286,7 +361,9 @@ impl AfterCommit<Change> for AdPrep {
         for change in changes {
             match change {
                 Change::CampaignPut(_) | Change::FeedPut(_) => all = true,
-                Change::EpisodePut(e) if e.is_public && e.media.is_some() => {
+                Change::EpisodePut(e)
+                    if e.is_public && (e.media.is_some() || e.video.is_some()) =>
+                {
                     episodes.push((e.feed.clone(), e.id));
                 }
                 Change::MediaPut(m) => media.push(m.id),

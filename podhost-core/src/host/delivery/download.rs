@@ -103,6 +103,9 @@ pub(crate) struct Playlist {
     pub(crate) bytes: Bytes,
     /// Its type (a playlist's, or WebVTT for a subtitle segment).
     pub(crate) mime: &'static str,
+    /// Whether it is the listener's own (with their ads): revalidated each time, kept by no
+    /// shared cache.
+    pub(crate) own: bool,
 }
 
 /// Who may keep an answer, and how long.
@@ -140,6 +143,8 @@ pub(super) struct StreamPlace {
     pub(super) len: u64,
     /// Its duration in milliseconds.
     pub(super) duration_ms: u64,
+    /// The listener's ads in it, where their segments' bytes are.
+    pub(super) ads: Vec<crate::model::AdSpan>,
 }
 
 impl Counting {
@@ -152,7 +157,7 @@ impl Counting {
                     len: place.len,
                     tag_bytes: 0,
                     duration_ms: place.duration_ms,
-                    ads: Vec::new(),
+                    ads: place.ads.clone(),
                 }),
             ),
         };
@@ -221,6 +226,7 @@ impl DownloadAnswer {
     pub fn caching(&self) -> Caching {
         match &self.served {
             Served::File(_) | Served::Segment(_) => Caching::Immutable,
+            Served::Playlist(list) if list.own => Caching::Listener,
             Served::Playlist(_) => Caching::Short,
             Served::Stitched(_) | Served::Retimed(_) => Caching::Listener,
         }

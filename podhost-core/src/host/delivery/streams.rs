@@ -11,12 +11,18 @@ use super::download::{
 };
 use std::sync::Arc;
 
-use crate::hls::{Package, package::names, playlist, subtitles};
+use crate::hls::{
+    Package,
+    package::names,
+    playlist,
+    splice::{self, AudioSegment, Insert},
+    subtitles,
+};
 use crate::host::{Listener, Private};
 use crate::{
     error::{Error, Result},
-    ids::AccountId,
-    model::Media,
+    ids::{AccountId, JobId},
+    model::{AdSpan, Media},
     publish::PublicMedia,
 };
 
@@ -63,10 +69,27 @@ impl super::Delivery<'_> {
             .hls
             .as_ref()
             .ok_or_else(|| Error::not_found("stream", media.blob.as_str()))?;
-        let package = self.host.hls_package(&account, &streamed.job).await?;
+        let job = &streamed.job;
+        let package = self.host.hls_package(&account, job).await?;
         let video = crate::host::rendering::public_media_of(&account, &media);
         let not_found = || Error::not_found("stream file", media.blob.as_str());
-        let transcript = self.host.stream_transcript(&account, &media).await?;
+        // The listener's ads (the multivariant playlist is everyone's).
+        let spliced = match file {
+            StreamFile::Multivariant => Spliced::default(),
+            StreamFile::Track { .. } => self.spliced(&account, &media, &package, listener).await?,
+        };
+        let inserts = spliced.inserts.as_slice();
+        let listed = |which: &str, text: String| {
+            let etag = match &spliced.key {
+                Some(key) => format!("{job}-{which}-{key}"),
+                None => format!("{job}-{which}"),
+            };
+            playlist_of(video.clone(), etag, text, spliced.key.is_some())
+        };
+        let transcript = match file {
+            StreamFile::Track { track, .. } if track != subtitles::TRACK => None,
+            _ => self.host.stream_transcript(&account, &media).await?,
+        };
         let served = match file {
             StreamFile::Multivariant => {
                 let language = transcript.as_ref().map(|t| t.language.as_str());
@@ -75,12 +98,7 @@ impl super::Delivery<'_> {
                     Some(t) => format!("master-{}", t.media.blob.as_str()),
                     None => "master".to_string(),
                 };
-                playlist_of(
-                    video,
-                    &streamed.job,
-                    &which,
-                    playlist::multivariant(&package, language),
-                )
+                listed(&which, playlist::multivariant(&package, language))
             }
             StreamFile::Track { track, file } if track == subtitles::TRACK => {
                 let transcript = transcript.ok_or_else(not_found)?;
@@ -91,9 +109,19 @@ impl super::Delivery<'_> {
                     .map_or(0.0, crate::hls::Track::duration);
                 let grid = subtitles::grid(seconds, package.target_duration);
                 let which = format!("subs-{}-{file}", transcript.media.blob.as_str());
-                let text = match file {
-                    names::MEDIA => subtitles::playlist(&grid, package.target_duration),
-                    file => {
+                let text = match (file, names::ad_parts(file)) {
+                    (names::MEDIA, _) => {
+                        subtitles::playlist(&grid, package.target_duration, inserts)
+                    }
+                    (_, Some((name, inner))) => {
+                        let ad = self.ad_package(&account, inserts, name).await?;
+                        let durations = subtitles::ad_durations(&ad);
+                        subtitles::file_number(inner)
+                            .filter(|n| *n < durations.len())
+                            .ok_or_else(not_found)?;
+                        subtitles::EMPTY_SEGMENT.to_string()
+                    }
+                    (file, None) => {
                         let n = subtitles::file_number(file)
                             .filter(|n| *n < grid.len())
                             .ok_or_else(not_found)?;
@@ -103,7 +131,11 @@ impl super::Delivery<'_> {
                         subtitles::segment(&cues, n, package.target_duration)
                     }
                 };
-                let mut served = playlist_of(video, &streamed.job, &which, text);
+                let mut served = match file {
+                    names::MEDIA => listed(&which, text),
+                    // A segment is everyone's, whoever's playlist named it.
+                    _ => playlist_of(video.clone(), format!("{job}-{which}"), text, false),
+                };
                 if let (Served::Playlist(list), false) = (&mut served, file == names::MEDIA) {
                     list.mime = "text/vtt; charset=utf-8";
                 }
@@ -112,45 +144,70 @@ impl super::Delivery<'_> {
             StreamFile::Track { track, file } => {
                 let found = package.track(track).ok_or_else(not_found)?;
                 let is_video = found.height > 0;
-                match file {
-                    names::MEDIA => playlist_of(
-                        video,
-                        &streamed.job,
-                        track,
-                        playlist::media(&package, found),
-                    ),
-                    names::IFRAMES if is_video => playlist_of(
-                        video,
-                        &streamed.job,
+                match (file, names::ad_parts(file)) {
+                    (names::MEDIA, _) => listed(track, playlist::media(&package, found, inserts)),
+                    (names::IFRAMES, _) if is_video => listed(
                         &format!("{track}-i"),
-                        playlist::iframes(&package, found),
+                        playlist::iframes(&package, found, inserts),
                     ),
-                    names::INIT => Served::Segment(segment_of(
+                    (names::INIT, _) => Served::Segment(segment_of(
                         &account,
                         &media,
+                        job,
                         track,
                         names::INIT,
                         found.init_size,
                         is_video,
                     )),
-                    file => {
+                    (_, Some((name, inner))) => {
+                        let ad = self.ad_package(&account, inserts, name).await?;
+                        let ad_job = name.parse::<JobId>().map_err(|_| not_found())?;
+                        let ad_track = ad.package.track(track).ok_or_else(not_found)?;
+                        let size = match inner {
+                            names::INIT => ad_track.init_size,
+                            inner => {
+                                let n = names::segment_number(inner).ok_or_else(not_found)?;
+                                ad_track.segments.get(n).ok_or_else(not_found)?.size
+                            }
+                        };
+                        Served::Segment(segment_of(
+                            &account, &media, &ad_job, track, inner, size, is_video,
+                        ))
+                    }
+                    (file, None) => {
                         let n = names::segment_number(file).ok_or_else(not_found)?;
                         let size = found.segments.get(n).ok_or_else(not_found)?.size;
-                        Served::Segment(segment_of(&account, &media, track, file, size, is_video))
+                        Served::Segment(segment_of(
+                            &account, &media, job, track, file, size, is_video,
+                        ))
                     }
                 }
             }
         };
-        // The audio rendition's segments count (see `StreamPlace`).
+        // The audio rendition's segments count (see `StreamPlace`), the ads' with them.
         let stream = match (file, package.audio.as_ref()) {
             (StreamFile::Track { track, file }, Some(audio)) if audio.is_named(track) => {
-                names::segment_number(file).map(|n| StreamPlace {
-                    offset: audio.segments[..n.min(audio.segments.len())]
-                        .iter()
-                        .map(|s| s.size)
-                        .sum(),
-                    len: audio.segments.iter().map(|s| s.size).sum(),
-                    duration_ms: (audio.duration() * 1000.0) as u64,
+                let segment = match names::ad_parts(file) {
+                    Some((name, inner)) => {
+                        names::segment_number(inner).map(|n| AudioSegment::Ad(name, n))
+                    }
+                    None => names::segment_number(file).map(AudioSegment::Own),
+                };
+                segment.and_then(|segment| {
+                    let line = splice::audio_line(audio, inserts, segment);
+                    Some(StreamPlace {
+                        offset: line.offset?,
+                        len: line.len,
+                        duration_ms: line.duration_ms,
+                        ads: line
+                            .ads
+                            .into_iter()
+                            .map(|(i, bytes)| AdSpan {
+                                campaign: spliced.campaigns[i].clone(),
+                                bytes,
+                            })
+                            .collect(),
+                    })
                 })
             }
             _ => None,
@@ -176,14 +233,92 @@ impl super::Delivery<'_> {
         }
         Ok(Download::Answer(DownloadAnswer { served, counting }))
     }
+
+    /// The ads `listener` sees in the stream of `video` (packaged as `package`): each chosen
+    /// ad's package, at the boundary of the top rendition nearest its break (so every rendition
+    /// splices it at the same moment). An ad whose package lacks a rendition is left out.
+    async fn spliced(
+        &self,
+        account: &AccountId,
+        video: &Media,
+        package: &Package,
+        listener: &Listener,
+    ) -> Result<Spliced> {
+        let Some(choice) = self
+            .host
+            .ads()
+            .stream_choice(account, video.blob.as_str(), listener)
+            .await?
+        else {
+            return Ok(Spliced::default());
+        };
+        let reference: Vec<f64> = package
+            .top()
+            .or(package.audio.as_ref())
+            .map(|t| t.segments.iter().map(|s| s.duration).collect())
+            .unwrap_or_default();
+        let mut spliced = Spliced {
+            key: Some(choice.key),
+            ..Spliced::default()
+        };
+        for ad in choice.ads {
+            let insert = Insert {
+                at: splice::snap(&reference, ad.at),
+                name: ad.job.to_string(),
+                package: self.host.hls_package(account, &ad.job).await?,
+            };
+            if insert.fits(package) {
+                spliced.inserts.push(insert);
+                spliced.campaigns.push(ad.campaign);
+            }
+        }
+        if spliced.inserts.is_empty() {
+            return Ok(Spliced::default());
+        }
+        Ok(spliced)
+    }
+
+    /// The package of the ad named `name` in a listener's playlist: one of `inserts`, or
+    /// another ad of the account packaged for streams (a playlist fetched before the day
+    /// turned names yesterday's ads).
+    async fn ad_package(
+        &self,
+        account: &AccountId,
+        inserts: &[Insert],
+        name: &str,
+    ) -> Result<Insert> {
+        if let Some(found) = inserts.iter().find(|i| i.name == name) {
+            return Ok(found.clone());
+        }
+        let not_found = || Error::not_found("stream file", name);
+        let job = name.parse::<JobId>().map_err(|_| not_found())?;
+        if !self.host.ads().is_stream_ad(account, &job).await? {
+            return Err(not_found());
+        }
+        Ok(Insert {
+            at: 0.0,
+            name: name.to_string(),
+            package: self.host.hls_package(account, &job).await?,
+        })
+    }
 }
 
-fn playlist_of(video: PublicMedia, job: &crate::ids::JobId, which: &str, text: String) -> Served {
+/// The listener's ads in a stream: none, or the inserts with their campaigns and a key naming
+/// them.
+#[derive(Default)]
+struct Spliced {
+    key: Option<String>,
+    inserts: Vec<Insert>,
+    campaigns: Vec<crate::ids::CampaignId>,
+}
+
+fn playlist_of(video: PublicMedia, etag: String, text: String, own: bool) -> Served {
     Served::Playlist(Box::new(Playlist {
-        etag: format!("{job}-{which}"),
+        etag,
         media: video,
         bytes: Bytes::from(text),
         mime: playlist::MIME,
+        own,
     }))
 }
 
@@ -252,21 +387,17 @@ impl crate::host::PodcastHost {
     }
 }
 
-/// A stored file of the package: validated by the job and its name (a package never changes).
+/// A stored file of job `job`'s package (the video's, or an ad's): validated by the job and
+/// its name (a package never changes).
 fn segment_of(
     account: &AccountId,
     media: &Media,
+    job: &JobId,
     track: &str,
     file: &str,
     size: u64,
     video: bool,
 ) -> PublicMedia {
-    let job = &media
-        .results
-        .hls
-        .as_ref()
-        .expect("segment_of: packaged")
-        .job;
     PublicMedia {
         size,
         mime: if video { "video/mp4" } else { "audio/mp4" }.to_string(),

@@ -128,6 +128,9 @@ pub(crate) fn check_params(kind: JobKind, params: &Value) -> Result<()> {
         JobKind::Master => crate::master::MasterOptions::from_params(params, 2).map(drop),
         JobKind::WriteTags => Ok(()),
         JobKind::AdAudio => super::mastering::AdAudioParams::read(params).map(drop),
+        JobKind::AdStream => serde_json::from_value::<crate::model::StreamShape>(params.clone())
+            .map(drop)
+            .map_err(|e| Error::invalid("params", format!("a stream shape: {e}"))),
         JobKind::Hls => {
             let mut errors = FieldErrors::default();
             unknown_keys(options_of(params)?, &[], &mut errors);
@@ -174,6 +177,7 @@ pub(crate) async fn execute(
         JobKind::Master => super::mastering::master(host, account, job, &media).await,
         JobKind::AdAudio => super::mastering::ad_audio(host, account, job, &media).await,
         JobKind::Hls => super::packaging::package(host, account, job, &media).await,
+        JobKind::AdStream => super::packaging::package_ad(host, account, job, &media).await,
         JobKind::Import => Err(Error::storage("an import job has no media file")),
     }
 }

@@ -57,6 +57,12 @@ pub(crate) enum JobOutput {
         /// The soundtrack, stored (none for a silent video).
         soundtrack: Option<MadeFile>,
     },
+    /// The ad packaged like the streams of `shape` (its files and description stored under the
+    /// job's results).
+    AdStream {
+        /// The shape it was packaged to.
+        shape: crate::model::StreamShape,
+    },
 }
 
 /// A file a job made and stored, to be a new media record.
@@ -100,7 +106,10 @@ impl JobOutput {
         let mut media = current.clone();
         match self {
             JobOutput::Analysis(analysed) => analysed.apply(&mut media.results),
-            JobOutput::Import(_) | JobOutput::Mastered { .. } | JobOutput::AdAudio { .. } => {}
+            JobOutput::Import(_)
+            | JobOutput::Mastered { .. }
+            | JobOutput::AdAudio { .. }
+            | JobOutput::AdStream { .. } => {}
             JobOutput::Hls { streamed, .. } => media.results.hls = Some(streamed.clone()),
             JobOutput::Tags {
                 from,
@@ -148,6 +157,9 @@ impl JobOutput {
         } = self
         {
             return soundtrack_made(state, original, updated, file, now).map(Some);
+        }
+        if let JobOutput::AdStream { shape } = self {
+            return Ok(Some(ad_stream_made(state, original, job, shape)));
         }
         if let JobOutput::AdAudio { shape, blob, size } = self {
             return Ok(Some(ad_audio_made(
@@ -223,7 +235,9 @@ impl JobOutput {
             JobOutput::Mastered { files } => files.iter().map(|f| &f.blob).collect(),
             JobOutput::AdAudio { blob, .. } => vec![blob],
             JobOutput::Hls { soundtrack, .. } => soundtrack.iter().map(|f| &f.blob).collect(),
-            JobOutput::Analysis(_) | JobOutput::Import(_) => Vec::new(),
+            JobOutput::Analysis(_) | JobOutput::Import(_) | JobOutput::AdStream { .. } => {
+                Vec::new()
+            }
         }
     }
 }
@@ -257,6 +271,35 @@ fn ad_audio_made(
         changes,
         events: Vec::new(),
         report: serde_json::json!({ "shape": shape, "size": size }),
+    }
+}
+
+/// The finishing commit of ad `ad`'s packaging to `shape` by `job`: the package ready, unless
+/// the ad no longer waits for this job (its files are then left to the sweep).
+fn ad_stream_made(
+    state: &crate::state::AccountState,
+    ad: &Media,
+    job: &JobId,
+    shape: &crate::model::StreamShape,
+) -> Made {
+    let waiting = state
+        .ad_stream(ad.id, shape)
+        .is_some_and(|a| a.job == *job && !a.ready);
+    let changes = match waiting {
+        true => vec![Change::AdStreamPut {
+            media: ad.id,
+            stream: crate::model::AdStream {
+                shape: shape.clone(),
+                job: job.clone(),
+                ready: true,
+            },
+        }],
+        false => Vec::new(),
+    };
+    Made {
+        changes,
+        events: Vec::new(),
+        report: serde_json::json!({ "renditions": shape.renditions.len() }),
     }
 }
 

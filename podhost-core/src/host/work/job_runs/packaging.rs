@@ -9,7 +9,7 @@ use crate::host::PodcastHost;
 use crate::{
     error::{Error, Result},
     ids::{AccountId, JobId},
-    model::{Job, Media, Streamed},
+    model::{Job, Media, StreamShape, Streamed},
     probe::MediaKind,
     store::layout,
 };
@@ -48,7 +48,7 @@ pub(crate) async fn package(
     // Removed however the job ends: done, failed, or dropped (cancelled, its lease lost).
     let _folder = Removed(dir.clone());
     async {
-        let source = source_file(host, account, media, &dir).await?;
+        let source = source_file(host, account, media, &dir, "source").await?;
         let out = dir.join("out");
         let ffmpeg = host.config().jobs.ffmpeg.clone();
         let soundtrack_file = dir.join("soundtrack.m4a");
@@ -72,67 +72,16 @@ pub(crate) async fn package(
             })
             .await
             .map_err(|e| Error::invalid("ffmpeg", e.to_string()))?;
-        let tracks = {
-            let out = out.clone();
-            let renditions = renditions.clone();
-            tokio::task::spawn_blocking(move || {
-                let mut written = Vec::new();
-                for r in &renditions {
-                    written.push(hls::read_output(
-                        &out,
-                        &r.name,
-                        (r.width, r.height),
-                        r.copied,
-                    )?);
-                }
-                if has_audio {
-                    written.push(hls::read_output(&out, "audio", (0, 0), false)?);
-                }
-                Ok::<_, String>(written)
-            })
-            .await
-            .map_err(|e| Error::storage(format!("reading ffmpeg's output stopped: {e}")))?
-            .map_err(|e| Error::invalid("ffmpeg", e))?
-        };
-        for written in &tracks {
-            let name = &written.track.name;
-            put_file(
-                host,
-                &file_path(account, &job.id, name, names::INIT),
-                &written.init,
-            )
-            .await?;
-            for (n, file) in written.segments.iter().enumerate() {
-                put_file(
-                    host,
-                    &file_path(account, &job.id, name, &names::segment(n)),
-                    file,
-                )
-                .await?;
-            }
-        }
-        let mut video_tracks = Vec::new();
-        let mut audio = None;
-        for written in tracks {
-            match written.track.height {
-                0 => audio = Some(written.track),
-                _ => video_tracks.push(written.track),
-            }
-        }
-        let durations: Vec<f64> = video_tracks
-            .iter()
-            .chain(audio.as_ref())
-            .flat_map(|t| t.segments.iter().map(|s| s.duration))
-            .collect();
-        let package = Package {
-            target_duration: hls::playlist::target_duration(&durations),
-            video: video_tracks,
-            audio,
-            frame_rate: video.frame_rate,
-        };
-        let json = serde_json::to_vec(&package).map_err(|e| Error::storage(e.to_string()))?;
-        host.put_result(account, &job.id, names::MANIFEST, json)
-            .await?;
+        let package = store_package(
+            host,
+            account,
+            &job.id,
+            &out,
+            &renditions,
+            has_audio,
+            video.frame_rate,
+        )
+        .await?;
         let top = package
             .top()
             .ok_or_else(|| Error::invalid("ffmpeg", "the package has no video rendition"))?;
@@ -166,6 +115,156 @@ pub(crate) async fn package(
     .await
 }
 
+/// Reads back what ffmpeg wrote into `out` (the video renditions `renditions`, and the audio
+/// rendition when `has_audio`), stores every file under job `job`'s results and the package's
+/// description beside them; the package.
+async fn store_package(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &JobId,
+    out: &std::path::Path,
+    renditions: &[ladder::VideoRendition],
+    has_audio: bool,
+    frame_rate: f64,
+) -> Result<Package> {
+    let tracks = {
+        let out = out.to_path_buf();
+        let renditions = renditions.to_vec();
+        tokio::task::spawn_blocking(move || {
+            let mut written = Vec::new();
+            for r in &renditions {
+                written.push(hls::read_output(
+                    &out,
+                    &r.name,
+                    (r.width, r.height),
+                    r.copied,
+                )?);
+            }
+            if has_audio {
+                written.push(hls::read_output(&out, "audio", (0, 0), false)?);
+            }
+            Ok::<_, String>(written)
+        })
+        .await
+        .map_err(|e| Error::storage(format!("reading ffmpeg's output stopped: {e}")))?
+        .map_err(|e| Error::invalid("ffmpeg", e))?
+    };
+    for written in &tracks {
+        let name = &written.track.name;
+        put_file(
+            host,
+            &file_path(account, job, name, names::INIT),
+            &written.init,
+        )
+        .await?;
+        for (n, file) in written.segments.iter().enumerate() {
+            put_file(
+                host,
+                &file_path(account, job, name, &names::segment(n)),
+                file,
+            )
+            .await?;
+        }
+    }
+    let mut video_tracks = Vec::new();
+    let mut audio = None;
+    for written in tracks {
+        match written.track.height {
+            0 => audio = Some(written.track),
+            _ => video_tracks.push(written.track),
+        }
+    }
+    let durations: Vec<f64> = video_tracks
+        .iter()
+        .chain(audio.as_ref())
+        .flat_map(|t| t.segments.iter().map(|s| s.duration))
+        .collect();
+    let package = Package {
+        target_duration: hls::playlist::target_duration(&durations),
+        video: video_tracks,
+        audio,
+        frame_rate,
+    };
+    let json = serde_json::to_vec(&package).map_err(|e| Error::storage(e.to_string()))?;
+    host.put_result(account, job, names::MANIFEST, json).await?;
+    Ok(package)
+}
+
+/// Packages ad `media` (a video, or audio shown over the cover its shape names) like the
+/// streams of the job's shape, so its segments splice between theirs.
+pub(crate) async fn package_ad(
+    host: &PodcastHost,
+    account: &AccountId,
+    job: &Job,
+    media: &Media,
+) -> Result<JobOutput> {
+    let shape: StreamShape = serde_json::from_value(job.params.clone())
+        .map_err(|e| Error::invalid("params", format!("unreadable stream shape: {e}")))?;
+    let seconds = match (media.facts.video.as_deref(), media.facts.audio.as_ref()) {
+        (Some(video), _) if media.kind() == MediaKind::Video => video.duration_ms,
+        (_, Some(audio)) => audio.duration_ms,
+        _ => {
+            return Err(Error::invalid(
+                "media",
+                format!(
+                    "{} is not an audio or video file ({})",
+                    media.name, media.facts.mime
+                ),
+            ));
+        }
+    } as f64
+        / 1000.0;
+    let renditions = ladder::for_ad(&shape);
+    let dir = host.job_folder("hls", &job.id).await?;
+    let _folder = Removed(dir.clone());
+    let source = source_file(host, account, media, &dir, "source").await?;
+    let cover = match (media.kind(), shape.cover) {
+        (MediaKind::Video, _) | (_, None) => None,
+        (_, Some(cover)) => {
+            let catalog = host.catalog(account).await?;
+            let image = catalog.read(|state| state.media.get(&cover).cloned()).await;
+            match image {
+                Some(image) => Some(source_file(host, account, &image, &dir, "cover").await?),
+                None => None,
+            }
+        }
+    };
+    let picture = match (media.kind(), &cover) {
+        (MediaKind::Video, _) => hls::ffmpeg::AdPicture::Video,
+        (_, Some(path)) => hls::ffmpeg::AdPicture::Still(path),
+        (_, None) => hls::ffmpeg::AdPicture::Black,
+    };
+    let out = dir.join("out");
+    let ffmpeg = host.config().jobs.ffmpeg.clone();
+    let ad = hls::ffmpeg::AdSource {
+        file: &source,
+        picture,
+        sound: media.facts.audio.is_some(),
+        seconds,
+    };
+    let args =
+        hls::ffmpeg::ad_arguments(&ad, &out, &renditions, shape.frame_rate(), ffmpeg.threads);
+    ffmpeg
+        .run(&args, |done| {
+            if seconds > 0.0 {
+                host.report_progress(&job.id, done / seconds);
+            }
+        })
+        .await
+        .map_err(|e| Error::invalid("ffmpeg", e.to_string()))?;
+    store_package(
+        host,
+        account,
+        &job.id,
+        &out,
+        &renditions,
+        true,
+        shape.frame_rate(),
+    )
+    .await?;
+    Ok(JobOutput::AdStream { shape })
+}
+
 /// A job's working folder, removed when dropped.
 struct Removed(std::path::PathBuf);
 
@@ -182,13 +281,14 @@ impl Drop for Removed {
     }
 }
 
-/// The source as a file ffmpeg can read: the stored file itself in a local-folder store, else a
-/// copy in the job's folder.
+/// `media` as a file ffmpeg can read: the stored file itself in a local-folder store, else a
+/// copy named `name` in the job's folder `dir`.
 async fn source_file(
     host: &PodcastHost,
     account: &AccountId,
     media: &Media,
     dir: &std::path::Path,
+    name: &str,
 ) -> Result<std::path::PathBuf> {
     let location = layout::blob(account, &media.blob);
     if let Some(root) = &host.config().local_root {
@@ -197,10 +297,10 @@ async fn source_file(
             return Ok(path);
         }
     }
-    let path = dir.join("source");
+    let path = dir.join(name);
     host.copy_to_file(account, media, &path)
         .await
-        .map_err(|e| Error::storage(format!("copying the video to package it: {e}")))?;
+        .map_err(|e| Error::storage(format!("copying {} to package it: {e}", media.name)))?;
     Ok(path)
 }
 

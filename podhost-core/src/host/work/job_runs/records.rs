@@ -52,12 +52,13 @@ pub(crate) fn job_for(
     let file = records
         .media(media)
         .ok_or_else(|| Error::not_found("media", media))?;
-    // Packaging takes a video; every other job, audio.
-    let (wanted, what) = match kind {
-        JobKind::Hls => (MediaKind::Video, "a video"),
-        _ => (MediaKind::Audio, "an audio"),
+    // Packaging takes a video, an ad's packaging audio or video; every other job, audio.
+    let (wanted, what): (&[MediaKind], _) = match kind {
+        JobKind::Hls => (&[MediaKind::Video], "a video"),
+        JobKind::AdStream => (&[MediaKind::Audio, MediaKind::Video], "an audio or video"),
+        _ => (&[MediaKind::Audio], "an audio"),
     };
-    if file.kind() != wanted {
+    if !wanted.contains(&file.kind()) {
         return Err(Error::invalid(
             "media",
             format!("{} is not {what} file ({})", file.name, file.facts.mime),
@@ -66,12 +67,13 @@ pub(crate) fn job_for(
     if kind == JobKind::WriteTags {
         no_tag_write_running(state, media)?;
     }
-    // A mastering job is the same job only at the same options.
+    // A mastering or an ad's encoding is the same job only at the same options.
     if let Some(running) = state.jobs.values().find(|j| {
         j.media == Some(media)
             && j.kind == kind
             && !j.status.is_final()
-            && (!matches!(kind, JobKind::Master | JobKind::AdAudio) || j.params == *params)
+            && (!matches!(kind, JobKind::Master | JobKind::AdAudio | JobKind::AdStream)
+                || j.params == *params)
     }) {
         return Ok((running.clone(), false));
     }
