@@ -79,7 +79,13 @@ fn report(label: &str, p: &Measured, n: &Measured, bytes: bool) {
 
 /// The cases of one account, measured on `server` beside `nginx_base` (which serves that
 /// account's feed as `/{feed}.rss` and the enclosure as `/episode.wav`).
-fn cases(server: &Shipped, account: &Account, nginx_base: &str, ranges: &std::path::Path) {
+fn cases(
+    server: &Shipped,
+    account: &Account,
+    nginx_base: &str,
+    ranges: &std::path::Path,
+    video: Option<&Video>,
+) {
     let feed_path = format!("/feeds/{}/rss", account.feed);
     let gzip = "Accept-Encoding: gzip".to_string();
     let ours_etag = server.header(&feed_path, &[&gzip], "etag");
@@ -175,6 +181,23 @@ fn cases(server: &Shipped, account: &Account, nginx_base: &str, ranges: &std::pa
             vec![],
         ),
     ];
+    let mut table = table.to_vec();
+    if let Some(video) = video {
+        table.push(case(
+            "video segment (1080p 00001.m4s, 2 MB)",
+            &video.segment,
+            "/segment.m4s",
+            vec![],
+            vec![],
+        ));
+        table.push(case(
+            "listener's media playlist with 2 ads (1080p index.m3u8)",
+            &video.playlist,
+            "/playlist.m3u8",
+            vec![],
+            vec![],
+        ));
+    }
     let only = std::env::var("DELIVERY_CASES").unwrap_or_default();
     for case in table.into_iter().filter(|c| c.label.contains(&only)) {
         server.wait_idle();
@@ -192,6 +215,7 @@ fn cases(server: &Shipped, account: &Account, nginx_base: &str, ranges: &std::pa
 }
 
 /// One row of the table: the same request to podhost and to nginx.
+#[derive(Clone)]
 struct Case {
     label: &'static str,
     ours: String,
@@ -202,6 +226,141 @@ struct Case {
     random: bool,
     /// Reported in bytes per second rather than requests per second.
     bytes: bool,
+}
+
+/// The paths of a packaged video of the large account (see [`video`]).
+struct Video {
+    /// A 2 MB segment of its 1080p rendition.
+    segment: String,
+    /// A listener's 1080p media playlist, with a preroll and a midroll ad.
+    playlist: String,
+}
+
+/// `curl -s` with the account's token: the JSON answer.
+fn api(server: &Shipped, account: &Account, args: &[&str], path: &str) -> serde_json::Value {
+    let out = Command::new("curl")
+        .arg("-s")
+        .args(["-H", &format!("Authorization: Bearer {}", account.token)])
+        .args(args)
+        .arg(format!("{}{path}", server.base))
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{path}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// A 30-second 1080p H.264 video (about 2.8 Mbit/s, so its copied top rendition's 6-second
+/// segments are about 2 MB) uploaded to `account` through the API as a podcaster does, shown by
+/// a new episode of its measured podcast (of 10,000 episodes), with breaks before it and at
+/// 12 s, and a campaign of a 3-second audio ad there; waits (by polling, as a client would)
+/// until it is packaged and the ad is packaged for it. nginx gets the same segment and the
+/// same listener's playlist in `statics`.
+fn video(server: &Shipped, account: &Account, statics: &std::path::Path) -> Video {
+    let clip = statics.join("clip.mp4");
+    let made = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30"])
+        .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
+        .args([
+            "-t",
+            "30",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "60",
+        ])
+        .args(["-b:v", "2800k", "-maxrate", "2800k", "-bufsize", "5600k"])
+        .args(["-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"])
+        .arg(&clip)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let form = |field: &str, file: &std::path::Path| format!("{field}=@{}", file.display());
+    let uploaded = api(
+        server,
+        account,
+        &["-F", &form("media", &clip)],
+        "/api/media",
+    );
+    let id = uploaded["id"].as_u64().expect("the video's id");
+    let shown = api(
+        server,
+        account,
+        &[
+            "-F",
+            "title=On camera",
+            "-F",
+            &format!("video_media={id}"),
+            "-F",
+            "is_public=1",
+        ],
+        &format!("/api/feed/{}/show", account.feed),
+    );
+    assert!(shown["data"]["id"].is_string(), "{shown}");
+    let breaks = r#"{"adbreak": {"preroll": true, "postroll": false, "midrolls": [12.0]}}"#;
+    let json = ["-H", "Content-Type: application/json", "--data"];
+    let put = api(
+        server,
+        account,
+        &[&["-X", "PUT"][..], &json[..], &[breaks]].concat(),
+        &format!("/api/media/{id}/metadata"),
+    );
+    assert_eq!(put["data"]["id"], id, "{put}");
+    let ad_file = statics.join("ad.wav");
+    std::fs::write(&ad_file, podhost_testkit::fixtures::wav(3.0, 44_100)).unwrap();
+    let ad = api(
+        server,
+        account,
+        &["-F", &form("media", &ad_file)],
+        "/api/media",
+    );
+    let campaign = format!(
+        r#"{{"name": "Bench", "media_id": {}, "positions": ["preroll", "midroll"]}}"#,
+        ad["id"]
+    );
+    let made = api(
+        server,
+        account,
+        &[&json[..], &[&campaign]].concat(),
+        "/api/campaigns",
+    );
+    assert!(made["data"]["id"].is_string(), "{made}");
+    let started = std::time::Instant::now();
+    let blob = loop {
+        let record = api(server, account, &[], &format!("/api/media/{id}"));
+        if record["hls"]["url"].is_string() {
+            let url = record["url"].as_str().unwrap();
+            break url.split('/').nth_back(1).unwrap().to_string();
+        }
+        assert!(started.elapsed().as_secs() < 600, "not packaged: {record}");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    let base = format!("/media/{}/{blob}/hls/1080p", account.name);
+    let playlist = format!("{base}/index.m3u8");
+    let listed = loop {
+        let text = server.body(&playlist, &[]);
+        if String::from_utf8_lossy(&text).contains("#EXT-X-DISCONTINUITY") {
+            break text;
+        }
+        assert!(
+            started.elapsed().as_secs() < 900,
+            "the ads were never spliced in"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    let segment = format!("{base}/00001.m4s");
+    let bytes = server.body(&segment, &[]);
+    println!(
+        "video: packaged in {:.0} s with its ad; 1080p segment 00001.m4s of {} bytes; the listener's playlist of {} bytes",
+        started.elapsed().as_secs_f64(),
+        bytes.len(),
+        listed.len()
+    );
+    std::fs::write(statics.join("segment.m4s"), &bytes).unwrap();
+    std::fs::write(statics.join("playlist.m3u8"), &listed).unwrap();
+    Video { segment, playlist }
 }
 
 fn main() {
@@ -239,6 +398,7 @@ fn main() {
             println!("{}: {name} page of {} bytes", account.feed, html.len());
         }
     }
+    let video = video(&server, &large, statics.path());
     let wav = server.body(&large.enclosure, &[]);
     assert_eq!(wav.len(), ENCLOSURE_BYTES);
     std::fs::write(statics.path().join("episode.wav"), &wav).unwrap();
@@ -263,7 +423,8 @@ fn main() {
         println!("\n{} account ({}):", account.name, account.feed);
         println!("| request | podhost | nginx | podhost/nginx | latency p99 podhost / nginx |");
         println!("|---|---|---|---|---|");
-        cases(&server, account, &nginx_base, ranges.path());
+        let video = (account.name == large.name).then_some(&video);
+        cases(&server, account, &nginx_base, ranges.path(), video);
     }
     println!(
         "\npeak memory of the server: {} MiB; log written: {} MiB",

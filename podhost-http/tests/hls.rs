@@ -1060,6 +1060,54 @@ async fn a_listeners_stream_has_their_ads_spliced_in_and_counted() {
         .await;
     assert_eq!(blank.status, StatusCode::OK);
     assert!(!String::from_utf8_lossy(&blank.raw).contains("-->"));
+
+    // The episode's chapters (written into its soundtrack) reach the stream as Apple's chapter
+    // data, moved by the listener's ads: the preroll (4 s) before both, the midroll (3.25 s)
+    // before the second.
+    let soundtrack = record["hls"]["soundtrack_media"].as_u64().unwrap();
+    let chapters = json!([{"start": 0.0, "title": "Intro"}, {"start": 8.0, "title": "Main"}]);
+    let put = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{soundtrack}/metadata"),
+            &fx.alice,
+            Some(json!({ "chapters": chapters })),
+        )
+        .await;
+    assert!(put.status.is_success(), "{}", put.body);
+    let chapters_path = format!("/media/alice/{blob}/hls/chapters/index.json");
+    let mut answer = fx
+        .public(Method::GET, &chapters_path, &[("user-agent", agent)])
+        .await;
+    for _ in 0..2400 {
+        if answer.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        answer = fx
+            .public(Method::GET, &chapters_path, &[("user-agent", agent)])
+            .await;
+    }
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.headers["cache-control"], "private, no-cache");
+    let listed: Value = serde_json::from_slice(&answer.raw).unwrap();
+    let starts: Vec<f64> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["start-time"].as_f64().unwrap())
+        .collect();
+    assert!((starts[0] - 4.0).abs() < 0.2, "{listed}");
+    assert!((starts[1] - 15.25).abs() < 0.3, "{listed}");
+    assert_eq!(listed[1]["titles"][0]["title"], "Main");
+    let shared = fx.public(Method::GET, &master, &[]).await;
+    assert!(
+        String::from_utf8_lossy(&shared.raw).contains(
+            "#EXT-X-SESSION-DATA:DATA-ID=\"com.apple.hls.chapters\",URI=\"chapters/index.json\""
+        ),
+        "{}",
+        String::from_utf8_lossy(&shared.raw)
+    );
 }
 
 /// The blob segment of a media record's download URL.

@@ -12,6 +12,7 @@
 //! accounts/{account}/results/{job}/hls/{track}/{n:05}.m4s   its media segments
 //! ```
 
+pub mod chapter_data;
 pub mod ffmpeg;
 pub mod fragment;
 pub mod ladder;

@@ -12,11 +12,16 @@ pub const MIME: &str = "application/vnd.apple.mpegurl";
 
 /// The multivariant playlist: one variant per video rendition (each with the audio group, and
 /// the subtitles' when `subtitles` names their language), the audio-only variant, and an
-/// I-frame variant per video rendition. Every video variant carries `BANDWIDTH` (its peak
+/// I-frame variant per video rendition, and the chapters' session data when `chapters`. Every
+/// video variant carries `BANDWIDTH` (its peak
 /// segment rate with the audio's), `AVERAGE-BANDWIDTH`, `CODECS`, `RESOLUTION` and
 /// `FRAME-RATE`.
-pub fn multivariant(package: &Package, subtitles: Option<&str>) -> String {
+pub fn multivariant(package: &Package, subtitles: Option<&str>, chapters: bool) -> String {
     let mut out = String::from("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n");
+    if chapters {
+        out.push_str(&super::chapter_data::session_data());
+        out.push('\n');
+    }
     if let Some(language) = subtitles {
         let _ = writeln!(
             out,
@@ -249,7 +254,7 @@ mod tests {
 
     #[test]
     fn every_video_variant_says_its_rates_codecs_size_and_frame_rate() {
-        let text = multivariant(&package(), None);
+        let text = multivariant(&package(), None, false);
         let variants: Vec<&str> = text
             .lines()
             .filter(|l| l.starts_with("#EXT-X-STREAM-INF:") && l.contains("RESOLUTION"))

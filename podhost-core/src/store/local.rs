@@ -307,3 +307,119 @@ pub(crate) fn file_chunks(
     })
     .boxed()
 }
+
+/// Bytes of a file a download maps at a time: a video segment or an app's range in one, and
+/// little held for a slow client.
+const MAP_WINDOW: u64 = 2 << 20;
+
+/// `range` of `file` for a download: windows of the file mapped into memory (each made
+/// resident on the blocking pool, so sending it never waits on the disk) and handed to the
+/// socket as they are. The kernel copies the page cache's pages once, into the socket, where a
+/// read copied them twice (into a buffer, then into the socket). A window that cannot be mapped
+/// is read instead.
+pub(crate) fn mapped_chunks(
+    file: std::fs::File,
+    range: std::ops::Range<u64>,
+) -> futures::stream::BoxStream<'static, crate::Result<bytes::Bytes>> {
+    use futures::StreamExt;
+    let file = std::sync::Arc::new(file);
+    let state = (file, range.start, range.end);
+    futures::stream::try_unfold(state, |(file, at, end)| async move {
+        if at >= end {
+            return Ok(None);
+        }
+        let want = (end - at).min(MAP_WINDOW);
+        let opened = file.clone();
+        let window = tokio::task::spawn_blocking(move || map_window(&opened, at, want))
+            .await
+            .map_err(|e| crate::Error::storage(format!("reading a media file: {e}")))?
+            .map_err(|e| crate::Error::storage(format!("reading a media file: {e}")))?;
+        let next = at + window.len() as u64;
+        Ok(Some((window, (file, next, end))))
+    })
+    .boxed()
+}
+
+/// `len` bytes of `file` from `at`, mapped and resident; read when mapping fails.
+#[allow(unsafe_code)]
+fn map_window(file: &std::fs::File, at: u64, len: u64) -> std::io::Result<bytes::Bytes> {
+    let size = file.metadata()?.len();
+    if at + len > size {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "a media file is shorter than its record",
+        ));
+    }
+    // SAFETY: a stored file is never changed in place: object_store writes a new version to
+    // a temporary file renamed over the name, and a file deleted while mapped stays readable
+    // until unmapped; its length was checked above, so no page of the window is past its end.
+    let mapped = unsafe {
+        memmap2::MmapOptions::new()
+            .offset(at)
+            .len(len as usize)
+            .populate()
+            .map(file)
+    };
+    match mapped {
+        Ok(map) => Ok(bytes::Bytes::from_owner(map)),
+        Err(_) => {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut file = file;
+            file.seek(SeekFrom::Start(at))?;
+            let mut buf = Vec::with_capacity(len as usize);
+            file.take(len).read_to_end(&mut buf)?;
+            Ok(bytes::Bytes::from(buf))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::TryStreamExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_mapped_download_sends_exactly_the_bytes_of_its_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("episode.bin");
+        let len = 2 * MAP_WINDOW + 12_345;
+        let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let window = MAP_WINDOW;
+        for range in [
+            0..len,
+            0..1,
+            1..window + 7,
+            window - 3..window + 3,
+            len - 1..len,
+            4097..2 * window + 1,
+        ] {
+            let file = std::fs::File::open(&path).unwrap();
+            let chunks: Vec<bytes::Bytes> = mapped_chunks(file, range.clone())
+                .try_collect()
+                .await
+                .unwrap();
+            assert!(chunks.iter().all(|c| c.len() as u64 <= MAP_WINDOW));
+            let sent: Vec<u8> = chunks.concat();
+            assert_eq!(
+                sent,
+                bytes[range.start as usize..range.end as usize],
+                "{range:?}"
+            );
+        }
+        // A file shorter than its record is an error, not a short answer.
+        let file = std::fs::File::open(&path).unwrap();
+        let past = mapped_chunks(file, len - 10..len + 10)
+            .try_collect::<Vec<_>>()
+            .await;
+        assert!(past.is_err());
+        // A file deleted while it is sent is sent whole.
+        let file = std::fs::File::open(&path).unwrap();
+        let mut stream = mapped_chunks(file, 0..len);
+        let first = stream.try_next().await.unwrap().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let rest: Vec<bytes::Bytes> = stream.try_collect().await.unwrap();
+        assert_eq!([vec![first], rest].concat().concat(), bytes);
+    }
+}

@@ -12,7 +12,7 @@ use super::download::{
 use std::sync::Arc;
 
 use crate::hls::{
-    Package,
+    Package, chapter_data as chapters,
     package::names,
     playlist,
     splice::{self, AudioSegment, Insert},
@@ -86,19 +86,51 @@ impl super::Delivery<'_> {
             };
             playlist_of(video.clone(), etag, text, spliced.key.is_some())
         };
-        let transcript = match file {
-            StreamFile::Track { track, .. } if track != subtitles::TRACK => None,
-            _ => self.host.stream_transcript(&account, &media).await?,
+        let shown = match file {
+            StreamFile::Track { track, .. }
+                if track != subtitles::TRACK && track != chapters::TRACK =>
+            {
+                Shown::default()
+            }
+            _ => self.host.stream_shown(&account, &media).await?,
         };
+        let transcript = shown.transcript;
         let served = match file {
             StreamFile::Multivariant => {
                 let language = transcript.as_ref().map(|t| t.language.as_str());
-                // The transcript is part of what the playlist says: a new one is a new ETag.
-                let which = match &transcript {
+                // The transcript and the chapters are part of what the playlist says: new ones
+                // make a new ETag.
+                let mut which = match &transcript {
                     Some(t) => format!("master-{}", t.media.blob.as_str()),
                     None => "master".to_string(),
                 };
-                listed(&which, playlist::multivariant(&package, language))
+                if let Some(digest) = &shown.chapters_digest {
+                    which = format!("{which}-{digest}");
+                }
+                let text =
+                    playlist::multivariant(&package, language, shown.chapters_digest.is_some());
+                listed(&which, text)
+            }
+            StreamFile::Track { track, file } if track == chapters::TRACK => {
+                let digest = shown
+                    .chapters_digest
+                    .as_ref()
+                    .filter(|_| file == chapters::FILE);
+                let digest = digest.ok_or_else(not_found)?;
+                let reference: Vec<f64> = package
+                    .top()
+                    .or(package.audio.as_ref())
+                    .map(|t| t.segments.iter().map(|s| s.duration).collect())
+                    .unwrap_or_default();
+                let total_ms = (reference.iter().sum::<f64>() * 1000.0) as u64;
+                let text = chapters::json(&shown.chapters, &shown.language, total_ms, |ms| {
+                    splice::retime(&reference, inserts, ms)
+                });
+                let mut served = listed(&format!("chapters-{digest}"), text);
+                if let Served::Playlist(list) = &mut served {
+                    list.mime = "application/json";
+                }
+                served
             }
             StreamFile::Track { track, file } if track == subtitles::TRACK => {
                 let transcript = transcript.ok_or_else(not_found)?;
@@ -328,6 +360,17 @@ struct StreamTranscript {
     language: String,
 }
 
+/// What the episode showing a video adds to its stream: its timed transcript (the subtitles)
+/// and its audio's chapters, in its podcast's language.
+#[derive(Default)]
+struct Shown {
+    transcript: Option<StreamTranscript>,
+    chapters: Vec<crate::tags::Chapter>,
+    /// Names the chapters as they are (none without chapters): part of the playlists' ETags.
+    chapters_digest: Option<String>,
+    language: String,
+}
+
 impl crate::host::PodcastHost {
     /// The package of a video packaged by job `job` (its `hls.json`), kept in memory once read.
     async fn hls_package(
@@ -348,30 +391,53 @@ impl crate::host::PodcastHost {
         Ok(package)
     }
 
-    /// The timed transcript of the episode that shows `video` (the one its downloads count
-    /// for), with its podcast's language; `None` when it has none.
-    async fn stream_transcript(
-        &self,
-        account: &AccountId,
-        video: &Media,
-    ) -> Result<Option<StreamTranscript>> {
+    /// What the episode that shows `video` (the one its downloads count for) adds to its
+    /// stream: its timed transcript and its audio's (else the video's) chapters.
+    async fn stream_shown(&self, account: &AccountId, video: &Media) -> Result<Shown> {
         let Some(catalog) = self.existing_catalog(account).await? else {
-            return Ok(None);
+            return Ok(Shown::default());
         };
         let now = self.now();
         Ok(catalog
             .read(|state| {
-                let (feed, episode) = state.heard_or_seen(video.id, now)?;
-                let media = state.media.get(&episode.transcript?)?;
-                subtitles::cues_possible(&media.facts.mime).then(|| StreamTranscript {
-                    media: media.clone(),
-                    language: state
-                        .feeds
-                        .get(feed)
-                        .map(|e| e.feed.language.clone())
-                        .filter(|l| !l.is_empty())
-                        .unwrap_or_else(|| "und".to_string()),
-                })
+                let Some((feed, episode)) = state.heard_or_seen(video.id, now) else {
+                    return Shown::default();
+                };
+                let language = state
+                    .feeds
+                    .get(feed)
+                    .map(|e| e.feed.language.clone())
+                    .filter(|l| !l.is_empty())
+                    .unwrap_or_else(|| "und".to_string());
+                let transcript = episode
+                    .transcript
+                    .and_then(|t| state.media.get(&t))
+                    .filter(|m| subtitles::cues_possible(&m.facts.mime))
+                    .map(|m| StreamTranscript {
+                        media: m.clone(),
+                        language: language.clone(),
+                    });
+                let chapters = episode
+                    .media
+                    .and_then(|m| state.media.get(&m))
+                    .map(|m| m.chapters.clone())
+                    .filter(|c| !c.is_empty())
+                    .unwrap_or_else(|| video.chapters.clone());
+                let chapters_digest = (!chapters.is_empty()).then(|| {
+                    let named: Vec<String> = chapters
+                        .iter()
+                        .map(|c| format!("{}:{:?}:{}", c.start_ms, c.end_ms, c.title))
+                        .chain([language.clone()])
+                        .collect();
+                    let parts: Vec<&[u8]> = named.iter().map(|n| n.as_bytes()).collect();
+                    hex::encode(&crate::stats::parts_digest(b"chapters", &parts)[..6])
+                });
+                Shown {
+                    transcript,
+                    chapters,
+                    chapters_digest,
+                    language,
+                }
             })
             .await)
     }
