@@ -1100,6 +1100,39 @@ async fn a_listeners_stream_has_their_ads_spliced_in_and_counted() {
     assert!((starts[0] - 4.0).abs() < 0.2, "{listed}");
     assert!((starts[1] - 15.25).abs() < 0.3, "{listed}");
     assert_eq!(listed[1]["titles"][0]["title"], "Main");
+    // A web player: hls.js in headless Chromium plays the listener's stream, switches to the
+    // top rendition and back, and seeks into the preroll, into the midroll and past it.
+    if let Some(tools) = podhost_testkit::browser::find_or_skip(
+        "a_listeners_stream_has_their_ads_spliced_in_and_counted (hls.js)",
+        &["playwright-core", "hls.js"],
+    ) {
+        let played = std::process::Command::new("node")
+            .current_dir(&tools.scripts)
+            .env("PODHOST_CHROMIUM", &tools.chromium)
+            .arg("check-hls.mjs")
+            .arg(&url)
+            .args(["2", "11", "16"])
+            .output()
+            .expect("node runs");
+        let report = String::from_utf8_lossy(&played.stdout).into_owned();
+        assert!(
+            played.status.success(),
+            "hls.js: {report}\n{}",
+            String::from_utf8_lossy(&played.stderr)
+        );
+        println!("hls.js: {report}");
+        let report: Value = serde_json::from_str(report.trim()).unwrap();
+        assert_eq!(report["levels"], json!([240, 360, 480, 720]), "{report}");
+        let duration = report["duration"].as_f64().unwrap();
+        assert!((duration - 21.25).abs() < 0.6, "{report}");
+        for seek in report["seeks"].as_array().unwrap() {
+            let (to, reached) = (
+                seek["to"].as_f64().unwrap(),
+                seek["reached"].as_f64().unwrap(),
+            );
+            assert!(reached > to + 1.0, "stalled after a seek: {report}");
+        }
+    }
     let shared = fx.public(Method::GET, &master, &[]).await;
     assert!(
         String::from_utf8_lossy(&shared.raw).contains(
