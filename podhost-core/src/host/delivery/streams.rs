@@ -74,8 +74,14 @@ impl super::Delivery<'_> {
         let video = crate::host::rendering::public_media_of(&account, &media);
         let not_found = || Error::not_found("stream file", media.blob.as_str());
         // The listener's ads (the multivariant playlist is everyone's).
+        // A video rendition's own init and segments are everyone's: no listener's ads needed.
+        let own_picture = |track: &str, file: &str| {
+            !package.audio.as_ref().is_some_and(|a| a.is_named(track))
+                && (file == names::INIT || names::segment_number(file).is_some())
+        };
         let spliced = match file {
             StreamFile::Multivariant => Spliced::default(),
+            StreamFile::Track { track, file } if own_picture(track, file) => Spliced::default(),
             StreamFile::Track { .. } => self.spliced(&account, &media, &package, listener).await?,
         };
         let inserts = spliced.inserts.as_slice();
