@@ -18,44 +18,7 @@ fn clip() -> Vec<u8> {
 
 /// A `seconds`-long H.264/AAC test clip of `size` with a key frame every 2 s, made by ffmpeg.
 fn clip_of(size: &str, seconds: u32) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("podhost-hls-{}-{size}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("clip.mp4");
-    let made = std::process::Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y"])
-        .args([
-            "-f",
-            "lavfi",
-            "-i",
-            &format!("testsrc2=size={size}:rate=30"),
-        ])
-        .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
-        .args([
-            "-t",
-            &seconds.to_string(),
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-g",
-            "60",
-        ])
-        .args([
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-            "-b:a",
-            "96k",
-            "-shortest",
-        ])
-        .arg(&path)
-        .status()
-        .expect("ffmpeg runs (the test command installs it)");
-    assert!(made.success());
-    let bytes = std::fs::read(&path).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    bytes
+    podhost_testkit::fixtures::video(size, seconds)
 }
 
 /// Waits until video `id` is packaged (asking the core, so as not to spend the API's rate

@@ -1,4 +1,5 @@
-//! Small media files made in code: a WAV tone and a PNG image of any size.
+//! Small media files made in code: a WAV tone and a PNG image of any size; and a video clip,
+//! made by ffmpeg.
 
 /// A 16-bit PCM WAV of `seconds` at `rate` Hz, mono, a 440 Hz tone.
 pub fn wav(seconds: f64, rate: u32) -> Vec<u8> {
@@ -135,4 +136,34 @@ mod tests {
         assert_eq!(super::crc32(b"123456789"), 0xcbf4_3926);
         assert_eq!(super::adler32(b"Wikipedia"), 0x11e6_0398);
     }
+}
+
+/// A `seconds`-long H.264/AAC clip of `size` (`"1920x1080"`) in MP4: ffmpeg's moving test
+/// pattern at 30 frames per second with a key frame every 2 s, and a 440 Hz tone. Made by
+/// `ffmpeg` on `PATH` (Debian's package; the test command installs it); panics naming it when
+/// it cannot run.
+pub fn video(size: &str, seconds: u32) -> Vec<u8> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("clip.mp4");
+    let made = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(["-f", "lavfi", "-i"])
+        .arg(format!("testsrc2=size={size}:rate=30"))
+        .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
+        .args(["-t", &seconds.to_string()])
+        .args(["-c:v", "libx264", "-preset", "ultrafast", "-g", "60"])
+        .args([
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "96k",
+            "-shortest",
+        ])
+        .arg(&path)
+        .status()
+        .expect("ffmpeg runs (Debian's package `ffmpeg`; the test command installs it)");
+    assert!(made.success(), "ffmpeg made no {size} clip");
+    std::fs::read(&path).expect("the clip ffmpeg wrote")
 }

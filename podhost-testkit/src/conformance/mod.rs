@@ -14,6 +14,7 @@ pub mod members;
 mod podcasts;
 pub mod privacy;
 mod publishing;
+mod video;
 
 /// The owner of a new account (kept here for the tests that named it so).
 pub use crate::setup::account as owner;
@@ -24,6 +25,7 @@ pub use members::{activity, owners_and_tokens, roles};
 pub use podcasts::{episode_list, episodes, feeds, scheduled_publishing};
 pub use privacy::private_stays_private;
 pub use publishing::{publishing, two_hosts_share_a_store};
+pub use video::video_streams;
 
 /// A case: a name and the test.
 pub type Case = (
@@ -63,6 +65,7 @@ pub fn cases() -> Vec<Case> {
         ("roles", |s| Box::pin(roles(s))),
         ("owners_and_tokens", |s| Box::pin(owners_and_tokens(s))),
         ("activity", |s| Box::pin(activity(s))),
+        ("video_streams", |s| Box::pin(video_streams(s))),
     ]
 }
 

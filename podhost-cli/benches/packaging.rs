@@ -1,0 +1,259 @@
+//! Packaging a video for HLS: the shipped binary beside the plain ffmpeg command that makes the
+//! same ladder, in one run (not a timed test): run with
+//! `BENCH_DIR=/tmp cargo bench -p podhost-cli --bench packaging`.
+//! Needs `ffmpeg` and `curl` (Debian packages).
+//!
+//! The source: a 10-minute 1080p30 H.264 video with AAC sound (`PACKAGING_SECONDS` changes its
+//! length), made once with ffmpeg's test pattern and kept in `BENCH_DIR` as
+//! `packaging-{seconds}s.mp4`. podhost: `podhost serve`, the release binary as its own process
+//! with its default logging, on a new local-folder store; the video uploaded through the API
+//! as a podcaster does, then timed from the upload's answer until the media's `hls` says the
+//! stream is made (polled every 100 ms, as a client would). That time holds what the job does
+//! beside ffmpeg: the source copied to a working folder, the renditions read back (durations,
+//! key frames), every segment stored (fsync), the package described. The plain command: ffmpeg
+//! with the very arguments podhost gives it (the ladder of `hls::ladder::plan`, the same
+//! encoder settings and thread bound, the soundtrack in the same run), writing to a folder.
+//! Rounds in turn (`PACKAGING_ROUNDS`, default 2: podhost, plain, podhost, plain), each
+//! podhost round on a new store; the median of each reported.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use podhost_core::{
+    PodcastHost, Scopes,
+    hls::{ffmpeg, ladder},
+    probe::VideoFacts,
+};
+
+#[path = "support/shipped.rs"]
+mod shipped;
+
+use shipped::Shipped;
+
+/// The source's length when `PACKAGING_SECONDS` is not set: the 10 minutes.
+const SECONDS: u64 = 600;
+
+/// Threads podhost gives ffmpeg by default (`--ffmpeg-threads`).
+const THREADS: usize = 2;
+
+/// The 1080p30 source of `seconds`, made once in `dir` (about 2.8 Mbit/s of H.264 with a key
+/// frame every 2 s, AAC sound: what an editor exports for the web, and what podhost copies as
+/// its top rendition).
+fn source(dir: &Path, seconds: u64) -> PathBuf {
+    let file = dir.join(format!("packaging-{seconds}s.mp4"));
+    if file.exists() {
+        return file;
+    }
+    let partial = dir.join(format!("packaging-{seconds}s.partial.mp4"));
+    let started = Instant::now();
+    let made = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30"])
+        .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
+        .args(["-t", &seconds.to_string()])
+        .args(["-c:v", "libx264", "-preset", "ultrafast", "-g", "60"])
+        .args(["-b:v", "2800k", "-maxrate", "2800k", "-bufsize", "5600k"])
+        .args(["-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k"])
+        .args(["-movflags", "+faststart", "-shortest"])
+        .arg(&partial)
+        .status()
+        .expect("ffmpeg runs");
+    assert!(made.success(), "the source was not made");
+    std::fs::rename(&partial, &file).unwrap();
+    eprintln!(
+        "source {} made in {:.0} s",
+        file.display(),
+        started.elapsed().as_secs_f64()
+    );
+    file
+}
+
+/// A new store in `base` with an account and a token of every scope; returns the store's
+/// folder (kept by the returned guard) and the token.
+fn store(base: &Path) -> (tempfile::TempDir, PathBuf, String) {
+    let temp = tempfile::tempdir_in(base).unwrap();
+    let dir = temp.path().join("store");
+    std::fs::create_dir_all(&dir).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let token = runtime.block_on(async {
+        let opened = podhost_core::open_store(dir.to_str().unwrap()).unwrap();
+        let host = PodcastHost::new(
+            podhost_core::HostConfig::new("http://127.0.0.1").unwrap(),
+            opened.store,
+        );
+        let who = podhost_testkit::setup::account(&host, "studio").await;
+        host.access()
+            .create_token(&who, "bench", Scopes::all())
+            .await
+            .unwrap()
+            .secret
+    });
+    (temp, dir, token)
+}
+
+/// `curl` of `path` on `server` with the token and `args`, its JSON answer.
+fn api(server: &Shipped, token: &str, args: &[&str], path: &str) -> serde_json::Value {
+    let out = Command::new("curl")
+        .arg("-s")
+        .args(["-H", &format!("Authorization: Bearer {token}")])
+        .args(args)
+        .arg(format!("{}{path}", server.base))
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{path}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// What one podhost round measured.
+struct Packaged {
+    /// The upload, until its answer.
+    upload: Duration,
+    /// From the upload's answer until the stream was made.
+    packaging: Duration,
+    /// The video as the server probed it.
+    facts: VideoFacts,
+    /// The renditions it made.
+    renditions: Vec<String>,
+    /// The server's peak RSS, MiB.
+    peak_mib: u64,
+}
+
+/// Uploads `source` to a new `podhost serve` and times its packaging.
+fn podhost_round(base: &Path, source: &Path) -> Packaged {
+    let (_kept, dir, token) = store(base);
+    let server = Shipped::start(&dir, &[], &[]);
+    server.wait_idle();
+    let started = Instant::now();
+    let uploaded = api(
+        &server,
+        &token,
+        &["-F", &format!("media=@{}", source.display())],
+        "/api/media",
+    );
+    let upload = started.elapsed();
+    let id = uploaded["id"].as_u64().expect("the video's id");
+    let answered = Instant::now();
+    let record = loop {
+        let record = api(&server, &token, &[], &format!("/api/media/{id}"));
+        if record["hls"]["url"].is_string() {
+            break record;
+        }
+        assert!(
+            answered.elapsed() < Duration::from_secs(3600),
+            "not packaged in an hour: {record}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let packaging = answered.elapsed();
+    let facts: VideoFacts =
+        serde_json::from_value(record["video"].clone()).expect("the video's facts");
+    let renditions = record["hls"]["renditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    Packaged {
+        upload,
+        packaging,
+        facts,
+        renditions,
+        peak_mib: server.peak_mib(),
+    }
+}
+
+/// Runs the plain ffmpeg command of `facts`' ladder on `source` into a new folder in `base`;
+/// returns its time and the command.
+fn plain_round(base: &Path, source: &Path, facts: &VideoFacts) -> (Duration, String) {
+    let out = tempfile::tempdir_in(base).unwrap();
+    let plan = ladder::plan(facts);
+    let soundtrack = out.path().join("soundtrack.m4a");
+    let mut args = ffmpeg::arguments(source, out.path(), &plan, Some(&soundtrack), THREADS);
+    // podhost reads ffmpeg's progress from its standard output; the plain command prints none.
+    if let Some(at) = args.iter().position(|a| a == "-progress") {
+        args.drain(at..at + 2);
+    }
+    let command = format!(
+        "ffmpeg {}",
+        args.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let started = Instant::now();
+    let status = Command::new("ffmpeg").args(&args).status().unwrap();
+    let took = started.elapsed();
+    assert!(status.success(), "the plain command failed: {command}");
+    (took, command)
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn main() {
+    let base = PathBuf::from(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into()));
+    let seconds: u64 = std::env::var("PACKAGING_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(SECONDS);
+    let rounds: usize = std::env::var("PACKAGING_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2)
+        .max(1);
+    let source = source(&base, seconds);
+    let bytes = std::fs::metadata(&source).unwrap().len();
+    let mut ours = Vec::new();
+    let mut plain = Vec::new();
+    let mut uploads = Vec::new();
+    let mut shown = None;
+    for round in 1..=rounds {
+        let packaged = podhost_round(&base, &source);
+        println!(
+            "round {round}: podhost {:.1} s (upload {:.1} s), peak RSS {} MiB",
+            packaged.packaging.as_secs_f64(),
+            packaged.upload.as_secs_f64(),
+            packaged.peak_mib
+        );
+        let (took, command) = plain_round(&base, &source, &packaged.facts);
+        println!("round {round}: plain ffmpeg {:.1} s", took.as_secs_f64());
+        ours.push(packaged.packaging);
+        uploads.push(packaged.upload);
+        plain.push(took);
+        shown.get_or_insert((packaged.facts, packaged.renditions, command));
+    }
+    let (facts, renditions, command) = shown.unwrap();
+    let (ours, plain) = (median(ours), median(plain));
+    println!(
+        "\nsource: {seconds} s of {}x{} {} at {:.2} fps, {:.1} Mbit/s video, {} MiB; ladder {}",
+        facts.width,
+        facts.height,
+        facts.codec,
+        facts.frame_rate,
+        f64::from(facts.bitrate) / 1e6,
+        bytes >> 20,
+        renditions.join(", ")
+    );
+    println!("plain command: {command}");
+    println!("| packaging ({rounds} rounds, median) | podhost | plain ffmpeg | podhost/ffmpeg |");
+    println!("|---|---|---|---|");
+    println!(
+        "| {seconds} s 1080p source, upload answered → stream made | {:.1} s | {:.1} s | {:.3}× |",
+        ours.as_secs_f64(),
+        plain.as_secs_f64(),
+        ours.as_secs_f64() / plain.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "upload of the source ({} MiB) through the API: {:.1} s (median)",
+        bytes >> 20,
+        median(uploads).as_secs_f64()
+    );
+}
