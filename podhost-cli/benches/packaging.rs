@@ -13,8 +13,16 @@
 //! key frames), every segment stored (fsync), the package described. The plain command: ffmpeg
 //! with the very arguments podhost gives it (the ladder of `hls::ladder::plan`, the same
 //! encoder settings and thread bound, the soundtrack in the same run), writing to a folder.
-//! Rounds in turn (`PACKAGING_ROUNDS`, default 2: podhost, plain, podhost, plain), each
-//! podhost round on a new store; the median of each reported.
+//! The CPU time of each (the server's and its children's from `/proc`, the plain command's
+//! from this process's children) is reported beside the wall time: on a shared machine the
+//! wall time of one 7-minute encode varies by a tenth from run to run.
+//! Rounds in turn (`PACKAGING_ROUNDS`, default 2: podhost, plain, podhost, plain; 0 skips
+//! them), each podhost round on a new store; each round's ratio and the median of each
+//! reported.
+//!
+//! Then the memory of a 1 GiB upload (skipped with `PACKAGING_MEMORY=0`): a source of the same
+//! length at 14.4 Mbit/s uploaded with curl to a new server, its RSS sampled every 10 ms until
+//! the upload's answer and on until the stream is made.
 
 use std::{
     path::{Path, PathBuf},
@@ -39,15 +47,19 @@ const SECONDS: u64 = 600;
 /// Threads podhost gives ffmpeg by default (`--ffmpeg-threads`).
 const THREADS: usize = 2;
 
-/// The 1080p30 source of `seconds`, made once in `dir` (about 2.8 Mbit/s of H.264 with a key
-/// frame every 2 s, AAC sound: what an editor exports for the web, and what podhost copies as
-/// its top rendition).
-fn source(dir: &Path, seconds: u64) -> PathBuf {
-    let file = dir.join(format!("packaging-{seconds}s.mp4"));
+/// The 1080p30 source of `seconds` at `kbits` of video, made once in `dir` (H.264 with a key
+/// frame every 2 s, AAC sound: at 2800 kbit/s, what an editor exports for the web, and what
+/// podhost copies as its top rendition).
+fn make_source(dir: &Path, seconds: u64, kbits: u32) -> PathBuf {
+    let name = match kbits {
+        2800 => format!("packaging-{seconds}s"),
+        _ => format!("packaging-{seconds}s-{kbits}k"),
+    };
+    let file = dir.join(format!("{name}.mp4"));
     if file.exists() {
         return file;
     }
-    let partial = dir.join(format!("packaging-{seconds}s.partial.mp4"));
+    let partial = dir.join(format!("{name}.partial.mp4"));
     let started = Instant::now();
     let made = Command::new("ffmpeg")
         .args(["-hide_banner", "-loglevel", "error", "-y"])
@@ -55,7 +67,13 @@ fn source(dir: &Path, seconds: u64) -> PathBuf {
         .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
         .args(["-t", &seconds.to_string()])
         .args(["-c:v", "libx264", "-preset", "ultrafast", "-g", "60"])
-        .args(["-b:v", "2800k", "-maxrate", "2800k", "-bufsize", "5600k"])
+        .args([
+            "-b:v",
+            &format!("{kbits}k"),
+            "-maxrate",
+            &format!("{kbits}k"),
+        ])
+        .args(["-bufsize", &format!("{}k", 2 * kbits)])
         .args(["-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k"])
         .args(["-movflags", "+faststart", "-shortest"])
         .arg(&partial)
@@ -120,6 +138,9 @@ struct Packaged {
     facts: VideoFacts,
     /// The renditions it made.
     renditions: Vec<String>,
+    /// CPU time of the server and its children (ffmpeg) from the upload's answer until the
+    /// stream was made, seconds.
+    cpu: f64,
     /// The server's peak RSS, MiB.
     peak_mib: u64,
 }
@@ -139,6 +160,7 @@ fn podhost_round(base: &Path, source: &Path) -> Packaged {
     let upload = started.elapsed();
     let id = uploaded["id"].as_u64().expect("the video's id");
     let answered = Instant::now();
+    let cpu_before = server.cpu_seconds();
     let record = loop {
         let record = api(&server, &token, &[], &format!("/api/media/{id}"));
         if record["hls"]["url"].is_string() {
@@ -151,6 +173,7 @@ fn podhost_round(base: &Path, source: &Path) -> Packaged {
         std::thread::sleep(Duration::from_millis(100));
     };
     let packaging = answered.elapsed();
+    let cpu = server.cpu_seconds() - cpu_before;
     let facts: VideoFacts =
         serde_json::from_value(record["video"].clone()).expect("the video's facts");
     let renditions = record["hls"]["renditions"]
@@ -164,13 +187,14 @@ fn podhost_round(base: &Path, source: &Path) -> Packaged {
         packaging,
         facts,
         renditions,
+        cpu,
         peak_mib: server.peak_mib(),
     }
 }
 
 /// Runs the plain ffmpeg command of `facts`' ladder on `source` into a new folder in `base`;
-/// returns its time and the command.
-fn plain_round(base: &Path, source: &Path, facts: &VideoFacts) -> (Duration, String) {
+/// returns its time, its CPU time (seconds) and the command.
+fn plain_round(base: &Path, source: &Path, facts: &VideoFacts) -> (Duration, f64, String) {
     let out = tempfile::tempdir_in(base).unwrap();
     let plan = ladder::plan(facts);
     let soundtrack = out.path().join("soundtrack.m4a");
@@ -186,11 +210,57 @@ fn plain_round(base: &Path, source: &Path, facts: &VideoFacts) -> (Duration, Str
             .collect::<Vec<_>>()
             .join(" ")
     );
+    let cpu_before = shipped::cpu_seconds("/proc/self/stat");
     let started = Instant::now();
     let status = Command::new("ffmpeg").args(&args).status().unwrap();
     let took = started.elapsed();
+    let cpu = shipped::cpu_seconds("/proc/self/stat") - cpu_before;
     assert!(status.success(), "the plain command failed: {command}");
-    (took, command)
+    (took, cpu, command)
+}
+
+/// The server's resident memory while `source` is uploaded through the API and then packaged:
+/// (before, peak until the upload's answer, peak until the stream is made), KiB; sampled every
+/// 10 ms.
+fn upload_memory(base: &Path, source: &Path) -> (u64, u64, u64) {
+    let (_kept, dir, token) = store(base);
+    let server = Shipped::start(&dir, &[], &[]);
+    server.wait_idle();
+    let before = server.rss_kib();
+    let mut curl = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}"])
+        .args(["-H", &format!("Authorization: Bearer {token}")])
+        .args(["-F", &format!("media=@{}", source.display())])
+        .arg(format!("{}/api/media", server.base))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut uploading = before;
+    while curl.try_wait().unwrap().is_none() {
+        uploading = uploading.max(server.rss_kib());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = curl.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "201", "the upload");
+    let mut packaging = uploading;
+    let started = Instant::now();
+    let mut asked = Instant::now() - Duration::from_secs(1);
+    loop {
+        packaging = packaging.max(server.rss_kib());
+        if asked.elapsed() >= Duration::from_millis(500) {
+            asked = Instant::now();
+            let record = api(&server, &token, &[], "/api/media/1");
+            if record["hls"]["url"].is_string() {
+                break;
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(3600),
+            "not packaged"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (before, uploading, packaging)
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -207,24 +277,55 @@ fn main() {
     let rounds: usize = std::env::var("PACKAGING_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(2)
-        .max(1);
-    let source = source(&base, seconds);
+        .unwrap_or(2);
+    if rounds > 0 {
+        packaging(&base, seconds, rounds);
+    }
+
+    // A 1 GiB upload's memory: the same length at 14.4 Mbit/s.
+    if std::env::var("PACKAGING_MEMORY").as_deref() != Ok("0") {
+        let big = make_source(&base, seconds, 14_400);
+        let size = std::fs::metadata(&big).unwrap().len();
+        let (before, uploading, packaging) = upload_memory(&base, &big);
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        println!(
+            "upload of {:.0} MiB through the API: RSS {:.1} MiB before, peak {:.1} MiB until its answer (+{:.1} MiB), peak {:.1} MiB until packaged (+{:.1} MiB)",
+            size as f64 / f64::from(1 << 20),
+            mib(before),
+            mib(uploading),
+            mib(uploading - before),
+            mib(packaging),
+            mib(packaging - before)
+        );
+    }
+}
+
+/// `rounds` rounds of podhost's packaging and the plain command's, in turn.
+fn packaging(base: &Path, seconds: u64, rounds: usize) {
+    let source = make_source(base, seconds, 2800);
     let bytes = std::fs::metadata(&source).unwrap().len();
     let mut ours = Vec::new();
     let mut plain = Vec::new();
     let mut uploads = Vec::new();
+    let mut cpus = Vec::new();
     let mut shown = None;
     for round in 1..=rounds {
-        let packaged = podhost_round(&base, &source);
+        let packaged = podhost_round(base, &source);
         println!(
-            "round {round}: podhost {:.1} s (upload {:.1} s), peak RSS {} MiB",
+            "round {round}: podhost {:.1} s, CPU {:.1} s (upload {:.1} s), peak RSS {} MiB",
             packaged.packaging.as_secs_f64(),
+            packaged.cpu,
             packaged.upload.as_secs_f64(),
             packaged.peak_mib
         );
-        let (took, command) = plain_round(&base, &source, &packaged.facts);
-        println!("round {round}: plain ffmpeg {:.1} s", took.as_secs_f64());
+        let (took, cpu, command) = plain_round(base, &source, &packaged.facts);
+        println!(
+            "round {round}: plain ffmpeg {:.1} s, CPU {cpu:.1} s; podhost/ffmpeg {:.3}× in time, {:.3}× in CPU",
+            took.as_secs_f64(),
+            packaged.packaging.as_secs_f64() / took.as_secs_f64().max(1e-9),
+            packaged.cpu / cpu.max(1e-9)
+        );
+        cpus.push((packaged.cpu, cpu));
         ours.push(packaged.packaging);
         uploads.push(packaged.upload);
         plain.push(took);
@@ -250,6 +351,13 @@ fn main() {
         ours.as_secs_f64(),
         plain.as_secs_f64(),
         ours.as_secs_f64() / plain.as_secs_f64().max(1e-9)
+    );
+    let (ours_cpu, plain_cpu) = cpus
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    println!(
+        "| the same, CPU time (server and ffmpeg; all rounds) | {ours_cpu:.1} s | {plain_cpu:.1} s | {:.3}× |",
+        ours_cpu / plain_cpu.max(1e-9)
     );
     println!(
         "upload of the source ({} MiB) through the API: {:.1} s (median)",

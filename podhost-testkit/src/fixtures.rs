@@ -129,15 +129,6 @@ fn crc32(data: &[u8]) -> u32 {
     !crc
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn crc_and_adler_match_known_values() {
-        assert_eq!(super::crc32(b"123456789"), 0xcbf4_3926);
-        assert_eq!(super::adler32(b"Wikipedia"), 0x11e6_0398);
-    }
-}
-
 /// A `seconds`-long H.264/AAC clip of `size` (`"1920x1080"`) in MP4: ffmpeg's moving test
 /// pattern at 30 frames per second with a key frame every 2 s, and a 440 Hz tone. Made by
 /// `ffmpeg` on `PATH` (Debian's package; the test command installs it); panics naming it when
@@ -166,4 +157,13 @@ pub fn video(size: &str, seconds: u32) -> Vec<u8> {
         .expect("ffmpeg runs (Debian's package `ffmpeg`; the test command installs it)");
     assert!(made.success(), "ffmpeg made no {size} clip");
     std::fs::read(&path).expect("the clip ffmpeg wrote")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn crc_and_adler_match_known_values() {
+        assert_eq!(super::crc32(b"123456789"), 0xcbf4_3926);
+        assert_eq!(super::adler32(b"Wikipedia"), 0x11e6_0398);
+    }
 }

@@ -287,20 +287,51 @@ impl Shipped {
 
     /// The server's peak resident memory so far, in MiB.
     pub fn peak_mib(&self) -> u64 {
+        self.status_kib("VmHWM:") / 1024
+    }
+
+    /// CPU time the server has used, with that of its children it has waited for (ffmpeg),
+    /// in seconds.
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(&format!("/proc/{}/stat", self.child.id()))
+    }
+
+    /// The server's resident memory now, in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        self.status_kib("VmRSS:")
+    }
+
+    /// A figure in KiB of the server's `/proc/PID/status`.
+    fn status_kib(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .unwrap_or_default();
         status
             .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .find_map(|l| l.strip_prefix(field))
             .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
             .unwrap_or(0)
-            / 1024
     }
 
     /// The bytes of log the server wrote.
     pub fn logged_bytes(&self) -> u64 {
         std::fs::metadata(&self.log).map(|m| m.len()).unwrap_or(0)
     }
+}
+
+/// The CPU time in a `/proc/PID/stat` file: the process's own (user and system) and that of the
+/// children it has waited for, in seconds (clock ticks of 10 ms).
+pub fn cpu_seconds(stat: &str) -> f64 {
+    let stat = std::fs::read_to_string(stat).unwrap_or_default();
+    // utime, stime, cutime, cstime: the 14th to 17th fields, after the command's parenthesis.
+    let fields: Vec<u64> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| {
+            rest.split_whitespace()
+                .filter_map(|f| f.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    fields.get(10..14).map_or(0, |f| f.iter().sum::<u64>()) as f64 / 100.0
 }
 
 impl Drop for Shipped {

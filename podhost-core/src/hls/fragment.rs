@@ -5,25 +5,7 @@ use mp4_atom::{Codec, Decode, Moof, Moov};
 
 /// The boxes of `bytes` at the top level: (kind, start, length).
 fn boxes(bytes: &[u8]) -> impl Iterator<Item = ([u8; 4], usize, usize)> + '_ {
-    let mut at = 0usize;
-    std::iter::from_fn(move || {
-        let header = bytes.get(at..at + 8)?;
-        let kind: [u8; 4] = header[4..8].try_into().ok()?;
-        let len = match u32::from_be_bytes(header[..4].try_into().ok()?) {
-            0 => bytes.len() - at,
-            1 => usize::try_from(u64::from_be_bytes(
-                bytes.get(at + 8..at + 16)?.try_into().ok()?,
-            ))
-            .ok()?,
-            n => n as usize,
-        };
-        if len < 8 || at + len > bytes.len() {
-            return None;
-        }
-        let found = (kind, at, len);
-        at += len;
-        Some(found)
-    })
+    crate::probe::bmff::boxes(bytes).map(|b| (b.kind, b.start, b.len))
 }
 
 /// The codec of the first track of an init segment, as `CODECS` names it: `avc1.PPCCLL` for

@@ -1,4 +1,5 @@
-//! ISO base media (MP4/M4A) top-level boxes: how many bytes the media data (`mdat`) holds.
+//! ISO base media (MP4/M4A) boxes: the boxes of a byte slice, and how many bytes the media data
+//! (`mdat`) of a stored file holds.
 
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
@@ -52,4 +53,61 @@ pub(crate) async fn media_data_len(
         at = at.saturating_add(box_len);
     }
     total
+}
+
+/// A box found in a byte slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BoxAt {
+    /// Its four letters.
+    pub kind: [u8; 4],
+    /// Where it starts in the slice.
+    pub start: usize,
+    /// Its length, header included.
+    pub len: usize,
+    /// Its header's length (8, or 16 with a 64-bit size).
+    pub header: usize,
+}
+
+impl BoxAt {
+    /// Its bytes in `bytes` (the slice it was found in).
+    pub fn bytes<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.start..self.start + self.len]
+    }
+
+    /// Its body (after the header) in `bytes`.
+    pub fn body<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.start + self.header..self.start + self.len]
+    }
+}
+
+/// The boxes of `bytes`, one after another from its start (the top level of a file, or a
+/// container's body); stops at the first that is broken or runs past the end.
+pub(crate) fn boxes(bytes: &[u8]) -> impl Iterator<Item = BoxAt> + '_ {
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        let header = bytes.get(at..at.checked_add(8)?)?;
+        let kind: [u8; 4] = header[4..8].try_into().ok()?;
+        let (len, header) = match u32::from_be_bytes(header[..4].try_into().ok()?) {
+            0 => (bytes.len() - at, 8),
+            1 => (
+                usize::try_from(u64::from_be_bytes(
+                    bytes.get(at + 8..at + 16)?.try_into().ok()?,
+                ))
+                .ok()?,
+                16,
+            ),
+            n => (n as usize, 8),
+        };
+        if len < header || at.checked_add(len)? > bytes.len() {
+            return None;
+        }
+        let found = BoxAt {
+            kind,
+            start: at,
+            len,
+            header,
+        };
+        at += len;
+        Some(found)
+    })
 }

@@ -29,7 +29,7 @@
 //! # }
 //! ```
 
-mod bmff;
+pub(crate) mod bmff;
 mod container;
 mod describe;
 mod detect;

@@ -1,6 +1,7 @@
 //! The packaging job: a video made into its HLS ladder by ffmpeg, stored with its package
 //! description under the job's results (see [`crate::hls`]).
 
+use futures::{StreamExt, TryStreamExt};
 use object_store::{ObjectStoreExt, PutPayload};
 
 use super::output::JobOutput;
@@ -13,6 +14,9 @@ use crate::{
     probe::MediaKind,
     store::layout,
 };
+
+/// Files of a package stored at once.
+const PUTS_IN_FLIGHT: usize = 8;
 
 /// Where file `file` of rendition `track` of job `job`'s package is stored.
 pub(crate) fn file_path(
@@ -149,23 +153,30 @@ async fn store_package(
         .map_err(|e| Error::storage(format!("reading ffmpeg's output stopped: {e}")))?
         .map_err(|e| Error::invalid("ffmpeg", e))?
     };
+    // Every file stored, several at a time: each write waits on its own flush to the disk (or
+    // its round trip to S3), which one after another would add minutes to a long video.
+    let mut files = Vec::new();
     for written in &tracks {
         let name = &written.track.name;
-        put_file(
-            host,
-            &file_path(account, job, name, names::INIT),
-            &written.init,
-        )
-        .await?;
+        files.push((
+            file_path(account, job, name, names::INIT),
+            written.init.clone(),
+        ));
         for (n, file) in written.segments.iter().enumerate() {
-            put_file(
-                host,
-                &file_path(account, job, name, &names::segment(n)),
-                file,
-            )
-            .await?;
+            files.push((
+                file_path(account, job, name, &names::segment(n)),
+                file.clone(),
+            ));
         }
     }
+    let puts = files.into_iter().map(|(to, from)| {
+        let host = host.clone();
+        async move { put_file(&host, &to, &from).await }
+    });
+    futures::stream::iter(puts)
+        .buffer_unordered(PUTS_IN_FLIGHT)
+        .try_collect::<()>()
+        .await?;
     let mut video_tracks = Vec::new();
     let mut audio = None;
     for written in tracks {
