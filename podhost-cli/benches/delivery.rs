@@ -238,15 +238,7 @@ struct Video {
 
 /// `curl -s` with the account's token: the JSON answer.
 fn api(server: &Shipped, account: &Account, args: &[&str], path: &str) -> serde_json::Value {
-    let out = Command::new("curl")
-        .arg("-s")
-        .args(["-H", &format!("Authorization: Bearer {}", account.token)])
-        .args(args)
-        .arg(format!("{}{path}", server.base))
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("{path}: {}", String::from_utf8_lossy(&out.stdout)))
+    server.api(&account.token, args, path)
 }
 
 /// A 30-second 1080p H.264 video (about 2.8 Mbit/s, so its copied top rendition's 6-second

@@ -115,19 +115,6 @@ fn store(base: &Path) -> (tempfile::TempDir, PathBuf, String) {
     (temp, dir, token)
 }
 
-/// `curl` of `path` on `server` with the token and `args`, its JSON answer.
-fn api(server: &Shipped, token: &str, args: &[&str], path: &str) -> serde_json::Value {
-    let out = Command::new("curl")
-        .arg("-s")
-        .args(["-H", &format!("Authorization: Bearer {token}")])
-        .args(args)
-        .arg(format!("{}{path}", server.base))
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("{path}: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
 /// What one podhost round measured.
 struct Packaged {
     /// The upload, until its answer.
@@ -151,8 +138,7 @@ fn podhost_round(base: &Path, source: &Path) -> Packaged {
     let server = Shipped::start(&dir, &[], &[]);
     server.wait_idle();
     let started = Instant::now();
-    let uploaded = api(
-        &server,
+    let uploaded = server.api(
         &token,
         &["-F", &format!("media=@{}", source.display())],
         "/api/media",
@@ -162,7 +148,7 @@ fn podhost_round(base: &Path, source: &Path) -> Packaged {
     let answered = Instant::now();
     let cpu_before = server.cpu_seconds();
     let record = loop {
-        let record = api(&server, &token, &[], &format!("/api/media/{id}"));
+        let record = server.api(&token, &[], &format!("/api/media/{id}"));
         if record["hls"]["url"].is_string() {
             break record;
         }
@@ -249,7 +235,7 @@ fn upload_memory(base: &Path, source: &Path) -> (u64, u64, u64) {
         packaging = packaging.max(server.rss_kib());
         if asked.elapsed() >= Duration::from_millis(500) {
             asked = Instant::now();
-            let record = api(&server, &token, &[], "/api/media/1");
+            let record = server.api(&token, &[], "/api/media/1");
             if record["hls"]["url"].is_string() {
                 break;
             }

@@ -6,46 +6,20 @@
 //!
 //! Without ffmpeg the test prints `SKIPPED` and passes, unless `PODHOST_REQUIRE_EXTERNAL=1`.
 
+#[path = "support/ffmpeg.rs"]
+#[allow(dead_code)]
+mod ffmpeg;
+#[path = "support/stitched.rs"]
+mod stitched;
+
 use std::path::Path;
 use std::process::Command;
 
+use ffmpeg::ffmpeg_and_ffprobe;
 use podhost_core::model::BlobKey;
 use podhost_core::stitch::{Arrangement, Mp3File, Mp3Layout, Piece, Slot, stitch};
 use podhost_core::tags::{Chapter, Tags};
-
-/// The venv's python when it has mutagen (scripts/test installs it).
-fn mutagen() -> Option<std::path::PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-    let ok = Command::new(&python)
-        .args(["-c", "import mutagen"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok && std::env::var_os("PODHOST_REQUIRE_EXTERNAL").is_some() {
-        panic!("mutagen is not in .venv; run scripts/test, which installs it");
-    }
-    ok.then_some(python)
-}
-
-fn ffmpeg() -> Result<(), String> {
-    Command::new("ffmpeg")
-        .arg("-version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(drop)
-        .ok_or_else(|| "no ffmpeg".to_string())
-}
-
-/// What `command` printed, once it succeeded.
-fn stdout(command: &mut Command) -> Vec<u8> {
-    let out = command.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
+use stitched::{answer, mutagen, stdout};
 
 /// An MP3 of `seconds` of a signal that keeps the encoder busy, by LAME at 64 kbit/s mono.
 fn lame(dir: &Path, name: &str, expr: &str, seconds: f64) -> Vec<u8> {
@@ -58,20 +32,6 @@ fn lame(dir: &Path, name: &str, expr: &str, seconds: f64) -> Vec<u8> {
             .arg(&path),
     );
     std::fs::read(path).unwrap()
-}
-
-/// The whole answer, read piece by piece from the files.
-fn answer(arrangement: &Arrangement, files: &[(&BlobKey, &[u8])]) -> Vec<u8> {
-    arrangement
-        .slices(0..arrangement.len())
-        .flat_map(|(piece, range)| match piece {
-            Piece::Blob { blob, .. } => {
-                let bytes = files.iter().find(|(b, _)| *b == blob).unwrap().1;
-                bytes[range.start as usize..range.end as usize].to_vec()
-            }
-            Piece::Bytes(bytes) => bytes[range.start as usize..range.end as usize].to_vec(),
-        })
-        .collect()
 }
 
 /// ffprobe's duration of `mp3`, in seconds.
@@ -114,7 +74,7 @@ fn decode(dir: &Path, mp3: &[u8]) -> (Vec<i16>, String) {
 
 #[test]
 fn ads_stitched_at_borrowing_frames_decode_clean() {
-    let Some(()) = podhost_testkit::or_skip("stitch", "ffmpeg", ffmpeg()) else {
+    let Some(()) = podhost_testkit::or_skip("stitch", "ffmpeg", ffmpeg_and_ffprobe()) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

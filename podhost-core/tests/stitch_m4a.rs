@@ -8,48 +8,22 @@
 //!
 //! Without ffmpeg the test prints `SKIPPED` and passes, unless `PODHOST_REQUIRE_EXTERNAL=1`.
 
+#[path = "support/ffmpeg.rs"]
+#[allow(dead_code)]
+mod ffmpeg;
+#[path = "support/stitched.rs"]
+mod stitched;
+
 use std::path::Path;
 use std::process::Command;
 
+use ffmpeg::ffmpeg_and_ffprobe;
 use podhost_core::model::BlobKey;
-use podhost_core::stitch::{Arrangement, M4aAd, M4aCuts, M4aFile, Piece, Slot};
+use podhost_core::stitch::{M4aAd, M4aCuts, M4aFile, Slot};
 use podhost_core::tags::Chapter;
+use stitched::{answer, mutagen, stdout};
 
 const RATE: u64 = 44_100;
-
-fn ffmpeg() -> Result<(), String> {
-    Command::new("ffmpeg")
-        .arg("-version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(drop)
-        .ok_or_else(|| "no ffmpeg".to_string())
-}
-
-/// The venv's python when it has mutagen (scripts/test installs it).
-fn mutagen() -> Option<std::path::PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-    let ok = Command::new(&python)
-        .args(["-c", "import mutagen"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok && std::env::var_os("PODHOST_REQUIRE_EXTERNAL").is_some() {
-        panic!("mutagen is not in .venv; run scripts/test, which installs it");
-    }
-    ok.then_some(python)
-}
-
-/// What `command` printed, once it succeeded.
-fn stdout(command: &mut Command) -> Vec<u8> {
-    let out = command.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
 
 /// An M4A of `seconds` of `expr` by ffmpeg's AAC encoder, 128 kbit/s stereo at 44.1 kHz; with
 /// a title and a cover when `tagged`.
@@ -71,20 +45,6 @@ fn aac(dir: &Path, name: &str, expr: &str, seconds: f64, tagged: bool) -> Vec<u8
             .arg(&path),
     );
     std::fs::read(path).unwrap()
-}
-
-/// The whole answer, read piece by piece from the files.
-fn answer(arrangement: &Arrangement, files: &[(&BlobKey, &[u8])]) -> Vec<u8> {
-    arrangement
-        .slices(0..arrangement.len())
-        .flat_map(|(piece, range)| match piece {
-            Piece::Blob { blob, .. } => {
-                let bytes = files.iter().find(|(b, _)| *b == blob).unwrap().1;
-                bytes[range.start as usize..range.end as usize].to_vec()
-            }
-            Piece::Bytes(bytes) => bytes[range.start as usize..range.end as usize].to_vec(),
-        })
-        .collect()
 }
 
 /// ffmpeg's decoding of `m4a`'s left channel, and what it said on stderr.
@@ -149,7 +109,7 @@ fn correlation(a: &[i16], b: &[i16]) -> f64 {
 
 #[test]
 fn ads_stitched_into_an_m4a_play_clean_with_the_episodes_own_samples_and_moved_chapters() {
-    let Some(()) = podhost_testkit::or_skip("stitch_m4a", "ffmpeg", ffmpeg()) else {
+    let Some(()) = podhost_testkit::or_skip("stitch_m4a", "ffmpeg", ffmpeg_and_ffprobe()) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

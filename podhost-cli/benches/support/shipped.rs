@@ -239,6 +239,14 @@ impl Shipped {
         String::from_utf8_lossy(&out).into_owned()
     }
 
+    /// The JSON answer to `path` asked with bearer `token` and curl's `args`.
+    pub fn api(&self, token: &str, args: &[&str], path: &str) -> serde_json::Value {
+        let auth = format!("Authorization: Bearer {token}");
+        let out = self.curl(args, path, &[&auth]);
+        serde_json::from_slice(&out)
+            .unwrap_or_else(|_| panic!("{path}: {}", String::from_utf8_lossy(&out)))
+    }
+
     /// The body curl gets for `path` with `headers`.
     pub fn body(&self, path: &str, headers: &[&str]) -> Vec<u8> {
         self.curl(&[], path, headers)
@@ -260,26 +268,14 @@ impl Shipped {
     /// (what it does after a start, reading the directory and repairing the work index, is
     /// not what a case measures).
     pub fn wait_idle(&self) {
-        let busy = || {
-            let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
-                .unwrap_or_default();
-            // utime and stime: the 14th and 15th fields, after the command's parenthesis.
-            let fields: Vec<u64> = stat
-                .rsplit_once(')')
-                .map(|(_, rest)| {
-                    rest.split_whitespace()
-                        .filter_map(|f| f.parse().ok())
-                        .collect()
-                })
-                .unwrap_or_default();
-            fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)
-        };
+        let stat = format!("/proc/{}/stat", self.child.id());
+        let busy = || cpu_seconds(&stat);
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(60) {
             let before = busy();
             std::thread::sleep(Duration::from_secs(1));
             // Clock ticks of 10 ms: at most 2 in a second.
-            if busy() - before <= 2 {
+            if busy() - before <= 0.02 + 1e-9 {
                 return;
             }
         }

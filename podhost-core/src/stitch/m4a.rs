@@ -631,32 +631,13 @@ impl M4aStitched {
     /// within a frame after it when `start` (a chapter that starts at a break starts after the
     /// ad the break got).
     pub fn retime(&self, ms: u64, start: bool) -> u64 {
-        let scale = u64::from(self.timescale);
-        let t = ms * scale / 1000;
-        let frame = self.tracks[0]
-            .durations
-            .first()
-            .map_or(1024, |(_, d)| u64::from(*d));
-        let reach = if start { t + frame } else { t };
-        let shift: u64 = self
-            .inserts
-            .iter()
-            .filter(|i| i.at < reach)
-            .map(|i| i.samples)
-            .sum();
-        ms + shift * 1000 / scale
+        let frame = u64::from(self.tracks[0].frame_len());
+        super::plan::retime(&self.inserts, u64::from(self.timescale), frame, ms, start)
     }
 
     /// The episode's chapters as the answer plays them: each moved by the ads before it.
     pub fn chapters(&self, chapters: &[Chapter]) -> Vec<Chapter> {
-        chapters
-            .iter()
-            .map(|c| Chapter {
-                start_ms: self.retime(c.start_ms, true),
-                end_ms: c.end_ms.map(|end| self.retime(end, false)),
-                ..c.clone()
-            })
-            .collect()
+        super::plan::moved(chapters, |ms, start| self.retime(ms, start))
     }
 
     /// The answer: the episode's `ftyp`, a `moov` for this arrangement with `chapters` (the

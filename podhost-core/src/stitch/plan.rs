@@ -120,32 +120,40 @@ impl Stitched {
     /// within a frame after it when `start` (a chapter that starts at a break starts after the
     /// ad the break got, not a frame before it).
     pub fn retime(&self, ms: u64, start: bool) -> u64 {
-        let sample = ms * self.rate / 1000;
-        let reach = if start {
-            sample + self.samples_per_frame
-        } else {
-            sample
-        };
-        let shift: u64 = self
-            .inserts
-            .iter()
-            .filter(|i| i.at < reach)
-            .map(|i| i.samples)
-            .sum();
-        ms + shift * 1000 / self.rate
+        retime(&self.inserts, self.rate, self.samples_per_frame, ms, start)
     }
 
     /// The episode's chapters as the answer plays them: each moved by the ads before it.
     pub fn chapters(&self, chapters: &[Chapter]) -> Vec<Chapter> {
-        chapters
-            .iter()
-            .map(|c| Chapter {
-                start_ms: self.retime(c.start_ms, true),
-                end_ms: c.end_ms.map(|end| self.retime(end, false)),
-                ..c.clone()
-            })
-            .collect()
+        moved(chapters, |ms, start| self.retime(ms, start))
     }
+}
+
+/// Where episode time `ms` is in an answer with audio inserted at `inserts` (`rate` samples a
+/// second, frames of `frame` samples): after every insert before it, and after one within a
+/// frame after it when `start` (a chapter that starts at a break starts after the ad the break
+/// got, not a frame before it).
+pub(super) fn retime(inserts: &[Insert], rate: u64, frame: u64, ms: u64, start: bool) -> u64 {
+    let sample = ms * rate / 1000;
+    let reach = if start { sample + frame } else { sample };
+    let shift: u64 = inserts
+        .iter()
+        .filter(|i| i.at < reach)
+        .map(|i| i.samples)
+        .sum();
+    ms + shift * 1000 / rate
+}
+
+/// `chapters` moved by `retime` (their starts as starts, their ends as ends).
+pub(super) fn moved(chapters: &[Chapter], retime: impl Fn(u64, bool) -> u64) -> Vec<Chapter> {
+    chapters
+        .iter()
+        .map(|c| Chapter {
+            start_ms: retime(c.start_ms, true),
+            end_ms: c.end_ms.map(|end| retime(end, false)),
+            ..c.clone()
+        })
+        .collect()
 }
 
 /// An ad's frames, as stitching takes them: where they are stored, how many, their format.
