@@ -17,6 +17,7 @@ mod config;
 pub mod demo;
 mod directory;
 mod error;
+pub mod ffmpeg;
 mod health;
 pub mod hls;
 mod host;

@@ -360,3 +360,162 @@ async fn a_96_khz_file_is_mastered_to_a_48_khz_mp3() {
     checked_by_ffmpeg(&path, &source, 1152.0 / 48_000.0);
     assert_eq!(probe(&path, "stream=codec_name,sample_rate"), "mp3,48000");
 }
+
+/// AAC-LC in M4A (by ffmpeg's encoder, a child process) beside an MP3 from one decode: ffmpeg
+/// measures it at the target and decodes it as long as the source to the sample (its edit list
+/// skips the priming and trims the padding); `iTunSMPB` says the same numbers; ffprobe reads
+/// the chapters (Nero `chpl` and the QuickTime chapter track) and mutagen the tags and cover.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aac_in_m4a_is_mastered_with_gapless_information_chapters_and_cover() {
+    let Some(()) = podhost_testkit::or_skip("mastering", "ffmpeg, ffprobe and mutagen", tools())
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("talk.flac");
+    generate(
+        &source,
+        "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=44100:d=12.345",
+        &[],
+    );
+    let cover = dir.path().join("cover.png");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=teal:s=64x64",
+        "-frames:v",
+        "1",
+        cover.to_str().unwrap(),
+    ]);
+    let cover = std::fs::read(&cover).unwrap();
+    let tags = Tags {
+        title: Some("Pilot".into()),
+        artist: Some("Alice".into()),
+        chapters: vec![
+            Chapter {
+                start_ms: 0,
+                end_ms: Some(5_000),
+                title: "Intro".into(),
+                url: None,
+            },
+            Chapter {
+                start_ms: 5_000,
+                end_ms: Some(12_345),
+                title: "Main part".into(),
+                url: None,
+            },
+        ],
+        cover: Some(podhost_core::tags::Cover {
+            mime: "image/png".into(),
+            bytes: cover.clone().into(),
+        }),
+        ..Default::default()
+    };
+    podhost_core::tags::write_tags(&source, "audio/flac", &tags, Some(12_345)).unwrap();
+    let (host, who, original) = alice_with(&source).await;
+    for (params, field) in [
+        (json!({"format": "aac", "bitrate": 8}), "bitrate"),
+        (
+            json!({"format": "aac", "alternates": ["aac"]}),
+            "alternates",
+        ),
+    ] {
+        let refused = host
+            .work()
+            .submit_job(&who, original.id, JobKind::Master, params)
+            .await
+            .unwrap_err();
+        assert!(refused.is_invalid_field(field), "{refused:?}");
+    }
+    let params = json!({"format": "aac", "alternates": ["mp3"]});
+    let report = master_here(&host, &who, original.id, params).await;
+    let aac = MediaId::new(report["media_id"].as_u64().unwrap()).unwrap();
+    let mp3 = MediaId::new(report["alternates"][0].as_u64().unwrap()).unwrap();
+    let aac = host.podcasts().get_media(&who, aac).await.unwrap();
+    assert_eq!(aac.name, "talk.m4a");
+    assert_eq!(aac.facts.mime, "audio/mp4");
+    let audio = aac.facts.audio.as_ref().unwrap();
+    assert_eq!(
+        (
+            audio.codec.as_str(),
+            audio.profile.as_deref(),
+            audio.sample_rate,
+            audio.channels
+        ),
+        ("aac", Some("LC"), 44_100, 2)
+    );
+    assert_eq!(aac.chapters.len(), 2, "{:?}", aac.chapters);
+    assert_eq!(
+        host.podcasts()
+            .get_media(&who, mp3)
+            .await
+            .unwrap()
+            .facts
+            .mime,
+        "audio/mpeg"
+    );
+
+    let path = dir.path().join("talk.m4a");
+    std::fs::write(&path, download(&host, &who, aac.id).await).unwrap();
+    // ffmpeg (5.1) skips the priming by the edit list but does not trim the end of an AAC
+    // track: its decode is within a frame; the edit list's length (ffprobe's `duration_ts`) is
+    // the source's to the sample (12.345 s at 44.1 kHz, 544,414.5, which lavfi rounds up).
+    checked_by_ffmpeg(&path, &source, 1024.0 / 44_100.0);
+    assert_eq!(probe(&path, "stream=duration_ts"), "544415");
+    assert_eq!(
+        probe(&path, "stream=codec_name,profile,sample_rate,channels"),
+        "aac,LC,44100,2"
+    );
+    let bitrate: f64 = probe(&path, "stream=bit_rate").parse().unwrap();
+    assert!((100_000.0..=140_000.0).contains(&bitrate), "{bitrate}");
+    let chapters = run(
+        "ffprobe",
+        &[
+            "-v",
+            "error",
+            "-show_chapters",
+            "-of",
+            "csv=p=0",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        chapters.contains("Intro") && chapters.contains("Main part"),
+        "{chapters}"
+    );
+    let dump: Value = serde_json::from_str(&run(
+        repo().join(".venv/bin/python").to_str().unwrap(),
+        &[
+            repo().join("tests/tags/mutagen_dump.py").to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(dump["tags"]["©nam"], json!(["Pilot"]), "{dump}");
+    assert_eq!(dump["tags"]["©ART"], json!(["Alice"]), "{dump}");
+    assert_eq!(dump["pictures"][0]["len"], json!(cover.len()), "{dump}");
+    let titles: Vec<&str> = dump["chapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Intro", "Main part"], "{dump}");
+    // iTunSMPB: 1,024 samples of priming, the length the decoder gives, the padding to the
+    // last whole frame.
+    let smpb = dump["tags"]["----:com.apple.iTunes:iTunSMPB"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let fields: Vec<u64> = smpb
+        .trim_start_matches("b'")
+        .split_whitespace()
+        .take(4)
+        .map(|h| u64::from_str_radix(h.trim_matches('\''), 16).unwrap())
+        .collect();
+    let decoded = (fields[1] + fields[2] + fields[3]) as f64;
+    assert_eq!(fields[1], 1024, "{smpb}");
+    assert_eq!((decoded as u64) % 1024, 0, "{smpb}");
+    assert!((fields[3] as i64 - 544_415).abs() <= 1, "{smpb}");
+}

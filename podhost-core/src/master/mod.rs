@@ -6,8 +6,10 @@
 //! same rules for encoder delay, edit lists and damaged frames), and every frame goes through
 //! the gain, the limiter and the encoder. The gain comes from the file's loudness, measured
 //! before (by an analysis job, or a decode of its own when none has run). With the `opus`
-//! feature the same limited signal can also go to libopus (`opus.rs`), in the same decode.
+//! feature the same limited signal can also go to libopus (`opus.rs`), in the same decode; and
+//! to ffmpeg's AAC encoder as a child process (`aac.rs`), for AAC-LC in M4A.
 
+mod aac;
 mod failure;
 mod limiter;
 mod options;
@@ -19,8 +21,8 @@ use crate::analysis::{Loudness, LoudnessMeter, Tap};
 pub use failure::MasterError;
 use limiter::Limiter;
 pub use options::{
-    CEILINGS, Format, MP3_BITRATES, MP3_LSF_BITRATES, MasterOptions, OPUS_BITRATES, TARGETS,
-    mp3_bitrate_near,
+    AAC_BITRATES, CEILINGS, Format, MP3_BITRATES, MP3_LSF_BITRATES, MasterOptions, OPUS_BITRATES,
+    TARGETS, mp3_bitrate_near,
 };
 use resample::Resample;
 
@@ -107,6 +109,7 @@ fn mp3_rate(rate: u32) -> u32 {
 /// A codec, fed interleaved PCM at a rate it takes.
 enum Codec {
     Mp3(Box<rusty_mp3::Mp3Encoder>),
+    Aac(Box<aac::AacM4a>),
     #[cfg(feature = "opus")]
     Opus(Box<opus::OpusOgg>),
 }
@@ -117,6 +120,7 @@ impl Codec {
             Codec::Mp3(mp3) => mp3
                 .push_pcm_f32(pcm, channels as u16, rate)
                 .map_err(|e| MasterError::Encoder(e.to_string())),
+            Codec::Aac(aac) => aac.push(pcm),
             #[cfg(feature = "opus")]
             Codec::Opus(opus) => opus.push(pcm),
         }
@@ -136,6 +140,7 @@ impl Codec {
                 }
                 Ok(out)
             }
+            Codec::Aac(aac) => aac.finish(),
             #[cfg(feature = "opus")]
             Codec::Opus(opus) => opus.finish(),
         }
@@ -154,13 +159,14 @@ struct Encoder {
 
 impl Encoder {
     /// An encoder of audio at `rate` Hz in `format`, at sample rate `to` when given (else the
-    /// format's nearest to `rate`).
+    /// format's nearest to `rate`); AAC by `ffmpeg`.
     fn new(
         format: Format,
         channels: usize,
         rate: u32,
         bitrate: u32,
         to: Option<u32>,
+        ffmpeg: &crate::ffmpeg::Ffmpeg,
     ) -> Result<Self, MasterError> {
         let (to, codec) = match format {
             Format::Mp3 => {
@@ -173,6 +179,11 @@ impl Encoder {
                     vbr_quality: None,
                 };
                 (to, Codec::Mp3(Box::new(rusty_mp3::Mp3Encoder::new(config))))
+            }
+            Format::Aac => {
+                let to = to.unwrap_or_else(|| aac::aac_rate(rate));
+                let aac = aac::AacM4a::new(ffmpeg, channels, to, bitrate)?;
+                (to, Codec::Aac(Box::new(aac)))
             }
             #[cfg(feature = "opus")]
             Format::Opus => {
@@ -230,6 +241,8 @@ pub struct Master {
     rate: Option<u32>,
     /// The sample rate to encode at, when not the format's choice.
     encode_at: Option<u32>,
+    /// How ffmpeg is run, for AAC.
+    ffmpeg: crate::ffmpeg::Ffmpeg,
     limiter: Option<Limiter>,
     encoders: Vec<(Format, Encoder)>,
     /// The loudness of what goes to the encoder.
@@ -259,6 +272,7 @@ impl Master {
             channels: channels.clamp(1, 2),
             rate: None,
             encode_at: None,
+            ffmpeg: crate::ffmpeg::Ffmpeg::default(),
             limiter: None,
             encoders: Vec::new(),
             meter: None,
@@ -276,6 +290,12 @@ impl Master {
         self
     }
 
+    /// Encodes AAC by `ffmpeg` (else by `ffmpeg` on the `PATH`).
+    pub fn with_ffmpeg(mut self, ffmpeg: crate::ffmpeg::Ffmpeg) -> Self {
+        self.ffmpeg = ffmpeg;
+        self
+    }
+
     fn start(&mut self, rate: u32) -> Result<(), MasterError> {
         let mut encoders = vec![(
             self.options.format,
@@ -285,13 +305,14 @@ impl Master {
                 rate,
                 self.options.bitrate,
                 self.encode_at,
+                &self.ffmpeg,
             )?,
         )];
         if let Some(other) = self.options.alternate {
             let bitrate = other.default_bitrate(self.channels as u16);
             encoders.push((
                 other,
-                Encoder::new(other, self.channels, rate, bitrate, None)?,
+                Encoder::new(other, self.channels, rate, bitrate, None, &self.ffmpeg)?,
             ));
         }
         self.encoders = encoders;

@@ -14,31 +14,40 @@ pub enum Format {
     Mp3,
     /// Opus in Ogg, by libopus (a build with the `opus` feature).
     Opus,
+    /// AAC-LC in M4A, by ffmpeg's AAC encoder (a child process).
+    Aac,
 }
 
 impl Format {
+    /// Every format's name on the wire, in the order documents list them.
+    pub const NAMES: [&'static str; 3] = ["mp3", "aac", "opus"];
+
     /// The file name extension of the format.
     pub fn extension(self) -> &'static str {
         match self {
             Format::Mp3 => "mp3",
             Format::Opus => "opus",
+            Format::Aac => "m4a",
         }
     }
 
-    /// The format's name for people (`MP3`, `Opus`).
+    /// The format's name for people (`MP3`, `Opus`, `AAC`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Mp3 => "MP3",
             Format::Opus => "Opus",
+            Format::Aac => "AAC",
         }
     }
 
     /// The type a feed gives the format's files (`type` of an enclosure): Opus in Ogg as
-    /// `audio/opus`, the name podcast apps, the Podcasting 2.0 examples and validators know.
+    /// `audio/opus`, the name podcast apps, the Podcasting 2.0 examples and validators know;
+    /// AAC in M4A as `audio/x-m4a`, the type Apple's podcast specification lists.
     pub fn feed_type(self) -> &'static str {
         match self {
             Format::Mp3 => "audio/mpeg",
             Format::Opus => "audio/opus",
+            Format::Aac => "audio/x-m4a",
         }
     }
 
@@ -47,15 +56,16 @@ impl Format {
         match self {
             Format::Mp3 => "audio/mpeg",
             Format::Opus => "audio/ogg",
+            Format::Aac => "audio/mp4",
         }
     }
 
-    /// The default bitrate in kbit/s for audio of `channels` channels: 128 for stereo MP3 and 64
-    /// for mono, 48 for Opus.
+    /// The default bitrate in kbit/s for audio of `channels` channels: 128 for stereo MP3 and
+    /// AAC and 64 for mono, 48 for Opus.
     pub fn default_bitrate(self, channels: u16) -> u32 {
         match (self, channels) {
-            (Format::Mp3, 1) => 64,
-            (Format::Mp3, _) => 128,
+            (Format::Mp3 | Format::Aac, 1) => 64,
+            (Format::Mp3 | Format::Aac, _) => 128,
             (Format::Opus, _) => 48,
         }
     }
@@ -71,6 +81,12 @@ impl Format {
                 OPUS_BITRATES.start(),
                 OPUS_BITRATES.end()
             )),
+            Format::Aac if AAC_BITRATES.contains(&bitrate) => Ok(()),
+            Format::Aac => Err(format!(
+                "an AAC bitrate in kbit/s, {} to {}",
+                AAC_BITRATES.start(),
+                AAC_BITRATES.end()
+            )),
         }
     }
 
@@ -79,9 +95,10 @@ impl Format {
     pub fn from_name(name: &str) -> std::result::Result<Format, String> {
         match name {
             "mp3" => Ok(Format::Mp3),
+            "aac" => Ok(Format::Aac),
             "opus" if cfg!(feature = "opus") => Ok(Format::Opus),
             "opus" => Err("opus needs a build with the `opus` feature (libopus)".into()),
-            _ => Err("mp3 or opus".into()),
+            _ => Err("mp3, aac or opus".into()),
         }
     }
 }
@@ -130,6 +147,8 @@ pub fn mp3_bitrate_near(rate: u32, kbps: u32) -> u32 {
 
 /// Opus bitrates, in kbit/s (libopus takes 6 to 510).
 pub const OPUS_BITRATES: std::ops::RangeInclusive<u32> = 6..=510;
+/// AAC-LC bitrates, in kbit/s.
+pub const AAC_BITRATES: std::ops::RangeInclusive<u32> = 16..=320;
 
 impl MasterOptions {
     /// The settings of a job's parameters for audio of `channels` channels: absent ones take
@@ -177,7 +196,7 @@ impl MasterOptions {
                     Format::Mp3
                 }
                 None => {
-                    errors.add("format", "mp3");
+                    errors.add("format", "mp3, aac or opus");
                     Format::Mp3
                 }
             },

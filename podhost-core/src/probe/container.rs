@@ -49,6 +49,8 @@ pub(crate) struct TrackAudio {
     pub duration_ms: Option<u64>,
     /// Exact bitrate of uncompressed PCM.
     pub pcm_bitrate: Option<u32>,
+    /// The AAC profile, from the decoder configuration.
+    pub profile: Option<&'static str>,
 }
 
 /// What a container says.
@@ -121,6 +123,9 @@ pub(crate) fn read(demuxer: Demuxer, source: StoreSource) -> Option<ContainerFac
             },
             duration_ms,
             pcm_bitrate,
+            profile: (params.codec == ids::CODEC_ID_AAC)
+                .then(|| params.extra_data.as_deref().and_then(super::aac::profile))
+                .flatten(),
         })
     });
     let data_start = reader.into_inner().pos().min(size);

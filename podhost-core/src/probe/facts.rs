@@ -32,6 +32,10 @@ pub struct AudioFacts {
     pub sample_rate: u32,
     /// Number of channels.
     pub channels: u16,
+    /// The AAC profile ("LC", "HE-AAC", "HE-AACv2", "Main", ...), from the file's decoder
+    /// configuration; `None` for other codecs, and where the file does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 /// Technical facts of a video stream, from its container's headers.

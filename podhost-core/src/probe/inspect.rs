@@ -248,6 +248,7 @@ fn from_scan(detected: Detected, scan: &ScanResult) -> MediaFacts {
         bitrate: scan.bitrate(),
         sample_rate: scan.stream.sample_rate,
         channels: scan.stream.channels,
+        profile: None,
     };
     let vbr = matches!(scan.stream.kind, StreamKind::Mpeg { .. }) && !scan.is_cbr();
     let mut facts = plain(detected);
@@ -303,6 +304,7 @@ fn from_container(
         bitrate,
         sample_rate: track.sample_rate,
         channels: track.channels,
+        profile: track.profile.map(str::to_owned),
     };
     facts.info = container_info(&facts.info, route, &track, &audio, video);
     facts.audio = Some(audio);

@@ -29,6 +29,7 @@
 //! # }
 //! ```
 
+pub(crate) mod aac;
 pub(crate) mod bmff;
 mod container;
 mod describe;

@@ -180,6 +180,7 @@ pub(crate) fn matroska<R: Read + Seek>(source: R) -> Option<(Option<VideoFacts>,
             bits_per_sample: None,
             duration_ms,
             pcm_bitrate: None,
+            profile: None,
         })
     });
     let facts = ContainerFacts {

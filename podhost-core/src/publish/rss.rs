@@ -344,6 +344,7 @@ mod tests {
                     bitrate: 96_000,
                     sample_rate: 44_100,
                     channels: 1,
+                    profile: Some("LC".into()),
                 }),
                 image: None,
                 video: None,

@@ -37,6 +37,7 @@ mod comments;
 mod contents;
 mod file;
 mod flac;
+mod gapless;
 mod id3v2;
 mod lofty_io;
 mod mp4;

@@ -15,6 +15,7 @@ use lofty::mp4::Mp4File;
 use lofty::tag::Accessor;
 
 use super::contents::{TagError, Tags};
+use super::gapless::{self, Gapless};
 use super::lofty_io::{cover_of, map_err, parse_options};
 use super::mp4box::{self, Kind, Layout, NewMoov, be32, be64};
 use super::{chapter_track, chpl};
@@ -107,6 +108,17 @@ fn rebuild_moov(moov: &[u8], tags: &Tags, layout: &Layout) -> Result<NewMoov, Ta
         .transpose()?
         .ok_or_else(|| TagError::Corrupt("the MP4 file has no mvhd box".into()))?;
     let movie = Movie::of(mvhd)?;
+    // The gapless item, from the audio track's edit list.
+    let smpb = match audio.and_then(|a| children.iter().filter(|(k, _)| k == b"trak").nth(a)) {
+        Some((_, trak)) => Gapless::of_trak(trak, movie.timescale)?
+            .map(|g| g.item())
+            .transpose()?,
+        None => None,
+    };
+    let managed = Managed {
+        tags,
+        smpb: smpb.as_deref(),
+    };
     let max_id = tracks.iter().map(|t| t.id).max().unwrap_or(0);
     let new_id = match movie.next_track_id {
         0 | u32::MAX => max_id.saturating_add(1),
@@ -158,7 +170,7 @@ fn rebuild_moov(moov: &[u8], tags: &Tags, layout: &Layout) -> Result<NewMoov, Ta
             b"udta" => {
                 had_udta = true;
                 let (_, udta) = mp4box::split(child)?;
-                mp4box::put(&mut out, b"udta", &rebuild_udta(Some(udta), tags)?)?;
+                mp4box::put(&mut out, b"udta", &rebuild_udta(Some(udta), &managed)?)?;
             }
             // An ISO-style `moov.meta`: its managed items are dropped so that no reader sees
             // stale values next to the new ones in `udta`.
@@ -167,7 +179,7 @@ fn rebuild_moov(moov: &[u8], tags: &Tags, layout: &Layout) -> Result<NewMoov, Ta
         }
     }
     if !had_udta {
-        mp4box::put(&mut out, b"udta", &rebuild_udta(None, tags)?)?;
+        mp4box::put(&mut out, b"udta", &rebuild_udta(None, &managed)?)?;
     }
     Ok(NewMoov {
         moov: mp4box::boxed(b"moov", &out)?,
@@ -207,7 +219,15 @@ impl Movie {
     }
 }
 
-fn rebuild_udta(udta: Option<&[u8]>, tags: &Tags) -> Result<Vec<u8>, TagError> {
+/// What podhost writes into an MP4's `ilst`: the tags, and the gapless item (a whole box) when
+/// the audio track's edit list gives one.
+struct Managed<'a> {
+    tags: &'a Tags,
+    smpb: Option<&'a [u8]>,
+}
+
+fn rebuild_udta(udta: Option<&[u8]>, managed: &Managed<'_>) -> Result<Vec<u8>, TagError> {
+    let tags = managed.tags;
     let mut out = Vec::new();
     let mut had_meta = false;
     for (kind, child) in udta.map(mp4box::children).transpose()?.unwrap_or_default() {
@@ -215,13 +235,13 @@ fn rebuild_udta(udta: Option<&[u8]>, tags: &Tags) -> Result<Vec<u8>, TagError> {
             b"chpl" => {}
             b"meta" if !had_meta => {
                 had_meta = true;
-                mp4box::put(&mut out, b"meta", &rebuild_meta(child, Some(tags))?)?;
+                mp4box::put(&mut out, b"meta", &rebuild_meta(child, Some(managed))?)?;
             }
             _ => out.extend_from_slice(child),
         }
     }
     if !had_meta {
-        let items = items(tags)?;
+        let items = items(managed)?;
         if !items.is_empty() {
             let mut meta = vec![0, 0, 0, 0];
             meta.extend_from_slice(&mdir_handler()?);
@@ -235,9 +255,9 @@ fn rebuild_udta(udta: Option<&[u8]>, tags: &Tags) -> Result<Vec<u8>, TagError> {
     Ok(out)
 }
 
-/// A `meta` box's body with its `ilst` rebuilt: the managed items removed, and those of `tags`
-/// (when given) added.
-fn rebuild_meta(meta: &[u8], tags: Option<&Tags>) -> Result<Vec<u8>, TagError> {
+/// A `meta` box's body with its `ilst` rebuilt: the managed items removed, and those of
+/// `managed` (when given) added.
+fn rebuild_meta(meta: &[u8], managed: Option<&Managed<'_>>) -> Result<Vec<u8>, TagError> {
     let (_, body) = mp4box::split(meta)?;
     // ISO `meta` is a full box (4 bytes of version and flags before its children); QuickTime's
     // is not.
@@ -249,7 +269,7 @@ fn rebuild_meta(meta: &[u8], tags: Option<&Tags>) -> Result<Vec<u8>, TagError> {
         match &kind {
             b"hdlr" => {
                 let (_, hdlr) = mp4box::split(child)?;
-                if tags.is_some() && hdlr.get(8..12) != Some(b"mdir".as_slice()) {
+                if managed.is_some() && hdlr.get(8..12) != Some(b"mdir".as_slice()) {
                     return Err(TagError::Unsupported(format!(
                         "MP4 metadata with the {} handler (iTunes items need mdir)",
                         String::from_utf8_lossy(hdlr.get(8..12).unwrap_or_default())
@@ -261,21 +281,23 @@ fn rebuild_meta(meta: &[u8], tags: Option<&Tags>) -> Result<Vec<u8>, TagError> {
                 had_ilst = true;
                 let (_, ilst) = mp4box::split(child)?;
                 let mut items = Vec::with_capacity(ilst.len());
+                let replaced_smpb = managed.is_some_and(|m| m.smpb.is_some());
                 for (item_kind, item) in mp4box::children(ilst)? {
-                    if !MANAGED.contains(&&item_kind) {
+                    let stale_smpb = replaced_smpb && gapless::is_item(item);
+                    if !MANAGED.contains(&&item_kind) && !stale_smpb {
                         items.extend_from_slice(item);
                     }
                 }
-                if let Some(tags) = tags {
-                    items.extend_from_slice(&self::items(tags)?);
+                if let Some(managed) = managed {
+                    items.extend_from_slice(&self::items(managed)?);
                 }
                 mp4box::put(&mut out, b"ilst", &items)?;
             }
             _ => out.extend_from_slice(child),
         }
     }
-    if !had_ilst && let Some(tags) = tags {
-        mp4box::put(&mut out, b"ilst", &items(tags)?)?;
+    if !had_ilst && let Some(managed) = managed {
+        mp4box::put(&mut out, b"ilst", &items(managed)?)?;
     }
     Ok(out)
 }
@@ -289,8 +311,9 @@ fn mdir_handler() -> Result<Vec<u8>, TagError> {
     mp4box::boxed(b"hdlr", &body)
 }
 
-/// The managed items of `tags`, in iTunes's order.
-fn items(tags: &Tags) -> Result<Vec<u8>, TagError> {
+/// The managed items, in iTunes's order, the gapless item last.
+fn items(managed: &Managed<'_>) -> Result<Vec<u8>, TagError> {
+    let tags = managed.tags;
     let year = tags.year.map(|y| y.to_string());
     let texts: [(&Kind, Option<&str>); 5] = [
         (b"\xa9nam", tags.title.as_deref()),
@@ -311,6 +334,9 @@ fn items(tags: &Tags) -> Result<Vec<u8>, TagError> {
             b"covr",
             &data(cover_type(&cover.mime)?, &cover.bytes)?,
         )?;
+    }
+    if let Some(smpb) = managed.smpb {
+        out.extend_from_slice(smpb);
     }
     Ok(out)
 }

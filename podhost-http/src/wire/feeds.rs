@@ -215,6 +215,8 @@ pub enum MasterFormat {
     Mp3,
     /// Opus in Ogg.
     Opus,
+    /// AAC-LC in M4A.
+    Aac,
 }
 
 impl From<podhost_core::master::Format> for MasterFormat {
@@ -222,6 +224,7 @@ impl From<podhost_core::master::Format> for MasterFormat {
         match format {
             podhost_core::master::Format::Mp3 => MasterFormat::Mp3,
             podhost_core::master::Format::Opus => MasterFormat::Opus,
+            podhost_core::master::Format::Aac => MasterFormat::Aac,
         }
     }
 }
@@ -237,12 +240,12 @@ pub struct FeedAudioFields {
     pub target: Clearable<f64>,
     /// The true-peak ceiling in dBTP, -9 to 0 (default -1).
     pub true_peak: Option<f64>,
-    /// `mp3` (default) or `opus`.
+    /// `mp3` (default), `aac` or `opus`.
     pub format: Option<String>,
-    /// The bitrate in kbit/s (null: 128 for stereo and 64 for mono MP3).
+    /// The bitrate in kbit/s (null: 128 for stereo and 64 for mono MP3 and AAC, 48 for Opus).
     #[serde(default)]
     pub bitrate: Clearable<u32>,
-    /// Other encodings published beside the enclosure, e.g. `["opus"]`.
+    /// Other encodings published beside the enclosure, e.g. `["opus"]` or `["aac"]`.
     pub alternates: Option<Vec<String>>,
 }
 

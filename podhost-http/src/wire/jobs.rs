@@ -192,13 +192,14 @@ pub struct MasterOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = *podhost_core::master::CEILINGS.start(), max = *podhost_core::master::CEILINGS.end()))]
     pub true_peak: Option<f64>,
-    /// The encoding: `mp3` (the default) or `opus` (Opus in Ogg; a build with the `opus`
-    /// feature, else 422).
+    /// The encoding: `mp3` (the default), `aac` (AAC-LC in M4A, by ffmpeg) or `opus` (Opus in
+    /// Ogg; a build with the `opus` feature, else 422).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["mp3", "opus"]))]
+    #[schemars(extend("enum" = podhost_core::master::Format::NAMES))]
     pub format: Option<String>,
     /// The bitrate in kbit/s: for MP3 one of 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192,
-    /// 224, 256, 320 (default 128 for stereo, 64 for mono); for Opus 6 to 510 (default 48).
+    /// 224, 256, 320 (default 128 for stereo, 64 for mono); for AAC 16 to 320 (default 128 for
+    /// stereo, 64 for mono); for Opus 6 to 510 (default 48).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = *podhost_core::master::OPUS_BITRATES.start(), max = *podhost_core::master::OPUS_BITRATES.end()))]
     pub bitrate: Option<u32>,
@@ -206,7 +207,7 @@ pub struct MasterOptions {
     /// bitrate (at most one, another than `format`); the job's `result` lists them in
     /// `alternates`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("items" = {"enum": ["mp3", "opus"]}))]
+    #[schemars(extend("items" = {"enum": podhost_core::master::Format::NAMES}))]
     pub alternates: Option<Vec<String>>,
 }
 

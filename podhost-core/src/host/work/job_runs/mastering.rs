@@ -94,8 +94,9 @@ async fn encode(
     loop {
         let (source, mime) = (source(host, account, media), media.facts.mime.clone());
         let gain = passes.gain();
+        let ffmpeg = host.config().jobs.ffmpeg.clone();
         let made = tokio::task::spawn_blocking(move || {
-            let mut master = Master::new(options, gain, usize::from(channels));
+            let mut master = Master::new(options, gain, usize::from(channels)).with_ffmpeg(ffmpeg);
             if let Some(rate) = rate {
                 master = master.encoding_at(rate);
             }
