@@ -396,3 +396,243 @@ async fn the_ad_plays_as_loud_as_the_episode_whatever_its_level() {
     }
     drop(workers);
 }
+
+/// ffprobe's `duration_ts` and packet count of the first stream of `path`.
+fn samples_and_frames(path: &Path) -> (u64, u64) {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-count_packets", "-select_streams", "a:0"])
+        .args(["-show_entries", "stream=duration_ts,nb_read_packets"])
+        .args(["-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut fields = text.trim().split(',').map(|f| f.parse::<u64>().unwrap());
+    (fields.next().unwrap(), fields.next().unwrap())
+}
+
+/// AAC in M4A as MP3: an episode encoded by ffmpeg's AAC encoder (44.1 kHz stereo, 128 kbit/s)
+/// with a preroll, a midroll and a postroll, and an ad of another shape (48 kHz mono WAV,
+/// louder). The ad is encoded to the episode's AAC by a background job; the listener's answer
+/// (the episode's frames and the ad's behind a `moov` of its own) is decoded by ffmpeg with no
+/// error and no warning, has the episode's stream and its length plus the ads' (the ads' frames
+/// whole, the last one's padding trimmed), each ad within 1 LU of the episode, and the chapters
+/// moved in the file and in the listener's JSON chapters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listener_gets_ads_in_an_m4a_encoded_like_the_episode() {
+    let Some(()) =
+        podhost_testkit::or_skip("ad insertion", "ffmpeg and ffprobe", ffmpeg_and_ffprobe())
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let episode_path = dir.path().join("episode.m4a");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "aevalsrc=0.1*sin(2*PI*(200+100*sin(2*PI*0.5*t))*t)|0.1*sin(2*PI*300*t):s=44100:d=20",
+        "-c:a",
+        "aac",
+        "-b:a",
+        "128k",
+        episode_path.to_str().unwrap(),
+    ]);
+    let ad_path = dir.path().join("ad.wav");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "aevalsrc=0.7*sin(2*PI*880*t)*gte(mod(t\\,0.5)\\,0.2):s=48000:d=4",
+        "-c:a",
+        "pcm_s16le",
+        ad_path.to_str().unwrap(),
+    ]);
+    let host = PodcastHost::new(
+        podhost_core::HostConfig::new("https://pod.example").unwrap(),
+        podhost_core::open_store("memory://").unwrap().store,
+    );
+    let (who, show) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
+    let bytes = std::fs::read(&episode_path).unwrap();
+    let episode = podhost_testkit::setup::upload(&host, &who, "episode.m4a", bytes).await;
+    let audio = episode.facts.audio.clone().unwrap();
+    assert_eq!(audio.profile.as_deref(), Some("LC"), "{audio:?}");
+    let bytes = std::fs::read(&ad_path).unwrap();
+    let ad = podhost_testkit::setup::upload(&host, &who, "ad.wav", bytes).await;
+    let chapters = vec![
+        Chapter {
+            start_ms: 0,
+            end_ms: Some(10_000),
+            title: "One".into(),
+            url: None,
+        },
+        Chapter {
+            start_ms: 10_000,
+            end_ms: Some(20_000),
+            title: "Two".into(),
+            url: None,
+        },
+    ];
+    let patch = MetadataPatch {
+        chapters: Some(chapters.clone()),
+        adbreak: Some(Some(AdBreak {
+            preroll: true,
+            postroll: true,
+            midrolls: vec![10.0],
+        })),
+        ..Default::default()
+    };
+    let (_, tag_job) = host
+        .podcasts()
+        .update_metadata(&who, episode.id, patch)
+        .await
+        .unwrap();
+    if let Some(job) = tag_job {
+        let job = host.work().run_job(&who, &job.id).await.unwrap();
+        assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    }
+    let episode = host.podcasts().get_media(&who, episode.id).await.unwrap();
+    let mut new = NewEpisode::titled("Pilot");
+    new.fields.media = Some(Some(episode.id));
+    new.fields.is_public = Some(true);
+    host.podcasts()
+        .create_episode(&who, &show, new)
+        .await
+        .unwrap();
+    podhost_testkit::setup::campaign_everywhere(&host, &who, ad.id).await;
+
+    // The workers measure the episode and encode the ad; then the listener gets the ads.
+    let workers = podhost_testkit::setup::run_jobs(&host);
+    let listener = Listener {
+        address: "2001:db8::1".parse().unwrap(),
+        user_agent: "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X)".into(),
+    };
+    let blob = episode.blob.as_str().to_string();
+    let answer = podhost_testkit::setup::stitched(&host, "alice", &blob, &listener).await;
+    drop(workers);
+    assert_eq!(answer.ads.len(), 3, "preroll, midroll, postroll");
+    let chunks: Vec<bytes::Bytes> = host
+        .ads()
+        .stitched_bytes(&answer, 0..answer.len())
+        .try_collect()
+        .await
+        .unwrap();
+    let whole = chunks.concat();
+    assert_eq!(whole.len() as u64, answer.len());
+    let stitched_path = dir.path().join("stitched.m4a");
+    std::fs::write(&stitched_path, &whole).unwrap();
+    // The ads' bytes are their frames, between the episode's.
+    let frames_bytes: u64 = answer.ads.iter().map(|a| a.bytes.end - a.bytes.start).sum();
+    assert!(frames_bytes > 3 * 4 * 8_000, "{:?}", answer.ads);
+    assert!(answer.ads[0].bytes.start >= answer.tag_bytes());
+
+    assert_eq!(complaints(&stitched_path), "");
+    assert_eq!(
+        probe(
+            &stitched_path,
+            "stream=codec_name,profile,sample_rate,channels"
+        ),
+        "aac,LC,44100,2"
+    );
+    // The length: the episode's, and three ads' frames whole but the postroll's padding. The
+    // ad's padding is under a frame; the unit test (stitch_m4a.rs) checks it to the sample.
+    let (episode_ts, episode_frames) = samples_and_frames(&episode_path);
+    let (stitched_ts, stitched_frames) = samples_and_frames(&stitched_path);
+    let ad_frames = (stitched_frames - episode_frames) / 3;
+    assert_eq!(stitched_frames, episode_frames + 3 * ad_frames);
+    let episode_padding = episode_frames * 1024 - 1024 - episode_ts;
+    let most = episode_ts + 3 * ad_frames * 1024 + episode_padding;
+    println!(
+        "ffprobe: episode {episode_ts} samples, stitched {stitched_ts} ({ad_frames} frames per ad), at most {most}"
+    );
+    assert!(
+        stitched_ts <= most && stitched_ts > most - 1024,
+        "{stitched_ts} vs {most}"
+    );
+    assert_eq!(
+        answer.duration_ms(),
+        stitched_ts * 1000 / 44_100,
+        "the answer's length as the server counts it"
+    );
+
+    // Each ad within 1 LU of the episode (ffmpeg's ebur128): the preroll, decoded from the
+    // answer (its end is silence, which the measure's gate leaves out).
+    let ad_seconds = (ad_frames * 1024) as f64 / 44_100.0;
+    let preroll = dir.path().join("preroll.wav");
+    ffmpeg(&[
+        "-i",
+        stitched_path.to_str().unwrap(),
+        "-t",
+        &format!("{ad_seconds:.3}"),
+        preroll.to_str().unwrap(),
+    ]);
+    let episode_lufs = ffmpeg_loudness(&episode_path).integrated.unwrap();
+    let ad_lufs = ffmpeg_loudness(&preroll).integrated.unwrap();
+    let source_lufs = ffmpeg_loudness(&ad_path).integrated.unwrap();
+    println!(
+        "loudness: episode {episode_lufs:.2} LUFS, ad as uploaded {source_lufs:.2}, ad as served {ad_lufs:.2}"
+    );
+    assert!((source_lufs - episode_lufs).abs() > 3.0, "a louder ad");
+    assert!(
+        (ad_lufs - episode_lufs).abs() <= 1.0,
+        "{ad_lufs} vs {episode_lufs}"
+    );
+
+    // The chapters: in the file (ffprobe) and the listener's JSON, moved by the preroll, and
+    // the second by the midroll too.
+    let in_file = Command::new("ffprobe")
+        .args(["-v", "error", "-show_chapters", "-of", "json"])
+        .arg(&stitched_path)
+        .output()
+        .unwrap();
+    let in_file: serde_json::Value = serde_json::from_slice(&in_file.stdout).unwrap();
+    let file_starts: Vec<(String, f64)> = in_file["chapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["tags"]["title"].as_str().unwrap_or("").to_string(),
+                c["start_time"].as_str().unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    let listened = host
+        .ads()
+        .listener_chapters("alice", &blob, &listener)
+        .await
+        .unwrap();
+    assert!(listened.1, "the listener's chapters are moved");
+    let json: serde_json::Value = serde_json::from_slice(&listened.0).unwrap();
+    let starts: Vec<f64> = json["chapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["startTime"].as_f64().unwrap())
+        .collect();
+    println!("chapters: in the file {file_starts:?}, the listener's {starts:?}");
+    // The file's chapter track starts with an untitled chapter for the preroll.
+    let titled: Vec<(String, f64)> = file_starts
+        .into_iter()
+        .filter(|(t, _)| !t.is_empty())
+        .collect();
+    assert_eq!(titled.len(), 2, "{titled:?}");
+    let ad_ms = (answer.duration_ms() - episode_ts * 1000 / 44_100) as f64 / 3.0;
+    for ((title, in_file), (want_title, listened)) in
+        titled.iter().zip(["One", "Two"].iter().zip(&starts))
+    {
+        assert_eq!(title, want_title);
+        assert!(
+            (in_file - listened).abs() < 0.002,
+            "{in_file} vs {listened}"
+        );
+    }
+    assert!(
+        (starts[0] * 1000.0 - ad_ms).abs() < 30.0,
+        "{starts:?}, an ad of {ad_ms} ms"
+    );
+    assert!(
+        (starts[1] * 1000.0 - (10_000.0 + 2.0 * ad_ms)).abs() < 60.0,
+        "{starts:?}"
+    );
+}

@@ -1,6 +1,6 @@
-//! An ad encoded like the episodes it goes into: the episode's MP3 stream (sample rate,
-//! channels, bitrate) at the episode's loudness, made once per shape by a background job and
-//! stored beside the ad's own file.
+//! An ad encoded like the episodes it goes into: the episode's MP3 stream or AAC-LC in M4A
+//! (sample rate, channels, bitrate) at the episode's loudness, made once per shape by a
+//! background job and stored beside the ad's own file.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,15 +9,34 @@ use std::ops::Range;
 
 use crate::ids::{CampaignId, JobId};
 
-/// The stream an ad must have to be stitched into an episode: MP3 at the episode's sample
-/// rate, channels and bitrate, at its loudness.
+/// The codec of an episode that takes ads, and of the ads encoded for it.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum AdCodec {
+    /// MP3 (MPEG-1/2 Layer III): frames stitched as they are.
+    #[default]
+    Mp3,
+    /// AAC-LC in M4A: frames stitched behind a new `moov`.
+    Aac,
+}
+
+/// AAC bitrates an ad is encoded at, in kbit/s: the class nearest the episode's average.
+const AAC_CLASSES: [u32; 9] = [32, 48, 64, 96, 128, 160, 192, 256, 320];
+
+/// The stream an ad must have to be stitched into an episode: MP3, or AAC-LC in M4A, at the
+/// episode's sample rate, channels and bitrate, at its loudness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct AdShape {
+    /// The codec (MP3 for shapes stored before AAC was stitched).
+    #[serde(default)]
+    pub codec: AdCodec,
     /// Sample rate in Hz.
     pub rate: u32,
     /// Channels: 1 or 2.
     pub channels: u16,
-    /// Bitrate in kbit/s, one MP3 takes.
+    /// Bitrate in kbit/s: one MP3 takes, or an AAC class.
     pub bitrate: u32,
     /// Integrated loudness in tenths of a LUFS, on a half-LU grid (episodes within a quarter
     /// LU of each other share one encoding; the issue allows ±1 LU).
@@ -25,14 +44,30 @@ pub struct AdShape {
 }
 
 impl AdShape {
-    /// The shape of an ad in episode audio `media`: `None` unless it is MP3. `fallback` is the
-    /// loudness (LUFS) taken when the episode's was never measured.
+    /// The shape of an ad in episode audio `media`: `None` unless it is MP3, or AAC-LC in M4A
+    /// (HE-AAC has no encoder here; a file probed before profiles were read is taken for LC,
+    /// and the stitcher checks its configuration). `fallback` is the loudness (LUFS) taken
+    /// when the episode's was never measured.
     pub fn of(media: &Media, fallback: f64) -> Option<AdShape> {
         let audio = media.facts.audio.as_ref()?;
-        if audio.codec != "mp3" || !(1..=2).contains(&audio.channels) {
+        if !(1..=2).contains(&audio.channels) {
             return None;
         }
-        let bitrate = crate::master::mp3_bitrate_near(audio.sample_rate, audio.bitrate / 1000);
+        let kbps = audio.bitrate / 1000;
+        let (codec, bitrate) = match audio.codec.as_str() {
+            "mp3" => (
+                AdCodec::Mp3,
+                crate::master::mp3_bitrate_near(audio.sample_rate, kbps),
+            ),
+            "aac"
+                if media.facts.mime == "audio/mp4"
+                    && matches!(audio.profile.as_deref(), None | Some("LC")) =>
+            {
+                let class = AAC_CLASSES.into_iter().min_by_key(|b| b.abs_diff(kbps));
+                (AdCodec::Aac, class.unwrap_or(128))
+            }
+            _ => return None,
+        };
         let loudness = media
             .results
             .loudness
@@ -40,6 +75,7 @@ impl AdShape {
             .and_then(|l| l.integrated)
             .unwrap_or(fallback);
         Some(AdShape {
+            codec,
             rate: audio.sample_rate,
             channels: audio.channels,
             bitrate,

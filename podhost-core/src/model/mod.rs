@@ -20,7 +20,7 @@ mod subscriber;
 pub mod taxonomy;
 
 pub use account::{Account, Grant, ListedToken, NewOAuthClient, NewToken, OAuthClient, Token};
-pub use ad_audio::{AdAudio, AdShape, AdSpan};
+pub use ad_audio::{AdAudio, AdCodec, AdShape, AdSpan};
 pub use ad_stream::{AdStream, StreamShape};
 pub use audio::{AudioPatch, FeedAudio};
 pub use campaign::{

@@ -87,8 +87,10 @@ struct Track {
     skip: u64,
     /// Decoded time presented, media scale.
     presented: u64,
-    /// The AAC decoder configuration (AudioSpecificConfig): what an ad must match.
-    config: Vec<u8>,
+    /// What an ad must match of the AAC decoder configuration (AudioSpecificConfig): the audio
+    /// object type, the sample rate's index and the channel configuration (an encoder may add
+    /// signalling that changes no decoding, so the bytes themselves may differ).
+    config: (u8, u8, u8),
 }
 
 impl Track {
@@ -261,8 +263,7 @@ fn track_of(file: M4aFile<'_>, trak: &Trak, movie_scale: u32) -> Result<Track, M
                 return Err(not_m4a("its audio is not MPEG-4 AAC"));
             }
             match &config.dec_specific {
-                Some(specific) if !specific.raw.is_empty() => specific.raw.clone(),
-                Some(s) => vec![s.profile, s.freq_index, s.chan_conf],
+                Some(s) => (s.profile, s.freq_index, s.chan_conf),
                 None => return Err(not_m4a("its AAC has no decoder configuration")),
             }
         }
@@ -427,6 +428,11 @@ impl M4aAd {
         self.track.sizes.iter().map(|s| u64::from(*s)).sum()
     }
 
+    /// Its frames.
+    pub fn frames(&self) -> usize {
+        self.track.sizes.len()
+    }
+
     /// Whether it has no frames.
     pub fn is_empty(&self) -> bool {
         self.track.sizes.is_empty()
@@ -467,6 +473,19 @@ impl M4aCuts {
             movie: Arc::new(movie),
             cuts,
         })
+    }
+
+    /// The bytes it keeps (the sample tables and the `moov`'s boxes), for a cache's bound.
+    pub fn weight(&self) -> usize {
+        let track = &self.track;
+        let kept: usize = self
+            .movie
+            .kept
+            .iter()
+            .chain(&self.movie.udta)
+            .map(Bytes::len)
+            .sum();
+        track.sizes.len() * 4 + track.runs.len() * 16 + track.durations.len() * 8 + kept + 4096
     }
 
     /// The episode with `ads` in its slots, each given by the slot's index in the slots the

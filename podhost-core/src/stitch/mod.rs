@@ -11,10 +11,12 @@ mod arrangement;
 mod m4a;
 mod mp3;
 mod plan;
+mod stitcher;
 pub(crate) mod transcript;
 
 pub use arrangement::{Arrangement, Piece};
 pub use m4a::{M4aAd, M4aCuts, M4aError, M4aFile, M4aStitched};
 pub use mp3::{Frame, Mp3Layout, StitchError};
 pub use plan::{AdPart, Cuts, Insert, Mp3File, Slot, Stitched, stitch};
+pub use stitcher::{AdFrames, EpisodeCuts, Heard, StitchFailure, Timeline};
 pub use transcript::{Timed, retime_transcript};

@@ -4,13 +4,13 @@
 use std::sync::Arc;
 
 use super::{
-    offers::{Arranged, Offer, Prepared},
+    offers::{Arranged, Offer},
     stream_offers::StreamOffer,
 };
 use crate::{
     cache::Cache,
     ids::AccountId,
-    stitch::{AdPart, Slot},
+    stitch::{AdFrames, EpisodeCuts, Slot},
 };
 
 /// The bytes of prepared episodes and ads this process keeps.
@@ -21,8 +21,8 @@ const ARRANGEMENT_BYTES: usize = 32 << 20;
 /// This process's caches of ad insertion.
 pub(crate) struct Caches {
     pub(super) offers: Cache<(AccountId, String), u64, Option<Arc<Offer>>>,
-    pub(super) prepared: Cache<(AccountId, String, Vec<Slot>), (), Arc<Prepared>>,
-    pub(super) ad_parts: Cache<(AccountId, String), (), Arc<AdPart>>,
+    pub(super) prepared: Cache<(AccountId, String, Vec<Slot>), (), Arc<EpisodeCuts>>,
+    pub(super) ad_parts: Cache<(AccountId, String), (), Arc<AdFrames>>,
     pub(super) arranged: Cache<(AccountId, String), (), Arc<Arranged>>,
     /// What each video's stream offers, at a catalog version.
     pub(super) stream_offers: Cache<(AccountId, String), u64, Option<Arc<StreamOffer>>>,

@@ -1,7 +1,8 @@
 //! Dynamic ad insertion at the enclosure URL: which ads a listener hears in an episode, and the
 //! stitched answer they get.
 //!
-//! An episode file (MP3) with ad breaks, used as the audio of a published episode, **offers**
+//! An episode file (MP3, or AAC in M4A) with ad breaks, used as the audio of a published
+//! episode, **offers**
 //! each of its slots (preroll, each midroll, postroll) to the active campaigns that run in its
 //! podcast at that position and whose ad is encoded like the episode (see
 //! [`AdShape`]). A listener (IAB: the address, an IPv6 one by its /64, and the user agent) gets
@@ -22,14 +23,14 @@ use futures::{StreamExt, stream::BoxStream};
 
 use super::{
     Ads,
-    offers::{Arranged, Listener, Offer, OfferedAd, Prepared, arrangement_key, choose, offer},
+    offers::{Arranged, Listener, Offer, OfferedAd, arrangement_key, choose, offer},
 };
 use crate::{
     error::{Error, Result},
     ids::AccountId,
-    model::{AdSpan, BlobKey},
+    model::{AdCodec, AdSpan, BlobKey},
     publish::PublicMedia,
-    stitch::{AdPart, Cuts, Mp3File, Mp3Layout, Piece, Slot},
+    stitch::{AdFrames, EpisodeCuts, Piece, Slot},
 };
 
 /// The largest transcript moved by ads (a bigger one is served as stored).
@@ -73,12 +74,12 @@ pub struct StitchedEnclosure {
 impl StitchedEnclosure {
     /// Its length in bytes.
     pub fn len(&self) -> u64 {
-        self.arrangement.arrangement.len()
+        self.arrangement.heard.arrangement.len()
     }
 
     /// Its length in milliseconds.
     pub fn duration_ms(&self) -> u64 {
-        self.arrangement.stitched.duration_ms()
+        self.arrangement.heard.timeline.duration_ms()
     }
 
     /// Whether it has no bytes.
@@ -86,9 +87,10 @@ impl StitchedEnclosure {
         self.len() == 0
     }
 
-    /// The bytes of its leading ID3 tag (what a download's first minute adds to the audio).
+    /// The bytes before its first audio frame: an MP3's leading ID3 tag, an M4A's `ftyp`,
+    /// `moov` and `mdat` header (what a download's first minute adds to the audio).
     pub fn tag_bytes(&self) -> u64 {
-        self.arrangement.tag_bytes
+        self.arrangement.heard.head_bytes
     }
 
     /// What a download of it counts by in the statistics.
@@ -231,9 +233,9 @@ impl Ads<'_> {
             return Ok(Enclosure::File(media));
         };
         let text = self.whole_blob(&media.location).await?;
-        let stitched = &answer.arrangement.stitched;
+        let timeline = &answer.arrangement.heard.timeline;
         let moved = crate::stitch::retime_transcript(&media.mime, &text, |ms, start| {
-            stitched.retime(ms, start)
+            timeline.retime(ms, start)
         });
         match moved {
             Some(bytes) => Ok(Enclosure::Retimed(Box::new(RetimedText {
@@ -257,6 +259,7 @@ impl Ads<'_> {
         let account = answer.account.clone();
         let slices: Vec<(Piece, Range<u64>)> = answer
             .arrangement
+            .heard
             .arrangement
             .slices(range)
             .map(|(piece, within)| (piece.clone(), within))
@@ -312,7 +315,7 @@ impl Ads<'_> {
         let file = crate::host::rendering::public_media_of(account, media);
         Ok(match self.with_ads(account, file, listener).await? {
             Ok(answer) => (
-                crate::publish::chapters::render(&answer.arrangement.chapters).into(),
+                crate::publish::chapters::render(&answer.arrangement.heard.chapters).into(),
                 true,
             ),
             Err(_) => (
@@ -323,7 +326,7 @@ impl Ads<'_> {
     }
 
     /// The arrangement of `chosen` ads in `offer`'s file: the file's cuts (prepared once per
-    /// process), the ads' frames, the tag with the chapters moved.
+    /// process), the ads' frames, the chapters moved (in the ID3 tag, or the `moov`).
     async fn arrange(
         &self,
         account: &AccountId,
@@ -331,56 +334,23 @@ impl Ads<'_> {
         offer: &Offer,
         chosen: &[(usize, OfferedAd)],
     ) -> Result<Arranged> {
-        let prepared = self.prepared(account, media, &offer.breaks).await?;
+        let cuts = self
+            .prepared(account, media, offer.codec, &offer.breaks)
+            .await?;
         let mut parts = Vec::new();
         for (_, ad) in chosen {
-            parts.push(self.ad_part(account, &ad.blob).await?);
+            parts.push(self.ad_frames(account, offer.codec, &ad.blob).await?);
         }
-        let refs: Vec<(usize, &AdPart)> = chosen
+        let refs: Vec<(usize, &AdFrames)> = chosen
             .iter()
             .zip(&parts)
             .map(|((i, _), part)| (*i, part.as_ref()))
             .collect();
-        let stitched = prepared
-            .cuts
-            .stitch(&refs)
-            .map_err(|e| Error::invalid("media", format!("the ads cannot be stitched: {e}")))?;
-        let chapters = stitched.chapters(&offer.chapters);
-        let tag = match (prepared.tag.is_empty(), chapters.is_empty()) {
-            (true, _) => None,
-            (false, true) => Some(prepared.tag.clone()),
-            (false, false) => Some(Bytes::from(
-                crate::tags::id3_with_chapters(
-                    &prepared.tag,
-                    &chapters,
-                    Some(stitched.duration_ms()),
-                )
-                .map_err(|e| Error::storage(format!("the episode's tag: {e}")))?,
-            )),
-        };
-        let tag_bytes = tag.as_ref().map_or(0, |t| t.len() as u64);
-        let arrangement = stitched.arrangement(tag);
-        // Where each chosen ad is: the pieces of its blob, in order.
-        let mut ads = Vec::new();
-        let mut at = 0;
-        let mut next = 0;
-        for piece in arrangement.pieces() {
-            if let (Piece::Blob { blob, .. }, Some((_, ad))) = (piece, chosen.get(next))
-                && *blob == ad.blob
-                && *blob != offer.blob
-            {
-                ads.push(at..at + piece.len());
-                next += 1;
-            }
-            at += piece.len();
-        }
-        Ok(Arranged {
-            arrangement,
-            stitched,
-            tag_bytes,
-            ads,
-            chapters,
-        })
+        let heard = cuts
+            .stitch(&refs, &offer.chapters)
+            .map_err(|e| Error::invalid("media", e.to_string()))?;
+        let ads = ad_spans(heard.arrangement.pieces(), &offer.blob, chosen);
+        Ok(Arranged { heard, ads })
     }
 
     /// The episode file cut at `breaks`, read once per process.
@@ -388,8 +358,9 @@ impl Ads<'_> {
         &self,
         account: &AccountId,
         media: &PublicMedia,
+        codec: AdCodec,
         breaks: &[Slot],
-    ) -> Result<Arc<Prepared>> {
+    ) -> Result<Arc<EpisodeCuts>> {
         let key = (account.clone(), media.etag.clone(), breaks.to_vec());
         let caches = &self.state();
         if let Some(prepared) = caches.prepared.get(&key, &(), self.host.now()) {
@@ -404,18 +375,8 @@ impl Ads<'_> {
         let bytes = self.whole_blob(&media.location).await?;
         let (blob, breaks) = (BlobKey(media.etag.clone()), breaks.to_vec());
         let prepared = tokio::task::spawn_blocking(move || {
-            let layout = Mp3Layout::read(&bytes)
-                .map_err(|e| Error::invalid("media", format!("not stitchable: {e}")))?;
-            let file = Mp3File {
-                blob: &blob,
-                bytes: &bytes,
-                layout: &layout,
-            };
-            let tag_len = crate::probe::id3::tag_len(&bytes).unwrap_or(0) as usize;
-            Ok::<_, Error>(Prepared {
-                cuts: Cuts::new(file, &breaks),
-                tag: Bytes::copy_from_slice(&bytes[..tag_len.min(bytes.len())]),
-            })
+            EpisodeCuts::new(codec, &blob, &bytes, &breaks)
+                .map_err(|e| Error::invalid("media", e.to_string()))
         })
         .await
         .map_err(|e| Error::storage(format!("preparing the episode stopped: {e}")))??;
@@ -425,7 +386,12 @@ impl Ads<'_> {
     }
 
     /// An encoded ad's frames, read once per process.
-    async fn ad_part(&self, account: &AccountId, blob: &BlobKey) -> Result<Arc<AdPart>> {
+    async fn ad_frames(
+        &self,
+        account: &AccountId,
+        codec: AdCodec,
+        blob: &BlobKey,
+    ) -> Result<Arc<AdFrames>> {
         let key = (account.clone(), blob.as_str().to_string());
         let caches = &self.state();
         if let Some(part) = caches.ad_parts.get(&key, &(), self.host.now()) {
@@ -434,14 +400,9 @@ impl Ads<'_> {
         let bytes = self
             .whole_blob(&crate::store::layout::blob(account, blob))
             .await?;
-        let layout = Mp3Layout::read(&bytes).map_err(|e| {
-            Error::invalid("media", format!("an encoded ad is not stitchable: {e}"))
-        })?;
-        let part = Arc::new(AdPart::of(Mp3File {
-            blob,
-            bytes: &bytes,
-            layout: &layout,
-        }));
+        let part = AdFrames::read(codec, blob, &bytes)
+            .map_err(|e| Error::invalid("media", e.to_string()))?;
+        let part = Arc::new(part);
         caches.ad_parts.put(key, (), None, part.clone());
         Ok(part)
     }
@@ -450,4 +411,34 @@ impl Ads<'_> {
         use object_store::ObjectStoreExt;
         Ok(self.host.store().get(location).await?.bytes().await?)
     }
+}
+
+/// Where each of the `chosen` ads is in an answer of `pieces` (of the episode `episode`): the
+/// pieces of its blob, in order, a run of them continuous in the blob counted as one ad.
+fn ad_spans(pieces: &[Piece], episode: &BlobKey, chosen: &[(usize, OfferedAd)]) -> Vec<Range<u64>> {
+    let mut ads: Vec<Range<u64>> = Vec::new();
+    let mut at = 0;
+    let mut next = 0;
+    // The blob and where in it the last ad piece ended.
+    let mut last: Option<(&BlobKey, u64)> = None;
+    for piece in pieces {
+        let len = piece.len();
+        match piece {
+            Piece::Blob { blob, range } if blob != episode => {
+                let continues = last.is_some_and(|(b, end)| b == blob && end == range.start);
+                match ads.last_mut() {
+                    Some(span) if continues && span.end == at => span.end += len,
+                    _ if chosen.get(next).is_some_and(|(_, ad)| ad.blob == *blob) => {
+                        ads.push(at..at + len);
+                        next += 1;
+                    }
+                    _ => {}
+                }
+                last = Some((blob, range.end));
+            }
+            _ => last = None,
+        }
+        at += len;
+    }
+    ads
 }

@@ -6,15 +6,14 @@
 
 use std::{net::IpAddr, ops::Range, sync::Arc};
 
-use bytes::Bytes;
 use jiff::Timestamp;
 
 use crate::{
     cache::Weigh,
     ids::{CampaignId, FeedId},
-    model::{AdShape, BlobKey, CampaignStatus, Media, Position},
+    model::{AdCodec, AdShape, BlobKey, CampaignStatus, Media, Position},
     state::AccountState,
-    stitch::{AdPart, Arrangement, Cuts, Piece, Slot, Stitched},
+    stitch::{AdFrames, EpisodeCuts, Heard, Piece, Slot},
     tags::Chapter,
 };
 
@@ -42,6 +41,8 @@ pub(super) struct OfferedAd {
 pub(super) struct Offer {
     /// The file.
     pub(super) blob: BlobKey,
+    /// Its codec (and its ads').
+    pub(super) codec: AdCodec,
     pub(super) breaks: Vec<Slot>,
     /// The ads that may go in each of the breaks.
     pub(super) slots: Vec<Vec<OfferedAd>>,
@@ -58,38 +59,34 @@ impl Weigh for Option<Arc<Offer>> {
     }
 }
 
-/// An episode file cut at its breaks, with its leading tag.
-pub(super) struct Prepared {
-    pub(super) cuts: Cuts,
-    pub(super) tag: Bytes,
-}
-
-impl Weigh for Arc<Prepared> {
+impl Weigh for Arc<EpisodeCuts> {
     fn weight(&self) -> usize {
-        self.cuts.weight() + self.tag.len()
+        EpisodeCuts::weight(self)
     }
 }
 
-impl Weigh for Arc<AdPart> {
+impl Weigh for Arc<AdFrames> {
     fn weight(&self) -> usize {
-        256
+        match &**self {
+            AdFrames::Mp3(_) => 256,
+            // Its frames' sizes and the runs they are stored in.
+            AdFrames::M4a(ad) => 256 + ad.frames() * 4,
+        }
     }
 }
 
-/// An arrangement as served: its pieces, where its ads are, its chapters.
+/// An arrangement as served: the answer, and where its ads are.
 #[derive(Debug)]
 pub(super) struct Arranged {
-    pub(super) arrangement: Arrangement,
-    pub(super) stitched: Stitched,
-    pub(super) tag_bytes: u64,
-    /// Per ad in order: its slot's position in the arrangement.
+    pub(super) heard: Heard,
+    /// Per ad in order: its bytes in the answer.
     pub(super) ads: Vec<Range<u64>>,
-    pub(super) chapters: Vec<Chapter>,
 }
 
 impl Weigh for Arc<Arranged> {
     fn weight(&self) -> usize {
         let bytes: usize = self
+            .heard
             .arrangement
             .pieces()
             .iter()
@@ -98,7 +95,7 @@ impl Weigh for Arc<Arranged> {
                 Piece::Blob { .. } => 96,
             })
             .sum();
-        bytes + self.chapters.len() * 128 + 256
+        bytes + self.heard.chapters.len() * 128 + 256
     }
 }
 
@@ -236,6 +233,7 @@ pub(super) fn offer(
     }
     let offer = Offer {
         blob: media.blob.clone(),
+        codec: shape.codec,
         breaks,
         slots,
         chapters: media.chapters.clone(),

@@ -10,7 +10,7 @@ use crate::{
     error::{Error, Result},
     ids::AccountId,
     master::{Format, Master, MasterError, MasterOptions, Passes},
-    model::{AdShape, Job, Media},
+    model::{AdCodec, AdShape, Job, Media},
     tags::Tags,
 };
 
@@ -135,9 +135,9 @@ impl AdAudioParams {
     }
 }
 
-/// The ad `media` encoded to the job's shape (MP3 at the episode's rate, channels and bitrate,
-/// mastered to its loudness), stored as a blob without tags: its frames go between an
-/// episode's, whose own tag leads the answer.
+/// The ad `media` encoded to the job's shape (MP3, or AAC-LC in M4A by ffmpeg, at the episode's
+/// rate, channels and bitrate, mastered to its loudness), stored as a blob without tags: its
+/// frames go between an episode's, whose own tag (or `moov`) leads the answer.
 pub(crate) async fn ad_audio(
     host: &PodcastHost,
     account: &AccountId,
@@ -151,12 +151,17 @@ pub(crate) async fn ad_audio(
             *crate::master::TARGETS.end(),
         ),
         true_peak: -1.0,
-        format: Format::Mp3,
+        format: match shape.codec {
+            AdCodec::Mp3 => Format::Mp3,
+            AdCodec::Aac => Format::Aac,
+        },
         bitrate: shape.bitrate,
         alternate: None,
     };
-    // Ended by 150 ms of silence (a frame at least, at any MP3 rate): the carrier of a seam
-    // after the ad takes the place of its last frame, which then holds none of the ad.
+    // Ended by 150 ms of silence (a frame at least, at any MP3 rate, and an AAC frame of 1,024
+    // samples down to 8 kHz): the carrier of an MP3 seam after the ad takes the place of its
+    // last frame, and the first AAC frame after it overlaps its last; either then holds none
+    // of the ad.
     let tail_ms = 150;
     let rate = Some(shape.rate);
     let encoded = encode(host, account, media, options, shape.channels, rate, tail_ms).await?;
@@ -164,7 +169,7 @@ pub(crate) async fn ad_audio(
         .into_iter()
         .next()
         .ok_or_else(|| Error::storage("the ad's encoding made no file"))?;
-    let name = mastered_name(&media.name, "mp3");
+    let name = mastered_name(&media.name, options.format.extension());
     let body =
         futures::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(bytes))]);
     let (blob, size, _) = host.store_blob(account, &name, body).await?;
