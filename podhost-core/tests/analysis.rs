@@ -508,6 +508,17 @@ fn encoded_files_match_the_truth_and_ffmpeg() {
             encode(&stereo, "enc.m4a", &["-c:a", "aac", "-b:a", "128k"]),
             true,
         ),
+        // ADTS: bare AAC frames, no edit list to say the encoder's 1,024 samples of priming
+        // (ffmpeg keeps them too): compared with ffmpeg only.
+        (
+            "adts aac",
+            encode(
+                &stereo,
+                "enc.aac",
+                &["-c:a", "aac", "-b:a", "128k", "-f", "adts"],
+            ),
+            false,
+        ),
         ("flac", encode(&stereo, "enc.flac", &["-c:a", "flac"]), true),
         (
             "ogg",

@@ -1,11 +1,13 @@
 // Plays an episode with ads (a stitched enclosure answer) in the system's headless Chromium and
 // seeks in it, as a listener's browser would: an <audio> element on the episode's URL. Prints,
-// as JSON on stdout: {duration, played, seek_to, after_seek, statuses, ranges, errors}, where
-// `duration` is what the browser read of the file (seconds), `played` how far it played from
-// the start, `after_seek` where it played to after the seek, `statuses` the HTTP statuses of the
-// media requests and `ranges` their Range headers.
+// as JSON on stdout: {duration, played, seek_to, after_seek, seeks, statuses, ranges, errors},
+// where `duration` is what the browser read of the file (seconds), `played` how far it played
+// from the start, `after_seek` where it played to after the first seek, `seeks` per seek
+// {to, seeked, played_to}: where the element said it was once the seek was done and where it
+// played to after it; `statuses` the HTTP statuses of the media requests and `ranges` their
+// Range headers.
 //
-// usage: node check-ads.mjs URL SEEK_SECONDS
+// usage: node check-ads.mjs URL SEEK_SECONDS [SEEK_SECONDS...]
 // env:   PODHOST_CHROMIUM  the browser binary (default /usr/bin/chromium)
 //
 // Exits 1 when the element reports an error or does not play. Never downloads a browser.
@@ -13,12 +15,12 @@
 import { chromium } from "playwright-core";
 import { args, executablePath } from "./chromium.mjs";
 
-const [url, seekArg] = process.argv.slice(2);
-if (!url || !seekArg) {
-  console.error("usage: node check-ads.mjs URL SEEK_SECONDS");
+const [url, ...seekArgs] = process.argv.slice(2);
+if (!url || seekArgs.length === 0) {
+  console.error("usage: node check-ads.mjs URL SEEK_SECONDS [SEEK_SECONDS...]");
   process.exit(2);
 }
-const seekTo = Number(seekArg);
+const seekTos = seekArgs.map(Number);
 
 const browser = await chromium.launch({ executablePath, args });
 const errors = [];
@@ -36,7 +38,7 @@ try {
   });
   await page.setContent(`<!doctype html><html><body><audio id="a" preload="auto"></audio></body></html>`);
   const result = await page.evaluate(
-    async ({ url, seekTo }) => {
+    async ({ url, seekTos }) => {
       const a = document.getElementById("a");
       const failed = () => (a.error ? `media error ${a.error.code}: ${a.error.message}` : null);
       const until = (test, ms) =>
@@ -57,13 +59,19 @@ try {
       await a.play();
       await until(() => a.currentTime > 1.0, 20000);
       const played = a.currentTime;
-      a.currentTime = seekTo;
-      await until(() => !a.seeking && a.currentTime > seekTo + 1.0, 20000);
-      const afterSeek = a.currentTime;
+      const seeks = [];
+      for (const to of seekTos) {
+        const seeked = new Promise((resolve) => a.addEventListener("seeked", resolve, { once: true }));
+        a.currentTime = to;
+        await seeked;
+        const at = a.currentTime;
+        await until(() => !a.seeking && a.currentTime > to + 1.0, 20000);
+        seeks.push({ to, seeked: at, played_to: a.currentTime });
+      }
       a.pause();
-      return { duration, played, seek_to: seekTo, after_seek: afterSeek };
+      return { duration, played, seek_to: seekTos[0], after_seek: seeks[0].played_to, seeks };
     },
-    { url, seekTo },
+    { url, seekTos },
   );
   console.log(JSON.stringify({ ...result, statuses, ranges, errors }));
   if (errors.length) process.exitCode = 1;
