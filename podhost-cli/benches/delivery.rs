@@ -18,17 +18,21 @@
 //! configuration compresses it as it does the feed). `DELIVERY_CASES=page` (a part of the
 //! cases' labels) measures only the cases whose label has it.
 
-use std::{io::Write, process::Command};
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
 
 #[path = "../../podhost-http/benches/support/reference.rs"]
 mod reference;
 #[path = "support/shipped.rs"]
 mod shipped;
 
-use reference::{Measured, start_nginx, wrk, wrk_for};
+use reference::{Measured, first_bytes, percentile, ranges_script, start_nginx, wrk, wrk_for};
 use shipped::{Account, ENCLOSURE_BYTES, Shipped};
 
-const RANGE_BYTES: usize = 1 << 20;
+/// The user agent of the stitched M4A's requests: one listener, so one arrangement.
+const AGENT: &str = "User-Agent: podhost-bench/1.0";
 const LOAD: (u32, u32) = (2, 32);
 
 /// Rounds of each case: podhost and nginx in turn, the median reported (this machine's
@@ -83,8 +87,9 @@ fn cases(
     server: &Shipped,
     account: &Account,
     nginx_base: &str,
-    ranges: &std::path::Path,
+    ranges: &Path,
     video: Option<&Video>,
+    m4a: Option<&StitchedM4a>,
 ) {
     let feed_path = format!("/feeds/{}/rss", account.feed);
     let gzip = "Accept-Encoding: gzip".to_string();
@@ -113,7 +118,7 @@ fn cases(
         theirs: theirs.to_string(),
         our_headers,
         their_headers,
-        random: false,
+        random: None,
         bytes: false,
     };
     let table = [
@@ -139,7 +144,7 @@ fn cases(
             vec![range.clone()],
         ),
         Case {
-            random: true,
+            random: Some(ranges.to_path_buf()),
             ..case(
                 "random 1 MiB ranges",
                 &account.enclosure,
@@ -198,10 +203,22 @@ fn cases(
             vec![],
         ));
     }
+    if let Some(m4a) = m4a {
+        table.push(Case {
+            random: Some(m4a.ranges.path().to_path_buf()),
+            ..case(
+                "random 1 MiB ranges of a listener's M4A with 3 ads (60 min)",
+                &m4a.path,
+                "/stitched.m4a",
+                vec![AGENT.to_string()],
+                vec![AGENT.to_string()],
+            )
+        });
+    }
     let only = std::env::var("DELIVERY_CASES").unwrap_or_default();
     for case in table.into_iter().filter(|c| c.label.contains(&only)) {
         server.wait_idle();
-        let script = case.random.then_some(ranges);
+        let script = case.random.as_deref();
         let (p, n) = rounds(
             &format!("{}{}", server.base, case.ours),
             &format!("{nginx_base}{}", case.theirs),
@@ -222,8 +239,8 @@ struct Case {
     theirs: String,
     our_headers: Vec<String>,
     their_headers: Vec<String>,
-    /// Random 1 MiB ranges from a wrk script instead of fixed headers.
-    random: bool,
+    /// Random 1 MiB ranges from this wrk script instead of fixed headers.
+    random: Option<PathBuf>,
     /// Reported in bytes per second rather than requests per second.
     bytes: bool,
 }
@@ -234,6 +251,92 @@ struct Video {
     segment: String,
     /// A listener's 1080p media playlist, with a preroll and a midroll ad.
     playlist: String,
+}
+
+/// A listener's answer for an M4A episode with ads, and what asks random ranges of it.
+struct StitchedM4a {
+    /// Its path on the server.
+    path: String,
+    /// Its length in bytes.
+    len: u64,
+    /// The wrk script of random 1 MiB ranges of it.
+    ranges: tempfile::NamedTempFile,
+}
+
+/// A 60-minute AAC-LC episode in M4A (ffmpeg, 44.1 kHz mono 64 kbit/s, as speech podcasts are
+/// published) uploaded to `account` through the API, shown by a new episode of its measured
+/// podcast, with a preroll and midrolls at 20 and 40 minutes, which the campaign [`video`]
+/// made runs in; waits (polling, as a client would) until the listener of [`AGENT`] gets the
+/// ads (the ad encoded to the episode's AAC by podhost's job). nginx gets that answer's bytes.
+fn stitched_m4a(server: &Shipped, account: &Account, statics: &Path) -> StitchedM4a {
+    let file = statics.join("episode.m4a");
+    let made = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi"])
+        .args([
+            "-i",
+            "aevalsrc=0.2*sin(2*PI*(180+60*sin(2*PI*0.7*t))*t)*(0.6+0.4*sin(2*PI*3*t)):s=44100:d=3600",
+        ])
+        .args(["-c:a", "aac", "-b:a", "64k"])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let form = format!("media=@{}", file.display());
+    let uploaded = api(server, account, &["-F", &form], "/api/media");
+    let id = uploaded["id"].as_u64().expect("the episode's id");
+    let json = ["-H", "Content-Type: application/json", "--data"];
+    let breaks =
+        r#"{"adbreak": {"preroll": true, "postroll": false, "midrolls": [1200.0, 2400.0]}}"#;
+    let put = api(
+        server,
+        account,
+        &[&["-X", "PUT"][..], &json[..], &[breaks]].concat(),
+        &format!("/api/media/{id}/metadata"),
+    );
+    assert_eq!(put["data"]["id"], id, "{put}");
+    let shown = api(
+        server,
+        account,
+        &[
+            "-F",
+            "title=An hour in M4A",
+            "-F",
+            &format!("show_media={id}"),
+            "-F",
+            "is_public=1",
+        ],
+        &format!("/api/feed/{}/show", account.feed),
+    );
+    assert!(shown["data"]["id"].is_string(), "{shown}");
+    let record = api(server, account, &[], &format!("/api/media/{id}"));
+    let url = record["url"].as_str().expect("the file's URL").to_string();
+    let path = url
+        .strip_prefix(&server.base)
+        .unwrap_or_else(|| panic!("{url} is not on {}", server.base))
+        .to_string();
+    let stored = std::fs::metadata(&file).unwrap().len();
+    let started = std::time::Instant::now();
+    let answer = loop {
+        let bytes = server.body(&path, &[AGENT]);
+        if !bytes.is_empty() && bytes.len() as u64 != stored {
+            break bytes;
+        }
+        assert!(started.elapsed().as_secs() < 900, "no ads in the M4A");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    println!(
+        "M4A: {:.1} MiB as stored; the listener's answer with 3 ads {:.1} MiB, ready after {:.0} s",
+        stored as f64 / 1048576.0,
+        answer.len() as f64 / 1048576.0,
+        started.elapsed().as_secs_f64()
+    );
+    std::fs::write(statics.join("stitched.m4a"), &answer).unwrap();
+    let len = answer.len() as u64;
+    StitchedM4a {
+        path,
+        len,
+        ranges: ranges_script(len),
+    }
 }
 
 /// `curl -s` with the account's token: the JSON answer.
@@ -391,6 +494,7 @@ fn main() {
         }
     }
     let video = video(&server, &large, statics.path());
+    let m4a = stitched_m4a(&server, &large, statics.path());
     let wav = server.body(&large.enclosure, &[]);
     assert_eq!(wav.len(), ENCLOSURE_BYTES);
     std::fs::write(statics.path().join("episode.wav"), &wav).unwrap();
@@ -398,14 +502,18 @@ fn main() {
     let mut nginx = start_nginx(statics.path(), port);
     let nginx_base = format!("http://127.0.0.1:{port}");
 
-    let mut ranges = tempfile::NamedTempFile::new().unwrap();
-    write!(
-        ranges,
-        "math.randomseed(42)\nrequest = function()\n  local s = math.random(0, {last})\n  return wrk.format(\"GET\", nil, {{[\"Range\"] = \"bytes=\" .. s .. \"-\" .. (s + {len})}})\nend\n",
-        last = ENCLOSURE_BYTES - RANGE_BYTES,
-        len = RANGE_BYTES - 1
-    )
-    .unwrap();
+    let ranges = ranges_script(ENCLOSURE_BYTES as u64);
+    let same = Command::new("curl")
+        .args(["-s", "-H", AGENT])
+        .arg(format!("{nginx_base}/stitched.m4a"))
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(
+        same.len() as u64,
+        m4a.len,
+        "nginx serves the listener's M4A"
+    );
 
     println!(
         "\npodhost serve (release binary, default logging to a file, metrics, downloads counted) beside nginx, wrk -t{} -c{} -d8s on loopback, 2 cores shared by wrk, the server and nginx",
@@ -415,9 +523,30 @@ fn main() {
         println!("\n{} account ({}):", account.name, account.feed);
         println!("| request | podhost | nginx | podhost/nginx | latency p99 podhost / nginx |");
         println!("|---|---|---|---|---|");
-        let video = (account.name == large.name).then_some(&video);
-        cases(&server, account, &nginx_base, ranges.path(), video);
+        let large_only = account.name == large.name;
+        let (video, stitched) = (large_only.then_some(&video), large_only.then_some(&m4a));
+        cases(
+            &server,
+            account,
+            &nginx_base,
+            ranges.path(),
+            video,
+            stitched,
+        );
     }
+    // The first byte of a listener's M4A: sequential ranges on one connection, on an idle
+    // server (wrk's latency is the whole 1 MiB's).
+    server.wait_idle();
+    let addr = server.base.trim_start_matches("http://");
+    let ours = first_bytes(addr, &m4a.path, AGENT, m4a.len, 1000);
+    let theirs = first_bytes(&nginx_base[7..], "/stitched.m4a", AGENT, m4a.len, 1000);
+    println!(
+        "\ntime to the first body byte of the listener's M4A, 1,000 sequential random 1 MiB ranges on one connection: podhost p50 {:.3} ms, p99 {:.3} ms | nginx p50 {:.3} ms, p99 {:.3} ms",
+        percentile(&ours, 0.5),
+        percentile(&ours, 0.99),
+        percentile(&theirs, 0.5),
+        percentile(&theirs, 0.99),
+    );
     println!(
         "\npeak memory of the server: {} MiB; log written: {} MiB",
         server.peak_mib(),

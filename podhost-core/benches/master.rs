@@ -10,7 +10,9 @@
 //! - **Speed**: podhost mastering it to MP3 at 128 kbit/s (its loudness measured by a decode,
 //!   then the mastering decode(s): what the job does when no analysis ran before) beside
 //!   ffmpeg's two-pass `loudnorm` (a measuring pass, then `linear=true` with the measured values)
-//!   with libmp3lame at 128 kbit/s. Target: at most 1.0× ffmpeg's time.
+//!   with libmp3lame at 128 kbit/s; then to AAC-LC in M4A (podhost's chain piped to ffmpeg's
+//!   `aac` encoder) beside the same loudnorm with ffmpeg's `aac`. Target: at most 1.0× ffmpeg's
+//!   time.
 //! - **The mastered files measured by ffmpeg**: integrated loudness (target -16 LUFS, ±0.5 LU),
 //!   true peak (ceiling -1 dBTP, + 0.2 dB allowed), duration beside the source's (one frame),
 //!   decoding errors.
@@ -55,51 +57,58 @@ fn main() {
     std::fs::create_dir_all(&work).unwrap();
     println!("file: {} ({minutes} minutes)", episode.display());
 
-    // Speed, and the mastered files.
-    let ours_path = work.join("podhost.mp3");
+    // Speed, and the mastered files: MP3 beside libmp3lame, AAC in M4A beside ffmpeg's aac.
     let episode_channels = channels(&episode);
-    let t = Instant::now();
-    let passes = master_file(&episode, &ours_path, episode_channels);
-    let ours = t.elapsed().as_secs_f64();
-    let theirs_path = work.join("ffmpeg.mp3");
-    let t = Instant::now();
-    loudnorm(&episode, &theirs_path);
-    let theirs = t.elapsed().as_secs_f64();
-    println!();
-    println!(
-        "{:<58} {:>8} {:>9} {:>9} {:>10} {:>7}",
-        "mastering to MP3 128 kbit/s, -16 LUFS, -1 dBTP",
-        "s",
-        "I LUFS",
-        "TP dBTP",
-        "duration",
-        "errors"
-    );
     let source_duration = duration(&episode);
-    for (name, secs, path) in [
-        (
-            format!("podhost ({passes} mastering pass(es) + a measuring decode)"),
-            ours,
-            &ours_path,
-        ),
-        (
-            "ffmpeg loudnorm (2 passes) + libmp3lame".to_string(),
-            theirs,
-            &theirs_path,
-        ),
-    ] {
-        let loudness = ffmpeg_loudness(path);
-        let (integrated, true_peak) = (loudness.integrated.unwrap(), loudness.true_peak.unwrap());
+    for (format, extension, codec) in [("mp3", "mp3", "libmp3lame"), ("aac", "m4a", "aac")] {
+        let ours_path = work.join(format!("podhost.{extension}"));
+        let t = Instant::now();
+        let (passes, reported) = master_file(&episode, &ours_path, episode_channels, format);
+        let ours = t.elapsed().as_secs_f64();
+        let theirs_path = work.join(format!("ffmpeg.{extension}"));
+        let t = Instant::now();
+        loudnorm(&episode, &theirs_path, codec);
+        let theirs = t.elapsed().as_secs_f64();
+        println!();
         println!(
-            "{name:<58} {secs:>8.2} {integrated:>9.1} {true_peak:>9.1} {:>+9.3}s {:>7}",
-            duration(path) - source_duration,
-            decode_errors(path),
+            "{:<58} {:>8} {:>9} {:>9} {:>10} {:>7}",
+            format!("mastering to {format} 128 kbit/s, -16 LUFS, -1 dBTP"),
+            "s",
+            "I LUFS",
+            "TP dBTP",
+            "duration",
+            "errors"
+        );
+        let mut measured = Vec::new();
+        for (name, secs, path) in [
+            (
+                format!("podhost ({passes} mastering pass(es) + a measuring decode)"),
+                ours,
+                &ours_path,
+            ),
+            (
+                format!("ffmpeg loudnorm (2 passes) + {codec}"),
+                theirs,
+                &theirs_path,
+            ),
+        ] {
+            let loudness = ffmpeg_loudness(path);
+            let (integrated, true_peak) =
+                (loudness.integrated.unwrap(), loudness.true_peak.unwrap());
+            measured.push(integrated);
+            println!(
+                "{name:<58} {secs:>8.2} {integrated:>9.1} {true_peak:>9.1} {:>+9.3}s {:>7}",
+                duration(path) - source_duration,
+                decode_errors(path),
+            );
+        }
+        println!(
+            "time ratio (podhost / ffmpeg): {:.2}x (target <= 1.00x); source duration {source_duration:.3} s; podhost's own measure of what it encoded {:.2} LUFS, ffmpeg's of the file {:.1} (it prints tenths)",
+            ours / theirs,
+            reported.unwrap_or(f64::NAN),
+            measured[0]
         );
     }
-    println!(
-        "time ratio (podhost / ffmpeg): {:.2}x (target <= 1.00x); source duration {source_duration:.3} s",
-        ours / theirs
-    );
 
     // Encoder quality: the same PCM through both encoders.
     println!();
@@ -160,14 +169,16 @@ fn main() {
     }
 }
 
-/// What the mastering job does: measure, then master (again while the result misses the
-/// target by more than the tolerance). Returns the mastering passes made.
-fn master_file(input: &Path, output: &Path, channels: usize) -> usize {
+/// What the mastering job does: measure, then master to `format` (again while the result
+/// misses the target by more than the tolerance). Returns the mastering passes made and the
+/// loudness of the last pass's signal as podhost measured it.
+fn master_file(input: &Path, output: &Path, channels: usize, format: &str) -> (usize, Option<f64>) {
     let loudness = analyze(open(input), None, None, None, true)
         .unwrap()
         .loudness
         .unwrap();
-    let options = MasterOptions::from_params(&json!({"bitrate": 128}), 1).unwrap();
+    let options =
+        MasterOptions::from_params(&json!({"bitrate": 128, "format": format}), 1).unwrap();
     let options = MasterOptions {
         target: -16.0,
         ..options
@@ -179,7 +190,7 @@ fn master_file(input: &Path, output: &Path, channels: usize) -> usize {
         let made = master.finish().unwrap();
         std::fs::write(output, &made.files[0].1).unwrap();
         if !passes.another(made.integrated) {
-            return passes.made();
+            return (passes.made(), made.integrated);
         }
     }
 }
@@ -188,8 +199,8 @@ fn open(path: &Path) -> Box<std::fs::File> {
     Box::new(std::fs::File::open(path).unwrap())
 }
 
-/// ffmpeg's two-pass loudnorm with libmp3lame at 128 kbit/s.
-fn loudnorm(input: &Path, output: &Path) {
+/// ffmpeg's two-pass loudnorm with `codec` (libmp3lame, aac) at 128 kbit/s.
+fn loudnorm(input: &Path, output: &Path, codec: &str) {
     let filter = "loudnorm=I=-16:TP=-1:LRA=11";
     let out = Command::new("ffmpeg")
         .args([
@@ -222,7 +233,7 @@ fn loudnorm(input: &Path, output: &Path) {
         "-ar",
         "44100",
         "-c:a",
-        "libmp3lame",
+        codec,
         "-b:a",
         "128k",
         output.to_str().unwrap(),

@@ -17,8 +17,6 @@
 //! stored per arrangement).
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
     path::{Path, PathBuf},
     process::Command,
     time::{Duration, Instant},
@@ -29,9 +27,8 @@ use podhost_http::{Api, HttpConfig};
 
 #[path = "support/reference.rs"]
 mod reference;
-use reference::{start_nginx, wrk};
+use reference::{first_bytes, percentile, ranges_script, start_nginx, wrk};
 
-const RANGE_BYTES: u64 = 1 << 20;
 /// The episodes of the account besides the two measured (`BACK_CATALOGUE`, default 10,000).
 static BACK_CATALOGUE: std::sync::LazyLock<usize> = std::sync::LazyLock::new(|| {
     std::env::var("BACK_CATALOGUE")
@@ -106,83 +103,6 @@ fn stored_bytes(dir: &Path) -> u64 {
         }
     }
     total
-}
-
-/// A response's head: its status and `Content-Length`.
-fn head(reader: &mut BufReader<TcpStream>) -> (u16, u64) {
-    let mut status = 0;
-    let mut length = 0;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).unwrap();
-        let trimmed = line.trim_end();
-        if trimmed.is_empty() {
-            return (status, length);
-        }
-        if let Some(rest) = trimmed.strip_prefix("HTTP/1.1 ") {
-            status = rest[..3].parse().unwrap_or(0);
-        } else if let Some((k, v)) = trimmed.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            length = v.trim().parse().unwrap_or(0);
-        }
-    }
-}
-
-/// The time to the first body byte of `n` sequential random 1 MiB ranges of `path` (of
-/// `len` bytes), on one kept-alive connection to `addr`: sorted.
-fn first_bytes(addr: &str, path: &str, len: u64, n: usize) -> Vec<Duration> {
-    let stream = TcpStream::connect(addr).unwrap();
-    stream.set_nodelay(true).unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::with_capacity(256 << 10, stream);
-    let mut seed = 42u64;
-    let mut body = vec![0u8; 256 << 10];
-    let mut times = Vec::with_capacity(n);
-    for _ in 0..n {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let start = (seed >> 16) % (len - RANGE_BYTES);
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{AGENT}\r\nRange: bytes={start}-{}\r\n\r\n",
-            start + RANGE_BYTES - 1
-        );
-        let sent = Instant::now();
-        writer.write_all(request.as_bytes()).unwrap();
-        let (status, length) = head(&mut reader);
-        assert_eq!(status, 206, "{path}");
-        // The first body byte.
-        reader.read_exact(&mut body[..1]).unwrap();
-        times.push(sent.elapsed());
-        let mut left = length - 1;
-        while left > 0 {
-            let take = left.min(body.len() as u64) as usize;
-            reader.read_exact(&mut body[..take]).unwrap();
-            left -= take as u64;
-        }
-    }
-    times.sort();
-    times
-}
-
-/// A wrk script asking random 1 MiB ranges of a file of `len` bytes.
-fn ranges_script(len: u64) -> tempfile::NamedTempFile {
-    let mut script = tempfile::NamedTempFile::new().unwrap();
-    write!(
-        script,
-        "math.randomseed(42)\nrequest = function()\n  local s = math.random(0, {last})\n  return wrk.format(\"GET\", nil, {{[\"Range\"] = \"bytes=\" .. s .. \"-\" .. (s + {size})}})\nend\n",
-        last = len - RANGE_BYTES,
-        size = RANGE_BYTES - 1
-    )
-    .unwrap();
-    script
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i].as_secs_f64() * 1000.0
 }
 
 fn curl(args: &[&str]) -> Vec<u8> {
@@ -366,8 +286,8 @@ fn main() {
     let stored_after = stored_bytes(store_dir.path());
 
     println!("time to the first body byte, 1,000 sequential 1 MiB ranges on one connection:");
-    let ours = first_bytes(&addr.to_string(), &path, len, 1000);
-    let theirs = first_bytes(&nginx_addr, "/stitched.mp3", len, 1000);
+    let ours = first_bytes(&addr.to_string(), &path, AGENT, len, 1000);
+    let theirs = first_bytes(&nginx_addr, "/stitched.mp3", AGENT, len, 1000);
     println!(
         "  podhost p50 {:.3} ms, p99 {:.3} ms | nginx p50 {:.3} ms, p99 {:.3} ms",
         percentile(&ours, 0.5),
