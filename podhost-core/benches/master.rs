@@ -36,7 +36,7 @@ use std::time::Instant;
 mod ffmpeg_tools;
 use ffmpeg_tools::{ffmpeg, ffmpeg_loudness, probe};
 use podhost_core::analysis::{analyze, analyze_with};
-use podhost_core::master::{Master, MasterOptions, Passes};
+use podhost_core::master::{Master, MasterOptions, in_passes};
 use serde_json::json;
 
 fn main() {
@@ -82,7 +82,7 @@ fn main() {
         let mut measured = Vec::new();
         for (name, secs, path) in [
             (
-                format!("podhost ({passes} mastering pass(es) + a measuring decode)"),
+                format!("podhost ({passes} pass(es), at most 2 encoding, + a measuring decode)"),
                 ours,
                 &ours_path,
             ),
@@ -169,9 +169,10 @@ fn main() {
     }
 }
 
-/// What the mastering job does: measure, then master to `format` (again while the result
-/// misses the target by more than the tolerance). Returns the mastering passes made and the
-/// loudness of the last pass's signal as podhost measured it.
+/// What the mastering job does: measure, then master to `format` in passes
+/// ([`in_passes`]: the first encodes; when it misses the target by more than the tolerance,
+/// passes that only measure find the gain and one more encodes). Returns the passes that set
+/// the gain and the loudness of the encoded signal as podhost measured it.
 fn master_file(input: &Path, output: &Path, channels: usize, format: &str) -> (usize, Option<f64>) {
     let loudness = analyze(open(input), None, None, None, true)
         .unwrap()
@@ -183,16 +184,11 @@ fn master_file(input: &Path, output: &Path, channels: usize, format: &str) -> (u
         target: -16.0,
         ..options
     };
-    let mut passes = Passes::new(&options, &loudness);
-    loop {
-        let mut master = Master::new(options, passes.gain(), channels);
-        analyze_with(open(input), None, false, &mut master).unwrap();
-        let made = master.finish().unwrap();
-        std::fs::write(output, &made.files[0].1).unwrap();
-        if !passes.another(made.integrated) {
-            return (passes.made(), made.integrated);
-        }
-    }
+    let master = |gain| Master::new(options, gain, channels);
+    let decode = |master: &mut Master| analyze_with(open(input), None, false, master).map(drop);
+    let (made, passes) = in_passes(&options, &loudness, master, decode).unwrap();
+    std::fs::write(output, &made.files[0].1).unwrap();
+    (passes, made.integrated)
 }
 
 fn open(path: &Path) -> Box<std::fs::File> {

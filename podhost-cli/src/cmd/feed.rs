@@ -113,7 +113,7 @@ pub struct FeedFields {
     /// The mastering's true-peak ceiling in dBTP (-9 to 0; default -1).
     #[arg(long, value_name = "DBTP", allow_negative_numbers = true)]
     true_peak: Option<f64>,
-    /// The enclosure's encoding: mp3 (default) or opus.
+    /// The enclosure's encoding: mp3 (default), aac (AAC-LC in M4A, by ffmpeg) or opus.
     #[arg(long, value_name = "FORMAT")]
     format: Option<String>,
     /// The enclosure's bitrate in kbit/s (default 128 stereo, 64 mono for MP3).

@@ -21,7 +21,8 @@ pub struct MasterArgs {
     /// The ceiling of true peaks, in dBTP (default -1).
     #[arg(long, allow_negative_numbers = true, value_name = "DBTP")]
     true_peak: Option<f64>,
-    /// The encoding: mp3 (the default) or opus (a build with the `opus` feature).
+    /// The encoding: mp3 (the default), aac (AAC-LC in M4A, by ffmpeg) or opus (a build with the
+    /// `opus` feature).
     #[arg(long, value_name = "FORMAT")]
     format: Option<String>,
     /// The bitrate in kbit/s (MP3: default 128 for stereo, 64 for mono; Opus: 48).

@@ -26,10 +26,6 @@ pub use options::{
 };
 use resample::Resample;
 
-/// The limiter's ceiling below the true-peak ceiling asked for, in dB: room for the peaks
-/// between samples and for those the MP3 encoding adds.
-const HEADROOM_DB: f64 = 1.0;
-
 /// How close to the target a mastered file must come, in LU, before another pass is tried.
 pub const TOLERANCE_LU: f64 = 0.3;
 
@@ -243,6 +239,8 @@ pub struct Master {
     encode_at: Option<u32>,
     /// How ffmpeg is run, for AAC.
     ffmpeg: crate::ffmpeg::Ffmpeg,
+    /// Whether it encodes (else it only measures what it would encode).
+    encode: bool,
     limiter: Option<Limiter>,
     encoders: Vec<(Format, Encoder)>,
     /// The loudness of what goes to the encoder.
@@ -273,6 +271,7 @@ impl Master {
             rate: None,
             encode_at: None,
             ffmpeg: crate::ffmpeg::Ffmpeg::default(),
+            encode: true,
             limiter: None,
             encoders: Vec::new(),
             meter: None,
@@ -290,6 +289,12 @@ impl Master {
         self
     }
 
+    /// Measures what it would encode and encodes nothing: a pass that finds the gain.
+    pub fn measure_only(mut self) -> Self {
+        self.encode = false;
+        self
+    }
+
     /// Encodes AAC by `ffmpeg` (else by `ffmpeg` on the `PATH`).
     pub fn with_ffmpeg(mut self, ffmpeg: crate::ffmpeg::Ffmpeg) -> Self {
         self.ffmpeg = ffmpeg;
@@ -297,6 +302,18 @@ impl Master {
     }
 
     fn start(&mut self, rate: u32) -> Result<(), MasterError> {
+        let headroom = (self.options.alternate.into_iter())
+            .chain([self.options.format])
+            .map(Format::headroom_db)
+            .fold(0.0, f64::max);
+        let ceiling = 10f64.powf((self.options.true_peak - headroom) / 20.0) as f32;
+        self.limiter = Some(Limiter::new(self.channels, rate, ceiling));
+        self.meter =
+            Some(LoudnessMeter::new(self.channels, rate).map_err(MasterError::Unsupported)?);
+        self.rate = Some(rate);
+        if !self.encode {
+            return Ok(());
+        }
         let mut encoders = vec![(
             self.options.format,
             Encoder::new(
@@ -316,11 +333,6 @@ impl Master {
             ));
         }
         self.encoders = encoders;
-        let ceiling = 10f64.powf((self.options.true_peak - HEADROOM_DB) / 20.0) as f32;
-        self.limiter = Some(Limiter::new(self.channels, rate, ceiling));
-        self.meter =
-            Some(LoudnessMeter::new(self.channels, rate).map_err(MasterError::Unsupported)?);
-        self.rate = Some(rate);
         Ok(())
     }
 
@@ -364,10 +376,54 @@ impl Master {
     }
 }
 
+/// Why mastering in passes stopped: the decode's error, or mastering's.
+#[derive(Debug)]
+pub enum PassesError<E> {
+    /// The decode that feeds a pass failed.
+    Decode(E),
+    /// Mastering failed.
+    Master(MasterError),
+}
+
+/// Masters audio of `loudness` to `options` in passes, each a decode from the start fed to a
+/// [`Master`] made by `master(gain_db)` (its channels, rate, ffmpeg) by `decode`. The first pass
+/// encodes (most files need no other). When limiting cost it more than [`TOLERANCE_LU`] of the
+/// target, passes that only measure correct the gain (see [`Passes`]) and one more encodes at
+/// the gain found: at most two encodings, whatever the passes. Returns what was encoded and
+/// the passes that set the gain.
+pub fn in_passes<E>(
+    options: &MasterOptions,
+    loudness: &Loudness,
+    master: impl Fn(f64) -> Master,
+    mut decode: impl FnMut(&mut Master) -> Result<(), E>,
+) -> Result<(Mastered, usize), PassesError<E>> {
+    let mut passes = Passes::new(options, loudness);
+    let mut pass = |gain: f64, encode: bool| {
+        let mut made = master(gain);
+        if !encode {
+            made = made.measure_only();
+        }
+        decode(&mut made).map_err(PassesError::Decode)?;
+        made.finish().map_err(PassesError::Master)
+    };
+    let first = pass(passes.gain(), true)?;
+    if !passes.another(first.integrated) {
+        return Ok((first, passes.made()));
+    }
+    loop {
+        let measured = pass(passes.gain(), false)?;
+        if !passes.another(measured.integrated) {
+            break;
+        }
+    }
+    Ok((pass(passes.gain(), true)?, passes.made()))
+}
+
 /// What mastering made.
 #[derive(Debug)]
 pub struct Mastered {
-    /// The encoded files: the format asked for first, then the alternate.
+    /// The encoded files: the format asked for first, then the alternate (none when it only
+    /// measured).
     pub files: Vec<(Format, Vec<u8>)>,
     /// The integrated loudness of what was encoded, in LUFS (`None` for silence).
     pub integrated: Option<f64>,
@@ -456,6 +512,39 @@ mod tests {
         let (bare, padded) = (frames(&encode(0)), frames(&encode(150)));
         // 150 ms at 44.1 kHz: 6,615 samples, five frames and more of 1,152.
         assert!(padded >= bare + 5, "{bare} frames, {padded} with 150 ms");
+    }
+
+    #[test]
+    fn passes_encode_at_most_twice_and_the_last_encoding_is_at_the_gain_found() {
+        // Quiet speech-like tone with loud clicks: the limiter takes loudness from the gain.
+        let rate = 44_100;
+        let tone: Vec<f32> = (0..rate * 4)
+            .map(|i| {
+                let t = i as f32 / rate as f32;
+                let click = if i % 11_025 < 40 { 0.95 } else { 0.0 };
+                0.02 * (t * 220.0 * std::f32::consts::TAU).sin() + click
+            })
+            .collect();
+        let options = MasterOptions::from_params(&serde_json::Value::Null, 1).unwrap();
+        let mut meter = LoudnessMeter::new(1, rate).unwrap();
+        meter.push_interleaved(&tone, 1);
+        let loudness = meter.finish();
+        let encodings = std::cell::Cell::new(0);
+        let master = |gain| Master::new(options, gain, 1);
+        let decode = |m: &mut Master| {
+            encodings.set(encodings.get() + usize::from(m.encode));
+            m.frames(&[&tone[..]], rate);
+            Ok::<_, ()>(())
+        };
+        let (made, passes) = in_passes(&options, &loudness, master, decode).unwrap();
+        assert!(passes > 1, "the limiter costs loudness: {passes} pass(es)");
+        assert_eq!(encodings.get(), 2, "{passes} passes");
+        assert_eq!(made.files.len(), 1);
+        let reached = made.integrated.unwrap();
+        assert!(
+            (reached - options.target).abs() <= TOLERANCE_LU + 0.5,
+            "{reached}"
+        );
     }
 
     #[test]

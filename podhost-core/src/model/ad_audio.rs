@@ -110,3 +110,82 @@ pub struct AdSpan {
     /// Its bytes in the answer.
     pub bytes: Range<u64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::{AudioFacts, MediaFacts, MediaKind};
+
+    fn media(mime: &str, codec: &str, profile: Option<&str>, kbps: u32, channels: u16) -> Media {
+        let at = jiff::Timestamp::UNIX_EPOCH;
+        Media {
+            id: crate::ids::MediaId::new(1).unwrap(),
+            name: "episode".into(),
+            url_name: None,
+            category: None,
+            size: 1,
+            created: at,
+            updated: at,
+            blob: BlobKey("b".into()),
+            facts: MediaFacts {
+                mime: mime.into(),
+                kind: MediaKind::Audio,
+                extension: String::new(),
+                info: String::new(),
+                audio: Some(AudioFacts {
+                    codec: codec.into(),
+                    duration_ms: 60_000,
+                    bitrate: kbps * 1000,
+                    sample_rate: 44_100,
+                    channels,
+                    profile: profile.map(str::to_owned),
+                }),
+                image: None,
+                video: None,
+                tag_bytes: 0,
+                sha384: None,
+            },
+            adbreak: None,
+            results: Default::default(),
+            chapters: Vec::new(),
+            mastered_from: None,
+            access: Default::default(),
+        }
+    }
+
+    #[test]
+    fn an_episode_takes_ads_in_its_own_codec_at_its_bitrate_class() {
+        use AdCodec::{Aac, Mp3};
+        let cases = [
+            // (MIME type, codec, profile, kbit/s, channels) → (codec, bitrate)
+            (("audio/mpeg", "mp3", None, 128, 2), Some((Mp3, 128))),
+            (("audio/mpeg", "mp3", None, 100, 1), Some((Mp3, 96))),
+            (("audio/mp4", "aac", Some("LC"), 131, 2), Some((Aac, 128))),
+            (("audio/mp4", "aac", Some("LC"), 70, 1), Some((Aac, 64))),
+            // Probed before profiles were read: taken for LC (the stitcher checks).
+            (("audio/mp4", "aac", None, 96, 2), Some((Aac, 96))),
+            // HE-AAC: no encoder here makes it.
+            (("audio/mp4", "aac", Some("HE-AAC"), 48, 2), None),
+            (("audio/mp4", "aac", Some("HE-AACv2"), 32, 2), None),
+            // ADTS: no moov to make.
+            (("audio/aac", "aac", Some("LC"), 128, 2), None),
+            (("audio/ogg", "opus", None, 64, 2), None),
+            (("audio/mpeg", "mp3", None, 128, 6), None),
+        ];
+        for ((mime, codec, profile, kbps, channels), want) in cases {
+            let shape = AdShape::of(&media(mime, codec, profile, kbps, channels), -16.0);
+            assert_eq!(
+                shape.map(|s| (s.codec, s.bitrate)),
+                want,
+                "{mime} {codec} {profile:?} {kbps}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_shape_stored_before_codecs_is_mp3() {
+        let stored = r#"{"rate":44100,"channels":2,"bitrate":128,"loudness":-160}"#;
+        let shape: AdShape = serde_json::from_str(stored).unwrap();
+        assert_eq!(shape.codec, AdCodec::Mp3);
+    }
+}

@@ -3,7 +3,7 @@
 //! in both cleaned by one HTML policy ([`notes`]).
 
 pub mod chapters;
-mod feed_values;
+pub(crate) mod feed_values;
 pub mod notes;
 pub mod page;
 mod podcast_tags;

@@ -442,3 +442,41 @@ fn ad_spans(pieces: &[Piece], episode: &BlobKey, chosen: &[(usize, OfferedAd)]) 
     }
     ads
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_chosen_ad_is_found_whole_in_the_answer() {
+        let (episode, ad) = (BlobKey("episode".into()), BlobKey("ad".into()));
+        let blob = |b: &BlobKey, range: Range<u64>| Piece::Blob {
+            blob: b.clone(),
+            range,
+        };
+        let chosen: Vec<(usize, OfferedAd)> = (0..4)
+            .map(|i| {
+                let ad = OfferedAd {
+                    campaign: crate::ids::CampaignId::random(),
+                    blob: ad.clone(),
+                };
+                (i, ad)
+            })
+            .collect();
+        let pieces = [
+            Piece::Bytes(Bytes::from_static(b"head")),
+            // An ad in two runs of its file, continuous: one ad.
+            blob(&ad, 100..150),
+            blob(&ad, 150..200),
+            blob(&episode, 0..1000),
+            // The same ad twice with nothing between: two ads.
+            blob(&ad, 100..200),
+            blob(&ad, 100..200),
+            Piece::Bytes(Bytes::from_static(b"carrier")),
+            blob(&episode, 1000..2000),
+            blob(&ad, 100..200),
+        ];
+        let spans = ad_spans(&pieces, &episode, &chosen);
+        assert_eq!(spans, [4..104, 1104..1204, 1204..1304, 2311..2411]);
+    }
+}

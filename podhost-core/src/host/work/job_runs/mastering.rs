@@ -9,7 +9,7 @@ use crate::{
     analysis,
     error::{Error, Result},
     ids::AccountId,
-    master::{Format, Master, MasterError, MasterOptions, Passes},
+    master::{self, Format, Master, MasterError, MasterOptions, PassesError},
     model::{AdCodec, AdShape, Job, Media},
     tags::Tags,
 };
@@ -78,8 +78,9 @@ async fn loudness_of(
 }
 
 /// `media` mastered with `options` to `channels` channels (at sample rate `rate` when given,
-/// and `tail_ms` of silence after it): one decode through gain, limiter and encoder; again with
-/// the gain corrected when the limiter took so much that the result misses the target.
+/// and `tail_ms` of silence after it), in passes ([`master::in_passes`]): the first encodes;
+/// when limiting cost it the target, passes that only measure find the gain, and one more
+/// encodes.
 async fn encode(
     host: &PodcastHost,
     account: &AccountId,
@@ -90,30 +91,32 @@ async fn encode(
     tail_ms: u32,
 ) -> Result<Vec<(Format, Vec<u8>)>> {
     let loudness = loudness_of(host, account, media).await?;
-    let mut passes = Passes::new(&options, &loudness);
-    loop {
-        let (source, mime) = (source(host, account, media), media.facts.mime.clone());
-        let gain = passes.gain();
-        let ffmpeg = host.config().jobs.ffmpeg.clone();
-        let made = tokio::task::spawn_blocking(move || {
-            let mut master = Master::new(options, gain, usize::from(channels)).with_ffmpeg(ffmpeg);
-            if let Some(rate) = rate {
-                master = master.encoding_at(rate);
+    let (host, account, media) = (host.clone(), account.clone(), media.clone());
+    let ffmpeg = host.config().jobs.ffmpeg.clone();
+    let made = tokio::task::spawn_blocking(move || {
+        let master = |gain| {
+            let master =
+                Master::new(options, gain, usize::from(channels)).with_ffmpeg(ffmpeg.clone());
+            match rate {
+                Some(rate) => master.encoding_at(rate),
+                None => master,
             }
-            analysis::analyze_with(source, Some(&mime), false, &mut master)
-                .map_err(decode_error)?;
+        };
+        let decode = |master: &mut Master| {
+            let mime = Some(media.facts.mime.as_str());
+            analysis::analyze_with(source(&host, &account, &media), mime, false, master)?;
             master.pad(tail_ms);
-            master.finish().map_err(|e| match e {
-                MasterError::Unsupported(why) => Error::invalid("media", why),
-                e => Error::storage(e.to_string()),
-            })
+            Ok(())
+        };
+        master::in_passes(&options, &loudness, master, decode).map_err(|e| match e {
+            PassesError::Decode(e) => decode_error(e),
+            PassesError::Master(MasterError::Unsupported(why)) => Error::invalid("media", why),
+            PassesError::Master(e) => Error::storage(e.to_string()),
         })
-        .await
-        .map_err(|e| Error::storage(format!("mastering stopped: {e}")))??;
-        if !passes.another(made.integrated) {
-            return Ok(made.files);
-        }
-    }
+    })
+    .await
+    .map_err(|e| Error::storage(format!("mastering stopped: {e}")))??;
+    Ok(made.0.files)
 }
 
 /// The parameters of an ad's encoding job: the shape to encode to.

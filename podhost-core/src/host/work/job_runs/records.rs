@@ -257,7 +257,7 @@ pub(crate) fn episodes_mastered(
                 media: Some(media.id),
                 mime: format.feed_type().to_string(),
                 title: Some(format.name().to_string()),
-                codecs: Some(format.extension().to_string()),
+                codecs: Some(format.codecs().to_string()),
                 ..Default::default()
             });
         }
