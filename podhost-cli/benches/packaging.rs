@@ -32,7 +32,7 @@ use std::{
 
 use podhost_core::{
     PodcastHost, Scopes,
-    hls::{ffmpeg, ladder},
+    hls::{ladder, transcode},
     probe::VideoFacts,
 };
 
@@ -184,7 +184,7 @@ fn plain_round(base: &Path, source: &Path, facts: &VideoFacts) -> (Duration, f64
     let out = tempfile::tempdir_in(base).unwrap();
     let plan = ladder::plan(facts);
     let soundtrack = out.path().join("soundtrack.m4a");
-    let mut args = ffmpeg::arguments(source, out.path(), &plan, Some(&soundtrack), THREADS);
+    let mut args = transcode::arguments(source, out.path(), &plan, Some(&soundtrack), THREADS);
     // podhost reads ffmpeg's progress from its standard output; the plain command prints none.
     if let Some(at) = args.iter().position(|a| a == "-progress") {
         args.drain(at..at + 2);

@@ -175,7 +175,7 @@ impl Env {
                 .unwrap_or_else(|| std::env::temp_dir().join("podhost")),
         );
         config.allow_private_webhooks = self.global.allow_private_webhooks;
-        config.jobs.ffmpeg = podhost_core::hls::ffmpeg::Ffmpeg {
+        config.jobs.ffmpeg = podhost_core::ffmpeg::Ffmpeg {
             program: self.global.ffmpeg.clone(),
             threads: self.global.ffmpeg_threads.max(1),
         };

@@ -131,7 +131,7 @@ pub struct JobsConfig {
     /// process starts at once).
     pub poll: Duration,
     /// How video is encoded for HLS: the ffmpeg program and its threads.
-    pub ffmpeg: crate::hls::ffmpeg::Ffmpeg,
+    pub ffmpeg: crate::ffmpeg::Ffmpeg,
 }
 
 impl Default for JobsConfig {

@@ -13,13 +13,13 @@
 //! ```
 
 pub mod chapter_data;
-pub mod ffmpeg;
 pub mod fragment;
 pub mod ladder;
 pub mod package;
 pub mod playlist;
 pub mod splice;
 pub mod subtitles;
+pub mod transcode;
 
 use std::path::{Path, PathBuf};
 

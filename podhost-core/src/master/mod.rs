@@ -9,7 +9,7 @@
 //! feature the same limited signal can also go to libopus (`opus.rs`), in the same decode; and
 //! to ffmpeg's AAC encoder as a child process (`aac.rs`), for AAC-LC in M4A.
 
-mod aac;
+mod aac_m4a;
 mod failure;
 mod limiter;
 mod options;
@@ -105,7 +105,7 @@ fn mp3_rate(rate: u32) -> u32 {
 /// A codec, fed interleaved PCM at a rate it takes.
 enum Codec {
     Mp3(Box<rusty_mp3::Mp3Encoder>),
-    Aac(Box<aac::AacM4a>),
+    Aac(Box<aac_m4a::AacM4a>),
     #[cfg(feature = "opus")]
     Opus(Box<opus::OpusOgg>),
 }
@@ -177,8 +177,8 @@ impl Encoder {
                 (to, Codec::Mp3(Box::new(rusty_mp3::Mp3Encoder::new(config))))
             }
             Format::Aac => {
-                let to = to.unwrap_or_else(|| aac::aac_rate(rate));
-                let aac = aac::AacM4a::new(ffmpeg, channels, to, bitrate)?;
+                let to = to.unwrap_or_else(|| aac_m4a::aac_rate(rate));
+                let aac = aac_m4a::AacM4a::new(ffmpeg, channels, to, bitrate)?;
                 (to, Codec::Aac(Box::new(aac)))
             }
             #[cfg(feature = "opus")]

@@ -124,7 +124,12 @@ pub(crate) fn read(demuxer: Demuxer, source: StoreSource) -> Option<ContainerFac
             duration_ms,
             pcm_bitrate,
             profile: (params.codec == ids::CODEC_ID_AAC)
-                .then(|| params.extra_data.as_deref().and_then(super::aac::profile))
+                .then(|| {
+                    params
+                        .extra_data
+                        .as_deref()
+                        .and_then(super::aac_profile::profile)
+                })
                 .flatten(),
         })
     });

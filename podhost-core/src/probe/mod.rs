@@ -29,7 +29,7 @@
 //! # }
 //! ```
 
-pub(crate) mod aac;
+pub(crate) mod aac_profile;
 pub(crate) mod bmff;
 mod container;
 mod describe;

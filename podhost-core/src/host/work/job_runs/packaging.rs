@@ -58,7 +58,7 @@ pub(crate) async fn package(
         let soundtrack_file = dir.join("soundtrack.m4a");
         let soundtrack_at = has_audio.then_some(soundtrack_file.as_path());
         let args =
-            hls::ffmpeg::arguments(&source, &out, &renditions, soundtrack_at, ffmpeg.threads);
+            hls::transcode::arguments(&source, &out, &renditions, soundtrack_at, ffmpeg.threads);
         let seconds = video.duration_ms as f64 / 1000.0;
         let mut reported = 0.0;
         ffmpeg
@@ -241,20 +241,20 @@ pub(crate) async fn package_ad(
         }
     };
     let picture = match (media.kind(), &cover) {
-        (MediaKind::Video, _) => hls::ffmpeg::AdPicture::Video,
-        (_, Some(path)) => hls::ffmpeg::AdPicture::Still(path),
-        (_, None) => hls::ffmpeg::AdPicture::Black,
+        (MediaKind::Video, _) => hls::transcode::AdPicture::Video,
+        (_, Some(path)) => hls::transcode::AdPicture::Still(path),
+        (_, None) => hls::transcode::AdPicture::Black,
     };
     let out = dir.join("out");
     let ffmpeg = host.config().jobs.ffmpeg.clone();
-    let ad = hls::ffmpeg::AdSource {
+    let ad = hls::transcode::AdSource {
         file: &source,
         picture,
         sound: media.facts.audio.is_some(),
         seconds,
     };
     let args =
-        hls::ffmpeg::ad_arguments(&ad, &out, &renditions, shape.frame_rate(), ffmpeg.threads);
+        hls::transcode::ad_arguments(&ad, &out, &renditions, shape.frame_rate(), ffmpeg.threads);
     ffmpeg
         .run(&args, |done| {
             if seconds > 0.0 {

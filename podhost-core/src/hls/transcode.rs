@@ -8,7 +8,6 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::ladder::{AUDIO_BITRATE, SEGMENT_SECONDS, VideoRendition};
-pub use crate::ffmpeg::{Ffmpeg, FfmpegError};
 
 /// The arguments that make `ladder` (and the audio rendition when `audio`) from `source` into
 /// `out`: `out/{name}/index.m3u8`, `out/{name}/init_{i}.mp4`, `out/{name}/{n:05}.m4s`; and,
