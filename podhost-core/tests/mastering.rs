@@ -120,6 +120,28 @@ fn generate(path: &Path, source: &str, codec: &[&str]) {
     ffmpeg(&args);
 }
 
+/// What mutagen (the venv's, `tests/tags/mutagen_dump.py`) reads of `path`'s tags, as JSON.
+fn mutagen_dump(path: &Path) -> String {
+    run(
+        repo().join(".venv/bin/python").to_str().unwrap(),
+        &[
+            repo().join("tests/tags/mutagen_dump.py").to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+    )
+}
+
+/// `talk.flac` in `dir`: 12.345 s of a quiet voice-like stereo signal at 44.1 kHz.
+fn talk_flac(dir: &Path) -> PathBuf {
+    let source = dir.join("talk.flac");
+    generate(
+        &source,
+        "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=44100:d=12.345",
+        &[],
+    );
+    source
+}
+
 /// A host on a memory store with the account alice, and `file` uploaded as her media file.
 async fn alice_with(
     file: &Path,
@@ -251,13 +273,7 @@ async fn a_quiet_file_is_mastered_to_the_target_with_its_tags_and_chapters() {
     checked_by_ffmpeg(&path, &source, 1152.0 / 44_100.0);
     assert_eq!(probe(&path, "stream=codec_name"), "mp3");
     // mutagen: the tags and chapters carried over.
-    let dump = run(
-        repo().join(".venv/bin/python").to_str().unwrap(),
-        &[
-            repo().join("tests/tags/mutagen_dump.py").to_str().unwrap(),
-            path.to_str().unwrap(),
-        ],
-    );
+    let dump = mutagen_dump(&path);
     assert!(dump.contains("Pilot") && dump.contains("Alice"), "{dump}");
     assert!(
         dump.contains("Intro") && dump.contains("Main part"),
@@ -294,12 +310,7 @@ async fn opus_is_made_beside_the_mp3_in_the_same_job() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("talk.flac");
-    generate(
-        &source,
-        "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=44100:d=12.345",
-        &[],
-    );
+    let source = talk_flac(dir.path());
     let tags = Tags {
         title: Some("Pilot".into()),
         artist: Some("Alice".into()),
@@ -325,13 +336,7 @@ async fn opus_is_made_beside_the_mp3_in_the_same_job() {
     // Within one 20 ms Opus frame of the source.
     checked_by_ffmpeg(&path, &source, 0.020);
     assert_eq!(probe(&path, "stream=codec_name"), "opus");
-    let dump = run(
-        repo().join(".venv/bin/python").to_str().unwrap(),
-        &[
-            repo().join("tests/tags/mutagen_dump.py").to_str().unwrap(),
-            path.to_str().unwrap(),
-        ],
-    );
+    let dump = mutagen_dump(&path);
     assert!(dump.contains("Pilot") && dump.contains("Alice"), "{dump}");
 }
 
@@ -372,12 +377,7 @@ async fn aac_in_m4a_is_mastered_with_gapless_information_chapters_and_cover() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("talk.flac");
-    generate(
-        &source,
-        "aevalsrc=0.05*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t))|0.05*sin(2*PI*330*t):s=44100:d=12.345",
-        &[],
-    );
+    let source = talk_flac(dir.path());
     let cover = dir.path().join("cover.png");
     ffmpeg(&[
         "-f",
@@ -484,14 +484,7 @@ async fn aac_in_m4a_is_mastered_with_gapless_information_chapters_and_cover() {
         chapters.contains("Intro") && chapters.contains("Main part"),
         "{chapters}"
     );
-    let dump: Value = serde_json::from_str(&run(
-        repo().join(".venv/bin/python").to_str().unwrap(),
-        &[
-            repo().join("tests/tags/mutagen_dump.py").to_str().unwrap(),
-            path.to_str().unwrap(),
-        ],
-    ))
-    .unwrap();
+    let dump: Value = serde_json::from_str(&mutagen_dump(&path)).unwrap();
     assert_eq!(dump["tags"]["©nam"], json!(["Pilot"]), "{dump}");
     assert_eq!(dump["tags"]["©ART"], json!(["Alice"]), "{dump}");
     assert_eq!(dump["pictures"][0]["len"], json!(cover.len()), "{dump}");

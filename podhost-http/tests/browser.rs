@@ -391,118 +391,18 @@ fn waveforms_load_in_peaks_js() {
     }
 }
 
-/// An episode with ads plays in Chromium and seeks: a 20 s episode (a WAV mastered to MP3 by
-/// podhost) with a preroll, a midroll and a postroll of a 3 s ad, served by podhost on 127.0.0.1.
-/// The browser reads the stitched answer's duration (its Xing frame), plays from the start, and
-/// after a seek past the midroll plays on, through range requests answered 206.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
+/// An episode with ads plays in Chromium and seeks into the middle of an ad and past it: a 20 s
+/// episode (a WAV mastered by podhost to `format`: MP3 or AAC in M4A) with a preroll, a midroll
+/// and a postroll of a 3 s ad encoded like the episode, served by podhost on 127.0.0.1. The
+/// browser reads the answer's length (an MP3's Xing frame, an M4A's `moov`), plays from the
+/// start, and after each seek is where it was sent (within 0.1 s) and plays on, through range
+/// requests answered 206.
+async fn an_episode_with_ads_plays_and_seeks(test: &str, format: &str, mime: &str) {
     use podhost_core::{
         Listener,
         model::{AdBreak, JobKind, JobStatus, MetadataPatch},
     };
-    let Some(tools) = browser::find_or_skip(
-        "an_episode_with_ads_plays_and_seeks_in_chromium",
-        &["playwright-core"],
-    ) else {
-        return;
-    };
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let store = podhost_core::open_store("memory://").unwrap().store;
-    let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
-    let (alice, show) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
-    let wav = |seconds: f64, rate: u32| {
-        podhost_testkit::fixtures::tone_and_silence(&[(seconds, true), (0.2, false)], rate)
-    };
-    let take = podhost_testkit::setup::upload(&host, &alice, "take.wav", wav(20.0, 44_100)).await;
-    let job = host
-        .work()
-        .submit_job(&alice, take.id, JobKind::Master, serde_json::Value::Null)
-        .await
-        .unwrap();
-    let job = host.work().run_job(&alice, &job.id).await.unwrap();
-    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
-    let mastered =
-        podhost_core::MediaId::new(job.report.unwrap()["media_id"].as_u64().unwrap()).unwrap();
-    let patch = MetadataPatch {
-        adbreak: Some(Some(AdBreak {
-            preroll: true,
-            postroll: true,
-            midrolls: vec![10.0],
-        })),
-        ..Default::default()
-    };
-    host.podcasts()
-        .update_metadata(&alice, mastered, patch)
-        .await
-        .unwrap();
-    let mut new = NewEpisode::titled("With ads");
-    new.fields.media = Some(Some(mastered));
-    new.fields.is_public = Some(true);
-    host.podcasts()
-        .create_episode(&alice, &show, new)
-        .await
-        .unwrap();
-    let ad = podhost_testkit::setup::upload(&host, &alice, "ad.wav", wav(3.0, 22_050)).await;
-    podhost_testkit::setup::campaign_everywhere(&host, &alice, ad.id).await;
-    // The ad encoded like the episode (asked for by the first answer), before the browser asks.
-    let media = host.podcasts().get_media(&alice, mastered).await.unwrap();
-    let someone = Listener {
-        address: "127.0.0.1".parse().unwrap(),
-        user_agent: String::new(),
-    };
-    let workers = podhost_testkit::setup::run_jobs(&host);
-    let stitched =
-        podhost_testkit::setup::stitched(&host, "alice", media.blob.as_str(), &someone).await;
-    drop(workers);
-    let duration = stitched.duration_ms() as f64 / 1000.0;
-    let url = host.podcasts().media_url(alice.account(), &media);
-    // Past the preroll (3 s) and the midroll at 10 s: in the episode's second half.
-    // Rounded as it is passed, so that the script and this test compare the same number.
-    let seek_to = (duration * 0.7 * 1000.0).round() / 1000.0;
-    let args = [url, format!("{seek_to:.3}")];
-    let limit = Duration::from_secs(120);
-    let failure = "Chromium did not play it";
-    let stdout = while_served(
-        listener,
-        host,
-        &tools,
-        "check-ads.mjs",
-        &args,
-        limit,
-        failure,
-    )
-    .await;
-    let report: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
-    let read = report["duration"].as_f64().unwrap();
-    assert!(
-        (read - duration).abs() < 0.1,
-        "Chromium read {read} s, the answer is {duration} s"
-    );
-    assert!(
-        report["after_seek"].as_f64().unwrap() > seek_to + 1.0,
-        "{report}"
-    );
-    let statuses = report["statuses"].as_array().unwrap();
-    assert!(statuses.iter().all(|s| s == 200 || s == 206), "{report}");
-}
-
-/// An M4A episode with ads plays in Chromium and seeks into the middle of an ad and past it: a
-/// 20 s episode mastered to AAC in M4A by podhost, with a preroll, a midroll and a postroll of a
-/// 3 s ad encoded to the episode's AAC. The browser reads the answer's length from its `moov`,
-/// plays from the start, and after each seek is where it was sent (within 0.1 s) and plays on,
-/// through range requests answered 206.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_m4a_episode_with_ads_plays_and_seeks_in_chromium() {
-    use podhost_core::{
-        Listener,
-        model::{AdBreak, JobKind, JobStatus, MetadataPatch},
-    };
-    let Some(tools) = browser::find_or_skip(
-        "an_m4a_episode_with_ads_plays_and_seeks_in_chromium",
-        &["playwright-core"],
-    ) else {
+    let Some(tools) = browser::find_or_skip(test, &["playwright-core"]) else {
         return;
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -520,7 +420,7 @@ async fn an_m4a_episode_with_ads_plays_and_seeks_in_chromium() {
             &alice,
             take.id,
             JobKind::Master,
-            serde_json::json!({"format": "aac"}),
+            serde_json::json!({ "format": format }),
         )
         .await
         .unwrap();
@@ -550,7 +450,8 @@ async fn an_m4a_episode_with_ads_plays_and_seeks_in_chromium() {
     let ad = podhost_testkit::setup::upload(&host, &alice, "ad.wav", wav(3.0, 22_050)).await;
     podhost_testkit::setup::campaign_everywhere(&host, &alice, ad.id).await;
     let media = host.podcasts().get_media(&alice, mastered).await.unwrap();
-    assert_eq!(media.facts.mime, "audio/mp4");
+    assert_eq!(media.facts.mime, mime);
+    // The ad encoded like the episode by the workers, before the browser asks.
     let someone = Listener {
         address: "127.0.0.1".parse().unwrap(),
         user_agent: String::new(),
@@ -595,4 +496,24 @@ async fn an_m4a_episode_with_ads_plays_and_seeks_in_chromium() {
     let statuses = report["statuses"].as_array().unwrap();
     assert!(statuses.iter().all(|s| s == 200 || s == 206), "{report}");
     assert!(statuses.iter().any(|s| s == 206), "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_with_ads_plays_and_seeks_in_chromium() {
+    an_episode_with_ads_plays_and_seeks(
+        "an_episode_with_ads_plays_and_seeks_in_chromium",
+        "mp3",
+        "audio/mpeg",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_m4a_episode_with_ads_plays_and_seeks_in_chromium() {
+    an_episode_with_ads_plays_and_seeks(
+        "an_m4a_episode_with_ads_plays_and_seeks_in_chromium",
+        "aac",
+        "audio/mp4",
+    )
+    .await;
 }

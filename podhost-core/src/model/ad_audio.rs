@@ -114,43 +114,18 @@ pub struct AdSpan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::{AudioFacts, MediaFacts, MediaKind};
+    use crate::probe::AudioFacts;
 
     fn media(mime: &str, codec: &str, profile: Option<&str>, kbps: u32, channels: u16) -> Media {
-        let at = jiff::Timestamp::UNIX_EPOCH;
-        Media {
-            id: crate::ids::MediaId::new(1).unwrap(),
-            name: "episode".into(),
-            url_name: None,
-            category: None,
-            size: 1,
-            created: at,
-            updated: at,
-            blob: BlobKey("b".into()),
-            facts: MediaFacts {
-                mime: mime.into(),
-                kind: MediaKind::Audio,
-                extension: String::new(),
-                info: String::new(),
-                audio: Some(AudioFacts {
-                    codec: codec.into(),
-                    duration_ms: 60_000,
-                    bitrate: kbps * 1000,
-                    sample_rate: 44_100,
-                    channels,
-                    profile: profile.map(str::to_owned),
-                }),
-                image: None,
-                video: None,
-                tag_bytes: 0,
-                sha384: None,
-            },
-            adbreak: None,
-            results: Default::default(),
-            chapters: Vec::new(),
-            mastered_from: None,
-            access: Default::default(),
-        }
+        let audio = AudioFacts {
+            codec: codec.into(),
+            duration_ms: 60_000,
+            bitrate: kbps * 1000,
+            sample_rate: 44_100,
+            channels,
+            profile: profile.map(str::to_owned),
+        };
+        Media::audio_for_test(1, "episode", mime, audio)
     }
 
     #[test]

@@ -63,6 +63,46 @@ pub struct Media {
     pub access: Access,
 }
 
+#[cfg(test)]
+impl Media {
+    /// A stored audio file (`id`, of 1,000 bytes, blob `blob-{id}`, its extension `name`'s) of
+    /// type `mime` and `audio` facts, made at the epoch: what the core's unit tests build records from.
+    pub(crate) fn audio_for_test(
+        id: u64,
+        name: &str,
+        mime: &str,
+        audio: crate::probe::AudioFacts,
+    ) -> Media {
+        let at = Timestamp::UNIX_EPOCH;
+        Media {
+            id: MediaId::new(id).unwrap(),
+            name: name.into(),
+            url_name: None,
+            category: None,
+            size: 1000,
+            created: at,
+            updated: at,
+            blob: BlobKey(format!("blob-{id}")),
+            facts: MediaFacts {
+                mime: mime.into(),
+                kind: MediaKind::Audio,
+                extension: name.rsplit_once('.').map_or("", |(_, e)| e).into(),
+                info: String::new(),
+                audio: Some(audio),
+                image: None,
+                video: None,
+                tag_bytes: 0,
+                sha384: None,
+            },
+            adbreak: None,
+            results: Default::default(),
+            chapters: Vec::new(),
+            mastered_from: None,
+            access: Default::default(),
+        }
+    }
+}
+
 /// Who may download a media file at its public URL. The rule is
 /// `AccountState::served_publicly`; docs/features.md ("Private podcasts") says it in words.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -313,50 +313,25 @@ mod tests {
     use crate::{
         ids::{EpisodeId, FeedId, MediaId},
         model::{
-            BlobKey, Episode, EpisodeType, Funding, GooglePlayChannel, ItunesChannel,
-            ItunesEpisode, PodcastChannel,
+            Episode, EpisodeType, Funding, GooglePlayChannel, ItunesChannel, ItunesEpisode,
+            PodcastChannel,
         },
-        probe::{AudioFacts, MediaFacts, MediaKind},
+        probe::AudioFacts,
     };
 
     const DIRTY: &str = " \u{0}a\u{1b}b\u{7f}c\u{85}d\u{FFFE}e\u{FFFF}\r\nf\rg ]]> & < \" 🎙 עברית ";
     const CLEAN: &str = "abcde\nf\ng ]]> & < \" 🎙 עברית";
 
     fn media(id: u64, name: &str, mime: &str) -> Media {
-        let at = Timestamp::UNIX_EPOCH;
-        Media {
-            id: MediaId::new(id).unwrap(),
-            name: name.into(),
-            url_name: None,
-            category: None,
-            size: 1000,
-            created: at,
-            updated: at,
-            blob: BlobKey(format!("blob-{id}")),
-            facts: MediaFacts {
-                mime: mime.into(),
-                kind: MediaKind::Audio,
-                extension: "m4a".into(),
-                info: String::new(),
-                audio: Some(AudioFacts {
-                    codec: "aac".into(),
-                    duration_ms: 61_500,
-                    bitrate: 96_000,
-                    sample_rate: 44_100,
-                    channels: 1,
-                    profile: Some("LC".into()),
-                }),
-                image: None,
-                video: None,
-                tag_bytes: 0,
-                sha384: None,
-            },
-            adbreak: None,
-            results: Default::default(),
-            chapters: Vec::new(),
-            mastered_from: None,
-            access: Default::default(),
-        }
+        let audio = AudioFacts {
+            codec: "aac".into(),
+            duration_ms: 61_500,
+            bitrate: 96_000,
+            sample_rate: 44_100,
+            channels: 1,
+            profile: Some("LC".into()),
+        };
+        Media::audio_for_test(id, name, mime, audio)
     }
 
     fn render_dirty() -> String {

@@ -78,16 +78,12 @@ impl EpisodeCuts {
         ads: &[(usize, &AdFrames)],
         chapters: &[Chapter],
     ) -> Result<Heard, StitchFailure> {
-        let mixed = || StitchFailure("an ad is not encoded in the episode's codec".into());
         match self {
             EpisodeCuts::Mp3 { cuts, tag } => {
-                let parts = ads
-                    .iter()
-                    .map(|(i, ad)| match ad {
-                        AdFrames::Mp3(part) => Ok((*i, part)),
-                        AdFrames::M4a(_) => Err(mixed()),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let parts = all(ads, |ad| match ad {
+                    AdFrames::Mp3(part) => Some(part),
+                    AdFrames::M4a(_) => None,
+                })?;
                 let stitched = cuts
                     .stitch(&parts)
                     .map_err(|e| failure("the ads cannot be stitched", e))?;
@@ -113,13 +109,10 @@ impl EpisodeCuts {
                 })
             }
             EpisodeCuts::M4a(cuts) => {
-                let parts = ads
-                    .iter()
-                    .map(|(i, ad)| match ad {
-                        AdFrames::M4a(part) => Ok((*i, part)),
-                        AdFrames::Mp3(_) => Err(mixed()),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let parts = all(ads, |ad| match ad {
+                    AdFrames::M4a(part) => Some(part),
+                    AdFrames::Mp3(_) => None,
+                })?;
                 let stitched = cuts
                     .stitch(&parts)
                     .map_err(|e| failure("the ads cannot be stitched", e))?;
@@ -141,6 +134,21 @@ impl EpisodeCuts {
             }
         }
     }
+}
+
+/// Each ad's frames in the episode's codec (`pick` gives them), by its slot; an ad in another
+/// codec fails the whole arrangement.
+fn all<'a, T>(
+    ads: &[(usize, &'a AdFrames)],
+    pick: impl Fn(&'a AdFrames) -> Option<&'a T>,
+) -> Result<Vec<(usize, &'a T)>, StitchFailure> {
+    ads.iter()
+        .map(|(i, ad)| {
+            pick(ad)
+                .map(|part| (*i, part))
+                .ok_or_else(|| StitchFailure("an ad is not encoded in the episode's codec".into()))
+        })
+        .collect()
 }
 
 /// An encoded ad's frames, in the codec of the episodes it goes into.
