@@ -719,3 +719,57 @@ fn opus_decodes_with_the_opus_feature() {
     // Opus decodes at 48 kHz whatever went in; the length is the programme's, pre-skip removed.
     assert!(duration_ms.abs_diff(43_000) <= 10, "{duration_ms} ms");
 }
+
+/// HE-AAC and HE-AACv2 in M4A, signalled explicitly as Apple's encoders and fdkaac write them
+/// (fixtures made by libfdk-aac; see `fixtures/README.md`): podhost decodes their AAC-LC core
+/// (symphonia has no SBR or PS) and finds the pause (3-5 s) where ffmpeg, decoding them whole,
+/// finds it, the same loudness within 0.5 LU, and their length within a core frame.
+#[test]
+fn he_aac_is_analysed_from_its_core_as_ffmpeg_analyses_it_whole() {
+    if !ffmpeg_present("he_aac_is_analysed_from_its_core_as_ffmpeg_analyses_it_whole") {
+        return;
+    }
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let options = SilenceOptions {
+        noise_db: -50.0,
+        min_duration: 1.5,
+    };
+    let mut failures = Vec::new();
+    for name in ["he_aac_stereo.m4a", "he_aac_v2.m4a"] {
+        let path = fixtures.join(name);
+        let file = std::fs::File::open(&path).unwrap();
+        let ours = analyze(Box::new(file), None, None, Some(&options), true).unwrap();
+        let silences: Vec<(f64, f64)> = ours
+            .silence
+            .unwrap()
+            .silences
+            .iter()
+            .map(|s| (s.start, s.end))
+            .collect();
+        let theirs = ffmpeg_silences(&path, options.noise_db, options.min_duration);
+        let ours_lufs = ours.loudness.unwrap().integrated.unwrap();
+        let theirs_lufs = ffmpeg_tools::ffmpeg_loudness(&path).integrated.unwrap();
+        let seconds: f64 = ffmpeg_tools::probe(&path, "format=duration")
+            .parse()
+            .unwrap();
+        eprintln!(
+            "{name}: silences ours {silences:?}, ffmpeg {theirs:?}; loudness ours {ours_lufs:.2} LUFS, ffmpeg {theirs_lufs:.2}; length ours {} ms, ffprobe {seconds:.4} s",
+            ours.duration_ms
+        );
+        let close = silences.len() == theirs.len()
+            && silences
+                .iter()
+                .zip(&theirs)
+                .all(|(a, b)| (a.0 - b.0).abs() <= 0.05 && (a.1 - b.1).abs() <= 0.05);
+        if !close || silences.len() != 1 {
+            failures.push(format!("{name}: silences {silences:?} vs {theirs:?}"));
+        }
+        if (ours_lufs - theirs_lufs).abs() > 0.5 {
+            failures.push(format!("{name}: {ours_lufs} vs {theirs_lufs} LUFS"));
+        }
+        if (ours.duration_ms as f64 / 1000.0 - seconds).abs() > 2048.0 / 44_100.0 {
+            failures.push(format!("{name}: {} ms vs {seconds} s", ours.duration_ms));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -71,12 +71,26 @@ pub(super) fn run(
         })
         .ok_or_else(|| AnalysisError::NotAudio("the file has no audio track".into()))?;
     let track_id = track.id;
-    let params = track
+    let mut params = track
         .codec_params
         .as_ref()
         .and_then(|c| c.audio())
         .ok_or_else(|| AnalysisError::NotAudio("the file has no audio track".into()))?
         .clone();
+    // HE-AAC signalled explicitly: its AAC-LC core is decoded (see `core_config`); HE-AACv2's
+    // mono core is measured as heard, on two channels.
+    let mut dual_mono = false;
+    if params.codec == ids::CODEC_ID_AAC
+        && let Some(core) = params
+            .extra_data
+            .as_deref()
+            .and_then(crate::probe::aac_profile::core_config)
+    {
+        params.extra_data = Some(core.config.into_boxed_slice());
+        params.sample_rate = None;
+        params.channels = None;
+        dual_mono = core.parametric_stereo;
+    }
     // Without a LAME tag, symphonia's MP3 length is an estimate from the first frames'
     // bitrate, and packets past it would be trimmed away: decode every frame instead.
     let untrimmed_mpeg = [ids::CODEC_ID_MP1, ids::CODEC_ID_MP2, ids::CODEC_ID_MP3]
@@ -127,6 +141,7 @@ pub(super) fn run(
                         silence,
                         loudness,
                         edit,
+                        dual_mono,
                     )?),
                 };
                 sink.push(&buffer, &mut tap)?;
@@ -336,6 +351,7 @@ impl Sink {
         silence: Option<SilenceOptions>,
         loudness: bool,
         edit: Option<edit_list::Edit>,
+        dual_mono: bool,
     ) -> Result<Self, AnalysisError> {
         if rate == 0 {
             return Err(AnalysisError::Corrupt {
@@ -365,7 +381,13 @@ impl Sink {
         };
         let loudness = match loudness {
             true => {
-                Some(LoudnessMeter::new(channels, rate).map_err(AnalysisError::UnsupportedCodec)?)
+                let meter =
+                    LoudnessMeter::new(channels, rate).map_err(AnalysisError::UnsupportedCodec)?;
+                Some(if dual_mono && channels == 1 {
+                    meter.dual_mono()
+                } else {
+                    meter
+                })
             }
             false => None,
         };

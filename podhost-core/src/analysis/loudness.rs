@@ -39,6 +39,16 @@ impl LoudnessMeter {
         Ok(LoudnessMeter { meter, channels })
     }
 
+    /// The meter of a mono signal heard on two channels (BS.1770's dual mono: 3 dB louder than
+    /// one channel), such as HE-AACv2's core, from which parametric stereo is made.
+    pub(crate) fn dual_mono(mut self) -> Self {
+        if self.channels == 1 {
+            // One channel, channel 0: the meter cannot refuse it.
+            let _ = self.meter.set_channel(0, ebur128::Channel::DualMono);
+        }
+        self
+    }
+
     /// Feeds planar samples in [-1, 1], one plane per channel, of equal lengths.
     pub(crate) fn push(&mut self, planes: &[&[f32]]) {
         // The planes have the meter's channel count and equal lengths: it cannot refuse them.
