@@ -70,6 +70,13 @@ pub enum Error {
         /// How long to wait.
         retry_after: std::time::Duration,
     },
+    /// The store has no space left (a local folder's disk is full, or its quota spent): nothing
+    /// of the write is kept, and the same request succeeds once there is space again.
+    #[error("the store has no space left: {message}")]
+    InsufficientStorage {
+        /// What could not be written.
+        message: String,
+    },
     /// The object store failed or holds something unreadable. Nothing partial is visible.
     #[error("storage error: {message}")]
     Storage {
@@ -118,11 +125,32 @@ impl Error {
 
 impl From<object_store::Error> for Error {
     fn from(e: object_store::Error) -> Self {
+        if out_of_space(&e) {
+            return Error::InsufficientStorage {
+                message: e.to_string(),
+            };
+        }
         Error::Storage {
             message: e.to_string(),
             source: Some(Box::new(e)),
         }
     }
+}
+
+/// Whether `e`, or an error it was caused by, is a file system out of space or quota (ENOSPC,
+/// EDQUOT): what a local folder's full disk answers a write.
+fn out_of_space(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(error) = cause {
+        if let Some(io) = error.downcast_ref::<std::io::Error>()
+            && (io.kind() == std::io::ErrorKind::StorageFull
+                || io.kind() == std::io::ErrorKind::QuotaExceeded)
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// Validation messages keyed by field name (`title`, `itunes.season`, `page.size`, ...).
@@ -171,5 +199,37 @@ impl std::fmt::Display for FieldErrors {
             f.write_str("invalid input")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a local folder's store answers a write on a full disk: object_store's error over
+    /// its own, over the file system's ENOSPC (EDQUOT for a spent quota).
+    #[derive(Debug, thiserror::Error)]
+    #[error("unable to copy data to file: {source}")]
+    struct LocalWrite {
+        #[source]
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn a_full_disk_is_insufficient_storage_and_other_failures_are_storage_errors() {
+        let store = |errno: i32| object_store::Error::Generic {
+            store: "LocalFileSystem",
+            source: Box::new(LocalWrite {
+                source: std::io::Error::from_raw_os_error(errno),
+            }),
+        };
+        for (errno, full) in [(28, true), (122, true), (5, false), (13, false)] {
+            let error = Error::from(store(errno));
+            assert_eq!(
+                matches!(error, Error::InsufficientStorage { .. }),
+                full,
+                "errno {errno}: {error}"
+            );
+        }
     }
 }

@@ -53,6 +53,10 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
             E::TooLarge { .. } => message(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
             E::Interrupted { .. } => message(StatusCode::BAD_REQUEST, e.to_string()),
             E::Throttled { .. } => message(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
+            E::InsufficientStorage { .. } => {
+                tracing::error!(error = %e, "the store is full");
+                message(StatusCode::INSUFFICIENT_STORAGE, e.to_string())
+            }
             other => {
                 tracing::error!(error = %other, "internal error");
                 message(
@@ -121,6 +125,13 @@ mod tests {
                 }
                 .into(),
                 409,
+            ),
+            (
+                podhost_core::Error::InsufficientStorage {
+                    message: "no space left on device".into(),
+                }
+                .into(),
+                507,
             ),
             (
                 podhost_core::Error::Storage {
