@@ -1,4 +1,4 @@
-//! Video for HLS: the ladder a source gets ([`ladder`]), ffmpeg as its encoder ([`ffmpeg`]),
+//! Video for HLS: the ladder a source gets ([`ladder`]), ffmpeg as its encoder ([`transcode`]),
 //! the package as stored ([`package`]) and the playlists served from it ([`playlist`]).
 //!
 //! The packaging job (in the host's work) copies the source to a working folder, has ffmpeg
