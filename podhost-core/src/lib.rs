@@ -65,6 +65,7 @@ pub use model::{Metadata, MetadataPatch, Session, SignedIn};
 pub use principal::Principal;
 pub use request::{MAX_REQUEST_ID, RequestContext};
 pub use scope::{Scope, Scopes, UnknownScope};
+pub use store::mapping::{FileSlice, file_behind};
 #[cfg(feature = "s3")]
 pub use store::open_s3_with;
 pub use store::{DEFAULT_STORE, OpenedStore, Presigner, check_conditional_writes, open_store};

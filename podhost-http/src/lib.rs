@@ -36,6 +36,7 @@ mod ranges;
 mod reference;
 mod response;
 pub mod routes;
+mod sendfile;
 mod server;
 mod service;
 mod site;

@@ -44,6 +44,7 @@ pub async fn serve(
                     })
                     .service(api.clone());
                 let service = TowerToHyperService::new(service);
+                let stream = crate::sendfile::SendfileStream::new(stream);
                 let connection = http.serve_connection(TokioIo::new(stream), service);
                 let connection = graceful.watch(connection);
                 tokio::spawn(async move {

@@ -313,3 +313,79 @@ async fn ranges_from_a_local_folder() {
         assert_eq!(body.as_ref(), &original[expected], "{range:?}");
     }
 }
+
+/// Downloads over a real socket, where the server sends a local-folder file's mapped windows
+/// from the file itself (`sendfile(2)` on Linux): ranges within a window, across windows (2 MiB
+/// each) and the whole file, one after another on one keep-alive connection, come back byte for
+/// byte, each after its own head.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ranges_over_a_socket_come_from_the_file_byte_for_byte() {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let opened = podhost_core::open_store(dir.path().to_str().unwrap()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let host =
+        podhost_core::PodcastHost::new(podhost_core::HostConfig::new(&base).unwrap(), opened.store);
+    let alice = podhost_testkit::setup::account(&host, "alice").await;
+    // 5 MB: three windows of the mapping.
+    let original = podhost_testkit::fixtures::wav(312.5, 8000);
+    let media = podhost_testkit::setup::upload(&host, &alice, "talk.wav", original.clone()).await;
+    let url = host.podcasts().media_url(alice.account(), &media);
+    let path = url.strip_prefix(&base).unwrap().to_string();
+    let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(podhost_http::serve(listener, api, async {
+        let _ = stopped.await;
+    }));
+
+    let len = original.len();
+    let window = 2 << 20;
+    let cases = [
+        (Some(format!("bytes=10-{}", 1 << 20)), 10..(1 << 20) + 1),
+        (
+            Some(format!("bytes={}-{}", window - 5, window + 5)),
+            window - 5..window + 6,
+        ),
+        (
+            Some(format!("bytes={}-", 2 * window - 1)),
+            2 * window - 1..len,
+        ),
+        (None, 0..len),
+    ];
+    let stream = tokio::net::TcpStream::connect(base.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let mut stream = BufReader::new(stream);
+    for (range, expected) in cases {
+        let range_line = range
+            .as_ref()
+            .map_or(String::new(), |r| format!("Range: {r}\r\n"));
+        let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\n{range_line}\r\n");
+        stream
+            .get_mut()
+            .write_all(request.as_bytes())
+            .await
+            .unwrap();
+        let mut length = None;
+        loop {
+            let mut line = String::new();
+            stream.read_line(&mut line).await.unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = Some(v.trim().parse::<usize>().unwrap());
+            }
+        }
+        let mut body = vec![0; length.expect("a Content-Length")];
+        stream.read_exact(&mut body).await.unwrap();
+        assert!(
+            body == original[expected.clone()],
+            "{range:?}: {} bytes",
+            body.len()
+        );
+    }
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}

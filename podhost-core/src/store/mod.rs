@@ -3,6 +3,7 @@
 
 pub(crate) mod layout;
 pub(crate) mod local;
+pub mod mapping;
 pub(crate) mod metered;
 
 use std::{path::PathBuf, sync::Arc};
