@@ -62,17 +62,19 @@ impl SendfileStream {
     fn poll_send(&mut self, cx: &mut Context<'_>, bufs: &[IoSlice<'_>]) -> Poll<io::Result<usize>> {
         #[cfg(target_os = "linux")]
         {
-            let front = bufs.iter().position(|b| !b.is_empty());
-            if let Some(front) = front
-                && let Some(slice) = podhost_core::file_behind(&bufs[front])
-            {
-                return self.poll_send_file(cx, &slice, bufs[front].len());
+            // One look per slice: the first that is a window goes by `sendfile` when it is at
+            // the front, else the slices before it are written now and it goes next time.
+            let (mut plain, mut before) = (0, 0);
+            for buf in bufs {
+                if let Some(slice) = podhost_core::file_behind(buf) {
+                    if before == 0 {
+                        return self.poll_send_file(cx, &slice, buf.len());
+                    }
+                    break;
+                }
+                plain += 1;
+                before += buf.len();
             }
-            // Up to (not including) the first window, which goes by itself next time.
-            let plain = bufs
-                .iter()
-                .position(|b| podhost_core::file_behind(b).is_some())
-                .unwrap_or(bufs.len());
             Pin::new(&mut self.tcp).poll_write_vectored(cx, &bufs[..plain])
         }
         #[cfg(not(target_os = "linux"))]

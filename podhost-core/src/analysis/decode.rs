@@ -383,11 +383,7 @@ impl Sink {
             true => {
                 let meter =
                     LoudnessMeter::new(channels, rate).map_err(AnalysisError::UnsupportedCodec)?;
-                Some(if dual_mono && channels == 1 {
-                    meter.dual_mono()
-                } else {
-                    meter
-                })
+                Some(if dual_mono { meter.dual_mono() } else { meter })
             }
             false => None,
         };

@@ -7,7 +7,7 @@
 //! the gain, the limiter and the encoder. The gain comes from the file's loudness, measured
 //! before (by an analysis job, or a decode of its own when none has run). With the `opus`
 //! feature the same limited signal can also go to libopus (`opus.rs`), in the same decode; and
-//! to ffmpeg's AAC encoder as a child process (`aac.rs`), for AAC-LC in M4A.
+//! to ffmpeg's AAC encoder as a child process (`aac_m4a.rs`), for AAC-LC in M4A.
 
 mod aac_m4a;
 mod failure;

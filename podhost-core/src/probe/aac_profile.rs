@@ -4,12 +4,7 @@
 
 /// The audio object type of an AudioSpecificConfig: its first five bits, or 32 and six more.
 pub(crate) fn object_type(config: &[u8]) -> Option<u8> {
-    let first = *config.first()? >> 3;
-    if first != 31 {
-        return Some(first);
-    }
-    let bits = u16::from_be_bytes([config[0], *config.get(1)?]);
-    Some(32 + ((bits >> 5) & 0x3f) as u8)
+    Bits::of(config).object_type().map(|o| o as u8)
 }
 
 /// The name of an audio object type as ffprobe gives a profile (`LC`, `HE-AAC`, ...).
@@ -41,10 +36,7 @@ pub(crate) fn profile(config: &[u8]) -> Option<&'static str> {
 /// any other configuration (AAC-LC, and HE-AAC signalled implicitly, whose configuration already
 /// is its core's).
 pub(crate) fn core_config(config: &[u8]) -> Option<Core> {
-    let mut bits = Bits {
-        bytes: config,
-        at: 0,
-    };
+    let mut bits = Bits::of(config);
     let object = bits.object_type()?;
     if object != 5 && object != 29 {
         return None;
@@ -99,7 +91,11 @@ struct Bits<'a> {
     at: usize,
 }
 
-impl Bits<'_> {
+impl<'a> Bits<'a> {
+    fn of(bytes: &'a [u8]) -> Self {
+        Bits { bytes, at: 0 }
+    }
+
     fn read(&mut self, n: usize) -> Option<u32> {
         let mut value = 0u32;
         for _ in 0..n {

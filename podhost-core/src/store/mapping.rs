@@ -9,14 +9,22 @@
 use std::{
     collections::BTreeMap,
     fs::File,
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, RwLock,
+        atomic::{AtomicUsize, Ordering},
+    },
 };
+
+use crate::lock::Shared;
 
 /// A mapped window alive: its length, its file, the file offset of its first byte.
 type Window = (usize, Arc<File>, u64);
 
-/// The mapped windows alive, by their first address.
-static WINDOWS: Mutex<BTreeMap<usize, Window>> = Mutex::new(BTreeMap::new());
+/// The mapped windows alive, by their first address: looked up by every write of a socket that
+/// can send files, so read-locked, and not at all while there is none.
+static WINDOWS: RwLock<BTreeMap<usize, Window>> = RwLock::new(BTreeMap::new());
+/// How many windows are alive.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// Where a slice of a mapped window comes from.
 #[derive(Debug, Clone)]
@@ -31,11 +39,11 @@ pub struct FileSlice {
 /// for a download; `None` for any other bytes. While the caller holds
 /// `bytes`, the window stays mapped and the file open.
 pub fn file_behind(bytes: &[u8]) -> Option<FileSlice> {
-    if bytes.is_empty() {
+    if bytes.is_empty() || LIVE.load(Ordering::Acquire) == 0 {
         return None;
     }
     let at = bytes.as_ptr() as usize;
-    let windows = crate::lock::Locked::locked(&WINDOWS);
+    let windows = WINDOWS.reading();
     let (&start, (len, file, offset)) = windows.range(..=at).next_back()?;
     (at + bytes.len() <= start + len).then(|| FileSlice {
         file: file.clone(),
@@ -52,8 +60,10 @@ impl MappedWindow {
     /// `map`, a window of `file` from `offset`, registered for [`file_behind`].
     pub(crate) fn new(map: memmap2::Mmap, file: Arc<File>, offset: u64) -> Self {
         if !map.is_empty() {
-            crate::lock::Locked::locked(&WINDOWS)
+            WINDOWS
+                .writing()
                 .insert(map.as_ptr() as usize, (map.len(), file, offset));
+            LIVE.fetch_add(1, Ordering::Release);
         }
         MappedWindow { map }
     }
@@ -68,7 +78,8 @@ impl AsRef<[u8]> for MappedWindow {
 impl Drop for MappedWindow {
     fn drop(&mut self) {
         if !self.map.is_empty() {
-            crate::lock::Locked::locked(&WINDOWS).remove(&(self.map.as_ptr() as usize));
+            WINDOWS.writing().remove(&(self.map.as_ptr() as usize));
+            LIVE.fetch_sub(1, Ordering::Release);
         }
     }
 }
