@@ -9,7 +9,7 @@ use podhost_core::{
     Error,
     model::{EpisodeListQuery, EpisodePatch, NewEpisode, NewFeed, NewMedia, PageRequest},
 };
-use podhost_testkit::{FaultStore, Faults, body, fixtures, test_host};
+use podhost_testkit::{FaultStore, Faults, body, fixtures, history, test_host};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn faults_lose_nothing_acknowledged_and_duplicate_nothing() {
@@ -253,4 +253,201 @@ async fn a_snapshot_being_written_holds_up_no_writer() {
     let stats = other.open_stats(&account).await.unwrap();
     assert!(stats.snapshot_seq > 0, "opened from a snapshot: {stats:?}");
     assert_eq!(subtitles(other).await, expected);
+}
+
+/// What a client of the core was answered, as the history records it: a refusal that says
+/// nothing was done is `Failed`; a store failure or timeout may have taken effect: `Unknown`.
+fn outcome_of<T>(result: &Result<T, Error>, read: Option<Option<String>>) -> history::Outcome {
+    match result {
+        Ok(_) => history::Outcome::Ok {
+            value: read.flatten(),
+        },
+        Err(Error::NotFound { .. }) if read.is_some() => history::Outcome::Ok { value: None },
+        Err(e @ (Error::Storage { .. } | Error::Unavailable { .. })) => {
+            history::Outcome::Unknown { why: e.to_string() }
+        }
+        Err(e) => history::Outcome::Failed { why: e.to_string() },
+    }
+}
+
+/// Four clients on two hosts sharing a store under `faults` create, rename and read episodes,
+/// each operation recorded; then, with the faults healed, a fresh host reads every episode and
+/// lists the podcast. The history's check.
+async fn history_under(faults: Faults) -> history::Report {
+    let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let faulty = FaultStore::new(inner.clone());
+    let (a, _) = test_host(Arc::new(faulty.clone()));
+    let (b, _) = test_host(Arc::new(faulty.clone()));
+    let (who, feed) = podhost_testkit::setup::account_with_podcast(&a, "alice", "show").await;
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let recorder = Arc::new(history::Recorder::new(Box::new(file.reopen().unwrap())));
+    faulty.set(faults);
+    let known = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let clients = (0..4u64).map(|client| {
+        let host = if client % 2 == 0 {
+            a.clone()
+        } else {
+            b.clone()
+        };
+        let (who, feed, recorder, known) =
+            (who.clone(), feed.clone(), recorder.clone(), known.clone());
+        tokio::spawn(async move {
+            let mut own = Vec::new();
+            for n in 0..40 {
+                let sent_us = recorder.now_us();
+                let context = podhost_core::RequestContext::new(None);
+                let roll = rand::random::<u32>() % 10;
+                let (op, outcome) = if own.is_empty() || roll < 3 {
+                    let title = format!("c{client}-{n}");
+                    let made = host
+                        .podcasts()
+                        .create_episode(&who, &feed, NewEpisode::titled(title.clone()))
+                        .await;
+                    // A creation that failed names no record: were it to land anyway, nothing
+                    // read here would show it.
+                    let Ok(view) = &made else { continue };
+                    own.push(view.episode.id);
+                    known.lock().unwrap().push(view.episode.id);
+                    let record = format!("episode/{}", view.episode.id);
+                    (
+                        history::Op::Write {
+                            record,
+                            value: title,
+                        },
+                        outcome_of(&made, None),
+                    )
+                } else {
+                    let id = own[rand::random::<u32>() as usize % own.len()];
+                    let record = format!("episode/{id}");
+                    if roll < 7 {
+                        let title = format!("c{client}-{n}-renamed");
+                        let patch = EpisodePatch {
+                            title: Some(title.clone()),
+                            ..Default::default()
+                        };
+                        let renamed = host
+                            .podcasts()
+                            .update_episode(&who, &feed, id, &patch)
+                            .await;
+                        (
+                            history::Op::Write {
+                                record,
+                                value: title,
+                            },
+                            outcome_of(&renamed, None),
+                        )
+                    } else {
+                        let got = context
+                            .clone()
+                            .run(host.podcasts().get_episode(&who, &feed, id))
+                            .await;
+                        let seen = got.as_ref().ok().map(|v| v.episode.title.clone());
+                        (history::Op::Read { record }, outcome_of(&got, Some(seen)))
+                    }
+                };
+                let answered_us = match outcome {
+                    history::Outcome::Unknown { .. } => None,
+                    _ => Some(recorder.now_us()),
+                };
+                // A read answered from what the host held says how old it may be.
+                let stale_us = context.stale_for().map(|age| age.as_micros() as u64);
+                recorder.record(&history::Entry {
+                    client,
+                    op,
+                    sent_us,
+                    answered_us,
+                    stale_us,
+                    outcome,
+                });
+            }
+        })
+    });
+    for client in clients.collect::<Vec<_>>() {
+        client.await.unwrap();
+    }
+    faulty.heal();
+    // A fresh host, after the faults: every episode read, the podcast listed.
+    let (fresh, _) = test_host(inner);
+    let fresh_who = fresh
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
+    let ids = known.lock().unwrap().clone();
+    for id in ids {
+        let sent_us = recorder.now_us();
+        let got = fresh.podcasts().get_episode(&fresh_who, &feed, id).await;
+        let seen = got.as_ref().ok().map(|v| v.episode.title.clone());
+        let outcome = outcome_of(&got, Some(seen));
+        let op = history::Op::Read {
+            record: format!("episode/{id}"),
+        };
+        let answered_us = Some(recorder.now_us());
+        recorder.record(&history::Entry {
+            client: 99,
+            op,
+            sent_us,
+            answered_us,
+            stale_us: None,
+            outcome,
+        });
+    }
+    let all = EpisodeListQuery {
+        page: PageRequest::new(Some(1), Some(500)).unwrap(),
+        ..Default::default()
+    };
+    let listed = fresh
+        .podcasts()
+        .list_episodes(&fresh_who, &feed, &all)
+        .await
+        .unwrap();
+    let now = recorder.now_us();
+    recorder.record(&history::Entry {
+        client: 99,
+        op: history::Op::List {
+            container: "show".into(),
+            records: listed
+                .items
+                .iter()
+                .map(|v| (format!("episode/{}", v.episode.id), v.episode.title.clone()))
+                .collect(),
+        },
+        sent_us: now,
+        answered_us: Some(now),
+        stale_us: None,
+        outcome: history::Outcome::Ok { value: None },
+    });
+    recorder.flush();
+    let entries = history::load(std::io::BufReader::new(file.reopen().unwrap())).unwrap();
+    history::check(&entries, history::Limits::default())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_checker_holds_podhost_to_its_promises_and_catches_an_early_acknowledgement() {
+    // Failures and lost answers: podhost keeps every promise.
+    let honest = history_under(Faults {
+        error: 0.3,
+        ambiguous: 0.3,
+        ..Faults::default()
+    })
+    .await;
+    assert!(honest.holds(), "{honest}");
+    assert!(honest.acknowledged > 50, "{honest}");
+    eprintln!("honest store, failing and losing answers:\n{honest}");
+    // A store (or a build) that acknowledges a write before it is durable: the checker finds
+    // what was lost.
+    let broken = history_under(Faults {
+        lost_write: 0.2,
+        ..Faults::default()
+    })
+    .await;
+    assert!(
+        !broken.holds(),
+        "the checker must refuse this history: {broken}"
+    );
+    assert!(
+        !broken.lost.is_empty() || !broken.not_linearizable.is_empty(),
+        "{broken}"
+    );
+    eprintln!("writes acknowledged before they are durable:\n{broken}");
 }

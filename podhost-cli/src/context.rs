@@ -54,6 +54,17 @@ pub struct Global {
         value_name = "N"
     )]
     pub ffmpeg_threads: usize,
+    /// Seconds a request to the store may take (a second more per MiB it moves) before the
+    /// operation is refused: the API answers 503 with Retry-After, a command exits with 75.
+    #[arg(
+        long,
+        global = true,
+        env = "PODHOST_STORE_TIMEOUT",
+        default_value_t = podhost_core::HostConfig::DEFAULT_STORE_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=3600),
+        value_name = "SECONDS"
+    )]
+    pub store_timeout: u64,
     /// A WebSub hub to name in every public feed and to tell of each feed change (repeatable;
     /// the environment takes a comma-separated list).
     #[arg(
@@ -175,6 +186,7 @@ impl Env {
                 .unwrap_or_else(|| std::env::temp_dir().join("podhost")),
         );
         config.allow_private_webhooks = self.global.allow_private_webhooks;
+        config.store_timeout = std::time::Duration::from_secs(self.global.store_timeout);
         config.jobs.ffmpeg = podhost_core::ffmpeg::Ffmpeg {
             program: self.global.ffmpeg.clone(),
             threads: self.global.ffmpeg_threads.max(1),

@@ -2,7 +2,8 @@
 //!
 //! A failure is reported as one line on stderr, `podhost: MESSAGE`, or with `--json` as
 //! `{"error": {"message": MESSAGE, "code": CODE}}`. The exit code follows the code: 1 for an
-//! unexpected failure, 2 for bad input, 3 for not found, 4 for a conflict.
+//! unexpected failure, 2 for bad input, 3 for not found, 4 for a conflict, 75 (sysexits'
+//! `EX_TEMPFAIL`) when the store did not answer in time and the same command may be run again.
 
 use std::process::ExitCode;
 
@@ -19,6 +20,8 @@ pub enum Code {
     NotFound,
     /// A name or id is taken, or the object is in use or changed meanwhile: exit 4.
     Conflict,
+    /// The store did not answer in time: the same command may be run again later: exit 75.
+    Unavailable,
     /// A background job ended with an error: exit 1.
     JobFailed,
     /// Anything else: the store failed, a bug: exit 1.
@@ -33,6 +36,7 @@ impl Code {
             Code::Invalid => "invalid",
             Code::NotFound => "not_found",
             Code::Conflict => "conflict",
+            Code::Unavailable => "unavailable",
             Code::JobFailed => "job_failed",
             Code::Internal => "internal",
         }
@@ -44,6 +48,7 @@ impl Code {
             Code::Usage | Code::Invalid => 2,
             Code::NotFound => 3,
             Code::Conflict => 4,
+            Code::Unavailable => 75,
             Code::JobFailed | Code::Internal => 1,
         }
     }
@@ -55,6 +60,7 @@ impl Code {
             E::Invalid(_) | E::TooLarge { .. } => Code::Invalid,
             E::NotFound { .. } => Code::NotFound,
             E::Conflict { .. } | E::InProgress { .. } => Code::Conflict,
+            E::Unavailable { .. } => Code::Unavailable,
             // The CLI acts as the owner: a refusal of scope or credentials is not the user's
             // input, and neither is an interrupted read of a local file or a store failure.
             _ => Code::Internal,

@@ -66,12 +66,20 @@ pub struct HostConfig {
     /// to deliver) is repaired from the accounts themselves, by one server of the deployment
     /// (default 6 hours; see [`Work::repair_work`](crate::Work::repair_work)).
     pub work_repair_every: std::time::Duration,
+    /// The longest a request to the store may take before the operation is refused as
+    /// [`Error::Unavailable`](crate::Error::Unavailable) (HTTP 503 with `Retry-After`), a
+    /// second more per MiB it moves (default 10 s): a stalled store, or a server cut off from
+    /// it, answers its callers instead of holding them until it returns.
+    pub store_timeout: std::time::Duration,
 }
 
 impl HostConfig {
     /// The default period of the work index's repair: 6 hours.
     pub const DEFAULT_WORK_REPAIR_EVERY: std::time::Duration =
         std::time::Duration::from_secs(6 * 3600);
+
+    /// The default deadline of a request to the store: 10 s.
+    pub const DEFAULT_STORE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
     /// The default upload limit: 2 GiB.
     pub const DEFAULT_MAX_UPLOAD: u64 = 2 << 30;
@@ -99,6 +107,7 @@ impl HostConfig {
             countries: None,
             rate_limit: Self::DEFAULT_RATE_LIMIT,
             work_repair_every: Self::DEFAULT_WORK_REPAIR_EVERY,
+            store_timeout: Self::DEFAULT_STORE_TIMEOUT,
         })
     }
 }

@@ -77,6 +77,19 @@ pub enum Error {
         /// What could not be written.
         message: String,
     },
+    /// The store did not answer in time: it stalls, or this server cannot reach it. The
+    /// operation may still take effect; sent again after `retry_after` with the same
+    /// Idempotency-Key, it takes effect once.
+    #[error(
+        "the store is not answering ({message}); try again in {} seconds",
+        .retry_after.as_secs().max(1)
+    )]
+    Unavailable {
+        /// What did not answer.
+        message: String,
+        /// How long to wait before trying again.
+        retry_after: std::time::Duration,
+    },
     /// The object store failed or holds something unreadable. Nothing partial is visible.
     #[error("storage error: {message}")]
     Storage {
@@ -130,6 +143,12 @@ impl From<object_store::Error> for Error {
                 message: e.to_string(),
             };
         }
+        if let Some(stalled) = cause::<crate::store::metered::Stalled>(&e) {
+            return Error::Unavailable {
+                message: stalled.to_string(),
+                retry_after: stalled.after,
+            };
+        }
         Error::Storage {
             message: e.to_string(),
             source: Some(Box::new(e)),
@@ -137,20 +156,28 @@ impl From<object_store::Error> for Error {
     }
 }
 
+/// The errors of type `T` in `e`'s chain of causes, `e` first.
+fn causes<'a, T: std::error::Error + 'static>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a T> {
+    std::iter::successors(Some(e), |error| error.source())
+        .filter_map(|error| error.downcast_ref::<T>())
+}
+
+/// The first error of type `T` in `e`'s chain of causes, `e` included.
+fn cause<'a, T: std::error::Error + 'static>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a T> {
+    causes(e).next()
+}
+
 /// Whether `e`, or an error it was caused by, is a file system out of space or quota (ENOSPC,
 /// EDQUOT): what a local folder's full disk answers a write.
 fn out_of_space(e: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(error) = cause {
-        if let Some(io) = error.downcast_ref::<std::io::Error>()
-            && (io.kind() == std::io::ErrorKind::StorageFull
-                || io.kind() == std::io::ErrorKind::QuotaExceeded)
-        {
-            return true;
-        }
-        cause = error.source();
-    }
-    false
+    causes::<std::io::Error>(e).any(|io| {
+        io.kind() == std::io::ErrorKind::StorageFull
+            || io.kind() == std::io::ErrorKind::QuotaExceeded
+    })
 }
 
 /// Validation messages keyed by field name (`title`, `itunes.season`, `page.size`, ...).

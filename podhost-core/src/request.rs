@@ -27,6 +27,9 @@ pub struct RequestContext {
     keyed: Option<Arc<Keyed>>,
     /// The account records its work touched so far (see [`touched`](Self::touched)).
     touched: Arc<AtomicU64>,
+    /// How old, in ms, the oldest copy of an account its answer was read from may be, when the
+    /// store could not be read for newer entries (see [`stale_for`](Self::stale_for)); 0: fresh.
+    stale_ms: Arc<AtomicU64>,
     /// What the frontend says of the request on every log line of it (see
     /// [`labelled`](Self::labelled)).
     labels: Arc<[(&'static str, &'static str)]>,
@@ -55,6 +58,7 @@ impl RequestContext {
             id: sane.map_or_else(|| uuid::Uuid::new_v4().simple().to_string(), str::to_string),
             keyed: None,
             touched: Arc::default(),
+            stale_ms: Arc::default(),
             labels: Arc::new([]),
         }
     }
@@ -111,6 +115,17 @@ impl RequestContext {
         self.touched.load(Ordering::Relaxed)
     }
 
+    /// How old what the request's answer was read from may be, when the store did not answer
+    /// a look for newer entries (a stalled store, a server cut off from it) and the answer came
+    /// from what this process held: the time since it last read the store. `None`: every read
+    /// was fresh. The HTTP frontend answers it as `Age`.
+    pub fn stale_for(&self) -> Option<std::time::Duration> {
+        match self.stale_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(std::time::Duration::from_millis(ms)),
+        }
+    }
+
     /// Runs `work` as this request's.
     pub async fn run<F: Future>(self, work: F) -> F::Output {
         CURRENT.scope(self, work).await
@@ -142,6 +157,12 @@ pub(crate) fn touch(n: usize) {
     if n > 0 {
         let _ = CURRENT.try_with(|c| c.touched.fetch_add(n as u64, Ordering::Relaxed));
     }
+}
+
+/// Notes that the request the current task works for was answered from a copy `age` old.
+pub(crate) fn served_stale(age: std::time::Duration) {
+    let ms = (age.as_millis() as u64).max(1);
+    let _ = CURRENT.try_with(|c| c.stale_ms.fetch_max(ms, Ordering::Relaxed));
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! one server with SIGKILL and restarts it. Then every acknowledged write is read back.
 //!
 //! Environment: `CLUSTER_URL` (nginx), `CLUSTER_TOKEN` (a token with every scope),
-//! `CLUSTER_SECONDS` (default 30), `CLUSTER_WORKERS` (default 16).
+//! `CLUSTER_SECONDS` (default 30), `CLUSTER_WORKERS` (default 16), `CLUSTER_SEED` (the seed of
+//! the clients' choices, printed; random by default).
 //!
 //! The client behaves as the API's documentation tells one to: every write carries a new
 //! `Idempotency-Key`, and a request that got no answer, a 502, 503 or 504, or a 409 with
@@ -16,6 +17,12 @@
 //! not found as acknowledged) and the episodes and files created twice (more in the podcast or
 //! the account than were acknowledged); exits 1 when any request failed, any write was lost or
 //! anything was created twice.
+//!
+//! Every creation, rename and read of an episode is also recorded, with the times it was sent
+//! and answered, as a history (`CLUSTER_HISTORY`, lines of JSON; see
+//! `podhost_testkit::history`), ended by a read of every episode and the podcast's final
+//! listing; the history's checker then holds it to per-record linearizability, nothing lost
+//! and nothing applied twice, and prints what it found. Exits 1 when it does not hold.
 
 use std::{
     collections::HashMap,
@@ -26,6 +33,7 @@ use std::{
 use bytes::Bytes;
 use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
+use podhost_testkit::history;
 use serde_json::{Value, json};
 
 type Client = hyper_util::client::legacy::Client<
@@ -52,11 +60,78 @@ struct Attempt {
     body: Bytes,
     retry_after: Option<u64>,
     replayed: bool,
+    /// `Age`: answered from what the server held while the store did not answer.
+    age: Option<u64>,
 }
 
 /// Retries and replays, over the whole run.
 static RETRIED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static REPLAYED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The history of this run's episode operations.
+static HISTORY: std::sync::OnceLock<history::Recorder> = std::sync::OnceLock::new();
+
+/// Records one operation of client `client` sent at `sent_us`, answered `outcome`.
+fn record(client: u64, op: history::Op, sent_us: u64, outcome: &Outcome) {
+    record_stale(client, op, sent_us, outcome, None);
+}
+
+/// [`record`], of a read answered `Age: age` seconds old.
+fn record_stale(client: u64, op: history::Op, sent_us: u64, outcome: &Outcome, age: Option<u64>) {
+    let read = matches!(op, history::Op::Read { .. });
+    let Some(recorder) = HISTORY.get() else {
+        return;
+    };
+    let answered_us = recorder.now_us();
+    let (answered_us, outcome) = match outcome {
+        Ok((status, body)) if status.is_success() => (
+            Some(answered_us),
+            history::Outcome::Ok {
+                value: if read { title_of(body) } else { None },
+            },
+        ),
+        // A read of a record that is not there: its value is none.
+        Ok((StatusCode::NOT_FOUND, _)) if read => {
+            (Some(answered_us), history::Outcome::Ok { value: None })
+        }
+        // A refusal that says nothing was done.
+        Ok((status, _)) if status.is_client_error() || status.as_u16() == 507 => (
+            Some(answered_us),
+            history::Outcome::Failed {
+                why: status.to_string(),
+            },
+        ),
+        Ok((status, _)) => (
+            None,
+            history::Outcome::Unknown {
+                why: status.to_string(),
+            },
+        ),
+        Err(why) => (None, history::Outcome::Unknown { why: why.clone() }),
+    };
+    recorder.record(&history::Entry {
+        client,
+        op,
+        sent_us,
+        answered_us,
+        // Whole seconds, rounded up by the server.
+        stale_us: age.map(|seconds| seconds * 1_000_000),
+        outcome,
+    });
+}
+
+/// When the history's clock reads now (0 without a history).
+fn history_now() -> u64 {
+    HISTORY.get().map_or(0, history::Recorder::now_us)
+}
+
+/// An episode answer's title.
+fn title_of(body: &Bytes) -> Option<String> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    v["data"]["attributes"]["title"]
+        .as_str()
+        .map(str::to_string)
+}
 
 /// When each answer other than 2xx came, and which server gave it (nginx's `X-Upstream`).
 static NOT_2XX: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -89,6 +164,20 @@ impl Target {
         body: Bytes,
         headers: &[(&str, &str)],
     ) -> Outcome {
+        self.until_usable(method, path, content_type, body, headers)
+            .await
+            .map(|a| (a.status, a.body))
+    }
+
+    /// The attempts of [`send_with`](Self::send_with), the last one's answer whole.
+    async fn until_usable(
+        &self,
+        method: Method,
+        path: &str,
+        content_type: Option<&str>,
+        body: Bytes,
+        headers: &[(&str, &str)],
+    ) -> Result<Attempt, String> {
         use std::sync::atomic::Ordering::Relaxed;
         let key = (method != Method::GET).then(|| uuid::Uuid::new_v4().to_string());
         let mut headers = headers.to_vec();
@@ -110,11 +199,11 @@ impl Target {
                     if a.replayed {
                         REPLAYED.fetch_add(1, Relaxed);
                     }
-                    return attempt.map(|a| (a.status, a.body));
+                    return attempt;
                 }
             };
             if Instant::now() + wait > give_up {
-                return attempt.map(|a| (a.status, a.body));
+                return attempt;
             }
             RETRIED.fetch_add(1, Relaxed);
             tokio::time::sleep(wait).await;
@@ -154,6 +243,11 @@ impl Target {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.parse().ok());
             let replayed = response.headers().contains_key("idempotent-replayed");
+            let age = response
+                .headers()
+                .get("age")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse().ok());
             if !status.is_success() {
                 let upstream = response
                     .headers()
@@ -177,6 +271,7 @@ impl Target {
                 body: bytes,
                 retry_after,
                 replayed,
+                age,
             })
         })
         .await;
@@ -264,17 +359,23 @@ async fn worker(
     until: Instant,
     ledger: Arc<Mutex<Ledger>>,
     enclosure: String,
+    seed: u64,
 ) {
+    use rand::{Rng, SeedableRng};
+    // Each client's choices from the run's seed: a run's mix of requests is replayed by its
+    // seed (the timing, and so what the faults meet, is not).
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed.wrapping_add(w as u64));
     let mut own: Vec<String> = Vec::new();
     let mut n = 0u64;
     let audio = Bytes::from(wav(0.5));
     while Instant::now() < until {
         n += 1;
-        let roll = rand::random::<u32>() % 100;
+        let roll = rng.random::<u32>() % 100;
         let started = Instant::now();
         let (kind, outcome): (&'static str, Outcome) = match roll {
             0..=29 => {
                 let title = format!("w{w}-{n}");
+                let sent = history_now();
                 let outcome = target
                     .multipart(
                         &format!("/api/feed/{FEED}/show"),
@@ -285,14 +386,22 @@ async fn worker(
                 if let Ok((StatusCode::CREATED, body)) = &outcome
                     && let Some(id) = id_of(body)
                 {
+                    // A creation is its record's first write; one whose answer was lost names
+                    // no record, and is found by the final listing if it landed twice.
+                    let op = history::Op::Write {
+                        record: format!("episode/{id}"),
+                        value: title.clone(),
+                    };
+                    record(w as u64, op, sent, &outcome);
                     ledger.lock().unwrap().titles.insert(id.clone(), title);
                     own.push(id);
                 }
                 ("episode create", outcome)
             }
             30..=44 if !own.is_empty() => {
-                let id = own[rand::random::<u32>() as usize % own.len()].clone();
+                let id = own[rng.random::<u32>() as usize % own.len()].clone();
                 let title = format!("w{w}-{n}-renamed");
+                let sent = history_now();
                 let outcome = target
                     .json(
                         Method::PUT,
@@ -300,6 +409,11 @@ async fn worker(
                         &json!({"title": title}),
                     )
                     .await;
+                let op = history::Op::Write {
+                    record: format!("episode/{id}"),
+                    value: title.clone(),
+                };
+                record(w as u64, op, sent, &outcome);
                 let mut ledger = ledger.lock().unwrap();
                 match &outcome {
                     Ok((StatusCode::OK, _)) => {
@@ -322,6 +436,26 @@ async fn worker(
                     ledger.lock().unwrap().media.insert(id, audio.len());
                 }
                 ("upload", outcome)
+            }
+            50..=59 if !own.is_empty() => {
+                let id = own[rng.random::<u32>() as usize % own.len()].clone();
+                let sent = history_now();
+                let answer = target
+                    .until_usable(
+                        Method::GET,
+                        &format!("/api/feed/{FEED}/show/{id}"),
+                        None,
+                        Bytes::new(),
+                        &[],
+                    )
+                    .await;
+                let age = answer.as_ref().ok().and_then(|a| a.age);
+                let outcome = answer.map(|a| (a.status, a.body));
+                let op = history::Op::Read {
+                    record: format!("episode/{id}"),
+                };
+                record_stale(w as u64, op, sent, &outcome, age);
+                ("episode read", outcome)
             }
             50..=69 => (
                 "list",
@@ -413,6 +547,33 @@ async fn all_ids(target: &Target, path: &str, items: &str) -> Result<Vec<String>
     Ok(ids)
 }
 
+/// Every episode of the podcast with its title, read page by page.
+async fn episode_titles(
+    target: &Target,
+) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut titles = std::collections::BTreeMap::new();
+    for number in 1.. {
+        let path = format!("/api/feed/{FEED}/shows?page%5Bsize%5D=500&page%5Bnumber%5D={number}");
+        let (status, body) = target.send(Method::GET, &path, None, Bytes::new()).await?;
+        if status != StatusCode::OK {
+            return Err(format!("{path}: {status}"));
+        }
+        let page: Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+        let items = page["data"].as_array().cloned().unwrap_or_default();
+        if items.is_empty() {
+            break;
+        }
+        for item in items {
+            if let (Some(id), Some(title)) =
+                (item["id"].as_str(), item["attributes"]["title"].as_str())
+            {
+                titles.insert(format!("episode/{id}"), title.to_string());
+            }
+        }
+    }
+    Ok(titles)
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -434,6 +595,11 @@ async fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
+    let seed: u64 = std::env::var("CLUSTER_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random);
+    println!("cluster: seed {seed} (CLUSTER_SEED={seed} replays this run's requests)");
     let workers: usize = std::env::var("CLUSTER_WORKERS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -486,6 +652,18 @@ async fn main() {
         .unwrap_or(&enclosure_url)
         .to_string();
 
+    let history_path = std::env::var("CLUSTER_HISTORY").unwrap_or_else(|_| {
+        std::env::temp_dir()
+            .join("podhost-cluster-history.jsonl")
+            .display()
+            .to_string()
+    });
+    let file = std::fs::File::create(&history_path).expect("CLUSTER_HISTORY is writable");
+    HISTORY
+        .set(history::Recorder::new(Box::new(std::io::BufWriter::new(
+            file,
+        ))))
+        .expect("one history");
     let ledger = Arc::new(Mutex::new(Ledger::default()));
     // The script kills a server a third of the way into the load itself, not into the time
     // this bench took to build and set up: it waits for this file.
@@ -502,6 +680,7 @@ async fn main() {
                 until,
                 ledger.clone(),
                 enclosure.clone(),
+                seed,
             ))
         })
         .collect();
@@ -516,6 +695,7 @@ async fn main() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let mut lost = Vec::new();
     for (id, title) in &ledger.titles {
+        let sent = history_now();
         let got = target
             .send(
                 Method::GET,
@@ -524,6 +704,10 @@ async fn main() {
                 Bytes::new(),
             )
             .await;
+        let op = history::Op::Read {
+            record: format!("episode/{id}"),
+        };
+        record(u64::from(u32::MAX), op, sent, &got);
         let shown = match &got {
             Ok((StatusCode::OK, body)) => {
                 serde_json::from_slice::<Value>(body).ok().and_then(|v| {
@@ -571,6 +755,39 @@ async fn main() {
         .iter()
         .filter(|id| !media_before.contains(id) && !ledger.media.contains_key(*id))
         .collect();
+
+    // The podcast's final listing, for the checker's count of what was applied twice.
+    let listed = episode_titles(&target)
+        .await
+        .expect("the episode list with titles");
+    let recorder = HISTORY.get().expect("the history");
+    let now = recorder.now_us();
+    recorder.record(&history::Entry {
+        client: u64::from(u32::MAX),
+        op: history::Op::List {
+            container: FEED.into(),
+            records: listed,
+        },
+        sent_us: now,
+        answered_us: Some(now),
+        stale_us: None,
+        outcome: history::Outcome::Ok { value: None },
+    });
+    recorder.flush();
+    let entries = history::load(std::io::BufReader::new(
+        std::fs::File::open(&history_path).expect("the history reads back"),
+    ))
+    .expect("the history parses");
+    // Reads through several servers are linearizable up to a server's refresh of what the
+    // others wrote (500 ms; a second allowed, for the catch-up itself); strictly, the report
+    // says too.
+    let limits = history::Limits {
+        read_staleness_us: 1_000_000,
+        ..history::Limits::default()
+    };
+    let report = history::check(&entries, limits);
+    println!("history ({history_path}): {} entries", entries.len());
+    print!("{report}");
 
     let total: usize = ledger.latencies.values().map(Vec::len).sum();
     let failed: u64 = ledger.failures.values().sum();
@@ -625,7 +842,12 @@ async fn main() {
     for u in NOT_2XX.lock().unwrap().iter().take(30) {
         println!("  not 2xx: {u}");
     }
-    if !lost.is_empty() || failed > 0 || !twice_episodes.is_empty() || !twice_media.is_empty() {
+    if !lost.is_empty()
+        || failed > 0
+        || !twice_episodes.is_empty()
+        || !twice_media.is_empty()
+        || !report.holds()
+    {
         std::process::exit(1);
     }
 }

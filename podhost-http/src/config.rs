@@ -29,6 +29,11 @@ pub struct HttpConfig {
     /// a list page no cached answer covers is put together rather than serialized (default
     /// true; off, every item is serialized afresh).
     pub cache_list_items: bool,
+    /// Requests this server works on at once (default 1024; a download counts until its
+    /// answer starts): past it a request is shed at once with 503 and `Retry-After`, so a store
+    /// that stalls cannot pile requests, and their memory, up without bound. The operator's
+    /// routes (`/healthz`, `/readyz`, `/metrics`) are never shed.
+    pub max_in_flight: usize,
 }
 
 impl Default for HttpConfig {
@@ -42,6 +47,7 @@ impl Default for HttpConfig {
             drain_max_time: Duration::from_secs(10),
             cache_lists: true,
             cache_list_items: true,
+            max_in_flight: 1024,
         }
     }
 }

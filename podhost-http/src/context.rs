@@ -50,6 +50,8 @@ pub struct ApiParts {
     pub(crate) webhooks: Arc<dyn podhost_core::webhooks::WebhookSender>,
     /// What this API counts, with the host's metrics.
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
+    /// Permits of the requests in progress ([`HttpConfig::max_in_flight`]).
+    pub(crate) in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::ops::Deref for Api {

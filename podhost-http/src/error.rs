@@ -21,6 +21,9 @@ pub enum ApiError {
     BodyTooLarge(u64),
     /// Query or body validation with messages per field.
     Invalid(FieldErrors),
+    /// The server has [`HttpConfig::max_in_flight`](crate::HttpConfig) requests in progress:
+    /// shed, to be sent again in a second.
+    Busy,
     /// Too many requests for this token; retry after this many seconds.
     RateLimited {
         /// Seconds until the window resets.
@@ -57,6 +60,10 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
                 tracing::error!(error = %e, "the store is full");
                 message(StatusCode::INSUFFICIENT_STORAGE, e.to_string())
             }
+            E::Unavailable { .. } => {
+                tracing::warn!(error = %e, "the store is not answering");
+                message(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+            }
             other => {
                 tracing::error!(error = %other, "internal error");
                 message(
@@ -82,6 +89,10 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
         ApiError::RateLimited { retry_after } => message(
             StatusCode::TOO_MANY_REQUESTS,
             format!("too many requests; try again in {retry_after} seconds"),
+        ),
+        ApiError::Busy => message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server has too many requests in progress; try again in 1 second".into(),
         ),
     }
 }
@@ -119,6 +130,7 @@ mod tests {
             (ApiError::BodyTooLarge(10), 413),
             (ApiError::Invalid(fields.clone()), 422),
             (ApiError::RateLimited { retry_after: 3 }, 429),
+            (ApiError::Busy, 503),
             (
                 podhost_core::Error::InProgress {
                     retry_after: std::time::Duration::from_secs(4),
@@ -132,6 +144,14 @@ mod tests {
                 }
                 .into(),
                 507,
+            ),
+            (
+                podhost_core::Error::Unavailable {
+                    message: "the store did not answer a put within 10s".into(),
+                    retry_after: std::time::Duration::from_secs(10),
+                }
+                .into(),
+                503,
             ),
             (
                 podhost_core::Error::Storage {

@@ -88,6 +88,14 @@ fn error_response(status: u16, error: &Value, validation: &Value) -> Value {
             validation,
         ),
         429 => ("rate limit reached; see retry-after", error),
+        503 => (
+            "the store did not answer in time; send the request again after retry-after (a write with the same Idempotency-Key takes effect once)",
+            error,
+        ),
+        507 => (
+            "the store has no space left; nothing of the write was kept",
+            error,
+        ),
         _ => ("internal fault", error),
     };
     json!({ "description": description, "content": json_content(schema.clone()) })
@@ -115,11 +123,15 @@ fn oauth_error_response(row: &Route, status: u16, oauth_error: &Value) -> Value 
     }
 }
 
-/// The statuses every operation of this kind may answer.
+/// The statuses every operation of this kind may answer: a write also 507 when the store is
+/// full.
 fn common_errors(row: &Route) -> &'static [u16] {
     match row.surface {
         Surface::OAuth | Surface::Ops => &[],
-        Surface::Api => &[400, 401, 403, 404, 405, 422, 429, 500],
+        Surface::Api if row.method == http::Method::GET => {
+            &[400, 401, 403, 404, 405, 422, 429, 500, 503]
+        }
+        Surface::Api => &[400, 401, 403, 404, 405, 422, 429, 500, 503, 507],
         _ => &[422],
     }
 }

@@ -70,9 +70,15 @@ pub fn error(error: &ApiError) -> Response<Body> {
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
         }
+        ApiError::Busy => {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(1u64));
+        }
         ApiError::Core(
             podhost_core::Error::Throttled { retry_after }
-            | podhost_core::Error::InProgress { retry_after },
+            | podhost_core::Error::InProgress { retry_after }
+            | podhost_core::Error::Unavailable { retry_after, .. },
         ) => {
             response.headers_mut().insert(
                 header::RETRY_AFTER,

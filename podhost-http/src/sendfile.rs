@@ -3,7 +3,9 @@
 //! ([`podhost_core::file_behind`]) goes out by `sendfile(2)` from the file's page cache, as
 //! nginx sends static files; every other byte is written as usual. The bytes on the wire are
 //! the same either way: hyper hands the chunk over intact, and only where it does (a chunk at
-//! the front of a write) is it sent from the file.
+//! the front of a write) is it sent from the file. The bytes before such a chunk in one write
+//! (an answer's head) are sent with `MSG_MORE`, so that they leave in the same segments as the
+//! file's first bytes, as nginx's `tcp_nopush` has it, rather than as a packet of their own.
 
 use std::{
     io::{self, IoSlice},
@@ -57,6 +59,32 @@ impl SendfileStream {
         }
     }
 
+    /// Writes `bufs` with `MSG_MORE`: the kernel holds them for the bytes that follow (sent
+    /// next, by `sendfile`), so both go out in the same segments.
+    #[cfg(target_os = "linux")]
+    fn poll_send_more(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            ready!(self.tcp.poll_write_ready(cx))?;
+            let sent = self.tcp.try_io(tokio::io::Interest::WRITABLE, || {
+                rustix::net::sendmsg(
+                    &self.tcp,
+                    bufs,
+                    &mut rustix::net::SendAncillaryBuffer::default(),
+                    rustix::net::SendFlags::MORE | rustix::net::SendFlags::NOSIGNAL,
+                )
+                .map_err(io::Error::from)
+            });
+            match sent {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                other => return Poll::Ready(other),
+            }
+        }
+    }
+
     /// Writes `bufs` in order: a run of ordinary bytes by one vectored write, a mapped file's
     /// window at the front by `sendfile(2)`. Returns how many bytes of the front went.
     fn poll_send(&mut self, cx: &mut Context<'_>, bufs: &[IoSlice<'_>]) -> Poll<io::Result<usize>> {
@@ -70,7 +98,8 @@ impl SendfileStream {
                     if before == 0 {
                         return self.poll_send_file(cx, &slice, buf.len());
                     }
-                    break;
+                    // A file's window follows: these bytes wait for it.
+                    return self.poll_send_more(cx, &bufs[..plain]);
                 }
                 plain += 1;
                 before += buf.len();

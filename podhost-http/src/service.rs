@@ -33,6 +33,7 @@ impl Api {
     pub fn new(host: PodcastHost, config: HttpConfig) -> Self {
         let openapi = crate::openapi::document(&host);
         Api(Arc::new(crate::context::ApiParts {
+            in_flight: Arc::new(tokio::sync::Semaphore::new(config.max_in_flight)),
             config: Arc::new(config),
             reference: Bytes::from(crate::reference::page(&openapi)),
             openapi: Arc::new(openapi),
@@ -116,6 +117,13 @@ impl Api {
                 max_bytes: self.config.drain_max_bytes,
                 max_time: self.config.drain_max_time,
             });
+            // Read from what this server held while the store did not answer: how old it may be.
+            if let Some(age) = context.stale_for() {
+                let seconds = age.as_secs() + u64::from(age.subsec_nanos() > 0);
+                answer
+                    .headers_mut()
+                    .insert(header::AGE, HeaderValue::from(seconds));
+            }
             let took = started.elapsed().as_secs_f64();
             let records = context.touched();
             self.metrics
@@ -170,6 +178,14 @@ impl Api {
                     _ => self.not_found(row.surface),
                 };
             }
+        };
+        // Shed past the limit of requests in progress; an operator's probe is never shed.
+        let _working = match row.surface {
+            Surface::Ops => None,
+            _ => match self.in_flight.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => return response::error(&ApiError::Busy),
+            },
         };
         let query: Vec<(String, String)> = parts
             .uri

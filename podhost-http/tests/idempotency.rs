@@ -164,6 +164,114 @@ async fn a_bad_key_is_422_and_changes_nothing() {
 }
 
 #[tokio::test]
+async fn a_store_that_stalls_is_503_with_retry_after_and_the_retry_takes_effect_once() {
+    let store = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
+    let mut config = podhost_testkit::test_config();
+    config.store_timeout = std::time::Duration::from_secs(1);
+    let fx = Fixture::on_store_with(Arc::new(store.clone()), Default::default(), config).await;
+    fx.feed("f").await;
+    // The store stops answering writes (a server cut off from it, a volume server lost).
+    let gate = store.gate(|call, _| call == Call::Put);
+    let request = || show(&fx, "/api/feed/f/show", "stalled", "A");
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(30), fx.send(request()))
+        .await
+        .expect("an answer, not a request held until the store returns");
+    assert_eq!(
+        answer.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.headers[header::RETRY_AFTER], "1");
+    assert!(
+        answer.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("not answering"),
+        "{}",
+        answer.body
+    );
+    // Sent again once the store answers: carried out, once.
+    gate.open();
+    let again = fx.send(request()).await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    let repeat = fx.send(request()).await;
+    assert_eq!(repeat.raw, again.raw);
+    assert_eq!(episodes(&fx).await.len(), 1);
+}
+
+#[tokio::test]
+async fn while_the_store_stalls_a_read_is_answered_from_memory_and_says_how_old() {
+    let store = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
+    let mut config = podhost_testkit::test_config();
+    config.store_timeout = std::time::Duration::from_secs(1);
+    let fx = Fixture::on_store_with(Arc::new(store.clone()), Default::default(), config).await;
+    fx.feed("f").await;
+    fx.episode("f", &[("title", "kept")]).await;
+    let fresh = fx.get("/api/feed/f/shows").await;
+    assert!(fresh.headers.get(header::AGE).is_none());
+    // Nothing of the store answers.
+    let gate = store.gate(|_, _| true);
+    let read = || async {
+        tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            fx.get("/api/feed/f/shows"),
+        )
+        .await
+        .expect("an answer, not a request held until the store returns")
+    };
+    let (first, second) = tokio::join!(read(), read());
+    for answer in [first, second] {
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        assert_eq!(answer.body["data"][0]["attributes"]["title"], "kept");
+        let age: u64 = answer.headers[header::AGE]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(age >= 1, "Age: {age}");
+    }
+    // The store back, answers are fresh again.
+    gate.open();
+    let again = fx.get("/api/feed/f/shows").await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert!(again.headers.get(header::AGE).is_none());
+}
+
+#[tokio::test]
+async fn past_the_requests_in_progress_one_is_shed_with_503_and_a_probe_is_not() {
+    let store = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
+    let config = podhost_http::HttpConfig {
+        max_in_flight: 1,
+        ..Default::default()
+    };
+    let fx = Fixture::on_store(Arc::new(store.clone()), config).await;
+    fx.feed("f").await;
+    // One request in progress, held at the store.
+    let gate = store.gate(|call, _| call == Call::Put);
+    let held = fx.send(show(&fx, "/api/feed/f/show", "held", "A"));
+    let meanwhile = async {
+        gate.reached().await;
+        let shed = fx.get("/api/feeds").await;
+        let probe = fx.public(Method::GET, "/healthz", &[]).await;
+        gate.open();
+        (shed, probe)
+    };
+    let (held, (shed, probe)) = tokio::join!(held, meanwhile);
+    assert_eq!(
+        shed.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        shed.body
+    );
+    assert_eq!(shed.headers[header::RETRY_AFTER], "1");
+    assert_eq!(probe.status, StatusCode::OK);
+    assert_eq!(held.status, StatusCode::CREATED, "{}", held.body);
+    // Its permit returned, the next request is served.
+    assert_eq!(fx.get("/api/feeds").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
 async fn a_repeat_while_the_first_runs_is_409_with_retry_after() {
     let store = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
     let fx = Fixture::on_store(Arc::new(store.clone()), Default::default()).await;

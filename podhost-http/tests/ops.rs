@@ -114,3 +114,86 @@ async fn a_job_keeps_the_id_of_the_request_that_asked_for_it() {
     let job = fx.host.work().get_job(&alice, &job).await.unwrap();
     assert_eq!(job.request_id.as_deref(), Some("req-job-1"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_refuses_writes_with_507_loses_nothing_and_recovers_by_itself() {
+    let Some(disk) = podhost_testkit::or_skip(
+        "a_full_disk_refuses_writes_with_507_loses_nothing_and_recovers_by_itself",
+        "a tmpfs of its own (root)",
+        podhost_testkit::disk::SmallDisk::mount(8 << 20),
+    ) else {
+        return;
+    };
+    let opened = podhost_core::open_store(disk.path().join("store").to_str().unwrap()).unwrap();
+    let mut config = podhost_testkit::test_config();
+    config.local_root = opened.local_root.clone();
+    config.scratch_dir = opened.scratch_dir.clone();
+    let fx = Fixture::on_store_with(opened.store, Default::default(), config).await;
+    let alice = fx.alice.clone();
+    fx.feed("f").await;
+    let kept = fx.episode("f", &[("title", "kept")]).await;
+    let wav = podhost_testkit::fixtures::wav(1.0, 8000);
+    let edit_title = || async {
+        let path = format!("/api/feed/f/show/{kept}");
+        fx.call(Method::PUT, &path, &alice, Some(json!({"title": "edited"})))
+            .await
+    };
+
+    // An upload larger than the space left: 507, and none of it stays.
+    let too_big = fx
+        .multipart(
+            "/api/media",
+            &alice,
+            &[],
+            &[("media", "big.wav", vec![7u8; 12 << 20])],
+        )
+        .await;
+    assert_eq!(
+        too_big.status,
+        StatusCode::INSUFFICIENT_STORAGE,
+        "{}",
+        too_big.body
+    );
+    assert!(
+        too_big.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("no space left")
+    );
+    // No space at all: uploads and edits alike are 507.
+    disk.fill();
+    let upload = fx
+        .multipart(
+            "/api/media",
+            &alice,
+            &[],
+            &[("media", "a.wav", wav.clone())],
+        )
+        .await;
+    assert_eq!(
+        upload.status,
+        StatusCode::INSUFFICIENT_STORAGE,
+        "{}",
+        upload.body
+    );
+    let edit = edit_title().await;
+    assert_eq!(
+        edit.status,
+        StatusCode::INSUFFICIENT_STORAGE,
+        "{}",
+        edit.body
+    );
+    // What was acknowledged is read as it was.
+    let shows = fx.get("/api/feed/f/shows").await;
+    assert_eq!(shows.status, StatusCode::OK);
+    assert_eq!(shows.body["data"][0]["attributes"]["title"], "kept");
+
+    // Space again: the same requests succeed, with no restart.
+    disk.free();
+    fx.upload("a.wav", wav).await;
+    let edit = edit_title().await;
+    assert_eq!(edit.status, StatusCode::OK, "{}", edit.body);
+    let shows = fx.get("/api/feed/f/shows").await;
+    assert_eq!(shows.body["data"].as_array().unwrap().len(), 1);
+    assert_eq!(shows.body["data"][0]["attributes"]["title"], "edited");
+}

@@ -31,6 +31,10 @@ pub struct Faults {
     /// object store client's own retry of a put whose answer was lost reports (S3 answers the
     /// retry 412, which object_store reports as `AlreadyExists`).
     pub retried_put: f64,
+    /// A put is answered as done and never written: an acknowledgement before the write is
+    /// durable, as a broken build (or a store that lies) gives one. No correct podhost survives
+    /// it: the history checker must find what it loses.
+    pub lost_write: f64,
     /// Every call waits this long first.
     pub delay: Option<Duration>,
     /// Creates overwrite what exists, as an S3-compatible server that ignores
@@ -225,6 +229,15 @@ impl FaultStore {
 
     /// Waits the delay, then says whether this call fails before reaching the store, and
     /// whether a write should be reported failed after it landed.
+    fn roll_lost_write(&self) -> bool {
+        let p = self.faults.locked().lost_write;
+        let hit = p > 0.0 && rand::rng().random_bool(p.min(1.0));
+        if hit {
+            self.counters.injected.fetch_add(1, Ordering::Relaxed);
+        }
+        hit
+    }
+
     fn roll_retried_put(&self) -> bool {
         let p = self.faults.locked().retried_put;
         let hit = p > 0.0 && rand::rng().random_bool(p.min(1.0));
@@ -265,6 +278,13 @@ impl ObjectStore for FaultStore {
         let (fail, ambiguous) = self.roll().await;
         if fail {
             return Err(injected("put failed"));
+        }
+        if self.roll_lost_write() {
+            return Ok(PutResult {
+                e_tag: Some(format!("lost-{:016x}", rand::random::<u64>())),
+                version: None,
+                extensions: Default::default(),
+            });
         }
         let create = matches!(opts.mode, object_store::PutMode::Create);
         let mut opts = opts;

@@ -51,6 +51,10 @@
 //! - [`contract`]: the API's answers held to its OpenAPI document (every test fixture checks
 //!   every answer).
 //! - [`fixtures`]: small media files made in code.
+//! - [`history`]: a recorded history of a deployment's answers under faults, and the checker
+//!   of its promises (per-record linearizability, nothing lost or applied twice, deliveries,
+//!   leases).
+//! - [`disk`]: a small tmpfs of a test's own, filled and emptied, for a store on a full disk.
 //! - [`browser`]: the headless Chromium and Node scripts of the page and site tests.
 //! - [`s3`]: a real S3-compatible server on loopback (a SeaweedFS cluster from [`seaweedfs`], or
 //!   moto), a bucket per test.
@@ -59,8 +63,10 @@
 pub mod browser;
 pub mod conformance;
 pub mod contract;
+pub mod disk;
 mod fault;
 pub mod fixtures;
+pub mod history;
 mod loopback;
 pub mod memory;
 pub mod s3;

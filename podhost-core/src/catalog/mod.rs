@@ -79,6 +79,10 @@ pub(crate) struct Catalog<S: Journal> {
     advance: tokio::sync::Mutex<Instant>,
     /// When a paced miss ([`read_some`](Self::read_some)) last looked at the store.
     paced_look: std::sync::Mutex<Option<Instant>>,
+    /// When a reader's look at the store for new entries last failed (a stalled store, a
+    /// server cut off from it): readers that waited for that look are answered from memory
+    /// rather than each trying again, one store timeout after another.
+    failed_look: std::sync::Mutex<Option<Instant>>,
     /// Segments and snapshots, written in the background.
     compaction: Arc<compact::Compaction>,
     /// Where commits are counted, by outcome.
@@ -173,6 +177,7 @@ impl<S: Journal> Catalog<S> {
             write: tokio::sync::Mutex::new(()),
             advance: tokio::sync::Mutex::new(Instant::now()),
             paced_look: Default::default(),
+            failed_look: Default::default(),
             compaction: Arc::new(compaction),
             metrics: None,
             after_commit: Vec::new(),
@@ -331,21 +336,28 @@ impl<S: Journal> Catalog<S> {
                 Err(_) => true,
             }
         };
-        if stale
-            && let Err(e) = self
-                .catch_up_if_older_than(self.config.refresh_interval)
-                .await
-        {
-            tracing::warn!(error = %e, root = %self.root, "could not read new log entries; serving what is in memory");
+        if !stale {
+            return;
         }
-    }
-
-    async fn catch_up_if_older_than(&self, age: Duration) -> Result<()> {
+        let asked = Instant::now();
         let last = self.advance.lock().await;
-        if last.elapsed() < age {
-            return Ok(());
+        let read_at = *last;
+        if read_at.elapsed() < self.config.refresh_interval {
+            return;
         }
-        self.catch_up_locked(last).await.map(drop)
+        // A look that failed while this reader waited for it answers this reader too.
+        let failed_meanwhile = self.failed_look.locked().is_some_and(|at| at >= asked);
+        if !failed_meanwhile {
+            match self.catch_up_locked(last).await {
+                Ok(_) => return,
+                Err(e) => {
+                    *self.failed_look.locked() = Some(Instant::now());
+                    tracing::warn!(error = %e, root = %self.root, "could not read new log entries; serving what is in memory");
+                }
+            }
+        }
+        // Answered from what this process holds: the answer says how old it may be.
+        crate::request::served_stale(read_at.elapsed());
     }
 
     /// Reads and applies every entry after the current one; returns how many.
@@ -487,8 +499,21 @@ impl<S: Journal> Catalog<S> {
                     true
                 }
                 Err(e) => {
-                    errors += 1;
+                    let e = Error::from(e);
                     tracing::warn!(error = %e, seq = next, "commit: store error of unknown outcome");
+                    match e {
+                        // The store does not answer: trying again, or looking, would hold the
+                        // caller another timeout each. Said at once; the key makes a retry safe.
+                        Error::Unavailable { .. } => return Err(self.stalled(e)),
+                        // A full disk keeps nothing of the entry: said at once, unless an
+                        // earlier attempt of this commit may have landed.
+                        Error::InsufficientStorage { .. } if maybe.is_empty() => {
+                            self.count("failed");
+                            return Err(e);
+                        }
+                        _ => {}
+                    }
+                    errors += 1;
                     maybe.push((next, value));
                     if errors >= self.config.max_attempts {
                         return self.give_up(txn, &mut maybe, e.to_string()).await;
@@ -514,6 +539,7 @@ impl<S: Journal> Catalog<S> {
                     backoff(errors).await;
                 }
                 Ok(_) => fresh = true,
+                Err(e @ Error::Unavailable { .. }) => return Err(self.stalled(e)),
                 Err(e) => {
                     errors += 1;
                     if errors >= self.config.max_attempts {
@@ -529,6 +555,22 @@ impl<S: Journal> Catalog<S> {
             format!("still contended after {MAX_ROUNDS} rounds"),
         )
         .await
+    }
+
+    /// The end of a commit whose store stopped answering: `stalled` (an
+    /// [`Error::Unavailable`]), saying the change may have landed.
+    fn stalled(&self, stalled: Error) -> Error {
+        self.count("failed");
+        match stalled {
+            Error::Unavailable {
+                message,
+                retry_after,
+            } => Error::Unavailable {
+                message: format!("{message}; the change may or may not have been applied"),
+                retry_after,
+            },
+            other => other,
+        }
     }
 
     /// The end of a commit that could not finish: one last look, then a storage error that

@@ -51,6 +51,7 @@ impl<H> Kernel<H> {
         let store: Arc<dyn ObjectStore> = Arc::new(crate::store::metered::MeteredStore::new(
             store,
             metrics.clone(),
+            config.store_timeout,
         ));
         Kernel {
             urls: Urls::new(&config.public_url),

@@ -312,10 +312,28 @@ pub(crate) fn file_chunks(
 /// little held for a slow client.
 const MAP_WINDOW: u64 = 2 << 20;
 
+/// `range` of the file at `path` for a download, opened and its windows mapped on the caller's
+/// thread: `None` when it cannot be opened (the store's own read then answers, or says why).
+///
+/// Nothing here waits on the disk but a cold inode's open: a mapping is made without its pages,
+/// whose reading is only asked of the disk (`WILLNEED`), and the pages are read where they are
+/// sent. nginx serves a file the same way. Each hand-off to the blocking pool (object_store's
+/// open and stat, then one per window) cost more than these calls take; see docs/benchmarks.md.
+pub(crate) fn mapped_range(
+    path: &FsPath,
+    range: std::ops::Range<u64>,
+) -> Option<futures::stream::BoxStream<'static, crate::Result<bytes::Bytes>>> {
+    let file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    Some(mapped_chunks(file, range))
+}
+
 /// `range` of `file` for a download: windows of the file mapped into memory (each asked of the
-/// disk on the blocking pool, `WILLNEED`, so sending it seldom waits on the disk) and handed to
-/// the socket as they are. The kernel copies the page cache's pages once, into the socket, where a
-/// read copied them twice (into a buffer, then into the socket); a frontend that asks
+/// disk, `WILLNEED`, so sending it seldom waits on the disk) and handed to the socket as they
+/// are. The kernel copies the page cache's pages once, into the socket, where a read copied
+/// them twice (into a buffer, then into the socket); a frontend that asks
 /// [`file_behind`](super::mapping::file_behind) sends them from the file with no copy at all.
 /// A window that cannot be mapped is read instead.
 pub(crate) fn mapped_chunks(
@@ -330,10 +348,7 @@ pub(crate) fn mapped_chunks(
             return Ok(None);
         }
         let want = (end - at).min(MAP_WINDOW);
-        let opened = file.clone();
-        let window = tokio::task::spawn_blocking(move || map_window(opened, at, want))
-            .await
-            .map_err(|e| crate::Error::storage(format!("reading a media file: {e}")))?
+        let window = map_window(file.clone(), at, want)
             .map_err(|e| crate::Error::storage(format!("reading a media file: {e}")))?;
         let next = at + window.len() as u64;
         Ok(Some((window, (file, next, end))))
@@ -358,7 +373,7 @@ fn map_window(
     // SAFETY: a stored file is never changed in place: object_store writes a new version to
     // a temporary file renamed over the name, and a file deleted while mapped stays readable
     // until unmapped; its length was checked above, so no page of the window is past its end.
-    // Asked of the disk now, on the blocking pool: a socket that sends the window from the
+    // Asked of the disk now, without waiting for it: a socket that sends the window from the
     // file (`sendfile`) finds its pages in the page cache, and so does a reader of the mapping,
     // which is not made resident itself (mapping pages nobody reads cost a fifth of a download).
     #[cfg(target_os = "linux")]
@@ -438,5 +453,21 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         let rest: Vec<bytes::Bytes> = stream.try_collect().await.unwrap();
         assert_eq!([vec![first], rest].concat().concat(), bytes);
+    }
+
+    #[tokio::test]
+    async fn a_file_opened_by_its_path_is_sent_and_anything_else_left_to_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("episode.bin");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let sent: Vec<bytes::Bytes> = mapped_range(&path, 2..7)
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(sent.concat(), b"23456");
+        // The store's own read answers these, with its NotFound or its error.
+        assert!(mapped_range(&dir.path().join("gone.bin"), 0..1).is_none());
+        assert!(mapped_range(dir.path(), 0..1).is_none());
     }
 }

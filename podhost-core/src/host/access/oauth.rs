@@ -76,7 +76,11 @@ impl OAuthError {
 impl From<Error> for OAuthError {
     fn from(e: Error) -> Self {
         match e {
-            Error::Storage { .. } => {
+            // RFC 6749's token endpoint has no error of its own for a store that stalls or is
+            // full: `server_error`, to be tried again.
+            Error::Storage { .. }
+            | Error::Unavailable { .. }
+            | Error::InsufficientStorage { .. } => {
                 tracing::error!(error = %e, "oauth: internal error");
                 OAuthError::new("server_error", "the server failed; try again")
             }

@@ -127,7 +127,7 @@ impl StagedUpload {
             return;
         };
         if let Err(e) = outcome
-            && !matches!(e, Error::Storage { .. })
+            && !matches!(e, Error::Storage { .. } | Error::Unavailable { .. })
         {
             let _ = delete_quietly(&store, &self.path()).await;
         }

@@ -158,7 +158,13 @@ impl Run<'_> {
             .await;
         self.progress.file_done();
         staged.map_err(|e| {
-            let transient = matches!(e, Error::Interrupted { .. } | Error::Storage { .. });
+            let transient = matches!(
+                e,
+                Error::Interrupted { .. }
+                    | Error::Storage { .. }
+                    | Error::Unavailable { .. }
+                    | Error::InsufficientStorage { .. }
+            );
             (e.to_string(), transient)
         })
     }

@@ -225,7 +225,7 @@ impl PodcastHost {
                 }
             }
         };
-        if let Err(e @ Error::Storage { .. }) = &outcome {
+        if let Err(e @ (Error::Storage { .. } | Error::Unavailable { .. })) = &outcome {
             // The store failed, not the job: leave it to the lease, the next attempt retries.
             return Err(Error::storage(format!("job {id}, attempt {attempt}: {e}")));
         }
