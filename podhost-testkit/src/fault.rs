@@ -227,10 +227,9 @@ impl FaultStore {
         }
     }
 
-    /// Waits the delay, then says whether this call fails before reaching the store, and
-    /// whether a write should be reported failed after it landed.
-    fn roll_lost_write(&self) -> bool {
-        let p = self.faults.locked().lost_write;
+    /// Whether a fault of probability `p` (read from the faults now) hits this call, counted.
+    fn roll_chance(&self, p: impl Fn(&Faults) -> f64) -> bool {
+        let p = p(&*self.faults.locked());
         let hit = p > 0.0 && rand::rng().random_bool(p.min(1.0));
         if hit {
             self.counters.injected.fetch_add(1, Ordering::Relaxed);
@@ -238,14 +237,16 @@ impl FaultStore {
         hit
     }
 
-    fn roll_retried_put(&self) -> bool {
-        let p = self.faults.locked().retried_put;
-        let hit = p > 0.0 && rand::rng().random_bool(p.min(1.0));
-        if hit {
-            self.counters.injected.fetch_add(1, Ordering::Relaxed);
-        }
-        hit
+    fn roll_lost_write(&self) -> bool {
+        self.roll_chance(|f| f.lost_write)
     }
+
+    fn roll_retried_put(&self) -> bool {
+        self.roll_chance(|f| f.retried_put)
+    }
+
+    /// Waits the delay, then says whether this call fails before reaching the store, and
+    /// whether a write should be reported failed after it landed.
 
     async fn roll(&self) -> (bool, bool) {
         let faults = self.faults.locked().clone();
