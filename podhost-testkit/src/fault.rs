@@ -229,7 +229,7 @@ impl FaultStore {
 
     /// Whether a fault of probability `p` (read from the faults now) hits this call, counted.
     fn roll_chance(&self, p: impl Fn(&Faults) -> f64) -> bool {
-        let p = p(&*self.faults.locked());
+        let p = p(&self.faults.locked());
         let hit = p > 0.0 && rand::rng().random_bool(p.min(1.0));
         if hit {
             self.counters.injected.fetch_add(1, Ordering::Relaxed);
@@ -247,7 +247,6 @@ impl FaultStore {
 
     /// Waits the delay, then says whether this call fails before reaching the store, and
     /// whether a write should be reported failed after it landed.
-
     async fn roll(&self) -> (bool, bool) {
         let faults = self.faults.locked().clone();
         if let Some(delay) = faults.delay {
