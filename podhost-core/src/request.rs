@@ -33,6 +33,9 @@ pub struct RequestContext {
     /// What the frontend says of the request on every log line of it (see
     /// [`labelled`](Self::labelled)).
     labels: Arc<[(&'static str, &'static str)]>,
+    /// Whether its reads see every write answered before they began (see
+    /// [`reading_latest`](Self::reading_latest)).
+    latest: bool,
 }
 
 /// A keyed request's steps: its commits to its account's catalog, numbered in order.
@@ -60,7 +63,26 @@ impl RequestContext {
             touched: Arc::default(),
             stale_ms: Arc::default(),
             labels: Arc::new([]),
+            latest: false,
         }
+    }
+
+    /// The context of a request whose reads must see every write answered before they began,
+    /// by this process or any other on the store (linearizable reads: a client that wrote
+    /// through one server and reads through another finds what it wrote). Each read then looks
+    /// at the store for new entries first (one store read, shared by the reads waiting
+    /// together), unless the store does not answer: then the read is served from memory and
+    /// [`stale_for`](Self::stale_for) says how old it may be. Without it a read may be as old as
+    /// the catalog's refresh interval (what feeds and downloads are served with: the cost of a
+    /// look per request would be theirs, and caches in front of them are older anyway).
+    pub fn reading_latest(mut self) -> Self {
+        self.latest = true;
+        self
+    }
+
+    /// Whether the request reads the latest (see [`reading_latest`](Self::reading_latest)).
+    pub fn reads_latest(&self) -> bool {
+        self.latest
     }
 
     /// The context with `labels`, the frontend's names of what the request is (an HTTP
@@ -157,6 +179,11 @@ pub(crate) fn touch(n: usize) {
     if n > 0 {
         let _ = CURRENT.try_with(|c| c.touched.fetch_add(n as u64, Ordering::Relaxed));
     }
+}
+
+/// Whether the request the current task works for reads the latest (outside a request: no).
+pub(crate) fn reads_latest() -> bool {
+    CURRENT.try_with(|c| c.latest).unwrap_or(false)
 }
 
 /// Notes that the request the current task works for was answered from a copy `age` old.

@@ -257,6 +257,18 @@ impl Records for WithMedia<'_> {
 }
 
 impl AccountState {
+    /// Whether `episode` (as stored) is published and its publication was said (its
+    /// `episode.published` recorded): by the write that published it (its publication time not
+    /// after that write), or, for one scheduled later, by the pass that announced it. Every
+    /// write of an episode says a publication not said yet: the write moves `updated` past the
+    /// publication time, after which the pass no longer takes it for a scheduled one (a rename
+    /// between a scheduled time and its announcement lost the announcement).
+    pub(crate) fn publication_said(&self, episode: &crate::model::Episode, now: Timestamp) -> bool {
+        episode.is_published(now)
+            && (episode.publish_at <= episode.updated
+                || self.announced.get(&episode.id) == Some(&episode.publish_at))
+    }
+
     /// The changes that record `events` (kind, subject) at `at`, numbered after the account's
     /// last event; none when the account has no webhook subscription (nobody would read them).
     pub(crate) fn record(

@@ -392,6 +392,54 @@ async fn a_scheduled_episode_is_announced_when_its_time_comes() {
 }
 
 #[tokio::test]
+async fn a_scheduled_episode_renamed_after_its_time_but_before_its_announcement_is_announced_once()
+{
+    let fx = Fixture::new().await;
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&server)
+        .await;
+    fx.feed("show").await;
+    subscribe(&fx, &server.uri(), json!(["episode.published"])).await;
+    let id = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Later"),
+                ("is_public", "1"),
+                ("publishing_date", "2026-01-03"),
+            ],
+        )
+        .await;
+    assert_eq!(counts(&process(&fx).await), (0, 0, 0, 0), "not yet");
+    // Its time comes; before any pass announces it, the podcaster renames it.
+    fx.clock.advance(SignedDuration::from_hours(72));
+    let renamed = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/show/show/{id}"),
+            &fx.alice,
+            Some(json!({"title": "Later, renamed"})),
+        )
+        .await;
+    assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.body);
+    assert_eq!(counts(&process(&fx).await), (1, 1, 0, 0), "announced");
+    assert_eq!(counts(&process(&fx).await), (0, 0, 0, 0), "announced once");
+    let titles: Vec<String> = received(&server)
+        .await
+        .iter()
+        .map(|r| {
+            serde_json::from_slice::<Value>(&r.body).unwrap()["data"]["attributes"]["title"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(titles, ["Later, renamed"]);
+}
+
+#[tokio::test]
 async fn the_outbox_survives_the_process_and_a_refused_change_has_no_event() {
     let fx = Fixture::new().await;
     let server = MockServer::start().await;

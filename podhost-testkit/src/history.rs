@@ -24,6 +24,8 @@
 //!   own, under an Idempotency-Key) is held by two records in the final listing;
 //! - **deliveries**: each event delivered at least once and at most
 //!   [`Limits::max_deliveries`] times;
+//! - **scheduled publications**: each publication scheduled (and acknowledged) announced by
+//!   exactly one event (delivered at least once), never by two;
 //! - **leases**: no two holders of one lease at once.
 
 use std::{
@@ -92,6 +94,15 @@ pub enum Op {
     Delivered {
         /// The event.
         event: String,
+        /// The record whose publication the event announces, when it announces one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        published: Option<String>,
+    },
+    /// A publication of `record` scheduled for later, acknowledged: it must be announced by
+    /// exactly one event.
+    Scheduled {
+        /// The record.
+        record: String,
     },
     /// A lease held by `holder` from `sent_us` to `answered_us`.
     Lease {
@@ -232,6 +243,12 @@ pub struct Report {
     pub over_delivered: Vec<String>,
     /// Leases held by two holders at once, with both.
     pub held_twice: Vec<String>,
+    /// Publications scheduled and acknowledged.
+    pub scheduled: usize,
+    /// Of those, announced by exactly one event.
+    pub published_once: usize,
+    /// Scheduled publications announced by no event, or by more than one.
+    pub not_published_once: Vec<String>,
 }
 
 impl Report {
@@ -242,6 +259,7 @@ impl Report {
             && self.applied_twice.is_empty()
             && self.over_delivered.is_empty()
             && self.held_twice.is_empty()
+            && self.not_published_once.is_empty()
     }
 }
 
@@ -276,6 +294,11 @@ impl std::fmt::Display for Report {
             self.over_delivered.len(),
             self.held_twice.len()
         )?;
+        writeln!(
+            f,
+            "scheduled publications {}, published exactly once {}",
+            self.scheduled, self.published_once
+        )?;
         for line in self
             .not_linearizable
             .iter()
@@ -283,6 +306,7 @@ impl std::fmt::Display for Report {
             .chain(&self.applied_twice)
             .chain(&self.over_delivered)
             .chain(&self.held_twice)
+            .chain(&self.not_published_once)
             .take(20)
         {
             writeln!(f, "  {line}")?;
@@ -329,6 +353,7 @@ pub fn check(history: &[Entry], limits: Limits) -> Report {
     }
     report.applied_twice = applied_twice(history);
     deliveries(history, limits, &mut report);
+    publications(history, &mut report);
     report.held_twice = held_twice(history);
     report
 }
@@ -480,7 +505,7 @@ fn applied_twice(history: &[Entry]) -> Vec<String> {
 fn deliveries(history: &[Entry], limits: Limits, report: &mut Report) {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for entry in history {
-        if let Op::Delivered { event } = &entry.op {
+        if let Op::Delivered { event, .. } = &entry.op {
             *counts.entry(event).or_default() += 1;
         }
     }
@@ -492,6 +517,39 @@ fn deliveries(history: &[Entry], limits: Limits, report: &mut Report) {
         .filter(|(_, n)| **n > limits.max_deliveries)
         .map(|(event, n)| format!("event {event} delivered {n} times"))
         .collect();
+}
+
+/// Holds each scheduled publication to one announcing event.
+fn publications(history: &[Entry], report: &mut Report) {
+    let mut events: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut scheduled = BTreeSet::new();
+    for entry in history {
+        match &entry.op {
+            Op::Delivered {
+                event,
+                published: Some(record),
+            } => {
+                events.entry(record).or_default().insert(event);
+            }
+            Op::Scheduled { record } => {
+                scheduled.insert(record.as_str());
+            }
+            _ => {}
+        }
+    }
+    report.scheduled = scheduled.len();
+    for record in scheduled {
+        match events.get(record).map_or(0, BTreeSet::len) {
+            1 => report.published_once += 1,
+            0 => report
+                .not_published_once
+                .push(format!("{record}: scheduled, never announced")),
+            n => report.not_published_once.push(format!(
+                "{record}: published {n} times (events {:?})",
+                events[record]
+            )),
+        }
+    }
 }
 
 /// Leases whose holdings by two holders overlap in time.
@@ -692,6 +750,7 @@ mod tests {
             client: 0,
             op: Op::Delivered {
                 event: event.into(),
+                published: None,
             },
             sent_us: 0,
             answered_us: Some(0),
@@ -709,11 +768,32 @@ mod tests {
             stale_us: None,
             outcome: Outcome::Ok { value: None },
         };
+        let scheduled = |record: &str| Entry {
+            client: 0,
+            op: Op::Scheduled {
+                record: record.into(),
+            },
+            sent_us: 0,
+            answered_us: Some(1),
+            stale_us: None,
+            outcome: Outcome::Ok { value: None },
+        };
+        let announced = |event: &str, record: &str| Entry {
+            op: Op::Delivered {
+                event: event.into(),
+                published: Some(record.into()),
+            },
+            ..delivered(event)
+        };
         let good = vec![
             list(&[("1", "a"), ("2", "b")]),
             delivered("x"),
             delivered("x"),
             delivered("y"),
+            scheduled("e/1"),
+            // One event, delivered twice: published once.
+            announced("p1", "e/1"),
+            announced("p1", "e/1"),
             lease("s1", 0, 10),
             lease("s2", 10, 20),
             lease("s1", 20, 30),
@@ -722,8 +802,9 @@ mod tests {
         assert!(report.holds(), "{report}");
         assert_eq!(
             (report.events, report.min_deliveries, report.max_deliveries),
-            (2, 1, 2)
+            (3, 1, 2)
         );
+        assert_eq!((report.scheduled, report.published_once), (1, 1));
 
         let bad = vec![
             list(&[("1", "a"), ("2", "a")]),
@@ -733,8 +814,14 @@ mod tests {
             delivered("x"),
             lease("s1", 0, 10),
             lease("s2", 5, 20),
+            // Published twice (two events), and never.
+            scheduled("e/2"),
+            announced("p2", "e/2"),
+            announced("p3", "e/2"),
+            scheduled("e/3"),
         ];
         let report = check(&bad, Limits::default());
+        assert_eq!(report.not_published_once.len(), 2, "{report}");
         assert_eq!(report.applied_twice.len(), 1, "{report}");
         assert_eq!(report.over_delivered.len(), 1, "{report}");
         assert_eq!(report.held_twice.len(), 1, "{report}");

@@ -26,6 +26,8 @@ pub struct Received {
     pub body: Value,
     /// Whether `webhook-signature` is this receiver's secret's signature of the request.
     pub verified: bool,
+    /// When it arrived, by this machine's clock.
+    pub arrived_at: std::time::SystemTime,
 }
 
 /// A webhook endpoint on an ephemeral loopback port. Give podhost [`url`](Self::url) and
@@ -171,6 +173,7 @@ async fn receive(
         event_type,
         body,
         verified,
+        arrived_at: std::time::SystemTime::now(),
     });
     if verified { 204 } else { 401 }
 }

@@ -75,7 +75,9 @@ pub(crate) struct Catalog<S: Journal> {
     loaded: RwLock<Loaded<S>>,
     /// Serialises the writers of this process, so they don't race each other in the store.
     write: tokio::sync::Mutex<()>,
-    /// Serialises advancing `loaded.seq` (catching up and applying one's own entry).
+    /// Serialises advancing `loaded.seq` (catching up and applying one's own entry). Holds when
+    /// the last successful look at the store for new entries began: the state holds every
+    /// entry that landed before then.
     advance: tokio::sync::Mutex<Instant>,
     /// When a paced miss ([`read_some`](Self::read_some)) last looked at the store.
     paced_look: std::sync::Mutex<Option<Instant>>,
@@ -142,6 +144,7 @@ impl<S: Journal> Catalog<S> {
             config,
             loaded,
             compact::Compaction::default(),
+            Instant::now(),
         ))
     }
 
@@ -152,12 +155,14 @@ impl<S: Journal> Catalog<S> {
         root: Path,
         config: CatalogConfig,
     ) -> Result<Option<(Self, OpenStats)>> {
+        // The state holds every entry that landed before the load began.
+        let began = Instant::now();
         let (loaded, base) = load::load::<S>(&store, &root, config.segment_every, u64::MAX).await?;
         if loaded.seq == 0 {
             return Ok(None);
         }
         let compaction = compact::Compaction::new(base.segment_seq, base.stats.snapshot_seq);
-        let catalog = Self::with_loaded(store, root, config, loaded, compaction);
+        let catalog = Self::with_loaded(store, root, config, loaded, compaction, began);
         catalog.compact_if_due();
         Ok(Some((catalog, base.stats)))
     }
@@ -168,6 +173,7 @@ impl<S: Journal> Catalog<S> {
         config: CatalogConfig,
         loaded: Loaded<S>,
         compaction: compact::Compaction,
+        read_at: Instant,
     ) -> Self {
         Catalog {
             store,
@@ -175,7 +181,7 @@ impl<S: Journal> Catalog<S> {
             config,
             loaded: RwLock::new(loaded),
             write: tokio::sync::Mutex::new(()),
-            advance: tokio::sync::Mutex::new(Instant::now()),
+            advance: tokio::sync::Mutex::new(read_at),
             paced_look: Default::default(),
             failed_look: Default::default(),
             compaction: Arc::new(compaction),
@@ -328,21 +334,33 @@ impl<S: Journal> Catalog<S> {
         }
     }
 
+    /// Before a read: catches up with the store unless a look at it began recently enough for
+    /// this read. A read for a request that reads the latest ([`crate::request::reads_latest`])
+    /// needs a look that began after it was asked, so it sees every write that was answered
+    /// before it, on any server (linearizable); any other read accepts a look that began within
+    /// the refresh interval. Readers waiting together share one look: each look answers every
+    /// reader that asked before it began.
     async fn refresh_if_stale(&self) {
-        let stale = {
-            match self.advance.try_lock() {
-                Ok(last) => last.elapsed() >= self.config.refresh_interval,
-                // Someone is catching up or committing right now; wait for them below.
-                Err(_) => true,
-            }
-        };
-        if !stale {
-            return;
-        }
         let asked = Instant::now();
+        let interval = if crate::request::reads_latest() {
+            Duration::ZERO
+        } else {
+            self.config.refresh_interval
+        };
+        // Whether a look that began at `read_at` is recent enough.
+        let covers = |read_at: Instant| match asked.checked_sub(interval) {
+            Some(oldest) => read_at > oldest,
+            // The interval reaches back before this machine started.
+            None => true,
+        };
+        match self.advance.try_lock() {
+            Ok(last) if covers(*last) => return,
+            // Someone is catching up or committing right now; wait for them below.
+            _ => {}
+        }
         let last = self.advance.lock().await;
         let read_at = *last;
-        if read_at.elapsed() < self.config.refresh_interval {
+        if covers(read_at) {
             return;
         }
         // A look that failed while this reader waited for it answers this reader too.
@@ -370,6 +388,7 @@ impl<S: Journal> Catalog<S> {
         &self,
         mut guard: tokio::sync::MutexGuard<'_, Instant>,
     ) -> Result<u64> {
+        let began = Instant::now();
         let mut applied = 0;
         loop {
             let next = self.seq() + 1;
@@ -385,7 +404,7 @@ impl<S: Journal> Catalog<S> {
             self.compaction.remember(next, bytes, &self.config);
             applied += 1;
         }
-        *guard = Instant::now();
+        *guard = began;
         Ok(applied)
     }
 
@@ -500,19 +519,39 @@ impl<S: Journal> Catalog<S> {
                 }
                 Err(e) => {
                     let e = Error::from(e);
-                    tracing::warn!(error = %e, seq = next, "commit: store error of unknown outcome");
                     match e {
                         // The store does not answer: trying again, or looking, would hold the
                         // caller another timeout each. Said at once; the key makes a retry safe.
                         Error::Unavailable { .. } => return Err(self.stalled(e)),
-                        // A full disk keeps nothing of the entry: said at once, unless an
-                        // earlier attempt of this commit may have landed.
-                        Error::InsufficientStorage { .. } if maybe.is_empty() => {
-                            self.count("failed");
-                            return Err(e);
+                        // A full disk keeps nothing of the entry: said at once, once the log
+                        // shows that no earlier attempt of this commit landed (one that found
+                        // its entry taken may have been ours).
+                        Error::InsufficientStorage { .. } => {
+                            let earlier = if maybe.is_empty() {
+                                Ok(None)
+                            } else {
+                                match self.catch_up().await {
+                                    Ok(_) => self.landed(txn, &mut maybe).await,
+                                    Err(read) => Err(read),
+                                }
+                            };
+                            match earlier {
+                                Ok(Some(value)) => {
+                                    self.count("committed");
+                                    self.compact_if_due();
+                                    return Ok(value);
+                                }
+                                Ok(None) => {
+                                    self.count("failed");
+                                    return Err(e);
+                                }
+                                // The log could not be read: decided below, like any error.
+                                Err(_) => {}
+                            }
                         }
                         _ => {}
                     }
+                    tracing::warn!(error = %e, seq = next, "commit: store error of unknown outcome");
                     errors += 1;
                     maybe.push((next, value));
                     if errors >= self.config.max_attempts {

@@ -434,3 +434,32 @@ async fn a_whole_state_snapshot_of_an_earlier_build_is_read() {
     assert!(reopened.read(|s| s.seen.contains(&1000)).await);
     assert_eq!(reopened.read(|s| s.applied).await, 6);
 }
+
+#[tokio::test]
+async fn a_request_reading_the_latest_sees_what_another_writer_answered_a_moment_ago() {
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let slow = |c: &mut CatalogConfig| c.refresh_interval = Duration::from_secs(3600);
+    let writer = create_with(&store, with(config(1000), slow)).await;
+    let (reader, _) = open_with(&store, with(config(1000), slow)).await;
+    commit_numbers(&writer, [7]).await;
+
+    // A read that may be as old as the refresh interval is answered from memory.
+    assert!(!reader.read(|n| n.seen.contains(&7)).await);
+    // A request reading the latest looks at the store first, and says nothing of age.
+    let request = crate::request::RequestContext::new(None).reading_latest();
+    let context = request.clone();
+    let (seen, seen_by_all) = request
+        .run(async {
+            let seen = reader.read(|n| n.seen.contains(&7)).await;
+            commit_numbers(&writer, [8]).await;
+            // Readers that wait together all see the write answered before they asked.
+            let all =
+                futures::future::join_all((0..20).map(|_| reader.read(|n| n.seen.contains(&8))))
+                    .await;
+            (seen, all.into_iter().all(|s| s))
+        })
+        .await;
+    assert!(seen, "the write answered before the read is seen");
+    assert!(seen_by_all);
+    assert_eq!(context.stale_for(), None);
+}

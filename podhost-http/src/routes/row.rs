@@ -44,6 +44,17 @@ impl Surface {
         )
     }
 
+    /// Whether its requests read the latest: every write answered before them, through any
+    /// server (see `RequestContext::reading_latest`). What a podcaster and their tools read
+    /// does; what apps and browsers fetch of the public podcast (feeds, downloads, pages) may
+    /// be as old as the catalog's refresh interval, like the caches in front of it.
+    pub fn reads_latest(self) -> bool {
+        match self {
+            Surface::Api | Surface::Site | Surface::OAuth => true,
+            Surface::Docs | Surface::Public | Surface::Page | Surface::Ops => false,
+        }
+    }
+
     /// Whether its routes refuse query parameters they do not know (422).
     pub fn strict_query(self) -> bool {
         matches!(self, Surface::Api | Surface::Docs)

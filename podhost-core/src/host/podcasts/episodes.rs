@@ -157,7 +157,7 @@ impl EpisodeWrite<'_> {
             episode.updated = now;
             episode.version += 1;
         }
-        let was_published = before.is_some_and(|before| before.is_published(now));
+        let said = before.is_some_and(|before| state.publication_said(before, now));
         let mut changes: Vec<Change> = created
             .iter()
             .cloned()
@@ -181,7 +181,7 @@ impl EpisodeWrite<'_> {
             None => K::EpisodeCreated,
         };
         events.push((kind, snapshot(&records, &episode, now)));
-        if episode.is_published(now) && !was_published {
+        if episode.is_published(now) && !said {
             events.push((K::EpisodePublished, snapshot(&records, &episode, now)));
         }
         changes.extend(state.record(now, events));

@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use object_store::ObjectStore;
 
 use crate::host::{PodcastHost, WebhookRun};
+use crate::lock::Locked;
 use crate::{
     catalog::AfterCommit,
     error::Result,
@@ -216,10 +217,21 @@ impl PodcastHost {
         let mut runs = self.deliver_channels(account, sender, renderer).await?;
         if runs.iter().all(|(_, run)| run.pending == 0) {
             work_index::unmark_delivery(store, account).await?;
-            catalog.catch_up().await?;
-            let again = self.deliver_channels(account, sender, renderer).await?;
+            let again = async {
+                catalog.catch_up().await?;
+                self.deliver_channels(account, sender, renderer).await
+            }
+            .await;
+            let again = match again {
+                Ok(again) => again,
+                Err(e) => {
+                    // Events may wait that no marker names now.
+                    self.restore_marker(account).await;
+                    return Err(e);
+                }
+            };
             if again.iter().any(|(_, run)| run.pending > 0) {
-                work_index::mark_delivery(store, account).await?;
+                self.restore_marker(account).await;
             }
             // The second round's waiting events are the ones still waiting.
             for (_, run) in &mut runs {
@@ -228,6 +240,19 @@ impl PodcastHost {
             runs.extend(again);
         }
         Ok(runs)
+    }
+
+    /// Puts an account's delivery marker back; when the store refuses, this process tries
+    /// again at each pass until it takes.
+    async fn restore_marker(&self, account: &AccountId) {
+        if let Err(e) = work_index::mark_delivery(self.store(), account).await {
+            tracing::warn!(%account, error = %e, "could not mark the account's waiting deliveries; trying again at the next pass");
+            self.inner
+                .work
+                .markers_to_restore
+                .locked()
+                .insert(account.clone());
+        }
     }
 
     /// The ids of the store's accounts, listed (no account is opened).
@@ -331,6 +356,13 @@ impl Work<'_> {
         let mut pass = WorkPass::default();
         for kind in SubscriptionKind::ALL {
             pass.pending.insert(kind.channel(), 0);
+        }
+        let restore: Vec<AccountId> =
+            std::mem::take(&mut *self.host.inner.work.markers_to_restore.locked())
+                .into_iter()
+                .collect();
+        for account in restore {
+            self.host.restore_marker(&account).await;
         }
         if work_index::repair_due(
             store,

@@ -86,11 +86,7 @@ impl PodcastHost {
             let mut events = Vec::new();
             for entry in state.feeds.values() {
                 for episode in entry.episodes.values() {
-                    let scheduled = episode.publish_at > episode.updated;
-                    if !scheduled
-                        || !episode.is_published(now)
-                        || state.announced.get(&episode.id) == Some(&episode.publish_at)
-                    {
+                    if !episode.is_published(now) || state.publication_said(episode, now) {
                         continue;
                     }
                     if now.duration_since(episode.publish_at) <= RECORD_PUBLICATIONS_WITHIN {

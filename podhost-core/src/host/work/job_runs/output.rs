@@ -360,6 +360,12 @@ fn soundtrack_made(
             EventKind::EpisodeUpdated,
             crate::host::views::snapshot(&records, &episode, now),
         ));
+        if episode.is_published(now) && !state.publication_said(before, now) {
+            made.events.push((
+                EventKind::EpisodePublished,
+                crate::host::views::snapshot(&records, &episode, now),
+            ));
+        }
         made.changes.push(Change::EpisodePut(Box::new(episode)));
     }
     Ok(made)

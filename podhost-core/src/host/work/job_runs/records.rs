@@ -264,7 +264,7 @@ pub(crate) fn episodes_mastered(
         episode.updated = now;
         episode.version += 1;
         events.push((EventKind::EpisodeUpdated, snapshot(&records, &episode, now)));
-        if episode.is_published(now) && !before.is_published(now) {
+        if episode.is_published(now) && !state.publication_said(before, now) {
             events.push((
                 EventKind::EpisodePublished,
                 snapshot(&records, &episode, now),
