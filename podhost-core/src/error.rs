@@ -149,11 +149,30 @@ impl From<object_store::Error> for Error {
                 retry_after: stalled.after,
             };
         }
+        if unreachable(&e) {
+            return Error::Unavailable {
+                message: e.to_string(),
+                retry_after: std::time::Duration::from_secs(1),
+            };
+        }
         Error::Storage {
             message: e.to_string(),
             source: Some(Box::new(e)),
         }
     }
+}
+
+/// Whether `e` says the store kept failing after the client's own retries: a 5xx answer each
+/// time (SeaweedFS's gateway while its filer restarts, an S3 "slow down"). Then nothing was
+/// done, or it is unknown, and trying again later is the answer (503), not a fault of
+/// podhost's (500). (A store that does not answer at all is the store timeout's: `Stalled`.)
+fn unreachable(e: &(dyn std::error::Error + 'static)) -> bool {
+    // object_store does not export its retry error's type: its message says the status.
+    std::iter::successors(Some(e), |error| error.source()).any(|error| {
+        error
+            .to_string()
+            .contains("Server returned non-2xx status code: 5")
+    })
 }
 
 /// The errors of type `T` in `e`'s chain of causes, `e` first.
@@ -240,6 +259,20 @@ mod tests {
     struct LocalWrite {
         #[source]
         source: std::io::Error,
+    }
+
+    #[test]
+    fn a_store_answering_5xx_after_the_clients_retries_is_unavailable_and_a_4xx_is_not() {
+        let s3 = |message: &str| object_store::Error::Generic {
+            store: "S3",
+            source: message.to_string().into(),
+        };
+        let failing = s3(
+            "Error performing POST http://s3/podhost/x?uploads= in 1.9s, after 10 retries, max_retries: 10, retry_timeout: 180s  - Server returned non-2xx status code: 500 Internal Server Error: <Error/>",
+        );
+        assert!(matches!(Error::from(failing), Error::Unavailable { .. }));
+        let refused = s3("Server returned non-2xx status code: 403 Forbidden: <Error/>");
+        assert!(matches!(Error::from(refused), Error::Storage { .. }));
     }
 
     #[test]

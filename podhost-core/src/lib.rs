@@ -46,7 +46,7 @@ mod work_index;
 
 pub use authorization::Action;
 pub use catalog::{CatalogConfig, OpenStats};
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{Clock, ManualClock, StoreClock, SystemClock};
 pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};
 pub use error::{Error, FieldErrors, Result};
 pub use host::{

@@ -1086,7 +1086,7 @@ fn print_fault_windows(path: &str, samples: &[(u128, Duration, bool)]) {
         })
         .collect();
     println!(
-        "| fault | length | requests sent during | failed | p99 during | p99 in the 10 s after | time to recover |"
+        "| fault | length | requests sent during | answered other than 2xx | p99 during | p99 in the 10 s after | time to recover |"
     );
     println!("|---|---|---|---|---|---|---|");
     for (i, (name, from, to)) in faults.iter().copied().enumerate() {

@@ -238,6 +238,24 @@ impl Server {
             }
         };
         let mut loops = Vec::new();
+        // The servers of a store go by its time: measured before the first request, then every
+        // minute (a clock that jumps is followed).
+        if let Err(e) = self.host.sync_clock().await {
+            tracing::warn!(error = %e, "could not read the store's time; going by this machine's");
+        }
+        let (host, stop_syncing) = (self.host.clone(), until());
+        loops.push(tokio::spawn(async move {
+            let mut stop_syncing = std::pin::pin!(stop_syncing);
+            loop {
+                tokio::select! {
+                    () = &mut stop_syncing => break,
+                    () = tokio::time::sleep(std::time::Duration::from_secs(60)) => {}
+                }
+                if let Err(e) = host.sync_clock().await {
+                    tracing::warn!(error = %e, "could not read the store's time; keeping the last correction");
+                }
+            }
+        }));
         // The home page's directory, read before the first visitor asks (one object, then a
         // listing in the background).
         let host = self.host.clone();

@@ -67,6 +67,9 @@ pub(crate) trait AfterCommit<C>: Send + Sync {
 /// A commit gives up after this many rounds of losing races.
 const MAX_ROUNDS: u32 = 200;
 
+/// How long a commit waits for an entry another writer took to become readable.
+const TAKEN_PATIENCE: Duration = Duration::from_secs(10);
+
 /// One partition's state, in memory, kept in step with its log in the store.
 pub(crate) struct Catalog<S: Journal> {
     store: Arc<dyn ObjectStore>,
@@ -438,6 +441,8 @@ impl<S: Journal> Catalog<S> {
         let mut errors = 0;
         // Whether the state was read from the store since this call began.
         let mut fresh = false;
+        // Since when the entry tried last is taken by another writer yet not readable.
+        let mut unreadable_since: Option<Instant> = None;
         for _round in 0..MAX_ROUNDS {
             // Before deciding again: did an earlier attempt land after all?
             if let Some(value) = self.landed(txn, &mut maybe).await? {
@@ -563,10 +568,12 @@ impl<S: Journal> Catalog<S> {
             };
             match self.catch_up().await {
                 Ok(0) if taken => {
-                    // Taken, yet nothing new to read (an entry still being written elsewhere,
-                    // or something that is not an entry): wait rather than spin.
-                    errors += 1;
-                    if errors >= self.config.max_attempts {
+                    // Taken, yet nothing new to read: an entry still being written elsewhere
+                    // (SeaweedFS refuses a second conditional put of a key before the first
+                    // put's object can be read: seconds, under contention), or something that
+                    // is not an entry. Waited for, up to TAKEN_PATIENCE, rather than spun on.
+                    let since = *unreadable_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= TAKEN_PATIENCE {
                         return self
                             .give_up(
                                 txn,
@@ -575,9 +582,12 @@ impl<S: Journal> Catalog<S> {
                             )
                             .await;
                     }
-                    backoff(errors).await;
+                    backoff(4).await;
                 }
-                Ok(_) => fresh = true,
+                Ok(_) => {
+                    fresh = true;
+                    unreadable_since = None;
+                }
                 Err(e @ Error::Unavailable { .. }) => return Err(self.stalled(e)),
                 Err(e) => {
                     errors += 1;

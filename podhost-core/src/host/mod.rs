@@ -47,7 +47,7 @@ pub use work::webhook_rounds::WebhookRun;
 
 use crate::{
     catalog::{Catalog, OpenStats},
-    clock::{Clock, SystemClock},
+    clock::Clock,
     config::HostConfig,
     error::{Error, Result},
     ids::AccountId,
@@ -125,9 +125,30 @@ impl std::fmt::Debug for PodcastHost {
 }
 
 impl PodcastHost {
-    /// A host over `store`, on the system clock.
+    /// A host over `store`, on the system clock corrected to the store's once
+    /// [`sync_clock`](Self::sync_clock) measured it ([`StoreClock`](crate::StoreClock)).
     pub fn new(config: HostConfig, store: Arc<dyn ObjectStore>) -> Self {
-        Self::with_clock(config, store, Arc::new(SystemClock))
+        Self::with_clock(config, store, Arc::new(crate::StoreClock::default()))
+    }
+
+    /// Sets the host's clock to the store's time, when it is a [`StoreClock`](crate::StoreClock)
+    /// (a server runs this at start and every minute; see its documentation): the correction
+    /// now applied, `None` for another clock. A correction is logged as a warning, since it
+    /// means this machine's clock is off.
+    pub async fn sync_clock(&self) -> Result<Option<jiff::SignedDuration>> {
+        let Some(clock) = self.inner.kernel.clock.store_synced() else {
+            return Ok(None);
+        };
+        let was = clock.offset();
+        let probe = crate::store::layout::clock_probe(&self.inner.kernel.owner);
+        let offset = clock.measure(self.store().as_ref(), &probe).await?;
+        if offset != was {
+            tracing::warn!(
+                offset_ms = offset.as_millis() as i64,
+                "this machine's clock is off the store's: podhost now goes by the store's time"
+            );
+        }
+        Ok(Some(offset))
     }
 
     /// A host with an injected clock (tests move time with [`ManualClock`](crate::ManualClock)).

@@ -450,6 +450,11 @@ pub(crate) fn due_key_of(path: &Path) -> Option<(jiff::Timestamp, AccountId)> {
     ))
 }
 
+/// What a server writes to read the store's clock (see `StoreClock`): one object per server.
+pub(crate) fn clock_probe(owner: &str) -> Path {
+    Path::from(format!("work/clock/{owner}"))
+}
+
 /// The lease of a unit of background work (`deliver/{account}`, `due/{account}`).
 pub(crate) fn work_lease(unit: &str) -> Path {
     Path::from(format!("work/lease/{unit}"))
