@@ -40,6 +40,23 @@ pub(super) struct Kernel<H> {
 }
 
 impl<H> Kernel<H> {
+    /// See [`PodcastHost::sync_clock`](super::PodcastHost::sync_clock).
+    pub(super) async fn sync_clock(&self) -> crate::error::Result<Option<jiff::SignedDuration>> {
+        let Some(clock) = self.clock.store_synced() else {
+            return Ok(None);
+        };
+        let was = clock.offset();
+        let probe = crate::store::layout::clock_probe(&self.owner);
+        let offset = clock.measure(self.store.as_ref(), &probe).await?;
+        if offset != was {
+            tracing::warn!(
+                offset_ms = offset.as_millis() as i64,
+                "this machine's clock is off the store's: podhost now goes by the store's time"
+            );
+        }
+        Ok(Some(offset))
+    }
+
     /// The kernel over `store` (timed here), with no hooks yet: each capability registers its
     /// own ([`Kernel::register`]).
     pub(super) fn new(

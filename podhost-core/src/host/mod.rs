@@ -136,19 +136,7 @@ impl PodcastHost {
     /// now applied, `None` for another clock. A correction is logged as a warning, since it
     /// means this machine's clock is off.
     pub async fn sync_clock(&self) -> Result<Option<jiff::SignedDuration>> {
-        let Some(clock) = self.inner.kernel.clock.store_synced() else {
-            return Ok(None);
-        };
-        let was = clock.offset();
-        let probe = crate::store::layout::clock_probe(&self.inner.kernel.owner);
-        let offset = clock.measure(self.store().as_ref(), &probe).await?;
-        if offset != was {
-            tracing::warn!(
-                offset_ms = offset.as_millis() as i64,
-                "this machine's clock is off the store's: podhost now goes by the store's time"
-            );
-        }
-        Ok(Some(offset))
+        self.inner.kernel.sync_clock().await
     }
 
     /// A host with an injected clock (tests move time with [`ManualClock`](crate::ManualClock)).
