@@ -71,6 +71,9 @@ pub struct HostConfig {
     /// second more per MiB it moves (default 10 s): a stalled store, or a server cut off from
     /// it, answers its callers instead of holding them until it returns.
     pub store_timeout: std::time::Duration,
+    /// How the servers hold units of work: the lease's length (default 15 s) and who is told
+    /// of each holding ([`LeaseConfig`](crate::LeaseConfig)).
+    pub leases: crate::LeaseConfig,
 }
 
 impl HostConfig {
@@ -108,6 +111,7 @@ impl HostConfig {
             rate_limit: Self::DEFAULT_RATE_LIMIT,
             work_repair_every: Self::DEFAULT_WORK_REPAIR_EVERY,
             store_timeout: Self::DEFAULT_STORE_TIMEOUT,
+            leases: Default::default(),
         })
     }
 }

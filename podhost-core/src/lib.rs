@@ -25,6 +25,7 @@ pub mod idempotency;
 mod ids;
 pub mod import;
 mod jobs;
+mod lease;
 pub mod lock;
 pub mod master;
 pub mod metrics;
@@ -61,6 +62,7 @@ pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, Login, MAX_SAFE_ID,
     MediaId, MemberId, SessionId, SubscriberId, TokenId,
 };
+pub use lease::{LeaseConfig, LeaseHeld, LeaseWitness};
 pub use model::{Metadata, MetadataPatch, Session, SignedIn};
 pub use principal::Principal;
 pub use request::{MAX_REQUEST_ID, RequestContext};

@@ -101,7 +101,7 @@ pub struct Metrics {
     catalogs_open: Gauge,
     catalogs_open_bytes: Gauge,
     /// Units of background work (`due`: an account's publications that came due; `deliver`:
-    /// an account's deliveries) by outcome (`done`, `held_elsewhere`, `failed`).
+    /// an account's deliveries) by outcome (`done`, `held_elsewhere`, `failed`, `lost`).
     work: Family<WorkLabels, Counter>,
     /// Downloads counted (reports of public media answers, probes excluded).
     pub(crate) downloads: Counter,
@@ -142,7 +142,7 @@ impl Metrics {
         );
         registry.register(
             "podhost_work_units",
-            "Units of background work by kind (due: publications that came due; deliver: an account's deliveries) and outcome (done, held_elsewhere, failed)",
+            "Units of background work by kind (due: publications that came due; deliver: an account's deliveries) and outcome (done, held_elsewhere, failed, lost: its lease ran out under the work)",
             self.work.clone(),
         );
         registry.register(

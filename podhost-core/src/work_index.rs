@@ -8,15 +8,16 @@
 //! work/due/{day}/{unix seconds:011}-{account}   a publication of the account scheduled at
 //!                                               that second (written with the schedule;
 //!                                               removed once announced)
-//! work/lease/{unit}                             which server handles a unit, until when
+//! work/leases/{unit}/{epoch}                    which server handles a unit, until when
+//!                                               (see [`crate::lease`])
 //! work/repair/{period:010}                      the server that repairs the index in a
 //!                                               period (put-if-absent: one per period)
 //! ```
 //!
 //! The index only says where to look. What is delivered or announced stays decided in the
-//! account's catalog and by each delivery's claim, so a marker written twice, a lease two
-//! servers both believe they hold, or a key left behind by a crash cost a look, never a
-//! second delivery. What a crash or a lost object leaves out of the index is found by the
+//! account's catalog and by each delivery's claim, so a marker written twice, a unit
+//! done again after its lease ran out under a stalled store, or a key left behind by a crash
+//! cost a look, never a second delivery. What a crash or a lost object leaves out of the index is found by the
 //! repair, a full pass over the accounts once per period by one server.
 
 use std::sync::Arc;
@@ -24,12 +25,11 @@ use std::sync::Arc;
 use futures::TryStreamExt;
 use jiff::Timestamp;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path};
-use serde::{Deserialize, Serialize};
 
 use crate::{
-    error::{Error, Result},
+    error::Result,
     ids::AccountId,
-    store::{delete_quietly, get_json, layout, put_if_absent},
+    store::{delete_quietly, layout, put_if_absent},
 };
 
 /// Marks the account as having events to deliver.
@@ -111,48 +111,6 @@ pub(crate) async fn due(store: &Arc<dyn ObjectStore>, now: Timestamp) -> Result<
 /// Removes the key of a publication announced.
 pub(crate) async fn done(store: &Arc<dyn ObjectStore>, due: &Due) -> Result<()> {
     delete_quietly(store, &due.key).await
-}
-
-/// Who handles a unit of work, until when.
-#[derive(Debug, Serialize, Deserialize)]
-struct Lease {
-    owner: String,
-    expires_ms: i64,
-}
-
-/// Takes the unit of work for `owner` until `now + hold`, unless another server holds it. A
-/// lease left by a dead server is taken once it expired.
-pub(crate) async fn lease(
-    store: &Arc<dyn ObjectStore>,
-    unit: &str,
-    owner: &str,
-    now: Timestamp,
-    hold: std::time::Duration,
-) -> Result<bool> {
-    let path = layout::work_lease(unit);
-    let lease = Lease {
-        owner: owner.to_string(),
-        expires_ms: now.as_millisecond() + i64::try_from(hold.as_millis()).unwrap_or(i64::MAX / 2),
-    };
-    let body = serde_json::to_vec(&lease).map_err(|e| Error::storage(e.to_string()))?;
-    if put_if_absent(store, &path, PutPayload::from(body.clone())).await? {
-        return Ok(true);
-    }
-    let held: Option<Lease> = get_json(store, &path).await?;
-    match held {
-        Some(held) if held.owner != owner && held.expires_ms > now.as_millisecond() => Ok(false),
-        // Expired, ours, or gone meanwhile: taken over. Two servers may both take an expired
-        // lease at once; the unit's own claims keep that from doing anything twice.
-        _ => {
-            store.put(&path, PutPayload::from(body)).await?;
-            Ok(true)
-        }
-    }
-}
-
-/// Gives a unit of work back.
-pub(crate) async fn release(store: &Arc<dyn ObjectStore>, unit: &str) -> Result<()> {
-    delete_quietly(store, &layout::work_lease(unit)).await
 }
 
 /// Whether this server repairs the index now: the first to ask in each period of `every` does
@@ -240,33 +198,6 @@ mod tests {
             Vec::<(String, String)>::new()
         );
         assert_eq!(found("2026-11-27T00:00:00Z").await.len(), 1);
-    }
-
-    #[tokio::test]
-    async fn a_lease_is_held_by_one_server_until_it_expires_or_is_released() {
-        let store = store();
-        let now = at("2026-11-26T10:00:00Z");
-        let hold = std::time::Duration::from_secs(30);
-        let later = at("2026-11-26T10:00:31Z");
-        // (unit, server, when, whether it gets the lease), in order.
-        let steps = [
-            ("deliver/alice", "one", now, true),
-            ("deliver/alice", "two", now, false),
-            ("deliver/bob", "two", now, true),
-            // Expired: taken over.
-            ("deliver/alice", "two", later, true),
-            ("deliver/alice", "one", later, false),
-        ];
-        for (unit, owner, when, wins) in steps {
-            let won = lease(&store, unit, owner, when, hold).await.unwrap();
-            assert_eq!(won, wins, "{owner} asks for {unit} at {when}");
-        }
-        release(&store, "deliver/alice").await.unwrap();
-        assert!(
-            lease(&store, "deliver/alice", "one", later, hold)
-                .await
-                .unwrap()
-        );
     }
 
     #[tokio::test]

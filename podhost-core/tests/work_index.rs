@@ -382,3 +382,123 @@ async fn three_servers_share_the_work_and_none_repeats_another() {
     }
     assert!(keys(&store, "work/deliver").await.is_empty());
 }
+
+/// Every holding of a lease, as the servers' witness is told of it.
+#[derive(Default)]
+struct Holdings(Mutex<Vec<(String, String, Timestamp, Timestamp)>>);
+
+impl podhost_core::LeaseWitness for Holdings {
+    fn held(&self, lease: &str, holder: &str, from: Timestamp, until: Timestamp) {
+        self.0
+            .lock()
+            .unwrap()
+            .push((lease.into(), holder.into(), from, until));
+    }
+}
+
+/// A sender whose first request stops the whole process for `pause` (SIGSTOP, a VM migrated:
+/// nothing of it runs, its lease's renewals included), then waits until woken.
+#[derive(Debug)]
+struct Pausing {
+    pause: std::time::Duration,
+    entered: Arc<tokio::sync::Notify>,
+    wake: tokio::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
+    then: Sender,
+}
+
+#[async_trait::async_trait]
+impl WebhookSender for Pausing {
+    async fn send(&self, request: WebhookRequest) -> SendOutcome {
+        if let Some(wake) = self.wake.lock().await.take() {
+            self.entered.notify_one();
+            // The test's runtime has one thread: this stops every task of both servers.
+            std::thread::sleep(self.pause);
+            let _ = wake.await;
+        }
+        self.then.send(request).await
+    }
+}
+
+/// Two servers on the system's clock with 3 s leases, the first stopped in its delivery for
+/// 4 s, the second taking the unit over meanwhile; the history of their holdings, checked.
+async fn paused_past_its_lease(unchecked: bool) -> podhost_testkit::history::Report {
+    use podhost_testkit::history::{Entry, Limits, Op, Outcome, check};
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let began = podhost_core::SystemClock.now();
+    let holdings = Arc::new(Holdings::default());
+    let recorder = Arc::new(Recorder::default());
+    let host = || {
+        let mut config = HostConfig::new("https://pod.example").unwrap();
+        config.allow_private_webhooks = true;
+        config.leases.hold = std::time::Duration::from_secs(3);
+        config.leases.witness = Some(holdings.clone());
+        config.leases.unchecked = unchecked;
+        PodcastHost::with_clock(config, store.clone(), Arc::new(podhost_core::SystemClock))
+    };
+    let (one, two) = (host(), host());
+    let sender = |server| Sender {
+        server,
+        recorder: recorder.clone(),
+    };
+    // The period's repair is claimed while the store is empty.
+    two.work().work_pass(&sender(1), &Renderer).await.unwrap();
+    let (who, feed) = subscribed(&one, "alice").await;
+    let mut new = NewEpisode::titled("Pilot");
+    new.fields.is_public = Some(true);
+    one.podcasts()
+        .create_episode(&who, &feed, new)
+        .await
+        .unwrap();
+
+    let entered = Arc::new(tokio::sync::Notify::new());
+    let (wake, paused) = tokio::sync::oneshot::channel();
+    let pausing = Pausing {
+        pause: std::time::Duration::from_secs(4),
+        entered: entered.clone(),
+        wake: tokio::sync::Mutex::new(Some(paused)),
+        then: sender(0),
+    };
+    let (first, second) = tokio::join!(one.work().work_pass(&pausing, &Renderer), async {
+        entered.notified().await;
+        // Runs once the pause is over: the first server's lease ran out meanwhile.
+        let pass = two.work().work_pass(&sender(1), &Renderer).await.unwrap();
+        wake.send(()).unwrap();
+        pass
+    });
+    first.unwrap();
+    assert_eq!(second.delivered, 1, "the second server took the unit over");
+    let micros = |at: Timestamp| began.duration_until(at).as_micros() as u64;
+    let history: Vec<Entry> = holdings
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(lease, holder, from, until)| Entry {
+            client: 0,
+            op: Op::Lease {
+                lease: lease.clone(),
+                holder: holder.clone(),
+            },
+            sent_us: micros(*from),
+            answered_us: Some(micros(*until)),
+            stale_us: None,
+            outcome: Outcome::Ok { value: None },
+        })
+        .collect();
+    assert!(
+        history.len() >= 2,
+        "both servers held the unit: {history:?}"
+    );
+    check(&history, Limits::default())
+}
+
+#[tokio::test]
+async fn a_server_paused_past_its_lease_stops_and_a_build_that_goes_on_is_caught_by_the_checker() {
+    let checked = paused_past_its_lease(false).await;
+    assert!(checked.holds(), "{checked}");
+    // A build that does not check its lease after the pause: the history checker finds the
+    // unit held by both servers at once.
+    let broken = paused_past_its_lease(true).await;
+    assert_eq!(broken.held_twice.len(), 1, "{broken}");
+    assert!(!broken.holds());
+}

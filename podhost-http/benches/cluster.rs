@@ -983,6 +983,33 @@ async fn main() {
         stale_us: None,
         outcome: history::Outcome::Ok { value: None },
     });
+    // Every holding of a unit of work, from each server's journal (`--lease-journal`).
+    let mut holdings = 0;
+    for path in std::env::var("CLUSTER_LEASE_JOURNALS")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|p| !p.is_empty())
+    {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        for line in text.lines() {
+            let held: podhost_core::LeaseHeld =
+                serde_json::from_str(line).expect("a lease journal's line");
+            let at = |us: i64| recorder.of_unix_us(u64::try_from(us).unwrap_or_default());
+            recorder.record(&history::Entry {
+                client: u64::from(u32::MAX) + 2,
+                op: history::Op::Lease {
+                    lease: held.lease,
+                    holder: held.holder,
+                },
+                sent_us: at(held.from_us),
+                answered_us: Some(at(held.until_us)),
+                stale_us: None,
+                outcome: history::Outcome::Ok { value: None },
+            });
+            holdings += 1;
+        }
+    }
+    println!("holdings of units of work journaled by the servers: {holdings}");
     recorder.flush();
     let entries = history::load(std::io::BufReader::new(
         std::fs::File::open(&history_path).expect("the history reads back"),

@@ -55,6 +55,31 @@ pub struct ServeArgs {
     /// Minutes an OAuth access token works (its refresh token gets new ones).
     #[arg(long, env = "PODHOST_ACCESS_TOKEN_MINUTES", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=10_080))]
     pub access_token_minutes: u64,
+    /// Requests this server works on at once (a download counts until its answer starts): past
+    /// it a request is shed at once with 503 and Retry-After, so that a store that stalls cannot
+    /// pile requests, and their memory, up without bound.
+    #[arg(long, env = "PODHOST_MAX_IN_FLIGHT", default_value_t = HttpConfig::default().max_in_flight, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_in_flight: usize,
+    /// Appends a line of JSON to this file for every holding of a unit of background work by
+    /// this server (the unit, the server, from and until when): the fault harness's record of
+    /// who held what, which its checker searches for two holders at once.
+    #[arg(long, env = "PODHOST_LEASE_JOURNAL", value_name = "PATH")]
+    pub lease_journal: Option<std::path::PathBuf>,
+}
+
+/// The file `--lease-journal` names, as the core's witness of leases.
+struct LeaseJournal(std::sync::Mutex<std::fs::File>);
+
+impl podhost_core::LeaseWitness for LeaseJournal {
+    fn held(&self, lease: &str, holder: &str, from: jiff::Timestamp, until: jiff::Timestamp) {
+        use podhost_core::lock::Locked;
+        use std::io::Write;
+        let held = podhost_core::LeaseHeld::new(lease, holder, from, until);
+        let line = serde_json::to_string(&held).expect("a holding is JSON");
+        if let Err(e) = writeln!(self.0.locked(), "{line}") {
+            tracing::warn!(error = %e, "could not write the lease journal");
+        }
+    }
 }
 
 /// The default of `--catalog-cache-mb`: the core's.
@@ -78,9 +103,26 @@ impl super::Run for ServeArgs {
             ),
             None => None,
         };
+        let journal: Option<std::sync::Arc<dyn podhost_core::LeaseWitness>> =
+            match &args.lease_journal {
+                Some(path) => {
+                    let file = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(path)
+                        .map_err(|e| {
+                            Failure::invalid(format!("--lease-journal {}: {e}", path.display()))
+                        })?;
+                    Some(std::sync::Arc::new(LeaseJournal(std::sync::Mutex::new(
+                        file,
+                    ))))
+                }
+                None => None,
+            };
         let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
             config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
             config.rate_limit = args.rate_limit;
+            config.leases.witness = journal.clone();
             config.catalog.cache_bytes =
                 usize::try_from(args.catalog_cache_mb << 20).unwrap_or(usize::MAX);
             config.throttle_exempt = args.throttle_exempt.clone();
@@ -113,6 +155,7 @@ async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.listen))?;
     let config = HttpConfig {
         trust_forwarded_for: args.trust_proxy,
+        max_in_flight: args.max_in_flight,
         ..HttpConfig::default()
     };
     env.say(&format!(

@@ -33,7 +33,7 @@
 //! index/directory.json                           the directory in one object, as last listed
 //! work/deliver/{account}                         this account has events to deliver
 //! work/due/{day}/{unix seconds:011}-{account}    a publication of the account scheduled then
-//! work/lease/{unit}                              which server handles a unit of work, until when
+//! work/leases/{unit}/{epoch:020}                 which server holds a unit of work, until when
 //! work/repair/{period:010}                       who repairs the work index in a period
 //! probe/{random}                                 a start-up check of conditional writes, deleted
 //! ```
@@ -455,9 +455,10 @@ pub(crate) fn clock_probe(owner: &str) -> Path {
     Path::from(format!("work/clock/{owner}"))
 }
 
-/// The lease of a unit of background work (`deliver/{account}`, `due/{account}`).
-pub(crate) fn work_lease(unit: &str) -> Path {
-    Path::from(format!("work/lease/{unit}"))
+/// The holdings of a unit of background work (`deliver/{account}`, `due/{account}`), one
+/// object per epoch ([`crate::lease`]).
+pub(crate) fn work_leases(unit: &str) -> Path {
+    Path::from(format!("work/leases/{unit}"))
 }
 
 /// The claim on repairing the work index in `period`.

@@ -4,7 +4,7 @@
 //! that finds, once per period, what the index missed.
 
 use super::Work;
-use std::{collections::BTreeMap, sync::Arc, time::Duration};
+use std::{collections::BTreeMap, sync::Arc};
 
 use jiff::Timestamp;
 use object_store::ObjectStore;
@@ -19,10 +19,6 @@ use crate::{
     webhooks::{WebhookSender, event::EventRenderer, subscription::SubscriptionKind},
     work_index,
 };
-
-/// How long a server holds a unit of work (an account's deliveries or announcements) before
-/// another may take it over.
-const UNIT_LEASE: Duration = Duration::from_secs(60);
 
 /// What one commit adds to the work index: a delivery marker when it recorded events (or, with
 /// feed-change notifiers configured, changed a podcast: its account needs their
@@ -171,22 +167,36 @@ impl PodcastHost {
     }
 
     /// Runs `work` on the unit `{kind}/{account}` when this server gets the unit's lease, and
-    /// gives the lease back after: `None` when another server holds it, else what `work` did
-    /// (a failure is logged and left for the next pass). Each outcome is counted.
+    /// gives the lease back after: `None` when another server holds it (or the lease ran out
+    /// under the work, which was then dropped: see [`crate::lease`]), else what `work` did (a
+    /// failure is logged and left for the next pass). Each outcome is counted.
     async fn leased<T>(
         &self,
         kind: &'static str,
         account: &AccountId,
         work: impl std::future::Future<Output = Result<T>>,
     ) -> Result<Option<Result<T>>> {
-        let store = self.store();
         let unit = format!("{kind}/{account}");
-        let owner = self.inner.kernel.owner.as_str();
-        if !work_index::lease(store, &unit, owner, self.now(), UNIT_LEASE).await? {
+        let kernel = &self.inner.kernel;
+        let Some(held) = crate::lease::take(
+            self.store(),
+            kernel.clock.as_ref(),
+            &kernel.config.leases,
+            &unit,
+            &kernel.owner,
+        )
+        .await?
+        else {
             self.metrics().work(kind, "held_elsewhere");
             return Ok(None);
-        }
-        let done = work.await;
+        };
+        let Some(done) = held.run(work).await? else {
+            // The lease ran out under the work (this server paused, or the store stalled):
+            // whoever holds the unit now does the rest.
+            self.metrics().work(kind, "lost");
+            tracing::warn!(%account, kind, "a unit of work's lease ran out before the work was done; left to its next holder");
+            return Ok(None);
+        };
         match &done {
             Ok(_) => self.metrics().work(kind, "done"),
             Err(e) => {
@@ -194,7 +204,6 @@ impl PodcastHost {
                 tracing::warn!(%account, kind, error = %e, "background work failed; will retry");
             }
         }
-        work_index::release(store, &unit).await?;
         Ok(Some(done))
     }
 
