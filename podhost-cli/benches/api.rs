@@ -7,7 +7,9 @@
 //! large account (podcasts of 10,000 and 1,000 episodes, a file each) and on the small one (a
 //! podcast of 50 episodes: a page of 50 is the same page), wrk -t2 -c32 -d8s on loopback, in
 //! three rounds of large then small; the large account's figure as a share of the small one's,
-//! the round of the median share reported.
+//! the round of the median share reported. With `BENCH_BEFORE=PATH` (another build of `podhost`,
+//! e.g. a release before), that build also serves the same store, and each row of the large
+//! account is measured on both in alternating rounds: the same run's ratio of this build to it.
 
 #[path = "../../podhost-http/benches/support/reference.rs"]
 mod reference;
@@ -59,7 +61,7 @@ fn main() {
             "/api/media?page%5Bsize%5D=50".into(),
         ),
     ];
-    for (label, ours, theirs) in table {
+    for (label, ours, theirs) in &table {
         server.wait_idle();
         // Three rounds, large then small in turn; the round of the median ratio.
         let mut runs: Vec<_> = (0..3)
@@ -112,4 +114,43 @@ fn main() {
         random.rps, random.p99_ms
     );
     println!("\npeak memory of the server: {} MiB", server.peak_mib());
+
+    if let Some(before) = std::env::var_os("BENCH_BEFORE") {
+        let old = Shipped::start_binary(
+            std::path::Path::new(&before),
+            &store,
+            &["--rate-limit", "4000000000"],
+            &[],
+        );
+        println!(
+            "\nthis build and BENCH_BEFORE ({}) on the same store, the large account, in alternating rounds, the round of the median ratio:",
+            std::path::Path::new(&before).display()
+        );
+        println!("| request | this build | before | ratio | p99 this / before |");
+        println!("|---|---|---|---|---|");
+        for (label, ours, _) in &table {
+            server.wait_idle();
+            old.wait_idle();
+            let headers = [format!("Authorization: Bearer {}", large.token)];
+            let mut runs: Vec<_> = (0..3)
+                .map(|_| {
+                    let this = wrk(&format!("{}{ours}", server.base), load, &headers, None);
+                    let then = wrk(&format!("{}{ours}", old.base), load, &headers, None);
+                    (this, then)
+                })
+                .collect();
+            runs.sort_by(|a, b| {
+                (a.0.rps / a.1.rps.max(1.0)).total_cmp(&(b.0.rps / b.1.rps.max(1.0)))
+            });
+            let (this, then) = runs.swap_remove(1);
+            println!(
+                "| {label} | {:.0} req/s | {:.0} req/s | {:.2}× | {:.2} ms / {:.2} ms |",
+                this.rps,
+                then.rps,
+                this.rps / then.rps.max(1.0),
+                this.p99_ms,
+                then.p99_ms
+            );
+        }
+    }
 }

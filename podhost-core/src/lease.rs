@@ -34,7 +34,7 @@ use std::{
 };
 
 use futures::{TryStreamExt, future::BoxFuture};
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload, path::Path};
 use serde::{Deserialize, Serialize};
 
@@ -47,14 +47,17 @@ use crate::{
 /// Told of every holding of a lease by this server as it ends: for the history of a
 /// deployment's run, whose checker finds two servers holding one lease at once.
 pub trait LeaseWitness: Send + Sync + 'static {
-    /// `holder` held `lease` (renewals included) from `from` until `until`, by the holder's
-    /// clock: from when it knew it won to when it gave the lease back or its deadline passed.
-    fn held(&self, lease: &str, holder: &str, from: Timestamp, until: Timestamp);
+    /// `holder` held `lease` (renewals included) from `from` until `until`, by the monotonic
+    /// clock its belief goes by: from when it knew it won to when it gave the lease back or its
+    /// deadline passed.
+    fn held(&self, lease: &str, holder: &str, from: Instant, until: Instant);
 }
 
 /// One holding as a witness may keep it, a line of JSON in `podhost serve --lease-journal`'s
-/// file: `{"lease":"deliver/alice","holder":"…","from_us":…,"until_us":…}`, times in µs since
-/// the Unix epoch by the holder's clock.
+/// file: `{"lease":"deliver/alice","holder":"…","from_us":…,"until_us":…}`, times in µs of the
+/// system's monotonic clock (`CLOCK_MONOTONIC`), which every process of one machine shares and
+/// no correction of the time of day moves: the journals of the servers of one machine (the
+/// fault harness's) compare exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeaseHeld {
     /// The unit of work (`deliver/{account}`, `due/{account}`).
@@ -69,12 +72,29 @@ pub struct LeaseHeld {
 
 impl LeaseHeld {
     /// The holding a witness is told of ([`LeaseWitness::held`]).
-    pub fn new(lease: &str, holder: &str, from: Timestamp, until: Timestamp) -> Self {
+    pub fn new(lease: &str, holder: &str, from: Instant, until: Instant) -> Self {
         LeaseHeld {
             lease: lease.to_string(),
             holder: holder.to_string(),
-            from_us: from.as_microsecond(),
-            until_us: until.as_microsecond(),
+            from_us: Self::monotonic_us(from),
+            until_us: Self::monotonic_us(until),
+        }
+    }
+
+    /// `at` in µs of the system's monotonic clock (`CLOCK_MONOTONIC`).
+    pub fn monotonic_us(at: Instant) -> i64 {
+        // The clock read once beside an `Instant` (which the standard library takes from the
+        // same clock, but does not show), then every instant from there.
+        static BASE: std::sync::OnceLock<(Instant, i64)> = std::sync::OnceLock::new();
+        let (base, base_us) = *BASE.get_or_init(|| {
+            let now = Instant::now();
+            let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+            (now, ts.tv_sec * 1_000_000 + ts.tv_nsec / 1_000)
+        });
+        let micros = |d: Duration| i64::try_from(d.as_micros()).unwrap_or(i64::MAX);
+        match at.checked_duration_since(base) {
+            Some(after) => base_us + micros(after),
+            None => base_us - micros(base.duration_since(at)),
         }
     }
 }
@@ -164,7 +184,7 @@ pub(crate) struct Held<'a> {
     owner: String,
     epoch: u64,
     /// Since when this server knows it holds the unit.
-    since: Timestamp,
+    since: Instant,
     /// Until when it believes it does.
     deadline: Instant,
 }
@@ -201,7 +221,7 @@ pub(crate) async fn take<'a>(
         unit: unit.to_string(),
         owner: owner.to_string(),
         epoch: next,
-        since: clock.now(),
+        since: Instant::now(),
         deadline,
     }))
 }
@@ -325,10 +345,6 @@ impl Held<'_> {
     /// Tells the witness of the holding, which ended at `until`.
     fn ended(&self, until: Instant) {
         if let Some(witness) = &self.config.witness {
-            // By the clock: now, less how long ago the holding ended.
-            let ago = SignedDuration::try_from(Instant::now().saturating_duration_since(until))
-                .unwrap_or_default();
-            let until = self.clock.now() - ago;
             witness.held(&self.unit, &self.owner, self.since, until.max(self.since));
         }
     }
@@ -344,10 +360,10 @@ mod tests {
     }
 
     #[derive(Default)]
-    struct Journal(std::sync::Mutex<Vec<(String, Timestamp, Timestamp)>>);
+    struct Journal(std::sync::Mutex<Vec<(String, Instant, Instant)>>);
 
     impl LeaseWitness for Journal {
-        fn held(&self, _lease: &str, holder: &str, from: Timestamp, until: Timestamp) {
+        fn held(&self, _lease: &str, holder: &str, from: Instant, until: Instant) {
             self.0.lock().unwrap().push((holder.into(), from, until));
         }
     }

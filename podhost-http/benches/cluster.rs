@@ -994,7 +994,7 @@ async fn main() {
         for line in text.lines() {
             let held: podhost_core::LeaseHeld =
                 serde_json::from_str(line).expect("a lease journal's line");
-            let at = |us: i64| recorder.of_unix_us(u64::try_from(us).unwrap_or_default());
+            let at = |us: i64| recorder.of_monotonic_us(us);
             recorder.record(&history::Entry {
                 client: u64::from(u32::MAX) + 2,
                 op: history::Op::Lease {

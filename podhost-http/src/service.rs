@@ -97,13 +97,16 @@ impl Api {
             Err(_) => crate::metrics::UNMATCHED,
         };
         // Every log line of the request carries its id, method and route: the subscriber reads
-        // them from the request's context (a span per request cost 5 % of a feed 304).
+        // them from the request's context (a span per request cost 5 % of a feed 304). A client
+        // waits for the answer: once the store failed to answer one of its store requests, it
+        // gets 503 rather than a wait for each of the others.
         let mut request =
             RequestContext::new(parts.headers.get(REQUEST_ID).and_then(|v| v.to_str().ok()))
                 .labelled([
                     ("method", crate::metrics::method_label(&method)),
                     ("route", template),
-                ]);
+                ])
+                .giving_up_after_a_stall();
         if let Ok((row, _)) = &routed
             && row.surface.reads_latest()
         {

@@ -135,16 +135,11 @@ pub enum Outcome {
     },
 }
 
-fn unix_us(at: std::time::SystemTime) -> u64 {
-    at.duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64)
-}
-
 /// Records a history as operations are answered, as lines of JSON, safely from many tasks.
 pub struct Recorder {
     start: Instant,
-    /// The start by the system's clock, in µs since the Unix epoch.
-    start_unix_us: u64,
+    /// The start by the system's monotonic clock, in µs.
+    start_monotonic_us: i64,
     out: Mutex<Box<dyn Write + Send>>,
 }
 
@@ -159,17 +154,19 @@ impl std::fmt::Debug for Recorder {
 impl Recorder {
     /// A recorder writing to `out`, its clock starting now.
     pub fn new(out: Box<dyn Write + Send>) -> Self {
+        let start = Instant::now();
         Recorder {
-            start: Instant::now(),
-            start_unix_us: unix_us(std::time::SystemTime::now()),
+            start,
+            start_monotonic_us: podhost_core::LeaseHeld::monotonic_us(start),
             out: Mutex::new(out),
         }
     }
 
-    /// A time others took by the system's clock (µs since the Unix epoch; a server's lease
-    /// journal), on the recorder's clock: µs since its start (0 before it).
-    pub fn of_unix_us(&self, unix_us: u64) -> u64 {
-        unix_us.saturating_sub(self.start_unix_us)
+    /// A time another process of this machine took by the system's monotonic clock (µs, as
+    /// a server's lease journal gives it: [`podhost_core::LeaseHeld`]), on the recorder's
+    /// clock: µs since its start (0 before it).
+    pub fn of_monotonic_us(&self, monotonic_us: i64) -> u64 {
+        u64::try_from(monotonic_us - self.start_monotonic_us).unwrap_or_default()
     }
 
     /// Microseconds since the start: an operation's `sent_us` and `answered_us`.

@@ -183,6 +183,17 @@ impl Shipped {
     /// Starts `podhost --store DIR serve` on a free port with `args` and `env`, its log to a
     /// file beside the store; returns once `/readyz` answers 200.
     pub fn start(store: &Path, args: &[&str], env: &[(&str, &str)]) -> Shipped {
+        Self::start_binary(Path::new(env!("CARGO_BIN_EXE_podhost")), store, args, env)
+    }
+
+    /// As [`start`](Self::start), with another build of `podhost` (a release before, for a
+    /// comparison in the same run).
+    pub fn start_binary(
+        binary: &Path,
+        store: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Shipped {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -190,7 +201,7 @@ impl Shipped {
             .port();
         let base = format!("http://127.0.0.1:{port}");
         let log = store.with_extension(format!("{port}.log"));
-        let child = Command::new(env!("CARGO_BIN_EXE_podhost"))
+        let child = Command::new(binary)
             .args([
                 "--store",
                 store.to_str().unwrap(),

@@ -71,7 +71,7 @@ pub struct ServeArgs {
 struct LeaseJournal(std::sync::Mutex<std::fs::File>);
 
 impl podhost_core::LeaseWitness for LeaseJournal {
-    fn held(&self, lease: &str, holder: &str, from: jiff::Timestamp, until: jiff::Timestamp) {
+    fn held(&self, lease: &str, holder: &str, from: std::time::Instant, until: std::time::Instant) {
         use podhost_core::lock::Locked;
         use std::io::Write;
         let held = podhost_core::LeaseHeld::new(lease, holder, from, until);

@@ -9,6 +9,12 @@
 //! `Retry-After`) instead of holding the caller until the store returns. The request may still
 //! take effect at the store; sent again with its Idempotency-Key, it takes effect once.
 //!
+//! Within a request that gives up after a stall
+//! ([`RequestContext::giving_up_after_a_stall`](crate::RequestContext::giving_up_after_a_stall):
+//! the API's), once one store request found the store not answering, the others fail at once:
+//! a write makes several store requests in turn, and waiting out each would multiply the
+//! deadline.
+//!
 //! [`HostConfig::store_timeout`]: crate::HostConfig::store_timeout
 
 use std::{
@@ -45,11 +51,19 @@ pub(crate) struct Stalled {
 
 impl fmt::Display for Stalled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the store did not answer a {} within {:.0?}",
-            self.operation, self.after
-        )
+        if self.after.is_zero() {
+            write!(
+                f,
+                "the store did not answer an earlier request of this one; a {} was not tried",
+                self.operation
+            )
+        } else {
+            write!(
+                f,
+                "the store did not answer a {} within {:.0?}",
+                self.operation, self.after
+            )
+        }
     }
 }
 
@@ -75,9 +89,19 @@ async fn bounded<T>(
     after: Duration,
     request: impl Future<Output = Result<T>>,
 ) -> Result<T> {
+    if super::stall::given_up() {
+        return Err(Stalled {
+            operation,
+            after: Duration::ZERO,
+        }
+        .into_store_error());
+    }
     match tokio::time::timeout(after, request).await {
         Ok(result) => result,
-        Err(_) => Err(Stalled { operation, after }.into_store_error()),
+        Err(_) => {
+            super::stall::stalled();
+            Err(Stalled { operation, after }.into_store_error())
+        }
     }
 }
 
@@ -89,11 +113,21 @@ fn bounded_stream<T: Send + 'static>(
 ) -> BoxStream<'static, Result<T>> {
     futures::stream::unfold(Some(stream), move |stream| async move {
         let mut stream = stream?;
+        if super::stall::given_up() {
+            let given_up = Stalled {
+                operation,
+                after: Duration::ZERO,
+            };
+            return Some((Err(given_up.into_store_error()), None));
+        }
         match tokio::time::timeout(after, stream.next()).await {
             Ok(Some(item)) => Some((item, Some(stream))),
             Ok(None) => None,
             // The stream ends with the failure.
-            Err(_) => Some((Err(Stalled { operation, after }.into_store_error()), None)),
+            Err(_) => {
+                super::stall::stalled();
+                Some((Err(Stalled { operation, after }.into_store_error()), None))
+            }
         }
     })
     .boxed()
@@ -306,5 +340,50 @@ impl ObjectStore for MeteredStore {
             self.inner.copy_opts(from, to, options),
         )
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::ObjectStoreExt;
+    use podhost_testkit::{Call, FaultStore};
+
+    /// A store that never answers a get, behind the bound of 200 ms; what reached it.
+    fn stalled() -> (FaultStore, MeteredStore) {
+        let faulty = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
+        let _held = faulty.gate(|call, _| call == Call::Get);
+        let store = MeteredStore::new(
+            Arc::new(faulty.clone()),
+            Metrics::default(),
+            Duration::from_millis(200),
+        );
+        (faulty, store)
+    }
+
+    #[tokio::test]
+    async fn a_request_that_gives_up_after_a_stall_asks_the_store_nothing_more() {
+        let (faulty, store) = stalled();
+        let path = Path::from("a");
+        let errors = crate::RequestContext::new(None)
+            .giving_up_after_a_stall()
+            .run(async {
+                let first = store.get(&path).await.unwrap_err().to_string();
+                let second = store.get(&path).await.unwrap_err().to_string();
+                let listed = store.list_with_delimiter(None).await;
+                (first, second, listed)
+            })
+            .await;
+        assert!(errors.0.contains("within 200ms"), "{}", errors.0);
+        assert!(errors.1.contains("was not tried"), "{}", errors.1);
+        assert!(errors.2.is_err());
+        assert_eq!(faulty.counts().lists, 0, "the list never reached the store");
+
+        // Outside such a request (background work), each request waits out its own bound.
+        let (_, store) = stalled();
+        for _ in 0..2 {
+            let error = store.get(&path).await.unwrap_err().to_string();
+            assert!(error.contains("within 200ms"), "{error}");
+        }
     }
 }

@@ -5,6 +5,7 @@ pub(crate) mod layout;
 pub(crate) mod local;
 pub mod mapping;
 pub(crate) mod metered;
+pub(crate) mod stall;
 
 use std::{path::PathBuf, sync::Arc};
 
