@@ -488,9 +488,9 @@ mod tests {
         let clock = crate::SystemClock;
         let journal = Arc::new(Journal::default());
         for unchecked in [false, true] {
-            // A lease of 300 ms: believed for 200 ms, renewed every 100 ms.
+            // A lease of 1.5 s: believed for 1 s, renewed every 0.5 s.
             let config = LeaseConfig {
-                hold: Duration::from_millis(300),
+                hold: Duration::from_millis(1500),
                 witness: Some(journal.clone()),
                 unchecked,
             };
@@ -505,7 +505,7 @@ mod tests {
                 steps.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 // The process stopped past its lease (SIGSTOP): nothing of it runs, renewals
                 // included.
-                std::thread::sleep(Duration::from_millis(500));
+                std::thread::sleep(Duration::from_secs(2));
                 let _ = wake.await;
                 steps.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             };
