@@ -64,7 +64,7 @@ fn main() {
     for (label, ours, theirs) in &table {
         server.wait_idle();
         // Three rounds, large then small in turn; the round of the median ratio.
-        let mut runs: Vec<_> = (0..3)
+        let runs: Vec<_> = (0..3)
             .map(|_| {
                 let l = wrk(
                     &format!("{}{ours}", server.base),
@@ -81,8 +81,7 @@ fn main() {
                 (l, s)
             })
             .collect();
-        runs.sort_by(|a, b| (a.0.rps / a.1.rps.max(1.0)).total_cmp(&(b.0.rps / b.1.rps.max(1.0))));
-        let (l, s) = runs.swap_remove(1);
+        let (l, s) = median_round(runs);
         println!(
             "| {label} | {:.0} req/s | {:.0} req/s | {:.2}× | {:.2} ms / {:.2} ms |",
             l.rps,
@@ -132,17 +131,14 @@ fn main() {
             server.wait_idle();
             old.wait_idle();
             let headers = [format!("Authorization: Bearer {}", large.token)];
-            let mut runs: Vec<_> = (0..3)
+            let runs: Vec<_> = (0..3)
                 .map(|_| {
                     let this = wrk(&format!("{}{ours}", server.base), load, &headers, None);
                     let then = wrk(&format!("{}{ours}", old.base), load, &headers, None);
                     (this, then)
                 })
                 .collect();
-            runs.sort_by(|a, b| {
-                (a.0.rps / a.1.rps.max(1.0)).total_cmp(&(b.0.rps / b.1.rps.max(1.0)))
-            });
-            let (this, then) = runs.swap_remove(1);
+            let (this, then) = median_round(runs);
             println!(
                 "| {label} | {:.0} req/s | {:.0} req/s | {:.2}× | {:.2} ms / {:.2} ms |",
                 this.rps,
@@ -153,4 +149,13 @@ fn main() {
             );
         }
     }
+}
+
+/// Of rounds measuring two things in turn, the one whose ratio of the first to the second is
+/// the median.
+fn median_round(
+    mut runs: Vec<(reference::Measured, reference::Measured)>,
+) -> (reference::Measured, reference::Measured) {
+    runs.sort_by(|a, b| (a.0.rps / a.1.rps.max(1.0)).total_cmp(&(b.0.rps / b.1.rps.max(1.0))));
+    runs.swap_remove(runs.len() / 2)
 }
