@@ -69,7 +69,8 @@ pub struct HostConfig {
     /// The longest a request to the store may take before the operation is refused as
     /// [`Error::Unavailable`](crate::Error::Unavailable) (HTTP 503 with `Retry-After`), a
     /// second more per MiB it moves (default 10 s): a stalled store, or a server cut off from
-    /// it, answers its callers instead of holding them until it returns.
+    /// it, answers its callers instead of holding them until it returns. An API request's store
+    /// requests share it ([`RequestContext::giving_up_after_a_stall`](crate::RequestContext::giving_up_after_a_stall)).
     pub store_timeout: std::time::Duration,
     /// How the servers hold units of work: the lease's length (default 15 s) and who is told
     /// of each holding ([`LeaseConfig`](crate::LeaseConfig)).

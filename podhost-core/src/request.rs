@@ -7,7 +7,7 @@ use std::{
     future::Future,
     sync::{
         Arc,
-        atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering},
+        atomic::{AtomicU32, AtomicU64, Ordering},
     },
 };
 
@@ -36,10 +36,10 @@ pub struct RequestContext {
     /// Whether its reads see every write answered before they began (see
     /// [`reading_latest`](Self::reading_latest)).
     latest: bool,
-    /// Set when it gives up on the store after one stall (see
-    /// [`giving_up_after_a_stall`](Self::giving_up_after_a_stall)): whether one of its store
-    /// requests found the store not answering.
-    stalled: Option<Arc<AtomicBool>>,
+    /// Set when it gives up on the store after a stall (see
+    /// [`giving_up_after_a_stall`](Self::giving_up_after_a_stall)): the store time its store
+    /// requests may spend, and whether they gave up.
+    budget: Option<Arc<crate::store::budget::Budget>>,
 }
 
 /// A keyed request's steps: its commits to its account's catalog, numbered in order.
@@ -68,18 +68,19 @@ impl RequestContext {
             stale_ms: Arc::default(),
             labels: Arc::new([]),
             latest: false,
-            stalled: None,
+            budget: None,
         }
     }
 
-    /// The context of a request that gives up on the store once one of its store requests
-    /// did not answer within the store timeout: the rest fail at once, and the request is
-    /// refused as [`Error::Unavailable`](crate::Error::Unavailable) (HTTP 503 with
-    /// `Retry-After`) within about one store timeout, instead of waiting it out for each of
-    /// its store requests in turn. What a client waits for (the API) gives up; a job, which
+    /// The context of a request that gives up on the store after a stall: once one of its
+    /// store requests did not answer within the store timeout, or its store requests together
+    /// took longer than that (a second more per MiB they moved), the rest fail at once, and
+    /// the request is refused as [`Error::Unavailable`](crate::Error::Unavailable) (HTTP 503
+    /// with `Retry-After`) within about one store timeout, instead of waiting it out for each
+    /// of its store requests in turn. What a client waits for (the API) gives up; a job, which
     /// nobody waits for, does not.
     pub fn giving_up_after_a_stall(mut self) -> Self {
-        self.stalled = Some(Arc::default());
+        self.budget = Some(Arc::default());
         self
     }
 
@@ -166,9 +167,9 @@ impl RequestContext {
 
     /// Runs `work` as this request's.
     pub async fn run<F: Future>(self, work: F) -> F::Output {
-        let stalled = self.stalled.clone();
+        let budget = self.budget.clone();
         CURRENT
-            .scope(self, crate::store::stall::scope(stalled, work))
+            .scope(self, crate::store::budget::scope(budget, work))
             .await
     }
 

@@ -127,7 +127,16 @@ async fn keep<B: RequestBody>(
     let release = |why: &'static str| async move {
         tracing::info!(why, "a keyed request's answer is not kept");
         if let Err(e) = api.host.release_keyed(keyed).await {
-            tracing::warn!(error = %e, "a keyed request was not released");
+            // The request gave up on the store (or the store failed it): released when the
+            // store answers, outside the request's store budget and without holding its
+            // answer, so that a repeat need not wait for the claim to run out.
+            tracing::info!(error = %e, "a keyed request is released in the background");
+            let (host, keyed) = (api.host.clone(), keyed.clone());
+            tokio::spawn(async move {
+                if let Err(e) = host.release_keyed(&keyed).await {
+                    tracing::warn!(error = %e, "a keyed request was not released");
+                }
+            });
         }
     };
     if answer.status().is_server_error() {

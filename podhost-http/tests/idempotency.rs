@@ -47,6 +47,28 @@ async fn episodes(fx: &Fixture) -> Vec<Value> {
     list.body["data"].as_array().unwrap().clone()
 }
 
+/// A 503 saying the store is not answering.
+fn assert_store_not_answering(answer: &Answer) {
+    assert_eq!(
+        answer.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        answer.body
+    );
+    let message = answer.body["message"].as_str().unwrap_or_default();
+    assert!(message.contains("not answering"), "{}", answer.body);
+}
+
+/// Alice's podcast `f` on a store that faults when told, whose timeout is 1 s.
+async fn with_a_store_timeout_of_1s() -> (FaultStore, Fixture) {
+    let store = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
+    let mut config = podhost_testkit::test_config();
+    config.store_timeout = std::time::Duration::from_secs(1);
+    let fx = Fixture::on_store_with(Arc::new(store.clone()), Default::default(), config).await;
+    fx.feed("f").await;
+    (store, fx)
+}
+
 fn replayed(answer: &Answer) -> bool {
     answer
         .headers
@@ -165,32 +187,15 @@ async fn a_bad_key_is_422_and_changes_nothing() {
 
 #[tokio::test]
 async fn a_store_that_stalls_is_503_with_retry_after_and_the_retry_takes_effect_once() {
-    let store = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
-    let mut config = podhost_testkit::test_config();
-    config.store_timeout = std::time::Duration::from_secs(1);
-    let fx = Fixture::on_store_with(Arc::new(store.clone()), Default::default(), config).await;
-    fx.feed("f").await;
+    let (store, fx) = with_a_store_timeout_of_1s().await;
     // The store stops answering writes (a server cut off from it, a volume server lost).
     let gate = store.gate(|call, _| call == Call::Put);
     let request = || show(&fx, "/api/feed/f/show", "stalled", "A");
     let answer = tokio::time::timeout(std::time::Duration::from_secs(30), fx.send(request()))
         .await
         .expect("an answer, not a request held until the store returns");
-    assert_eq!(
-        answer.status,
-        StatusCode::SERVICE_UNAVAILABLE,
-        "{}",
-        answer.body
-    );
+    assert_store_not_answering(&answer);
     assert_eq!(answer.headers[header::RETRY_AFTER], "1");
-    assert!(
-        answer.body["message"]
-            .as_str()
-            .unwrap()
-            .contains("not answering"),
-        "{}",
-        answer.body
-    );
     // Sent again once the store answers: carried out, once.
     gate.open();
     let again = fx.send(request()).await;
@@ -201,12 +206,35 @@ async fn a_store_that_stalls_is_503_with_retry_after_and_the_retry_takes_effect_
 }
 
 #[tokio::test]
+async fn a_store_that_answers_slowly_is_503_once_the_store_time_of_one_timeout_is_spent() {
+    let (store, fx) = with_a_store_timeout_of_1s().await;
+    // Every store request is answered, each 0.6 s late: within the timeout, but a keyed
+    // creation makes several in turn (the key's claim, the episode), 1 s in all.
+    store.set(podhost_testkit::Faults {
+        delay: Some(std::time::Duration::from_millis(600)),
+        ..Default::default()
+    });
+    let request = || show(&fx, "/api/feed/f/show", "slow", "A");
+    let answer = fx.send(request()).await;
+    assert_store_not_answering(&answer);
+    // The store fast again: sent again (after the claim, if it landed, is released or runs
+    // out), carried out once.
+    store.heal();
+    let mut again = fx.send(request()).await;
+    for _ in 0..12 {
+        if again.status != StatusCode::CONFLICT {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        again = fx.send(request()).await;
+    }
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    assert_eq!(episodes(&fx).await.len(), 1);
+}
+
+#[tokio::test]
 async fn while_the_store_stalls_a_read_is_answered_from_memory_and_says_how_old() {
-    let store = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
-    let mut config = podhost_testkit::test_config();
-    config.store_timeout = std::time::Duration::from_secs(1);
-    let fx = Fixture::on_store_with(Arc::new(store.clone()), Default::default(), config).await;
-    fx.feed("f").await;
+    let (store, fx) = with_a_store_timeout_of_1s().await;
     fx.episode("f", &[("title", "kept")]).await;
     let fresh = fx.get("/api/feed/f/shows").await;
     assert!(fresh.headers.get(header::AGE).is_none());

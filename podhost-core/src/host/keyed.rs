@@ -105,16 +105,16 @@ impl PodcastHost {
     }
 
     /// Gives up a keyed request without an answer (an internal error): a repeat runs it again
-    /// at once, replaying the steps that landed.
+    /// at once, replaying the steps that landed. A claim another server took over meanwhile
+    /// stays its.
     pub async fn release_keyed(&self, run: &KeyedRun) -> Result<()> {
         let catalog = self.catalog(&run.account).await?;
+        let owner = self.inner.kernel.owner.clone();
         catalog
             .commit(self.now(), &crate::model::Actor::podhost(), |state| {
-                if state
-                    .keys
-                    .get(&run.key)
-                    .is_none_or(|r| r.answer.is_some() || r.owner.is_none())
-                {
+                if state.keys.get(&run.key).is_none_or(|r| {
+                    r.answer.is_some() || r.owner.as_deref() != Some(owner.as_str())
+                }) {
                     return Ok((Vec::new(), ()));
                 }
                 let released = KeyChange::Released {

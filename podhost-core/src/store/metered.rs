@@ -11,9 +11,10 @@
 //!
 //! Within a request that gives up after a stall
 //! ([`RequestContext::giving_up_after_a_stall`](crate::RequestContext::giving_up_after_a_stall):
-//! the API's), once one store request found the store not answering, the others fail at once:
-//! a write makes several store requests in turn, and waiting out each would multiply the
-//! deadline.
+//! the API's), its store requests together get one store timeout (and the per-MiB allowance),
+//! and once one found the store not answering, the others fail at once: a write makes several
+//! store requests in turn, and waiting out each, or a slow answer to each, would multiply the
+//! deadline (see [`budget`](super::budget)).
 //!
 //! [`HostConfig::store_timeout`]: crate::HostConfig::store_timeout
 
@@ -83,49 +84,61 @@ fn deadline_for(base: Duration, bytes: usize) -> Duration {
     base + Duration::from_secs((bytes >> 20) as u64)
 }
 
-/// `request`, failed with [`Stalled`] when it takes longer than `after`.
+/// `request`, sending `sent` bytes, failed with [`Stalled`] when it takes longer than `after`
+/// (or than what is left of its API request's budget, for a store timeout of `base`: see
+/// [`budget`](super::budget)).
 async fn bounded<T>(
     operation: &'static str,
+    base: Duration,
     after: Duration,
+    sent: usize,
     request: impl Future<Output = Result<T>>,
 ) -> Result<T> {
-    if super::stall::given_up() {
-        return Err(Stalled {
-            operation,
-            after: Duration::ZERO,
-        }
-        .into_store_error());
-    }
+    let Ok((waiting, after)) = super::budget::begin(base, after, sent) else {
+        return Err(not_tried(operation));
+    };
     match tokio::time::timeout(after, request).await {
         Ok(result) => result,
         Err(_) => {
-            super::stall::stalled();
+            waiting.stalled();
             Err(Stalled { operation, after }.into_store_error())
         }
     }
 }
 
-/// `stream`, each of whose items must come within `after` of asking for it.
+/// The failure of a store request not made: its API request gave up on the store.
+fn not_tried(operation: &'static str) -> object_store::Error {
+    Stalled {
+        operation,
+        after: Duration::ZERO,
+    }
+    .into_store_error()
+}
+
+/// `stream`, each of whose items must come within `base` of asking for it (bounded as
+/// [`bounded`] is; `size` says how many bytes an item brought).
 fn bounded_stream<T: Send + 'static>(
     operation: &'static str,
-    after: Duration,
+    base: Duration,
+    size: fn(&T) -> usize,
     stream: BoxStream<'static, Result<T>>,
 ) -> BoxStream<'static, Result<T>> {
     futures::stream::unfold(Some(stream), move |stream| async move {
         let mut stream = stream?;
-        if super::stall::given_up() {
-            let given_up = Stalled {
-                operation,
-                after: Duration::ZERO,
-            };
-            return Some((Err(given_up.into_store_error()), None));
-        }
+        let Ok((waiting, after)) = super::budget::begin(base, base, 0) else {
+            return Some((Err(not_tried(operation)), None));
+        };
         match tokio::time::timeout(after, stream.next()).await {
-            Ok(Some(item)) => Some((item, Some(stream))),
+            Ok(Some(item)) => {
+                if let Ok(item) = &item {
+                    waiting.received(size(item));
+                }
+                Some((item, Some(stream)))
+            }
             Ok(None) => None,
             // The stream ends with the failure.
             Err(_) => {
-                super::stall::stalled();
+                waiting.stalled();
                 Some((Err(Stalled { operation, after }.into_store_error()), None))
             }
         }
@@ -143,15 +156,16 @@ impl MeteredStore {
         }
     }
 
-    /// Times `request` as `operation`, bounded by `deadline`.
+    /// Times `request` as `operation`, sending `sent` bytes, bounded by `deadline`.
     async fn timed<T>(
         &self,
         operation: &'static str,
         deadline: Duration,
+        sent: usize,
         request: impl Future<Output = Result<T>>,
     ) -> Result<T> {
         let started = Instant::now();
-        let result = bounded(operation, deadline, request).await;
+        let result = bounded(operation, self.deadline, deadline, sent, request).await;
         record(&self.metrics, operation, started, result.is_ok());
         result
     }
@@ -167,17 +181,25 @@ struct BoundedUpload {
 #[async_trait]
 impl MultipartUpload for BoundedUpload {
     fn put_part(&mut self, data: PutPayload) -> object_store::UploadPart {
-        let after = deadline_for(self.deadline, data.content_length());
+        let sent = data.content_length();
+        let after = deadline_for(self.deadline, sent);
         let part = self.inner.put_part(data);
-        Box::pin(bounded("put_part", after, part))
+        Box::pin(bounded("put_part", self.deadline, after, sent, part))
     }
 
     async fn complete(&mut self) -> Result<PutResult> {
-        bounded("complete", self.deadline, self.inner.complete()).await
+        bounded(
+            "complete",
+            self.deadline,
+            self.deadline,
+            0,
+            self.inner.complete(),
+        )
+        .await
     }
 
     async fn abort(&mut self) -> Result<()> {
-        bounded("abort", self.deadline, self.inner.abort()).await
+        bounded("abort", self.deadline, self.deadline, 0, self.inner.abort()).await
     }
 }
 
@@ -214,10 +236,12 @@ impl ObjectStore for MeteredStore {
         payload: PutPayload,
         opts: PutOptions,
     ) -> Result<PutResult> {
-        let deadline = deadline_for(self.deadline, payload.content_length());
+        let sent = payload.content_length();
+        let deadline = deadline_for(self.deadline, sent);
         self.timed(
             "put",
             deadline,
+            sent,
             self.inner.put_opts(location, payload, opts),
         )
         .await
@@ -232,6 +256,7 @@ impl ObjectStore for MeteredStore {
             .timed(
                 "put_multipart",
                 self.deadline,
+                0,
                 self.inner.put_multipart_opts(location, opts),
             )
             .await?;
@@ -247,6 +272,8 @@ impl ObjectStore for MeteredStore {
         let result = bounded(
             operation,
             self.deadline,
+            self.deadline,
+            0,
             self.inner.get_opts(location, options),
         )
         .await
@@ -255,6 +282,7 @@ impl ObjectStore for MeteredStore {
                 got.payload = object_store::GetResultPayload::Stream(bounded_stream(
                     "get",
                     self.deadline,
+                    bytes::Bytes::len,
                     body,
                 ));
             }
@@ -274,9 +302,11 @@ impl ObjectStore for MeteredStore {
     ) -> Result<Vec<bytes::Bytes>> {
         let bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
         let deadline = deadline_for(self.deadline, bytes as usize);
+        // Counted as moved when asked: the answer comes whole.
         self.timed(
             "get_ranges",
             deadline,
+            bytes as usize,
             self.inner.get_ranges(location, ranges),
         )
         .await
@@ -288,19 +318,24 @@ impl ObjectStore for MeteredStore {
     ) -> BoxStream<'static, Result<Path>> {
         let metrics = self.metrics.clone();
         let started = Instant::now();
-        bounded_stream("delete", self.deadline, self.inner.delete_stream(locations))
-            .map(move |result| {
-                record(&metrics, "delete", started, result.is_ok());
-                result
-            })
-            .boxed()
+        bounded_stream(
+            "delete",
+            self.deadline,
+            |_| 0,
+            self.inner.delete_stream(locations),
+        )
+        .map(move |result| {
+            record(&metrics, "delete", started, result.is_ok());
+            result
+        })
+        .boxed()
     }
 
     fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
         let metrics = self.metrics.clone();
         let started = Instant::now();
         let mut recorded = false;
-        let inner = bounded_stream("list", self.deadline, self.inner.list(prefix));
+        let inner = bounded_stream("list", self.deadline, |_| 0, self.inner.list(prefix));
         // Timed to its end (or its first failure).
         inner
             .map(Some)
@@ -328,6 +363,7 @@ impl ObjectStore for MeteredStore {
         self.timed(
             "list",
             self.deadline,
+            0,
             self.inner.list_with_delimiter(prefix),
         )
         .await
@@ -337,6 +373,7 @@ impl ObjectStore for MeteredStore {
         self.timed(
             "copy",
             self.deadline,
+            0,
             self.inner.copy_opts(from, to, options),
         )
         .await
@@ -384,6 +421,57 @@ mod tests {
         for _ in 0..2 {
             let error = store.get(&path).await.unwrap_err().to_string();
             assert!(error.contains("within 200ms"), "{error}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_on_a_slow_store_gives_up_after_one_store_timeout_in_all() {
+        // Each answer comes 100 ms late, within the bound of 1 s: 15 in turn take 1.5 s.
+        let faulty = FaultStore::new(Arc::new(object_store::memory::InMemory::new()));
+        let store = MeteredStore::new(
+            Arc::new(faulty.clone()),
+            Metrics::default(),
+            Duration::from_secs(1),
+        );
+        let path = Path::from("a");
+        store.put(&path, "x".into()).await.unwrap();
+        faulty.set(podhost_testkit::Faults {
+            delay: Some(Duration::from_millis(100)),
+            ..Default::default()
+        });
+        faulty.reset_counts();
+        let answered = crate::RequestContext::new(None)
+            .giving_up_after_a_stall()
+            .run(async {
+                let mut answered = 0;
+                for _ in 0..15 {
+                    match store.get(&path).await {
+                        Ok(got) => {
+                            got.bytes().await.unwrap();
+                            answered += 1;
+                        }
+                        Err(e) => {
+                            let e = e.to_string();
+                            assert!(e.contains("did not answer"), "{e}");
+                        }
+                    }
+                }
+                answered
+            })
+            .await;
+        assert!(
+            answered <= 10,
+            "{answered} answered: the store time is 1 s in all"
+        );
+        assert!(
+            faulty.counts().gets <= 11,
+            "no more than one store request past the budget reached the store: {:?}",
+            faulty.counts()
+        );
+
+        // Work outside such a request waits for each answer.
+        for _ in 0..15 {
+            store.get(&path).await.unwrap();
         }
     }
 }

@@ -1,11 +1,11 @@
 //! The store: opening it from a URL (a local folder, memory, or S3), where everything lives in
 //! it ([`layout`]), and small helpers every module reads and writes it with.
 
+pub(crate) mod budget;
 pub(crate) mod layout;
 pub(crate) mod local;
 pub mod mapping;
 pub(crate) mod metered;
-pub(crate) mod stall;
 
 use std::{path::PathBuf, sync::Arc};
 
