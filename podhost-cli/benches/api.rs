@@ -82,14 +82,7 @@ fn main() {
             })
             .collect();
         let (l, s) = median_round(runs);
-        println!(
-            "| {label} | {:.0} req/s | {:.0} req/s | {:.2}× | {:.2} ms / {:.2} ms |",
-            l.rps,
-            s.rps,
-            l.rps / s.rps.max(1.0),
-            l.p99_ms,
-            s.p99_ms
-        );
+        compared(label, &l, &s);
     }
     // Random pages of the large podcast: most answers put together afresh.
     let scratch = tempfile::tempdir().unwrap();
@@ -139,16 +132,21 @@ fn main() {
                 })
                 .collect();
             let (this, then) = median_round(runs);
-            println!(
-                "| {label} | {:.0} req/s | {:.0} req/s | {:.2}× | {:.2} ms / {:.2} ms |",
-                this.rps,
-                then.rps,
-                this.rps / then.rps.max(1.0),
-                this.p99_ms,
-                then.p99_ms
-            );
+            compared(label, &this, &then);
         }
     }
+}
+
+/// A table's row: `label`, the two figures, their ratio, their p99s.
+fn compared(label: &str, a: &reference::Measured, b: &reference::Measured) {
+    println!(
+        "| {label} | {:.0} req/s | {:.0} req/s | {:.2}× | {:.2} ms / {:.2} ms |",
+        a.rps,
+        b.rps,
+        a.rps / b.rps.max(1.0),
+        a.p99_ms,
+        b.p99_ms
+    );
 }
 
 /// Of rounds measuring two things in turn, the one whose ratio of the first to the second is

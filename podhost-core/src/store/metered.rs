@@ -84,9 +84,30 @@ fn deadline_for(base: Duration, bytes: usize) -> Duration {
     base + Duration::from_secs((bytes >> 20) as u64)
 }
 
-/// `request`, sending `sent` bytes, failed with [`Stalled`] when it takes longer than `after`
-/// (or than what is left of its API request's budget, for a store timeout of `base`: see
-/// [`budget`](super::budget)).
+/// `wait`, failed with [`Stalled`] when it takes longer than `after` (or than what is left of
+/// its API request's budget, for a store timeout of `base`: see [`budget`](super::budget)),
+/// or at once when the request gave up on the store; with the budget's hold on the wait, for
+/// what the answer brings.
+async fn within<F: Future>(
+    operation: &'static str,
+    base: Duration,
+    after: Duration,
+    sent: usize,
+    wait: F,
+) -> Result<(F::Output, super::budget::Waiting)> {
+    let Ok((waiting, after)) = super::budget::begin(base, after, sent) else {
+        return Err(not_tried(operation));
+    };
+    match tokio::time::timeout(after, wait).await {
+        Ok(done) => Ok((done, waiting)),
+        Err(_) => {
+            waiting.stalled();
+            Err(Stalled { operation, after }.into_store_error())
+        }
+    }
+}
+
+/// `request`, sending `sent` bytes, bounded as [`within`] says.
 async fn bounded<T>(
     operation: &'static str,
     base: Duration,
@@ -94,16 +115,7 @@ async fn bounded<T>(
     sent: usize,
     request: impl Future<Output = Result<T>>,
 ) -> Result<T> {
-    let Ok((waiting, after)) = super::budget::begin(base, after, sent) else {
-        return Err(not_tried(operation));
-    };
-    match tokio::time::timeout(after, request).await {
-        Ok(result) => result,
-        Err(_) => {
-            waiting.stalled();
-            Err(Stalled { operation, after }.into_store_error())
-        }
-    }
+    within(operation, base, after, sent, request).await?.0
 }
 
 /// The failure of a store request not made: its API request gave up on the store.
@@ -125,22 +137,16 @@ fn bounded_stream<T: Send + 'static>(
 ) -> BoxStream<'static, Result<T>> {
     futures::stream::unfold(Some(stream), move |stream| async move {
         let mut stream = stream?;
-        let Ok((waiting, after)) = super::budget::begin(base, base, 0) else {
-            return Some((Err(not_tried(operation)), None));
-        };
-        match tokio::time::timeout(after, stream.next()).await {
-            Ok(Some(item)) => {
+        match within(operation, base, base, 0, stream.next()).await {
+            Ok((Some(item), waiting)) => {
                 if let Ok(item) = &item {
                     waiting.received(size(item));
                 }
                 Some((item, Some(stream)))
             }
-            Ok(None) => None,
+            Ok((None, _)) => None,
             // The stream ends with the failure.
-            Err(_) => {
-                waiting.stalled();
-                Some((Err(Stalled { operation, after }.into_store_error()), None))
-            }
+            Err(e) => Some((Err(e), None)),
         }
     })
     .boxed()
