@@ -79,8 +79,11 @@ impl RequestContext {
     /// with `Retry-After`) within about one store timeout, instead of waiting it out for each
     /// of its store requests in turn. What a client waits for (the API) gives up; a job, which
     /// nobody waits for, does not.
-    pub fn giving_up_after_a_stall(mut self) -> Self {
-        self.budget = Some(Arc::default());
+    /// `store_timeout` is the host's ([`HostConfig::store_timeout`](crate::HostConfig::store_timeout)).
+    /// Its waits for the account's earlier writes count as its store time too: a write queued
+    /// behind slow commits is refused the same way.
+    pub fn giving_up_after_a_stall(mut self, store_timeout: std::time::Duration) -> Self {
+        self.budget = Some(Arc::new(crate::store::budget::Budget::new(store_timeout)));
         self
     }
 

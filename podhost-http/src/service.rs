@@ -106,7 +106,7 @@ impl Api {
                     ("method", crate::metrics::method_label(&method)),
                     ("route", template),
                 ])
-                .giving_up_after_a_stall();
+                .giving_up_after_a_stall(self.host.config().store_timeout);
         if let Ok((row, _)) = &routed
             && row.surface.reads_latest()
         {

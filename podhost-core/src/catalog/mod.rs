@@ -430,7 +430,12 @@ impl<S: Journal> Catalog<S> {
     where
         S::Change: Clone,
     {
-        let _writer = self.write.lock().await;
+        // Behind the account's earlier writes: a wait the request's store budget counts (each
+        // of them waits on the store), so a write queued behind slow commits is refused (503)
+        // within the store timeout, as one that waits on the store itself is.
+        let _writer = crate::store::budget::waiting_for(self.write.lock())
+            .await
+            .map_err(|after| Error::from(crate::store::metered::wait_stalled("commit", after)))?;
         let txn = Uuid::new_v4();
         // A step of a keyed request: one that landed before is not decided again.
         let step = crate::request::RequestContext::next_step(self.root.as_ref());

@@ -463,3 +463,25 @@ async fn a_request_reading_the_latest_sees_what_another_writer_answered_a_moment
     assert!(seen_by_all);
     assert_eq!(context.stale_for(), None);
 }
+
+#[tokio::test]
+async fn a_write_queued_behind_others_gives_up_with_its_requests_store_time() {
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let catalog = create(&store, 1000).await;
+    // Another write holds the account's write lock (its store answers slowly).
+    let held = catalog.write.lock().await;
+    let queued = crate::RequestContext::new(None)
+        .giving_up_after_a_stall(Duration::from_millis(300))
+        .run(catalog.commit_by(Timestamp::UNIX_EPOCH, None, |_| Ok((vec![1], ()))))
+        .await;
+    assert!(
+        matches!(&queued, Err(Error::Unavailable { message, .. }) if message.contains("commit")),
+        "{queued:?}"
+    );
+    // Work outside such a request waits its turn, and the refused write was never made.
+    let waiting = catalog.commit_by(Timestamp::UNIX_EPOCH, None, |_| Ok((vec![2], ())));
+    drop(held);
+    waiting.await.unwrap();
+    let seen = catalog.read(|n| n.seen.clone()).await;
+    assert!(seen.contains(&2) && !seen.contains(&1), "{seen:?}");
+}

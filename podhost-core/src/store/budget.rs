@@ -23,9 +23,21 @@ tokio::task_local! {
 }
 
 /// One request's store time: see the module's documentation.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Budget {
+    /// The store timeout: the budget before the per-MiB allowance.
+    base: Duration,
     state: Mutex<State>,
+}
+
+impl Budget {
+    /// The budget of a request, for a store timeout of `base`.
+    pub(crate) fn new(base: Duration) -> Self {
+        Budget {
+            base,
+            state: Mutex::default(),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -68,19 +80,51 @@ pub(crate) struct Waiting {
 /// Why a store request is not to be made: the request gave up on the store.
 pub(crate) struct GivenUp;
 
+/// The current request's budget, if it has one.
+fn current() -> Option<Arc<Budget>> {
+    BUDGET.try_with(|b| b.clone()).ok().flatten()
+}
+
 /// A store request of the current request begins, sending `sent` bytes, with a deadline of
 /// its own `own` (the store timeout and its per-MiB allowance): how long it may wait, `own`
-/// or what is left of the request's budget for a store timeout of `base` if less; refused
-/// when the request gave up on the store (or its budget is spent, which gives it up).
-pub(crate) fn begin(
-    base: Duration,
+/// or what is left of the request's budget if less; refused when the request gave up on the
+/// store (or its budget is spent, which gives it up).
+pub(crate) fn begin(own: Duration, sent: usize) -> Result<(Waiting, Duration), GivenUp> {
+    match current() {
+        None => Ok((Waiting { budget: None }, own)),
+        Some(budget) => begin_in(budget, own, sent),
+    }
+}
+
+/// Waits for `what`, a lock whose holder may be waiting on the store (the account's earlier
+/// writes, a look at the store another reader began), charged to the current request's budget
+/// as its own store requests are: a request queued behind others' slow commits is answered
+/// 503 within its store timeout too, not after its turn. `Err` with the time it was given when
+/// the budget ran out first (the request then gave up on the store), or at once when the
+/// request had given up before.
+pub(crate) async fn waiting_for<F: Future>(what: F) -> Result<F::Output, Duration> {
+    let Some(budget) = current() else {
+        return Ok(what.await);
+    };
+    let own = budget.base;
+    let Ok((waiting, left)) = begin_in(budget, own, 0) else {
+        return Err(Duration::ZERO);
+    };
+    match tokio::time::timeout(left, what).await {
+        Ok(done) => Ok(done),
+        Err(_) => {
+            waiting.stalled();
+            Err(left)
+        }
+    }
+}
+
+fn begin_in(
+    budget: Arc<Budget>,
     own: Duration,
     sent: usize,
 ) -> Result<(Waiting, Duration), GivenUp> {
-    let budget = BUDGET.try_with(|b| b.clone()).ok().flatten();
-    let Some(budget) = budget else {
-        return Ok((Waiting { budget: None }, own));
-    };
+    let base = budget.base;
     let now = Instant::now();
     let mut state = budget.state.lock().expect("not poisoned");
     if state.given_up {
@@ -142,6 +186,10 @@ mod tests {
 
     const BASE: Duration = Duration::from_secs(10);
 
+    fn budget() -> Arc<Budget> {
+        Arc::new(Budget::new(BASE))
+    }
+
     fn within<T>(budget: &Arc<Budget>, f: impl FnOnce() -> T) -> T {
         BUDGET.sync_scope(Some(budget.clone()), f)
     }
@@ -152,48 +200,46 @@ mod tests {
 
     #[test]
     fn store_requests_in_turn_share_one_store_timeout() {
-        let budget = Arc::new(Budget::default());
+        let budget = budget();
         within(&budget, || {
-            let (_waiting, left) = begin(BASE, BASE, 0).ok().unwrap();
+            let (_waiting, left) = begin(BASE, 0).ok().unwrap();
             assert_eq!(left, BASE, "the first request gets its own deadline");
         });
         charge(&budget, Duration::from_secs(7));
         within(&budget, || {
-            let (_waiting, left) = begin(BASE, BASE, 0).ok().unwrap();
+            let (_waiting, left) = begin(BASE, 0).ok().unwrap();
             assert!(left <= Duration::from_secs(3), "{left:?}");
         });
         charge(&budget, Duration::from_secs(3));
         within(&budget, || {
-            assert!(begin(BASE, BASE, 0).is_err(), "the budget is spent");
-            assert!(begin(BASE, BASE, 0).is_err(), "and the request gave up");
+            assert!(begin(BASE, 0).is_err(), "the budget is spent");
+            assert!(begin(BASE, 0).is_err(), "and the request gave up");
         });
     }
 
     #[test]
     fn bytes_moved_add_a_second_per_mib() {
-        let budget = Arc::new(Budget::default());
+        let budget = budget();
         charge(&budget, Duration::from_secs(11));
         within(&budget, || {
-            let (waiting, left) = begin(BASE, BASE + Duration::from_secs(4), 4 << 20)
-                .ok()
-                .unwrap();
+            let (waiting, left) = begin(BASE + Duration::from_secs(4), 4 << 20).ok().unwrap();
             assert!(left <= Duration::from_secs(3) && left > Duration::from_secs(2));
             waiting.received(2 << 20);
         });
         // 10 s, and 6 MiB moved: 16 s, of which 11 s are spent (and a few µs of waiting).
         within(&budget, || {
-            let (_waiting, left) = begin(BASE, BASE, 0).ok().unwrap();
+            let (_waiting, left) = begin(BASE, 0).ok().unwrap();
             assert!(left > Duration::from_millis(4900), "{left:?}");
         });
     }
 
     #[test]
     fn requests_side_by_side_are_charged_once() {
-        let budget = Arc::new(Budget::default());
+        let budget = budget();
         let began = Instant::now();
         within(&budget, || {
-            let a = begin(BASE, BASE, 0).ok().unwrap();
-            let b = begin(BASE, BASE, 0).ok().unwrap();
+            let a = begin(BASE, 0).ok().unwrap();
+            let b = begin(BASE, 0).ok().unwrap();
             std::thread::sleep(Duration::from_millis(50));
             drop(a);
             drop(b);
@@ -209,7 +255,29 @@ mod tests {
 
     #[test]
     fn without_a_budget_a_request_has_its_own_deadline() {
-        let (_waiting, left) = begin(BASE, Duration::from_secs(14), 4 << 20).ok().unwrap();
+        let (_waiting, left) = begin(Duration::from_secs(14), 4 << 20).ok().unwrap();
         assert_eq!(left, Duration::from_secs(14));
+    }
+
+    #[tokio::test]
+    async fn a_wait_behind_others_is_charged_and_given_up_with_the_budget() {
+        let budget = Arc::new(Budget::new(Duration::from_millis(300)));
+        let lock = tokio::sync::Mutex::new(());
+        let held = lock.lock().await;
+        let waited = scope(Some(budget.clone()), async {
+            let first = waiting_for(lock.lock()).await.map(drop);
+            let then = begin(Duration::from_secs(10), 0).is_ok();
+            (first, then)
+        })
+        .await;
+        drop(held);
+        assert_eq!(
+            waited.0,
+            Err(Duration::from_millis(300)),
+            "given up with the budget"
+        );
+        assert!(!waited.1, "and the request asks the store nothing more");
+        // Without a budget, the wait is a plain wait.
+        assert!(waiting_for(lock.lock()).await.is_ok());
     }
 }

@@ -85,17 +85,16 @@ fn deadline_for(base: Duration, bytes: usize) -> Duration {
 }
 
 /// `wait`, failed with [`Stalled`] when it takes longer than `after` (or than what is left of
-/// its API request's budget, for a store timeout of `base`: see [`budget`](super::budget)),
+/// its API request's budget: see [`budget`](super::budget)),
 /// or at once when the request gave up on the store; with the budget's hold on the wait, for
 /// what the answer brings.
 async fn within<F: Future>(
     operation: &'static str,
-    base: Duration,
     after: Duration,
     sent: usize,
     wait: F,
 ) -> Result<(F::Output, super::budget::Waiting)> {
-    let Ok((waiting, after)) = super::budget::begin(base, after, sent) else {
+    let Ok((waiting, after)) = super::budget::begin(after, sent) else {
         return Err(not_tried(operation));
     };
     match tokio::time::timeout(after, wait).await {
@@ -110,12 +109,17 @@ async fn within<F: Future>(
 /// `request`, sending `sent` bytes, bounded as [`within`] says.
 async fn bounded<T>(
     operation: &'static str,
-    base: Duration,
     after: Duration,
     sent: usize,
     request: impl Future<Output = Result<T>>,
 ) -> Result<T> {
-    within(operation, base, after, sent, request).await?.0
+    within(operation, after, sent, request).await?.0
+}
+
+/// The failure of a request's wait that ran past its store budget (see
+/// [`budget::waiting_for`](super::budget::waiting_for)), as a store request's: 503.
+pub(crate) fn wait_stalled(operation: &'static str, after: Duration) -> object_store::Error {
+    Stalled { operation, after }.into_store_error()
 }
 
 /// The failure of a store request not made: its API request gave up on the store.
@@ -137,7 +141,7 @@ fn bounded_stream<T: Send + 'static>(
 ) -> BoxStream<'static, Result<T>> {
     futures::stream::unfold(Some(stream), move |stream| async move {
         let mut stream = stream?;
-        match within(operation, base, base, 0, stream.next()).await {
+        match within(operation, base, 0, stream.next()).await {
             Ok((Some(item), waiting)) => {
                 if let Ok(item) = &item {
                     waiting.received(size(item));
@@ -171,7 +175,7 @@ impl MeteredStore {
         request: impl Future<Output = Result<T>>,
     ) -> Result<T> {
         let started = Instant::now();
-        let result = bounded(operation, self.deadline, deadline, sent, request).await;
+        let result = bounded(operation, deadline, sent, request).await;
         record(&self.metrics, operation, started, result.is_ok());
         result
     }
@@ -190,22 +194,15 @@ impl MultipartUpload for BoundedUpload {
         let sent = data.content_length();
         let after = deadline_for(self.deadline, sent);
         let part = self.inner.put_part(data);
-        Box::pin(bounded("put_part", self.deadline, after, sent, part))
+        Box::pin(bounded("put_part", after, sent, part))
     }
 
     async fn complete(&mut self) -> Result<PutResult> {
-        bounded(
-            "complete",
-            self.deadline,
-            self.deadline,
-            0,
-            self.inner.complete(),
-        )
-        .await
+        bounded("complete", self.deadline, 0, self.inner.complete()).await
     }
 
     async fn abort(&mut self) -> Result<()> {
-        bounded("abort", self.deadline, self.deadline, 0, self.inner.abort()).await
+        bounded("abort", self.deadline, 0, self.inner.abort()).await
     }
 }
 
@@ -277,7 +274,6 @@ impl ObjectStore for MeteredStore {
         let started = Instant::now();
         let result = bounded(
             operation,
-            self.deadline,
             self.deadline,
             0,
             self.inner.get_opts(location, options),
@@ -409,7 +405,7 @@ mod tests {
         let (faulty, store) = stalled();
         let path = Path::from("a");
         let errors = crate::RequestContext::new(None)
-            .giving_up_after_a_stall()
+            .giving_up_after_a_stall(Duration::from_millis(200))
             .run(async {
                 let first = store.get(&path).await.unwrap_err().to_string();
                 let second = store.get(&path).await.unwrap_err().to_string();
@@ -447,7 +443,7 @@ mod tests {
         });
         faulty.reset_counts();
         let answered = crate::RequestContext::new(None)
-            .giving_up_after_a_stall()
+            .giving_up_after_a_stall(Duration::from_secs(1))
             .run(async {
                 let mut answered = 0;
                 for _ in 0..15 {
