@@ -40,6 +40,10 @@ pub struct Faults {
     /// Creates overwrite what exists, as an S3-compatible server that ignores
     /// `If-None-Match: *` does (not a probability: always, while set).
     pub ignore_conditional_writes: bool,
+    /// Creates are refused as taken and nothing is written, so nothing can be read there:
+    /// what SeaweedFS answers a conditional put while another client's put of the same key
+    /// is still in flight (that client paused mid-put). Not a probability: always, while set.
+    pub taken_elsewhere: bool,
 }
 
 /// Counts of calls and bytes, read with [`FaultStore::counts`].
@@ -287,6 +291,13 @@ impl ObjectStore for FaultStore {
             });
         }
         let create = matches!(opts.mode, object_store::PutMode::Create);
+        if create && self.faults.locked().taken_elsewhere {
+            self.counters.injected.fetch_add(1, Ordering::Relaxed);
+            return Err(object_store::Error::AlreadyExists {
+                path: location.to_string(),
+                source: "injected fault: another client's put of this key is in flight".into(),
+            });
+        }
         let mut opts = opts;
         if create && self.faults.lock().unwrap().ignore_conditional_writes {
             opts.mode = object_store::PutMode::Overwrite;

@@ -302,7 +302,9 @@ impl<S: Journal> Catalog<S> {
             if !wait.is_zero() {
                 tokio::time::sleep(wait).await;
             }
-            let last = self.advance.lock().await;
+            let Ok(last) = self.advancing("look").await else {
+                break;
+            };
             if *last >= missed {
                 // Someone read the store's new entries after the miss.
                 break;
@@ -328,7 +330,10 @@ impl<S: Journal> Catalog<S> {
     /// the miss (concurrent misses share one look).
     async fn look_after_miss(&self) {
         let missed = Instant::now();
-        let last = self.advance.lock().await;
+        let Ok(last) = self.advancing("look").await else {
+            // The request's store time ran out: answered from memory, as a failed look is.
+            return;
+        };
         if *last < missed {
             // A failed look is logged here; the answer is then from memory.
             if let Err(e) = self.catch_up_locked(last).await {
@@ -361,7 +366,13 @@ impl<S: Journal> Catalog<S> {
             // Someone is catching up or committing right now; wait for them below.
             _ => {}
         }
-        let last = self.advance.lock().await;
+        let Ok(last) = self.advancing("look").await else {
+            // The request's store time ran out waiting for another reader's look: answered
+            // from memory, as after a failed look; its copy is older than this wait (the look
+            // it waited for began before it asked).
+            crate::request::served_stale(asked.elapsed());
+            return;
+        };
         let read_at = *last;
         if covers(read_at) {
             return;
@@ -383,8 +394,17 @@ impl<S: Journal> Catalog<S> {
 
     /// Reads and applies every entry after the current one; returns how many.
     pub(crate) async fn catch_up(&self) -> Result<u64> {
-        let guard = self.advance.lock().await;
+        let guard = self.advancing("catch up").await?;
         self.catch_up_locked(guard).await
+    }
+
+    /// The advance lock, for `what`: its holder reads the store, so an API request's wait for
+    /// it counts as its store time ([`waiting_for`](crate::store::budget::waiting_for)); 503
+    /// when the request's store time runs out first.
+    async fn advancing(&self, what: &'static str) -> Result<tokio::sync::MutexGuard<'_, Instant>> {
+        crate::store::budget::waiting_for(self.advance.lock())
+            .await
+            .map_err(|after| Error::from(crate::store::metered::wait_stalled(what, after)))
     }
 
     async fn catch_up_locked(
@@ -567,7 +587,7 @@ impl<S: Journal> Catalog<S> {
                     if errors >= self.config.max_attempts {
                         return self.give_up(txn, &mut maybe, e.to_string()).await;
                     }
-                    backoff(errors).await;
+                    self.backing_off(errors).await?;
                     false
                 }
             };
@@ -587,7 +607,7 @@ impl<S: Journal> Catalog<S> {
                             )
                             .await;
                     }
-                    backoff(4).await;
+                    self.backing_off(4).await?;
                 }
                 Ok(_) => {
                     fresh = true;
@@ -599,7 +619,7 @@ impl<S: Journal> Catalog<S> {
                     if errors >= self.config.max_attempts {
                         return self.give_up(txn, &mut maybe, e.to_string()).await;
                     }
-                    backoff(errors).await;
+                    self.backing_off(errors).await?;
                 }
             }
         }
@@ -609,6 +629,17 @@ impl<S: Journal> Catalog<S> {
             format!("still contended after {MAX_ROUNDS} rounds"),
         )
         .await
+    }
+
+    /// A commit's wait before it tries again (the store failed, or another writer's entry is
+    /// not readable yet): store time for an API request, which is refused (503, the change
+    /// may have landed) when its store time runs out first.
+    async fn backing_off(&self, attempt: u32) -> Result<()> {
+        crate::store::budget::waiting_for(backoff(attempt))
+            .await
+            .map_err(|after| {
+                self.stalled(crate::store::metered::wait_stalled("commit", after).into())
+            })
     }
 
     /// The end of a commit whose store stopped answering: `stalled` (an

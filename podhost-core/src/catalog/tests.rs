@@ -485,3 +485,49 @@ async fn a_write_queued_behind_others_gives_up_with_its_requests_store_time() {
     let seen = catalog.read(|n| n.seen.clone()).await;
     assert!(seen.contains(&2) && !seen.contains(&1), "{seen:?}");
 }
+
+#[tokio::test]
+async fn a_write_waiting_for_another_writers_unreadable_entry_gives_up_with_its_store_time() {
+    // The next entry is taken by a writer paused mid-put (SeaweedFS then refuses the key and
+    // shows nothing there): a commit waits for it, up to its patience of 10 s, as store time.
+    let faulty = podhost_testkit::FaultStore::new(Arc::new(InMemory::new()));
+    let store: Arc<dyn ObjectStore> = Arc::new(faulty.clone());
+    let catalog = create(&store, 1000).await;
+    faulty.set(podhost_testkit::Faults {
+        taken_elsewhere: true,
+        ..Default::default()
+    });
+    let refused = crate::RequestContext::new(None)
+        .giving_up_after_a_stall(Duration::from_millis(300))
+        .run(catalog.commit_by(Timestamp::UNIX_EPOCH, None, |_| Ok((vec![1], ()))))
+        .await;
+    assert!(
+        matches!(&refused, Err(Error::Unavailable { message, .. })
+            if message.contains("commit") && message.contains("may or may not")),
+        "a 503 that says the write may have landed, not a wait of 10 s: {refused:?}"
+    );
+    faulty.heal();
+    commit_numbers(&catalog, [2]).await;
+    let seen = catalog.read(|n| n.seen.clone()).await;
+    assert!(seen.contains(&2) && !seen.contains(&1), "{seen:?}");
+}
+
+#[tokio::test]
+async fn a_read_waiting_for_another_readers_slow_look_is_answered_from_memory() {
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let catalog = create(&store, 1000).await;
+    commit_numbers(&catalog, [5]).await;
+    // Another reader's look at the store holds the advance lock (its store answers slowly).
+    let looking = catalog.advance.lock().await;
+    let request = crate::RequestContext::new(None)
+        .reading_latest()
+        .giving_up_after_a_stall(Duration::from_millis(300));
+    let context = request.clone();
+    let seen = request.run(catalog.read(|n| n.seen.contains(&5))).await;
+    drop(looking);
+    assert!(seen, "answered from what this process holds");
+    assert!(
+        context.stale_for().is_some(),
+        "and the answer says it may be old"
+    );
+}
