@@ -14,7 +14,8 @@
 //! - **linearizability**, per record: there is one order of its operations, consistent with
 //!   real time (an operation answered before another was sent comes first), in which every
 //!   read returns the value of the write before it (a read that says it was answered from a
-//!   copy up to `Age` old may take effect that much before it was sent). Searched with
+//!   copy up to `Age` old may take effect that much before it was sent, as another observer's
+//!   read of that copy: it may miss its own client's writes of that time). Searched with
 //!   stateright's
 //!   [`LinearizabilityTester`], the Wing & Gong search also used by Jepsen's Knossos;
 //! - **no acknowledged write lost**: the last read of each record, sent after every write to
@@ -413,12 +414,23 @@ fn linearizable(entries: &[&Entry], staleness: u64) -> Result<(), String> {
                     RegisterRet::ReadOk(_) => entry.stale_us.unwrap_or_default().max(staleness),
                     RegisterRet::WriteOk => 0,
                 };
-                // (A microsecond after it: at one time, sends are ordered before answers.)
-                let floor = answered_last.get(&entry.client).map_or(0, |at| at + 1);
+                // A read that said it was answered from a copy up to `Age` old claims nothing of
+                // its client's own writes in that time: it is as if another observer read the
+                // copy when it was made, so it is its own process, outside the client's order.
+                let said_its_age = matches!(ret, RegisterRet::ReadOk(_))
+                    && entry.stale_us.is_some_and(|age| age > 0);
+                let (process, floor) = if said_its_age {
+                    next_unknown -= 1;
+                    (next_unknown, 0)
+                } else {
+                    // (A microsecond after it: at one time, sends are ordered before answers.)
+                    let floor = answered_last.get(&entry.client).map_or(0, |at| at + 1);
+                    answered_last.insert(entry.client, answered);
+                    (entry.client, floor)
+                };
                 let sent = entry.sent_us.saturating_sub(age).max(floor);
-                answered_last.insert(entry.client, answered);
-                steps.push((sent, 0, n, Step::Send(entry.client, op, entry)));
-                steps.push((answered, 1, n, Step::Answer(entry.client, ret)));
+                steps.push((sent, 0, n, Step::Send(process, op, entry)));
+                steps.push((answered, 1, n, Step::Answer(process, ret)));
             }
         }
     }
@@ -727,6 +739,31 @@ mod tests {
                     read(2, "e", Some("b"), 41, 50),
                 ],
                 true,
+                false,
+            ),
+            (
+                "a read that says it is up to 15 µs old may miss its own client's write",
+                vec![
+                    write(1, "e", "a", 0, 10),
+                    write(1, "e", "b", 20, 30),
+                    Entry {
+                        stale_us: Some(15),
+                        ..read(1, "e", Some("a"), 31, 40)
+                    },
+                    read(1, "e", Some("b"), 41, 50),
+                ],
+                true,
+                false,
+            ),
+            (
+                "a read that says nothing of its age shows its client's write before it",
+                vec![
+                    write(1, "e", "a", 0, 10),
+                    write(1, "e", "b", 20, 30),
+                    read(1, "e", Some("a"), 31, 40),
+                    read(1, "e", Some("b"), 41, 50),
+                ],
+                false,
                 false,
             ),
             (

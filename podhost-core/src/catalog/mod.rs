@@ -82,6 +82,9 @@ pub(crate) struct Catalog<S: Journal> {
     /// the last successful look at the store for new entries began: the state holds every
     /// entry that landed before then.
     advance: tokio::sync::Mutex<Instant>,
+    /// `advance`'s value, read without waiting for it: how old the state may be, for a reader
+    /// answered from memory while another's look holds `advance`.
+    looked: std::sync::Mutex<Instant>,
     /// When a paced miss ([`read_some`](Self::read_some)) last looked at the store.
     paced_look: std::sync::Mutex<Option<Instant>>,
     /// When a reader's look at the store for new entries last failed (a stalled store, a
@@ -185,6 +188,7 @@ impl<S: Journal> Catalog<S> {
             loaded: RwLock::new(loaded),
             write: tokio::sync::Mutex::new(()),
             advance: tokio::sync::Mutex::new(read_at),
+            looked: std::sync::Mutex::new(read_at),
             paced_look: Default::default(),
             failed_look: Default::default(),
             compaction: Arc::new(compaction),
@@ -257,8 +261,8 @@ impl<S: Journal> Catalog<S> {
     pub(crate) async fn read_found<T>(&self, f: impl Fn(&S) -> Result<T>) -> Result<T> {
         match self.read(&f).await {
             Err(Error::NotFound { .. }) => {
-                self.look_after_miss().await;
-                self.read(&f).await
+                let looked = self.look_after_miss().await;
+                unconfirmed_miss(self.read(&f).await, looked)
             }
             other => other,
         }
@@ -271,9 +275,9 @@ impl<S: Journal> Catalog<S> {
         match f(&state) {
             Err(Error::NotFound { .. }) => {
                 drop(state);
-                self.look_after_miss().await;
+                let looked = self.look_after_miss().await;
                 let (seq, state) = self.view().await;
-                f(&state).map(|value| (seq, value))
+                unconfirmed_miss(f(&state), looked).map(|value| (seq, value))
             }
             other => other.map(|value| (seq, value)),
         }
@@ -303,6 +307,7 @@ impl<S: Journal> Catalog<S> {
                 tokio::time::sleep(wait).await;
             }
             let Ok(last) = self.advancing("look").await else {
+                crate::request::served_stale(self.looked.locked().elapsed());
                 break;
             };
             if *last >= missed {
@@ -327,19 +332,18 @@ impl<S: Journal> Catalog<S> {
     }
 
     /// After a read found nothing: reads the store's new entries, unless someone did since
-    /// the miss (concurrent misses share one look).
-    async fn look_after_miss(&self) {
+    /// the miss (concurrent misses share one look). `Err` when the look could not be made
+    /// (the store did not answer, or the request's store time ran out).
+    async fn look_after_miss(&self) -> Result<()> {
         let missed = Instant::now();
-        let Ok(last) = self.advancing("look").await else {
-            // The request's store time ran out: answered from memory, as a failed look is.
-            return;
-        };
-        if *last < missed {
-            // A failed look is logged here; the answer is then from memory.
-            if let Err(e) = self.catch_up_locked(last).await {
-                tracing::warn!(error = %e, root = %self.root, "could not read new log entries");
-            }
+        let last = self.advancing("look").await?;
+        if *last < missed
+            && let Err(e) = self.catch_up_locked(last).await
+        {
+            tracing::warn!(error = %e, root = %self.root, "could not read new log entries");
+            return Err(e);
         }
+        Ok(())
     }
 
     /// Before a read: catches up with the store unless a look at it began recently enough for
@@ -368,9 +372,8 @@ impl<S: Journal> Catalog<S> {
         }
         let Ok(last) = self.advancing("look").await else {
             // The request's store time ran out waiting for another reader's look: answered
-            // from memory, as after a failed look; its copy is older than this wait (the look
-            // it waited for began before it asked).
-            crate::request::served_stale(asked.elapsed());
+            // from memory, as after a failed look, as old as the last look that succeeded.
+            crate::request::served_stale(self.looked.locked().elapsed());
             return;
         };
         let read_at = *last;
@@ -428,6 +431,7 @@ impl<S: Journal> Catalog<S> {
             applied += 1;
         }
         *guard = began;
+        *self.looked.locked() = began;
         Ok(applied)
     }
 
@@ -794,6 +798,16 @@ impl<S: Journal> Catalog<S> {
             true,
         )
         .await
+    }
+}
+
+/// The answer of a read that missed, then looked at the store and read again: a miss the
+/// look could not confirm, because the store did not answer it, is the store's 503 rather
+/// than a 404 (the record may have been made a moment ago on another server).
+fn unconfirmed_miss<T>(read: Result<T>, looked: Result<()>) -> Result<T> {
+    match (read, looked) {
+        (Err(Error::NotFound { .. }), Err(e @ Error::Unavailable { .. })) => Err(e),
+        (read, _) => read,
     }
 }
 

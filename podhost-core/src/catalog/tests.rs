@@ -523,11 +523,28 @@ async fn a_read_waiting_for_another_readers_slow_look_is_answered_from_memory() 
         .reading_latest()
         .giving_up_after_a_stall(Duration::from_millis(300));
     let context = request.clone();
-    let seen = request.run(catalog.read(|n| n.seen.contains(&5))).await;
+    let (seen, missed) = request
+        .run(async {
+            let seen = catalog.read(|n| n.seen.contains(&5)).await;
+            // A miss cannot be confirmed without the store: perhaps made a moment ago elsewhere.
+            let missed = catalog
+                .read_found(|n| match n.seen.contains(&6) {
+                    true => Ok(()),
+                    false => Err(Error::not_found("number", "6")),
+                })
+                .await;
+            (seen, missed)
+        })
+        .await;
     drop(looking);
     assert!(seen, "answered from what this process holds");
+    let age = context.stale_for().expect("the answer says it may be old");
     assert!(
-        context.stale_for().is_some(),
-        "and the answer says it may be old"
+        age >= Duration::from_millis(300),
+        "as old as the last look that succeeded, at least the wait: {age:?}"
+    );
+    assert!(
+        matches!(&missed, Err(Error::Unavailable { .. })),
+        "503, not 404: {missed:?}"
     );
 }
