@@ -95,6 +95,15 @@ impl Urls {
         format!("{}/podcasts/{}", self.base, encode_segment(feed.as_str()))
     }
 
+    /// The `number`th page (from 1) of the podcast page's episodes: the podcast page itself
+    /// for the first, `{base}/podcasts/{feed}?page={number}` for the others.
+    pub fn feed_page_number(&self, feed: &FeedId, number: usize) -> String {
+        match number {
+            0 | 1 => self.feed_page(feed),
+            n => format!("{}?page={n}", self.feed_page(feed)),
+        }
+    }
+
     /// A podcast's public statistics page: `{base}/podcasts/{feed}/stats` (when it has one).
     pub fn feed_stats_page(&self, feed: &FeedId) -> String {
         format!("{}/stats", self.feed_page(feed))

@@ -19,15 +19,18 @@ use crate::{
     documents::{self, Document},
     error::ApiError,
     response::{self, Body},
-    routes::pages::PageEndpoint,
+    routes::{pages::PageEndpoint, query::PAGE},
 };
 
 /// Answers a request for a web page.
 pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> Response<Body> {
     match endpoint {
-        PageEndpoint::PodcastPage { feed_id } => page(api, parts, &feed_id, None).await,
+        PageEndpoint::PodcastPage { feed_id } => match page_number(parts) {
+            Some(number) => page(api, parts, &feed_id, None, number).await,
+            None => notice(api, StatusCode::BAD_REQUEST, Notice::BadPageNumber),
+        },
         PageEndpoint::EpisodePage { feed_id, show_id } => {
-            page(api, parts, &feed_id, Some(show_id)).await
+            page(api, parts, &feed_id, Some(show_id), 1).await
         }
         PageEndpoint::PodcastStats { feed_id } => {
             let found = api.host.analytics().public_stats_page(&feed_id).await;
@@ -40,14 +43,25 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
     }
 }
 
-/// `GET /podcasts/{feed_id}[/{episode_id}]`.
+/// The `page` of the query (`PAGE`): 1 when absent, `None` when it is not a whole number
+/// from 1.
+fn page_number(parts: &Parts) -> Option<usize> {
+    let query = parts.uri.query().unwrap_or("");
+    match form_urlencoded::parse(query.as_bytes()).find(|(name, _)| name == PAGE.name) {
+        None => Some(1),
+        Some((_, value)) => value.parse::<usize>().ok().filter(|n| *n >= 1),
+    }
+}
+
+/// `GET /podcasts/{feed_id}[/{episode_id}]`, the `number`th page of the podcast's episodes.
 async fn page(
     api: &Api,
     parts: &Parts,
     feed: &FeedId,
     episode: Option<EpisodeId>,
+    number: usize,
 ) -> Response<Body> {
-    let found = api.host.delivery().public_page(feed, episode).await;
+    let found = api.host.delivery().public_page(feed, episode, number).await;
     answer_page(api, parts, found)
 }
 

@@ -370,3 +370,93 @@ async fn moved_and_deleted_podcasts() {
         assert!(gone.headers.contains_key("content-security-policy"));
     }
 }
+
+#[tokio::test]
+async fn the_podcast_page_lists_twenty_episodes_and_pages_through_the_rest() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    for n in 1..=45 {
+        let date = format!("2025-{:02}-{:02}", 1 + (n - 1) / 28, 1 + (n - 1) % 28);
+        fx.episode(
+            "show",
+            &[
+                ("title", &format!("Episode {n}")),
+                ("is_public", "1"),
+                ("publishing_date", &date),
+            ],
+        )
+        .await;
+    }
+    let listed = |body: &str| -> Vec<u32> {
+        body.split(">Episode ")
+            .skip(1)
+            .filter_map(|rest| rest.split('<').next()?.parse().ok())
+            .collect()
+    };
+    let link = |rel: &str, query: &str| {
+        format!("<link rel=\"{rel}\" href=\"{BASE}/podcasts/show{query}\">")
+    };
+    // (query, episodes listed newest first, the list's first number, prev, next)
+    let cases: [(
+        &str,
+        std::ops::RangeInclusive<u32>,
+        Option<&str>,
+        Option<&str>,
+        Option<&str>,
+    ); 3] = [
+        ("", 26..=45, None, None, Some("?page=2")),
+        ("?page=2", 6..=25, Some("21"), Some(""), Some("?page=3")),
+        ("?page=3", 1..=5, Some("41"), Some("?page=2"), None),
+    ];
+    for (query, episodes, start, prev, next) in cases {
+        let answer = fx
+            .public(Method::GET, &format!("/podcasts/show{query}"), &[])
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{query}");
+        let body = html(&answer);
+        assert_eq!(listed(&body), episodes.rev().collect::<Vec<_>>(), "{query}");
+        assert!(
+            body.contains("<span class=\"count\">(45)</span>"),
+            "{query}"
+        );
+        assert!(
+            body.contains(&format!(
+                "<link rel=\"canonical\" href=\"{BASE}/podcasts/show{query}\">"
+            )),
+            "{query}: the page's own address"
+        );
+        match start {
+            Some(n) => assert!(
+                body.contains(&format!("<ol class=\"episodes\" start=\"{n}\">")),
+                "{query}"
+            ),
+            None => assert!(body.contains("<ol class=\"episodes\">"), "{query}"),
+        }
+        for (rel, to) in [("prev", prev), ("next", next)] {
+            match to {
+                Some(to) => assert!(body.contains(&link(rel, to)), "{query}: rel={rel} to {to}"),
+                None => assert!(
+                    !body.contains(&format!("rel=\"{rel}\"")),
+                    "{query}: no {rel}"
+                ),
+            }
+        }
+    }
+    for (query, status) in [
+        ("?page=4", StatusCode::NOT_FOUND),
+        ("?page=0", StatusCode::BAD_REQUEST),
+        ("?page=two", StatusCode::BAD_REQUEST),
+        ("?page=-1", StatusCode::BAD_REQUEST),
+    ] {
+        let answer = fx
+            .public(Method::GET, &format!("/podcasts/show{query}"), &[])
+            .await;
+        assert_eq!(answer.status, status, "{query}");
+        assert_eq!(answer.headers["content-type"], "text/html; charset=utf-8");
+    }
+    // A podcast of no episodes has its one page.
+    fx.feed("empty").await;
+    let empty = fx.public(Method::GET, "/podcasts/empty", &[]).await;
+    assert_eq!(empty.status, StatusCode::OK);
+    assert!(!html(&empty).contains("rel=\"next\""));
+}

@@ -12,7 +12,7 @@ use crate::{
 pub(crate) const RENDER_CACHE_BYTES: usize = 64 << 20;
 
 /// A page's key: its feed, and its episode (none for the podcast page).
-pub(crate) type PageKey = (FeedId, Option<EpisodeId>);
+pub(crate) type PageKey = (FeedId, Option<EpisodeId>, usize);
 
 /// Documents by key, stamped with the account version they were rendered at.
 pub(crate) type RenderCache<K, V> = Cache<K, u64, V>;

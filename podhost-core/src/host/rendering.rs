@@ -13,9 +13,9 @@ use crate::{
 };
 
 /// What of a feed is public at one moment: what its RSS feed and its pages show.
-pub(crate) struct Published {
-    /// The published episodes, newest first.
-    pub(crate) episodes: Vec<EpisodeView>,
+pub(crate) struct Published<E = Vec<EpisodeView>> {
+    /// The published episodes, newest first (or one page of them).
+    pub(crate) episodes: E,
     /// When a scheduled episode publishes next.
     pub(crate) changes_at: Option<Timestamp>,
     /// The last change of anything the feed shows: the channel, any episode's last change (an
@@ -91,9 +91,55 @@ pub(crate) fn newest_first(
         .collect()
 }
 
-/// The one selection of a feed's public episodes, shared by the feed and the pages.
-pub(crate) fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
-    let episodes = newest_first(state, entry, now, |ep| ep.is_published(now));
+/// One page of a feed's published episodes, in the order the podcast page lists them (newest
+/// first; a serial show's oldest first, as apps list it): the `number`th (from 1) of `per_page`
+/// each, with the count of them all. Views are made of that page's episodes only.
+pub(crate) fn published_page(
+    state: &AccountState,
+    entry: &FeedEntry,
+    now: Timestamp,
+    number: usize,
+    per_page: usize,
+) -> Published<PublishedPage> {
+    let oldest_first = entry.feed.itunes.show_type == crate::model::ShowType::Serial;
+    let listed = || {
+        entry
+            .order
+            .ids(crate::model::EpisodeSort::PublishDate, !oldest_first)
+            .filter_map(|id| entry.episodes.get(&id))
+            .filter(|ep| ep.is_published(now))
+    };
+    let skip = number.saturating_sub(1).saturating_mul(per_page);
+    let episodes: Vec<EpisodeView> = listed()
+        .skip(skip)
+        .take(per_page)
+        .map(|ep| view_of(state, ep.clone(), now))
+        .collect();
+    let total = listed().count();
+    let (changes_at, last_modified) = when_it_changes(entry, now, listed().map(|ep| ep.publish_at));
+    Published {
+        episodes: PublishedPage { episodes, total },
+        changes_at,
+        last_modified,
+    }
+}
+
+/// The episodes of one page of a podcast page, and how many the podcast has published.
+pub(crate) struct PublishedPage {
+    /// The page's episodes, in the order listed.
+    pub(crate) episodes: Vec<EpisodeView>,
+    /// How many episodes are published in all.
+    pub(crate) total: usize,
+}
+
+/// When a scheduled episode of the feed publishes next, and the last change of anything a
+/// document of its published episodes shows (see [`Published`]); `published_at` are the
+/// published episodes' publication times.
+fn when_it_changes(
+    entry: &FeedEntry,
+    now: Timestamp,
+    published_at: impl Iterator<Item = Timestamp>,
+) -> (Option<Timestamp>, Timestamp) {
     let changes_at = entry
         .episodes
         .values()
@@ -104,11 +150,19 @@ pub(crate) fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp)
         .episodes
         .values()
         .map(|ep| ep.updated)
-        .chain(episodes.iter().map(|v| v.episode.publish_at))
+        .chain(published_at)
         .chain(entry.removed_at)
         .chain([entry.feed.updated])
         .max()
         .unwrap_or(entry.feed.updated);
+    (changes_at, last_modified)
+}
+
+/// The one selection of a feed's public episodes, shared by the feed and the pages.
+pub(crate) fn published(state: &AccountState, entry: &FeedEntry, now: Timestamp) -> Published {
+    let episodes = newest_first(state, entry, now, |ep| ep.is_published(now));
+    let (changes_at, last_modified) =
+        when_it_changes(entry, now, episodes.iter().map(|v| v.episode.publish_at));
     Published {
         episodes,
         changes_at,

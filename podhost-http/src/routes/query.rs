@@ -19,6 +19,13 @@ pub const PAGE_SIZE: QueryParam = QueryParam {
     description: "page size",
 };
 
+/// `page`: which page of a web page's list (the podcast page's episodes).
+pub const PAGE: QueryParam = QueryParam {
+    name: "page",
+    schema: || json!({"type": "integer", "minimum": 1, "default": 1}),
+    description: "page of the list of episodes, from 1 (the newest; a serial show's first)",
+};
+
 /// `from`: the first day of a statistics report.
 pub const FROM: QueryParam = QueryParam {
     name: "from",

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::host::{
     AccountCatalog, PodcastHost, claims,
-    rendering::{etag_of, media_updated, public_media_of, published, render_rss, served_feed},
+    rendering::{etag_of, media_updated, public_media_of, published_page, render_rss, served_feed},
     views::view_of,
 };
 use crate::{
@@ -137,17 +137,24 @@ impl Delivery<'_> {
             .await
     }
 
-    /// A podcast's public web page (`episode` none), or the page of one of its published
-    /// episodes: HTML that shows what the feed shows, rendered once per version of the account
-    /// (and again when a scheduled episode's time comes). A moved podcast's pages stay, pointing
-    /// listeners to its new feed. `Gone` once the podcast was deleted; `NotFound` for an id no
-    /// podcast ever had and for an episode that is not published (a draft, a scheduled or a
-    /// deleted one, another feed's).
-    pub async fn public_page(self, id: &FeedId, episode: Option<EpisodeId>) -> Result<PublicPage> {
+    /// A podcast's public web page (`episode` none), the `page`th (from 1) of its list of
+    /// published episodes ([`EPISODES_PER_PAGE`](crate::publish::page::EPISODES_PER_PAGE) a
+    /// page), or the page of one of its published episodes (`page` 1): HTML that shows what the
+    /// feed shows, rendered once per version of the account (and again when a scheduled
+    /// episode's time comes). A moved podcast's pages stay, pointing listeners to its new feed.
+    /// `Gone` once the podcast was deleted; `NotFound` for an id no podcast ever had, for an
+    /// episode that is not published (a draft, a scheduled or a deleted one, another feed's),
+    /// and for a page past the last.
+    pub async fn public_page(
+        self,
+        id: &FeedId,
+        episode: Option<EpisodeId>,
+        page: usize,
+    ) -> Result<PublicPage> {
         let (account, catalog) = self.host.public_catalog(id).await?;
         let now = self.host.now();
         let version = catalog.fresh_seq().await;
-        let key = (id.clone(), episode);
+        let key = (id.clone(), episode, page);
         if let Some(rendered) = self.host.inner.delivery.pages.get(&key, &version, now) {
             return Ok(PublicPage::Live(rendered));
         }
@@ -174,15 +181,25 @@ impl Delivery<'_> {
                 };
                 let (html, last_modified, changes_at) = match episode {
                     None => {
-                        let published = published(state, entry, now);
+                        let published =
+                            published_page(state, entry, now, page, page::EPISODES_PER_PAGE);
+                        let listed = &published.episodes;
+                        let paging = page::Paging {
+                            number: page,
+                            total: listed.total,
+                        };
+                        if !paging.exists() {
+                            return Err(Error::not_found("page", page));
+                        }
                         (
-                            page::podcast_page(&site, &show, &published.episodes),
+                            page::podcast_page(&site, &show, &listed.episodes, paging),
                             published
                                 .last_modified
-                                .max(media_updated(show.logo, &published.episodes)),
+                                .max(media_updated(show.logo, &listed.episodes)),
                             published.changes_at,
                         )
                     }
+                    Some(_) if page != 1 => return Err(Error::not_found("page", page)),
                     Some(episode) => {
                         // One episode's page needs only that episode's view.
                         let view = entry

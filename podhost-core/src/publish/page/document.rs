@@ -21,6 +21,9 @@ pub(super) struct Head<'a> {
     pub(super) image: Option<&'a str>,
     /// `og:type`.
     pub(super) kind: &'a str,
+    /// The pages before and after this one in a list paged through (`rel=prev`, `rel=next`).
+    pub(super) prev: Option<&'a str>,
+    pub(super) next: Option<&'a str>,
 }
 
 impl<'a> Head<'a> {
@@ -34,6 +37,8 @@ impl<'a> Head<'a> {
             feed: None,
             image: None,
             kind: "website",
+            prev: None,
+            next: None,
         }
     }
 }
@@ -53,6 +58,12 @@ pub(super) fn document(head: &Head<'_>, body: Markup) -> Markup {
                 @if let Some(url) = head.canonical {
                     link rel="canonical" href=(url);
                     meta property="og:url" content=(url);
+                }
+                @if let Some(url) = head.prev {
+                    link rel="prev" href=(url);
+                }
+                @if let Some(url) = head.next {
+                    link rel="next" href=(url);
                 }
                 @if let Some((url, title)) = head.feed {
                     link rel="alternate" type="application/rss+xml" title=(title) href=(url);

@@ -45,6 +45,8 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         feed: Some((&feed_url, &feed.title)),
         image: picture_url.as_deref(),
         kind: "article",
+        prev: None,
+        next: None,
     };
     let body = html! {
         (show_bar(site, show))

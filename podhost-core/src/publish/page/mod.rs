@@ -34,6 +34,30 @@ pub(crate) use podcast_page::render as podcast_page;
 pub use stats_page::PublicStats;
 pub(crate) use stats_page::render as stats_page;
 
+/// How many episodes the podcast page lists on each of its pages: its size and its cost
+/// stay the same whatever the number of episodes (`?page=` pages through the rest).
+pub const EPISODES_PER_PAGE: usize = 20;
+
+/// Where the podcast page's list of episodes is: the page shown (from 1) and how many
+/// episodes are published in all.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Paging {
+    pub(crate) number: usize,
+    pub(crate) total: usize,
+}
+
+impl Paging {
+    /// How many pages the list has (one, even when empty).
+    pub(crate) fn pages(self) -> usize {
+        self.total.div_ceil(EPISODES_PER_PAGE).max(1)
+    }
+
+    /// Whether the page shown is one of them.
+    pub(crate) fn exists(self) -> bool {
+        (1..=self.pages()).contains(&self.number)
+    }
+}
+
 /// Where a page is rendered for: the URL builder, the account (media URLs), the time zone dates
 /// are shown in.
 pub(crate) struct Site<'a> {

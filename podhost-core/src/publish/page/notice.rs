@@ -1,4 +1,5 @@
-//! The short pages answered instead of a podcast or episode: not found, deleted.
+//! The short pages answered instead of a podcast or episode: not found, deleted, a page
+//! number that is not one.
 
 use bytes::Bytes;
 use maud::html;
@@ -12,6 +13,8 @@ pub enum Notice {
     NotFound,
     /// The podcast was deleted (HTTP 410).
     Gone,
+    /// The address asks for a page number that is not one (HTTP 400).
+    BadPageNumber,
 }
 
 /// The HTML page that says so.
@@ -24,6 +27,10 @@ pub fn notice_page(notice: Notice) -> Bytes {
         Notice::Gone => (
             "This podcast was deleted",
             "Its episodes and its feed are no longer available here.",
+        ),
+        Notice::BadPageNumber => (
+            "No such page",
+            "A page of episodes is asked for by its number: a whole number from 1.",
         ),
     };
     let head = document::Head::plain(title);

@@ -1,19 +1,25 @@
 //! The podcast page: cover, title, author, the feed to subscribe to, the description and the
-//! list of published episodes.
+//! published episodes, [`EPISODES_PER_PAGE`](super::EPISODES_PER_PAGE) a page (`?page=`).
 
 use maud::html;
 
 use super::{
-    Show, Site, cover, document, document::english, episode_label, rich_text, subscribe, web_url,
-    when_and_how_long,
+    Paging, Show, Site, cover, document, document::english, episode_label, rich_text, subscribe,
+    web_url, when_and_how_long,
 };
-use crate::model::{EpisodeView, ShowType};
+use crate::model::EpisodeView;
 
 /// The longest excerpt of show notes in the episode list, in characters.
 const EXCERPT: usize = 220;
 
-/// Renders the podcast page; `episodes` are the published ones, newest first.
-pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView]) -> String {
+/// Renders the podcast page; `episodes` are the published ones of the page `paging` says, in
+/// the order listed (newest first; a serial show's oldest first, as apps list it).
+pub(crate) fn render(
+    site: &Site<'_>,
+    show: &Show<'_>,
+    episodes: &[EpisodeView],
+    paging: Paging,
+) -> String {
     let feed = show.feed;
     let lang = show.lang();
     let en = english(lang);
@@ -32,10 +38,13 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
         (c, "") => Some(c.to_string()),
         (c, s) => Some(format!("{c} › {s}")),
     };
-    // Serial shows are listened to in order: oldest first, as apps list them.
-    let ordered: Vec<&EpisodeView> = match it.show_type {
-        ShowType::Episodic => episodes.iter().collect(),
-        ShowType::Serial => episodes.iter().rev().collect(),
+    let page_url = |n: usize| urls.feed_page_number(&feed.id, n);
+    let canonical = page_url(paging.number);
+    let prev = (paging.number > 1).then(|| page_url(paging.number - 1));
+    let next = (paging.number < paging.pages()).then(|| page_url(paging.number + 1));
+    let title = match paging.number {
+        1 => feed.title.clone(),
+        n => format!("{} · page {n} of {}", feed.title, paging.pages()),
     };
     let summary = if it.subtitle.is_empty() {
         rich_text::excerpt(description, 160)
@@ -44,12 +53,14 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
     };
     let head = document::Head {
         lang,
-        title: &feed.title,
+        title: &title,
         description: &summary,
-        canonical: Some(&urls.feed_page(&feed.id)),
+        canonical: Some(&canonical),
         feed: Some((&feed_url, &feed.title)),
         image: logo_url.as_deref(),
         kind: "website",
+        prev: prev.as_deref(),
+        next: next.as_deref(),
     };
     let body = html! {
         header.site-header {
@@ -87,17 +98,24 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
             }
             section aria-labelledby="episodes" {
                 h2 #episodes lang=[en] {
-                    "Episodes" @if !ordered.is_empty() { " " span.count { "(" (ordered.len()) ")" } }
+                    "Episodes" @if paging.total > 0 { " " span.count { "(" (paging.total) ")" } }
                 }
                 div.card {
-                    @if ordered.is_empty() {
+                    @if episodes.is_empty() {
                         p lang=[en] { "No episodes have been published yet." }
                     } @else {
-                        ol.episodes {
-                            @for view in ordered {
+                        ol.episodes start=[first_number(paging)] {
+                            @for view in episodes {
                                 (item(site, view))
                             }
                         }
+                    }
+                }
+                @if prev.is_some() || next.is_some() {
+                    nav.pager aria-label="Pages of episodes" lang=[en] {
+                        @if let Some(url) = &prev { a href=(url) rel="prev" { "← Previous page" } }
+                        span { "Page " (paging.number) " of " (paging.pages()) }
+                        @if let Some(url) = &next { a href=(url) rel="next" { "Next page →" } }
                     }
                 }
             }
@@ -110,6 +128,11 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, episodes: &[EpisodeView])
         (document::footer(lang, &feed.copyright, Some(&feed_url)))
     };
     document::document(&head, body).into_string()
+}
+
+/// The number of the page's first item in the whole list, past the first page (`<ol start>`).
+fn first_number(paging: Paging) -> Option<usize> {
+    (paging.number > 1).then(|| (paging.number - 1) * super::EPISODES_PER_PAGE + 1)
 }
 
 /// The podcast's website and its funding links (`podcast:funding`), when they are web links.

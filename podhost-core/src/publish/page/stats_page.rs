@@ -44,6 +44,8 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> S
         feed: Some((&feed_url, &feed.title)),
         image: None,
         kind: "website",
+        prev: None,
+        next: None,
     };
     let months = BarChart {
         id: "months".into(),
