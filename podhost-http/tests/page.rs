@@ -397,13 +397,7 @@ async fn the_podcast_page_lists_twenty_episodes_and_pages_through_the_rest() {
         format!("<link rel=\"{rel}\" href=\"{BASE}/podcasts/show{query}\">")
     };
     // (query, episodes listed newest first, the list's first number, prev, next)
-    let cases: [(
-        &str,
-        std::ops::RangeInclusive<u32>,
-        Option<&str>,
-        Option<&str>,
-        Option<&str>,
-    ); 3] = [
+    let cases = [
         ("", 26..=45, None, None, Some("?page=2")),
         ("?page=2", 6..=25, Some("21"), Some(""), Some("?page=3")),
         ("?page=3", 1..=5, Some("41"), Some("?page=2"), None),
