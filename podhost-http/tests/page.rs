@@ -13,6 +13,17 @@ fn html(answer: &Answer) -> String {
     String::from_utf8(answer.raw.to_vec()).expect("pages are UTF-8")
 }
 
+const DATA_BLOCK: &str = "<script type=\"application/ld+json\">";
+
+/// The page's schema.org JSON-LD, parsed; and the page without it (a data block, never run: the
+/// rest must have no script at all).
+fn linked_data(body: &str) -> (serde_json::Value, String) {
+    let (before, rest) = body.split_once(DATA_BLOCK).expect("a JSON-LD data block");
+    let (data, after) = rest.split_once("</script>").expect("closed");
+    let data = serde_json::from_str(data).expect("JSON-LD is JSON");
+    (data, format!("{before}{after}"))
+}
+
 /// A podcast `show` with a cover, a description and one published episode with audio; returns
 /// the episode id and the audio's public URL.
 async fn podcast_with_an_episode(fx: &Fixture) -> (String, String) {
@@ -78,7 +89,32 @@ async fn the_podcast_page_shows_the_podcast_and_its_episodes() {
         body.contains("<time datetime=\"PT0H0M1S\">1 s</time>"),
         "the duration"
     );
-    assert!(!body.contains("<script"), "pages have no script");
+    let (data, rest) = linked_data(&body);
+    assert!(!rest.contains("<script"), "pages have no script");
+    assert_eq!(data["@type"], "PodcastSeries");
+    assert_eq!(data["name"], "The Show");
+    assert_eq!(data["url"], format!("{BASE}/podcasts/show"));
+    assert_eq!(data["webFeed"], format!("{BASE}/feeds/show/rss"));
+    assert_eq!(data["author"]["name"], "Alice");
+    assert_eq!(data["inLanguage"], "de");
+    for (property, value) in [
+        ("og:type", "website"),
+        ("og:title", "The Show"),
+        ("og:description", "Talk about things."),
+    ] {
+        assert!(
+            body.contains(&format!(
+                "<meta property=\"{property}\" content=\"{value}\">"
+            )),
+            "{property}: {body}"
+        );
+    }
+    let cover = data["image"].as_str().expect("the cover");
+    assert!(body.contains(&format!("<meta property=\"og:image\" content=\"{cover}\">")));
+    assert!(body.contains(&format!(
+        "<meta name=\"twitter:image\" content=\"{cover}\">"
+    )));
+    assert!(body.contains("<meta name=\"twitter:card\" content=\"summary\">"));
 }
 
 #[tokio::test]
@@ -102,6 +138,21 @@ async fn the_episode_page_plays_the_enclosure() {
         body.contains("<p>Our <em>first</em> episode.</p>"),
         "show notes"
     );
+    // Link previews and search engines: the episode, its audio, its podcast.
+    assert!(body.contains(&format!(
+        "<meta property=\"og:audio\" content=\"{audio_url}\">"
+    )));
+    assert!(body.contains("<meta property=\"og:audio:type\" content=\"audio/wav\">"));
+    let (data, _) = linked_data(&body);
+    assert_eq!(data["@type"], "PodcastEpisode");
+    assert_eq!(data["name"], "Pilot");
+    assert_eq!(data["url"], format!("{BASE}/podcasts/show/{id}"));
+    assert_eq!(data["datePublished"], "2025-01-01");
+    assert_eq!(data["timeRequired"], "PT0H0M1S");
+    assert_eq!(data["associatedMedia"]["contentUrl"], audio_url);
+    assert_eq!(data["associatedMedia"]["encodingFormat"], "audio/wav");
+    assert_eq!(data["partOfSeries"]["@type"], "PodcastSeries");
+    assert_eq!(data["partOfSeries"]["url"], format!("{BASE}/podcasts/show"));
     // The link in the API is this page.
     let api = fx.get("/api/feed/show/shows").await;
     assert_eq!(
@@ -206,7 +257,13 @@ async fn hostile_text_is_escaped_and_show_notes_are_sanitized() {
         )
         .await;
     for url in ["/podcasts/evil".to_string(), format!("/podcasts/evil/{id}")] {
-        let body = html(&fx.public(Method::GET, &url, &[]).await);
+        let page = html(&fx.public(Method::GET, &url, &[]).await);
+        // The JSON-LD holds the text as it is, and no text of it closes the data block.
+        let (data, body) = linked_data(&page);
+        assert!(
+            data["name"].as_str().unwrap().contains("<script>"),
+            "{data}"
+        );
         assert!(!body.contains("<script"), "{url}: {body}");
         assert!(
             !body.to_lowercase().contains("javascript:"),

@@ -63,7 +63,10 @@ async function checkPage(context, page, view, out) {
     viewport: !!document.querySelector('meta[name="viewport"]'),
     imagesWithoutAlt: [...document.images].filter((i) => !i.hasAttribute("alt")).map((i) => i.src),
     brokenImages: [...document.images].filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src),
-    scripts: document.scripts.length,
+    // Scripts a browser runs: a JSON-LD data block (schema.org, for search engines and link
+    // previews) is not one.
+    scripts: [...document.scripts].filter((s) => s.type !== "application/ld+json").length,
+    dataBlocks: [...document.scripts].filter((s) => s.type === "application/ld+json").map((s) => JSON.parse(s.textContent)["@type"]),
     headings: [...document.querySelectorAll("h1,h2,h3,h4,h5,h6")].map((h) => Number(h.tagName[1])),
     audio: [...document.querySelectorAll("audio")].map((a) => ({
       label: a.getAttribute("aria-label"),
@@ -78,6 +81,9 @@ async function checkPage(context, page, view, out) {
   if (facts.main !== 1 || facts.header < 1 || facts.footer < 1) problems.push("missing landmarks");
   if (!facts.viewport) problems.push("no viewport meta");
   if (facts.scripts !== 0) problems.push("the page has scripts");
+  // What the page says it is, in schema.org's words, parsed as a browser parses it.
+  const kind = page.name.startsWith("episode-page") ? "PodcastEpisode" : "PodcastSeries";
+  if (facts.dataBlocks.join() !== kind) problems.push(`JSON-LD says ${facts.dataBlocks}, not ${kind}`);
   if (facts.imagesWithoutAlt.length) problems.push(`images without alt: ${facts.imagesWithoutAlt}`);
   if (facts.brokenImages.length) problems.push(`images that did not load: ${facts.brokenImages}`);
   if (facts.overflowX) problems.push("the page scrolls sideways");

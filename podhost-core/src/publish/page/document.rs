@@ -24,6 +24,10 @@ pub(super) struct Head<'a> {
     /// The pages before and after this one in a list paged through (`rel=prev`, `rel=next`).
     pub(super) prev: Option<&'a str>,
     pub(super) next: Option<&'a str>,
+    /// The episode's audio, for link previews (`og:audio`): its URL and MIME type.
+    pub(super) audio: Option<(&'a str, &'a str)>,
+    /// What the page is about, as schema.org JSON-LD ([`linked_data`](super::linked_data)).
+    pub(super) linked_data: Option<serde_json::Value>,
 }
 
 impl<'a> Head<'a> {
@@ -39,6 +43,8 @@ impl<'a> Head<'a> {
             kind: "website",
             prev: None,
             next: None,
+            audio: None,
+            linked_data: None,
         }
     }
 }
@@ -70,10 +76,29 @@ pub(super) fn document(head: &Head<'_>, body: Markup) -> Markup {
                 }
                 // A favicon the page allows itself (otherwise browsers ask for /favicon.ico).
                 link rel="icon" href=(head.image.unwrap_or("data:,"));
+                // Link previews: Open Graph, and X's card (which reads Open Graph for the rest).
                 meta property="og:type" content=(head.kind);
                 meta property="og:title" content=(head.title);
+                @if !head.description.is_empty() {
+                    meta property="og:description" content=(head.description);
+                }
                 @if let Some(image) = head.image {
                     meta property="og:image" content=(image);
+                }
+                @if let Some((url, mime)) = head.audio {
+                    meta property="og:audio" content=(url);
+                    meta property="og:audio:type" content=(mime);
+                }
+                meta name="twitter:card" content="summary";
+                meta name="twitter:title" content=(head.title);
+                @if !head.description.is_empty() {
+                    meta name="twitter:description" content=(head.description);
+                }
+                @if let Some(image) = head.image {
+                    meta name="twitter:image" content=(image);
+                }
+                @if let Some(data) = &head.linked_data {
+                    (super::linked_data::script(data))
                 }
                 meta name="generator" content="podhost";
                 style { (PreEscaped(style::CSS)) }

@@ -4,8 +4,8 @@
 use maud::html;
 
 use super::{
-    Show, Site, cover, document, document::english, episode_label, rich_text, show_bar, subscribe,
-    web_url, when_and_how_long,
+    Show, Site, cover, document, document::english, episode_label, format, linked_data, rich_text,
+    show_bar, subscribe, web_url, when_and_how_long,
 };
 use crate::{model::EpisodeView, probe::MediaKind};
 
@@ -37,16 +37,49 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
     };
     let explicit = ep.itunes.explicit.unwrap_or(feed.itunes.explicit);
     let title = format!("{} · {}", ep.title, feed.title);
+    let page_url = urls.episode_page(&feed.id, ep.id);
+    let audio = view
+        .media
+        .as_ref()
+        .map(|m| (urls.media(site.account, m), m.facts.mime.clone()));
+    let (_, published) = format::date(ep.publish_at, site.time_zone);
+    let duration = view
+        .media
+        .as_ref()
+        .and_then(|m| m.facts.audio.as_ref())
+        .map(|a| format::duration(a.duration_ms).1);
+    let podcast_logo = show.logo.map(|m| urls.media(site.account, m));
+    let series = linked_data::Series {
+        name: &feed.title,
+        description: "",
+        url: &podcast_page,
+        feed: &feed_url,
+        image: podcast_logo.as_deref(),
+        author: show.author(),
+        lang,
+    };
+    let linked = linked_data::Episode {
+        name: &ep.title,
+        description: &summary,
+        url: &page_url,
+        published: &published,
+        duration: duration.as_deref(),
+        image: picture_url.as_deref(),
+        audio: audio.as_ref().map(|(u, m)| (u.as_str(), m.as_str())),
+    }
+    .data(&series);
     let head = document::Head {
         lang,
         title: &title,
         description: &summary,
-        canonical: Some(&urls.episode_page(&feed.id, ep.id)),
+        canonical: Some(&page_url),
         feed: Some((&feed_url, &feed.title)),
         image: picture_url.as_deref(),
         kind: "article",
         prev: None,
         next: None,
+        audio: audio.as_ref().map(|(u, m)| (u.as_str(), m.as_str())),
+        linked_data: Some(linked),
     };
     let body = html! {
         (show_bar(site, show))

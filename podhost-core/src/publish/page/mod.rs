@@ -3,7 +3,7 @@
 //! episode (player, download, show notes). Rendered on the server with maud (the compiler checks
 //! the templates and every interpolation is escaped); user HTML goes through the ammonia policy
 //! the feed shares (`publish/notes.rs`, via `rich_text.rs`). A page is self-contained: one inline
-//! stylesheet, no script, and nothing loaded from elsewhere than the deployment's own media
+//! stylesheet, no script (its schema.org JSON-LD is a data block, never run), and nothing loaded from elsewhere than the deployment's own media
 //! URLs, which [`content_security_policy`] states for the frontends to send.
 //!
 //! The episode page lists the chapters written into the episode's audio file, if any.
@@ -12,6 +12,7 @@ pub mod chart;
 mod document;
 mod episode_page;
 mod format;
+mod linked_data;
 mod notice;
 mod podcast_page;
 mod rich_text;

@@ -4,8 +4,8 @@
 use maud::html;
 
 use super::{
-    Paging, Show, Site, cover, document, document::english, episode_label, rich_text, subscribe,
-    web_url, when_and_how_long,
+    Paging, Show, Site, cover, document, document::english, episode_label, linked_data, rich_text,
+    subscribe, web_url, when_and_how_long,
 };
 use crate::model::EpisodeView;
 
@@ -61,6 +61,19 @@ pub(crate) fn render(
         kind: "website",
         prev: prev.as_deref(),
         next: next.as_deref(),
+        audio: None,
+        linked_data: Some(
+            linked_data::Series {
+                name: &feed.title,
+                description: &summary,
+                url: &urls.feed_page(&feed.id),
+                feed: &feed_url,
+                image: logo_url.as_deref(),
+                author,
+                lang,
+            }
+            .data(),
+        ),
     };
     let body = html! {
         header.site-header {

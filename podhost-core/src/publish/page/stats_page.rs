@@ -46,6 +46,8 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> S
         kind: "website",
         prev: None,
         next: None,
+        audio: None,
+        linked_data: None,
     };
     let months = BarChart {
         id: "months".into(),
