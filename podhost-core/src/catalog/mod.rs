@@ -307,7 +307,7 @@ impl<S: Journal> Catalog<S> {
                 tokio::time::sleep(wait).await;
             }
             let Ok(last) = self.advancing("look").await else {
-                crate::request::served_stale(self.looked.locked().elapsed());
+                self.answered_from_memory();
                 break;
             };
             if *last >= missed {
@@ -372,8 +372,8 @@ impl<S: Journal> Catalog<S> {
         }
         let Ok(last) = self.advancing("look").await else {
             // The request's store time ran out waiting for another reader's look: answered
-            // from memory, as after a failed look, as old as the last look that succeeded.
-            crate::request::served_stale(self.looked.locked().elapsed());
+            // from memory, as after a failed look.
+            self.answered_from_memory();
             return;
         };
         let read_at = *last;
@@ -405,9 +405,13 @@ impl<S: Journal> Catalog<S> {
     /// it counts as its store time ([`waiting_for`](crate::store::budget::waiting_for)); 503
     /// when the request's store time runs out first.
     async fn advancing(&self, what: &'static str) -> Result<tokio::sync::MutexGuard<'_, Instant>> {
-        crate::store::budget::waiting_for(self.advance.lock())
-            .await
-            .map_err(|after| Error::from(crate::store::metered::wait_stalled(what, after)))
+        charged(what, self.advance.lock()).await
+    }
+
+    /// Notes that the current request is answered from memory, as old as the last look that
+    /// succeeded.
+    fn answered_from_memory(&self) {
+        crate::request::served_stale(self.looked.locked().elapsed());
     }
 
     async fn catch_up_locked(
@@ -457,9 +461,7 @@ impl<S: Journal> Catalog<S> {
         // Behind the account's earlier writes: a wait the request's store budget counts (each
         // of them waits on the store), so a write queued behind slow commits is refused (503)
         // within the store timeout, as one that waits on the store itself is.
-        let _writer = crate::store::budget::waiting_for(self.write.lock())
-            .await
-            .map_err(|after| Error::from(crate::store::metered::wait_stalled("commit", after)))?;
+        let _writer = charged("commit", self.write.lock()).await?;
         let txn = Uuid::new_v4();
         // A step of a keyed request: one that landed before is not decided again.
         let step = crate::request::RequestContext::next_step(self.root.as_ref());
@@ -639,11 +641,9 @@ impl<S: Journal> Catalog<S> {
     /// not readable yet): store time for an API request, which is refused (503, the change
     /// may have landed) when its store time runs out first.
     async fn backing_off(&self, attempt: u32) -> Result<()> {
-        crate::store::budget::waiting_for(backoff(attempt))
+        charged("commit", backoff(attempt))
             .await
-            .map_err(|after| {
-                self.stalled(crate::store::metered::wait_stalled("commit", after).into())
-            })
+            .map_err(|e| self.stalled(e))
     }
 
     /// The end of a commit whose store stopped answering: `stalled` (an
@@ -799,6 +799,15 @@ impl<S: Journal> Catalog<S> {
         )
         .await
     }
+}
+
+/// `wait`, charged to the current request's store time
+/// ([`waiting_for`](crate::store::budget::waiting_for)): 503 for `operation` when that time
+/// runs out first.
+async fn charged<F: std::future::Future>(operation: &'static str, wait: F) -> Result<F::Output> {
+    crate::store::budget::waiting_for(wait)
+        .await
+        .map_err(|after| Error::from(crate::store::metered::wait_stalled(operation, after)))
 }
 
 /// The answer of a read that missed, then looked at the store and read again: a miss the
