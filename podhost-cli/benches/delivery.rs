@@ -14,8 +14,8 @@
 //! nginx, the round of the median ratio reported. Then the cost of the access line: the large
 //! account's feed 304 on a second server with `PODHOST_LOG=info,podhost::access=warn`.
 //! The public pages too: the podcast's page and its public statistics page (`public_stats` set
-//! through the API first), nginx serving the same HTML (under a `.rss` name, so its reference
-//! configuration compresses it as it does the feed). `DELIVERY_CASES=page` (a part of the
+//! through the API first), and its embeddable player (`/embed/{feed}`), nginx serving the same
+//! HTML (under a `.rss` name, so its reference configuration compresses it as it does the feed). `DELIVERY_CASES=page` (a part of the
 //! cases' labels) measures only the cases whose label has it.
 
 use std::{
@@ -174,6 +174,13 @@ fn cases(
             "public stats page GET gzip",
             &format!("/podcasts/{}/stats", account.feed),
             &format!("/{}-stats.rss", account.feed),
+            vec![gzip.clone()],
+            vec![gzip.clone()],
+        ),
+        case(
+            "embedded player (newest episode) GET gzip",
+            &format!("/embed/{}", account.feed),
+            &format!("/{}-player.rss", account.feed),
             vec![gzip.clone()],
             vec![gzip.clone()],
         ),
@@ -485,8 +492,13 @@ fn main() {
             "200",
             "public_stats set"
         );
-        for (page, name) in [("", "page"), ("/stats", "stats")] {
-            let html = server.body(&format!("/podcasts/{}{page}", account.feed), &[]);
+        for (path, name) in [
+            (format!("/podcasts/{}", account.feed), "page"),
+            (format!("/podcasts/{}/stats", account.feed), "stats"),
+            (format!("/embed/{}", account.feed), "player"),
+        ] {
+            let page = &path;
+            let html = server.body(page, &[]);
             assert!(html.starts_with(b"<!DOCTYPE html>"), "{page}");
             let file = format!("{}-{name}.rss", account.feed);
             std::fs::write(statics.path().join(file), &html).unwrap();

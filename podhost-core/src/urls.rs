@@ -114,6 +114,47 @@ impl Urls {
         format!("{}/{episode}", self.feed_page(feed))
     }
 
+    /// The embeddable player of a podcast's newest episode (`episode` none) or of one episode:
+    /// `{base}/embed/{feed}[/{episode}]`.
+    pub fn embed(&self, feed: &FeedId, episode: Option<EpisodeId>) -> String {
+        let podcast = format!("{}/embed/{}", self.base, encode_segment(feed.as_str()));
+        match episode {
+            None => podcast,
+            Some(episode) => format!("{podcast}/{episode}"),
+        }
+    }
+
+    /// The oEmbed endpoint's answer for a page at `page_url` (discovery `<link>`s point here):
+    /// `{base}/oembed?url={page_url}&format=json`.
+    pub fn oembed(&self, page_url: &str) -> String {
+        let url =
+            percent_encoding::utf8_percent_encode(page_url, percent_encoding::NON_ALPHANUMERIC);
+        format!("{}/oembed?url={url}&format=json", self.base)
+    }
+
+    /// What a public page or player URL of this deployment shows: the podcast and, for an
+    /// episode's page or player, the episode. `None` for any other URL (another host, another
+    /// path, a podcast's statistics page). A query (`?page=2`) or fragment is ignored.
+    pub fn shown_at(&self, url: &str) -> Option<(FeedId, Option<EpisodeId>)> {
+        let rest = url.trim().strip_prefix(self.base.as_str())?;
+        let path = rest.split(['?', '#']).next().unwrap_or("");
+        let path = path.strip_suffix('/').unwrap_or(path);
+        let path = path
+            .strip_prefix("/podcasts/")
+            .or_else(|| path.strip_prefix("/embed/"))?;
+        let mut segments = path.split('/');
+        let feed = segments.next().filter(|s| !s.is_empty())?;
+        let feed = percent_encoding::percent_decode_str(feed)
+            .decode_utf8()
+            .ok()?;
+        let feed = FeedId::new(&feed).ok()?;
+        let episode = match segments.next() {
+            None => None,
+            Some(episode) => Some(episode.parse::<EpisodeId>().ok()?),
+        };
+        segments.next().is_none().then_some((feed, episode))
+    }
+
     /// The public download URL of a media file: `{base}/media/{account}/{blob}/{name}`. A
     /// changed file is a new blob and so a new URL.
     pub fn media(&self, account: &AccountId, media: &Media) -> String {

@@ -24,6 +24,8 @@ pub enum ApiError {
     /// The server has [`HttpConfig::max_in_flight`](crate::HttpConfig) requests in progress:
     /// shed, to be sent again in a second.
     Busy,
+    /// A form of the answer this server does not make (oEmbed's `format=xml`).
+    NotImplemented(String),
     /// Too many requests for this token; retry after this many seconds.
     RateLimited {
         /// Seconds until the window resets.
@@ -73,6 +75,7 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
             }
         },
         ApiError::BadRequest(text) => message(StatusCode::BAD_REQUEST, text.clone()),
+        ApiError::NotImplemented(text) => message(StatusCode::NOT_IMPLEMENTED, text.clone()),
         ApiError::NoRoute => message(StatusCode::NOT_FOUND, "no such endpoint".into()),
         ApiError::MethodNotAllowed(allowed) => {
             let names: Vec<_> = allowed.iter().map(Method::as_str).collect();

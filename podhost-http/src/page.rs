@@ -3,6 +3,9 @@
 //! podcast's public statistics, when its podcaster published them). HTML rendered by the core, answered
 //! like the feed (validators, 304, gzip: `documents.rs`) with a Content-Security-Policy
 //! that allows nothing but the page's own stylesheet and the deployment's media.
+//!
+//! The embeddable players (`/embed/{feed_id}[/{episode_id}]`), answered the same way with the
+//! player's policy (its own script; any site may frame it), and oEmbed (`/oembed`).
 
 use crate::headers::{self, HTML, SetHeader};
 use http::{Response, StatusCode, header, request::Parts};
@@ -19,7 +22,11 @@ use crate::{
     documents::{self, Document},
     error::ApiError,
     response::{self, Body},
-    routes::{pages::PageEndpoint, query::PAGE},
+    routes::{
+        pages::PageEndpoint,
+        query::{OEMBED_FORMAT, OEMBED_MAX_HEIGHT, OEMBED_MAX_WIDTH, OEMBED_URL, PAGE},
+    },
+    wire::oembed::OEmbed,
 };
 
 /// Answers a request for a web page.
@@ -27,14 +34,23 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
     match endpoint {
         PageEndpoint::PodcastPage { feed_id } => match page_number(parts) {
             Some(number) => page(api, parts, &feed_id, None, number).await,
-            None => notice(api, StatusCode::BAD_REQUEST, Notice::BadPageNumber),
+            None => notice(
+                StatusCode::BAD_REQUEST,
+                Notice::BadPageNumber,
+                &api.host.delivery().page_policy(),
+            ),
         },
         PageEndpoint::EpisodePage { feed_id, show_id } => {
             page(api, parts, &feed_id, Some(show_id), 1).await
         }
+        PageEndpoint::PodcastPlayer { feed_id } => player(api, parts, &feed_id, None).await,
+        PageEndpoint::EpisodePlayer { feed_id, show_id } => {
+            player(api, parts, &feed_id, Some(show_id)).await
+        }
+        PageEndpoint::OEmbed {} => oembed(api, parts).await,
         PageEndpoint::PodcastStats { feed_id } => {
             let found = api.host.analytics().public_stats_page(&feed_id).await;
-            let mut answer = answer_page(api, parts, found);
+            let mut answer = answer_page(api, parts, found, &api.host.delivery().page_policy());
             // Asked again each time (a 304 while unchanged): taken down, it is gone at once
             // from browsers and shared caches too.
             answer.headers_mut().put(header::CACHE_CONTROL, "no-cache");
@@ -62,20 +78,72 @@ async fn page(
     number: usize,
 ) -> Response<Body> {
     let found = api.host.delivery().public_page(feed, episode, number).await;
-    answer_page(api, parts, found)
+    answer_page(api, parts, found, &api.host.delivery().page_policy())
 }
 
-/// A page as found: the document (validators, 304), or the notice of why there is none.
+/// `GET /embed/{feed_id}[/{episode_id}]`: the player, framed by any site (its notices too, so
+/// that a framing site shows why there is none).
+async fn player(
+    api: &Api,
+    parts: &Parts,
+    feed: &FeedId,
+    episode: Option<EpisodeId>,
+) -> Response<Body> {
+    let found = api.host.delivery().public_player(feed, episode).await;
+    answer_page(api, parts, found, &api.host.delivery().player_policy())
+}
+
+/// `GET /oembed?url=...&format=json`: the player for a page's URL, in oEmbed's shape; open to
+/// scripts of any origin.
+async fn oembed(api: &Api, parts: &Parts) -> Response<Body> {
+    let query = parts.uri.query().unwrap_or("");
+    let param = |name: &str| {
+        form_urlencoded::parse(query.as_bytes())
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.into_owned())
+    };
+    let size = |name: &str| match param(name) {
+        None => Ok(None),
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n >= 1)
+            .map(Some)
+            .ok_or_else(|| ApiError::BadRequest(format!("{name} is a whole number from 1"))),
+    };
+    let answer = async {
+        let url = param(OEMBED_URL.name)
+            .ok_or_else(|| ApiError::BadRequest("url: the page to embed is required".into()))?;
+        match param(OEMBED_FORMAT.name).as_deref() {
+            None | Some("json") => {}
+            Some(other) => {
+                return Err(ApiError::NotImplemented(format!(
+                    "format {other:?}: only json is answered"
+                )));
+            }
+        }
+        let max = (size(OEMBED_MAX_WIDTH.name)?, size(OEMBED_MAX_HEIGHT.name)?);
+        let embedding = api.host.delivery().embedding(&url, max).await?;
+        Ok(response::json(StatusCode::OK, &OEmbed::from(embedding)))
+    };
+    let mut answer = answer.await.unwrap_or_else(|e| response::error(&e));
+    headers::any_origin(answer.headers_mut());
+    answer
+}
+
+/// A page as found: the document (validators, 304), or the notice of why there is none, kept
+/// to `policy`.
 fn answer_page(
     api: &Api,
     parts: &Parts,
     found: podhost_core::Result<PublicPage>,
+    policy: &str,
 ) -> Response<Body> {
     let rendered = match found {
         Ok(PublicPage::Live(rendered)) => rendered,
-        Ok(PublicPage::Gone) => return notice(api, StatusCode::GONE, Notice::Gone),
+        Ok(PublicPage::Gone) => return notice(StatusCode::GONE, Notice::Gone, policy),
         Err(podhost_core::Error::NotFound { .. }) => {
-            return notice(api, StatusCode::NOT_FOUND, Notice::NotFound);
+            return notice(StatusCode::NOT_FOUND, Notice::NotFound, policy);
         }
         Err(e) => return response::error(&ApiError::Core(e)),
     };
@@ -89,30 +157,34 @@ fn answer_page(
             content_type: HTML,
         },
     );
-    protect(api, &mut answer);
+    protect(&mut answer, policy);
     answer
 }
 
 /// The page answered for a path that names no page.
 pub(crate) fn not_found(api: &Api) -> Response<Body> {
-    notice(api, StatusCode::NOT_FOUND, Notice::NotFound)
+    notice(
+        StatusCode::NOT_FOUND,
+        Notice::NotFound,
+        &api.host.delivery().page_policy(),
+    )
 }
 
 /// A short HTML page saying why there is no page, never cached for long (a scheduled episode's
 /// page appears by itself).
-fn notice(api: &Api, status: StatusCode, notice: Notice) -> Response<Body> {
+fn notice(status: StatusCode, notice: Notice, policy: &str) -> Response<Body> {
     let mut answer = Response::new(response::full(page::notice_page(notice)));
     *answer.status_mut() = status;
     answer
         .headers_mut()
         .put(header::CONTENT_TYPE, HTML)
         .put(header::CACHE_CONTROL, "no-cache");
-    protect(api, &mut answer);
+    protect(&mut answer, policy);
     answer
 }
 
 /// The headers that keep a page to itself: its Content-Security-Policy, no content sniffing.
-fn protect(api: &Api, answer: &mut Response<Body>) {
-    headers::kept_to(answer.headers_mut(), &api.host.delivery().page_policy())
+fn protect(answer: &mut Response<Body>, policy: &str) {
+    headers::kept_to(answer.headers_mut(), policy)
         .put(header::REFERRER_POLICY, "strict-origin-when-cross-origin");
 }

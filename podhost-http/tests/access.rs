@@ -363,10 +363,20 @@ async fn send(
     token: &str,
     query: &str,
 ) -> Answer {
-    // The authorization page needs a valid request to answer 200.
-    let query = match row.path == "/oauth/authorize" && query.is_empty() {
-        true => world.authorize.as_str(),
-        false => query,
+    // The authorization page needs a valid request to answer 200, oEmbed a page's URL.
+    let page = format!(
+        "{}/podcasts/{}",
+        podhost_testkit::TEST_PUBLIC_URL,
+        world.feed
+    );
+    let oembed = format!(
+        "?url={}",
+        percent_encoding::utf8_percent_encode(&page, percent_encoding::NON_ALPHANUMERIC)
+    );
+    let query = match (row.path, query.is_empty()) {
+        ("/oauth/authorize", true) => world.authorize.as_str(),
+        ("/oembed", true) => oembed.as_str(),
+        _ => query,
     };
     let mut request = Request::builder()
         .method(method)

@@ -391,6 +391,52 @@ fn waveforms_load_in_peaks_js() {
     }
 }
 
+/// A 20-second take (a tone, then 0.2 s of silence) uploaded by `alice` and mastered by podhost
+/// to `format` (`mp3`, `aac`); the mastered file's id.
+async fn mastered_take(
+    host: &PodcastHost,
+    alice: &podhost_core::Principal,
+    format: &str,
+) -> podhost_core::MediaId {
+    use podhost_core::model::{JobKind, JobStatus};
+    let wav = podhost_testkit::fixtures::tone_and_silence(&[(20.0, true), (0.2, false)], 44_100);
+    let take = podhost_testkit::setup::upload(host, alice, "take.wav", wav).await;
+    let job = host
+        .work()
+        .submit_job(
+            alice,
+            take.id,
+            JobKind::Master,
+            serde_json::json!({ "format": format }),
+        )
+        .await
+        .unwrap();
+    let job = host.work().run_job(alice, &job.id).await.unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
+    podhost_core::MediaId::new(job.report.unwrap()["media_id"].as_u64().unwrap()).unwrap()
+}
+
+/// A 3-second ad in a campaign of `alice`'s that runs everywhere, encoded like `media` by the
+/// workers before a browser asks; the answer a listener on 127.0.0.1 gets for `media`.
+async fn with_an_ad(
+    host: &PodcastHost,
+    alice: &podhost_core::Principal,
+    media: &podhost_core::model::Media,
+) -> Box<podhost_core::StitchedEnclosure> {
+    let wav = podhost_testkit::fixtures::tone_and_silence(&[(3.0, true), (0.2, false)], 22_050);
+    let ad = podhost_testkit::setup::upload(host, alice, "ad.wav", wav).await;
+    podhost_testkit::setup::campaign_everywhere(host, alice, ad.id).await;
+    let someone = podhost_core::Listener {
+        address: "127.0.0.1".parse().unwrap(),
+        user_agent: String::new(),
+    };
+    let workers = podhost_testkit::setup::run_jobs(host);
+    let stitched =
+        podhost_testkit::setup::stitched(host, "alice", media.blob.as_str(), &someone).await;
+    drop(workers);
+    stitched
+}
+
 /// An episode with ads plays in Chromium and seeks into the middle of an ad and past it: a 20 s
 /// episode (a WAV mastered by podhost to `format`: MP3 or AAC in M4A) with a preroll, a midroll
 /// and a postroll of a 3 s ad encoded like the episode, served by podhost on 127.0.0.1. The
@@ -398,10 +444,7 @@ fn waveforms_load_in_peaks_js() {
 /// start, and after each seek is where it was sent (within 0.1 s) and plays on, through range
 /// requests answered 206.
 async fn an_episode_with_ads_plays_and_seeks(test: &str, format: &str, mime: &str) {
-    use podhost_core::{
-        Listener,
-        model::{AdBreak, JobKind, JobStatus, MetadataPatch},
-    };
+    use podhost_core::model::{AdBreak, MetadataPatch};
     let Some(tools) = browser::find_or_skip(test, &["playwright-core"]) else {
         return;
     };
@@ -410,24 +453,7 @@ async fn an_episode_with_ads_plays_and_seeks(test: &str, format: &str, mime: &st
     let store = podhost_core::open_store("memory://").unwrap().store;
     let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
     let (alice, show) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
-    let wav = |seconds: f64, rate: u32| {
-        podhost_testkit::fixtures::tone_and_silence(&[(seconds, true), (0.2, false)], rate)
-    };
-    let take = podhost_testkit::setup::upload(&host, &alice, "take.wav", wav(20.0, 44_100)).await;
-    let job = host
-        .work()
-        .submit_job(
-            &alice,
-            take.id,
-            JobKind::Master,
-            serde_json::json!({ "format": format }),
-        )
-        .await
-        .unwrap();
-    let job = host.work().run_job(&alice, &job.id).await.unwrap();
-    assert_eq!(job.status, JobStatus::Succeeded, "{:?}", job.error);
-    let mastered =
-        podhost_core::MediaId::new(job.report.unwrap()["media_id"].as_u64().unwrap()).unwrap();
+    let mastered = mastered_take(&host, &alice, format).await;
     let patch = MetadataPatch {
         adbreak: Some(Some(AdBreak {
             preroll: true,
@@ -447,19 +473,9 @@ async fn an_episode_with_ads_plays_and_seeks(test: &str, format: &str, mime: &st
         .create_episode(&alice, &show, new)
         .await
         .unwrap();
-    let ad = podhost_testkit::setup::upload(&host, &alice, "ad.wav", wav(3.0, 22_050)).await;
-    podhost_testkit::setup::campaign_everywhere(&host, &alice, ad.id).await;
     let media = host.podcasts().get_media(&alice, mastered).await.unwrap();
     assert_eq!(media.facts.mime, mime);
-    // The ad encoded like the episode by the workers, before the browser asks.
-    let someone = Listener {
-        address: "127.0.0.1".parse().unwrap(),
-        user_agent: String::new(),
-    };
-    let workers = podhost_testkit::setup::run_jobs(&host);
-    let stitched =
-        podhost_testkit::setup::stitched(&host, "alice", media.blob.as_str(), &someone).await;
-    drop(workers);
+    let stitched = with_an_ad(&host, &alice, &media).await;
     assert_eq!(stitched.ads.len(), 3);
     let duration = stitched.duration_ms() as f64 / 1000.0;
     let episode = media.facts.audio.as_ref().unwrap().duration_ms as f64 / 1000.0;
@@ -516,4 +532,106 @@ async fn an_m4a_episode_with_ads_plays_and_seeks_in_chromium() {
         "audio/mp4",
     )
     .await;
+}
+
+/// The embeddable player on another site, in a real browser: an episode mastered to MP3 with
+/// chapters, a preroll ad and a WebVTT transcript, served by podhost on 127.0.0.1; another
+/// site (`localhost`, another origin) frames the player with the code podhost's oEmbed answer
+/// gives for the episode's page; `tests/browser/check-player.mjs` plays it, changes the speed,
+/// jumps to the last chapter and sees the transcript follow, with the keyboard too, in the
+/// three views (desktop, phone, dark), and keeps their screenshots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedded_player_plays_seeks_to_a_chapter_and_follows_the_transcript_in_chromium() {
+    use podhost_core::{
+        model::{AdBreak, JobStatus, MetadataPatch},
+        tags::Chapter,
+    };
+    let test =
+        "the_embedded_player_plays_seeks_to_a_chapter_and_follows_the_transcript_in_chromium";
+    let Some(tools) = browser::find_or_skip(test, &["playwright-core"]) else {
+        return;
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
+    let (alice, show) = podhost_testkit::setup::account_with_podcast(&host, "alice", "show").await;
+    let mastered = mastered_take(&host, &alice, "mp3").await;
+    let chapter = |start_ms: u64, title: &str| Chapter {
+        start_ms,
+        title: title.into(),
+        ..Default::default()
+    };
+    let patch = MetadataPatch {
+        chapters: Some(vec![
+            chapter(0, "Opening"),
+            chapter(12_000, "The tinkering"),
+        ]),
+        adbreak: Some(Some(AdBreak {
+            preroll: true,
+            postroll: false,
+            midrolls: vec![],
+        })),
+        ..Default::default()
+    };
+    let (_, tagging) = host
+        .podcasts()
+        .update_metadata(&alice, mastered, patch)
+        .await
+        .unwrap();
+    let tagging = tagging.expect("the chapters are written by a job");
+    let tagged = host.work().run_job(&alice, &tagging.id).await.unwrap();
+    assert_eq!(tagged.status, JobStatus::Succeeded, "{:?}", tagged.error);
+    let vtt = "WEBVTT\n\n00:00:00.000 --> 00:00:06.000\nWelcome to the show.\n\n\
+               00:00:06.000 --> 00:00:12.000\nToday: a shed.\n\n\
+               00:00:12.000 --> 00:00:20.000\nNow the tinkering begins.\n";
+    let transcript =
+        podhost_testkit::setup::upload(&host, &alice, "talk.vtt", vtt.as_bytes().to_vec()).await;
+    let mut new = NewEpisode::titled("Sheds");
+    new.fields.media = Some(Some(mastered));
+    new.fields.transcript = Some(Some(transcript.id));
+    new.fields.is_public = Some(true);
+    let episode = host
+        .podcasts()
+        .create_episode(&alice, &show, new)
+        .await
+        .unwrap();
+    let media = host.podcasts().get_media(&alice, mastered).await.unwrap();
+    let stitched = with_an_ad(&host, &alice, &media).await;
+    let preroll =
+        (stitched.duration_ms() - media.facts.audio.as_ref().unwrap().duration_ms) as f64 / 1000.0;
+    assert!(preroll > 2.5, "a 3 s preroll: {preroll}");
+    let page = host.urls().episode_page(&show, episode.episode.id);
+    let oembed = host.urls().oembed(&page);
+    let out = browser::artifacts();
+    let args = ["--out".to_string(), out.display().to_string(), oembed];
+    let stdout = while_served(
+        listener,
+        host,
+        &tools,
+        "check-player.mjs",
+        &args,
+        Duration::from_secs(180),
+        "the player failed in Chromium",
+    )
+    .await;
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(report["embedding"]["type"], "rich");
+    for view in report["views"].as_array().unwrap() {
+        // The listener's chapter: 12 s of the episode, after their preroll.
+        let chapter = view["chapter"].as_f64().unwrap();
+        assert!((chapter - (12.0 + preroll)).abs() < 0.1, "{view}");
+        let landed = view["landed"].as_f64().unwrap();
+        assert!((landed - chapter).abs() <= 0.1, "{view}");
+        assert_eq!(
+            view["followed"]["marked"], "Now the tinkering begins.",
+            "{view}"
+        );
+        assert_eq!(view["followed"]["chapter"], "The tinkering", "{view}");
+        assert_eq!(view["rate"], 1.25);
+    }
+    for view in ["", "-mobile", "-dark"] {
+        let shot = out.join(format!("player{view}.png"));
+        assert!(shot.exists(), "{} was saved", shot.display());
+    }
 }

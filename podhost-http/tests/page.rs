@@ -27,6 +27,12 @@ fn linked_data(body: &str) -> (serde_json::Value, String) {
 /// A podcast `show` with a cover, a description and one published episode with audio; returns
 /// the episode id and the audio's public URL.
 async fn podcast_with_an_episode(fx: &Fixture) -> (String, String) {
+    let (id, url, _) = podcast_with_an_episode_and_its_audio(fx).await;
+    (id, url)
+}
+
+/// [`podcast_with_an_episode`], and the audio's media id.
+async fn podcast_with_an_episode_and_its_audio(fx: &Fixture) -> (String, String, u64) {
     fx.feed("show").await;
     let cover = fx.upload_png("cover.png").await;
     let changed = fx
@@ -56,7 +62,7 @@ async fn podcast_with_an_episode(fx: &Fixture) -> (String, String) {
         )
         .await;
     let media = fx.get(&format!("/api/media/{audio}")).await;
-    (id, media.body["url"].as_str().unwrap().to_string())
+    (id, media.body["url"].as_str().unwrap().to_string(), audio)
 }
 
 #[tokio::test]
@@ -114,7 +120,7 @@ async fn the_podcast_page_shows_the_podcast_and_its_episodes() {
     assert!(body.contains(&format!(
         "<meta name=\"twitter:image\" content=\"{cover}\">"
     )));
-    assert!(body.contains("<meta name=\"twitter:card\" content=\"summary\">"));
+    assert!(body.contains("<meta name=\"twitter:card\" content=\"player\">"));
 }
 
 #[tokio::test]
@@ -510,4 +516,389 @@ async fn the_podcast_page_lists_twenty_episodes_and_pages_through_the_rest() {
     let empty = fx.public(Method::GET, "/podcasts/empty", &[]).await;
     assert_eq!(empty.status, StatusCode::OK);
     assert!(!html(&empty).contains("rel=\"next\""));
+}
+
+/// The `'sha256-…'` CSP source of an inline text.
+fn hash_source(text: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// The text between `open` and the next `close` in `body`.
+fn between<'a>(body: &'a str, open: &str, close: &str) -> &'a str {
+    let (_, rest) = body
+        .split_once(open)
+        .unwrap_or_else(|| panic!("{open}: {body}"));
+    rest.split_once(close).expect("closed").0
+}
+
+#[tokio::test]
+async fn the_player_plays_the_newest_episode_or_the_one_asked_for() {
+    let fx = Fixture::new().await;
+    let (pilot, pilot_url) = podcast_with_an_episode(&fx).await;
+    let player = fx.public(Method::GET, "/embed/show", &[]).await;
+    assert_eq!(player.status, StatusCode::OK);
+    assert_eq!(player.headers["content-type"], "text/html; charset=utf-8");
+    let body = html(&player);
+    assert!(
+        body.starts_with("<!DOCTYPE html><html lang=\"de\">"),
+        "{body}"
+    );
+    assert!(body.contains("<title>Pilot · The Show</title>"));
+    assert!(body.contains(&format!(
+        "<link rel=\"canonical\" href=\"{BASE}/podcasts/show/{pilot}\">"
+    )));
+    assert!(body.contains(&format!(
+        "<audio id=\"media\" controls preload=\"metadata\" aria-label=\"Listen to Pilot\" src=\"{pilot_url}\">"
+    )));
+    assert!(body.contains("<button id=\"play\" type=\"button\" aria-label=\"Play\""));
+    assert!(body.contains("<input id=\"seek\" type=\"range\" min=\"0\" max=\"1\""));
+    assert!(body.contains("<button id=\"speed\" type=\"button\""));
+    // Its own script and stylesheet only, allowed by their hashes; any site may frame it.
+    let policy = player.headers["content-security-policy"].to_str().unwrap();
+    let script = between(&body, "<script>", "</script>");
+    let style = between(&body, "<style>", "</style>");
+    assert!(
+        policy.starts_with(&format!(
+            "default-src 'none'; script-src {}; style-src {};",
+            hash_source(script),
+            hash_source(style)
+        )),
+        "{policy}"
+    );
+    assert!(policy.ends_with("frame-ancestors *"), "{policy}");
+    assert!(!policy.contains("unsafe"));
+    assert!(player.headers.get("x-frame-options").is_none());
+    assert_eq!(body.matches("<script").count(), 1, "one script: its own");
+    assert!(
+        !body.contains("http://") && !body.contains("//cdn"),
+        "nothing from elsewhere"
+    );
+
+    // One episode's player; the podcast's moves to a newer episode.
+    let audio = fx.upload_wav("second.wav").await;
+    let second = fx
+        .episode(
+            "show",
+            &[
+                ("title", "Second"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-02-01"),
+                ("show_media", &audio.to_string()),
+            ],
+        )
+        .await;
+    let newest = html(&fx.public(Method::GET, "/embed/show", &[]).await);
+    assert!(
+        newest.contains("<title>Second · The Show</title>"),
+        "{newest}"
+    );
+    let one = fx
+        .public(Method::GET, &format!("/embed/show/{pilot}"), &[])
+        .await;
+    assert_eq!(one.status, StatusCode::OK);
+    assert!(html(&one).contains("<title>Pilot · The Show</title>"));
+    // Answered like the pages: a validator, 304 while unchanged.
+    let etag = one.headers["etag"].to_str().unwrap().to_string();
+    let again = fx
+        .public(
+            Method::GET,
+            &format!("/embed/show/{pilot}"),
+            &[("if-none-match", &etag)],
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    assert_ne!(second, pilot);
+}
+
+#[tokio::test]
+async fn only_a_published_episode_of_a_public_podcast_has_a_player() {
+    let fx = Fixture::new().await;
+    let (pilot, _) = podcast_with_an_episode(&fx).await;
+    let draft = fx
+        .episode("show", &[("title", "Draft"), ("is_public", "0")])
+        .await;
+    fx.feed("empty").await;
+    fx.feed("hidden").await;
+    let audio = fx.upload_wav("secret.wav").await;
+    let secret = fx
+        .episode(
+            "hidden",
+            &[
+                ("title", "Secret"),
+                ("is_public", "1"),
+                ("publishing_date", "2025-01-01"),
+                ("show_media", &audio.to_string()),
+            ],
+        )
+        .await;
+    let private = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/hidden",
+            &fx.alice,
+            Some(json!({"private": true})),
+        )
+        .await;
+    assert_eq!(private.status, StatusCode::OK, "{}", private.body);
+    let cases = [
+        (format!("/embed/show/{pilot}"), StatusCode::OK),
+        (format!("/embed/show/{draft}"), StatusCode::NOT_FOUND),
+        ("/embed/empty".to_string(), StatusCode::NOT_FOUND),
+        ("/embed/hidden".to_string(), StatusCode::NOT_FOUND),
+        (format!("/embed/hidden/{secret}"), StatusCode::NOT_FOUND),
+        ("/embed/nobody".to_string(), StatusCode::NOT_FOUND),
+        (format!("/embed/empty/{pilot}"), StatusCode::NOT_FOUND),
+    ];
+    for (path, status) in cases {
+        let answer = fx.public(Method::GET, &path, &[]).await;
+        assert_eq!(answer.status, status, "{path}");
+        // Its notices may be framed too: the framing site shows why there is no player.
+        let policy = answer.headers["content-security-policy"].to_str().unwrap();
+        assert!(policy.ends_with("frame-ancestors *"), "{path}: {policy}");
+    }
+    let deleted = fx
+        .call(Method::DELETE, "/api/feeds/show", &fx.alice, None)
+        .await;
+    assert!(deleted.status.is_success(), "{}", deleted.body);
+    let gone = fx.public(Method::GET, "/embed/show", &[]).await;
+    assert_eq!(gone.status, StatusCode::GONE);
+}
+
+#[tokio::test]
+async fn the_player_lists_chapters_and_follows_a_transcript() {
+    let fx = Fixture::new().await;
+    let _workers = fx.start_workers();
+    let (pilot, _, audio) = podcast_with_an_episode_and_its_audio(&fx).await;
+    let put = fx
+        .call(
+            Method::PUT,
+            &format!("/api/media/{audio}/metadata"),
+            &fx.alice,
+            Some(json!({"chapters": [
+                {"start": 0, "title": "Hello"},
+                {"start": 0.5, "title": "News <b>&</b>"},
+            ]})),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    let job = put.body["data"]["job"]["id"].as_str().unwrap().to_string();
+    assert_eq!(fx.until_done(&job).await["status"], "succeeded");
+    let vtt = "WEBVTT\n\n00:00:00.000 --> 00:00:00.500\nHello\n";
+    let transcript = fx.upload("talk.vtt", vtt.as_bytes().to_vec()).await;
+    let attached = fx
+        .call(
+            Method::PUT,
+            &format!("/api/feed/show/show/{pilot}"),
+            &fx.alice,
+            Some(json!({"podcast": {"transcript": transcript}})),
+        )
+        .await;
+    assert_eq!(attached.status, StatusCode::OK, "{}", attached.body);
+    let body = html(&fx.public(Method::GET, "/embed/show", &[]).await);
+    let record = fx.get(&format!("/api/media/{audio}")).await;
+    let blob = record.body["url"]
+        .as_str()
+        .unwrap()
+        .split('/')
+        .nth(5)
+        .unwrap()
+        .to_string();
+    // The listener's chapters (moved by their ads) are fetched from the chapters URL.
+    assert!(
+        body.contains(&format!(
+            "data-chapters=\"{BASE}/chapters/alice/{blob}.json\""
+        )),
+        "{body}"
+    );
+    assert!(body.contains(
+        "<button type=\"button\" data-start=\"0\"><span class=\"time\">0:00</span><span>Hello</span></button>"
+    ));
+    assert!(body.contains(
+        "<button type=\"button\" data-start=\"500\"><span class=\"time\">0:00</span><span>News &lt;b&gt;&amp;&lt;/b&gt;</span></button>"
+    ));
+    let vtt_url = fx.get(&format!("/api/media/{transcript}")).await.body["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        body.contains(&format!("data-src=\"{vtt_url}\" data-type=\"text/vtt\"")),
+        "{body}"
+    );
+    // A player with chapters is the taller one, in the page's code and its card.
+    let page = html(
+        &fx.public(Method::GET, &format!("/podcasts/show/{pilot}"), &[])
+            .await,
+    );
+    assert!(page.contains("<meta name=\"twitter:player:height\" content=\"420\">"));
+}
+
+#[tokio::test]
+async fn pages_give_the_players_code_and_announce_it_to_link_previews() {
+    let fx = Fixture::new().await;
+    let (pilot, _) = podcast_with_an_episode(&fx).await;
+    for (path, player, title) in [
+        (
+            format!("/podcasts/show/{pilot}"),
+            format!("{BASE}/embed/show/{pilot}"),
+            "Pilot",
+        ),
+        (
+            "/podcasts/show".to_string(),
+            format!("{BASE}/embed/show"),
+            "The Show",
+        ),
+    ] {
+        let body = html(&fx.public(Method::GET, &path, &[]).await);
+        let code = format!(
+            "&lt;iframe src=\"{player}\" title=\"Player: {title}\" width=\"600\" height=\"{}\" loading=\"lazy\" style=\"border:0;max-width:100%;width:600px\"&gt;&lt;/iframe&gt;",
+            if path == "/podcasts/show" { 420 } else { 180 }
+        );
+        let textarea = between(
+            &body,
+            "<textarea id=\"embed-code\" readonly rows=\"3\" spellcheck=\"false\">",
+            "</textarea>",
+        );
+        assert_eq!(textarea, code.replace('"', "&quot;"), "{path}");
+        assert!(body.contains("<label for=\"embed-code\">"), "{path}");
+        assert!(
+            body.contains("<meta name=\"twitter:card\" content=\"player\">"),
+            "{path}"
+        );
+        assert!(
+            body.contains(&format!(
+                "<meta name=\"twitter:player\" content=\"{player}\">"
+            )),
+            "{path}"
+        );
+        let page_url = format!("{BASE}{path}");
+        let oembed = format!(
+            "{BASE}/oembed?url={}&amp;format=json",
+            percent_encoding::utf8_percent_encode(&page_url, percent_encoding::NON_ALPHANUMERIC)
+        );
+        assert!(
+            body.contains(&format!(
+                "<link rel=\"alternate\" type=\"application/json+oembed\" title=\"{}\" href=\"{oembed}\">",
+                if path == "/podcasts/show" { "The Show".to_string() } else { "Pilot · The Show".to_string() }
+            )),
+            "{path}: {body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn oembed_answers_the_rich_type_for_the_pages_of_public_podcasts() {
+    let fx = Fixture::new().await;
+    let (pilot, _) = podcast_with_an_episode(&fx).await;
+    let fx = &fx;
+    let ask = |query: String| async move {
+        fx.public(Method::GET, &format!("/oembed?{query}"), &[])
+            .await
+    };
+    let url = |u: &str| {
+        form_urlencoded::Serializer::new(String::new())
+            .append_pair("url", u)
+            .finish()
+    };
+    let episode_page = format!("{BASE}/podcasts/show/{pilot}");
+    let answer = ask(format!("{}&format=json", url(&episode_page))).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(answer.headers["access-control-allow-origin"], "*");
+    let e = &answer.body;
+    assert_eq!(e["version"], "1.0");
+    assert_eq!(e["type"], "rich");
+    assert_eq!(e["title"], "Pilot");
+    assert_eq!(e["author_name"], "Alice");
+    assert_eq!(e["author_url"], format!("{BASE}/podcasts/show"));
+    assert_eq!(e["provider_url"], BASE);
+    assert_eq!(e["width"], 600);
+    assert_eq!(e["height"], 180);
+    assert!(
+        e["html"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("<iframe src=\"{BASE}/embed/show/{pilot}\"")),
+        "{e}"
+    );
+    assert!(
+        e["thumbnail_url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{BASE}/media/alice/"))
+    );
+    assert!(e["thumbnail_width"].as_u64().unwrap() > 0);
+
+    // The podcast's page (any of its pages), its player, within the consumer's size.
+    let podcast = ask(format!(
+        "{}&maxwidth=320&maxheight=200",
+        url(&format!("{BASE}/podcasts/show?page=1"))
+    ))
+    .await;
+    assert_eq!(podcast.status, StatusCode::OK, "{}", podcast.body);
+    assert_eq!(podcast.body["title"], "The Show");
+    assert_eq!(podcast.body["width"], 320);
+    assert_eq!(podcast.body["height"], 200);
+    assert!(
+        podcast.body["html"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("src=\"{BASE}/embed/show\""))
+    );
+    let player = ask(url(&format!("{BASE}/embed/show/{pilot}"))).await;
+    assert_eq!(player.status, StatusCode::OK, "{}", player.body);
+
+    for (query, status) in [
+        (
+            url("https://elsewhere.test/podcasts/show"),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            url(&format!("{BASE}/podcasts/show/stats")),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            url(&format!("{BASE}/podcasts/nobody")),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            url(&format!("{BASE}/podcasts/show/pod-999999")),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("{}&format=xml", url(&episode_page)),
+            StatusCode::NOT_IMPLEMENTED,
+        ),
+        (
+            format!("{}&maxwidth=wide", url(&episode_page)),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("{}&maxheight=0", url(&episode_page)),
+            StatusCode::BAD_REQUEST,
+        ),
+        ("format=json".to_string(), StatusCode::BAD_REQUEST),
+    ] {
+        let answer = ask(query.clone()).await;
+        assert_eq!(answer.status, status, "{query}: {}", answer.body);
+    }
+    let private = fx
+        .call(
+            Method::PUT,
+            "/api/feeds/show",
+            &fx.alice,
+            Some(json!({"private": true})),
+        )
+        .await;
+    assert_eq!(private.status, StatusCode::OK, "{}", private.body);
+    let hidden = ask(url(&episode_page)).await;
+    assert_eq!(
+        hidden.status,
+        StatusCode::NOT_FOUND,
+        "a private podcast is not embedded"
+    );
 }

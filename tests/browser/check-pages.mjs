@@ -10,7 +10,7 @@
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { inEachView } from "./chromium.mjs";
+import { inEachView, watchProblems } from "./chromium.mjs";
 
 
 
@@ -35,19 +35,7 @@ async function checkPage(context, page, view, out) {
   const problems = [];
   const tab = await context.newPage();
   await tab.setViewportSize(view.viewport);
-  tab.on("console", (msg) => {
-    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
-  });
-  tab.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  tab.on("requestfailed", (req) => {
-    // The browser cancels the audio's metadata range request once it has read enough.
-    const reason = req.failure()?.errorText ?? "";
-    if (req.resourceType() === "media" && reason === "net::ERR_ABORTED") return;
-    problems.push(`request failed: ${req.url()} (${reason})`);
-  });
-  tab.on("response", (res) => {
-    if (res.status() >= 400) problems.push(`HTTP ${res.status()} for ${res.url()}`);
-  });
+  watchProblems(tab, problems);
 
   const response = await tab.goto(page.url, { waitUntil: "load" });
   if (!response || response.status() !== 200) {

@@ -53,3 +53,22 @@ export async function inEachView(check) {
     }
   }
 }
+
+// Collects in `problems` what a listener's browser would show as wrong on `tab`: console
+// errors (a refusal of the Content-Security-Policy is one), page errors, failed requests (but
+// the media range requests the browser cancels once it has read enough) and answers of 400 and
+// more.
+export function watchProblems(tab, problems) {
+  tab.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  tab.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  tab.on("requestfailed", (req) => {
+    const reason = req.failure()?.errorText ?? "";
+    if (req.resourceType() === "media" && reason === "net::ERR_ABORTED") return;
+    problems.push(`request failed: ${req.url()} (${reason})`);
+  });
+  tab.on("response", (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()} for ${res.url()}`);
+  });
+}

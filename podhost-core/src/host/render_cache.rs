@@ -11,8 +11,19 @@ use crate::{
 /// The bound of each cache of rendered documents, in bytes.
 pub(crate) const RENDER_CACHE_BYTES: usize = 64 << 20;
 
-/// A page's key: its feed, and its episode (none for the podcast page).
-pub(crate) type PageKey = (FeedId, Option<EpisodeId>, usize);
+/// A page's key: its feed, and which of its pages.
+pub(crate) type PageKey = (FeedId, PageOf);
+
+/// Which public page of a podcast.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum PageOf {
+    /// The podcast page: the `n`th page (from 1) of its list of episodes.
+    Podcast(usize),
+    /// A published episode's page.
+    Episode(EpisodeId),
+    /// The embeddable player of an episode, or of the newest one (none).
+    Player(Option<EpisodeId>),
+}
 
 /// Documents by key, stamped with the account version they were rendered at.
 pub(crate) type RenderCache<K, V> = Cache<K, u64, V>;

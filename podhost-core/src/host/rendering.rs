@@ -124,6 +124,29 @@ pub(crate) fn published_page(
     }
 }
 
+/// The feed's newest published episode (by publication time, whatever order the show is
+/// listed in): what its embedded player plays.
+pub(crate) fn newest_published(
+    entry: &FeedEntry,
+    now: Timestamp,
+) -> Option<&crate::model::Episode> {
+    entry
+        .order
+        .ids(crate::model::EpisodeSort::PublishDate, true)
+        .filter_map(|id| entry.episodes.get(&id))
+        .find(|ep| ep.is_published(now))
+}
+
+/// When a scheduled episode of the feed publishes next.
+pub(crate) fn next_publication(entry: &FeedEntry, now: Timestamp) -> Option<Timestamp> {
+    entry
+        .episodes
+        .values()
+        .filter(|ep| ep.is_public && ep.publish_at > now)
+        .map(|ep| ep.publish_at)
+        .min()
+}
+
 /// The episodes of one page of a podcast page, and how many the podcast has published.
 pub(crate) struct PublishedPage {
     /// The page's episodes, in the order listed.
@@ -140,12 +163,7 @@ fn when_it_changes(
     now: Timestamp,
     published_at: impl Iterator<Item = Timestamp>,
 ) -> (Option<Timestamp>, Timestamp) {
-    let changes_at = entry
-        .episodes
-        .values()
-        .filter(|ep| ep.is_public && ep.publish_at > now)
-        .map(|ep| ep.publish_at)
-        .min();
+    let changes_at = next_publication(entry, now);
     let last_modified = entry
         .episodes
         .values()

@@ -2,7 +2,14 @@
 
 use podhost_core::{EpisodeId, FeedId};
 
-use crate::routes::{Shape, Spec, declare::endpoints, query::PAGE};
+use crate::{
+    routes::{
+        Shape, Spec,
+        declare::endpoints,
+        query::{OEMBED_FORMAT, OEMBED_MAX_HEIGHT, OEMBED_MAX_WIDTH, OEMBED_URL, PAGE},
+    },
+    wire::{self, schema::schema},
+};
 
 endpoints! {
     /// The podcasts' web pages.
@@ -26,4 +33,23 @@ endpoints! {
         Spec::open()
             .answers(200, "the page", Shape::Document("text/html"))
             .errors(&[304, 404, 410]);
+
+    /// the embeddable player of the podcast's newest episode, for an `<iframe>` on any site (cover, title, play, seek, speed, chapters, transcript)
+    PodcastPlayer { feed_id: FeedId } = GET "/embed/{feed_id}",
+        Spec::open()
+            .answers(200, "the player", Shape::Document("text/html"))
+            .errors(&[304, 404, 410]);
+
+    /// the embeddable player of a published episode
+    EpisodePlayer { feed_id: FeedId, show_id: EpisodeId } = GET "/embed/{feed_id}/{show_id}",
+        Spec::open()
+            .answers(200, "the player", Shape::Document("text/html"))
+            .errors(&[304, 404, 410]);
+
+    /// oEmbed 1.0 (the `rich` type): the player to embed for the URL of a podcast's or an episode's page; the pages link it for discovery
+    OEmbed {} = GET "/oembed",
+        Spec::open()
+            .query(&[OEMBED_URL, OEMBED_FORMAT, OEMBED_MAX_WIDTH, OEMBED_MAX_HEIGHT])
+            .answers(200, "the embedding", Shape::Bare(schema::<wire::oembed::OEmbed>()))
+            .errors(&[400, 404, 501]);
 }

@@ -26,6 +26,34 @@ pub const PAGE: QueryParam = QueryParam {
     description: "page of the list of episodes, from 1 (the newest; a serial show's first)",
 };
 
+/// `url` of oEmbed: the page to embed.
+pub const OEMBED_URL: QueryParam = QueryParam {
+    name: "url",
+    schema: || json!({"type": "string", "format": "uri"}),
+    description: "the URL of a podcast's or an episode's page (or player); required",
+};
+
+/// `format` of oEmbed.
+pub const OEMBED_FORMAT: QueryParam = QueryParam {
+    name: "format",
+    schema: || json!({"type": "string", "enum": ["json", "xml"], "default": "json"}),
+    description: "`json`; `xml` is answered 501, as oEmbed allows",
+};
+
+/// `maxwidth` of oEmbed.
+pub const OEMBED_MAX_WIDTH: QueryParam = QueryParam {
+    name: "maxwidth",
+    schema: || json!({"type": "integer", "minimum": 1}),
+    description: "the widest player the consumer can show, in CSS pixels",
+};
+
+/// `maxheight` of oEmbed.
+pub const OEMBED_MAX_HEIGHT: QueryParam = QueryParam {
+    name: "maxheight",
+    schema: || json!({"type": "integer", "minimum": 1}),
+    description: "the tallest player the consumer can show, in CSS pixels",
+};
+
 /// `from`: the first day of a statistics report.
 pub const FROM: QueryParam = QueryParam {
     name: "from",

@@ -17,6 +17,7 @@ pub mod members;
 pub mod metadata;
 pub mod names;
 pub mod oauth;
+pub mod oembed;
 pub mod ops;
 pub mod read;
 pub mod schema;

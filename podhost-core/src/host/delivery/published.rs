@@ -6,7 +6,11 @@ use std::sync::Arc;
 
 use crate::host::{
     AccountCatalog, PodcastHost, claims,
-    rendering::{etag_of, media_updated, public_media_of, published_page, render_rss, served_feed},
+    render_cache::PageOf,
+    rendering::{
+        etag_of, media_updated, newest_published, next_publication, public_media_of,
+        published_page, render_rss, served_feed,
+    },
     views::view_of,
 };
 use crate::{
@@ -151,10 +155,88 @@ impl Delivery<'_> {
         episode: Option<EpisodeId>,
         page: usize,
     ) -> Result<PublicPage> {
+        let which = match episode {
+            None => PageOf::Podcast(page),
+            Some(_) if page != 1 => return Err(Error::not_found("page", page)),
+            Some(episode) => PageOf::Episode(episode),
+        };
+        self.rendered_page(id, which).await
+    }
+
+    /// The embeddable player (`/embed/{feed}[/{episode}]`) of a published episode, or of the
+    /// podcast's newest one (`episode` none): a small page for an `<iframe>` on any site, with
+    /// its own script, which [`player_policy`](Self::player_policy) allows. Found as
+    /// [`public_page`](Self::public_page) finds pages; `NotFound` too for a podcast with no
+    /// published episode (a private podcast has none to embed).
+    pub async fn public_player(
+        self,
+        id: &FeedId,
+        episode: Option<EpisodeId>,
+    ) -> Result<PublicPage> {
+        self.rendered_page(id, PageOf::Player(episode)).await
+    }
+
+    /// The Content-Security-Policy to send with [`public_player`](Self::public_player)'s
+    /// pages (see [`player_policy`](crate::publish::page::player_policy)).
+    pub fn player_policy(self) -> String {
+        page::player_policy(
+            self.host.urls(),
+            self.host.config().presigned_downloads.is_some(),
+        )
+    }
+
+    /// What an oEmbed consumer gets for the URL of a podcast's or an episode's page (or
+    /// player): the player to embed, its size within `max` (width, height: the consumer's
+    /// `maxwidth` and `maxheight`), and what the page is about. `NotFound` for a URL that is no
+    /// page of this deployment, a private podcast, an episode that is not published; `Gone` is
+    /// `NotFound` too (nothing to embed).
+    pub async fn embedding(
+        self,
+        url: &str,
+        max: (Option<u32>, Option<u32>),
+    ) -> Result<page::Embedding> {
+        let not_found = || Error::not_found("page", url);
+        let (id, episode) = self.host.urls().shown_at(url).ok_or_else(not_found)?;
+        let (account, catalog) = self.host.public_catalog(&id).await?;
+        let now = self.host.now();
+        let urls = self.host.urls().clone();
+        catalog
+            .read_found(|state| {
+                let entry = state
+                    .feeds
+                    .get(&id)
+                    .filter(|entry| !entry.feed.private && !state.deleted_feeds.contains_key(&id))
+                    .ok_or_else(not_found)?;
+                let shown = match episode {
+                    Some(episode) => entry
+                        .episodes
+                        .get(&episode)
+                        .filter(|ep| ep.is_published(now)),
+                    None => newest_published(entry, now),
+                }
+                .ok_or_else(not_found)?;
+                let view = view_of(state, shown.clone(), now);
+                let show = page::Show {
+                    feed: &entry.feed,
+                    logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
+                };
+                let site = page::Site {
+                    urls: &urls,
+                    account: &account,
+                    time_zone: &jiff::tz::TimeZone::UTC,
+                };
+                Ok(page::embedding(&site, &show, &view, episode.is_some(), max))
+            })
+            .await
+    }
+
+    /// A page of a podcast, rendered once per version of the account (see
+    /// [`public_page`](Self::public_page)).
+    async fn rendered_page(self, id: &FeedId, which: PageOf) -> Result<PublicPage> {
         let (account, catalog) = self.host.public_catalog(id).await?;
         let now = self.host.now();
         let version = catalog.fresh_seq().await;
-        let key = (id.clone(), episode, page);
+        let key = (id.clone(), which);
         if let Some(rendered) = self.host.inner.delivery.pages.get(&key, &version, now) {
             return Ok(PublicPage::Live(rendered));
         }
@@ -179,8 +261,27 @@ impl Delivery<'_> {
                     feed: &entry.feed,
                     logo: entry.feed.logo.and_then(|m| state.media.get(&m)),
                 };
-                let (html, last_modified, changes_at) = match episode {
-                    None => {
+                // One episode's page or player needs only that episode's view; it changes
+                // with the podcast, the episode and the files it shows.
+                let of_episode = |episode: &crate::model::Episode| {
+                    let view = view_of(state, episode.clone(), now);
+                    let ep = &view.episode;
+                    let changed = [entry.feed.updated, ep.updated, ep.publish_at]
+                        .into_iter()
+                        .chain([media_updated(show.logo, std::slice::from_ref(&view))])
+                        .max()
+                        .unwrap_or(ep.updated);
+                    (view, changed)
+                };
+                let published = |episode: EpisodeId| {
+                    entry
+                        .episodes
+                        .get(&episode)
+                        .filter(|ep| ep.is_published(now))
+                        .ok_or_else(|| Error::not_found("episode", episode))
+                };
+                let (html, last_modified, changes_at) = match which {
+                    PageOf::Podcast(page) => {
                         let published =
                             published_page(state, entry, now, page, page::EPISODES_PER_PAGE);
                         let listed = &published.episodes;
@@ -199,22 +300,24 @@ impl Delivery<'_> {
                             published.changes_at,
                         )
                     }
-                    Some(_) if page != 1 => return Err(Error::not_found("page", page)),
-                    Some(episode) => {
-                        // One episode's page needs only that episode's view.
-                        let view = entry
-                            .episodes
-                            .get(&episode)
-                            .filter(|ep| ep.is_published(now))
-                            .map(|ep| view_of(state, ep.clone(), now))
-                            .ok_or_else(|| Error::not_found("episode", episode))?;
-                        let ep = &view.episode;
-                        let changed = [entry.feed.updated, ep.updated, ep.publish_at]
-                            .into_iter()
-                            .chain([media_updated(show.logo, std::slice::from_ref(&view))])
-                            .max()
-                            .unwrap_or(ep.updated);
+                    PageOf::Episode(episode) => {
+                        let (view, changed) = of_episode(published(episode)?);
                         (page::episode_page(&site, &show, &view), changed, None)
+                    }
+                    PageOf::Player(Some(episode)) => {
+                        let (view, changed) = of_episode(published(episode)?);
+                        (page::player(&site, &show, &view), changed, None)
+                    }
+                    PageOf::Player(None) => {
+                        // The newest episode: another one once a scheduled episode publishes.
+                        let newest = newest_published(entry, now)
+                            .ok_or_else(|| Error::not_found("episode", "newest"))?;
+                        let (view, changed) = of_episode(newest);
+                        (
+                            page::player(&site, &show, &view),
+                            changed,
+                            next_publication(entry, now),
+                        )
                     }
                 };
                 Ok(PublicPage::Live(RenderedPage {

@@ -28,6 +28,20 @@ pub(super) struct Head<'a> {
     pub(super) audio: Option<(&'a str, &'a str)>,
     /// What the page is about, as schema.org JSON-LD ([`linked_data`](super::linked_data)).
     pub(super) linked_data: Option<serde_json::Value>,
+    /// The embeddable player of what the page shows (X's player card), and the page's oEmbed
+    /// answer (discovery).
+    pub(super) player: Option<Player<'a>>,
+}
+
+/// An embeddable player, as a page's head announces it.
+pub(super) struct Player<'a> {
+    /// The player's URL (`/embed/...`).
+    pub(super) url: &'a str,
+    /// Its size in the `<iframe>` code.
+    pub(super) width: u32,
+    pub(super) height: u32,
+    /// The oEmbed endpoint's URL for the page.
+    pub(super) oembed: &'a str,
 }
 
 impl<'a> Head<'a> {
@@ -45,6 +59,7 @@ impl<'a> Head<'a> {
             next: None,
             audio: None,
             linked_data: None,
+            player: None,
         }
     }
 }
@@ -74,6 +89,9 @@ pub(super) fn document(head: &Head<'_>, body: Markup) -> Markup {
                 @if let Some((url, title)) = head.feed {
                     link rel="alternate" type="application/rss+xml" title=(title) href=(url);
                 }
+                @if let Some(player) = &head.player {
+                    link rel="alternate" type="application/json+oembed" title=(head.title) href=(player.oembed);
+                }
                 // A favicon the page allows itself (otherwise browsers ask for /favicon.ico).
                 link rel="icon" href=(head.image.unwrap_or("data:,"));
                 // Link previews: Open Graph, and X's card (which reads Open Graph for the rest).
@@ -89,7 +107,16 @@ pub(super) fn document(head: &Head<'_>, body: Markup) -> Markup {
                     meta property="og:audio" content=(url);
                     meta property="og:audio:type" content=(mime);
                 }
-                meta name="twitter:card" content="summary";
+                // X's player card needs a picture; without one the page is a summary.
+                @match (&head.player, head.image) {
+                    (Some(player), Some(_)) => {
+                        meta name="twitter:card" content="player";
+                        meta name="twitter:player" content=(player.url);
+                        meta name="twitter:player:width" content=(player.width);
+                        meta name="twitter:player:height" content=(player.height);
+                    }
+                    _ => { meta name="twitter:card" content="summary"; }
+                }
                 meta name="twitter:title" content=(head.title);
                 @if !head.description.is_empty() {
                     meta name="twitter:description" content=(head.description);

@@ -4,8 +4,9 @@
 use maud::html;
 
 use super::{
-    Show, Site, cover, document, document::english, episode_label, format, linked_data, rich_text,
-    show_bar, subscribe, web_url, when_and_how_long,
+    PLAYER_WIDTH, Show, Site, announced_player, cover, document, document::english, embed_code,
+    embed_section, episode_label, format, linked_data, rich_text, show_bar, show_notes, subscribe,
+    subtitle, summary, web_url, when_and_how_long,
 };
 use crate::{model::EpisodeView, probe::MediaKind};
 
@@ -20,21 +21,9 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
     let podcast_page = urls.feed_page(&feed.id);
     let picture = view.logo.as_ref().or(show.logo);
     let picture_url = picture.map(|m| urls.media(site.account, m));
-    let notes_html = if ep.description.trim().is_empty() {
-        &ep.itunes.summary
-    } else {
-        &ep.description
-    };
-    let subtitle = if ep.subtitle.is_empty() {
-        &ep.itunes.subtitle
-    } else {
-        &ep.subtitle
-    };
-    let summary = if subtitle.is_empty() {
-        rich_text::excerpt(notes_html, 160)
-    } else {
-        subtitle.clone()
-    };
+    let notes_html = show_notes(ep);
+    let subtitle = subtitle(ep);
+    let summary = summary(ep);
     let explicit = ep.itunes.explicit.unwrap_or(feed.itunes.explicit);
     let title = format!("{} · {}", ep.title, feed.title);
     let page_url = urls.episode_page(&feed.id, ep.id);
@@ -68,6 +57,8 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         audio: audio.as_ref().map(|(u, m)| (u.as_str(), m.as_str())),
     }
     .data(&series);
+    let (player_url, player_height, oembed) = announced_player(urls, feed, Some(view), &page_url);
+    let embed = embed_code(&player_url, &ep.title, PLAYER_WIDTH, player_height);
     let head = document::Head {
         lang,
         title: &title,
@@ -80,6 +71,12 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         next: None,
         audio: audio.as_ref().map(|(u, m)| (u.as_str(), m.as_str())),
         linked_data: Some(linked),
+        player: view.media.is_some().then_some(document::Player {
+            url: &player_url,
+            width: PLAYER_WIDTH,
+            height: player_height,
+            oembed: &oembed,
+        }),
     };
     let body = html! {
         (show_bar(site, show))
@@ -156,7 +153,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                         ol.chapters {
                             @for chapter in &media.chapters {
                                 li {
-                                    span.time { (chapter_time(chapter.start_ms)) }
+                                    span.time { (format::clock(chapter.start_ms)) }
                                     " "
                                     @match web_url(chapter.url.as_deref().unwrap_or("")) {
                                         Some(link) => a href=(link) rel=(rich_text::LINK_REL) { (chapter.title) },
@@ -173,7 +170,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                         ol.chapters {
                             @for bite in &ep.podcast.soundbite {
                                 li {
-                                    span.time { (chapter_time((bite.start_time.max(0.0) * 1000.0) as u64)) }
+                                    span.time { (format::clock((bite.start_time.max(0.0) * 1000.0) as u64)) }
                                     " "
                                     span { (bite.text.as_deref().unwrap_or("")) }
                                     span.muted lang=[en] { " (" (format!("{:.0}", bite.duration)) " s)" }
@@ -216,6 +213,9 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                         }
                     }
                 }
+            }
+            @if view.media.is_some() {
+                (embed_section(lang, &embed))
             }
             section.card aria-labelledby="follow" {
                 h2 #follow lang=[en] { "Follow " span lang=(lang) { (feed.title) } }
@@ -261,15 +261,6 @@ fn outline(peaks: &[u8]) -> maud::Markup {
                 rect x=(i) y=(50 - h / 2) width="0.72" height=(h) {}
             }
         }
-    }
-}
-
-/// A chapter's start as `m:ss` or `h:mm:ss`.
-fn chapter_time(ms: u64) -> String {
-    let s = ms / 1000;
-    match s / 3600 {
-        0 => format!("{}:{:02}", s / 60, s % 60),
-        h => format!("{h}:{:02}:{:02}", s / 60 % 60, s % 60),
     }
 }
 

@@ -24,6 +24,15 @@ pub(super) fn duration(ms: u64) -> (String, String) {
     (text, format!("PT{h}H{m}M{s}S"))
 }
 
+/// A time in an episode (a chapter's start, a player's clock) as `m:ss` or `h:mm:ss`.
+pub(super) fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    match s / 3600 {
+        0 => format!("{}:{:02}", s / 60, s % 60),
+        h => format!("{h}:{:02}:{:02}", s / 60 % 60, s % 60),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ mod episode_page;
 mod format;
 mod linked_data;
 mod notice;
+mod player;
 mod podcast_page;
 mod rich_text;
 mod stats_page;
@@ -26,11 +27,13 @@ pub use notice::{Notice, notice_page};
 
 use crate::{
     ids::AccountId,
-    model::{EpisodeType, EpisodeView, Feed, ItunesEpisode, Media},
+    model::{Episode, EpisodeType, EpisodeView, Feed, ItunesEpisode, Media},
     urls::Urls,
 };
 
 pub(crate) use episode_page::render as episode_page;
+pub use player::{Embedding, PLAYER_WIDTH, Thumbnail, player_policy};
+pub(crate) use player::{embed_code, embedding, player_height, render as player};
 pub(crate) use podcast_page::render as podcast_page;
 pub use stats_page::PublicStats;
 pub(crate) use stats_page::render as stats_page;
@@ -156,6 +159,33 @@ fn web_url(url: &str) -> Option<&str> {
     matches!(scheme.as_deref(), Some("http" | "https")).then_some(url)
 }
 
+/// An episode's show notes (HTML): its description, else its iTunes summary.
+fn show_notes(ep: &Episode) -> &str {
+    if ep.description.trim().is_empty() {
+        &ep.itunes.summary
+    } else {
+        &ep.description
+    }
+}
+
+/// An episode's subtitle: its own, else its iTunes one (may be empty).
+fn subtitle(ep: &Episode) -> &str {
+    if ep.subtitle.is_empty() {
+        &ep.itunes.subtitle
+    } else {
+        &ep.subtitle
+    }
+}
+
+/// What an episode is, in a line (a page's description, a link preview's): its subtitle, else
+/// the start of its show notes as plain text.
+fn summary(ep: &Episode) -> String {
+    match subtitle(ep) {
+        "" => rich_text::excerpt(show_notes(ep), 160),
+        subtitle => subtitle.to_string(),
+    }
+}
+
 /// "Season 2 · Episode 5", "Episode 5", "Trailer", "Bonus"; `None` for a plain full episode.
 fn episode_label(it: &ItunesEpisode) -> Option<String> {
     let number = match (it.season, it.episode) {
@@ -226,6 +256,34 @@ fn cover(site: &Site<'_>, image: Option<&Media>, alt: &str, title: &str) -> Mark
                 (title.chars().find(|c| c.is_alphanumeric()).map(|c| c.to_uppercase().to_string()).unwrap_or_default())
             }
         },
+    }
+}
+
+/// The player of a podcast's newest episode (`episode` none) or of one episode, as a page's
+/// head announces it: its URL, its size and the page's oEmbed URL.
+fn announced_player(
+    urls: &Urls,
+    feed: &Feed,
+    episode: Option<&EpisodeView>,
+    page_url: &str,
+) -> (String, u32, String) {
+    (
+        urls.embed(&feed.id, episode.map(|v| v.episode.id)),
+        player_height(episode),
+        urls.oembed(page_url),
+    )
+}
+
+/// The section giving a player's `<iframe>` code to copy.
+fn embed_section(lang: &str, code: &str) -> Markup {
+    html! {
+        section.card aria-labelledby="embed" lang=[document::english(lang)] {
+            h2 #embed { "Embed the player" }
+            div.feed-url {
+                label for="embed-code" { "Copy this code into your website" }
+                textarea #embed-code readonly rows="3" spellcheck="false" { (code) }
+            }
+        }
     }
 }
 

@@ -4,8 +4,9 @@
 use maud::html;
 
 use super::{
-    Paging, Show, Site, cover, document, document::english, episode_label, linked_data, rich_text,
-    subscribe, web_url, when_and_how_long,
+    PLAYER_WIDTH, Paging, Show, Site, announced_player, cover, document, document::english,
+    embed_code, embed_section, episode_label, linked_data, rich_text, subscribe, web_url,
+    when_and_how_long,
 };
 use crate::model::EpisodeView;
 
@@ -51,6 +52,9 @@ pub(crate) fn render(
     } else {
         it.subtitle.clone()
     };
+    let podcast_page = urls.feed_page(&feed.id);
+    let (player_url, player_height, oembed) = announced_player(urls, feed, None, &podcast_page);
+    let embed = embed_code(&player_url, &feed.title, PLAYER_WIDTH, player_height);
     let head = document::Head {
         lang,
         title: &title,
@@ -66,7 +70,7 @@ pub(crate) fn render(
             linked_data::Series {
                 name: &feed.title,
                 description: &summary,
-                url: &urls.feed_page(&feed.id),
+                url: &podcast_page,
                 feed: &feed_url,
                 image: logo_url.as_deref(),
                 author,
@@ -74,6 +78,13 @@ pub(crate) fn render(
             }
             .data(),
         ),
+        // The newest episode's player, once there is one.
+        player: (paging.total > 0).then_some(document::Player {
+            url: &player_url,
+            width: PLAYER_WIDTH,
+            height: player_height,
+            oembed: &oembed,
+        }),
     };
     let body = html! {
         header.site-header {
@@ -132,6 +143,9 @@ pub(crate) fn render(
                     }
                 }
             }
+        }
+        @if paging.total > 0 {
+            div.wrap { (embed_section(lang, &embed)) }
         }
         @if feed.public_stats {
             div.wrap {

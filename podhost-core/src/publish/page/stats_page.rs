@@ -48,6 +48,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> S
         next: None,
         audio: None,
         linked_data: None,
+        player: None,
     };
     let months = BarChart {
         id: "months".into(),
