@@ -14,6 +14,7 @@
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { axeViolations } from "./axe.mjs";
 import { inEachView } from "./chromium.mjs";
 
 
@@ -107,6 +108,8 @@ async function checkPage(context, page, view, out) {
     if (c.rows === 0) problems.push(`${c.id}: its table has no rows`);
   }
   const file = join(out, `${page.name}${view.suffix}.png`);
+  // Accessibility: WCAG 2.1 AA by axe-core, in this view (light, dark, phone).
+  problems.push(...(await axeViolations(tab)));
   await tab.screenshot({ path: file, fullPage: true });
   await tab.close();
   return { problems, file, facts };

@@ -4,7 +4,8 @@
 // real OAuth client library (oauth4webapi), runs the authorization code flow with PKCE through
 // the same browser (sign-in, consent, the code caught by a local redirect server), exchanges the
 // code, calls the API, refreshes, sees a reused refresh token revoke the whole grant, and
-// revokes another grant's tokens (RFC 7009).
+// revokes another grant's tokens (RFC 7009). Each page of the site on the way passes axe-core's
+// WCAG 2.1 AA rules, light and dark.
 //
 // usage: node check-oauth.mjs --base URL --user NAME --password PASSWORD --out DIR
 // env:   PODHOST_CHROMIUM  the browser binary (default /usr/bin/chromium)
@@ -18,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as oauth from "oauth4webapi";
 import { chromium } from "playwright-core";
+import { axeViolations } from "./axe.mjs";
 import { args as CHROMIUM_ARGS, executablePath } from "./chromium.mjs";
 
 
@@ -99,18 +101,29 @@ async function main() {
     if (msg.type() === "error") problems.push(`console error on ${tab.url()}: ${msg.text()}`);
   });
   tab.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  // Accessibility of each page of the site on the way: WCAG 2.1 AA by axe-core, light and dark.
+  const accessible = async (where) => {
+    for (const colorScheme of ["light", "dark"]) {
+      await tab.emulateMedia({ colorScheme });
+      for (const v of await axeViolations(tab)) problems.push(`${where} (${colorScheme}): ${v}`);
+    }
+    await tab.emulateMedia({ colorScheme: "light" });
+  };
   let step = "start";
   try {
     // The home page links to the account site.
     step = "home page";
     await tab.goto(`${base}/`);
+    await accessible("home page");
     await Promise.all([tab.waitForLoadState("load"), tab.click('main a[href="/account"]')]);
+    await accessible("sign-in page");
 
     // Sign in on the site.
     step = "sign-in on the site";
     await signIn(tab, args.user, args.password);
     check(new URL(tab.url()).pathname === "/account", `after sign-in: ${tab.url()}`);
     await tab.screenshot({ path: join(args.out, "account.png"), fullPage: true });
+    await accessible("account page");
 
     // A personal token: created with one scope, shown once, used, revoked.
     step = "personal token";
@@ -122,6 +135,7 @@ async function main() {
     seen.personal_token_before_revoke = await api(base, personal);
     seen.personal_token_outside_its_scope = await api(base, personal, "/api/media");
     await tab.screenshot({ path: join(args.out, "token-created.png"), fullPage: true });
+    await accessible("account page with a new token");
     await Promise.all([
       tab.waitForLoadState("load"),
       tab.click('#tokens button[aria-label="Revoke browser token"]'),
@@ -176,6 +190,7 @@ async function main() {
       const requested = await tab.locator("#requested-scopes li").allTextContents();
       check(requested.length === 2, `the consent page lists the scopes: ${requested}`);
       await tab.screenshot({ path: join(args.out, "consent.png"), fullPage: true });
+      await accessible("consent page");
       const arrived = callback.next();
       await tab.click('button[value="allow"]');
       const back = await arrived;
@@ -236,6 +251,7 @@ async function main() {
     const grants = await tab.locator("#grants tbody tr").allTextContents();
     seen.grants = grants.map((row) => (row.includes("revoked") ? "revoked" : "active"));
     await tab.screenshot({ path: join(args.out, "grants.png"), fullPage: true });
+    await accessible("account page with grants");
   } catch (e) {
     problems.push(`${step}: ${e.stack || e}`);
   } finally {

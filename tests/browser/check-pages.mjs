@@ -1,7 +1,8 @@
 // Loads podhost's public pages in the system's headless Chromium and checks them as a listener's
 // browser sees them: no console errors, no failed or refused requests (the Content-Security-Policy
 // included), a title, one h1, landmarks, alt text, and a playable <audio> whose source answers
-// with audio. Saves screenshots (desktop, mobile, dark) of every page.
+// with audio; and axe-core finds no WCAG 2.1 AA violation. Saves screenshots (desktop, mobile, dark)
+// of every page.
 //
 // usage: node check-pages.mjs --out DIR NAME=URL [NAME=URL ...]
 // env:   PODHOST_CHROMIUM  the browser binary (default /usr/bin/chromium)
@@ -10,6 +11,7 @@
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { axeViolations } from "./axe.mjs";
 import { inEachView, watchProblems } from "./chromium.mjs";
 
 
@@ -100,6 +102,8 @@ async function checkPage(context, page, view, out) {
     }
   }
   const file = join(out, `${page.name}${view.suffix}.png`);
+  // Accessibility: WCAG 2.1 AA by axe-core, in this view (light, dark, phone).
+  problems.push(...(await axeViolations(tab)));
   await tab.screenshot({ path: file, fullPage: true });
   await tab.close();
   return { problems, file, facts };

@@ -7,7 +7,7 @@
 //   - changes the speed (1× to 1.25×);
 //   - jumps to the last chapter (the time the listener's own chapters give, moved by their ads);
 //   - follows the transcript: the line being said is marked while it plays.
-// Prints a JSON report on stdout (per view: the chapter's time and where the player went, the
+// and runs axe-core's WCAG 2.1 AA rules in the player. Prints a JSON report on stdout (per view: the chapter's time and where the player went, the
 // marked line, the speed); saves a screenshot of the framing page per view.
 //
 // usage: node check-player.mjs --out DIR OEMBED_URL
@@ -18,6 +18,7 @@
 import { createServer } from "node:http";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { axeViolations } from "./axe.mjs";
 import { inEachView, watchProblems } from "./chromium.mjs";
 
 function parseArgs(argv) {
@@ -109,6 +110,8 @@ async function checkView(context, view, site, out) {
   const paused = await frame.evaluate(() => document.getElementById("media").paused);
   if (!paused) problems.push("Space did not pause");
 
+  // Accessibility: WCAG 2.1 AA by axe-core, in the player as framed (light, dark, phone).
+  problems.push(...(await axeViolations(frame)));
   await mkdir(out, { recursive: true });
   const shot = join(out, `player${view.suffix}.png`);
   await tab.screenshot({ path: shot, fullPage: true });
