@@ -7,6 +7,9 @@ use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 /// The content type of every HTML answer.
 pub(crate) const HTML: &str = "text/html; charset=utf-8";
 
+/// The content type of plain text answers (`/robots.txt`).
+pub(crate) const TEXT: &str = "text/plain; charset=utf-8";
+
 /// Setting one header of an answer.
 pub(crate) trait SetHeader {
     /// Sets `name` to a value known when podhost is built.

@@ -7,7 +7,7 @@
 //! The embeddable players (`/embed/{feed_id}[/{episode_id}]`), answered the same way with the
 //! player's policy (its own script; any site may frame it), and oEmbed (`/oembed`).
 
-use crate::headers::{self, HTML, SetHeader};
+use crate::headers::{self, HTML, SetHeader, TEXT};
 use http::{Response, StatusCode, header, request::Parts};
 use podhost_core::{
     EpisodeId, FeedId,
@@ -29,6 +29,12 @@ use crate::{
     wire::oembed::OEmbed,
 };
 
+/// `/robots.txt`: crawlers may read the public pages, the players and the feeds, but not the
+/// API, a private podcast's subscribers' feeds and files (their keys are in the path), or the
+/// signed-in site.
+const ROBOTS: &str =
+    "User-agent: *\nDisallow: /api/\nDisallow: /private/\nDisallow: /account\nDisallow: /oauth/\n";
+
 /// Answers a request for a web page.
 pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> Response<Body> {
     match endpoint {
@@ -48,6 +54,13 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
             player(api, parts, &feed_id, Some(show_id)).await
         }
         PageEndpoint::OEmbed {} => oembed(api, parts).await,
+        PageEndpoint::Robots {} => {
+            let mut answer = response::document(StatusCode::OK, TEXT, ROBOTS.into());
+            answer
+                .headers_mut()
+                .put(header::CACHE_CONTROL, "max-age=86400");
+            answer
+        }
         PageEndpoint::PodcastStats { feed_id } => {
             let found = api.host.analytics().public_stats_page(&feed_id).await;
             let mut answer = answer_page(api, parts, found, &api.host.delivery().page_policy());

@@ -226,6 +226,57 @@ async fn pages_load_in_headless_chromium() {
     );
 }
 
+/// Lighthouse on the podcast page, an episode page and the episode's embedded player, as
+/// `publish` makes them (a 1400 px cover, real audio): 100 for accessibility, best practices
+/// and SEO, at least 95 for performance, with Lighthouse's default phone and network
+/// (`tests/browser/check-lighthouse.mjs`). The reports are kept in `target/artifacts/`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_and_the_player_score_in_lighthouse() {
+    let Some(tools) = browser::find_or_skip(
+        "pages_and_the_player_score_in_lighthouse",
+        &["lighthouse", "chrome-launcher"],
+    ) else {
+        return;
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
+    let episode_page = publish(&host).await;
+    let player = episode_page.replacen("/podcasts/", "/embed/", 1);
+    let out = browser::artifacts();
+    let args = [
+        "--out".to_string(),
+        out.display().to_string(),
+        format!("podcast-page={base}/podcasts/tinkering-hour"),
+        format!("episode-page={base}{episode_page}"),
+        format!("player={base}{player}"),
+    ];
+    let stdout = while_served(
+        listener,
+        host,
+        &tools,
+        "check-lighthouse.mjs",
+        &args,
+        Duration::from_secs(300),
+        "a page scored under its mark in Lighthouse",
+    )
+    .await;
+    let scores: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    for page in ["podcast-page", "episode-page", "player"] {
+        for (category, least) in [
+            ("accessibility", 100),
+            ("best-practices", 100),
+            ("seo", 100),
+            ("performance", 95),
+        ] {
+            let score = scores[page][category].as_u64().unwrap();
+            assert!(score >= least, "{page} {category}: {score}");
+        }
+        assert!(out.join(format!("lighthouse-{page}.html")).exists());
+    }
+}
+
 /// The statistics pages in a real browser: the account's, a podcast's and a campaign's (signed
 /// in with the session cookie of a sign-in through the site) and a podcast's public page, with
 /// a month of downloads and a campaign's impressions, through `tests/browser/check-charts.mjs`:

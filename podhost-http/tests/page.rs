@@ -902,3 +902,39 @@ async fn oembed_answers_the_rich_type_for_the_pages_of_public_podcasts() {
         "a private podcast is not embedded"
     );
 }
+
+#[tokio::test]
+async fn robots_may_read_the_pages_and_players_but_not_the_api_or_private_feeds() {
+    let fx = Fixture::new().await;
+    let robots = fx.public(Method::GET, "/robots.txt", &[]).await;
+    assert_eq!(robots.status, StatusCode::OK);
+    assert_eq!(robots.headers["content-type"], "text/plain; charset=utf-8");
+    let rules = String::from_utf8(robots.raw.to_vec()).unwrap();
+    let disallowed: Vec<&str> = rules
+        .lines()
+        .filter_map(|l| l.strip_prefix("Disallow: "))
+        .collect();
+    assert!(rules.starts_with("User-agent: *\n"), "{rules}");
+    for path in [
+        "/api/feeds",
+        "/private/show/key/rss",
+        "/account",
+        "/oauth/authorize",
+    ] {
+        assert!(
+            disallowed.iter().any(|d| path.starts_with(d)),
+            "{path}: {rules}"
+        );
+    }
+    for path in [
+        "/podcasts/show",
+        "/embed/show/pod-1",
+        "/feeds/show/rss",
+        "/media/a/b/c.mp3",
+    ] {
+        assert!(
+            !disallowed.iter().any(|d| path.starts_with(d)),
+            "{path}: {rules}"
+        );
+    }
+}

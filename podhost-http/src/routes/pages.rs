@@ -52,4 +52,9 @@ endpoints! {
             .query(&[OEMBED_URL, OEMBED_FORMAT, OEMBED_MAX_WIDTH, OEMBED_MAX_HEIGHT])
             .answers(200, "the embedding", Shape::Bare(schema::<wire::oembed::OEmbed>()))
             .errors(&[400, 404, 501]);
+
+    /// what crawlers may read: the public pages and players, never the API, subscribers' private feeds or the signed-in site
+    Robots {} = GET "/robots.txt",
+        Spec::open()
+            .answers(200, "the rules", Shape::Document("text/plain"));
 }
