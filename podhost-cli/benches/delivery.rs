@@ -184,6 +184,13 @@ fn cases(
             vec![gzip.clone()],
             vec![gzip.clone()],
         ),
+        case(
+            "embedded player (newest episode) GET identity",
+            &format!("/embed/{}", account.feed),
+            &format!("/{}-player.rss", account.feed),
+            vec![],
+            vec![],
+        ),
         // nginx compresses every answer anew (no gzip_static): the same page uncompressed too.
         case(
             "public stats page GET identity",

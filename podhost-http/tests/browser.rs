@@ -142,9 +142,14 @@ async fn publish(host: &PodcastHost) -> String {
     format!("/podcasts/tinkering-hour/{}", first.unwrap())
 }
 
+/// One browser at a time: `cargo test` runs this file's tests on parallel threads, and
+/// browsers side by side on 2 cores would slow each other past their time limits (and
+/// Lighthouse's performance measure with them).
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Serves `host` on `listener` while `script` (a Node script of `tools`, with `args`) runs, at
-/// most `limit`; its stdout once it succeeded (it fails the test with `failure` and its stderr
-/// otherwise).
+/// most `limit`, one such script at a time; its stdout once it succeeded (it fails the test
+/// with `failure` and its stderr otherwise).
 async fn while_served(
     listener: TcpListener,
     host: PodcastHost,
@@ -154,6 +159,7 @@ async fn while_served(
     limit: Duration,
     failure: &str,
 ) -> String {
+    let _one = ONE_BROWSER.lock().await;
     let api = podhost_http::Api::new(host, podhost_http::HttpConfig::default());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(podhost_http::serve(listener, api, async {
@@ -338,6 +344,7 @@ async fn statistics_pages_draw_in_headless_chromium() {
         format!("campaign-stats={base}/account/stats/campaigns/{campaign}"),
         format!("public-stats={base}/podcasts/show/stats"),
     ];
+    let _one = ONE_BROWSER.lock().await;
     let output = tokio::process::Command::new("node")
         .current_dir(&tools.scripts)
         .env("PODHOST_CHROMIUM", &tools.chromium)
@@ -402,6 +409,7 @@ fn waveforms_load_in_peaks_js() {
     std::fs::write(&dat, waveform.to_dat()).unwrap();
     std::fs::write(&json, serde_json::to_vec(&waveform.to_json()).unwrap()).unwrap();
 
+    let _one = ONE_BROWSER.blocking_lock();
     let output = std::process::Command::new("node")
         .current_dir(&script_dir)
         .env("PODHOST_CHROMIUM", &chromium)
