@@ -43,7 +43,7 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
             None => notice(
                 StatusCode::BAD_REQUEST,
                 Notice::BadPageNumber,
-                &api.host.delivery().page_policy(),
+                api.host.delivery().page_policy(),
             ),
         },
         PageEndpoint::EpisodePage { feed_id, show_id } => {
@@ -63,7 +63,7 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
         }
         PageEndpoint::PodcastStats { feed_id } => {
             let found = api.host.analytics().public_stats_page(&feed_id).await;
-            let mut answer = answer_page(api, parts, found, &api.host.delivery().page_policy());
+            let mut answer = answer_page(api, parts, found, api.host.delivery().page_policy());
             // Asked again each time (a 304 while unchanged): taken down, it is gone at once
             // from browsers and shared caches too.
             answer.headers_mut().put(header::CACHE_CONTROL, "no-cache");
@@ -91,7 +91,7 @@ async fn page(
     number: usize,
 ) -> Response<Body> {
     let found = api.host.delivery().public_page(feed, episode, number).await;
-    answer_page(api, parts, found, &api.host.delivery().page_policy())
+    answer_page(api, parts, found, api.host.delivery().page_policy())
 }
 
 /// `GET /embed/{feed_id}[/{episode_id}]`: the player, framed by any site (its notices too, so
@@ -103,7 +103,7 @@ async fn player(
     episode: Option<EpisodeId>,
 ) -> Response<Body> {
     let found = api.host.delivery().public_player(feed, episode).await;
-    answer_page(api, parts, found, &api.host.delivery().player_policy())
+    answer_page(api, parts, found, api.host.delivery().player_policy())
 }
 
 /// `GET /oembed?url=...&format=json`: the player for a page's URL, in oEmbed's shape; open to
@@ -179,7 +179,7 @@ pub(crate) fn not_found(api: &Api) -> Response<Body> {
     notice(
         StatusCode::NOT_FOUND,
         Notice::NotFound,
-        &api.host.delivery().page_policy(),
+        api.host.delivery().page_policy(),
     )
 }
 

@@ -55,7 +55,7 @@ impl PodcastHost {
     }
 }
 
-impl Delivery<'_> {
+impl<'h> Delivery<'h> {
     /// A podcast's public feed: the RSS of its published episodes (scheduled ones appear when
     /// their time comes), a redirect when it moved, or gone when it was deleted. Rendered once
     /// per version of the account and reused until something changes. `NotFound` for an id no
@@ -110,11 +110,11 @@ impl Delivery<'_> {
 
     /// The Content-Security-Policy to send with the public pages (see
     /// [`content_security_policy`](crate::publish::page::content_security_policy)).
-    pub fn page_policy(self) -> String {
-        page::content_security_policy(
-            self.host.urls(),
-            self.host.config().presigned_downloads.is_some(),
-        )
+    pub fn page_policy(self) -> &'h str {
+        let host = self.host;
+        host.inner.delivery.page_policy.get_or_init(|| {
+            page::content_security_policy(host.urls(), host.config().presigned_downloads.is_some())
+        })
     }
 
     /// Up to `limit` podcasts of the deployment, every account's, by title: their ids and
@@ -178,11 +178,11 @@ impl Delivery<'_> {
 
     /// The Content-Security-Policy to send with [`public_player`](Self::public_player)'s
     /// pages (see [`player_policy`](crate::publish::page::player_policy)).
-    pub fn player_policy(self) -> String {
-        page::player_policy(
-            self.host.urls(),
-            self.host.config().presigned_downloads.is_some(),
-        )
+    pub fn player_policy(self) -> &'h str {
+        let host = self.host;
+        host.inner.delivery.player_policy.get_or_init(|| {
+            page::player_policy(host.urls(), host.config().presigned_downloads.is_some())
+        })
     }
 
     /// What an oEmbed consumer gets for the URL of a podcast's or an episode's page (or

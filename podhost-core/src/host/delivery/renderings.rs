@@ -20,6 +20,10 @@ pub(crate) struct Renderings {
     pub(crate) private_rendered: RenderCache<(FeedId, String), RenderedFeed>,
     /// Rendered public pages by feed id and episode (none for the podcast page).
     pub(crate) pages: RenderCache<PageKey, RenderedPage>,
+    /// The pages' and the player's Content-Security-Policy, made on first use (they depend on
+    /// the deployment's settings only, and are sent with every page).
+    pub(crate) page_policy: std::sync::OnceLock<String>,
+    pub(crate) player_policy: std::sync::OnceLock<String>,
     /// The public podcasts of the deployment, as this process knows them.
     pub(crate) directory: Arc<Directory>,
     /// The HLS packages of videos read for serving.
@@ -38,6 +42,8 @@ impl Renderings {
             pages: RenderCache::counted(RENDER_CACHE_BYTES, metrics.cache_counts("pages")),
             directory: Default::default(),
             packages: Default::default(),
+            page_policy: Default::default(),
+            player_policy: Default::default(),
         }
     }
 }

@@ -103,12 +103,11 @@
       audio.play();
     }),
   );
-  // Space or k plays and pauses, the arrows go back and forward 15 seconds, wherever the focus
-  // is but on a control that uses those keys itself.
+  // Space or k plays and pauses, the arrows go back and forward 15 seconds, when nothing in
+  // particular has the focus (a control, a link and the transcript's box keep their own keys).
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
-    const on = e.target && e.target.tagName;
-    if (on === "INPUT" || on === "BUTTON" || on === "A") return;
+    if (e.target !== document.body && e.target !== document.documentElement) return;
     if (e.key === " " || e.key === "k") {
       e.preventDefault();
       play.click();
