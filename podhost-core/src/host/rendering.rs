@@ -126,15 +126,30 @@ pub(crate) fn published_page(
 
 /// The feed's newest published episode (by publication time, whatever order the show is
 /// listed in): what its embedded player plays.
-pub(crate) fn newest_published(
-    entry: &FeedEntry,
-    now: Timestamp,
-) -> Option<&crate::model::Episode> {
+fn newest_published(entry: &FeedEntry, now: Timestamp) -> Option<&crate::model::Episode> {
     entry
         .order
         .ids(crate::model::EpisodeSort::PublishDate, true)
         .filter_map(|id| entry.episodes.get(&id))
         .find(|ep| ep.is_published(now))
+}
+
+/// The published episode a page or player of the feed shows: `episode`, or the newest (none).
+/// `NotFound` when it is not published (a draft, a scheduled or a deleted one, another feed's)
+/// or the feed has published none.
+pub(crate) fn shown_episode(
+    entry: &FeedEntry,
+    episode: Option<crate::ids::EpisodeId>,
+    now: Timestamp,
+) -> crate::error::Result<&crate::model::Episode> {
+    let shown = match episode {
+        Some(id) => entry.episodes.get(&id).filter(|ep| ep.is_published(now)),
+        None => newest_published(entry, now),
+    };
+    shown.ok_or_else(|| match episode {
+        Some(id) => crate::error::Error::not_found("episode", id),
+        None => crate::error::Error::not_found("episode", "newest"),
+    })
 }
 
 /// When a scheduled episode of the feed publishes next.

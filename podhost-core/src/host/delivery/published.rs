@@ -8,8 +8,8 @@ use crate::host::{
     AccountCatalog, PodcastHost, claims,
     render_cache::PageOf,
     rendering::{
-        etag_of, media_updated, newest_published, next_publication, public_media_of,
-        published_page, render_rss, served_feed,
+        etag_of, media_updated, next_publication, public_media_of, published_page, render_rss,
+        served_feed, shown_episode,
     },
     views::view_of,
 };
@@ -207,14 +207,7 @@ impl<'h> Delivery<'h> {
                     .get(&id)
                     .filter(|entry| !entry.feed.private && !state.deleted_feeds.contains_key(&id))
                     .ok_or_else(not_found)?;
-                let shown = match episode {
-                    Some(episode) => entry
-                        .episodes
-                        .get(&episode)
-                        .filter(|ep| ep.is_published(now)),
-                    None => newest_published(entry, now),
-                }
-                .ok_or_else(not_found)?;
+                let shown = shown_episode(entry, episode, now)?;
                 let view = view_of(state, shown.clone(), now);
                 let show = page::Show {
                     feed: &entry.feed,
@@ -273,13 +266,6 @@ impl<'h> Delivery<'h> {
                         .unwrap_or(ep.updated);
                     (view, changed)
                 };
-                let published = |episode: EpisodeId| {
-                    entry
-                        .episodes
-                        .get(&episode)
-                        .filter(|ep| ep.is_published(now))
-                        .ok_or_else(|| Error::not_found("episode", episode))
-                };
                 let (html, last_modified, changes_at) = match which {
                     PageOf::Podcast(page) => {
                         let published =
@@ -301,23 +287,18 @@ impl<'h> Delivery<'h> {
                         )
                     }
                     PageOf::Episode(episode) => {
-                        let (view, changed) = of_episode(published(episode)?);
+                        let (view, changed) = of_episode(shown_episode(entry, Some(episode), now)?);
                         (page::episode_page(&site, &show, &view), changed, None)
                     }
-                    PageOf::Player(Some(episode)) => {
-                        let (view, changed) = of_episode(published(episode)?);
-                        (page::player(&site, &show, &view), changed, None)
-                    }
-                    PageOf::Player(None) => {
-                        // The newest episode: another one once a scheduled episode publishes.
-                        let newest = newest_published(entry, now)
-                            .ok_or_else(|| Error::not_found("episode", "newest"))?;
-                        let (view, changed) = of_episode(newest);
-                        (
-                            page::player(&site, &show, &view),
-                            changed,
-                            next_publication(entry, now),
-                        )
+                    PageOf::Player(episode) => {
+                        let (view, changed) = of_episode(shown_episode(entry, episode, now)?);
+                        // The newest episode's player shows another once a scheduled one
+                        // publishes.
+                        let changes_at = episode
+                            .is_none()
+                            .then(|| next_publication(entry, now))
+                            .flatten();
+                        (page::player(&site, &show, &view), changed, changes_at)
                     }
                 };
                 Ok(PublicPage::Live(RenderedPage {
