@@ -90,6 +90,21 @@ fn a_podcaster_and_an_oauth_client_in_headless_chromium() {
         "after_revocation_access_token_call": 401,
         "after_revocation_refresh_token": "invalid_grant",
         "grants": ["revoked", "revoked"],
+        // The language switch's `?lang=de` gives the site in German, and the cookie it sets
+        // keeps it on the next page.
+        "german_account_page": "de",
+        "german_home_page": "de",
     });
     assert_eq!(seen, expected);
+    for shot in [
+        "account-de",
+        "account-de-dark",
+        "account-de-mobile",
+        "home-de",
+    ] {
+        assert!(
+            out.join(format!("{shot}.png")).exists(),
+            "{shot}.png was saved"
+        );
+    }
 }

@@ -26,6 +26,7 @@ mod ids;
 pub mod import;
 mod jobs;
 mod lease;
+pub mod locale;
 pub mod lock;
 pub mod master;
 pub mod metrics;
@@ -63,6 +64,7 @@ pub use ids::{
     MediaId, MemberId, SessionId, SubscriberId, TokenId,
 };
 pub use lease::{LeaseConfig, LeaseHeld, LeaseWitness};
+pub use locale::Locale;
 pub use model::{Metadata, MetadataPatch, Session, SignedIn};
 pub use principal::Principal;
 pub use request::{MAX_REQUEST_ID, RequestContext};

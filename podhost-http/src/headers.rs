@@ -4,6 +4,19 @@
 
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 
+/// The value of the request's cookie `name`, if it sent one.
+pub(crate) fn cookie(parts: &http::request::Parts, name: &str) -> Option<String> {
+    parts
+        .headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == name)
+        .map(|c| c.value().to_string())
+}
+
 /// The content type of every HTML answer.
 pub(crate) const HTML: &str = "text/html; charset=utf-8";
 

@@ -25,6 +25,7 @@ mod forms;
 mod handlers;
 mod headers;
 mod idempotency;
+mod language;
 mod metrics;
 mod oauth;
 mod openapi;

@@ -10,7 +10,7 @@
 use crate::headers::{self, HTML, SetHeader, TEXT};
 use http::{Response, StatusCode, header, request::Parts};
 use podhost_core::{
-    EpisodeId, FeedId,
+    EpisodeId, FeedId, Locale,
     publish::{
         PublicPage,
         page::{self, Notice},
@@ -21,6 +21,7 @@ use crate::{
     context::Api,
     documents::{self, Document},
     error::ApiError,
+    language::{self, Chosen},
     response::{self, Body},
     routes::{
         pages::PageEndpoint,
@@ -37,23 +38,42 @@ const ROBOTS: &str =
 
 /// Answers a request for a web page.
 pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> Response<Body> {
+    let chosen = language::chosen(parts);
+    let mut answer = answer_in(api, endpoint, parts, chosen).await;
+    language::answered_in(
+        &mut answer,
+        chosen,
+        api.host.urls().base().starts_with("https://"),
+    );
+    answer
+}
+
+/// Answers a request for a web page, in `chosen`'s language.
+async fn answer_in(
+    api: &Api,
+    endpoint: PageEndpoint,
+    parts: &Parts,
+    chosen: Chosen,
+) -> Response<Body> {
+    let locale = chosen.locale;
     match endpoint {
         PageEndpoint::PodcastPage { feed_id } => match page_number(parts) {
-            Some(number) => page(api, parts, &feed_id, None, number).await,
+            Some(number) => page(api, parts, &feed_id, None, number, locale).await,
             None => notice(
                 StatusCode::BAD_REQUEST,
                 Notice::BadPageNumber,
+                locale,
                 api.host.delivery().page_policy(),
             ),
         },
         PageEndpoint::EpisodePage { feed_id, show_id } => {
-            page(api, parts, &feed_id, Some(show_id), 1).await
+            page(api, parts, &feed_id, Some(show_id), 1, locale).await
         }
-        PageEndpoint::PodcastPlayer { feed_id } => player(api, parts, &feed_id, None).await,
+        PageEndpoint::PodcastPlayer { feed_id } => player(api, parts, &feed_id, None, locale).await,
         PageEndpoint::EpisodePlayer { feed_id, show_id } => {
-            player(api, parts, &feed_id, Some(show_id)).await
+            player(api, parts, &feed_id, Some(show_id), locale).await
         }
-        PageEndpoint::OEmbed {} => oembed(api, parts).await,
+        PageEndpoint::OEmbed {} => oembed(api, parts, locale).await,
         PageEndpoint::Robots {} => {
             let mut answer = response::document(StatusCode::OK, TEXT, ROBOTS.into());
             answer
@@ -62,8 +82,13 @@ pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> 
             answer
         }
         PageEndpoint::PodcastStats { feed_id } => {
-            let found = api.host.analytics().public_stats_page(&feed_id).await;
-            let mut answer = answer_page(api, parts, found, api.host.delivery().page_policy());
+            let found = api
+                .host
+                .analytics()
+                .public_stats_page(&feed_id, locale)
+                .await;
+            let policy = api.host.delivery().page_policy();
+            let mut answer = answer_page(api, parts, found, locale, policy);
             // Asked again each time (a 304 while unchanged): taken down, it is gone at once
             // from browsers and shared caches too.
             answer.headers_mut().put(header::CACHE_CONTROL, "no-cache");
@@ -89,9 +114,14 @@ async fn page(
     feed: &FeedId,
     episode: Option<EpisodeId>,
     number: usize,
+    locale: Locale,
 ) -> Response<Body> {
-    let found = api.host.delivery().public_page(feed, episode, number).await;
-    answer_page(api, parts, found, api.host.delivery().page_policy())
+    let found = api
+        .host
+        .delivery()
+        .public_page(feed, episode, number, locale)
+        .await;
+    answer_page(api, parts, found, locale, api.host.delivery().page_policy())
 }
 
 /// `GET /embed/{feed_id}[/{episode_id}]`: the player, framed by any site (its notices too, so
@@ -101,14 +131,25 @@ async fn player(
     parts: &Parts,
     feed: &FeedId,
     episode: Option<EpisodeId>,
+    locale: Locale,
 ) -> Response<Body> {
-    let found = api.host.delivery().public_player(feed, episode).await;
-    answer_page(api, parts, found, api.host.delivery().player_policy())
+    let found = api
+        .host
+        .delivery()
+        .public_player(feed, episode, locale)
+        .await;
+    answer_page(
+        api,
+        parts,
+        found,
+        locale,
+        api.host.delivery().player_policy(),
+    )
 }
 
 /// `GET /oembed?url=...&format=json`: the player for a page's URL, in oEmbed's shape; open to
 /// scripts of any origin.
-async fn oembed(api: &Api, parts: &Parts) -> Response<Body> {
+async fn oembed(api: &Api, parts: &Parts, locale: Locale) -> Response<Body> {
     let query = parts.uri.query().unwrap_or("");
     let param = |name: &str| {
         form_urlencoded::parse(query.as_bytes())
@@ -136,7 +177,7 @@ async fn oembed(api: &Api, parts: &Parts) -> Response<Body> {
             }
         }
         let max = (size(OEMBED_MAX_WIDTH.name)?, size(OEMBED_MAX_HEIGHT.name)?);
-        let embedding = api.host.delivery().embedding(&url, max).await?;
+        let embedding = api.host.delivery().embedding(&url, max, locale).await?;
         Ok(response::json(StatusCode::OK, &OEmbed::from(embedding)))
     };
     let mut answer = answer.await.unwrap_or_else(|e| response::error(&e));
@@ -150,13 +191,14 @@ fn answer_page(
     api: &Api,
     parts: &Parts,
     found: podhost_core::Result<PublicPage>,
+    locale: Locale,
     policy: &str,
 ) -> Response<Body> {
     let rendered = match found {
         Ok(PublicPage::Live(rendered)) => rendered,
-        Ok(PublicPage::Gone) => return notice(StatusCode::GONE, Notice::Gone, policy),
+        Ok(PublicPage::Gone) => return notice(StatusCode::GONE, Notice::Gone, locale, policy),
         Err(podhost_core::Error::NotFound { .. }) => {
-            return notice(StatusCode::NOT_FOUND, Notice::NotFound, policy);
+            return notice(StatusCode::NOT_FOUND, Notice::NotFound, locale, policy);
         }
         Err(e) => return response::error(&ApiError::Core(e)),
     };
@@ -174,19 +216,27 @@ fn answer_page(
     answer
 }
 
-/// The page answered for a path that names no page.
-pub(crate) fn not_found(api: &Api) -> Response<Body> {
-    notice(
+/// The page answered for a path that names no page, in the browser's language.
+pub(crate) fn not_found(api: &Api, parts: &Parts) -> Response<Body> {
+    let chosen = language::chosen(parts);
+    let mut answer = notice(
         StatusCode::NOT_FOUND,
         Notice::NotFound,
+        chosen.locale,
         api.host.delivery().page_policy(),
-    )
+    );
+    language::answered_in(
+        &mut answer,
+        chosen,
+        api.host.urls().base().starts_with("https://"),
+    );
+    answer
 }
 
 /// A short HTML page saying why there is no page, never cached for long (a scheduled episode's
 /// page appears by itself).
-fn notice(status: StatusCode, notice: Notice, policy: &str) -> Response<Body> {
-    let mut answer = Response::new(response::full(page::notice_page(notice)));
+fn notice(status: StatusCode, notice: Notice, locale: Locale, policy: &str) -> Response<Body> {
+    let mut answer = Response::new(response::full(page::notice_page(notice, locale)));
     *answer.status_mut() = status;
     answer
         .headers_mut()

@@ -340,7 +340,13 @@ pub fn page(doc: &Value) -> String {
             }
         }
     };
-    podhost_core::publish::page::site_page("The API reference · podhost", body)
+    // The reference is in English only: no switch.
+    podhost_core::publish::page::site_page(
+        podhost_core::Locale::ENGLISH,
+        None,
+        "The API reference · podhost",
+        body,
+    )
 }
 
 /// A shape's name as a link to it, other text as it is.

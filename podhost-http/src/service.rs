@@ -167,7 +167,7 @@ impl Api {
         }
         let (row, endpoint) = match routed {
             Ok(found) => found,
-            Err(RouteError::NotFound(surface)) => return self.not_found(surface),
+            Err(RouteError::NotFound(surface)) => return self.not_found(surface, &parts),
             Err(RouteError::MethodNotAllowed(allowed)) => {
                 return response::error(&ApiError::MethodNotAllowed(allowed));
             }
@@ -183,7 +183,7 @@ impl Api {
                     ParamError::BadRequest(message) if row.surface == Surface::Api => {
                         response::error(&ApiError::BadRequest(message))
                     }
-                    _ => self.not_found(row.surface),
+                    _ => self.not_found(row.surface, &parts),
                 };
             }
         };
@@ -310,9 +310,9 @@ impl Api {
     }
 
     /// 404 as the surface answers it: a page for pages, JSON elsewhere.
-    fn not_found(&self, surface: Surface) -> Response<Body> {
+    fn not_found(&self, surface: Surface, parts: &Parts) -> Response<Body> {
         match surface {
-            Surface::Page | Surface::Site => page::not_found(self),
+            Surface::Page | Surface::Site => page::not_found(self, parts),
             Surface::Api | Surface::Docs | Surface::Public | Surface::OAuth | Surface::Ops => {
                 response::error(&ApiError::NoRoute)
             }

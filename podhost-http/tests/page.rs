@@ -90,7 +90,7 @@ async fn the_podcast_page_shows_the_podcast_and_its_episodes() {
     );
     assert!(body.contains("alt=\"Cover art of The Show\""));
     assert!(body.contains(&format!("<a href=\"{BASE}/podcasts/show/{id}\">Pilot</a>")));
-    assert!(body.contains("<time datetime=\"2025-01-01\">1 January 2025</time>"));
+    assert!(body.contains("<time datetime=\"2025-01-01\">January 1, 2025</time>"));
     assert!(
         body.contains("<time datetime=\"PT0H0M1S\">1 s</time>"),
         "the duration"
@@ -939,4 +939,176 @@ async fn robots_may_read_the_pages_and_players_but_not_the_api_or_private_feeds(
             "{path}: {rules}"
         );
     }
+}
+
+/// The `Vary` values of an answer, joined.
+fn vary(answer: &Answer) -> String {
+    answer
+        .headers
+        .get_all("vary")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A case of a table: what, the path, the request's headers, words that must be there and words
+/// that must not.
+type Case<'a> = (
+    &'a str,
+    &'a str,
+    &'a [(&'a str, &'a str)],
+    &'a [&'a str],
+    &'a [&'a str],
+);
+
+#[tokio::test]
+async fn pages_speak_the_language_the_browser_asks_for_and_a_switch_keeps_it() {
+    let fx = Fixture::new().await;
+    let (id, _) = podcast_with_an_episode(&fx).await;
+    let german = [("accept-language", "de-DE,de;q=0.9,en;q=0.5")];
+    let french = [("accept-language", "fr-FR,fr;q=0.9")];
+    // (what, path, headers, words that must be there, words that must not)
+    let podcast = "/podcasts/show".to_string();
+    let episode = format!("/podcasts/show/{id}");
+    let player = format!("/embed/show/{id}");
+    let cases: [Case<'_>; 7] = [
+        (
+            "podcast page, German browser",
+            &podcast,
+            &german,
+            &[
+                ">Abonnieren<",
+                "<h2 id=\"episodes\">Folgen",
+                "<time datetime=\"2025-01-01\">1. Januar 2025</time>",
+                "alt=\"Cover von The Show\"",
+                "Gehostet mit podhost",
+                // The switch: German is the page's, English is a link to this page.
+                "<span aria-current=\"true\" lang=\"de\">Deutsch</span>",
+                "href=\"https://pod.test/podcasts/show?lang=en\" hreflang=\"en\" lang=\"en\">English</a>",
+            ],
+            &["Subscribe", "January"],
+        ),
+        (
+            "podcast page, no language asked: English, marked inside the German podcast's page",
+            &podcast,
+            &[],
+            &[
+                "lang=\"en\">",
+                "Subscribe",
+                "January 1, 2025",
+                "href=\"https://pod.test/podcasts/show?lang=de\" hreflang=\"de\" lang=\"de\">Deutsch</a>",
+            ],
+            &["Abonnieren"],
+        ),
+        (
+            "a language podhost does not speak: English",
+            &podcast,
+            &french,
+            &["Subscribe"],
+            &["Abonnieren"],
+        ),
+        (
+            "episode page, German browser",
+            &episode,
+            &german,
+            &[
+                ">Shownotes<",
+                ">Herunterladen<",
+                "Player einbetten",
+                "?lang=en\" hreflang=\"en\"",
+            ],
+            &["Show notes"],
+        ),
+        (
+            "the player, German browser",
+            &player,
+            &german,
+            &[
+                "data-play=\"Abspielen\"",
+                "data-pause=\"Pause\"",
+                "aria-label=\"Pilot anhören\"",
+            ],
+            &["data-play=\"Play\""],
+        ),
+        (
+            "the player asked for German by its URL",
+            &format!("{player}?lang=de"),
+            &[],
+            &["data-play=\"Abspielen\""],
+            &[],
+        ),
+        (
+            "a page that is not there, German browser",
+            "/podcasts/nothing-here",
+            &german,
+            &["<h1>Nicht gefunden</h1>", "<html lang=\"de\">"],
+            &["Not found"],
+        ),
+    ];
+    for (what, path, headers, present, absent) in cases {
+        let answer = fx.public(Method::GET, path, headers).await;
+        let body = html(&answer);
+        for words in present {
+            assert!(body.contains(words), "{what}: {words:?} missing in {body}");
+        }
+        for words in absent {
+            assert!(!body.contains(words), "{what}: {words:?} in {body}");
+        }
+        assert!(vary(&answer).contains("Accept-Language"), "{what}");
+    }
+
+    // Each language is its own document: its own validator, never the other's 304.
+    let english = fx.public(Method::GET, &podcast, &[]).await;
+    let in_german = fx.public(Method::GET, &podcast, &german).await;
+    assert_ne!(english.headers["etag"], in_german.headers["etag"]);
+    let etag = english.headers["etag"].to_str().unwrap();
+    let revalidated = fx
+        .public(Method::GET, &podcast, &[("if-none-match", etag), german[0]])
+        .await;
+    assert_eq!(
+        revalidated.status,
+        StatusCode::OK,
+        "German is not English's 304"
+    );
+
+    // The switch: `?lang=de` answers in German and remembers it; the cookie alone then
+    // chooses German over the browser's English, and `?lang=en` switches back.
+    let switched = fx
+        .public(
+            Method::GET,
+            "/podcasts/show?lang=de",
+            &[("accept-language", "en")],
+        )
+        .await;
+    assert!(html(&switched).contains(">Abonnieren<"));
+    let cookie = switched.headers["set-cookie"].to_str().unwrap();
+    assert!(cookie.starts_with("podhost_lang=de;"), "{cookie}");
+    assert!(
+        cookie.contains("Max-Age=31536000") && cookie.contains("Path=/"),
+        "{cookie}"
+    );
+    let remembered = fx
+        .public(
+            Method::GET,
+            &episode,
+            &[("accept-language", "en"), ("cookie", "podhost_lang=de")],
+        )
+        .await;
+    assert!(html(&remembered).contains(">Shownotes<"));
+    assert!(remembered.headers.get("set-cookie").is_none());
+    let back = fx
+        .public(
+            Method::GET,
+            "/podcasts/show?lang=en",
+            &[("cookie", "podhost_lang=de")],
+        )
+        .await;
+    assert!(html(&back).contains("Subscribe"));
+    assert!(
+        back.headers["set-cookie"]
+            .to_str()
+            .unwrap()
+            .starts_with("podhost_lang=en;")
+    );
 }

@@ -683,3 +683,216 @@ async fn an_exempt_address_is_not_throttled_but_its_accounts_are() {
     let answer = Browser::default().sign_in(&fx.api, "alice", PASSWORD).await;
     assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
 }
+
+/// A GET as `browser`, with `Accept-Language` when given.
+async fn get_speaking(
+    fx: &Fixture,
+    browser: &mut Browser,
+    path: &str,
+    accept_language: Option<&str>,
+) -> Answer {
+    let mut request = Request::builder()
+        .uri(path)
+        .header(header::COOKIE, browser.cookie_header());
+    if let Some(languages) = accept_language {
+        request = request.header(header::ACCEPT_LANGUAGE, languages);
+    }
+    let answer = send_to(&fx.api, request.body(Full::new(Bytes::new())).unwrap()).await;
+    browser.take(&answer);
+    answer
+}
+
+#[tokio::test]
+async fn the_site_speaks_the_browsers_language() {
+    const GERMAN: Option<&str> = Some("de-DE,de;q=0.9");
+    let fx = site().await;
+    let mut stranger = Browser::default();
+    let mut alice = signed_in(&fx).await;
+    // (signed in, path, Accept-Language, the page's language, what it says, what it does not)
+    type Case<'a> = (
+        bool,
+        &'a str,
+        Option<&'a str>,
+        &'a str,
+        &'a [&'a str],
+        &'a [&'a str],
+    );
+    let cases: [Case<'_>; 8] = [
+        (
+            false,
+            "/account",
+            GERMAN,
+            "de",
+            &[
+                "<title>Anmelden · podhost</title>",
+                "Anmeldename (Ihr Name oder Ihre E-Mail-Adresse)",
+                "Passwort",
+                ">Anmelden</button>",
+                "action=\"/account/sign-in\"",
+            ],
+            &["Sign in", "Password"],
+        ),
+        (
+            false,
+            "/account",
+            None,
+            "en",
+            &[
+                "<title>Sign in · podhost</title>",
+                "Password",
+                ">Sign in</button>",
+            ],
+            &["Anmelden", "Passwort"],
+        ),
+        (
+            false,
+            "/account/stats",
+            GERMAN,
+            "de",
+            &["Melden Sie sich an, um die Statistik zu sehen."],
+            &["Sign in to see the statistics."],
+        ),
+        (
+            true,
+            "/account",
+            GERMAN,
+            "de",
+            &[
+                "<title>Ihr Konto · podhost</title>",
+                "Konto alice",
+                "Angemeldet als <strong>alice</strong>, Rolle in diesem Konto: Inhaber.",
+                "Persönliche Tokens",
+                "Zuletzt verwendet",
+                ">Abmelden</button>",
+                "Von Ihnen erlaubte Anwendungen",
+                "Mitglieder",
+                "Jemanden einladen",
+                "<option value=\"editor\" selected>Redakteur</option>",
+            ],
+            &["Account alice", "Sign out", "Personal tokens"],
+        ),
+        (
+            true,
+            "/account",
+            None,
+            "en",
+            &[
+                "Account alice",
+                "Signed in as <strong>alice</strong>, owner of this account.",
+                "Personal tokens",
+                ">Sign out</button>",
+            ],
+            &["Konto alice", "Abmelden"],
+        ),
+        (
+            true,
+            "/account/stats",
+            GERMAN,
+            "de",
+            &[
+                "<title>Statistik · podhost</title>",
+                "<h1>Statistik</h1>",
+                "Letzte 7 Tage",
+                "Letzte 12 Monate",
+                "Downloads pro Tag",
+                "Länder",
+                "Die einzelnen Podcasts",
+            ],
+            &["Statistics", "Last 7 days"],
+        ),
+        (
+            true,
+            "/account/stats",
+            None,
+            "en",
+            &["<h1>Statistics</h1>", "Last 7 days", "Downloads per day"],
+            &["Statistik"],
+        ),
+        (
+            true,
+            "/account/stats?from=yesterday",
+            GERMAN,
+            "de",
+            &[
+                "Die Statistik kann nicht angezeigt werden.",
+                "from: muss ein Tag im Format JJJJ-MM-TT sein",
+            ],
+            &["must be a day"],
+        ),
+    ];
+    for (signed, path, languages, lang, says, does_not) in cases {
+        let browser = if signed { &mut alice } else { &mut stranger };
+        let answer = get_speaking(&fx, browser, path, languages).await;
+        let page = html(&answer);
+        let case = format!("{path} {languages:?}");
+        assert!(
+            page.contains(&format!("<html lang=\"{lang}\"")),
+            "{case}: {page}"
+        );
+        for text in says {
+            assert!(page.contains(text), "{case}: {text:?} in {page}");
+        }
+        for text in does_not {
+            assert!(!page.contains(text), "{case}: not {text:?} in {page}");
+        }
+        let vary: Vec<_> = answer.headers.get_all(header::VARY).iter().collect();
+        assert!(
+            vary.iter()
+                .any(|v| v.to_str().unwrap().contains("Accept-Language")),
+            "{case}: {vary:?}"
+        );
+        assert!(
+            !answer
+                .headers
+                .get_all(header::SET_COOKIE)
+                .iter()
+                .any(|v| v.to_str().unwrap().starts_with("podhost_lang=")),
+            "{case}: only a link's choice is remembered"
+        );
+    }
+
+    // A form's answer is in the browser's language too.
+    let refused = alice
+        .post_raw(
+            &fx.api,
+            "/account/tokens",
+            &[("csrf", alice.csrf.clone()), ("label", "none".into())],
+            &[("accept-language", "de")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html(&refused).contains("Das Token wurde nicht erstellt."));
+
+    // The switch's link asks for German: remembered in a cookie, which then chooses alone,
+    // over what the browser accepts; English the same way back.
+    let english = html(&alice.get(&fx.api, "/account").await);
+    assert!(english.contains("href=\"/account?lang=de\""), "{english}");
+    let chosen = alice.get(&fx.api, "/account?lang=de").await;
+    assert!(html(&chosen).contains("Konto alice"));
+    let set = chosen
+        .headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .find(|v| v.starts_with("podhost_lang="))
+        .expect("the choice is remembered");
+    assert!(set.starts_with("podhost_lang=de;"), "{set}");
+    for attribute in ["Path=/", "SameSite=Lax", "Secure", "Max-Age=31536000"] {
+        assert!(set.contains(attribute), "{attribute} in {set}");
+    }
+    assert_eq!(alice.cookie("podhost_lang"), Some("de"));
+    for path in ["/account", "/account/stats"] {
+        let page = html(&alice.get(&fx.api, path).await);
+        assert!(page.contains("<html lang=\"de\""), "{path}: {page}");
+    }
+    let page = html(&get_speaking(&fx, &mut alice, "/account", Some("en-US,en")).await);
+    assert!(
+        page.contains("Konto alice"),
+        "the cookie over Accept-Language"
+    );
+    let page = html(&get_speaking(&fx, &mut alice, "/account/stats?lang=en", GERMAN).await);
+    assert!(page.contains("<h1>Statistics</h1>"), "{page}");
+    assert_eq!(alice.cookie("podhost_lang"), Some("en"));
+    let page = html(&get_speaking(&fx, &mut alice, "/account", GERMAN).await);
+    assert!(page.contains("Account alice"), "English remembered");
+}

@@ -42,7 +42,17 @@ fn listed(report: &Value, list: &str, name: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Checks the charts every report has against the report's JSON.
+/// A country as the English pages name it: by CLDR's name, the unknown one "Unknown".
+fn country_name(code: &str) -> String {
+    match code {
+        "ZZ" => "Unknown".to_string(),
+        code => podhost_core::Locale::ENGLISH
+            .country(code)
+            .unwrap_or_else(|| code.to_string()),
+    }
+}
+
+/// Checks the charts every report has against the report's JSON (countries by their names).
 fn assert_audience(page: &HashMap<String, Vec<Vec<String>>>, report: &Value) {
     assert_eq!(pairs(&page["days"]), listed(report, "days", "date"));
     assert_eq!(pairs(&page["apps"]), listed(report, "apps", "app"));
@@ -50,10 +60,11 @@ fn assert_audience(page: &HashMap<String, Vec<Vec<String>>>, report: &Value) {
         pairs(&page["platforms"]),
         listed(report, "platforms", "platform")
     );
-    assert_eq!(
-        pairs(&page["countries"]),
-        listed(report, "countries", "country")
-    );
+    let countries: Vec<(String, String)> = listed(report, "countries", "country")
+        .into_iter()
+        .map(|(code, n)| (country_name(&code), n))
+        .collect();
+    assert_eq!(pairs(&page["countries"]), countries);
     let hours: Vec<(String, String)> = report["hours"]
         .as_array()
         .unwrap()
@@ -121,7 +132,7 @@ async fn the_statistics_pages_draw_the_apis_numbers() {
         .iter()
         .map(|r| r[0].as_str())
         .collect();
-    for country in ["US", "NL", "JP", "ZZ"] {
+    for country in ["United States", "Netherlands", "Japan", "Unknown"] {
         assert!(countries.contains(&country), "{countries:?}");
     }
     assert!(
@@ -256,6 +267,32 @@ async fn the_statistics_pages_draw_the_apis_numbers() {
         let page = browser.get(&fx.api, path).await;
         assert_eq!(page.status, StatusCode::NOT_FOUND, "{path}");
     }
+
+    // In German: the same numbers, the countries by their German names, the words German.
+    let page = browser
+        .get(&fx.api, &format!("/account/stats?{period}&lang=de"))
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    let html = text(&page);
+    assert!(html.contains("<html lang=\"de\""), "{html}");
+    for german in [
+        "Downloads pro Tag",
+        "Länder",
+        "Tageszeit (UTC)",
+        "Letzte 30 Tage",
+    ] {
+        assert!(html.contains(german), "{german} in {html}");
+    }
+    let table = tables(&html);
+    let countries: Vec<&str> = table["countries"][1..]
+        .iter()
+        .map(|r| r[0].as_str())
+        .collect();
+    for country in ["Vereinigte Staaten", "Niederlande", "Japan", "Unbekannt"] {
+        assert!(countries.contains(&country), "{countries:?}");
+    }
+    let report = fx.get(&format!("/api/stats?{period}")).await.body["data"].clone();
+    assert_eq!(pairs(&table["days"]), listed(&report, "days", "date"));
 }
 
 /// A member's session on the site, as `role`, restricted to `feeds` (null: all).

@@ -5,7 +5,7 @@
 // the same browser (sign-in, consent, the code caught by a local redirect server), exchanges the
 // code, calls the API, refreshes, sees a reused refresh token revoke the whole grant, and
 // revokes another grant's tokens (RFC 7009). Each page of the site on the way passes axe-core's
-// WCAG 2.1 AA rules, light and dark.
+// WCAG 2.1 AA rules, light and dark; then the account and home pages do in German.
 //
 // usage: node check-oauth.mjs --base URL --user NAME --password PASSWORD --out DIR
 // env:   PODHOST_CHROMIUM  the browser binary (default /usr/bin/chromium)
@@ -252,6 +252,26 @@ async function main() {
     seen.grants = grants.map((row) => (row.includes("revoked") ? "revoked" : "active"));
     await tab.screenshot({ path: join(args.out, "grants.png"), fullPage: true });
     await accessible("account page with grants");
+
+    // The site in German, as its language switch asks for it and then remembers: the account
+    // page (screenshots on a desktop, dark, and on a phone) and the home page by the cookie
+    // alone, each passing axe in German.
+    step = "the site in German";
+    const language = () => tab.evaluate(() => document.documentElement.lang);
+    await tab.goto(`${base}/account?lang=de`);
+    seen.german_account_page = await language();
+    await accessible("account page in German");
+    await tab.screenshot({ path: join(args.out, "account-de.png"), fullPage: true });
+    await tab.emulateMedia({ colorScheme: "dark" });
+    await tab.screenshot({ path: join(args.out, "account-de-dark.png"), fullPage: true });
+    await tab.emulateMedia({ colorScheme: "light" });
+    await tab.setViewportSize({ width: 390, height: 844 });
+    await tab.screenshot({ path: join(args.out, "account-de-mobile.png"), fullPage: true });
+    await tab.setViewportSize({ width: 1280, height: 900 });
+    await tab.goto(`${base}/`);
+    seen.german_home_page = await language();
+    await accessible("home page in German");
+    await tab.screenshot({ path: join(args.out, "home-de.png"), fullPage: true });
   } catch (e) {
     problems.push(`${step}: ${e.stack || e}`);
   } finally {

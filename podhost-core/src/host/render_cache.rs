@@ -5,14 +5,15 @@
 use crate::{
     cache::{Cache, Weigh},
     ids::{EpisodeId, FeedId},
+    locale::Locale,
     publish::{RenderedFeed, RenderedPage},
 };
 
 /// The bound of each cache of rendered documents, in bytes.
 pub(crate) const RENDER_CACHE_BYTES: usize = 64 << 20;
 
-/// A page's key: its feed, and which of its pages.
-pub(crate) type PageKey = (FeedId, PageOf);
+/// A page's key: its feed, which of its pages, and the language of its own words.
+pub(crate) type PageKey = (FeedId, PageOf, Locale);
 
 /// Which public page of a podcast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -51,4 +51,5 @@ pub use metadata::{Metadata, MetadataPatch};
 pub use paging::{EpisodeListQuery, EpisodeSort, Page, PageRequest, SortDir};
 pub use session::{Session, SignedIn};
 pub use size::human_size;
+pub(crate) use size::in_units;
 pub use subscriber::Subscriber;

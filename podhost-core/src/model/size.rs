@@ -1,11 +1,20 @@
 //! How a byte count is shown to people: 1024-based units with at most one
-//! decimal, `512 B`, `13.4 KB`, `2 MB`. The API's `size_formatted` and the public pages use it.
+//! decimal, `512 B`, `13.4 KB`, `2 MB`. The API's `size_formatted` uses it; the public pages
+//! write the same units in the reader's language ([`Locale::size`](crate::Locale::size)).
 
 /// A byte count in 1024-based units with at most one decimal.
 pub fn human_size(bytes: u64) -> String {
+    let (value, unit) = in_units(bytes);
+    let text = format!("{value:.1}");
+    let text = text.strip_suffix(".0").unwrap_or(&text);
+    format!("{text} {unit}")
+}
+
+/// A byte count as a number of the largest 1024-based unit it reaches (bytes below 1 KB).
+pub(crate) fn in_units(bytes: u64) -> (f64, &'static str) {
     const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
     if bytes < 1024 {
-        return format!("{bytes} B");
+        return (bytes as f64, "B");
     }
     let mut value = bytes as f64 / 1024.0;
     let mut unit = 0;
@@ -13,9 +22,7 @@ pub fn human_size(bytes: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    let text = format!("{value:.1}");
-    let text = text.strip_suffix(".0").unwrap_or(&text);
-    format!("{text} {}", UNITS[unit])
+    (value, UNITS[unit])
 }
 
 #[cfg(test)]

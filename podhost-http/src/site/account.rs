@@ -8,7 +8,7 @@ use http::StatusCode;
 use podhost_core::{ClientId, Error, GrantId, Scopes, TokenId};
 
 use super::{
-    answers::{Form, failure, html, see_other},
+    answers::{Form, see_other},
     paths, views,
     visit::{Page, Visit, field, fields},
 };
@@ -29,52 +29,57 @@ impl Visit<'_> {
             .access()
             .list_tokens(who)
             .await
-            .map_err(|e| failure(&e))?;
+            .map_err(|e| self.failure(&e))?;
         let clients = api
             .host
             .access()
             .list_clients(who)
             .await
-            .map_err(|e| failure(&e))?;
+            .map_err(|e| self.failure(&e))?;
         let grants = api
             .host
             .access()
             .list_grants(who)
             .await
-            .map_err(|e| failure(&e))?;
+            .map_err(|e| self.failure(&e))?;
         // The members, for those who may see them.
         let members = match api.host.access().list_members(who).await {
             Ok(members) => Some(members),
             Err(Error::Forbidden { .. }) => None,
-            Err(e) => return Err(failure(&e)),
+            Err(e) => return Err(self.failure(&e)),
         };
         let login = match &session.login {
             Some(login) => login.clone(),
-            None => podhost_core::Login::new(who.account().as_str()).map_err(|e| failure(&e))?,
+            None => {
+                podhost_core::Login::new(who.account().as_str()).map_err(|e| self.failure(&e))?
+            }
         };
         let accounts: Vec<String> = api
             .host
             .access()
             .person_accounts(&login)
             .await
-            .map_err(|e| failure(&e))?
+            .map_err(|e| self.failure(&e))?
             .into_iter()
             .map(|(account, _)| account.to_string())
             .collect();
-        let page = views::account(&views::Account {
-            name: who.account().as_str(),
-            login: login.as_str(),
-            role: who.role(),
-            accounts: &accounts,
-            members: members.as_deref(),
-            menu: views::Menu::of(who),
-            csrf: &session.csrf,
-            tokens: &tokens,
-            clients: &clients,
-            grants: &grants,
-            notice,
-        });
-        Ok(html(status, page, &[]))
+        let page = views::account(
+            &self.words,
+            &views::Account {
+                name: who.account().as_str(),
+                login: login.as_str(),
+                role: who.role(),
+                accounts: &accounts,
+                members: members.as_deref(),
+                menu: views::Menu::of(who),
+                csrf: &session.csrf,
+                tokens: &tokens,
+                clients: &clients,
+                grants: &grants,
+                notice,
+            },
+        );
+        Ok(self.html(status, page, &[]))
     }
 }
 
@@ -84,7 +89,8 @@ fn scopes_of(form: &Form) -> Result<Scopes, String> {
 }
 
 /// The account page again with the problems of a refused form (422), or an error page.
-pub(super) async fn refused(visit: &Visit<'_>, title: &str, error: Error) -> Page {
+pub(super) async fn refused(visit: &Visit<'_>, title_id: &str, error: Error) -> Page {
+    let title = &visit.text(title_id);
     match error {
         Error::Invalid(fields) => {
             let problems: Vec<String> = fields
@@ -115,7 +121,7 @@ pub(super) async fn refused(visit: &Visit<'_>, title: &str, error: Error) -> Pag
                 )
                 .await
         }
-        other => Err(failure(&other)),
+        other => Err(visit.failure(&other)),
     }
 }
 
@@ -126,7 +132,7 @@ pub(super) async fn create_token(visit: &Visit<'_>) -> Page {
     let scopes = match scopes_of(&visit.form) {
         Ok(scopes) => scopes,
         Err(e) => {
-            return refused(visit, "The token was not created.", invalid("scopes", e)).await;
+            return refused(visit, "site-token-not-created", invalid("scopes", e)).await;
         }
     };
     match visit
@@ -142,10 +148,10 @@ pub(super) async fn create_token(visit: &Visit<'_>) -> Page {
             } else {
                 &label
             };
-            let notice = views::token_created(shown, &new.secret);
+            let notice = views::token_created(&visit.words, shown, &new.secret);
             visit.account_page(StatusCode::CREATED, Some(notice)).await
         }
-        Err(e) => refused(visit, "The token was not created.", e).await,
+        Err(e) => refused(visit, "site-token-not-created", e).await,
     }
 }
 
@@ -164,13 +170,18 @@ pub(super) async fn create_client(visit: &Visit<'_>) -> Page {
         "public" => false,
         "confidential" => true,
         other => {
-            let e = invalid("kind", format!("{other:?}: public or confidential"));
-            return refused(visit, "The client was not created.", e).await;
+            let problem = visit.text_with(
+                "site-kind-invalid",
+                &[("kind", format!("{other:?}").into())],
+            );
+            return refused(visit, "site-client-not-created", invalid("kind", problem)).await;
         }
     };
     let scopes = match scopes_of(form) {
         Ok(scopes) => scopes,
-        Err(e) => return refused(visit, "The client was not created.", invalid("scopes", e)).await,
+        Err(e) => {
+            return refused(visit, "site-client-not-created", invalid("scopes", e)).await;
+        }
     };
     match visit
         .api
@@ -180,10 +191,10 @@ pub(super) async fn create_client(visit: &Visit<'_>) -> Page {
         .await
     {
         Ok(new) => {
-            let notice = views::client_created(&new.client, new.secret.as_deref());
+            let notice = views::client_created(&visit.words, &new.client, new.secret.as_deref());
             visit.account_page(StatusCode::CREATED, Some(notice)).await
         }
-        Err(e) => refused(visit, "The client was not created.", e).await,
+        Err(e) => refused(visit, "site-client-not-created", e).await,
     }
 }
 
@@ -200,7 +211,7 @@ pub(super) async fn revoke_token(visit: &Visit<'_>, token_id: &TokenId) -> Page 
     match api.host.access().revoke_token(&who, token_id).await {
         Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
         Err(Error::NotFound { .. }) => Err(visit.not_found()),
-        Err(e) => Err(failure(&e)),
+        Err(e) => Err(visit.failure(&e)),
     }
 }
 
@@ -212,7 +223,7 @@ pub(super) async fn delete_client(visit: &Visit<'_>, client_id: &str) -> Page {
     match api.host.access().delete_client(&who, &id).await {
         Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
         Err(Error::NotFound { .. }) => Err(visit.not_found()),
-        Err(e) => Err(failure(&e)),
+        Err(e) => Err(visit.failure(&e)),
     }
 }
 
@@ -224,6 +235,6 @@ pub(super) async fn revoke_grant(visit: &Visit<'_>, grant_id: &str) -> Page {
     match api.host.access().revoke_grant(&who, &id).await {
         Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
         Err(Error::NotFound { .. }) => Err(visit.not_found()),
-        Err(e) => Err(failure(&e)),
+        Err(e) => Err(visit.failure(&e)),
     }
 }

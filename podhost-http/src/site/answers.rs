@@ -8,9 +8,10 @@ use http::{HeaderValue, Response, StatusCode, header, request::Parts};
 use podhost_core::Error;
 use subtle::ConstantTimeEq;
 
-use super::{paths, views};
+use super::{paths, views, words::Words};
 use crate::{
     context::{Api, RequestBody},
+    language,
     response::{self, Body},
 };
 
@@ -32,17 +33,7 @@ pub(super) fn same(given: Option<&str>, expected: &str) -> bool {
     given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(expected.as_bytes())))
 }
 
-pub(super) fn cookie(parts: &Parts, name: &str) -> Option<String> {
-    parts
-        .headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == name)
-        .map(|c| c.value().to_string())
-}
+pub(super) use crate::headers::cookie;
 
 pub(super) fn expired(name: &'static str) -> Cookie<'static> {
     let mut cookie = Cookie::build((name, "")).path("/").http_only(true).build();
@@ -57,54 +48,75 @@ pub(super) fn set_cookie(answer: &mut Response<Body>, cookie: Cookie<'static>) {
 }
 
 pub(super) async fn read_form<B: RequestBody>(
+    w: &Words,
     parts: &Parts,
     body: B,
 ) -> Result<Form, Response<Body>> {
     crate::forms::read(parts, body, MAX_FORM_BYTES)
         .await
         .map_err(|problem| {
+            tracing::debug!(problem, "site: a form that is not one");
             html(
+                w,
                 StatusCode::BAD_REQUEST,
                 views::message(
-                    "The form could not be read",
-                    problem,
-                    Some((paths::ACCOUNT, "Back")),
+                    w,
+                    &w.text("site-form-unreadable-title"),
+                    &w.text("site-form-unreadable-text"),
+                    Some((paths::ACCOUNT, &w.text("site-back"))),
                 ),
                 &[],
             )
         })
 }
 
-pub(super) fn csrf_refused() -> Response<Body> {
+pub(super) fn csrf_refused(w: &Words) -> Response<Body> {
     html(
+        w,
         StatusCode::FORBIDDEN,
         views::message(
-            "The form was refused",
-            "It was not sent from this site's own page, or that page is too old. Go back, reload the page and try again.",
-            Some((paths::ACCOUNT, "Back to your account")),
+            w,
+            &w.text("site-form-refused-title"),
+            &w.text("site-form-refused-text"),
+            Some((paths::ACCOUNT, &w.text("site-back-to-account"))),
         ),
         &[],
     )
 }
 
 /// The page of an internal fault (details in the log).
-pub(super) fn failure(error: &Error) -> Response<Body> {
+pub(super) fn failure(w: &Words, error: &Error) -> Response<Body> {
     tracing::error!(%error, "site: internal error");
     html(
+        w,
         StatusCode::INTERNAL_SERVER_ERROR,
         views::message(
-            "Something went wrong",
-            "The server could not do this now; try again in a moment.",
+            w,
+            &w.text("site-failure-title"),
+            &w.text("site-failure-text"),
             None,
         ),
         &[],
     )
 }
 
-/// An HTML answer of the site: never cached (pages show secrets and CSRF tokens), never framed,
-/// with the site's Content-Security-Policy (`form_targets`: where a form's answer may redirect
-/// to besides this site).
-pub(super) fn html(status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
+/// An HTML page of the site in the visit's language (`Vary` says what chose it; a language a
+/// link asked for is remembered): never cached (pages show secrets and CSRF tokens), never
+/// framed, with the site's Content-Security-Policy (`form_targets`: where a form's answer may
+/// redirect to besides this site).
+pub(super) fn html(
+    w: &Words,
+    status: StatusCode,
+    page: String,
+    form_targets: &[&str],
+) -> Response<Body> {
+    let mut answer = answer(status, page, form_targets);
+    language::answered_in(&mut answer, w.chosen(), w.https());
+    answer
+}
+
+/// An answer of the site, with its headers: a page, or (empty) a redirect.
+fn answer(status: StatusCode, page: String, form_targets: &[&str]) -> Response<Body> {
     let mut answer = Response::new(response::full(Bytes::from(page)));
     *answer.status_mut() = status;
     headers::kept_to(
@@ -126,7 +138,7 @@ pub(super) fn see_other(api: &Api, path: &str) -> Response<Body> {
 
 /// 303 to `url` (a client's redirect URI with the answer of an authorization request).
 pub(super) fn redirect_to(url: &str) -> Response<Body> {
-    let mut answer = html(StatusCode::SEE_OTHER, String::new(), &[]);
+    let mut answer = answer(StatusCode::SEE_OTHER, String::new(), &[]);
     answer.headers_mut().put_text(header::LOCATION, url);
     answer
 }

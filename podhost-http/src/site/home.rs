@@ -6,7 +6,6 @@
 use http::StatusCode;
 
 use super::{
-    answers::{failure, html},
     views,
     visit::{Page, Visit},
 };
@@ -21,7 +20,7 @@ pub(super) async fn home(visit: &Visit<'_>) -> Page {
         .delivery()
         .public_podcasts(HOME_PODCASTS + 1)
         .await
-        .map_err(|e| failure(&e))?;
+        .map_err(|e| visit.failure(&e))?;
     let more = podcasts.len() > HOME_PODCASTS;
     let listed: Vec<views::Listed> = podcasts
         .into_iter()
@@ -31,5 +30,9 @@ pub(super) async fn home(visit: &Visit<'_>) -> Page {
             title,
         })
         .collect();
-    Ok(html(StatusCode::OK, views::home(&listed, more), &[]))
+    Ok(visit.html(
+        StatusCode::OK,
+        views::home(&visit.words, &listed, more),
+        &[],
+    ))
 }

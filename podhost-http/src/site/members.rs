@@ -9,7 +9,7 @@ use podhost_core::{Error, MemberId};
 
 use super::{
     account::refused,
-    answers::{cookie, csrf_refused, failure, html, same, see_other, set_cookie},
+    answers::{cookie, same, see_other, set_cookie},
     paths,
     signing_in::{signed_out_csrf, too_many_attempts},
     views,
@@ -24,33 +24,40 @@ pub(super) async fn invitation(
     problem: Option<&str>,
 ) -> Page {
     let api = visit.api;
+    // A form's answer shows the invitation again: the switch goes to its page.
+    let w = &visit.words.on(paths::invitation(secret));
     let found = match api.host.access().invitation(secret).await {
         Ok(found) => found,
         Err(Error::NotFound { .. }) => {
-            return Err(html(
+            let days = views::INVITATION_DAYS;
+            return Err(visit.html(
                 StatusCode::NOT_FOUND,
                 views::message(
-                    "This invitation does not work",
-                    "It was used already, it expired (invitations hold 7 days), or the link is not whole. Ask for a new one.",
-                    Some((paths::ACCOUNT, "Sign in")),
+                    w,
+                    &w.text("site-invitation-broken-title"),
+                    &w.text_with("site-invitation-broken-text", &[("days", days.into())]),
+                    Some((paths::ACCOUNT, &w.text("site-sign-in"))),
                 ),
                 &[],
             ));
         }
-        Err(e) => return Err(failure(&e)),
+        Err(e) => return Err(visit.failure(&e)),
     };
     let (token, fresh) = signed_out_csrf(visit);
-    let mut answer = html(
+    let mut answer = visit.html(
         status,
-        views::invitation(&views::Invitation {
-            action: &paths::invitation(secret),
-            csrf: &token,
-            account: found.account.as_str(),
-            login: found.member.login.as_str(),
-            role: found.member.role,
-            known_login: found.known_login,
-            problem,
-        }),
+        views::invitation(
+            w,
+            &views::Invitation {
+                action: &paths::invitation(secret),
+                csrf: &token,
+                account: found.account.as_str(),
+                login: found.member.login.as_str(),
+                role: found.member.role,
+                known_login: found.known_login,
+                problem,
+            },
+        ),
         &[],
     );
     if fresh {
@@ -65,7 +72,7 @@ pub(super) async fn accept_invitation(visit: &Visit<'_>, secret: &str) -> Page {
     let api = visit.api;
     let expected = cookie(visit.parts, CSRF_COOKIE);
     if expected.is_none_or(|expected| !same(field(&visit.form, views::CSRF_FIELD), &expected)) {
-        return Err(csrf_refused());
+        return Err(visit.csrf_refused());
     }
     let password = field(&visit.form, "password").unwrap_or("");
     if let Some(again) = field(&visit.form, "password_again")
@@ -75,7 +82,7 @@ pub(super) async fn accept_invitation(visit: &Visit<'_>, secret: &str) -> Page {
             visit,
             secret,
             StatusCode::UNPROCESSABLE_ENTITY,
-            Some("The two passwords differ."),
+            Some(&visit.text("site-passwords-differ")),
         )
         .await;
     }
@@ -101,7 +108,7 @@ pub(super) async fn accept_invitation(visit: &Visit<'_>, secret: &str) -> Page {
                 visit,
                 secret,
                 StatusCode::UNAUTHORIZED,
-                Some("The password is wrong."),
+                Some(&visit.text("site-password-wrong")),
             )
             .await
         }
@@ -123,11 +130,15 @@ pub(super) async fn accept_invitation(visit: &Visit<'_>, secret: &str) -> Page {
             invitation(visit, secret, StatusCode::CONFLICT, Some(&message)).await
         }
         Err(Error::Throttled { retry_after }) => Err(too_many_attempts(
+            visit,
             retry_after,
-            (&paths::invitation(secret), "Back to the invitation"),
+            (
+                &paths::invitation(secret),
+                &visit.text("site-back-to-invitation"),
+            ),
         )),
         Err(Error::NotFound { .. }) => invitation(visit, secret, StatusCode::OK, None).await,
-        Err(e) => Err(failure(&e)),
+        Err(e) => Err(visit.failure(&e)),
     }
 }
 
@@ -137,7 +148,7 @@ pub(super) async fn invite_member(visit: &Visit<'_>) -> Page {
     let form = &visit.form;
     let role = match field(form, "role").unwrap_or("").parse() {
         Ok(role) => role,
-        Err(e) => return refused(visit, "Nobody was invited.", e).await,
+        Err(e) => return refused(visit, "site-nobody-invited", e).await,
     };
     let new = podhost_core::model::NewMember {
         login: field(form, "login").unwrap_or("").to_string(),
@@ -147,11 +158,14 @@ pub(super) async fn invite_member(visit: &Visit<'_>) -> Page {
     };
     match visit.api.host.access().invite_member(&who, new).await {
         Ok(invited) => {
-            let notice =
-                views::member_invited(invited.member.login.as_str(), &invited.invitation_url);
+            let notice = views::member_invited(
+                &visit.words,
+                invited.member.login.as_str(),
+                &invited.invitation_url,
+            );
             visit.account_page(StatusCode::CREATED, Some(notice)).await
         }
-        Err(e) => refused(visit, "Nobody was invited.", e).await,
+        Err(e) => refused(visit, "site-nobody-invited", e).await,
     }
 }
 
@@ -165,7 +179,7 @@ pub(super) async fn update_member(visit: &Visit<'_>, member_id: &MemberId) -> Pa
             role: Some(role),
             ..Default::default()
         },
-        Err(e) => return refused(visit, "The member was not changed.", e).await,
+        Err(e) => return refused(visit, "site-member-not-changed", e).await,
     };
     match api
         .host
@@ -175,7 +189,7 @@ pub(super) async fn update_member(visit: &Visit<'_>, member_id: &MemberId) -> Pa
     {
         Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
         Err(Error::NotFound { .. }) => Err(visit.not_found()),
-        Err(e) => refused(visit, "The member was not changed.", e).await,
+        Err(e) => refused(visit, "site-member-not-changed", e).await,
     }
 }
 
@@ -186,6 +200,6 @@ pub(super) async fn remove_member(visit: &Visit<'_>, member_id: &MemberId) -> Pa
     match api.host.access().remove_member(&who, member_id).await {
         Ok(()) => Ok(see_other(api, paths::ACCOUNT)),
         Err(Error::NotFound { .. }) => Err(visit.not_found()),
-        Err(e) => refused(visit, "The member was not removed.", e).await,
+        Err(e) => refused(visit, "site-member-not-removed", e).await,
     }
 }

@@ -3,7 +3,8 @@
 //! tokens, OAuth clients and the grants given to clients, its [`members`]), the statistics pages
 //! ([`stats`]: `/account/stats...`) and the OAuth consent page ([`oauth`]:
 //! `/oauth/authorize`). Server-rendered HTML ([`views`]) that needs no script, sent with a
-//! strict Content-Security-Policy.
+//! strict Content-Security-Policy, in the visitor's language ([`words`]: English or German, as
+//! a link, the remembered choice or the browser asks).
 //!
 //! Every rule is the core's (passwords, sessions, throttling, tokens, clients, grants, the
 //! authorization request); this module carries them over HTTP: the session cookie, the CSRF
@@ -25,6 +26,7 @@ mod signing_in;
 mod stats;
 mod views;
 mod visit;
+mod words;
 
 use http::{Response, StatusCode, request::Parts};
 

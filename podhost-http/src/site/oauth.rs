@@ -8,7 +8,7 @@ use http::{Response, StatusCode};
 use podhost_core::{AuthorizeError, AuthorizeRequest};
 
 use super::{
-    answers::{Form, failure, html, redirect_to},
+    answers::{Form, redirect_to},
     paths, views,
     visit::{Page, Visit, field},
 };
@@ -52,9 +52,14 @@ async fn check(
         .await
     {
         Ok(authorization) => Ok(authorization),
-        Err(AuthorizeError::Show(message)) => Err(html(
+        Err(AuthorizeError::Show(message)) => Err(visit.html(
             StatusCode::BAD_REQUEST,
-            views::message("This authorization request is not valid", &message, None),
+            views::message(
+                &visit.words,
+                &visit.text("site-authorize-invalid"),
+                &message,
+                None,
+            ),
             &[],
         )),
         Err(AuthorizeError::Redirect(url)) => Err(redirect_to(&url)),
@@ -82,20 +87,19 @@ pub(super) async fn authorize(visit: &Visit<'_>) -> Page {
         .into_iter()
         .filter(|(k, _)| AUTHORIZE_PARAMS.contains(&k.as_str()))
         .collect();
-    let page = views::consent(&views::Consent {
-        account: who.account().as_str(),
-        menu: views::Menu::of(who),
-        csrf: &session.csrf,
-        client: &authorization.client,
-        scopes: &authorization.scopes,
-        redirect_uri: &authorization.redirect_uri,
-        request: &request,
-    });
-    Ok(html(
-        StatusCode::OK,
-        page,
-        &[authorization.redirect_uri.as_str()],
-    ))
+    let page = views::consent(
+        &visit.words,
+        &views::Consent {
+            account: who.account().as_str(),
+            menu: views::Menu::of(who),
+            csrf: &session.csrf,
+            client: &authorization.client,
+            scopes: &authorization.scopes,
+            redirect_uri: &authorization.redirect_uri,
+            request: &request,
+        },
+    );
+    Ok(visit.html(StatusCode::OK, page, &[authorization.redirect_uri.as_str()]))
 }
 
 /// `POST /oauth/authorize`: the user's answer on the consent page (`decision` allow or deny,
@@ -110,7 +114,7 @@ pub(super) async fn consent(visit: &Visit<'_>) -> Page {
             .access()
             .approve(&who, &authorization)
             .await
-            .map_err(|e| failure(&e))?,
+            .map_err(|e| visit.failure(&e))?,
         _ => api.host.access().deny(&authorization),
     };
     Ok(redirect_to(&url))

@@ -7,9 +7,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 use podhost_core::Error;
 
 use super::{
-    answers::{
-        cookie, csrf_refused, expired, failure, html, local_path, same, see_other, set_cookie,
-    },
+    answers::{cookie, expired, local_path, same, see_other, set_cookie},
     paths, views,
     visit::{CSRF_COOKIE, Page, SESSION_COOKIE, Visit, field},
 };
@@ -24,7 +22,7 @@ pub(super) async fn sign_in(visit: &Visit<'_>) -> Page {
         .unwrap_or(paths::ACCOUNT);
     let expected = cookie(visit.parts, CSRF_COOKIE);
     if expected.is_none_or(|expected| !same(field(&visit.form, views::CSRF_FIELD), &expected)) {
-        return Err(csrf_refused());
+        return Err(visit.csrf_refused());
     }
     let password = field(&visit.form, "password").unwrap_or("");
     let address = crate::downloads::client_ip(visit.parts, api.config.trust_forwarded_for);
@@ -47,13 +45,14 @@ pub(super) async fn sign_in(visit: &Visit<'_>) -> Page {
             StatusCode::UNAUTHORIZED,
             next,
             name,
-            Some("The login or the password is wrong."),
+            Some(&visit.text("site-sign-in-wrong")),
         )),
         Err(Error::Throttled { retry_after }) => Err(too_many_attempts(
+            visit,
             retry_after,
-            (paths::ACCOUNT, "Back to the sign-in form"),
+            (paths::ACCOUNT, &visit.text("site-back-to-sign-in")),
         )),
-        Err(e) => Err(failure(&e)),
+        Err(e) => Err(visit.failure(&e)),
     }
 }
 
@@ -66,7 +65,7 @@ pub(super) async fn sign_out(visit: &Visit<'_>) -> Page {
             .access()
             .sign_out(&value)
             .await
-            .map_err(|e| failure(&e))?;
+            .map_err(|e| visit.failure(&e))?;
     }
     let mut answer = see_other(api, paths::ACCOUNT);
     set_cookie(&mut answer, expired(SESSION_COOKIE));
@@ -84,7 +83,7 @@ pub(super) async fn switch_account(visit: &Visit<'_>) -> Page {
     match api.host.access().switch_account(&value, &target).await {
         Ok(_) => Ok(see_other(api, paths::ACCOUNT)),
         Err(Error::NotFound { .. }) => Err(visit.not_found()),
-        Err(e) => Err(failure(&e)),
+        Err(e) => Err(visit.failure(&e)),
     }
 }
 
@@ -99,15 +98,18 @@ pub(super) fn signed_out_csrf(visit: &Visit<'_>) -> (String, bool) {
 /// The 429 page of signing in too often (on the sign-in form or an invitation), with
 /// `Retry-After`.
 pub(super) fn too_many_attempts(
+    visit: &Visit<'_>,
     retry_after: std::time::Duration,
     back: (&str, &str),
 ) -> Response<Body> {
     let seconds = retry_after.as_secs().max(1);
-    let mut answer = html(
+    let w = &visit.words;
+    let mut answer = visit.html(
         StatusCode::TOO_MANY_REQUESTS,
         views::message(
-            "Too many attempts",
-            &format!("Signing in failed too often. Try again in {seconds} seconds."),
+            w,
+            &w.text("site-too-many-title"),
+            &w.text_with("site-too-many-text", &[("seconds", seconds.into())]),
             Some(back),
         ),
         &[],

@@ -6,35 +6,91 @@
 //! is a plain GET form: nothing needs a script.
 
 use http::{Response, StatusCode};
-use jiff::{ToSpan, civil::Date};
+use jiff::{Timestamp, ToSpan, civil::Date, tz::TimeZone};
 use maud::{Markup, html};
 use podhost_core::{
     CampaignId, Error, FeedId, Principal,
     publish::page::chart::{BarChart, Bars, Line, LineChart},
-    stats::{StatsQuery, StatsReport, curves::Curves},
+    stats::{StatsQuery, StatsReport, curves::Curves, geo::UNKNOWN_COUNTRY},
 };
 
-use super::{
-    answers::{failure, html},
-    paths, views,
-    visit::Page,
-};
+use super::{paths, views, visit::Page, words::Words};
 use crate::{context::Api, response::Body};
 
 /// The newest episodes the curve charts draw against the podcast's median.
 const CURVE_EPISODES: usize = 5;
-/// The picker's preset periods, ending today: days and name.
-const PRESETS: [(i32, &str); 4] = [
-    (7, "7 days"),
-    (30, "30 days"),
-    (90, "90 days"),
-    (365, "12 months"),
+
+/// A preset period of the picker, ending today.
+enum Preset {
+    Days(i32),
+    Months(i32),
+}
+
+/// The picker's preset periods.
+const PRESETS: [Preset; 4] = [
+    Preset::Days(7),
+    Preset::Days(30),
+    Preset::Days(90),
+    Preset::Months(12),
 ];
+
+impl Preset {
+    /// How many days it spans (a year's months: 365 days).
+    fn days(&self) -> i32 {
+        match self {
+            Preset::Days(days) => *days,
+            Preset::Months(months) => months * 365 / 12,
+        }
+    }
+
+    fn name(&self, w: &Words) -> String {
+        match self {
+            Preset::Days(days) => w.text_with("site-stats-last-days", &[("days", (*days).into())]),
+            Preset::Months(months) => {
+                w.text_with("site-stats-last-months", &[("months", (*months).into())])
+            }
+        }
+    }
+}
+
+/// A day as the language writes it in full ("March 14, 2026", "14. März 2026").
+fn long_day(w: &Words, day: Date) -> String {
+    day.to_zoned(TimeZone::UTC)
+        .map(|at| w.locale().date(at.timestamp(), &TimeZone::UTC).0)
+        .unwrap_or_else(|_| day.to_string())
+}
+
+/// A moment's day (UTC) as the language writes it in full.
+fn long_day_of(w: &Words, at: Timestamp) -> String {
+    w.locale().date(at, &TimeZone::UTC).0
+}
+
+/// A day as the language writes it under a chart's axis ("Mar 14", "14. März").
+fn tick(w: &Words, day: Date) -> String {
+    let month = w.text(&format!("site-month-{}", day.month()));
+    w.text_with(
+        "site-stats-day-tick",
+        &[
+            ("month", month.into()),
+            ("day", i32::from(day.day()).into()),
+        ],
+    )
+}
+
+/// A country by its name in the language; its code when CLDR has no name for it.
+fn country(w: &Words, code: &str) -> String {
+    if code == UNKNOWN_COUNTRY {
+        return w.text("site-stats-country-unknown");
+    }
+    w.locale().country(code).unwrap_or_else(|| code.to_string())
+}
 
 /// Who looks at a statistics page, and the request.
 pub(super) struct Viewer<'v> {
     /// The signed-in member.
     pub(super) who: &'v Principal,
+    /// The language of the page.
+    pub(super) words: &'v Words,
     /// The request's query (`from`, `to`).
     pub(super) query: &'v str,
     /// Today (UTC), for the picker's presets.
@@ -57,7 +113,7 @@ pub(super) enum Refusal {
 type Answer = Result<Shown, Refusal>;
 
 /// The period asked for in the query (`from`, `to`: days as `YYYY-MM-DD`; empty: the default).
-fn asked_period(query: &str) -> Result<(Option<Date>, Option<Date>), String> {
+fn asked_period(w: &Words, query: &str) -> Result<(Option<Date>, Option<Date>), String> {
     let mut period = (None, None);
     for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
         let slot = match name.as_ref() {
@@ -69,11 +125,10 @@ fn asked_period(query: &str) -> Result<(Option<Date>, Option<Date>), String> {
         if value.is_empty() {
             continue;
         }
-        *slot = Some(
-            value
-                .parse::<Date>()
-                .map_err(|_| format!("{name}: must be a day as YYYY-MM-DD"))?,
-        );
+        *slot =
+            Some(value.parse::<Date>().map_err(|_| {
+                w.text_with("site-stats-bad-day", &[("field", name.as_ref().into())])
+            })?);
     }
     Ok(period)
 }
@@ -95,67 +150,70 @@ fn refused(viewer: &Viewer<'_>, base: &str, error: Error) -> Answer {
         Error::Forbidden { .. } => StatusCode::FORBIDDEN,
         _ => StatusCode::UNPROCESSABLE_ENTITY,
     };
+    let w = viewer.words;
+    let statistics = w.text("site-statistics");
     Ok(Shown {
         status,
-        title: "Statistics".into(),
         main: html! {
-            h1 { "Statistics" }
-            (views::problems("The statistics cannot be shown.", &problems))
+            h1 { (statistics) }
+            (views::problems(&w.text("site-stats-not-shown"), &problems))
             @if status == StatusCode::UNPROCESSABLE_ENTITY {
-                (picker(base, None, viewer.today))
+                (picker(w, base, None, viewer.today))
             }
         },
+        title: statistics,
     })
 }
 
 /// The period picker: the presets ending today, and two days to choose.
-fn picker(base: &str, shown: Option<(Date, Date)>, today: Date) -> Markup {
+fn picker(w: &Words, base: &str, shown: Option<(Date, Date)>, today: Date) -> Markup {
     let link = |from: Date, to: Date| format!("{base}?from={from}&to={to}");
     html! {
-        section.panel aria-label="Period" {
-            nav.periods aria-label="Preset periods" {
-                @for (days, name) in PRESETS {
-                    @let from = today.checked_sub((days - 1).days()).unwrap_or(today);
+        section.panel aria-label=(w.text("site-stats-period")) {
+            nav.periods aria-label=(w.text("site-stats-presets")) {
+                @for preset in &PRESETS {
+                    @let from = today.checked_sub((preset.days() - 1).days()).unwrap_or(today);
                     @let current = shown == Some((from, today));
-                    a href=(link(from, today)) aria-current=[current.then_some("page")] { "Last " (name) }
+                    a href=(link(from, today)) aria-current=[current.then_some("page")] { (preset.name(w)) }
                 }
             }
             form.periods method="get" action=(base) {
-                label { "From " input type="date" name="from" value=[shown.map(|s| s.0.to_string())]; }
-                label { "To " input type="date" name="to" value=[shown.map(|s| s.1.to_string())]; }
-                button type="submit" { "Show" }
+                label { (w.text("site-stats-from")) " " input type="date" name="from" value=[shown.map(|s| s.0.to_string())]; }
+                label { (w.text("site-stats-to")) " " input type="date" name="to" value=[shown.map(|s| s.1.to_string())]; }
+                button type="submit" { (w.text("site-stats-show")) }
             }
         }
     }
 }
 
 /// What a report's period says.
-fn summary(report: &StatsReport) -> Markup {
+fn summary(w: &Words, report: &StatsReport) -> Markup {
     html! {
         p.muted {
-            strong { (report.total) } " downloads from " (report.from) " to " (report.to)
-            " (UTC days), counted by the IAB Podcast Measurement guidelines v2.3."
+            (w.rich(
+                "site-stats-summary",
+                &[
+                    ("total", report.total.into()),
+                    ("from", long_day(w, report.from).into()),
+                    ("to", long_day(w, report.to).into()),
+                ],
+                &[("shown", html! { strong { (w.locale().number(report.total)) } })],
+            ))
         }
     }
 }
 
 /// Downloads on each day of the period.
-fn per_day(report: &StatsReport) -> LineChart {
+fn per_day(w: &Words, report: &StatsReport) -> LineChart {
     LineChart {
         id: "days".into(),
-        title: "Downloads per day".into(),
-        axis: "Day".into(),
+        title: w.text("site-stats-downloads-per-day"),
+        axis: w.text("site-stats-day"),
         points: report.days.iter().map(|d| d.of.to_string()).collect(),
-        ticks: Some(
-            report
-                .days
-                .iter()
-                .map(|d| d.of.strftime("%b %-d").to_string())
-                .collect(),
-        ),
-        unit: "downloads".into(),
+        ticks: Some(report.days.iter().map(|d| tick(w, d.of)).collect()),
+        unit: w.text("site-stats-downloads-unit"),
         lines: vec![Line {
-            name: "Downloads".into(),
+            name: w.text("site-stats-downloads"),
             values: report
                 .days
                 .iter()
@@ -179,12 +237,13 @@ fn ranked(id: &str, title: &str, axis: &str, unit: &str, bars: Vec<(String, u64)
 }
 
 /// The charts every report has: apps, devices, countries, hours of the day.
-fn audience(report: &StatsReport) -> Markup {
+fn audience(w: &Words, report: &StatsReport) -> Markup {
+    let unit = w.text("site-stats-downloads-unit");
     let apps = ranked(
         "apps",
-        "Apps",
-        "App",
-        "downloads",
+        &w.text("site-stats-apps"),
+        &w.text("site-stats-app"),
+        &unit,
         report
             .apps
             .iter()
@@ -193,9 +252,9 @@ fn audience(report: &StatsReport) -> Markup {
     );
     let platforms = ranked(
         "platforms",
-        "Platforms",
-        "Platform",
-        "downloads",
+        &w.text("site-stats-platforms"),
+        &w.text("site-stats-platform"),
+        &unit,
         report
             .platforms
             .iter()
@@ -204,20 +263,20 @@ fn audience(report: &StatsReport) -> Markup {
     );
     let countries = ranked(
         "countries",
-        "Countries",
-        "Country",
-        "downloads",
+        &w.text("site-stats-countries"),
+        &w.text("site-stats-country"),
+        &unit,
         report
             .countries
             .iter()
-            .map(|c| (c.of.clone(), c.downloads))
+            .map(|c| (country(w, &c.of), c.downloads))
             .collect(),
     );
     let hours = BarChart {
         id: "hours".into(),
-        title: "Hour of day (UTC)".into(),
-        axis: "Hour".into(),
-        unit: "downloads".into(),
+        title: w.text("site-stats-hours"),
+        axis: w.text("site-stats-hour"),
+        unit: unit.clone(),
         bars: report
             .hours
             .iter()
@@ -227,17 +286,18 @@ fn audience(report: &StatsReport) -> Markup {
         layout: Bars::Columns,
     };
     html! {
-        section.panel { (apps.render()) }
-        section.panel { (platforms.render()) }
-        section.panel { (countries.render()) }
-        section.panel { (hours.render()) }
+        section.panel { (apps.render(w.locale())) }
+        section.panel { (platforms.render(w.locale())) }
+        section.panel { (countries.render(w.locale())) }
+        section.panel { (hours.render(w.locale())) }
     }
 }
 
 /// `GET /account/stats`: every podcast the member sees.
 pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
+    let w = viewer.words;
     let base = paths::STATS;
-    let (from, to) = match asked_period(viewer.query) {
+    let (from, to) = match asked_period(w, viewer.query) {
         Ok(period) => period,
         Err(problem) => {
             return refused(viewer, base, Error::invalid("period", problem));
@@ -277,9 +337,9 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
     };
     let podcasts = ranked(
         "podcasts",
-        "Podcasts",
-        "Podcast",
-        "downloads",
+        &w.text("site-podcasts"),
+        &w.text("site-stats-podcast"),
+        &w.text("site-stats-downloads-unit"),
         report
             .feeds
             .iter()
@@ -288,17 +348,18 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
     );
     let mut listed: Vec<(&FeedId, &String)> = names.feeds.iter().collect();
     listed.sort_by(|a, b| a.1.cmp(b.1).then(a.0.cmp(b.0)));
+    let statistics = w.text("site-statistics");
     let main = html! {
-        h1 { "Statistics" }
-        (summary(&report))
-        (picker(base, Some((report.from, report.to)), viewer.today))
-        section.panel { (per_day(&report).render()) }
-        section.panel { (podcasts.render()) }
-        (audience(&report))
+        h1 { (statistics) }
+        (summary(w, &report))
+        (picker(w, base, Some((report.from, report.to)), viewer.today))
+        section.panel { (per_day(w, &report).render(w.locale())) }
+        section.panel { (podcasts.render(w.locale())) }
+        (audience(w, &report))
         section.panel aria-labelledby="each-podcast" {
-            h2 #each-podcast { "Each podcast" }
+            h2 #each-podcast { (w.text("site-stats-each-podcast")) }
             @if listed.is_empty() {
-                p.muted { "No podcasts yet." }
+                p.muted { (w.text("site-stats-no-podcasts")) }
             } @else {
                 ul {
                     @for (id, name) in &listed {
@@ -309,12 +370,12 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
         }
         @if !campaigns.is_empty() {
             section.panel aria-labelledby="campaigns" {
-                h2 #campaigns { "Campaigns" }
+                h2 #campaigns { (w.text("site-stats-campaigns")) }
                 ul {
                     @for c in &campaigns {
                         li {
                             a href=(paths::campaign_stats(c.campaign.id.as_str())) { (c.campaign.name) }
-                            span.muted { " · " (c.impressions) " impressions" }
+                            span.muted { " · " (w.text_with("site-stats-impressions-count", &[("count", c.impressions.into())])) }
                         }
                     }
                 }
@@ -323,13 +384,13 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
     };
     Ok(Shown {
         status: StatusCode::OK,
-        title: "Statistics".into(),
+        title: statistics,
         main,
     })
 }
 
 /// The curves of the newest episodes over their first `days` days, against the median.
-fn curves_chart(id: &str, curves: &Curves, days: usize) -> LineChart {
+fn curves_chart(w: &Words, id: &str, curves: &Curves, days: usize) -> LineChart {
     let mut lines: Vec<Line> = curves
         .episodes
         .iter()
@@ -343,25 +404,26 @@ fn curves_chart(id: &str, curves: &Curves, days: usize) -> LineChart {
         })
         .collect();
     lines.push(Line {
-        name: "Median".into(),
+        name: w.text("site-stats-median"),
         values: curves.median.iter().take(days).copied().collect(),
         reference: true,
     });
     LineChart {
         id: id.into(),
-        title: format!("Episodes' first {days} days against the median"),
-        axis: "Day".into(),
+        title: w.text_with("site-stats-first-days", &[("days", days.into())]),
+        axis: w.text("site-stats-day"),
         points: (1..=days).map(|d| d.to_string()).collect(),
         ticks: None,
-        unit: "downloads".into(),
+        unit: w.text("site-stats-downloads-unit"),
         lines,
     }
 }
 
 /// `GET /account/stats/podcasts/{feed_id}`: one podcast, its episodes and their curves.
 pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> Answer {
+    let w = viewer.words;
     let base = paths::podcast_stats(feed.as_str());
-    let (from, to) = match asked_period(viewer.query) {
+    let (from, to) = match asked_period(w, viewer.query) {
         Ok(period) => period,
         Err(problem) => {
             return refused(viewer, &base, Error::invalid("period", problem));
@@ -401,9 +463,9 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
         .unwrap_or_else(|| feed.to_string());
     let episodes = ranked(
         "episodes",
-        "Episodes",
-        "Episode",
-        "downloads",
+        &w.text("site-stats-episodes"),
+        &w.text("site-stats-episode"),
+        &w.text("site-stats-downloads-unit"),
         report
             .episodes
             .iter()
@@ -415,29 +477,25 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
             .collect(),
     );
     let main = html! {
-        p.muted { a href=(paths::STATS) { "Statistics" } " › " (name) }
+        p.muted { a href=(paths::STATS) { (w.text("site-statistics")) } " › " (name) }
         h1 { (name) }
-        (summary(&report))
-        (picker(&base, Some((report.from, report.to)), viewer.today))
-        section.panel { (per_day(&report).render()) }
-        section.panel { (episodes.render()) }
+        (summary(w, &report))
+        (picker(w, &base, Some((report.from, report.to)), viewer.today))
+        section.panel { (per_day(w, &report).render(w.locale())) }
+        section.panel { (episodes.render(w.locale())) }
         @if let Some(curves) = &curves {
             section.panel aria-labelledby="curves" {
-                h2 #curves { "Episodes at the same age" }
-                p.muted {
-                    "The newest episodes' downloads on each day after publication (day 1: their first 24 hours), \
-                     against the median of the podcast's episodes of the last year that lived that day. \
-                     Not bound to the period above."
-                }
+                h2 #curves { (w.text("site-stats-curves")) }
+                p.muted { (w.text("site-stats-curves-help")) }
                 @if curves.episodes.is_empty() {
-                    p.muted { "No episode was published in the last year." }
+                    p.muted { (w.text("site-stats-no-recent-episode")) }
                 } @else {
-                    (curves_chart("first-7", curves, 7).render())
-                    (curves_chart("first-30", curves, podhost_core::stats::curves::CURVE_DAYS).render())
+                    (curves_chart(w, "first-7", curves, 7).render(w.locale()))
+                    (curves_chart(w, "first-30", curves, podhost_core::stats::curves::CURVE_DAYS).render(w.locale()))
                 }
             }
         }
-        (audience(&report))
+        (audience(w, &report))
     };
     Ok(Shown {
         status: StatusCode::OK,
@@ -448,6 +506,7 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
 
 /// `GET /account/stats/campaigns/{campaign_id}`: a campaign's impressions per day and episode.
 pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) -> Answer {
+    let w = viewer.words;
     let base = paths::campaign_stats(id.as_str());
     let (view, stats) = match api.host.ads().get_campaign(viewer.who, id).await {
         Ok(view) => match api.host.ads().campaign_stats(viewer.who, id).await {
@@ -470,25 +529,23 @@ pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) ->
         {
             let podcast = names.feeds.get(feed).cloned().unwrap_or_default();
             for (episode, title) in names.episodes {
-                titles.insert((feed.clone(), episode), format!("{title} ({podcast})"));
+                let shown = w.text_with(
+                    "site-stats-episode-of",
+                    &[("episode", title.into()), ("podcast", (&podcast).into())],
+                );
+                titles.insert((feed.clone(), episode), shown);
             }
         }
     }
     let days = LineChart {
         id: "impressions".into(),
-        title: "Impressions per day".into(),
-        axis: "Day".into(),
+        title: w.text("site-stats-impressions-per-day"),
+        axis: w.text("site-stats-day"),
         points: stats.days.iter().map(|d| d.date.to_string()).collect(),
-        ticks: Some(
-            stats
-                .days
-                .iter()
-                .map(|d| d.date.strftime("%b %-d").to_string())
-                .collect(),
-        ),
-        unit: "impressions".into(),
+        ticks: Some(stats.days.iter().map(|d| tick(w, d.date)).collect()),
+        unit: w.text("site-stats-impressions-unit"),
         lines: vec![Line {
-            name: "Impressions".into(),
+            name: w.text("site-stats-impressions"),
             values: stats
                 .days
                 .iter()
@@ -499,9 +556,9 @@ pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) ->
     };
     let episodes = ranked(
         "episodes",
-        "Episodes",
-        "Episode",
-        "impressions",
+        &w.text("site-stats-episodes"),
+        &w.text("site-stats-episode"),
+        &w.text("site-stats-impressions-unit"),
         stats
             .episodes
             .iter()
@@ -517,14 +574,20 @@ pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) ->
     );
     let c = &view.campaign;
     let main = html! {
-        p.muted { a href=(paths::STATS) { "Statistics" } " › " (c.name) }
+        p.muted { a href=(paths::STATS) { (w.text("site-statistics")) } " › " (c.name) }
         h1 { (c.name) }
         p.muted {
-            strong { (stats.impressions) } " impressions since it was created ("
-            (c.created.strftime("%Y-%m-%d")) "), counted by the IAB guidelines v2.3: every byte of the ad reached the listener."
+            (w.rich(
+                "site-stats-campaign-summary",
+                &[
+                    ("count", stats.impressions.into()),
+                    ("created", long_day_of(w, c.created).into()),
+                ],
+                &[("shown", html! { strong { (w.locale().number(stats.impressions)) } })],
+            ))
         }
-        section.panel { (days.render()) }
-        section.panel { (episodes.render()) }
+        section.panel { (days.render(w.locale())) }
+        section.panel { (episodes.render(w.locale())) }
     };
     Ok(Shown {
         status: StatusCode::OK,
@@ -547,11 +610,12 @@ impl super::visit::Visit<'_> {
                 StatusCode::OK,
                 here,
                 "",
-                Some("Sign in to see the statistics."),
+                Some(&self.text("site-stats-sign-in")),
             ));
         };
         Ok(Viewer {
             who,
+            words: &self.words,
             query: self.parts.uri.query().unwrap_or(""),
             today: self.api.host.now().to_zoned(jiff::tz::TimeZone::UTC).date(),
         })
@@ -561,10 +625,11 @@ impl super::visit::Visit<'_> {
     pub(super) fn stats_page(&self, viewer: &Viewer<'_>, shown: Result<Shown, Refusal>) -> Page {
         let csrf = self.session.as_ref().map(|(_, s)| s.csrf.as_str());
         match shown {
-            Ok(shown) => Ok(html(
+            Ok(shown) => Ok(self.html(
                 shown.status,
                 views::page(
-                    &format!("{} · podhost", shown.title),
+                    &self.words,
+                    &views::title(&shown.title),
                     Some((viewer.who.account().as_str(), views::Menu::of(viewer.who))),
                     csrf,
                     shown.main,
@@ -572,7 +637,7 @@ impl super::visit::Visit<'_> {
                 &[],
             )),
             Err(Refusal::NotFound) => Err(self.not_found()),
-            Err(Refusal::Failed(e)) => Err(failure(&e)),
+            Err(Refusal::Failed(e)) => Err(self.failure(&e)),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The site's pages as HTML (maud: every interpolation escaped), in the public pages' layout
-//! and stylesheet ([`podhost_core::publish::page::site_page`]). Forms post to the site's own
+//! and stylesheet ([`podhost_core::publish::page::site_page`]), in the visit's language (every
+//! word a message, [`Words`]), with the switch to the others. Forms post to the site's own
 //! routes and carry the CSRF token; nothing needs a script.
 
 use jiff::Timestamp;
@@ -10,7 +11,7 @@ use podhost_core::{
     publish::page::site_page,
 };
 
-use super::paths;
+use super::{paths, words::Words};
 
 /// A podcast the home page links to.
 pub(super) struct Listed {
@@ -25,8 +26,23 @@ fn csrf(token: &str) -> Markup {
     html! { input type="hidden" name=(CSRF_FIELD) value=(token); }
 }
 
-fn when(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%d %H:%M UTC").to_string()
+fn when(w: &Words, t: Timestamp) -> String {
+    w.locale().date_time(t)
+}
+
+/// A page's `<title>`: what it is, then the brand.
+pub(super) fn title(what: &str) -> String {
+    format!("{what} · podhost")
+}
+
+/// A role's name as people read it.
+pub(super) fn role_name(w: &Words, role: Role) -> String {
+    w.text(&format!("site-role-{}", role.as_str()))
+}
+
+/// What a scope allows, as people read it.
+fn scope_description(w: &Words, scope: Scope) -> String {
+    w.text(&format!("site-scope-{}", scope.as_str()))
 }
 
 /// What the signed-in person's role reaches on the site, asked of the core's authorization
@@ -53,7 +69,7 @@ impl Menu {
 /// Who is signed in, as the header shows them: the account's name and their menu.
 pub(super) type SignedIn<'a> = (&'a str, Menu);
 
-fn header(signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) -> Markup {
+fn header(w: &Words, signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) -> Markup {
     html! {
         header.site-header {
             div.wrap.bar {
@@ -61,21 +77,21 @@ fn header(signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) -> Markup {
                 // Apart in text too (a text browser, a screen reader's reading), not only by
                 // the stylesheet's gap.
                 " "
-                nav aria-label="Site" {
-                    a href=(paths::ACCOUNT) { "Account" }
+                nav aria-label=(w.text("site-nav-label")) {
+                    a href=(paths::ACCOUNT) { (w.text("site-nav-account")) }
                     " · "
                     @if signed_in.is_some_and(|(_, menu)| menu.statistics) {
-                        a href=(paths::STATS) { "Statistics" }
+                        a href=(paths::STATS) { (w.text("site-statistics")) }
                         " · "
                     }
                     a href=(paths::API_DOCS) { "API" }
                     @if let (Some((name, _)), Some(token)) = (signed_in, csrf_token) {
                         " · "
-                        span.muted { "Signed in as " strong { (name) } }
+                        span.muted { (w.rich("site-signed-in-as", &[], &[("name", html! { strong { (name) } })])) }
                         " "
                         form.inline method="post" action=(paths::SIGN_OUT) {
                             (csrf(token))
-                            button.quiet type="submit" { "Sign out" }
+                            button.quiet type="submit" { (w.text("site-sign-out")) }
                         }
                     }
                 }
@@ -84,56 +100,62 @@ fn header(signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) -> Markup {
     }
 }
 
-/// A page of the site: the header (signed in as `signed_in`, with the sign-out form), `main`.
+/// A page of the site: the header (signed in as `signed_in`, with the sign-out form), `main`,
+/// and the switch to the page in the other languages.
 pub(super) fn page(
+    w: &Words,
     title: &str,
     signed_in: Option<SignedIn<'_>>,
     csrf_token: Option<&str>,
     main: Markup,
 ) -> String {
     site_page(
+        w.locale(),
+        Some(w.here()),
         title,
         html! {
-            (header(signed_in, csrf_token))
+            (header(w, signed_in, csrf_token))
             main #main .wrap { (main) }
         },
     )
 }
 
 /// `/`: what this server is, and where to go.
-pub(super) fn home(podcasts: &[Listed], more: bool) -> String {
+pub(super) fn home(w: &Words, podcasts: &[Listed], more: bool) -> String {
     page(
+        w,
         "podhost",
         None,
         None,
         html! {
             h1 { "podhost" }
-            p { "This server hosts podcasts: their RSS feeds, their episodes' audio and their web pages." }
+            p { (w.text("site-home-intro")) }
             section.panel {
-                h2 { "For podcasters" }
+                h2 { (w.text("site-home-podcasters")) }
                 p {
-                    a href=(paths::ACCOUNT) { "Sign in to your account" }
-                    " to create personal API tokens and OAuth clients, and to see what you allowed applications to do."
+                    (w.rich("site-home-sign-in", &[], &[(
+                        "link",
+                        html! { a href=(paths::ACCOUNT) { (w.text("site-home-sign-in-link")) } },
+                    )]))
                 }
                 p {
-                    "The REST API: "
-                    a href=(paths::API_DOCS) { "its reference" }
-                    ", and its OpenAPI document for tools: "
-                    a href=(paths::OPENAPI) { code { (paths::OPENAPI) } }
-                    "."
+                    (w.rich("site-home-api", &[], &[
+                        ("reference", html! { a href=(paths::API_DOCS) { (w.text("site-home-reference-link")) } }),
+                        ("openapi", html! { a href=(paths::OPENAPI) { code { (paths::OPENAPI) } } }),
+                    ]))
                 }
             }
             section {
-                h2 { "Podcasts on this server" }
+                h2 { (w.text("site-home-podcasts")) }
                 @if podcasts.is_empty() {
-                    p.muted { "None yet." }
+                    p.muted { (w.text("site-home-none")) }
                 } @else {
                     ul {
                         @for p in podcasts {
                             li { a href=(p.url) { (p.title) } }
                         }
                     }
-                    @if more { p.muted { "And more." } }
+                    @if more { p.muted { (w.text("site-home-more")) } }
                 }
             }
         },
@@ -141,13 +163,20 @@ pub(super) fn home(podcasts: &[Listed], more: bool) -> String {
 }
 
 /// The sign-in form. `next` is where a successful sign-in goes (a path of this site).
-pub(super) fn sign_in(csrf_token: &str, next: &str, name: &str, problem: Option<&str>) -> String {
+pub(super) fn sign_in(
+    w: &Words,
+    csrf_token: &str,
+    next: &str,
+    name: &str,
+    problem: Option<&str>,
+) -> String {
     page(
-        "Sign in · podhost",
+        w,
+        &title(&w.text("site-sign-in")),
         None,
         None,
         html! {
-            h1 { "Sign in" }
+            h1 { (w.text("site-sign-in")) }
             section.panel {
                 @if let Some(problem) = problem {
                     p.error role="alert" { (problem) }
@@ -155,19 +184,20 @@ pub(super) fn sign_in(csrf_token: &str, next: &str, name: &str, problem: Option<
                 form method="post" action=(paths::SIGN_IN) {
                     (csrf(csrf_token))
                     input type="hidden" name="next" value=(next);
-                    label { "Login (your name or e-mail address)" input type="text" name="name" value=(name) autocomplete="username" required; }
-                    label { "Password" input type="password" name="password" autocomplete="current-password" required; }
-                    button type="submit" { "Sign in" }
+                    label { (w.text("site-sign-in-login")) input type="text" name="name" value=(name) autocomplete="username" required; }
+                    label { (w.text("site-password")) input type="password" name="password" autocomplete="current-password" required; }
+                    button type="submit" { (w.text("site-sign-in")) }
                 }
             }
-            p.muted { "An administrator sets passwords with " code { "podhost user passwd NAME" } "." }
+            p.muted { (w.rich("site-sign-in-passwords", &[], &[("command", html! { code { "podhost user passwd NAME" } })])) }
         },
     )
 }
 
 /// A short page that says what happened (an error, a refusal).
-pub(super) fn message(title: &str, text: &str, back: Option<(&str, &str)>) -> String {
+pub(super) fn message(w: &Words, title: &str, text: &str, back: Option<(&str, &str)>) -> String {
     page(
+        w,
         title,
         None,
         None,
@@ -180,10 +210,10 @@ pub(super) fn message(title: &str, text: &str, back: Option<(&str, &str)>) -> St
 }
 
 /// One checkbox per scope, none checked, named `scope` (the form repeats the field).
-fn scope_checkboxes() -> Markup {
+fn scope_checkboxes(w: &Words) -> Markup {
     html! {
         fieldset {
-            legend { "Scopes" }
+            legend { (w.text("site-scopes")) }
             @for scope in Scope::ALL {
                 label.check {
                     input type="checkbox" name="scope" value=(scope.as_str());
@@ -224,28 +254,36 @@ pub(super) struct Account<'a> {
 }
 
 /// The key-management page of a signed-in account.
-pub(super) fn account(a: &Account<'_>) -> String {
+pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
+    let strong = |text: &str| html! { strong { (text) } };
     page(
-        "Your account · podhost",
+        w,
+        &title(&w.text("site-account-title")),
         Some((a.name, a.menu)),
         Some(a.csrf),
         html! {
-            h1 { "Account " (a.name) }
-            p.muted { "Signed in as " strong { (a.login) } ", " (a.role.as_str()) " of this account." }
+            h1 { (w.text_with("site-account-heading", &[("name", a.name.into())])) }
+            p.muted {
+                (w.rich(
+                    "site-account-signed-in",
+                    &[("role", role_name(w, a.role).into())],
+                    &[("login", strong(a.login))],
+                ))
+            }
             @if let Some(notice) = &a.notice { (notice) }
             @if a.accounts.len() > 1 {
                 section #accounts {
-                    h2 { "Your accounts" }
+                    h2 { (w.text("site-accounts")) }
                     ul {
                         @for account in a.accounts {
                             li {
                                 @if account == a.name {
-                                    strong { (account) } " (this one)"
+                                    (w.rich("site-accounts-current", &[], &[("account", strong(account))]))
                                 } @else {
                                     form.inline method="post" action=(paths::SWITCH) {
                                         (csrf(a.csrf))
                                         input type="hidden" name="account" value=(account);
-                                        button.quiet type="submit" aria-label={ "Switch to " (account) } { (account) }
+                                        button.quiet type="submit" aria-label=(w.text_with("site-switch-to", &[("account", account.into())])) { (account) }
                                     }
                                 }
                             }
@@ -254,29 +292,38 @@ pub(super) fn account(a: &Account<'_>) -> String {
                 }
             }
             @if let Some(members) = a.members {
-                (members_section(members, a.csrf, a.menu.manage_members))
+                (members_section(w, members, a.csrf, a.menu.manage_members))
             }
             section #tokens {
-                h2 { "Personal tokens" }
-                p.muted { "A personal token is sent as " code { "Authorization: Bearer <token>" } " to the API." }
+                h2 { (w.text("site-tokens")) }
+                p.muted { (w.rich("site-tokens-help", &[], &[("header", html! { code { "Authorization: Bearer <token>" } })])) }
                 @if a.tokens.is_empty() {
-                    p.muted { "No tokens yet." }
+                    p.muted { (w.text("site-tokens-none")) }
                 } @else {
                     table {
-                        thead { tr { th { "Label" } th { "Scopes" } th { "Created" } th { "Last used" } th { "State" } th {} } }
+                        thead {
+                            tr {
+                                th { (w.text("site-label")) }
+                                th { (w.text("site-scopes")) }
+                                th { (w.text("site-created")) }
+                                th { (w.text("site-last-used")) }
+                                th { (w.text("site-state")) }
+                                th {}
+                            }
+                        }
                         tbody {
                             @for t in a.tokens {
                                 tr {
                                     td { (t.token.label) }
                                     td { (scope_list(&t.token.scopes)) }
-                                    td { (when(t.token.created)) }
-                                    td { @match t.last_used { Some(at) => (when(at)), None => span.muted { "never" } } }
-                                    td { @match t.token.revoked { Some(at) => { "revoked " (when(at)) }, None => "active" } }
+                                    td { (when(w, t.token.created)) }
+                                    td { @match t.last_used { Some(at) => (when(w, at)), None => span.muted { (w.text("site-never")) } } }
+                                    td { (state(w, t.token.revoked)) }
                                     td {
                                         @if t.token.revoked.is_none() {
                                             form method="post" action=(paths::token_revoke(t.token.id.as_str())) {
                                                 (csrf(a.csrf))
-                                                button.quiet type="submit" aria-label={ "Revoke " (t.token.label) } { "Revoke" }
+                                                button.quiet type="submit" aria-label=(w.text_with("site-revoke-named", &[("name", (&t.token.label).into())])) { (w.text("site-revoke")) }
                                             }
                                         }
                                     }
@@ -286,35 +333,44 @@ pub(super) fn account(a: &Account<'_>) -> String {
                     }
                 }
                 div.panel {
-                    h3 { "New token" }
+                    h3 { (w.text("site-new-token")) }
                     form method="post" action=(paths::TOKENS) {
                         (csrf(a.csrf))
-                        label { "Label" input type="text" name="label" maxlength="255" placeholder="e.g. upload script"; }
-                        (scope_checkboxes())
-                        button type="submit" { "Create token" }
+                        label { (w.text("site-label")) input type="text" name="label" maxlength="255" placeholder=(w.text("site-token-label-example")); }
+                        (scope_checkboxes(w))
+                        button type="submit" { (w.text("site-create-token")) }
                     }
                 }
             }
             section #clients {
-                h2 { "OAuth clients" }
-                p.muted { "Applications that ask podcasters for access to their accounts (OAuth 2 with PKCE)." }
+                h2 { (w.text("site-clients")) }
+                p.muted { (w.text("site-clients-help")) }
                 @if a.clients.is_empty() {
-                    p.muted { "No clients yet." }
+                    p.muted { (w.text("site-clients-none")) }
                 } @else {
                     table {
-                        thead { tr { th { "Name" } th { "Client id" } th { "Kind" } th { "Redirect URIs" } th { "Scopes" } th {} } }
+                        thead {
+                            tr {
+                                th { (w.text("site-name")) }
+                                th { (w.text("site-client-id")) }
+                                th { (w.text("site-kind")) }
+                                th { (w.text("site-redirect-uris")) }
+                                th { (w.text("site-scopes")) }
+                                th {}
+                            }
+                        }
                         tbody {
                             @for c in a.clients {
                                 tr {
                                     td { (c.name) }
                                     td { code { (c.id.as_str()) } }
-                                    td { @if c.confidential { "confidential" } @else { "public" } }
+                                    td { @if c.confidential { (w.text("site-kind-confidential")) } @else { (w.text("site-kind-public")) } }
                                     td { @for uri in &c.redirect_uris { code { (uri) } br; } }
                                     td { (scope_list(&c.scopes)) }
                                     td {
                                         form method="post" action=(paths::client_delete(c.id.as_str())) {
                                             (csrf(a.csrf))
-                                            button.quiet type="submit" aria-label={ "Delete " (c.name) } { "Delete" }
+                                            button.quiet type="submit" aria-label=(w.text_with("site-delete-named", &[("name", (&c.name).into())])) { (w.text("site-delete")) }
                                         }
                                     }
                                 }
@@ -323,40 +379,48 @@ pub(super) fn account(a: &Account<'_>) -> String {
                     }
                 }
                 div.panel {
-                    h3 { "New client" }
+                    h3 { (w.text("site-new-client")) }
                     form method="post" action=(paths::CLIENTS) {
                         (csrf(a.csrf))
-                        label { "Name (shown to users who are asked to consent)" input type="text" name="name" maxlength="255"; }
-                        label { "Redirect URIs, one per line (https, or http on loopback)" textarea name="redirect_uris" rows="3" {} }
+                        label { (w.text("site-client-name-field")) input type="text" name="name" maxlength="255"; }
+                        label { (w.text("site-client-uris-field")) textarea name="redirect_uris" rows="3" {} }
                         fieldset {
-                            legend { "Kind" }
-                            label.check { input type="radio" name="kind" value="public" checked; "public (an app in a browser or on a device)" }
-                            label.check { input type="radio" name="kind" value="confidential"; "confidential (a server that keeps a secret)" }
+                            legend { (w.text("site-kind")) }
+                            label.check { input type="radio" name="kind" value="public" checked; (w.text("site-kind-public-choice")) }
+                            label.check { input type="radio" name="kind" value="confidential"; (w.text("site-kind-confidential-choice")) }
                         }
-                        (scope_checkboxes())
-                        button type="submit" { "Create client" }
+                        (scope_checkboxes(w))
+                        button type="submit" { (w.text("site-create-client")) }
                     }
                 }
             }
             section #grants {
-                h2 { "Applications you allowed" }
+                h2 { (w.text("site-grants")) }
                 @if a.grants.is_empty() {
-                    p.muted { "None." }
+                    p.muted { (w.text("site-grants-none")) }
                 } @else {
                     table {
-                        thead { tr { th { "Application" } th { "Scopes" } th { "Allowed" } th { "State" } th {} } }
+                        thead {
+                            tr {
+                                th { (w.text("site-application")) }
+                                th { (w.text("site-scopes")) }
+                                th { (w.text("site-allowed")) }
+                                th { (w.text("site-state")) }
+                                th {}
+                            }
+                        }
                         tbody {
                             @for g in a.grants {
                                 tr {
                                     td { (g.client_name) }
                                     td { (scope_list(&g.scopes)) }
-                                    td { (when(g.created)) }
-                                    td { @match g.revoked { Some(at) => { "revoked " (when(at)) }, None => "active" } }
+                                    td { (when(w, g.created)) }
+                                    td { (state(w, g.revoked)) }
                                     td {
                                         @if g.revoked.is_none() {
                                             form method="post" action=(paths::grant_revoke(g.id.as_str())) {
                                                 (csrf(a.csrf))
-                                                button.quiet type="submit" aria-label={ "Revoke " (g.client_name) } { "Revoke" }
+                                                button.quiet type="submit" aria-label=(w.text_with("site-revoke-named", &[("name", (&g.client_name).into())])) { (w.text("site-revoke")) }
                                             }
                                         }
                                     }
@@ -370,25 +434,33 @@ pub(super) fn account(a: &Account<'_>) -> String {
     )
 }
 
+/// The state of a token or a grant: active, or revoked when.
+fn state(w: &Words, revoked: Option<Timestamp>) -> String {
+    match revoked {
+        Some(at) => w.text_with("site-revoked-at", &[("at", when(w, at).into())]),
+        None => w.text("site-active"),
+    }
+}
+
 /// The notice of a token just made: its secret, shown once.
-pub(super) fn token_created(label: &str, secret: &str) -> Markup {
+pub(super) fn token_created(w: &Words, label: &str, secret: &str) -> Markup {
     html! {
         div.panel role="status" {
-            h2 { "Token " (label) " created" }
-            p { "Copy it now: it is shown only once." }
+            h2 { (w.text_with("site-token-created", &[("label", label.into())])) }
+            p { (w.text("site-token-shown-once")) }
             code.secret #new-token { (secret) }
         }
     }
 }
 
 /// The notice of a client just registered: its id, and a confidential client's secret, once.
-pub(super) fn client_created(client: &OAuthClient, secret: Option<&str>) -> Markup {
+pub(super) fn client_created(w: &Words, client: &OAuthClient, secret: Option<&str>) -> Markup {
     html! {
         div.panel role="status" {
-            h2 { "Client " (client.name) " created" }
-            p { "Client id: " code #new-client-id { (client.id.as_str()) } }
+            h2 { (w.text_with("site-client-created", &[("name", (&client.name).into())])) }
+            p { (w.rich("site-client-id-shown", &[], &[("id", html! { code #new-client-id { (client.id.as_str()) } })])) }
             @if let Some(secret) = secret {
-                p { "Client secret (shown only once; copy it now):" }
+                p { (w.text("site-client-secret-shown")) }
                 code.secret #new-client-secret { (secret) }
             }
         }
@@ -419,51 +491,66 @@ pub(super) struct Consent<'a> {
 }
 
 /// The consent page: which application asks for what, and Allow or Deny.
-pub(super) fn consent(c: &Consent<'_>) -> String {
+pub(super) fn consent(w: &Words, c: &Consent<'_>) -> String {
     page(
-        "Allow access? · podhost",
+        w,
+        &title(&w.text("site-consent-title")),
         Some((c.account, c.menu)),
         Some(c.csrf),
         html! {
-            h1 { "Allow " (c.client.name) " to use your account?" }
+            h1 { (w.text_with("site-consent-heading", &[("client", (&c.client.name).into())])) }
             section.panel {
-                p { strong { (c.client.name) } " asks for access to the account " strong { (c.account) } " to:" }
+                p {
+                    (w.rich("site-consent-asks", &[], &[
+                        ("client", html! { strong { (c.client.name) } }),
+                        ("account", html! { strong { (c.account) } }),
+                    ]))
+                }
                 ul #requested-scopes {
                     @for scope in c.scopes.iter() {
-                        li { strong { (scope.as_str()) } ": " (scope.description()) }
+                        li { strong { (scope.as_str()) } ": " (scope_description(w, scope)) }
                     }
                 }
-                p.muted { "You will be sent back to " code { (c.redirect_uri) } ". You can revoke this at any time on your account page." }
+                p.muted { (w.rich("site-consent-back", &[], &[("uri", html! { code { (c.redirect_uri) } })])) }
                 form method="post" action=(paths::AUTHORIZE) {
                     (csrf(c.csrf))
                     @for (name, value) in c.request {
                         input type="hidden" name=(name) value=(value);
                     }
-                    button type="submit" name="decision" value="allow" { "Allow" }
+                    button type="submit" name="decision" value="allow" { (w.text("site-allow")) }
                     " "
-                    button.quiet type="submit" name="decision" value="deny" { "Deny" }
+                    button.quiet type="submit" name="decision" value="deny" { (w.text("site-deny")) }
                 }
             }
         },
     )
 }
 
-fn status_word(status: MemberStatus) -> &'static str {
+fn status_word(w: &Words, status: MemberStatus) -> String {
     match status {
-        MemberStatus::Invited => "invited",
-        MemberStatus::Active => "active",
+        MemberStatus::Invited => w.text("site-status-invited"),
+        MemberStatus::Active => w.text("site-active"),
     }
 }
 
 /// The account's members: a table, and for those who may, role changes, removals and the
 /// invitation form.
-fn members_section(members: &[ListedMember], csrf_token: &str, manage: bool) -> Markup {
+fn members_section(w: &Words, members: &[ListedMember], csrf_token: &str, manage: bool) -> Markup {
     html! {
         section #members {
-            h2 { "Members" }
-            p.muted { "People with a role in this account. Owners and admins manage them." }
+            h2 { (w.text("site-members")) }
+            p.muted { (w.text("site-members-help")) }
             table {
-                thead { tr { th { "Login" } th { "Name" } th { "Role" } th { "Podcasts" } th { "Status" } @if manage { th {} } } }
+                thead {
+                    tr {
+                        th { (w.text("site-login")) }
+                        th { (w.text("site-name")) }
+                        th { (w.text("site-role")) }
+                        th { (w.text("site-podcasts")) }
+                        th { (w.text("site-status")) }
+                        @if manage { th {} }
+                    }
+                }
                 tbody {
                     @for m in members.iter().map(|m| &m.member) {
                         tr {
@@ -473,25 +560,25 @@ fn members_section(members: &[ListedMember], csrf_token: &str, manage: bool) -> 
                                 @if manage {
                                     form.inline method="post" action=(paths::member_update(m.id.as_str())) {
                                         (csrf(csrf_token))
-                                        select name="role" aria-label={ "Role of " (m.login.as_str()) } {
+                                        select name="role" aria-label=(w.text_with("site-role-of", &[("login", m.login.as_str().into())])) {
                                             @for role in Role::ALL {
-                                                option value=(role.as_str()) selected[role == m.role] { (role.as_str()) }
+                                                option value=(role.as_str()) selected[role == m.role] { (role_name(w, role)) }
                                             }
                                         }
                                         " "
-                                        button.quiet type="submit" { "Change" }
+                                        button.quiet type="submit" { (w.text("site-change")) }
                                     }
                                 } @else {
-                                    (m.role.as_str())
+                                    (role_name(w, m.role))
                                 }
                             }
-                            td { @match &m.feeds { Some(feeds) => { (feeds.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")) }, None => span.muted { "all" } } }
-                            td { (status_word(m.status)) }
+                            td { @match &m.feeds { Some(feeds) => { (feeds.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")) }, None => span.muted { (w.text("site-all-podcasts")) } } }
+                            td { (status_word(w, m.status)) }
                             @if manage {
                                 td {
                                     form method="post" action=(paths::member_remove(m.id.as_str())) {
                                         (csrf(csrf_token))
-                                        button.quiet type="submit" aria-label={ "Remove " (m.login.as_str()) } { "Remove" }
+                                        button.quiet type="submit" aria-label=(w.text_with("site-remove-named", &[("login", m.login.as_str().into())])) { (w.text("site-remove")) }
                                     }
                                 }
                             }
@@ -501,19 +588,19 @@ fn members_section(members: &[ListedMember], csrf_token: &str, manage: bool) -> 
             }
             @if manage {
                 div.panel {
-                    h3 { "Invite someone" }
+                    h3 { (w.text("site-invite-heading")) }
                     form method="post" action=(paths::MEMBERS) {
                         (csrf(csrf_token))
-                        label { "Login (a name or an e-mail address)" input type="text" name="login" required maxlength="254"; }
-                        label { "Name" input type="text" name="name" maxlength="255"; }
-                        label { "Role"
+                        label { (w.text("site-invite-login")) input type="text" name="login" required maxlength="254"; }
+                        label { (w.text("site-name")) input type="text" name="name" maxlength="255"; }
+                        label { (w.text("site-role"))
                             select name="role" {
                                 @for role in Role::ALL {
-                                    option value=(role.as_str()) selected[role == Role::Editor] { (role.as_str()) }
+                                    option value=(role.as_str()) selected[role == Role::Editor] { (role_name(w, role)) }
                                 }
                             }
                         }
-                        button type="submit" { "Invite" }
+                        button type="submit" { (w.text("site-invite")) }
                     }
                 }
             }
@@ -521,12 +608,16 @@ fn members_section(members: &[ListedMember], csrf_token: &str, manage: bool) -> 
     }
 }
 
+/// How many days an invitation holds (the core's lifetime of one).
+pub(super) const INVITATION_DAYS: u64 =
+    podhost_core::INVITATION_LIFETIME.as_hours().unsigned_abs() / 24;
+
 /// A member just invited: the invitation's link, shown this once.
-pub(super) fn member_invited(login: &str, url: &str) -> Markup {
+pub(super) fn member_invited(w: &Words, login: &str, url: &str) -> Markup {
     html! {
         div.panel.notice role="status" {
-            h2 { "Invited " (login) }
-            p { "Send them this link. It works once, for 7 days, and is not shown again:" }
+            h2 { (w.text_with("site-invited", &[("login", login.into())])) }
+            p { (w.text_with("site-invited-link", &[("days", INVITATION_DAYS.into())])) }
             p { code #invitation-url { (url) } }
         }
     }
@@ -544,15 +635,26 @@ pub(super) struct Invitation<'a> {
     pub(super) problem: Option<&'a str>,
 }
 
+/// The shortest password the invitation's form asks for (the core checks it).
+const MIN_PASSWORD: u64 = 8;
+
 /// The page of an invitation: set a password (or sign in) and join.
-pub(super) fn invitation(i: &Invitation<'_>) -> String {
+pub(super) fn invitation(w: &Words, i: &Invitation<'_>) -> String {
+    let strong = |text: &str| html! { strong { (text) } };
     page(
-        "Join an account · podhost",
+        w,
+        &title(&w.text("site-join-title")),
         None,
         None,
         html! {
-            h1 { "Join " (i.account) }
-            p { "You are invited to the account " strong { (i.account) } " as " strong { (i.role.as_str()) } ", with the login " strong { (i.login) } "." }
+            h1 { (w.text_with("site-join-heading", &[("account", i.account.into())])) }
+            p {
+                (w.rich("site-join-text", &[], &[
+                    ("account", strong(i.account)),
+                    ("role", strong(&role_name(w, i.role))),
+                    ("login", strong(i.login)),
+                ]))
+            }
             section.panel {
                 @if let Some(problem) = i.problem {
                     p.error role="alert" { (problem) }
@@ -560,14 +662,14 @@ pub(super) fn invitation(i: &Invitation<'_>) -> String {
                 form method="post" action=(i.action) {
                     (csrf(i.csrf))
                     @if i.known_login {
-                        p { "You have a podhost login already: sign in with its password to join." }
-                        label { "Password" input type="password" name="password" autocomplete="current-password" required; }
-                        button type="submit" { "Sign in and join" }
+                        p { (w.text("site-join-known-login")) }
+                        label { (w.text("site-password")) input type="password" name="password" autocomplete="current-password" required; }
+                        button type="submit" { (w.text("site-sign-in-and-join")) }
                     } @else {
-                        label { "Your name" input type="text" name="name" maxlength="255" autocomplete="name"; }
-                        label { "Choose a password (at least 8 characters)" input type="password" name="password" autocomplete="new-password" minlength="8" required; }
-                        label { "The password again" input type="password" name="password_again" autocomplete="new-password" minlength="8" required; }
-                        button type="submit" { "Join" }
+                        label { (w.text("site-your-name")) input type="text" name="name" maxlength="255" autocomplete="name"; }
+                        label { (w.text_with("site-choose-password", &[("min", MIN_PASSWORD.into())])) input type="password" name="password" autocomplete="new-password" minlength=(MIN_PASSWORD) required; }
+                        label { (w.text("site-password-again")) input type="password" name="password_again" autocomplete="new-password" minlength=(MIN_PASSWORD) required; }
+                        button type="submit" { (w.text("site-join")) }
                     }
                 }
             }

@@ -10,8 +10,9 @@ use http::{Method, Response, StatusCode, header, request::Parts};
 use podhost_core::{Error, Principal, Session};
 
 use super::{
-    answers::{Form, cookie, csrf_refused, failure, html, read_form, same, set_cookie},
+    answers::{self, Form, cookie, read_form, same, set_cookie},
     paths, views,
+    words::Words,
 };
 use crate::{
     context::{Api, RequestBody},
@@ -47,26 +48,29 @@ pub(super) struct Visit<'a> {
     pub(super) session: Option<(Principal, Session)>,
     /// The submitted form (POST).
     pub(super) form: Form,
+    /// The language its answers are in.
+    pub(super) words: Words,
 }
 
 impl<'a> Visit<'a> {
-    /// The visit of a request: its live session (by the cookie), its form (POST), and for a
-    /// form the `Origin` checked.
+    /// The visit of a request: its language, its live session (by the cookie), its form
+    /// (POST), and for a form the `Origin` checked.
     pub(super) async fn new<B: RequestBody>(
         api: &'a Api,
         parts: &'a Parts,
         body: B,
     ) -> Result<Self, Response<Body>> {
+        let words = Words::of(api, parts);
         let session = match cookie(parts, SESSION_COOKIE) {
             Some(value) => match api.host.access().session(&value).await {
                 Ok(found) => Some(found),
                 Err(Error::Unauthenticated) => None,
-                Err(e) => return Err(failure(&e)),
+                Err(e) => return Err(answers::failure(&words, &e)),
             },
             None => None,
         };
         let form = if parts.method == Method::POST {
-            read_form(parts, body).await?
+            read_form(&words, parts, body).await?
         } else {
             Form::new()
         };
@@ -75,6 +79,7 @@ impl<'a> Visit<'a> {
             parts,
             session,
             form,
+            words,
         };
         if parts.method == Method::POST {
             visit.check_origin()?;
@@ -84,6 +89,40 @@ impl<'a> Visit<'a> {
 }
 
 impl Visit<'_> {
+    /// The message `id` in the visit's language.
+    pub(super) fn text(&self, id: &str) -> String {
+        self.words.text(id)
+    }
+
+    /// The message `id` with its values, in the visit's language.
+    pub(super) fn text_with(
+        &self,
+        id: &str,
+        args: &[(&str, podhost_core::locale::Arg<'_>)],
+    ) -> String {
+        self.words.text_with(id, args)
+    }
+
+    /// A page of the site, in the visit's language.
+    pub(super) fn html(
+        &self,
+        status: StatusCode,
+        page: String,
+        form_targets: &[&str],
+    ) -> Response<Body> {
+        answers::html(&self.words, status, page, form_targets)
+    }
+
+    /// The page of an internal fault.
+    pub(super) fn failure(&self, error: &Error) -> Response<Body> {
+        answers::failure(&self.words, error)
+    }
+
+    /// The page of a form sent from elsewhere, or with a wrong CSRF token.
+    pub(super) fn csrf_refused(&self) -> Response<Body> {
+        answers::csrf_refused(&self.words)
+    }
+
     /// The signed-in owner, after checking the form's CSRF token against the session's; the
     /// sign-in page (401) when there is no live session.
     pub(super) fn signed_in(&self) -> Result<Principal, Response<Body>> {
@@ -92,13 +131,13 @@ impl Visit<'_> {
                 StatusCode::UNAUTHORIZED,
                 paths::ACCOUNT,
                 "",
-                Some("You are not signed in (or your session has ended). Sign in, then try again."),
+                Some(&self.text("site-signed-out")),
             ));
         };
         if self.parts.method == Method::POST
             && !same(field(&self.form, views::CSRF_FIELD), &session.csrf)
         {
-            return Err(csrf_refused());
+            return Err(self.csrf_refused());
         }
         Ok(who.clone())
     }
@@ -118,17 +157,19 @@ impl Visit<'_> {
             .map(|u| u.origin().ascii_serialization());
         match (origin.to_str().ok(), ours) {
             (Some(origin), Some(ours)) if origin == ours => Ok(()),
-            _ => Err(csrf_refused()),
+            _ => Err(self.csrf_refused()),
         }
     }
 
     pub(super) fn not_found(&self) -> Response<Body> {
-        html(
+        let w = &self.words;
+        self.html(
             StatusCode::NOT_FOUND,
             views::message(
-                "Not found",
-                "There is nothing here (or it is not yours).",
-                Some((paths::ACCOUNT, "Back to your account")),
+                w,
+                &w.text("site-not-found-title"),
+                &w.text("site-not-found-text"),
+                Some((paths::ACCOUNT, &w.text("site-back-to-account"))),
             ),
             &[],
         )
@@ -146,7 +187,11 @@ impl Visit<'_> {
             Some(token) => (token, false),
             None => (podhost_core::random_secret(), true),
         };
-        let mut answer = html(status, views::sign_in(&token, next, name, problem), &[]);
+        let mut answer = self.html(
+            status,
+            views::sign_in(&self.words, &token, next, name, problem),
+            &[],
+        );
         if fresh {
             set_cookie(&mut answer, self.cookie(CSRF_COOKIE, token, None));
         }

@@ -11,7 +11,7 @@ pub(crate) struct AnalyticsState {
     pub(super) recorder: crate::stats::Recorder,
     /// The last count of each public statistics page by feed id, stamped with the account's
     /// version: it answers the requests that arrived before it began.
-    pub(super) public_stats: RenderCache<crate::ids::FeedId, PublicCounts>,
+    pub(super) public_stats: RenderCache<(crate::ids::FeedId, crate::Locale), PublicCounts>,
     /// Held while public statistics are counted: one count at a time, the requests that arrive
     /// meanwhile wait for the next one and share it (a count reads a year of days).
     pub(super) public_counting: tokio::sync::Mutex<()>,

@@ -15,6 +15,7 @@ use super::{Analytics, downloads::day_of, in_memory::PublicCounts};
 use crate::{
     error::{Error, Result},
     ids::FeedId,
+    locale::Locale,
     publish::{PublicPage, RenderedPage, page},
 };
 
@@ -24,14 +25,15 @@ pub const PUBLIC_MONTHS: i32 = 12;
 pub const PUBLIC_APPS: usize = 10;
 
 impl Analytics<'_> {
-    /// The public statistics page of a podcast (`/podcasts/{feed_id}/stats`): `NotFound` unless
-    /// the podcast is public and asked for it, `Gone` once deleted.
+    /// The public statistics page of a podcast (`/podcasts/{feed_id}/stats`), in `locale`:
+    /// `NotFound` unless the podcast is public and asked for it, `Gone` once deleted.
     ///
     /// The counts are those of this moment, as every other statistics read's: a count begun
     /// after this request arrived answers it (requests that arrive while one is under way wait
     /// for the next and share it), and the page is rendered again only when they or the podcast
     /// changed.
-    pub async fn public_stats_page(&self, id: &FeedId) -> Result<PublicPage> {
+    pub async fn public_stats_page(&self, id: &FeedId, locale: Locale) -> Result<PublicPage> {
+        let key = (id.clone(), locale);
         let arrived = self.state().public_counts_begun.load(Ordering::SeqCst);
         let (account, catalog) = self.host.public_catalog(id).await?;
         let now = self.host.now();
@@ -40,7 +42,7 @@ impl Analytics<'_> {
         let fresh = || {
             self.state()
                 .public_stats
-                .get(id, &version, now)
+                .get(&key, &version, now)
                 .filter(|counted| counted.begun > arrived)
                 .map(|counted| PublicPage::Live(counted.page))
         };
@@ -78,7 +80,7 @@ impl Analytics<'_> {
         let before = self
             .state()
             .public_stats
-            .get(id, &version, now)
+            .get(&key, &version, now)
             .filter(|counted| counted.stats == stats);
         let page = match before {
             // The same counts of the same podcast: the same page, its validators unchanged.
@@ -90,6 +92,7 @@ impl Analytics<'_> {
                     urls: &urls,
                     account: &account,
                     time_zone: &time_zone,
+                    locale,
                 };
                 let show = page::Show {
                     feed: &feed,
@@ -105,7 +108,7 @@ impl Analytics<'_> {
             }
         };
         self.state().public_stats.put(
-            id.clone(),
+            key,
             version,
             None,
             PublicCounts {

@@ -16,6 +16,7 @@ use crate::host::{
 use crate::{
     error::{Error, Result},
     ids::{AccountId, EpisodeId, FeedId},
+    locale::Locale,
     publish::{PublicFeed, PublicPage, RenderedPage, page},
 };
 
@@ -154,13 +155,14 @@ impl<'h> Delivery<'h> {
         id: &FeedId,
         episode: Option<EpisodeId>,
         page: usize,
+        locale: Locale,
     ) -> Result<PublicPage> {
         let which = match episode {
             None => PageOf::Podcast(page),
             Some(_) if page != 1 => return Err(Error::not_found("page", page)),
             Some(episode) => PageOf::Episode(episode),
         };
-        self.rendered_page(id, which).await
+        self.rendered_page(id, which, locale).await
     }
 
     /// The embeddable player (`/embed/{feed}[/{episode}]`) of a published episode, or of the
@@ -172,8 +174,10 @@ impl<'h> Delivery<'h> {
         self,
         id: &FeedId,
         episode: Option<EpisodeId>,
+        locale: Locale,
     ) -> Result<PublicPage> {
-        self.rendered_page(id, PageOf::Player(episode)).await
+        self.rendered_page(id, PageOf::Player(episode), locale)
+            .await
     }
 
     /// The Content-Security-Policy to send with [`public_player`](Self::public_player)'s
@@ -186,14 +190,15 @@ impl<'h> Delivery<'h> {
     }
 
     /// What an oEmbed consumer gets for the URL of a podcast's or an episode's page (or
-    /// player): the player to embed, its size within `max` (width, height: the consumer's
-    /// `maxwidth` and `maxheight`), and what the page is about. `NotFound` for a URL that is no
+    /// player): the player to embed (titled in `locale`), its size within `max` (width,
+    /// height: the consumer's `maxwidth` and `maxheight`), and what the page is about. `NotFound` for a URL that is no
     /// page of this deployment, a private podcast, an episode that is not published; `Gone` is
     /// `NotFound` too (nothing to embed).
     pub async fn embedding(
         self,
         url: &str,
         max: (Option<u32>, Option<u32>),
+        locale: Locale,
     ) -> Result<page::Embedding> {
         let not_found = || Error::not_found("page", url);
         let (id, episode) = self.host.urls().shown_at(url).ok_or_else(not_found)?;
@@ -217,19 +222,20 @@ impl<'h> Delivery<'h> {
                     urls: &urls,
                     account: &account,
                     time_zone: &jiff::tz::TimeZone::UTC,
+                    locale,
                 };
                 Ok(page::embedding(&site, &show, &view, episode.is_some(), max))
             })
             .await
     }
 
-    /// A page of a podcast, rendered once per version of the account (see
+    /// A page of a podcast in `locale`, rendered once per version of the account (see
     /// [`public_page`](Self::public_page)).
-    async fn rendered_page(self, id: &FeedId, which: PageOf) -> Result<PublicPage> {
+    async fn rendered_page(self, id: &FeedId, which: PageOf, locale: Locale) -> Result<PublicPage> {
         let (account, catalog) = self.host.public_catalog(id).await?;
         let now = self.host.now();
         let version = catalog.fresh_seq().await;
-        let key = (id.clone(), which);
+        let key = (id.clone(), which, locale);
         if let Some(rendered) = self.host.inner.delivery.pages.get(&key, &version, now) {
             return Ok(PublicPage::Live(rendered));
         }
@@ -249,6 +255,7 @@ impl<'h> Delivery<'h> {
                     urls: &urls,
                     account: &account,
                     time_zone: &time_zone,
+                    locale,
                 };
                 let show = page::Show {
                     feed: &entry.feed,

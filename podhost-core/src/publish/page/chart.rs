@@ -9,6 +9,8 @@
 
 use maud::{Markup, html};
 
+use crate::locale::Locale;
+
 /// The drawing's width in SVG units (it scales to the page).
 const WIDTH: f64 = 640.0;
 /// Room for the value axis's labels on the left.
@@ -100,25 +102,10 @@ pub fn number(value: f64) -> String {
     }
 }
 
-/// A number as the drawings label it: thousands apart (`12,345`).
-fn label(value: f64) -> String {
-    let digits = number(value);
-    let (whole, fraction) = match digits.split_once('.') {
-        Some((w, f)) => (w.to_string(), format!(".{f}")),
-        None => (digits, String::new()),
-    };
-    let (sign, whole) = match whole.strip_prefix('-') {
-        Some(rest) => ("-", rest.to_string()),
-        None => ("", whole),
-    };
-    let mut grouped = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{sign}{grouped}{fraction}")
+/// A number as the drawings label it: in the reader's forms, thousands apart (`12,345`,
+/// `12.345`).
+fn label(locale: Locale, value: f64) -> String {
+    locale.fraction(value)
 }
 
 /// A coordinate as written in the SVG.
@@ -151,7 +138,7 @@ fn labelled(count: usize) -> impl Iterator<Item = usize> {
 }
 
 /// The grid lines and labels of a value axis up to `top`, and the plot's frame.
-fn value_axis(top: f64, step: f64) -> Markup {
+fn value_axis(locale: Locale, top: f64, step: f64) -> Markup {
     let y = |v: f64| TOP + PLOT - v / top * PLOT;
     let mut ticks = Vec::new();
     let mut v = 0.0;
@@ -163,7 +150,7 @@ fn value_axis(top: f64, step: f64) -> Markup {
         g.axis {
             @for v in &ticks {
                 line.grid x1=(at(LEFT)) x2=(at(WIDTH - RIGHT)) y1=(at(y(*v))) y2=(at(y(*v))) {}
-                text x=(at(LEFT - 8.0)) y=(at(y(*v) + 4.0)) text-anchor="end" { (label(*v)) }
+                text x=(at(LEFT - 8.0)) y=(at(y(*v) + 4.0)) text-anchor="end" { (label(locale, *v)) }
             }
         }
     }
@@ -200,8 +187,9 @@ fn colour(i: usize) -> String {
 }
 
 impl LineChart {
-    /// The chart: the drawing, a legend when there are several lines, and the table.
-    pub fn render(&self) -> Markup {
+    /// The chart in `locale`: the drawing, a legend when there are several lines, and the
+    /// table.
+    pub fn render(&self, locale: Locale) -> Markup {
         let count = self.points.len();
         let max = self
             .lines
@@ -250,15 +238,17 @@ impl LineChart {
             .filter(|l| !l.reference)
             .flat_map(|l| l.values.iter().flatten())
             .sum();
-        let description = format!(
-            "{}: a line chart of {} {} over {} points; the table beside it has the numbers.",
-            self.title,
-            label(total),
-            self.unit,
-            count
+        let description = locale.text_with(
+            "chart-line-description",
+            &[
+                ("title", (&self.title).into()),
+                ("total", label(locale, total).into()),
+                ("unit", (&self.unit).into()),
+                ("count", count.into()),
+            ],
         );
         let body = html! {
-            (value_axis(top, step))
+            (value_axis(locale, top, step))
             (category_axis(self.ticks.as_ref().unwrap_or(&self.points), x))
             @for (class, line, runs) in &drawn {
                 g class=(format!("line {class}")) {
@@ -269,7 +259,7 @@ impl LineChart {
                         @if run.len() == 1 || count <= MARKED_POINTS {
                             @for (i, v) in run {
                                 circle cx=(at(x(*i))) cy=(at(y(*v))) r="3" {
-                                    title { (line.name) ", " (self.points[*i]) ": " (label(*v)) " " (self.unit) }
+                                    title { (line.name) ", " (self.points[*i]) ": " (label(locale, *v)) " " (self.unit) }
                                 }
                             }
                         }
@@ -301,35 +291,33 @@ impl LineChart {
                         }
                     }
                 }
-                (table(&self.id, &self.title, &header, &rows))
+                (table(locale, &self.id, &self.title, &header, &rows))
             }
         }
     }
 }
 
 impl BarChart {
-    /// The chart: the drawing and the table (every category, also those not drawn).
-    pub fn render(&self) -> Markup {
+    /// The chart in `locale`: the drawing and the table (every category, also those not
+    /// drawn).
+    pub fn render(&self, locale: Locale) -> Markup {
         let total: f64 = self.bars.iter().map(|(_, v)| v).sum();
         let (shape, drawn) = match self.layout {
-            Bars::Rows => ("a bar chart", self.bars.len().min(DRAWN_ROWS)),
-            Bars::Columns => ("a column chart", self.bars.len()),
+            Bars::Rows => ("chart-bar-description", self.bars.len().min(DRAWN_ROWS)),
+            Bars::Columns => ("chart-column-description", self.bars.len()),
         };
-        let description = format!(
-            "{}: {shape} of {} {} in {} {}; the table beside it has the numbers.",
-            self.title,
-            label(total),
-            self.unit,
-            self.bars.len(),
-            if self.bars.len() == 1 {
-                "category"
-            } else {
-                "categories"
-            },
+        let description = locale.text_with(
+            shape,
+            &[
+                ("title", (&self.title).into()),
+                ("total", label(locale, total).into()),
+                ("unit", (&self.unit).into()),
+                ("count", self.bars.len().into()),
+            ],
         );
         let (height, body) = match self.layout {
-            Bars::Rows => self.rows(drawn),
-            Bars::Columns => (TOP + PLOT + BOTTOM, self.columns()),
+            Bars::Rows => self.rows(locale, drawn),
+            Bars::Columns => (TOP + PLOT + BOTTOM, self.columns(locale)),
         };
         let unit = capitalized(&self.unit);
         let header = [self.axis.as_str(), unit.as_str()];
@@ -343,17 +331,17 @@ impl BarChart {
                 figcaption {
                     (self.title)
                     @if drawn < self.bars.len() {
-                        span.muted { " (the " (drawn) " largest drawn; all " (self.bars.len()) " in the table)" }
+                        span.muted { " " (locale.text_with("chart-drawn", &[("drawn", drawn.into()), ("count", self.bars.len().into())])) }
                     }
                 }
                 (svg_open(&self.id, height, &description, body))
-                (table(&self.id, &self.title, &header, &rows))
+                (table(locale, &self.id, &self.title, &header, &rows))
             }
         }
     }
 
     /// Horizontal rows: the name, the bar, the value at its end.
-    fn rows(&self, drawn: usize) -> (f64, Markup) {
+    fn rows(&self, locale: Locale, drawn: usize) -> (f64, Markup) {
         const ROW: f64 = 26.0;
         const NAMES: f64 = 200.0;
         const VALUES: f64 = 64.0;
@@ -362,16 +350,16 @@ impl BarChart {
         let height = (drawn.max(1) as f64) * ROW + 8.0;
         let body = html! {
             @if drawn == 0 {
-                text.axis x=(at(WIDTH / 2.0)) y="22" text-anchor="middle" { "Nothing counted in this period" }
+                text.axis x=(at(WIDTH / 2.0)) y="22" text-anchor="middle" { (locale.text("chart-nothing-counted")) }
             }
             @for (i, (name, v)) in self.bars.iter().take(drawn).enumerate() {
                 @let y = 4.0 + i as f64 * ROW;
                 @let w = if max > 0.0 { (v / max * width).max(if *v > 0.0 { 1.0 } else { 0.0 }) } else { 0.0 };
                 g {
-                    title { (name) ": " (label(*v)) " " (self.unit) }
+                    title { (name) ": " (label(locale, *v)) " " (self.unit) }
                     text.name x=(at(NAMES - 8.0)) y=(at(y + 17.0)) text-anchor="end" { (short(name, 20)) }
                     rect.bar x=(at(NAMES)) y=(at(y + 4.0)) width=(at(w)) height="18" rx="3" {}
-                    text.value x=(at(NAMES + w + 6.0)) y=(at(y + 17.0)) { (label(*v)) }
+                    text.value x=(at(NAMES + w + 6.0)) y=(at(y + 17.0)) { (label(locale, *v)) }
                 }
             }
         };
@@ -379,7 +367,7 @@ impl BarChart {
     }
 
     /// Vertical columns over the plot, a value axis on the left.
-    fn columns(&self) -> Markup {
+    fn columns(&self, locale: Locale) -> Markup {
         let count = self.bars.len();
         let max = self.bars.iter().map(|(_, v)| *v).fold(0.0_f64, f64::max);
         let (top, step) = scale(max);
@@ -387,12 +375,12 @@ impl BarChart {
         let x = |i: usize| LEFT + slot * (i as f64 + 0.5);
         let names: Vec<String> = self.bars.iter().map(|(n, _)| n.clone()).collect();
         html! {
-            (value_axis(top, step))
+            (value_axis(locale, top, step))
             (category_axis(&names, x))
             @for (i, (name, v)) in self.bars.iter().enumerate() {
                 @let h = v / top * PLOT;
                 rect.bar x=(at(x(i) - slot * 0.35)) y=(at(TOP + PLOT - h)) width=(at(slot * 0.7)) height=(at(h)) rx="2" {
-                    title { (name) ": " (label(*v)) " " (self.unit) }
+                    title { (name) ": " (label(locale, *v)) " " (self.unit) }
                 }
             }
         }
@@ -420,9 +408,9 @@ fn short(text: &str, max: usize) -> String {
 }
 
 /// The numbers of a chart as a table, in a box that scrolls when long.
-fn table(id: &str, title: &str, header: &[&str], rows: &[Vec<String>]) -> Markup {
+fn table(locale: Locale, id: &str, title: &str, header: &[&str], rows: &[Vec<String>]) -> Markup {
     html! {
-        div.table-scroll tabindex="0" role="region" aria-label=(format!("{title}: the numbers")) {
+        div.table-scroll tabindex="0" role="region" aria-label=(locale.text_with("chart-numbers", &[("title", title.into())])) {
             table.chart-data id=(format!("{id}-table")) {
                 thead { tr { @for h in header { th scope="col" { (h) } } } }
                 tbody {
@@ -457,8 +445,12 @@ mod tests {
         }
         assert_eq!(number(3.0), "3");
         assert_eq!(number(2.5), "2.5");
-        assert_eq!(label(1_234_567.0), "1,234,567");
-        assert_eq!(label(999.0), "999");
+        assert_eq!(label(Locale::ENGLISH, 1_234_567.0), "1,234,567");
+        assert_eq!(label(Locale::ENGLISH, 999.0), "999");
+        assert_eq!(
+            label(Locale::parse("de").unwrap(), 1_234_567.0),
+            "1.234.567"
+        );
         assert_eq!(short("Overcast (iOS)", 24), "Overcast (iOS)");
         assert_eq!(short("abcdef", 4), "abc…");
     }
@@ -486,7 +478,7 @@ mod tests {
                 },
             ],
         }
-        .render()
+        .render(Locale::ENGLISH)
         .into_string();
         let bars = BarChart {
             id: "apps".into(),
@@ -498,7 +490,7 @@ mod tests {
                 .collect(),
             layout: Bars::Rows,
         }
-        .render()
+        .render(Locale::ENGLISH)
         .into_string();
         for html in [&line, &bars] {
             let start = html.find("<svg").unwrap();

@@ -4,11 +4,14 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::style;
+use crate::locale::Locale;
 
 /// What the `<head>` of a page says.
 pub(super) struct Head<'a> {
-    /// The page's language (`<html lang>`): the podcast's, else English.
+    /// The page's language (`<html lang>`): the podcast's, else the page's own words'.
     pub(super) lang: &'a str,
+    /// The language of the page's own words (headings, buttons), as the reader chose it.
+    pub(super) locale: Locale,
     /// `<title>`.
     pub(super) title: &'a str,
     /// `<meta name="description">`, plain text; none when empty.
@@ -45,10 +48,12 @@ pub(super) struct Player<'a> {
 }
 
 impl<'a> Head<'a> {
-    /// The head of a page about no podcast (a notice, the site's pages): English, a title only.
-    pub(super) fn plain(title: &'a str) -> Self {
+    /// The head of a page about no podcast (a notice, the site's pages): in the reader's
+    /// language, a title only.
+    pub(super) fn plain(locale: Locale, title: &'a str) -> Self {
         Head {
-            lang: "en",
+            lang: locale.tag(),
+            locale,
             title,
             description: "",
             canonical: None,
@@ -131,36 +136,65 @@ pub(super) fn document(head: &Head<'_>, body: Markup) -> Markup {
                 style { (PreEscaped(style::CSS)) }
             }
             body {
-                a.skip href="#main" lang=[english(head.lang)] { "Skip to content" }
+                a.skip href="#main" lang=[head.locale.mark(head.lang)] { (head.locale.text("skip-to-content")) }
                 (body)
             }
         }
     }
 }
 
-/// `Some("en")` when the page is in another language: the page's own words (buttons, headings
-/// such as "Episodes") are English and say so to screen readers.
-pub(super) fn english(lang: &str) -> Option<&'static str> {
-    let primary = lang.split(['-', '_']).next().unwrap_or("");
-    (!primary.eq_ignore_ascii_case("en")).then_some("en")
-}
-
-/// The footer of every page.
-pub(super) fn footer(lang: &str, copyright: &str, feed: Option<&str>) -> Markup {
+/// The footer of every page about a podcast: its copyright, its feed, the switch between
+/// languages (to the page at `here`).
+pub(super) fn footer(
+    locale: Locale,
+    lang: &str,
+    copyright: &str,
+    feed: Option<&str>,
+    here: Option<&str>,
+) -> Markup {
     html! {
         footer.site-footer {
             div.wrap {
                 @if !copyright.is_empty() { p { (copyright) } }
-                p lang=[english(lang)] {
+                p lang=[locale.mark(lang)] {
                     @if let Some(feed) = feed {
-                        a href=(feed) type="application/rss+xml" { "RSS feed" }
+                        a href=(feed) type="application/rss+xml" { (locale.text("rss-feed")) }
                         " · "
                     }
-                    "Hosted with podhost"
+                    (locale.text("hosted-with-podhost"))
+                }
+                @if let Some(here) = here { (language_switch(locale, here)) }
+            }
+        }
+    }
+}
+
+/// The links to the page at `here` in every other language (`?lang=`): a reader's choice,
+/// which the frontends remember. Each link is in its own language and says so.
+pub(super) fn language_switch(locale: Locale, here: &str) -> Markup {
+    html! {
+        nav.languages aria-label=(locale.text("languages")) {
+            ul {
+                @for other in Locale::all() {
+                    li {
+                        @if other == locale {
+                            span aria-current="true" lang=(other.tag()) { (other.name()) }
+                        } @else {
+                            a href=(with_lang(here, other)) hreflang=(other.tag()) lang=(other.tag()) {
+                                (other.name())
+                            }
+                        }
+                    }
                 }
             }
         }
     }
+}
+
+/// `url` asking for `locale` (`?lang=de`, or `&lang=de` after a query of its own).
+pub(super) fn with_lang(url: &str, locale: Locale) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}lang={}", locale.tag())
 }
 
 /// The RSS symbol, drawn inline (no file to fetch); decorative.

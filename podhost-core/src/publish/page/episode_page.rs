@@ -4,18 +4,19 @@
 use maud::html;
 
 use super::{
-    PLAYER_WIDTH, Show, Site, announced_player, cover, document, document::english, embed_code,
-    embed_section, episode_label, format, linked_data, rich_text, show_bar, show_notes, subscribe,
-    subtitle, summary, web_url, when_and_how_long,
+    PLAYER_WIDTH, Show, Site, announced_player, clock, cover, document, embed_code, embed_section,
+    episode_label, linked_data, rich_text, show_bar, show_notes, subscribe, subtitle, summary,
+    web_url, when_and_how_long,
 };
-use crate::{model::EpisodeView, probe::MediaKind};
+use crate::{locale::Locale, model::EpisodeView, probe::MediaKind};
 
 /// Renders the page of a published episode.
 pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> String {
     let feed = show.feed;
     let ep = &view.episode;
     let lang = show.lang();
-    let en = english(lang);
+    let locale = site.locale;
+    let en = locale.mark(lang);
     let urls = site.urls;
     let feed_url = show.subscribe_url(urls);
     let podcast_page = urls.feed_page(&feed.id);
@@ -31,12 +32,12 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         .media
         .as_ref()
         .map(|m| (urls.media(site.account, m), m.facts.mime.clone()));
-    let (_, published) = format::date(ep.publish_at, site.time_zone);
+    let (_, published) = locale.date(ep.publish_at, site.time_zone);
     let duration = view
         .media
         .as_ref()
         .and_then(|m| m.facts.audio.as_ref())
-        .map(|a| format::duration(a.duration_ms).1);
+        .map(|a| locale.duration(a.duration_ms).1);
     let podcast_logo = show.logo.map(|m| urls.media(site.account, m));
     let series = linked_data::Series {
         name: &feed.title,
@@ -58,9 +59,10 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
     }
     .data(&series);
     let (player_url, player_height, oembed) = announced_player(urls, feed, Some(view), &page_url);
-    let embed = embed_code(&player_url, &ep.title, PLAYER_WIDTH, player_height);
+    let embed = embed_code(locale, &player_url, &ep.title, PLAYER_WIDTH, player_height);
     let head = document::Head {
         lang,
+        locale,
         title: &title,
         description: &summary,
         canonical: Some(&page_url),
@@ -83,77 +85,77 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
         main #main .wrap {
             article aria-labelledby="title" {
                 div.hero {
-                    (cover(site, picture, &format!("Cover art of {}", ep.title), &ep.title))
+                    (cover(site, picture, &locale.text_with("cover-of", &[("title", (&ep.title).into())]), &ep.title))
                     div.hero-text {
                         p.kicker lang=[en] {
-                            (episode_label(&ep.itunes).unwrap_or_else(|| "Episode".to_string()))
+                            (episode_label(locale, &ep.itunes).unwrap_or_else(|| locale.text("episode")))
                         }
                         h1 #title { (ep.title) }
                         p.meta {
                             (when_and_how_long(site, view))
-                            @if explicit { span lang=[en] { "Explicit" } }
+                            @if explicit { span lang=[en] { (locale.text("explicit")) } }
                         }
                         @if !subtitle.is_empty() { p.subtitle { (subtitle) } }
                     }
                 }
                 @if let Some(video) = view.video.as_ref().filter(|v| v.kind() == MediaKind::Video) {
                     @let url = urls.media(site.account, video);
-                    @let watch = format!("Watch {}", ep.title);
+                    @let watch = locale.text_with("watch-title", &[("title", (&ep.title).into())]);
                     // The HLS stream first (Safari and every HLS player), the stored file
                     // after it (every other browser plays MP4 or WebM): no script.
-                    section.card aria-label="Watch" lang=[en] {
+                    section.card aria-label=(locale.text("watch")) lang=[en] {
                         video controls preload="metadata" poster=[picture_url.as_deref()] aria-label=(watch) {
                             @if video.results.hls.is_some() {
                                 source src=(urls.stream(site.account, video)) type=(crate::publish::HLS_TYPE);
                             }
                             source src=(url) type=(video.facts.mime);
-                            (player_fallback(&url, en))
+                            (player_fallback(locale, &url, en))
                         }
                     }
                 }
                 @if let Some(media) = &view.media {
                     @let url = urls.media(site.account, media);
-                    @let listen = format!("Listen to {}", ep.title);
-                    section.card aria-label="Listen" lang=[en] {
+                    @let listen = locale.text_with("listen-title", &[("title", (&ep.title).into())]);
+                    section.card aria-label=(locale.text("listen")) lang=[en] {
                         @if media.kind() == MediaKind::Video {
                             video controls preload="metadata" aria-label=(listen) {
                                 source src=(url) type=(media.facts.mime);
-                                (player_fallback(&url, en))
+                                (player_fallback(locale, &url, en))
                             }
                         } @else {
                             audio controls preload="metadata" aria-label=(listen) {
                                 source src=(url) type=(media.facts.mime);
-                                (player_fallback(&url, en))
+                                (player_fallback(locale, &url, en))
                             }
                         }
                         @if !media.results.outline.is_empty() {
                             (outline(&media.results.outline))
                         }
                         p.meta lang=[en] {
-                            a href=(url) download { "Download" }
-                            span { (download_label(media)) }
+                            a href=(url) download { (locale.text("download")) }
+                            span { (download_label(locale, media)) }
                             @if let Some(transcript) = &view.transcript {
-                                a href=(urls.media(site.account, transcript)) { "Transcript" }
+                                a href=(urls.media(site.account, transcript)) { (locale.text("transcript")) }
                             }
                             @if let Some(link) = web_url(&ep.link) {
-                                a href=(link) rel=(rich_text::LINK_REL) { "Episode website" }
+                                a href=(link) rel=(rich_text::LINK_REL) { (locale.text("episode-website")) }
                             }
                         }
                     }
                 }
                 @if !notes_html.trim().is_empty() {
                     section.card aria-labelledby="notes" {
-                        h2 #notes lang=[en] { "Show notes" }
+                        h2 #notes lang=[en] { (locale.text("show-notes")) }
                         div.notes { (rich_text::rich_text(notes_html)) }
                     }
                 }
                 @if let Some(media) = view.media.as_ref().filter(|m| !m.chapters.is_empty()) {
                     section.card aria-labelledby="chapters" {
-                        h2 #chapters lang=[en] { "Chapters" }
+                        h2 #chapters lang=[en] { (locale.text("chapters")) }
                         ol.chapters {
                             @for chapter in &media.chapters {
                                 li {
-                                    span.time { (format::clock(chapter.start_ms)) }
+                                    span.time { (clock(chapter.start_ms)) }
                                     " "
                                     @match web_url(chapter.url.as_deref().unwrap_or("")) {
                                         Some(link) => a href=(link) rel=(rich_text::LINK_REL) { (chapter.title) },
@@ -166,14 +168,14 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                 }
                 @if !ep.podcast.soundbite.is_empty() {
                     section.card aria-labelledby="soundbites" {
-                        h2 #soundbites lang=[en] { "Soundbites" }
+                        h2 #soundbites lang=[en] { (locale.text("soundbites")) }
                         ol.chapters {
                             @for bite in &ep.podcast.soundbite {
                                 li {
-                                    span.time { (format::clock((bite.start_time.max(0.0) * 1000.0) as u64)) }
+                                    span.time { (clock((bite.start_time.max(0.0) * 1000.0) as u64)) }
                                     " "
                                     span { (bite.text.as_deref().unwrap_or("")) }
-                                    span.muted lang=[en] { " (" (format!("{:.0}", bite.duration)) " s)" }
+                                    span.muted lang=[en] { " (" (locale.duration((bite.duration.max(0.0) * 1000.0) as u64).0) ")" }
                                 }
                             }
                         }
@@ -181,7 +183,7 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                 }
                 @if !ep.podcast.person.is_empty() {
                     section.card aria-labelledby="people" {
-                        h2 #people lang=[en] { "People" }
+                        h2 #people lang=[en] { (locale.text("people")) }
                         ul.people {
                             @for person in &ep.podcast.person {
                                 li {
@@ -199,13 +201,13 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                 }
                 @if !ep.podcast.transcripts.is_empty() {
                     section.card aria-labelledby="transcripts" {
-                        h2 #transcripts lang=[en] { "Transcripts" }
+                        h2 #transcripts lang=[en] { (locale.text("transcripts")) }
                         ul {
                             @for t in &ep.podcast.transcripts {
                                 @if let Some(link) = web_url(&t.url) {
                                     li {
                                         a href=(link) rel=(rich_text::LINK_REL) {
-                                            (transcript_label(t))
+                                            (transcript_label(locale, t))
                                         }
                                     }
                                 }
@@ -215,24 +217,24 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                 }
             }
             @if view.media.is_some() {
-                (embed_section(lang, &embed))
+                (embed_section(locale, lang, &embed))
             }
             section.card aria-labelledby="follow" {
-                h2 #follow lang=[en] { "Follow " span lang=(lang) { (feed.title) } }
+                h2 #follow lang=[en] { (locale.text("follow")) " " span lang=(lang) { (feed.title) } }
                 p lang=[en] {
-                    "Get every new episode in your podcast app, or "
-                    a href=(podcast_page) { "see all episodes" } "."
+                    (locale.text("follow-text")) " "
+                    a href=(podcast_page) { (locale.text("see-all-episodes")) }
                 }
-                (subscribe(lang, &feed_url, "feed-url"))
+                (subscribe(locale, lang, &feed_url, "feed-url"))
             }
         }
-        (document::footer(lang, &feed.copyright, Some(&feed_url)))
+        (document::footer(locale, lang, &feed.copyright, Some(&feed_url), Some(&page_url)))
     };
     document::document(&head, body).into_string()
 }
 
 /// How a transcript's link reads: its kind and language, e.g. "Captions (WebVTT, en)".
-fn transcript_label(t: &crate::model::podcast::Transcript) -> String {
+fn transcript_label(locale: Locale, t: &crate::model::podcast::Transcript) -> String {
     let kind = match t.mime.as_str() {
         "text/vtt" => "WebVTT",
         "application/x-subrip" => "SRT",
@@ -241,9 +243,9 @@ fn transcript_label(t: &crate::model::podcast::Transcript) -> String {
         _ => "text",
     };
     let what = if t.rel.as_deref() == Some("captions") {
-        "Captions"
+        locale.text("captions")
     } else {
-        "Transcript"
+        locale.text("transcript")
     };
     match &t.language {
         Some(lang) => format!("{what} ({kind}, {lang})"),
@@ -265,17 +267,17 @@ fn outline(peaks: &[u8]) -> maud::Markup {
 }
 
 /// What a browser without a player shows instead: the download.
-fn player_fallback(url: &str, en: Option<&str>) -> maud::Markup {
+fn player_fallback(locale: Locale, url: &str, en: Option<&str>) -> maud::Markup {
     html! {
-        p lang=[en] { "Your browser cannot play this file here: " a href=(url) { "download it" } "." }
+        p lang=[en] { (locale.text("cannot-play")) " " a href=(url) { (locale.text("download-it")) } }
     }
 }
 
 /// "MP3, 12.3 MB": the file's type and size.
-fn download_label(media: &crate::model::Media) -> String {
+fn download_label(locale: Locale, media: &crate::model::Media) -> String {
     let kind = match media.facts.extension.as_str() {
         "" => String::new(),
         ext => format!("{}, ", ext.to_uppercase()),
     };
-    format!("{kind}{}", crate::model::human_size(media.size))
+    format!("{kind}{}", locale.size(media.size))
 }

@@ -11,7 +11,6 @@
 pub mod chart;
 mod document;
 mod episode_page;
-mod format;
 mod linked_data;
 mod notice;
 mod player;
@@ -27,6 +26,7 @@ pub use notice::{Notice, notice_page};
 
 use crate::{
     ids::AccountId,
+    locale::Locale,
     model::{Episode, EpisodeType, EpisodeView, Feed, ItunesEpisode, Media},
     urls::Urls,
 };
@@ -63,11 +63,12 @@ impl Paging {
 }
 
 /// Where a page is rendered for: the URL builder, the account (media URLs), the time zone dates
-/// are shown in.
+/// are shown in, and the language of the page's own words (the reader's).
 pub(crate) struct Site<'a> {
     pub(crate) urls: &'a Urls,
     pub(crate) account: &'a AccountId,
     pub(crate) time_zone: &'a TimeZone,
+    pub(crate) locale: Locale,
 }
 
 /// The podcast a page belongs to.
@@ -126,12 +127,18 @@ pub fn content_security_policy(urls: &Urls, media_redirects: bool) -> String {
 }
 
 /// A page of the site around the podcasts (the home page, the key-management site, the OAuth
-/// consent page): `body` in the pages' layout and stylesheet, in English. Frontends render
-/// what goes in `body` (their forms post to their routes).
-pub fn site_page(title: &str, body: Markup) -> String {
-    let head = document::Head::plain(title);
+/// consent page): `body` in the pages' layout and stylesheet, in `locale`, with the switch to
+/// the page at `here` (its path and query) in the other languages, when it has them. Frontends
+/// render what goes in `body` (their forms post to their routes) with `locale`'s messages.
+pub fn site_page(locale: Locale, here: Option<&str>, title: &str, body: Markup) -> String {
+    let head = document::Head::plain(locale, title);
     let body = html! {
-        div.site { (body) }
+        div.site {
+            (body)
+            @if let Some(here) = here {
+                footer.site-footer { div.wrap { (document::language_switch(locale, here)) } }
+            }
+        }
     };
     document::document(&head, body).into_string()
 }
@@ -190,33 +197,45 @@ fn summary(ep: &Episode) -> String {
 }
 
 /// "Season 2 · Episode 5", "Episode 5", "Trailer", "Bonus"; `None` for a plain full episode.
-fn episode_label(it: &ItunesEpisode) -> Option<String> {
+fn episode_label(locale: Locale, it: &ItunesEpisode) -> Option<String> {
+    let season = |s: u32| locale.text_with("season-number", &[("season", s.into())]);
+    let episode = |e: u32| locale.text_with("episode-number", &[("episode", e.into())]);
     let number = match (it.season, it.episode) {
-        (Some(s), Some(e)) => Some(format!("Season {s} · Episode {e}")),
-        (None, Some(e)) => Some(format!("Episode {e}")),
-        (Some(s), None) => Some(format!("Season {s}")),
+        (Some(s), Some(e)) => Some(format!("{} · {}", season(s), episode(e))),
+        (None, Some(e)) => Some(episode(e)),
+        (Some(s), None) => Some(season(s)),
         (None, None) => None,
     };
     let kind = match it.episode_type {
         EpisodeType::Full => None,
-        EpisodeType::Trailer => Some("Trailer"),
-        EpisodeType::Bonus => Some("Bonus"),
+        EpisodeType::Trailer => Some(locale.text("episode-type-trailer")),
+        EpisodeType::Bonus => Some(locale.text("episode-type-bonus")),
     };
     match (kind, number) {
         (Some(kind), Some(number)) => Some(format!("{kind} · {number}")),
-        (Some(kind), None) => Some(kind.to_string()),
+        (Some(kind), None) => Some(kind),
         (None, number) => number,
+    }
+}
+
+/// A time in an episode (a chapter's start, a player's clock) as `m:ss` or `h:mm:ss`: the same
+/// in every language.
+fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    match s / 3600 {
+        0 => format!("{}:{:02}", s / 60, s % 60),
+        h => format!("{h}:{:02}:{:02}", s / 60 % 60, s % 60),
     }
 }
 
 /// Date and duration of an episode, as `<time>` elements (the `.meta` line separates them).
 fn when_and_how_long(site: &Site<'_>, view: &EpisodeView) -> Markup {
-    let (date, datetime) = format::date(view.episode.publish_at, site.time_zone);
+    let (date, datetime) = site.locale.date(view.episode.publish_at, site.time_zone);
     let duration = view
         .media
         .as_ref()
         .and_then(|m| m.facts.audio.as_ref())
-        .map(|a| format::duration(a.duration_ms));
+        .map(|a| site.locale.duration(a.duration_ms));
     html! {
         time datetime=(datetime) { (date) }
         @if let Some((text, iso)) = duration {
@@ -278,12 +297,12 @@ fn announced_player(
 }
 
 /// The section giving a player's `<iframe>` code to copy.
-fn embed_section(lang: &str, code: &str) -> Markup {
+fn embed_section(locale: Locale, lang: &str, code: &str) -> Markup {
     html! {
-        section.card aria-labelledby="embed" lang=[document::english(lang)] {
-            h2 #embed { "Embed the player" }
+        section.card aria-labelledby="embed" lang=[locale.mark(lang)] {
+            h2 #embed { (locale.text("embed-heading")) }
             div.feed-url {
-                label for="embed-code" { "Copy this code into your website" }
+                label for="embed-code" { (locale.text("embed-code-label")) }
                 textarea #embed-code readonly rows="3" spellcheck="false" { (code) }
             }
         }
@@ -291,14 +310,14 @@ fn embed_section(lang: &str, code: &str) -> Markup {
 }
 
 /// The subscribe button and the feed address to copy into an app.
-fn subscribe(lang: &str, feed_url: &str, field_id: &str) -> Markup {
-    let en = document::english(lang);
+fn subscribe(locale: Locale, lang: &str, feed_url: &str, field_id: &str) -> Markup {
+    let mark = locale.mark(lang);
     html! {
-        a.button href=(feed_url) type="application/rss+xml" lang=[en] {
-            (document::rss_icon()) "Subscribe"
+        a.button href=(feed_url) type="application/rss+xml" lang=[mark] {
+            (document::rss_icon()) (locale.text("subscribe"))
         }
         div.feed-url {
-            label for=(field_id) lang=[en] { "Or paste this feed address into your podcast app" }
+            label for=(field_id) lang=[mark] { (locale.text("subscribe-feed-label")) }
             input id=(field_id) type="url" readonly value=(feed_url) spellcheck="false";
         }
     }
@@ -342,12 +361,15 @@ mod tests {
     #[test]
     fn episode_labels() {
         let label = |season, episode, episode_type| {
-            episode_label(&ItunesEpisode {
-                season,
-                episode,
-                episode_type,
-                ..Default::default()
-            })
+            episode_label(
+                Locale::ENGLISH,
+                &ItunesEpisode {
+                    season,
+                    episode,
+                    episode_type,
+                    ..Default::default()
+                },
+            )
         };
         assert_eq!(
             label(Some(2), Some(5), EpisodeType::Full).as_deref(),

@@ -5,6 +5,7 @@ use bytes::Bytes;
 use maud::html;
 
 use super::document;
+use crate::locale::Locale;
 
 /// Why there is no page to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,23 +18,16 @@ pub enum Notice {
     BadPageNumber,
 }
 
-/// The HTML page that says so.
-pub fn notice_page(notice: Notice) -> Bytes {
-    let (title, text) = match notice {
-        Notice::NotFound => (
-            "Not found",
-            "There is no podcast or episode at this address. It may not be published yet.",
-        ),
-        Notice::Gone => (
-            "This podcast was deleted",
-            "Its episodes and its feed are no longer available here.",
-        ),
-        Notice::BadPageNumber => (
-            "No such page",
-            "A page of episodes is asked for by its number: a whole number from 1.",
-        ),
+/// The HTML page that says so, in `locale`.
+pub fn notice_page(notice: Notice, locale: Locale) -> Bytes {
+    let id = match notice {
+        Notice::NotFound => "notice-not-found",
+        Notice::Gone => "notice-gone",
+        Notice::BadPageNumber => "notice-bad-page-number",
     };
-    let head = document::Head::plain(title);
+    let title = locale.text(id);
+    let text = locale.text(&format!("{id}-text"));
+    let head = document::Head::plain(locale, &title);
     let body = html! {
         main #main .wrap.plain {
             h1 { (title) }

@@ -10,8 +10,8 @@
 
 use maud::{DOCTYPE, PreEscaped, html};
 
-use super::{Show, Site, cover, document::english, format, style, summary};
-use crate::{model::EpisodeView, probe::MediaKind, urls::Urls};
+use super::{Show, Site, clock, cover, style, summary};
+use crate::{locale::Locale, model::EpisodeView, probe::MediaKind, urls::Urls};
 
 /// The player's width in the `<iframe>` code, in CSS pixels (it fills a narrower column).
 pub const PLAYER_WIDTH: u32 = 600;
@@ -37,10 +37,17 @@ pub(crate) fn player_height(view: Option<&EpisodeView>) -> u32 {
     if tall { HEIGHT_TALL } else { HEIGHT_COMPACT }
 }
 
-/// The `<iframe>` code that embeds the player at `src` (titled for screen readers).
-pub(crate) fn embed_code(src: &str, title: &str, width: u32, height: u32) -> String {
+/// The `<iframe>` code that embeds the player at `src` (titled for screen readers, in
+/// `locale`).
+pub(crate) fn embed_code(
+    locale: Locale,
+    src: &str,
+    title: &str,
+    width: u32,
+    height: u32,
+) -> String {
     html! {
-        iframe src=(src) title=(format!("Player: {title}")) width=(width) height=(height)
+        iframe src=(src) title=(locale.text_with("player-of", &[("title", title.into())])) width=(width) height=(height)
             loading="lazy" style=(format!("border:0;max-width:100%;width:{width}px")) {}
     }
     .into_string()
@@ -76,7 +83,8 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
     let feed = show.feed;
     let ep = &view.episode;
     let lang = show.lang();
-    let en = english(lang);
+    let locale = site.locale;
+    let en = locale.mark(lang);
     let urls = site.urls;
     let page_url = urls.episode_page(&feed.id, ep.id);
     let picture = view.logo.as_ref().or(show.logo);
@@ -112,35 +120,37 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                     }
                     @if let Some(media) = media {
                         @let url = urls.media(site.account, media);
-                        @let label = format!("Listen to {}", ep.title);
+                        @let label = locale.text_with("listen-title", &[("title", (&ep.title).into())]);
                         @if media.kind() == MediaKind::Video {
                             video #media controls preload="metadata" playsinline aria-label=(label) src=(url) {
-                                a href=(url) lang=[en] { "Download the episode" }
+                                a href=(url) lang=[en] { (locale.text("download-the-episode")) }
                             }
                         } @else {
                             audio #media controls preload="metadata" aria-label=(label) src=(url) {
-                                a href=(url) lang=[en] { "Download the episode" }
+                                a href=(url) lang=[en] { (locale.text("download-the-episode")) }
                             }
                         }
+                        @let play = locale.text("play");
+                        @let speed = locale.text("playback-speed");
                         div #controls .controls hidden lang=[en]
-                            data-play="Play" data-pause="Pause" data-speed="Playback speed"
+                            data-play=(play) data-pause=(locale.text("pause")) data-speed=(speed)
                             data-chapters=[chapters.map(|m| urls.chapters(site.account, m))] {
-                            button #play type="button" aria-label="Play" data-state="paused" {
+                            button #play type="button" aria-label=(play) data-state="paused" {
                                 svg.icon-play viewBox="0 0 24 24" aria-hidden="true" focusable="false" { path d="M7 4.5v15l12.5-7.5z" {} }
                                 svg.icon-pause viewBox="0 0 24 24" aria-hidden="true" focusable="false" { path d="M6 4.5h4v15H6zm8 0h4v15h-4z" {} }
                             }
-                            input #seek type="range" min="0" max=(seconds) step="any" value="0" aria-label="Seek";
-                            span #clock { "0:00 / " (format::clock(seconds * 1000)) }
-                            button #speed type="button" aria-label="Playback speed 1×" { "1×" }
+                            input #seek type="range" min="0" max=(seconds) step="any" value="0" aria-label=(locale.text("seek"));
+                            span #clock { "0:00 / " (clock(seconds * 1000)) }
+                            button #speed type="button" aria-label=(format!("{speed} 1×")) { "1×" }
                         }
                     }
                     @if let Some(media) = chapters {
-                        h2 #chapters-title lang=[en] { "Chapters" }
+                        h2 #chapters-title lang=[en] { (locale.text("chapters")) }
                         ol #chapters .chapters aria-labelledby="chapters-title" {
                             @for chapter in &media.chapters {
                                 li {
                                     button type="button" data-start=(chapter.start_ms) {
-                                        span.time { (format::clock(chapter.start_ms)) }
+                                        span.time { (clock(chapter.start_ms)) }
                                         span { (chapter.title) }
                                     }
                                 }
@@ -149,10 +159,10 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                     }
                     @if let Some(transcript) = transcript {
                         @let url = urls.media(site.account, transcript);
-                        h2 #transcript-title lang=[en] { "Transcript" }
+                        h2 #transcript-title lang=[en] { (locale.text("transcript")) }
                         div #transcript-text role="region" aria-labelledby="transcript-title" tabindex="0"
                             data-src=[followed.map(|_| url.as_str())] data-type=(transcript.facts.mime) {
-                            p lang=[en] { a href=(url) target="_blank" rel="noopener" { "Read the transcript" } }
+                            p lang=[en] { a href=(url) target="_blank" rel="noopener" { (locale.text("read-the-transcript")) } }
                         }
                     }
                 }
@@ -237,7 +247,7 @@ pub(crate) fn embedding(
         author_url: urls.feed_page(&feed.id),
         provider_name: "podhost".into(),
         provider_url: urls.base().to_string(),
-        html: embed_code(&src, title, width, height),
+        html: embed_code(site.locale, &src, title, width, height),
         width,
         height,
         // oEmbed gives a thumbnail with its size, or none.
@@ -273,7 +283,13 @@ mod tests {
 
     #[test]
     fn the_embed_code_is_an_iframe_titled_for_screen_readers() {
-        let code = embed_code("https://pod.example/embed/f?x=<1>", "A \"b\"", 600, 180);
+        let code = embed_code(
+            Locale::ENGLISH,
+            "https://pod.example/embed/f?x=<1>",
+            "A \"b\"",
+            600,
+            180,
+        );
         assert_eq!(
             code,
             "<iframe src=\"https://pod.example/embed/f?x=&lt;1&gt;\" title=\"Player: A &quot;b&quot;\" \

@@ -4,11 +4,10 @@
 use maud::html;
 
 use super::{
-    PLAYER_WIDTH, Paging, Show, Site, announced_player, cover, document, document::english,
-    embed_code, embed_section, episode_label, linked_data, rich_text, subscribe, web_url,
-    when_and_how_long,
+    PLAYER_WIDTH, Paging, Show, Site, announced_player, cover, document, embed_code, embed_section,
+    episode_label, linked_data, rich_text, subscribe, web_url, when_and_how_long,
 };
-use crate::model::EpisodeView;
+use crate::{locale::Locale, model::EpisodeView};
 
 /// The longest excerpt of show notes in the episode list, in characters.
 const EXCERPT: usize = 220;
@@ -23,7 +22,8 @@ pub(crate) fn render(
 ) -> String {
     let feed = show.feed;
     let lang = show.lang();
-    let en = english(lang);
+    let locale = site.locale;
+    let en = locale.mark(lang);
     let urls = site.urls;
     let feed_url = show.subscribe_url(urls);
     let logo_url = show.logo.map(|m| urls.media(site.account, m));
@@ -45,7 +45,14 @@ pub(crate) fn render(
     let next = (paging.number < paging.pages()).then(|| page_url(paging.number + 1));
     let title = match paging.number {
         1 => feed.title.clone(),
-        n => format!("{} · page {n} of {}", feed.title, paging.pages()),
+        n => format!(
+            "{} · {}",
+            feed.title,
+            locale.text_with(
+                "page-of",
+                &[("page", n.into()), ("pages", paging.pages().into())]
+            )
+        ),
     };
     let summary = if it.subtitle.is_empty() {
         rich_text::excerpt(description, 160)
@@ -54,9 +61,16 @@ pub(crate) fn render(
     };
     let podcast_page = urls.feed_page(&feed.id);
     let (player_url, player_height, oembed) = announced_player(urls, feed, None, &podcast_page);
-    let embed = embed_code(&player_url, &feed.title, PLAYER_WIDTH, player_height);
+    let embed = embed_code(
+        locale,
+        &player_url,
+        &feed.title,
+        PLAYER_WIDTH,
+        player_height,
+    );
     let head = document::Head {
         lang,
+        locale,
         title: &title,
         description: &summary,
         canonical: Some(&canonical),
@@ -89,44 +103,44 @@ pub(crate) fn render(
     let body = html! {
         header.site-header {
             div.wrap { div.hero {
-                (cover(site, show.logo, &format!("Cover art of {}", feed.title), &feed.title))
+                (cover(site, show.logo, &locale.text_with("cover-of", &[("title", (&feed.title).into())]), &feed.title))
                 div.hero-text {
-                    p.kicker lang=[en] { "Podcast" }
+                    p.kicker lang=[en] { (locale.text("podcast")) }
                     h1 { (feed.title) }
                     @if !author.is_empty() { p.byline { (author) } }
                     @if !it.subtitle.is_empty() { p.subtitle { (it.subtitle) } }
                     @if category.is_some() || it.explicit || it.complete {
-                        ul.chips aria-label="About this podcast" lang=[en] {
+                        ul.chips aria-label=(locale.text("about-this-podcast")) lang=[en] {
                             @if let Some(category) = &category { li { (category) } }
-                            @if it.explicit { li { "Explicit" } }
-                            @if it.complete { li { "Complete series" } }
+                            @if it.explicit { li { (locale.text("explicit")) } }
+                            @if it.complete { li { (locale.text("complete-series")) } }
                         }
                     }
-                    (subscribe(lang, &feed_url, "feed-url"))
+                    (subscribe(locale, lang, &feed_url, "feed-url"))
                 }
             } }
         }
         main #main .wrap .below-hero {
             @if let Some(new_feed) = &it.new_feed_url {
                 section.card.notice aria-labelledby="moved" lang=[en] {
-                    h2 #moved { "This podcast has moved" }
-                    p { "New episodes are published in its new feed: " a href=(new_feed) { (new_feed) } }
+                    h2 #moved { (locale.text("moved-heading")) }
+                    p { (locale.text("moved-text")) " " a href=(new_feed) { (new_feed) } }
                 }
             }
             @if !description.trim().is_empty() || web_url(&feed.link).is_some() || !feed.podcast.funding.is_empty() {
                 section.card aria-labelledby="about" {
-                    h2 #about lang=[en] { "About" }
+                    h2 #about lang=[en] { (locale.text("about")) }
                     div.notes { (rich_text::rich_text(description)) }
-                    (links(feed, lang))
+                    (links(locale, feed, lang))
                 }
             }
             section aria-labelledby="episodes" {
                 h2 #episodes lang=[en] {
-                    "Episodes" @if paging.total > 0 { " " span.count { "(" (paging.total) ")" } }
+                    (locale.text("episodes")) @if paging.total > 0 { " " span.count { "(" (locale.number(paging.total as u64)) ")" } }
                 }
                 div.card {
                     @if episodes.is_empty() {
-                        p lang=[en] { "No episodes have been published yet." }
+                        p lang=[en] { (locale.text("no-episodes-yet")) }
                     } @else {
                         ol.episodes start=[first_number(paging)] {
                             @for view in episodes {
@@ -136,23 +150,23 @@ pub(crate) fn render(
                     }
                 }
                 @if prev.is_some() || next.is_some() {
-                    nav.pager aria-label="Pages of episodes" lang=[en] {
-                        @if let Some(url) = &prev { a href=(url) rel="prev" { "← Previous page" } }
-                        span { "Page " (paging.number) " of " (paging.pages()) }
-                        @if let Some(url) = &next { a href=(url) rel="next" { "Next page →" } }
+                    nav.pager aria-label=(locale.text("pages-of-episodes")) lang=[en] {
+                        @if let Some(url) = &prev { a href=(url) rel="prev" { "← " (locale.text("previous-page")) } }
+                        span { (locale.text_with("page-of", &[("page", paging.number.into()), ("pages", paging.pages().into())])) }
+                        @if let Some(url) = &next { a href=(url) rel="next" { (locale.text("next-page")) " →" } }
                     }
                 }
             }
         }
         @if paging.total > 0 {
-            div.wrap { (embed_section(lang, &embed)) }
+            div.wrap { (embed_section(locale, lang, &embed)) }
         }
         @if feed.public_stats {
             div.wrap {
-                p.meta lang=[en] { a href=(urls.feed_stats_page(&feed.id)) { "Download statistics" } }
+                p.meta lang=[en] { a href=(urls.feed_stats_page(&feed.id)) { (locale.text("download-statistics")) } }
             }
         }
-        (document::footer(lang, &feed.copyright, Some(&feed_url)))
+        (document::footer(locale, lang, &feed.copyright, Some(&feed_url), Some(&canonical)))
     };
     document::document(&head, body).into_string()
 }
@@ -163,7 +177,7 @@ fn first_number(paging: Paging) -> Option<usize> {
 }
 
 /// The podcast's website and its funding links (`podcast:funding`), when they are web links.
-fn links(feed: &crate::model::Feed, lang: &str) -> maud::Markup {
+fn links(locale: Locale, feed: &crate::model::Feed, lang: &str) -> maud::Markup {
     let website = web_url(&feed.link);
     let funding: Vec<_> = feed
         .podcast
@@ -175,11 +189,11 @@ fn links(feed: &crate::model::Feed, lang: &str) -> maud::Markup {
         @if website.is_some() || !funding.is_empty() {
             p.links.meta {
                 @if let Some(url) = website {
-                    a href=(url) rel=(rich_text::LINK_REL) lang=[english(lang)] { "Website" }
+                    a href=(url) rel=(rich_text::LINK_REL) lang=[locale.mark(lang)] { (locale.text("website")) }
                 }
                 @for (url, text) in funding {
                     a href=(url) rel=(rich_text::LINK_REL) {
-                        @if text.trim().is_empty() { "Support the show" } @else { (text) }
+                        @if text.trim().is_empty() { (locale.text("support-the-show")) } @else { (text) }
                     }
                 }
             }
@@ -205,7 +219,7 @@ fn item(site: &Site<'_>, view: &EpisodeView) -> maud::Markup {
             h3 { a href=(site.urls.episode_page(&ep.feed, ep.id)) { (ep.title) } }
             p.meta {
                 (when_and_how_long(site, view))
-                @if let Some(label) = episode_label(&ep.itunes) { span { (label) } }
+                @if let Some(label) = episode_label(site.locale, &ep.itunes) { span { (label) } }
             }
             @if !excerpt.is_empty() { p.excerpt { (excerpt) } }
         }

@@ -8,9 +8,7 @@ use maud::html;
 use super::{
     Show, Site,
     chart::{BarChart, Bars},
-    document,
-    document::english,
-    show_bar,
+    document, show_bar,
 };
 
 /// What a public statistics page shows.
@@ -30,17 +28,20 @@ pub struct PublicStats {
 pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> String {
     let feed = show.feed;
     let lang = show.lang();
-    let en = english(lang);
+    let locale = site.locale;
+    let en = locale.mark(lang);
     let urls = site.urls;
     let podcast_page = urls.feed_page(&feed.id);
     let feed_url = show.subscribe_url(urls);
-    let title = format!("Statistics · {}", feed.title);
+    let title = format!("{} · {}", locale.text("statistics"), feed.title);
+    let here = urls.feed_stats_page(&feed.id);
     let total: u64 = stats.months.iter().map(|(_, n)| n).sum();
     let head = document::Head {
         lang,
+        locale,
         title: &title,
         description: "",
-        canonical: Some(&urls.feed_stats_page(&feed.id)),
+        canonical: Some(&here),
         feed: Some((&feed_url, &feed.title)),
         image: None,
         kind: "website",
@@ -50,23 +51,24 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> S
         linked_data: None,
         player: None,
     };
+    let unit = locale.text("chart-unit-downloads");
     let months = BarChart {
         id: "months".into(),
-        title: "Downloads per month".into(),
-        axis: "Month".into(),
-        unit: "downloads".into(),
+        title: locale.text("downloads-per-month"),
+        axis: locale.text("chart-axis-month"),
+        unit: unit.clone(),
         bars: stats
             .months
             .iter()
-            .map(|(month, n)| (month.strftime("%b %Y").to_string(), *n as f64))
+            .map(|(month, n)| (locale.month(*month), *n as f64))
             .collect(),
         layout: Bars::Columns,
     };
     let apps = BarChart {
         id: "apps".into(),
-        title: "Apps".into(),
-        axis: "App".into(),
-        unit: "downloads".into(),
+        title: locale.text("apps"),
+        axis: locale.text("chart-axis-app"),
+        unit,
         bars: stats
             .apps
             .iter()
@@ -77,19 +79,21 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, stats: &PublicStats) -> S
     let body = html! {
         (show_bar(site, show))
         main #main .wrap .below-hero lang=[en] {
-            h1 { "Download statistics" }
+            h1 { (locale.text("download-statistics")) }
             p.meta {
-                span { (total) " downloads from " (stats.from) " to " (stats.to) " (UTC)" }
+                span { (locale.text_with("stats-period", &[
+                    ("count", total.into()),
+                    ("from", locale.day(stats.from).into()),
+                    ("to", locale.day(stats.to).into()),
+                ])) }
             }
             p {
-                "Downloads of " a href=(podcast_page) { (feed.title) } "'s episodes, counted by the IAB \
-                 Podcast Measurement guidelines (v2.3): a listener's repeated requests count \
-                 once, bots not at all. Published by the podcaster; no data about listeners is shown."
+                (locale.text("stats-downloads-of")) " " a href=(podcast_page) lang=(lang) { (feed.title) } (locale.text("stats-counted-how"))
             }
-            section.card aria-label="Downloads per month" { (months.render()) }
-            section.card aria-label="Apps" { (apps.render()) }
+            section.card aria-label=(months.title) { (months.render(locale)) }
+            section.card aria-label=(apps.title) { (apps.render(locale)) }
         }
-        (document::footer(lang, &feed.copyright, Some(&feed_url)))
+        (document::footer(locale, lang, &feed.copyright, Some(&feed_url), Some(&here)))
     };
     document::document(&head, body).into_string()
 }
