@@ -16,7 +16,7 @@
 //! The public pages too: the podcast's page and its public statistics page (`public_stats` set
 //! through the API first), and its embeddable player (`/embed/{feed}`), nginx serving the same
 //! HTML (under a `.rss` name, so its reference configuration compresses it as it does the feed). `DELIVERY_CASES=page` (a part of the
-//! cases' labels) measures only the cases whose label has it.
+//! cases' labels; several, separated by commas) measures only the cases whose label has one.
 
 use std::{
     path::{Path, PathBuf},
@@ -170,6 +170,14 @@ fn cases(
             vec![gzip.clone()],
             vec![gzip.clone()],
         ),
+        // nginx compresses every answer anew (no gzip_static): the same page uncompressed too.
+        case(
+            "podcast page GET identity",
+            &format!("/podcasts/{}", account.feed),
+            &format!("/{}-page.rss", account.feed),
+            vec![],
+            vec![],
+        ),
         case(
             "public stats page GET gzip",
             &format!("/podcasts/{}/stats", account.feed),
@@ -230,7 +238,8 @@ fn cases(
         });
     }
     let only = std::env::var("DELIVERY_CASES").unwrap_or_default();
-    for case in table.into_iter().filter(|c| c.label.contains(&only)) {
+    let wanted = |label: &str| only.split(',').any(|part| label.contains(part));
+    for case in table.into_iter().filter(|c| wanted(c.label)) {
         server.wait_idle();
         let script = case.random.as_deref();
         let (p, n) = rounds(

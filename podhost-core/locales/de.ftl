@@ -106,6 +106,7 @@ chart-column-description = { $title }: ein Säulendiagramm mit { $total } { $uni
    *[other] { $count } Kategorien
 }; die Tabelle daneben enthält die Zahlen.
 chart-drawn = (die { $drawn } größten gezeichnet; alle { $count } in der Tabelle)
+chart-drawn-and-tabled = (die { $drawn } größten gezeichnet, die { $tabled } größten in der Tabelle, von { $count })
 chart-nothing-counted = In diesem Zeitraum wurde nichts gezählt
 chart-numbers = { $title }: die Zahlen
 

@@ -107,6 +107,7 @@ chart-column-description = { $title }: a column chart of { $total } { $unit } in
    *[other] { $count } categories
 }; the table beside it has the numbers.
 chart-drawn = (the { $drawn } largest drawn; all { $count } in the table)
+chart-drawn-and-tabled = (the { $drawn } largest drawn, the { $tabled } largest in the table, of { $count })
 chart-nothing-counted = Nothing counted in this period
 chart-numbers = { $title }: the numbers
 

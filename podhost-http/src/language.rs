@@ -27,26 +27,40 @@ pub(crate) struct Chosen {
 
 /// The language to answer `parts` in.
 pub(crate) fn chosen(parts: &Parts) -> Chosen {
-    let query = parts.uri.query().unwrap_or("");
-    let asked = form_urlencoded::parse(query.as_bytes())
-        .find(|(name, _)| name == LANG_PARAM)
-        .and_then(|(_, tag)| Locale::parse(&tag));
+    // Asked on every page request: nothing is parsed or allocated that the request lacks.
+    let asked = parts.uri.query().and_then(|query| {
+        form_urlencoded::parse(query.as_bytes())
+            .find(|(name, _)| name == LANG_PARAM)
+            .and_then(|(_, tag)| Locale::parse(&tag))
+    });
     if let Some(locale) = asked {
         return Chosen {
             locale,
             asked: true,
         };
     }
-    let remembered = crate::headers::cookie(parts, LANG_COOKIE).and_then(|tag| Locale::parse(&tag));
+    let remembered = parts
+        .headers
+        .contains_key(header::COOKIE)
+        .then(|| crate::headers::cookie(parts, LANG_COOKIE))
+        .flatten()
+        .and_then(|tag| Locale::parse(&tag));
     let locale = remembered.unwrap_or_else(|| {
-        let accepted = parts
-            .headers
-            .get_all(header::ACCEPT_LANGUAGE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect::<Vec<_>>()
-            .join(",");
-        Locale::negotiate(&accepted)
+        let mut accepted = parts.headers.get_all(header::ACCEPT_LANGUAGE).iter();
+        match (accepted.next(), accepted.next()) {
+            (None, _) => Locale::ENGLISH,
+            (Some(one), None) => Locale::negotiate(one.to_str().unwrap_or("")),
+            // Several headers are one list (RFC 9110).
+            (Some(_), Some(_)) => Locale::negotiate(
+                &parts
+                    .headers
+                    .get_all(header::ACCEPT_LANGUAGE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+        }
     });
     Chosen {
         locale,

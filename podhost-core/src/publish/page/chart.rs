@@ -29,6 +29,9 @@ const AXIS_LABELS: usize = 8;
 const MARKED_POINTS: usize = 62;
 /// A rows chart draws at most this many rows (the table has them all).
 pub const DRAWN_ROWS: usize = 10;
+/// A rows chart's table lists at most this many rows, the largest: a page's size does not grow
+/// with the categories (a podcast's thousands of episodes; the API has them all).
+pub const TABLED_ROWS: usize = 100;
 /// The lines a chart tells apart by colour (more are drawn in the last colour).
 const COLOURS: usize = 6;
 
@@ -299,7 +302,7 @@ impl LineChart {
 
 impl BarChart {
     /// The chart in `locale`: the drawing and the table (every category, also those not
-    /// drawn).
+    /// drawn; rows: the [`TABLED_ROWS`] largest).
     pub fn render(&self, locale: Locale) -> Markup {
         let total: f64 = self.bars.iter().map(|(_, v)| v).sum();
         let (shape, drawn) = match self.layout {
@@ -321,17 +324,40 @@ impl BarChart {
         };
         let unit = capitalized(&self.unit);
         let header = [self.axis.as_str(), unit.as_str()];
+        let tabled = match self.layout {
+            Bars::Rows => self.bars.len().min(TABLED_ROWS),
+            Bars::Columns => self.bars.len(),
+        };
         let rows: Vec<Vec<String>> = self
             .bars
             .iter()
+            .take(tabled)
             .map(|(name, v)| vec![name.clone(), number(*v)])
             .collect();
+        let count = self.bars.len();
+        let caption = if tabled < count {
+            Some(locale.text_with(
+                "chart-drawn-and-tabled",
+                &[
+                    ("drawn", drawn.into()),
+                    ("tabled", tabled.into()),
+                    ("count", count.into()),
+                ],
+            ))
+        } else if drawn < count {
+            Some(locale.text_with(
+                "chart-drawn",
+                &[("drawn", drawn.into()), ("count", count.into())],
+            ))
+        } else {
+            None
+        };
         html! {
             figure.chart id=(self.id) {
                 figcaption {
                     (self.title)
-                    @if drawn < self.bars.len() {
-                        span.muted { " " (locale.text_with("chart-drawn", &[("drawn", drawn.into()), ("count", self.bars.len().into())])) }
+                    @if let Some(caption) = caption {
+                        span.muted { " " (caption) }
                     }
                 }
                 (svg_open(&self.id, height, &description, body))
@@ -513,5 +539,26 @@ mod tests {
         assert_eq!(bars.matches("<tr>").count(), 13);
         assert_eq!(bars.matches("<rect").count(), DRAWN_ROWS);
         assert!(bars.contains("the 10 largest drawn; all 12 in the table"));
+    }
+
+    #[test]
+    fn a_rows_table_stays_small_however_many_categories() {
+        let many = BarChart {
+            id: "episodes".into(),
+            title: "Episodes".into(),
+            axis: "Episode".into(),
+            unit: "downloads".into(),
+            bars: (0..10_000)
+                .map(|i| (format!("Episode {i}"), f64::from(10_000 - i)))
+                .collect(),
+            layout: Bars::Rows,
+        }
+        .render(Locale::ENGLISH)
+        .into_string();
+        assert_eq!(many.matches("<tr>").count(), TABLED_ROWS + 1);
+        assert!(many.contains("<th scope=\"row\">Episode 99</th>"));
+        assert!(!many.contains(">Episode 100<"));
+        assert!(many.contains("the 10 largest drawn, the 100 largest in the table, of 10,000"));
+        assert!(many.len() < 40_000, "{} bytes", many.len());
     }
 }
