@@ -94,6 +94,8 @@ fn a_podcaster_and_an_oauth_client_in_headless_chromium() {
         // keeps it on the next page.
         "german_account_page": "de",
         "german_home_page": "de",
+        "german_sign_in_page": "de",
+        "german_invitation_page": "de",
     });
     assert_eq!(seen, expected);
     for shot in [

@@ -5,7 +5,8 @@
 // the same browser (sign-in, consent, the code caught by a local redirect server), exchanges the
 // code, calls the API, refreshes, sees a reused refresh token revoke the whole grant, and
 // revokes another grant's tokens (RFC 7009). Each page of the site on the way passes axe-core's
-// WCAG 2.1 AA rules, light and dark; then the account and home pages do in German.
+// WCAG 2.1 AA rules, light and dark; then, in German, the account page, the home page, the
+// account page with a new invitation, the sign-in page and the invitation's page.
 //
 // usage: node check-oauth.mjs --base URL --user NAME --password PASSWORD --out DIR
 // env:   PODHOST_CHROMIUM  the browser binary (default /usr/bin/chromium)
@@ -272,6 +273,28 @@ async function main() {
     seen.german_home_page = await language();
     await accessible("home page in German");
     await tab.screenshot({ path: join(args.out, "home-de.png"), fullPage: true });
+
+    // An invitation, in German: made on the account page (its link shown once), then its page
+    // opened signed out, and the sign-in page.
+    step = "an invitation in German";
+    await tab.goto(`${base}/account`);
+    const invite = 'form[action="/account/members"]';
+    await tab.fill(`${invite} input[name="login"]`, "bob@example.com");
+    await Promise.all([tab.waitForLoadState("load"), tab.click(`${invite} button[type="submit"]`)]);
+    const invitation = (await tab.textContent("#invitation-url")).trim();
+    check(invitation.includes("/account/invitations/"), `the invitation's link: ${invitation}`);
+    await accessible("account page with a new invitation, in German");
+    await Promise.all([
+      tab.waitForLoadState("load"),
+      tab.click('form[action="/account/sign-out"] button[type="submit"]'),
+    ]);
+    await tab.goto(`${base}/account`);
+    seen.german_sign_in_page = await language();
+    await accessible("sign-in page in German");
+    await tab.goto(invitation);
+    seen.german_invitation_page = await language();
+    await accessible("invitation page in German");
+    await tab.screenshot({ path: join(args.out, "invitation-de.png"), fullPage: true });
   } catch (e) {
     problems.push(`${step}: ${e.stack || e}`);
   } finally {
