@@ -686,20 +686,35 @@ async fn the_embedded_player_plays_seeks_to_a_chapter_and_follows_the_transcript
     let page = host.urls().episode_page(&show, episode.episode.id);
     let oembed = host.urls().oembed(&page);
     let out = browser::artifacts();
-    let args = ["--out".to_string(), out.display().to_string(), oembed];
+    // Every view in an English browser, then in a German one (the player's words are German,
+    // and axe runs on it in German).
+    let args = [
+        "--out".to_string(),
+        out.display().to_string(),
+        "--locales".to_string(),
+        "en-US,de-DE".to_string(),
+        oembed,
+    ];
     let stdout = while_served(
         listener,
         host,
         &tools,
         "check-player.mjs",
         &args,
-        Duration::from_secs(180),
+        Duration::from_secs(300),
         "the player failed in Chromium",
     )
     .await;
     let report: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(report["embedding"]["type"], "rich");
-    for view in report["views"].as_array().unwrap() {
+    let views = report["views"].as_array().unwrap();
+    assert_eq!(views.len(), 6, "three views in each language");
+    for view in views {
+        let play = match view["locale"].as_str() {
+            Some("de-DE") => "Abspielen",
+            _ => "Play",
+        };
+        assert_eq!(view["play"], play, "{view}");
         // The listener's chapter: 12 s of the episode, after their preroll.
         let chapter = view["chapter"].as_f64().unwrap();
         assert!((chapter - (12.0 + preroll)).abs() < 0.1, "{view}");
@@ -712,8 +727,10 @@ async fn the_embedded_player_plays_seeks_to_a_chapter_and_follows_the_transcript
         assert_eq!(view["followed"]["chapter"], "The tinkering", "{view}");
         assert_eq!(view["rate"], 1.25);
     }
-    for view in ["", "-mobile", "-dark"] {
-        let shot = out.join(format!("player{view}.png"));
-        assert!(shot.exists(), "{} was saved", shot.display());
+    for name in ["player", "player-de"] {
+        for view in ["", "-mobile", "-dark"] {
+            let shot = out.join(format!("{name}{view}.png"));
+            assert!(shot.exists(), "{} was saved", shot.display());
+        }
     }
 }

@@ -10,7 +10,9 @@
 // and runs axe-core's WCAG 2.1 AA rules in the player. Prints a JSON report on stdout (per view: the chapter's time and where the player went, the
 // marked line, the speed); saves a screenshot of the framing page per view.
 //
-// usage: node check-player.mjs --out DIR OEMBED_URL
+// usage: node check-player.mjs --out DIR [--locales en-US,de-DE] OEMBED_URL
+// (with --locales, every view once per browser language: the first language's screenshots are
+// player*.png, another's player-{language}*.png)
 // env:   PODHOST_CHROMIUM  the browser binary (default /usr/bin/chromium)
 //
 // Exits 0 when every view passes, 1 otherwise (each problem on stderr). Never downloads a browser.
@@ -24,12 +26,14 @@ import { inEachView, watchProblems } from "./chromium.mjs";
 function parseArgs(argv) {
   let out = null;
   let oembed = null;
+  let locales = [null];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--out") out = argv[++i];
+    else if (argv[i] === "--locales") locales = argv[++i].split(",");
     else oembed = argv[i];
   }
-  if (!out || !oembed) throw new Error("usage: check-player.mjs --out DIR OEMBED_URL");
-  return { out, oembed };
+  if (!out || !oembed) throw new Error("usage: check-player.mjs --out DIR [--locales en-US,de-DE] OEMBED_URL");
+  return { out, oembed, locales };
 }
 
 /** Serves one page, another site's, with `code` in it; resolves to its URL. */
@@ -49,7 +53,7 @@ function framingSite(code) {
   });
 }
 
-async function checkView(context, view, site, out) {
+async function checkView(context, view, site, out, name) {
   const problems = [];
   const tab = await context.newPage();
   watchProblems(tab, problems);
@@ -62,6 +66,7 @@ async function checkView(context, view, site, out) {
   await frame.waitForFunction(() => document.querySelectorAll("#transcript-text p[data-start]").length > 1, null, { timeout: 10000 });
   const facts = await frame.evaluate(() => ({
     title: document.title,
+    play: document.getElementById("play").getAttribute("aria-label"),
     h1: document.querySelectorAll("h1").length,
     nativeControls: document.getElementById("media").controls,
     chapters: [...document.querySelectorAll("#chapters [data-start]")].map((c) => Number(c.dataset.start) / 1000),
@@ -113,14 +118,14 @@ async function checkView(context, view, site, out) {
   // Accessibility: WCAG 2.1 AA by axe-core, in the player as framed (light, dark, phone).
   problems.push(...(await axeViolations(frame)));
   await mkdir(out, { recursive: true });
-  const shot = join(out, `player${view.suffix}.png`);
+  const shot = join(out, `${name}${view.suffix}.png`);
   await tab.screenshot({ path: shot, fullPage: true });
   await tab.close();
-  return { problems, report: { view: view.suffix || "desktop", title: facts.title, chapters: facts.chapters, chapter: last, landed, rate, followed } };
+  return { problems, report: { view: view.suffix || "desktop", title: facts.title, play: facts.play, chapters: facts.chapters, chapter: last, landed, rate, followed } };
 }
 
 async function main() {
-  const { out, oembed } = parseArgs(process.argv.slice(2));
+  const { out, oembed, locales } = parseArgs(process.argv.slice(2));
   const answer = await fetch(oembed);
   if (!answer.ok) throw new Error(`oEmbed answered ${answer.status}`);
   const embedding = await answer.json();
@@ -128,14 +133,19 @@ async function main() {
   const reports = [];
   let failed = false;
   try {
-    await inEachView(async (context, view) => {
-      const { problems, report } = await checkView(context, view, site, out);
-      reports.push(report);
-      for (const p of problems) {
-        failed = true;
-        console.error(`${view.suffix || "desktop"}: ${p}`);
-      }
-    });
+    for (const [i, locale] of locales.entries()) {
+      // In a browser of another language the player speaks it (its screenshots are
+      // `player-de*.png`).
+      const name = i === 0 ? "player" : `player-${locale.split("-")[0]}`;
+      await inEachView(async (context, view) => {
+        const { problems, report } = await checkView(context, view, site, out, name);
+        reports.push({ locale, ...report });
+        for (const p of problems) {
+          failed = true;
+          console.error(`${name}${view.suffix || " desktop"}: ${p}`);
+        }
+      }, { locale });
+    }
   } finally {
     server.close();
   }

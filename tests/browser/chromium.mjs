@@ -32,7 +32,7 @@ export const VIEWS = [
 
 // Runs `check(context, view)` in a browser of each view, each with a fresh profile (nothing
 // cached from an earlier one), closed afterwards.
-export async function inEachView(check) {
+export async function inEachView(check, { locale } = {}) {
   for (const view of VIEWS) {
     const profile = await mkdtemp(join(tmpdir(), "podhost-chromium-"));
     const context = await chromium.launchPersistentContext(profile, {
@@ -44,6 +44,8 @@ export async function inEachView(check) {
       isMobile: view.isMobile ?? false,
       hasTouch: view.isMobile ?? false,
       deviceScaleFactor: 1,
+      // The browser's language (navigator.language and Accept-Language), when one is asked.
+      ...(locale ? { locale } : {}),
     });
     try {
       await check(context, view);
