@@ -62,6 +62,11 @@ impl Urls {
         &self.base
     }
 
+    /// Whether the deployment is on https (its cookies are then `Secure`).
+    pub fn is_https(&self) -> bool {
+        self.base.starts_with("https://")
+    }
+
     /// The links of a private podcast's subscriber's feed, whose key (`sub_…_…`) is in every
     /// one of them: `{base}/private/{feed}/{key}/rss`, `…/media/{blob}/{name}`,
     /// `…/chapters/{blob}.json`.

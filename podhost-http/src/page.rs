@@ -40,11 +40,7 @@ const ROBOTS: &str =
 pub(crate) async fn answer(api: &Api, endpoint: PageEndpoint, parts: &Parts) -> Response<Body> {
     let chosen = language::chosen(parts);
     let mut answer = answer_in(api, endpoint, parts, chosen).await;
-    language::answered_in(
-        &mut answer,
-        chosen,
-        api.host.urls().base().starts_with("https://"),
-    );
+    language::answered_in(&mut answer, chosen, api.host.urls().is_https());
     answer
 }
 
@@ -225,11 +221,7 @@ pub(crate) fn not_found(api: &Api, parts: &Parts) -> Response<Body> {
         chosen.locale,
         api.host.delivery().page_policy(),
     );
-    language::answered_in(
-        &mut answer,
-        chosen,
-        api.host.urls().base().starts_with("https://"),
-    );
+    language::answered_in(&mut answer, chosen, api.host.urls().is_https());
     answer
 }
 

@@ -65,9 +65,8 @@ impl Locale {
     /// primary language; `None` when podhost does not speak it.
     pub fn parse(tag: &str) -> Option<Locale> {
         let tag = tag.trim();
-        let primary = tag.split(['-', '_']).next().unwrap_or("");
         let by = |wanted: &str| Locale::all().find(|l| l.tag().eq_ignore_ascii_case(wanted));
-        by(tag).or_else(|| by(primary))
+        by(tag).or_else(|| by(primary_language(tag)))
     }
 
     /// The language to answer in for an `Accept-Language` header (RFC 9110: tags with
@@ -100,9 +99,14 @@ impl Locale {
     /// The `lang` attribute the page's own words need inside content of language
     /// `content_lang` (a podcast's): this language's tag when the two differ, else none.
     pub fn mark(self, content_lang: &str) -> Option<&'static str> {
-        let primary = |tag: &str| tag.split(['-', '_']).next().unwrap_or("").to_string();
-        (!primary(content_lang).eq_ignore_ascii_case(&primary(self.tag()))).then(|| self.tag())
+        (!primary_language(content_lang).eq_ignore_ascii_case(primary_language(self.tag())))
+            .then(|| self.tag())
     }
+}
+
+/// The primary language subtag of a tag (`de` of `de-AT`).
+fn primary_language(tag: &str) -> &str {
+    tag.split(['-', '_']).next().unwrap_or("")
 }
 
 impl fmt::Debug for Locale {

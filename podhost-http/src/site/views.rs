@@ -22,6 +22,19 @@ pub(super) struct Listed {
 /// The form field of the CSRF token, in every form.
 pub(super) const CSRF_FIELD: &str = "csrf";
 
+/// A table's header row: the messages `ids`, and an empty last column (for the rows' buttons)
+/// when `actions`.
+fn table_head(w: &Words, ids: &[&str], actions: bool) -> Markup {
+    html! {
+        thead {
+            tr {
+                @for id in ids { th { (w.text(id)) } }
+                @if actions { th {} }
+            }
+        }
+    }
+}
+
 fn csrf(token: &str) -> Markup {
     html! { input type="hidden" name=(CSRF_FIELD) value=(token); }
 }
@@ -301,16 +314,7 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
                     p.muted { (w.text("site-tokens-none")) }
                 } @else {
                     table {
-                        thead {
-                            tr {
-                                th { (w.text("site-label")) }
-                                th { (w.text("site-scopes")) }
-                                th { (w.text("site-created")) }
-                                th { (w.text("site-last-used")) }
-                                th { (w.text("site-state")) }
-                                th {}
-                            }
-                        }
+                        (table_head(w, &["site-label", "site-scopes", "site-created", "site-last-used", "site-state"], true))
                         tbody {
                             @for t in a.tokens {
                                 tr {
@@ -349,16 +353,7 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
                     p.muted { (w.text("site-clients-none")) }
                 } @else {
                     table {
-                        thead {
-                            tr {
-                                th { (w.text("site-name")) }
-                                th { (w.text("site-client-id")) }
-                                th { (w.text("site-kind")) }
-                                th { (w.text("site-redirect-uris")) }
-                                th { (w.text("site-scopes")) }
-                                th {}
-                            }
-                        }
+                        (table_head(w, &["site-name", "site-client-id", "site-kind", "site-redirect-uris", "site-scopes"], true))
                         tbody {
                             @for c in a.clients {
                                 tr {
@@ -400,15 +395,7 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
                     p.muted { (w.text("site-grants-none")) }
                 } @else {
                     table {
-                        thead {
-                            tr {
-                                th { (w.text("site-application")) }
-                                th { (w.text("site-scopes")) }
-                                th { (w.text("site-allowed")) }
-                                th { (w.text("site-state")) }
-                                th {}
-                            }
-                        }
+                        (table_head(w, &["site-application", "site-scopes", "site-allowed", "site-state"], true))
                         tbody {
                             @for g in a.grants {
                                 tr {
@@ -541,16 +528,7 @@ fn members_section(w: &Words, members: &[ListedMember], csrf_token: &str, manage
             h2 { (w.text("site-members")) }
             p.muted { (w.text("site-members-help")) }
             table {
-                thead {
-                    tr {
-                        th { (w.text("site-login")) }
-                        th { (w.text("site-name")) }
-                        th { (w.text("site-role")) }
-                        th { (w.text("site-podcasts")) }
-                        th { (w.text("site-status")) }
-                        @if manage { th {} }
-                    }
-                }
+                (table_head(w, &["site-login", "site-name", "site-role", "site-podcasts", "site-status"], manage))
                 tbody {
                     @for m in members.iter().map(|m| &m.member) {
                         tr {

@@ -210,7 +210,7 @@ impl Visit<'_> {
             .path("/")
             .http_only(true)
             .same_site(SameSite::Lax)
-            .secure(self.api.host.urls().base().starts_with("https://"))
+            .secure(self.api.host.urls().is_https())
             .build();
         if let Some(seconds) = max_age {
             cookie.set_max_age(cookie::time::Duration::seconds(

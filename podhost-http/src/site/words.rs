@@ -39,7 +39,7 @@ impl Words {
         };
         Words {
             chosen: language::chosen(parts),
-            https: api.host.urls().base().starts_with("https://"),
+            https: api.host.urls().is_https(),
             here,
         }
     }
