@@ -82,6 +82,8 @@ commands! {
     #[command(subcommand)] Campaign(cmd::campaign::CampaignCommand),
     /// Webhook subscriptions and their deliveries.
     #[command(subcommand)] Webhook(cmd::webhook::WebhookCommand),
+    /// The fediverse: a podcast's followers, its episodes' comments, blocked actors and instances.
+    #[command(subcommand)] Fediverse(cmd::fediverse::FediverseCommand),
     /// Removes blobs of failed or cut-off uploads.
     Sweep(cmd::sweep::SweepArgs),
     /// Runs the REST API server.

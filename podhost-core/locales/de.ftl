@@ -62,6 +62,11 @@ show-notes = Shownotes
 chapters = Kapitel
 soundbites = Ausschnitte
 people = Mitwirkende
+comments = Kommentare
+comments-how = Folge { $handle } mit Mastodon oder einer anderen Fediverse-App und antworte auf den Beitrag zu dieser Folge: Deine Antwort erscheint hier.
+comments-none = Noch keine Kommentare.
+comment-by = { $name } ({ $handle })
+comment-on-instance = auf ihrer Instanz
 transcripts = Transkripte
 follow = Folgen Sie
 follow-text = Erhalten Sie jede neue Folge in Ihrer Podcast-App, oder
@@ -343,3 +348,50 @@ site-month-9 = Sept.
 site-month-10 = Okt.
 site-month-11 = Nov.
 site-month-12 = Dez.
+site-fediverse = Fediverse
+site-fediverse-sign-in = Melden Sie sich an, um die Follower und Kommentare Ihrer Podcasts im Fediverse zu sehen.
+site-fediverse-intro = Ihren öffentlichen Podcasts kann man mit Mastodon und anderen Fediverse-Apps folgen, und man kann auf die Beiträge ihrer Folgen antworten: Diese Antworten sind die Kommentare. Blenden Sie aus, was nicht auf der Seite einer Folge erscheinen soll, und blockieren Sie Konten oder ganze Instanzen.
+site-fediverse-podcasts = Ihre Podcasts
+site-fediverse-no-podcasts = Noch keine Podcasts.
+site-fediverse-follower-count = { $count ->
+    [one] { $count } Follower
+   *[other] { $count } Follower
+}
+site-fediverse-off = nicht im Fediverse (privat oder ausgeschaltet)
+site-fediverse-podcast-off = Dieser Podcast ist nicht im Fediverse: Er ist privat, oder sein Fediverse-Profil ist ausgeschaltet. Die Kommentare, die er vorher bekommen hat, bleiben hier.
+site-fediverse-followers = { $count ->
+    [0] Noch folgt niemand { $handle } im Fediverse.
+    [one] Ein Konto folgt { $handle } im Fediverse.
+   *[other] { $shown } Konten folgen { $handle } im Fediverse.
+}
+site-fediverse-comments = Kommentare
+site-fediverse-comments-help = Antworten auf die Beiträge der Folgen im Fediverse, als Gesprächsverläufe, ausgeblendete eingeschlossen. Ein ausgeblendeter Kommentar bleibt hier, erscheint aber nicht auf der Seite der Folge.
+site-fediverse-comments-none = Noch keine Kommentare.
+site-fediverse-comment-count = { $count ->
+    [one] { $count } Kommentar
+   *[other] { $count } Kommentare
+}
+site-fediverse-hidden = ausgeblendet
+site-fediverse-blocked = blockiert
+site-fediverse-hide = Ausblenden
+site-fediverse-hide-named = Kommentar von { $name } ausblenden
+site-fediverse-show = Einblenden
+site-fediverse-show-named = Kommentar von { $name } einblenden
+site-fediverse-block = Blockieren
+site-fediverse-block-named = { $handle } blockieren
+site-fediverse-comment-not-changed = Der Kommentar wurde nicht geändert.
+site-fediverse-blocks = Blockierte Konten und Instanzen
+site-fediverse-blocks-help = Eine Blockierung gilt für alle Podcasts dieses Kontos: Die Blockierten folgen nicht mehr, ihre Kommentare werden ausgeblendet, und nichts mehr von ihnen wird angenommen. Wird eine Blockierung aufgehoben, bleiben ihre Kommentare ausgeblendet, bis Sie sie wieder einblenden.
+site-fediverse-blocks-none = Niemand ist blockiert.
+site-fediverse-blocked-target = Blockiert
+site-fediverse-kind = Art
+site-fediverse-kind-actor = Konto
+site-fediverse-kind-instance = Instanz
+site-fediverse-since = Seit
+site-fediverse-unblock = Aufheben
+site-fediverse-unblock-named = Blockierung von { $target } aufheben
+site-fediverse-new-block = Ein Konto oder eine Instanz blockieren
+site-fediverse-target = Die URL eines Kontos (https://example.social/users/name) oder der Hostname einer Instanz (example.social)
+site-fediverse-blocks-restricted = Blockieren dürfen nur Mitglieder, die alle Podcasts dieses Kontos sehen: Eine Blockierung gilt für alle.
+site-fediverse-not-blocked = Es wurde nichts blockiert.
+site-fediverse-not-unblocked = Die Blockierung wurde nicht aufgehoben.

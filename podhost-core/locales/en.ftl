@@ -63,6 +63,11 @@ show-notes = Show notes
 chapters = Chapters
 soundbites = Soundbites
 people = People
+comments = Comments
+comments-how = Follow { $handle } on Mastodon or another fediverse app and reply to this episode's post: your reply appears here.
+comments-none = No comments yet.
+comment-by = { $name } ({ $handle })
+comment-on-instance = on their instance
 transcripts = Transcripts
 follow = Follow
 follow-text = Get every new episode in your podcast app, or
@@ -344,3 +349,50 @@ site-month-9 = Sep
 site-month-10 = Oct
 site-month-11 = Nov
 site-month-12 = Dec
+site-fediverse = Fediverse
+site-fediverse-sign-in = Sign in to see your podcasts' followers and comments on the fediverse.
+site-fediverse-intro = Your public podcasts can be followed from Mastodon and other fediverse apps, and people reply to their episodes' posts: those replies are the comments. Hide those that should not show on an episode's page, and block accounts or whole instances.
+site-fediverse-podcasts = Your podcasts
+site-fediverse-no-podcasts = No podcasts yet.
+site-fediverse-follower-count = { $count ->
+    [one] { $count } follower
+   *[other] { $count } followers
+}
+site-fediverse-off = not on the fediverse (private, or turned off)
+site-fediverse-podcast-off = This podcast is not on the fediverse: it is private, or its fediverse profile is turned off. The comments it got before stay here.
+site-fediverse-followers = { $count ->
+    [0] Nobody follows { $handle } on the fediverse yet.
+    [one] One account follows { $handle } on the fediverse.
+   *[other] { $shown } accounts follow { $handle } on the fediverse.
+}
+site-fediverse-comments = Comments
+site-fediverse-comments-help = Replies to the episodes' posts on the fediverse, in threads, hidden ones too. A hidden comment stays here but does not show on the episode's page.
+site-fediverse-comments-none = No comments yet.
+site-fediverse-comment-count = { $count ->
+    [one] { $count } comment
+   *[other] { $count } comments
+}
+site-fediverse-hidden = hidden
+site-fediverse-blocked = blocked
+site-fediverse-hide = Hide
+site-fediverse-hide-named = Hide the comment by { $name }
+site-fediverse-show = Show
+site-fediverse-show-named = Show the comment by { $name }
+site-fediverse-block = Block
+site-fediverse-block-named = Block { $handle }
+site-fediverse-comment-not-changed = The comment was not changed.
+site-fediverse-blocks = Blocked accounts and instances
+site-fediverse-blocks-help = A block holds for every podcast of this account: the blocked stop following, their comments are hidden, and nothing more of theirs is accepted. Lifting a block leaves their comments hidden until you show them again.
+site-fediverse-blocks-none = Nobody is blocked.
+site-fediverse-blocked-target = Blocked
+site-fediverse-kind = Kind
+site-fediverse-kind-actor = account
+site-fediverse-kind-instance = instance
+site-fediverse-since = Since
+site-fediverse-unblock = Unblock
+site-fediverse-unblock-named = Unblock { $target }
+site-fediverse-new-block = Block an account or an instance
+site-fediverse-target = An account's URL (https://example.social/users/name) or an instance's host name (example.social)
+site-fediverse-blocks-restricted = Only members who see every podcast of this account may block: a block holds for all of them.
+site-fediverse-not-blocked = Nothing was blocked.
+site-fediverse-not-unblocked = The block was not lifted.

@@ -50,6 +50,10 @@ pub enum Action {
     ManageMembers,
     /// Make, change or remove an owner.
     ManageOwners,
+    /// Read the comments and followers podcasts got on the fediverse.
+    ReadComments,
+    /// Hide comments, block fediverse actors and instances.
+    ModerateComments,
 }
 
 use Action as A;
@@ -59,7 +63,7 @@ use Role as R;
 const EVERYONE: &[Role] = &[R::Owner, R::Admin, R::Editor, R::Author, R::Analyst];
 
 /// The table: each action, the scope a token needs for it, and the roles that may do it.
-const TABLE: [(Action, Scope, &[Role]); 17] = [
+const TABLE: [(Action, Scope, &[Role]); 19] = [
     (A::ReadMedia, Scope::MediaReadOnly, EVERYONE),
     (
         A::EditMedia,
@@ -109,12 +113,18 @@ const TABLE: [(Action, Scope, &[Role]); 17] = [
     ),
     (A::ManageMembers, Scope::Members, &[R::Owner, R::Admin]),
     (A::ManageOwners, Scope::Members, &[R::Owner]),
+    (A::ReadComments, Scope::ShowsReadOnly, EVERYONE),
+    (
+        A::ModerateComments,
+        Scope::Feeds,
+        &[R::Owner, R::Admin, R::Editor],
+    ),
 ];
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 17] = {
-        let mut all = [A::ReadMedia; 17];
+    pub const ALL: [Action; 19] = {
+        let mut all = [A::ReadMedia; 19];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].0;
@@ -165,6 +175,8 @@ impl Action {
             A::ReadMembers => "read members",
             A::ManageMembers => "manage members",
             A::ManageOwners => "make, change or remove owners",
+            A::ReadComments => "read comments and followers",
+            A::ModerateComments => "hide comments and block fediverse actors",
         }
     }
 }

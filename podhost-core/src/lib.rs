@@ -8,6 +8,7 @@
 //! database. This crate knows nothing of HTTP or command lines.
 #![deny(missing_docs)]
 
+pub mod activitypub;
 pub mod analysis;
 pub mod authorization;
 pub mod cache;
@@ -54,10 +55,11 @@ pub use error::{Error, FieldErrors, Result};
 pub use host::{
     Access, ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest,
     Caching, Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure,
-    EpisodeFiles, FeedExport, INVITATION_LIFETIME, InvitationView, Listener, OAuthError,
-    PodcastHost, Podcasts, Private, RetimedText, StagedUpload, StitchedEnclosure, StreamAd,
-    StreamChoice, StreamFile, SweepReport, TokenRequest, TokenResponse, UploadTarget,
-    WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
+    EpisodeFiles, Fediverse, FediverseDocument, FeedExport, INVITATION_LIFETIME, Inbound,
+    InboxError, InvitationView, Listener, OAuthError, PodcastHost, Podcasts, Private, Received,
+    Refusal, RetimedText, StagedUpload, StitchedEnclosure, StreamAd, StreamChoice, StreamFile,
+    SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat, WebhookRun, Work,
+    WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, Login, MAX_SAFE_ID,

@@ -2,6 +2,7 @@
 
 mod activity;
 mod counted;
+pub(crate) mod federation;
 mod order;
 mod parts;
 mod replay;
@@ -101,6 +102,8 @@ pub(crate) enum Change {
     },
     /// A keyed request began, took a step, was answered or released.
     Key(crate::idempotency::KeyChange),
+    /// The fediverse: actor keys, followers, comments, reactions, blocks.
+    Fediverse(federation::FediverseChange),
 }
 
 /// Events kept per account for delivery (a subscriber further behind than this loses the
@@ -203,6 +206,9 @@ pub(crate) struct AccountState {
     /// The next activity's sequence number.
     #[serde(default)]
     pub(crate) next_activity: u64,
+    /// The podcasts' actor keys, followers, comments and reactions, and the blocks.
+    #[serde(default)]
+    pub(crate) fediverse: federation::Fediverse,
     /// Derived: the media records of each blob (copies share one).
     #[serde(skip)]
     blobs: HashMap<String, BTreeSet<MediaId>>,
@@ -385,5 +391,20 @@ impl AccountState {
                 self.blobs.remove(old.blob.as_str());
             }
         }
+    }
+}
+
+impl AccountState {
+    /// A podcast that is an ActivityPub actor, with its key: public, its `fediverse` setting on,
+    /// its key made. None otherwise: a private podcast is no actor, nor one turned off.
+    pub(crate) fn actor(
+        &self,
+        feed: &FeedId,
+    ) -> Option<(&FeedEntry, &crate::activitypub::keys::ActorKey)> {
+        let entry = self
+            .feeds
+            .get(feed)
+            .filter(|e| !e.feed.private && e.feed.fediverse)?;
+        Some((entry, self.fediverse.keys.get(feed)?))
     }
 }

@@ -81,6 +81,71 @@ impl Urls {
         }
     }
 
+    /// A podcast's ActivityPub actor: `{base}/ap/podcasts/{feed}`.
+    pub fn actor(&self, feed: &FeedId) -> String {
+        format!(
+            "{}/ap/podcasts/{}",
+            self.base,
+            encode_segment(feed.as_str())
+        )
+    }
+
+    /// The id of a podcast actor's public key: `{actor}#main-key`.
+    pub fn actor_key(&self, feed: &FeedId) -> String {
+        format!("{}#main-key", self.actor(feed))
+    }
+
+    /// A collection or box of a podcast's actor: `{actor}/{name}` (`inbox`, `outbox`,
+    /// `followers`, `featured`).
+    pub fn actor_collection(&self, feed: &FeedId, name: &str) -> String {
+        format!("{}/{name}", self.actor(feed))
+    }
+
+    /// The deployment's shared inbox: `{base}/ap/inbox`.
+    pub fn shared_inbox(&self) -> String {
+        format!("{}/ap/inbox", self.base)
+    }
+
+    /// An episode's post on the fediverse (a `Note`): `{actor}/episodes/{episode}`.
+    pub fn episode_note(&self, feed: &FeedId, episode: EpisodeId) -> String {
+        format!("{}/episodes/{episode}", self.actor(feed))
+    }
+
+    /// The deployment's host as a fediverse handle names it: the public URL's host, with its
+    /// port when it has one (`podcasts.example`, `127.0.0.1:8080`).
+    pub fn authority(&self) -> &str {
+        let rest = self
+            .base
+            .split_once("://")
+            .map_or(self.base.as_str(), |(_, rest)| rest);
+        rest.split('/').next().unwrap_or(rest)
+    }
+
+    /// A podcast's fediverse handle: `@{feed}@{authority}`.
+    pub fn handle(&self, feed: &FeedId) -> String {
+        format!("@{feed}@{}", self.authority())
+    }
+
+    /// The podcast and episode an ActivityPub URL of this deployment names: the actor
+    /// (`None` episode) or an episode's post. `None` for any other URL.
+    pub fn ap_object(&self, url: &str) -> Option<(FeedId, Option<EpisodeId>)> {
+        let rest = url.trim().strip_prefix(self.base.as_str())?;
+        let path = rest.split(['?', '#']).next().unwrap_or("");
+        let path = path.strip_prefix("/ap/podcasts/")?;
+        let mut segments = path.split('/');
+        let feed = segments.next().filter(|s| !s.is_empty())?;
+        let feed = percent_encoding::percent_decode_str(feed)
+            .decode_utf8()
+            .ok()?;
+        let feed = FeedId::new(&feed).ok()?;
+        let found = match (segments.next(), segments.next()) {
+            (None, _) => (feed, None),
+            (Some("episodes"), Some(episode)) => (feed, Some(episode.parse::<EpisodeId>().ok()?)),
+            _ => return None,
+        };
+        segments.next().is_none().then_some(found)
+    }
+
     /// The public RSS feed: `{base}/feeds/{feed}/rss`.
     pub fn rss(&self, feed: &FeedId) -> String {
         format!("{}/feeds/{}/rss", self.base, encode_segment(feed.as_str()))
@@ -230,6 +295,19 @@ impl FeedLinks<'_> {
         }
     }
 
+    /// Where an episode is discussed on the fediverse: its post, and its podcast's handle and
+    /// actor. None in a subscriber's feed (a private podcast is no actor).
+    pub fn social(&self, feed: &FeedId, episode: EpisodeId) -> Option<Social> {
+        match self {
+            FeedLinks::Public(urls) => Some(Social {
+                post: urls.episode_note(feed, episode),
+                handle: urls.handle(feed),
+                actor: urls.actor(feed),
+            }),
+            FeedLinks::Subscriber { .. } => None,
+        }
+    }
+
     /// A link to a file of the account: the one function that makes one, for every element
     /// that links a file.
     pub fn file(&self, account: &AccountId, media: &Media, link: FileLink) -> String {
@@ -312,4 +390,15 @@ mod tests {
             "https://pod.example/feeds/My%20Show%20%E2%98%95/rss"
         );
     }
+}
+
+/// Where an episode is discussed on the fediverse ([`FeedLinks::social`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Social {
+    /// The episode's post (an ActivityPub `Note`).
+    pub post: String,
+    /// The podcast's handle, `@{feed}@{host}`.
+    pub handle: String,
+    /// The podcast's actor.
+    pub actor: String,
 }

@@ -48,6 +48,8 @@ pub struct ApiParts {
     pub(crate) gzipped: Arc<cache::GzipCache>,
     /// How webhook deliveries asked for through the API are sent.
     pub(crate) webhooks: Arc<dyn podhost_core::webhooks::WebhookSender>,
+    /// How the fediverse's actors and keys are fetched (an inbox's signer).
+    pub(crate) fetcher: Arc<dyn podhost_core::import::fetch::Fetcher>,
     /// What this API counts, with the host's metrics.
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
     /// Permits of the requests in progress ([`HttpConfig::max_in_flight`]).

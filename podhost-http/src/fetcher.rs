@@ -70,11 +70,22 @@ impl Fetcher for HttpFetcher {
         let url = url.split_once('#').map_or(url, |(before, _)| before);
         let uri = Uri::try_from(url)
             .map_err(|e| FetchError::Refused(format!("{url} cannot be requested: {e}")))?;
-        let http_request = Request::get(uri)
+        let mut http_request = Request::get(uri)
             .header(header::USER_AGENT, USER_AGENT)
             .header(header::ACCEPT, "*/*")
             .body(Full::new(Bytes::new()))
             .map_err(|e| FetchError::Refused(format!("{url} cannot be requested: {e}")))?;
+        for (name, value) in &request.headers {
+            let (Ok(name), Ok(value)) = (
+                header::HeaderName::try_from(name.as_str()),
+                header::HeaderValue::try_from(value.as_str()),
+            ) else {
+                return Err(FetchError::Refused(format!(
+                    "{url} cannot be requested with the header {name:?}"
+                )));
+            };
+            http_request.headers_mut().insert(name, value);
+        }
         let client = if request.allow_private {
             lenient
         } else {

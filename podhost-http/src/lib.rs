@@ -20,6 +20,7 @@ mod documents;
 mod downloads;
 mod drain;
 pub mod error;
+mod fediverse;
 mod fetcher;
 mod forms;
 mod handlers;

@@ -49,6 +49,7 @@ impl Api {
                 host.metrics().cache_counts("gzip"),
             )),
             webhooks: Arc::new(crate::HttpWebhookSender::new()),
+            fetcher: Arc::new(crate::HttpFetcher::new()),
             metrics: Arc::new(crate::metrics::Metrics::new(host.metrics())),
             host,
         }))
@@ -67,6 +68,12 @@ impl Api {
         sender: Arc<dyn podhost_core::webhooks::WebhookSender>,
     ) -> Self {
         Arc::make_mut(&mut self.0).webhooks = sender;
+        self
+    }
+
+    /// The same API fetching the fediverse's actors and keys with `fetcher`.
+    pub fn with_fetcher(mut self, fetcher: Arc<dyn podhost_core::import::fetch::Fetcher>) -> Self {
+        Arc::make_mut(&mut self.0).fetcher = fetcher;
         self
     }
 
@@ -217,6 +224,9 @@ impl Api {
             Endpoint::Page(endpoint) => page::answer(self, endpoint, &parts).await,
             Endpoint::Site(endpoint) => site::answer(self, endpoint, &parts, body).await,
             Endpoint::OAuth(endpoint) => oauth::answer(self, endpoint, &parts, body).await,
+            Endpoint::Fediverse(endpoint) => {
+                crate::fediverse::answer(self, endpoint, &parts, body).await
+            }
             Endpoint::Ops(endpoint) => {
                 // An operator's route with an action (the metrics) needs a token that may do it.
                 if let Some(action) = row.action {

@@ -50,6 +50,80 @@ struct World {
     /// A video of the published episode, packaged for HLS: its id and blob.
     video: MediaId,
     video_blob: String,
+    /// A comment of `show` (a reply from a remote actor) and a block of alice's (their ids).
+    comment: String,
+    block: String,
+}
+
+/// A remote actor on a wiremock server, whose replies become comments: its actor's URL and
+/// key, one per test process.
+async fn remote() -> &'static (
+    wiremock::MockServer,
+    podhost_core::activitypub::keys::ActorKey,
+) {
+    static REMOTE: tokio::sync::OnceCell<(
+        wiremock::MockServer,
+        podhost_core::activitypub::keys::ActorKey,
+    )> = tokio::sync::OnceCell::const_new();
+    REMOTE
+        .get_or_init(|| async {
+            use wiremock::{Mock, ResponseTemplate, matchers};
+            let server = wiremock::MockServer::start().await;
+            let key = podhost_core::activitypub::keys::ActorKey::generate();
+            let id = format!("{}/users/remote", server.uri());
+            Mock::given(matchers::method("GET"))
+                .and(matchers::path("/users/remote"))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                    "id": id, "type": "Person", "preferredUsername": "remote",
+                    "inbox": format!("{id}/inbox"),
+                    "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": key.public_pem()},
+                })))
+                .mount(&server)
+                .await;
+            (server, key)
+        })
+        .await
+}
+
+/// A comment of the remote actor on `show`, posted signed to the podcast's inbox: its id.
+async fn comment_on(
+    fx: &Fixture,
+    who: &Principal,
+    feed: &FeedId,
+    show: EpisodeId,
+    tag: &str,
+) -> String {
+    let (server, key) = remote().await;
+    let actor = format!("{}/users/remote", server.uri());
+    let note = format!("{actor}/statuses/{tag}");
+    let reply = json!({
+        "id": format!("{note}/activity"), "type": "Create", "actor": actor,
+        "object": {
+            "id": note, "type": "Note", "attributedTo": actor, "content": "<p>A comment</p>",
+            "inReplyTo": format!("{}/ap/podcasts/{feed}/episodes/{show}", podhost_testkit::TEST_PUBLIC_URL),
+        },
+    })
+    .to_string();
+    let path = format!("/ap/podcasts/{feed}/inbox");
+    let headers = podhost_core::activitypub::signatures::sign_draft(
+        key,
+        &format!("{actor}#main-key"),
+        "POST",
+        &format!("{}{path}", podhost_testkit::TEST_PUBLIC_URL),
+        Some(reply.as_bytes()),
+        fx.host.now(),
+    )
+    .unwrap();
+    let mut request = Request::post(path).header("content-type", "application/activity+json");
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    let answer = fx
+        .send(request.body(Full::new(Bytes::from(reply))).unwrap())
+        .await;
+    assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.body);
+    let comments = fx.host.fediverse().comments(who, feed, show).await.unwrap();
+    comments.last().unwrap().id.clone()
 }
 
 async fn alice(fx: &Fixture) -> Principal {
@@ -250,6 +324,15 @@ impl World {
             "?response_type=code&client_id={client}&redirect_uri=https%3A%2F%2Fapp.example%2Fcb\
              &code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
         );
+        let comment = comment_on(fx, who, &feed, show, tag).await;
+        let block = fx
+            .host
+            .fediverse()
+            .block(who, &format!("blocked-{tag}.example"))
+            .await
+            .unwrap()
+            .target
+            .id();
         let subscriber = fx
             .host
             .delivery()
@@ -314,6 +397,8 @@ impl World {
             name: String::new(),
             video: media,
             video_blob: String::new(),
+            comment,
+            block,
         }
     }
 
@@ -330,7 +415,9 @@ impl World {
                 "file" => "index.m3u8".into(),
                 "media_id" | "id" => self.media.to_string(),
                 "feed_id" => self.feed.as_str().to_string(),
-                "show_id" => self.show.to_string(),
+                "show_id" | "episode_id" => self.show.to_string(),
+                "comment_id" => self.comment.clone(),
+                "block_id" => self.block.clone(),
                 "job_id" => self.job.to_string(),
                 "webhook_id" => self.webhook.clone(),
                 "seq" => self.seq.to_string(),
@@ -373,9 +460,11 @@ async fn send(
         "?url={}",
         percent_encoding::utf8_percent_encode(&page, percent_encoding::NON_ALPHANUMERIC)
     );
+    let webfinger = format!("?resource=acct:{}@pod.test", world.feed);
     let query = match (row.path, query.is_empty()) {
         ("/oauth/authorize", true) => world.authorize.as_str(),
         ("/oembed", true) => oembed.as_str(),
+        ("/.well-known/webfinger", true) => webfinger.as_str(),
         _ => query,
     };
     let mut request = Request::builder()

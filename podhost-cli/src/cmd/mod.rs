@@ -5,6 +5,7 @@ pub mod completions;
 pub mod demo;
 pub mod episode;
 pub mod export;
+pub mod fediverse;
 pub mod feed;
 pub mod import;
 pub mod job;

@@ -6,6 +6,7 @@ mod analytics;
 mod catalogs;
 mod claims;
 mod delivery;
+mod fediverse;
 mod file_tags;
 mod kernel;
 mod keyed;
@@ -34,6 +35,7 @@ pub use delivery::Delivery;
 pub use delivery::download::{Caching, Download, DownloadAnswer, DownloadRedirect, DownloadUrl};
 pub use delivery::streams::StreamFile;
 pub use delivery::subscribers::Private;
+pub use fediverse::{Fediverse, FediverseDocument, Inbound, InboxError, Received, Refusal};
 pub use podcasts::Podcasts;
 pub use podcasts::episode_files::EpisodeFiles;
 pub use podcasts::export::FeedExport;
@@ -62,10 +64,11 @@ use catalogs::AccountCatalog;
 /// enforces scopes and ownership itself.
 ///
 /// The host is a kernel (store, clock, configuration, URLs, metrics, the open catalogs and
-/// their commit hooks) and six services, each a borrowed handle reached through one method:
+/// their commit hooks) and seven services, each a borrowed handle reached through one method:
 ///
 /// | handle | reached by | holds |
 /// |---|---|---|
+/// | [`Fediverse`] | [`fediverse()`](Self::fediverse) | ActivityPub actors, the inbox, comments, blocks |
 /// | [`Access`] | [`access()`](Self::access) | accounts, people, sign-in, members, tokens, OAuth, rate limits |
 /// | [`Podcasts`] | [`podcasts()`](Self::podcasts) | feeds, episodes, media, uploads, metadata, import, export |
 /// | [`Delivery`] | [`delivery()`](Self::delivery) | public and private feeds, pages, downloads, their caches |
@@ -74,8 +77,8 @@ use catalogs::AccountCatalog;
 /// | [`Work`] | [`work()`](Self::work) | jobs, schedules, webhooks, WebSub, Podping, sweeps |
 ///
 /// A service reaches another only through that service's handle, and their imports point one
-/// way, down the table's order with work last (the layering test keeps it so: podcasts → work,
-/// delivery → ads → analytics, ads → work).
+/// way, down the table's order with work last (the layering test keeps it so: fediverse →
+/// delivery, podcasts → work, delivery → ads → analytics, ads → work).
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -113,6 +116,8 @@ struct Inner {
     work: work::job_runs::workers::Workers,
     /// What this process knows of the store's health.
     health: crate::health::Health,
+    /// Remote actors' keys fetched, and each instance's recent requests.
+    fediverse: fediverse::known_actors::KnownActors,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -157,6 +162,7 @@ impl PodcastHost {
                 analytics: analytics::in_memory::AnalyticsState::new(&kernel.metrics),
                 work: Default::default(),
                 health: Default::default(),
+                fediverse: Default::default(),
                 kernel,
             }),
         }

@@ -59,6 +59,7 @@ pub(crate) fn render_rss(
             (false, Measure::Prefixed) => &entry.feed.prefixes,
             _ => &[],
         },
+        fediverse: !private && state.actor(&entry.feed.id).is_some(),
     };
     (rss::render(&source, links), published)
 }

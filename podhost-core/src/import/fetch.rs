@@ -33,6 +33,9 @@ pub struct FetchRequest {
     pub allow_private: bool,
     /// How long the answer (status and headers) may take.
     pub timeout: Duration,
+    /// Headers to send beside the fetcher's own (an `Accept`, an HTTP signature), names in
+    /// lowercase; a name given here replaces the fetcher's.
+    pub headers: Vec<(String, String)>,
 }
 
 /// The answer to a [`FetchRequest`]: its head, and its body as a stream.
@@ -130,6 +133,17 @@ pub async fn follow(
     url: &str,
     allow_private: bool,
 ) -> Result<Body, FetchError> {
+    follow_with(fetcher, url, allow_private, &|_| Vec::new()).await
+}
+
+/// [`follow`], sending the headers `headers` gives for each URL requested (a signature covers
+/// its URL, so each redirect's request is signed anew).
+pub async fn follow_with(
+    fetcher: &dyn Fetcher,
+    url: &str,
+    allow_private: bool,
+    headers: &(dyn Fn(&str) -> Vec<(String, String)> + Send + Sync),
+) -> Result<Body, FetchError> {
     let mut current = url.trim().to_string();
     for hop in 0..=MAX_REDIRECTS {
         if !fetcher.is_local(&current) {
@@ -140,6 +154,7 @@ pub async fn follow(
                 url: current.clone(),
                 allow_private,
                 timeout: ANSWER_TIMEOUT,
+                headers: headers(&current),
             })
             .await?;
         match answer.status {

@@ -47,6 +47,10 @@ pub struct Feed {
     /// (`/podcasts/{feed_id}/stats`), linked from its page. Never for a private podcast.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub public_stats: bool,
+    /// Whether it is an ActivityPub actor (`@{id}@{host}`) that the fediverse may follow, its
+    /// episodes posted to its followers (never for a private podcast). On unless turned off.
+    #[serde(default = "on", skip_serializing_if = "Clone::clone")]
+    pub fediverse: bool,
     /// When it was created.
     pub created: Timestamp,
     /// When it last changed.
@@ -209,6 +213,9 @@ impl Feed {
         if let Some(public_stats) = patch.public_stats {
             self.public_stats = public_stats;
         }
+        if let Some(fediverse) = patch.fediverse {
+            self.fediverse = fediverse;
+        }
     }
 
     /// Who makes it: the iTunes author, else the Google Play author (empty when neither).
@@ -284,6 +291,8 @@ pub struct FeedPatch {
     pub prefixes: Option<Vec<String>>,
     /// Whether to publish its statistics page.
     pub public_stats: Option<bool>,
+    /// Whether it is followable on the fediverse.
+    pub fediverse: Option<bool>,
 }
 
 /// A feed with what a listing needs beside it, read at one moment.
@@ -329,4 +338,10 @@ pub fn podcast_guid(rss_url: &str) -> Uuid {
         .map_or(rss_url, |(_, rest)| rest)
         .trim_end_matches('/');
     Uuid::new_v5(&PODCAST_GUID_NAMESPACE, bare.as_bytes())
+}
+
+/// A podcast is on the fediverse unless its podcaster turned it off (the default of records
+/// written before the setting).
+fn on() -> bool {
+    true
 }

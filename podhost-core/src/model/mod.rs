@@ -16,6 +16,7 @@ mod paging;
 pub mod podcast;
 mod session;
 mod size;
+pub mod social;
 mod subscriber;
 pub mod taxonomy;
 

@@ -103,6 +103,12 @@ pub fn feed_notes(text: &str) -> String {
     }
 }
 
+/// A comment from the fediverse as the episode's page shows it: its HTML always cleaned by the
+/// policy for pages (links with `rel`), text escaped; a comment is never taken as written.
+pub fn comment_html(html: &str) -> String {
+    clean_value(&clean(&clean_value(html), Medium::Page)).into_owned()
+}
+
 /// One-line text (a title) standing in for an HTML field: escaped where it would read as
 /// markup, else as written, like plain-text notes.
 pub(crate) fn text_as_notes(text: &str) -> String {

@@ -53,6 +53,9 @@ pub(crate) struct FeedSource<'a> {
     /// The measurement prefixes its enclosures go through (none for a subscriber's copy or an
     /// export).
     pub(crate) prefixes: &'a [String],
+    /// Whether the podcast is on the fediverse: each item names its post
+    /// (`<podcast:socialInteract protocol="activitypub">`), in the public feed only.
+    pub(crate) fediverse: bool,
 }
 
 /// Renders the document.
@@ -289,6 +292,22 @@ fn item(
             ],
         );
     }
+    // The podcaster's own `podcast:socialInteract` (a thread elsewhere) wins over the post.
+    let own_thread = !ep.podcast.social_interact.is_empty();
+    if let Some(social) = links
+        .social(&ep.feed, ep.id)
+        .filter(|_| src.fediverse && !own_thread)
+    {
+        x.empty(
+            "podcast:socialInteract",
+            &[
+                ("protocol", "activitypub"),
+                ("uri", &social.post),
+                ("accountId", &social.handle),
+                ("accountUrl", &social.actor),
+            ],
+        );
+    }
     if let Some(media) = view.media.as_ref().filter(|m| !m.chapters.is_empty()) {
         x.empty(
             "podcast:chapters",
@@ -371,6 +390,7 @@ mod tests {
             audio: Default::default(),
             prefixes: Vec::new(),
             public_stats: false,
+            fediverse: true,
             created: at,
             updated: at,
         };
@@ -425,6 +445,7 @@ mod tests {
             hubs: &[],
             podping: false,
             prefixes: &[],
+            fediverse: false,
         };
         String::from_utf8(render(
             &source,

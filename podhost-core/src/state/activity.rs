@@ -54,6 +54,43 @@ fn action_of(state: &AccountState, change: &Change) -> Option<(&'static str, Act
         Change::CampaignRemoved { id } => {
             ("campaign.deleted", object("campaign", id.to_string(), None))
         }
+        // A follower's delivery channel is the fediverse's bookkeeping, not a person's doing.
+        Change::WebhookPut(webhook)
+            if webhook.kind == crate::webhooks::subscription::SubscriptionKind::ActivityPub =>
+        {
+            return None;
+        }
+        Change::WebhookRemoved { id }
+            if id.starts_with(crate::webhooks::subscription::ACTIVITYPUB_PREFIX) =>
+        {
+            return None;
+        }
+        Change::Fediverse(super::federation::FediverseChange::BlockPut(block)) => (
+            "fediverse.blocked",
+            object("block", block.target.as_str().to_string(), None),
+        ),
+        Change::Fediverse(super::federation::FediverseChange::BlockRemoved { target }) => (
+            "fediverse.unblocked",
+            object("block", target.as_str().to_string(), None),
+        ),
+        Change::Fediverse(super::federation::FediverseChange::CommentPut(comment))
+            if comment.hidden
+                != state
+                    .fediverse
+                    .comments
+                    .get(&comment.episode)
+                    .and_then(|list| list.iter().find(|c| c.id == comment.id))
+                    .is_some_and(|c| c.hidden) =>
+        {
+            (
+                if comment.hidden {
+                    "comment.hidden"
+                } else {
+                    "comment.shown"
+                },
+                object("comment", comment.id.clone(), Some(&comment.feed)),
+            )
+        }
         Change::WebhookPut(webhook) => (
             pick("webhook", verb(state.webhooks.contains_key(&webhook.id))),
             object("webhook", webhook.id.clone(), None),
@@ -97,7 +134,8 @@ fn action_of(state: &AccountState, change: &Change) -> Option<(&'static str, Act
         | Change::AdStreamPut { .. }
         | Change::JobPut(_)
         | Change::EventRecorded(_)
-        | Change::Key(_) => return None,
+        | Change::Key(_)
+        | Change::Fediverse(_) => return None,
     })
 }
 

@@ -57,7 +57,8 @@ impl Journal for AccountState {
             + self.announced.len()
             + self.keys.len()
             + self.members.len()
-            + self.activity.len();
+            + self.activity.len()
+            + self.fediverse.records();
         8 * RECORD + self.sizes.bytes + records * RECORD
     }
 
@@ -71,6 +72,7 @@ impl AccountState {
     pub(super) fn apply_one(&mut self, change: &Change) {
         match change {
             Change::Key(change) => change.apply(&mut self.keys),
+            Change::Fediverse(change) => self.fediverse.apply(change),
             // Recorded by `apply_recorded`, for the changes beside it.
             Change::By(_) => {}
             Change::AccountCreated(account) => {
@@ -188,6 +190,8 @@ impl AccountState {
             }
             Change::FeedRemoved { id, at } => {
                 if let Some(entry) = self.feeds.remove(id) {
+                    self.fediverse
+                        .forget_feed(id, entry.episodes.keys().copied());
                     self.drop_uses_of(&entry);
                     self.sizes.put_feed(Some(&entry.feed), None);
                     for episode in entry.episodes.values() {
@@ -220,6 +224,7 @@ impl AccountState {
                     entry.removed_at = entry.removed_at.max(*at);
                 }
                 self.announced.remove(id);
+                self.fediverse.forget_episode(*id);
             }
             Change::Announced { id, publish_at, .. } => {
                 self.announced.insert(*id, *publish_at);

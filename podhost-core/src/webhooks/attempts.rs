@@ -40,7 +40,10 @@ pub const RETRY_AFTER: [Duration; 7] = [
 pub const MAX_ATTEMPTS: usize = RETRY_AFTER.len() + 1;
 
 /// How long a claimed attempt may stay unrecorded before it counts as failed (its process died).
-pub const STALE_CLAIM: Duration = Duration::from_secs(60);
+/// A live sender records its attempt within [`TIMEOUT`](super::TIMEOUT) (10 s) and one store
+/// write (the default store timeout, 10 s): 30 s leaves a third more, and a server killed while
+/// delivering holds up its deliveries half a minute, not a whole one.
+pub const STALE_CLAIM: Duration = Duration::from_secs(30);
 
 /// Where a delivery stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

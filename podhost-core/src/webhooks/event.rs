@@ -51,11 +51,14 @@ pub enum EventKind {
     /// A background job failed.
     #[serde(rename = "job.failed")]
     JobFailed,
+    /// Someone on the fediverse followed a podcast.
+    #[serde(rename = "follower.added")]
+    FollowerAdded,
 }
 
 impl EventKind {
     /// Every kind.
-    pub const ALL: [EventKind; 12] = [
+    pub const ALL: [EventKind; 13] = [
         EventKind::MediaCreated,
         EventKind::MediaUpdated,
         EventKind::MediaDeleted,
@@ -68,6 +71,7 @@ impl EventKind {
         EventKind::EpisodeDeleted,
         EventKind::JobSucceeded,
         EventKind::JobFailed,
+        EventKind::FollowerAdded,
     ];
 
     /// The name on the wire, e.g. `episode.published`.
@@ -85,6 +89,7 @@ impl EventKind {
             EventKind::EpisodeDeleted => "episode.deleted",
             EventKind::JobSucceeded => "job.succeeded",
             EventKind::JobFailed => "job.failed",
+            EventKind::FollowerAdded => "follower.added",
         }
     }
 
@@ -106,6 +111,13 @@ pub enum Subject {
     Episode(Box<EpisodeView>),
     /// A job.
     Job(Box<Job>),
+    /// A podcast's follower on the fediverse.
+    Follower {
+        /// The podcast.
+        feed: crate::ids::FeedId,
+        /// Who follows it.
+        follower: Box<crate::model::social::Follower>,
+    },
 }
 
 /// One event of an account.

@@ -106,7 +106,7 @@ pub(crate) fn feed_of(event: &Event) -> Option<&crate::ids::FeedId> {
     match &event.subject {
         Subject::Feed(view) => Some(&view.feed.id),
         Subject::Episode(view) => Some(&view.episode.feed),
-        Subject::Media(_) | Subject::Job(_) => None,
+        Subject::Media(_) | Subject::Job(_) | Subject::Follower { .. } => None,
     }
 }
 
@@ -160,6 +160,6 @@ pub(crate) fn request(
                 allow_private,
             })
         }
-        SubscriptionKind::Webhook => None,
+        SubscriptionKind::Webhook | SubscriptionKind::ActivityPub => None,
     }
 }

@@ -297,6 +297,8 @@ pub async fn rich(w: &World) -> Fixture {
         // Its downloads are measured by OP3 too: every parser reads the prefixed enclosure.
         prefixes: Some(vec!["https://op3.dev/e/".into()]),
         public_stats: Some(true),
+        // On the fediverse (the default): every item names its post (podcast:socialInteract).
+        fediverse: None,
         title: Some("The Rich Show".into()),
         description: Some(
             "<p>Every field podhost writes, with <a href=\"https://rich.example/about\">a link</a>.</p>"
@@ -440,6 +442,7 @@ pub async fn hostile(w: &World) -> Fixture {
     let patch = FeedPatch {
         prefixes: None,
         public_stats: None,
+        fediverse: None,
         title: Some(line("Title")),
         description: Some(hostile_notes("Channel")),
         language: Some("he".into()),

@@ -6,6 +6,7 @@
 mod answers;
 mod campaigns;
 mod episodes;
+mod fediverse;
 mod feeds;
 mod media;
 mod members;
@@ -43,6 +44,7 @@ pub(crate) async fn dispatch<B: RequestBody>(
         ApiEndpoint::Tokens(e) => tokens::handle(api, e, call).await,
         ApiEndpoint::Campaigns(e) => campaigns::handle(api, e, call).await,
         ApiEndpoint::Members(e) => members::handle(api, e, call).await,
+        ApiEndpoint::Fediverse(e) => fediverse::handle(api, e, call).await,
     }
 }
 

@@ -15,6 +15,7 @@
 pub mod api;
 pub(crate) mod declare;
 pub mod docs;
+pub mod fediverse;
 mod matcher;
 pub mod oauth;
 pub mod ops;
@@ -81,6 +82,8 @@ surfaces! {
     Docs(docs::DocsEndpoint),
     /// What podcast apps fetch.
     Public(public::PublicEndpoint),
+    /// The fediverse: WebFinger, NodeInfo, actors, inboxes.
+    Fediverse(fediverse::FediverseEndpoint),
     /// The web pages.
     Page(pages::PageEndpoint),
     /// The site for browsers.

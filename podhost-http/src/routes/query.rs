@@ -104,3 +104,10 @@ pub const UNTIL: QueryParam = QueryParam {
     schema: || json!({"type": "string", "format": "date-time"}),
     description: "only changes before this moment (RFC 3339)",
 };
+
+/// `resource` of WebFinger: the account looked up.
+pub const WEBFINGER_RESOURCE: QueryParam = QueryParam {
+    name: "resource",
+    schema: || json!({"type": "string"}),
+    description: "the account: `acct:{feed_id}@{host}`, or the actor's or the podcast page's URL",
+};

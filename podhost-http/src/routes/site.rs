@@ -1,6 +1,6 @@
 //! The site for browsers: the home page, the key-management site, the consent form.
 
-use podhost_core::{CampaignId, FeedId, MemberId, TokenId};
+use podhost_core::{CampaignId, EpisodeId, FeedId, MemberId, TokenId};
 
 use crate::routes::{
     BodyKind, Shape, Spec,
@@ -122,6 +122,46 @@ endpoints! {
 
     /// remove a member
     RemoveMember { member_id: MemberId } = POST "/account/members/{member_id}/remove",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// the fediverse: the podcasts with their followers, the actors and instances the account blocks
+    FediversePage {} = GET "/account/fediverse",
+        Spec::open()
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 422, 429]);
+
+    /// a podcast on the fediverse: its followers, its episodes' comments with Hide and Show
+    PodcastFediversePage { feed_id: FeedId } = GET "/account/fediverse/podcasts/{feed_id}",
+        Spec::open()
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 422, 429]);
+
+    /// hide a comment from the episode's page
+    HideComment { feed_id: FeedId, episode_id: EpisodeId, comment_id: String } = POST "/account/fediverse/podcasts/{feed_id}/episodes/{episode_id}/comments/{comment_id}/hide",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// show a hidden comment on the episode's page again
+    ShowComment { feed_id: FeedId, episode_id: EpisodeId, comment_id: String } = POST "/account/fediverse/podcasts/{feed_id}/episodes/{episode_id}/comments/{comment_id}/show",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// block an actor (its URL) or an instance (its host name) for every podcast of the account
+    CreateBlock {} = POST "/account/fediverse/blocks",
+        Spec::open()
+            .body(BodyKind::Form { schema: None })
+            .answers(200, "a page, or 303 to one", Shape::Document("text/html"))
+            .errors(&[303, 400, 401, 403, 404, 409, 422, 429]);
+
+    /// lift a block
+    LiftBlock { block_id: String } = POST "/account/fediverse/blocks/{block_id}/lift",
         Spec::open()
             .body(BodyKind::Form { schema: None })
             .answers(200, "a page, or 303 to one", Shape::Document("text/html"))

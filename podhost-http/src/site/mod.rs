@@ -1,7 +1,8 @@
 //! The site around the podcasts, for browsers: the home page (`/`, [`home`]), the
 //! key-management site (`/account`: [`signing_in`] and out, the [`account`] page with personal
 //! tokens, OAuth clients and the grants given to clients, its [`members`]), the statistics pages
-//! ([`stats`]: `/account/stats...`) and the OAuth consent page ([`oauth`]:
+//! ([`stats`]: `/account/stats...`), the podcasts' followers, comments and blocks on the
+//! fediverse ([`fediverse`]: `/account/fediverse...`) and the OAuth consent page ([`oauth`]:
 //! `/oauth/authorize`). Server-rendered HTML ([`views`]) that needs no script, sent with a
 //! strict Content-Security-Policy, in the visitor's language ([`words`]: English or German, as
 //! a link, the remembered choice or the browser asks).
@@ -18,6 +19,7 @@
 
 mod account;
 mod answers;
+mod fediverse;
 mod home;
 mod members;
 mod oauth;
@@ -106,5 +108,19 @@ async fn page(visit: &Visit<'_>, endpoint: SiteEndpoint) -> Page {
         E::InviteMember {} => members::invite_member(visit).await,
         E::UpdateMember { member_id } => members::update_member(visit, &member_id).await,
         E::RemoveMember { member_id } => members::remove_member(visit, &member_id).await,
+        E::FediversePage {} => fediverse::overview(visit).await,
+        E::PodcastFediversePage { feed_id } => fediverse::podcast(visit, &feed_id).await,
+        E::HideComment {
+            feed_id,
+            episode_id,
+            comment_id,
+        } => fediverse::set_hidden(visit, &feed_id, episode_id, &comment_id, true).await,
+        E::ShowComment {
+            feed_id,
+            episode_id,
+            comment_id,
+        } => fediverse::set_hidden(visit, &feed_id, episode_id, &comment_id, false).await,
+        E::CreateBlock {} => fediverse::block(visit).await,
+        E::LiftBlock { block_id } => fediverse::unblock(visit, &block_id).await,
     }
 }

@@ -5,11 +5,13 @@ pub(crate) use crate::routes::{
     oauth::paths::Authorize as AUTHORIZE,
     site::paths::{
         AcceptInvitation as INVITATION, Account as ACCOUNT, CampaignStatsPage as CAMPAIGN_STATS,
-        CreateClient as CLIENTS, CreateToken as TOKENS, DeleteClient as CLIENT_DELETE,
-        InviteMember as MEMBERS, PodcastStatsPage as PODCAST_STATS, RemoveMember as MEMBER_REMOVE,
-        RevokeGrant as GRANT_REVOKE, RevokeToken as TOKEN_REVOKE, SignIn as SIGN_IN,
-        SignOut as SIGN_OUT, StatsPage as STATS, SwitchAccount as SWITCH,
-        UpdateMember as MEMBER_UPDATE,
+        CreateBlock as BLOCKS, CreateClient as CLIENTS, CreateToken as TOKENS,
+        DeleteClient as CLIENT_DELETE, FediversePage as FEDIVERSE, HideComment as COMMENT_HIDE,
+        InviteMember as MEMBERS, LiftBlock as BLOCK_LIFT,
+        PodcastFediversePage as PODCAST_FEDIVERSE, PodcastStatsPage as PODCAST_STATS,
+        RemoveMember as MEMBER_REMOVE, RevokeGrant as GRANT_REVOKE, RevokeToken as TOKEN_REVOKE,
+        ShowComment as COMMENT_SHOW, SignIn as SIGN_IN, SignOut as SIGN_OUT, StatsPage as STATS,
+        SwitchAccount as SWITCH, UpdateMember as MEMBER_UPDATE,
     },
 };
 
@@ -49,4 +51,44 @@ pub(crate) fn client_delete(id: &str) -> String {
 
 pub(crate) fn grant_revoke(id: &str) -> String {
     fill(GRANT_REVOKE, id)
+}
+
+/// Kept as they are in a path segment: RFC 3986's unreserved characters.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `template` with its parameters, in order, replaced by `values`, each encoded as a path
+/// segment (a feed id may hold any character but `/`).
+fn fill_segments(template: &str, values: &[&str]) -> String {
+    let mut filled = String::with_capacity(template.len());
+    let mut rest = template;
+    for value in values {
+        let (Some(start), Some(end)) = (rest.find('{'), rest.find('}')) else {
+            break;
+        };
+        filled.push_str(&rest[..start]);
+        filled.extend(percent_encoding::utf8_percent_encode(value, SEGMENT));
+        rest = &rest[end + 1..];
+    }
+    filled.push_str(rest);
+    filled
+}
+
+pub(crate) fn podcast_fediverse(feed: &str) -> String {
+    fill_segments(PODCAST_FEDIVERSE, &[feed])
+}
+
+pub(crate) fn comment_hide(feed: &str, episode: podhost_core::EpisodeId, comment: &str) -> String {
+    fill_segments(COMMENT_HIDE, &[feed, &episode.to_string(), comment])
+}
+
+pub(crate) fn comment_show(feed: &str, episode: podhost_core::EpisodeId, comment: &str) -> String {
+    fill_segments(COMMENT_SHOW, &[feed, &episode.to_string(), comment])
+}
+
+pub(crate) fn block_lift(id: &str) -> String {
+    fill_segments(BLOCK_LIFT, &[id])
 }

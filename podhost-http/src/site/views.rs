@@ -66,6 +66,8 @@ pub(super) struct Menu {
     pub(super) statistics: bool,
     /// Inviting, changing and removing members.
     pub(super) manage_members: bool,
+    /// The fediverse page: followers, comments, blocks.
+    pub(super) fediverse: bool,
 }
 
 impl Menu {
@@ -75,6 +77,7 @@ impl Menu {
         Menu {
             statistics: who.may(Action::ReadStatistics),
             manage_members: who.may(Action::ManageMembers),
+            fediverse: who.may(Action::ReadComments),
         }
     }
 }
@@ -95,6 +98,10 @@ fn header(w: &Words, signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) 
                     " · "
                     @if signed_in.is_some_and(|(_, menu)| menu.statistics) {
                         a href=(paths::STATS) { (w.text("site-statistics")) }
+                        " · "
+                    }
+                    @if signed_in.is_some_and(|(_, menu)| menu.fediverse) {
+                        a href=(paths::FEDIVERSE) { (w.text("site-fediverse")) }
                         " · "
                     }
                     a href=(paths::API_DOCS) { "API" }

@@ -32,6 +32,9 @@ impl EventRenderer for WireEvents {
             Subject::Feed(view) => serde_json::to_value(super::feed_single(&ctx, view)),
             Subject::Episode(view) => serde_json::to_value(super::episode_single(&ctx, view)),
             Subject::Job(job) => serde_json::to_value(super::job(&self.host, job)),
+            Subject::Follower { feed, follower } => {
+                serde_json::to_value(super::fediverse::follower(feed, follower))
+            }
         };
         value.unwrap_or(Value::Null)
     }

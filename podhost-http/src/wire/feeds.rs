@@ -188,6 +188,12 @@ pub struct FeedAttributes {
     /// Addition: whether its downloads per month and top apps are published at
     /// `/podcasts/{feed_id}/stats` (linked from its page; never for a private podcast).
     pub public_stats: bool,
+    /// Addition: whether it is on the fediverse: an ActivityPub actor `@{feed_id}@{host}` that
+    /// people follow, its episodes posted to them, replies kept as comments (never for a
+    /// private podcast).
+    pub fediverse: bool,
+    /// Addition: its fediverse handle, when it is on the fediverse.
+    pub fediverse_handle: Option<String>,
 }
 
 /// A podcast's audio setting as shown.
@@ -360,6 +366,8 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> FeedRecord {
             private: f.private,
             prefixes: f.prefixes.clone(),
             public_stats: f.public_stats,
+            fediverse: f.fediverse,
+            fediverse_handle: (f.fediverse && !f.private).then(|| ctx.host.urls().handle(&f.id)),
             audio: FeedAudioRecord {
                 master: f.audio.master,
                 target: f.audio.target,
@@ -499,6 +507,9 @@ pub struct FeedFields {
     /// Addition: publish its downloads per month and top apps (no subscriber data) at
     /// `/podcasts/{feed_id}/stats`, linked from its page (`false`: no such page).
     pub public_stats: Option<bool>,
+    /// Addition: be on the fediverse (an ActivityPub actor people follow; on unless set
+    /// `false`; never for a private podcast).
+    pub fediverse: Option<bool>,
     /// The RSS fields as the single feed shows them (the fields above win).
     pub rss: Option<RssFields>,
 }
@@ -595,6 +606,7 @@ impl FeedFields {
             private: self.private,
             prefixes: self.prefixes,
             public_stats: self.public_stats,
+            fediverse: self.fediverse,
             audio: self.audio.map(|a| AudioPatch {
                 master: a.master,
                 target: a.target.patch(),

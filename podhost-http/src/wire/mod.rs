@@ -9,6 +9,7 @@ pub mod campaigns;
 pub mod episodes;
 pub mod errors;
 mod event;
+pub mod fediverse;
 pub mod feeds;
 pub mod format;
 pub mod jobs;

@@ -7,6 +7,7 @@
 pub mod ads;
 pub mod charts;
 pub mod history;
+pub mod remote;
 
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, StatusCode, header};

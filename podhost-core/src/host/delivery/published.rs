@@ -295,7 +295,24 @@ impl<'h> Delivery<'h> {
                     }
                     PageOf::Episode(episode) => {
                         let (view, changed) = of_episode(shown_episode(entry, Some(episode), now)?);
-                        (page::episode_page(&site, &show, &view), changed, None)
+                        // Its comments from the fediverse, when the podcast is there.
+                        let conversation = state.actor(id).map(|_| page::Conversation {
+                            handle: urls.handle(id),
+                            comments: state
+                                .fediverse
+                                .comments
+                                .get(&episode)
+                                .into_iter()
+                                .flatten()
+                                .filter(|c| !c.hidden)
+                                .collect(),
+                        });
+                        let commented = conversation
+                            .as_ref()
+                            .and_then(|c| c.comments.iter().map(|c| c.received).max());
+                        let changed = changed.max(commented.unwrap_or(changed));
+                        let html = page::episode_page(&site, &show, &view, conversation.as_ref());
+                        (html, changed, None)
                     }
                     PageOf::Player(episode) => {
                         let (view, changed) = of_episode(shown_episode(entry, episode, now)?);

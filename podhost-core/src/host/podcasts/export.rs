@@ -84,6 +84,7 @@ impl Podcasts<'_> {
                         hubs: &[],
                         podping: false,
                         prefixes: &[],
+                        fediverse: false,
                     },
                     &links,
                 );

@@ -18,7 +18,7 @@ use crate::{
     },
     principal::Principal,
     probe::MediaKind,
-    state::{AccountState, Change},
+    state::{AccountState, Change, federation::FediverseChange},
 };
 
 fn check_language(errors: &mut FieldErrors, language: &str) {
@@ -238,6 +238,7 @@ impl Podcasts<'_> {
             audio: Default::default(),
             prefixes: Vec::new(),
             public_stats: false,
+            fediverse: true,
             created: now,
             updated: now,
         };
@@ -255,6 +256,8 @@ impl Podcasts<'_> {
         if &holder != who.account() {
             return Err(taken());
         }
+        // Its fediverse actor's key, made with it (RSA takes a moment: off the async threads).
+        let key = actor_key().await?;
         catalog
             .commit(now, &who.actor(), |state| {
                 // Ours already (created, deleted, or an earlier attempt of this call): taken,
@@ -269,7 +272,13 @@ impl Podcasts<'_> {
                     episode_count: 0,
                     feed: feed.clone(),
                 };
-                let mut changes = vec![Change::FeedPut(Box::new(feed))];
+                let mut changes = vec![
+                    Change::FeedPut(Box::new(feed)),
+                    Change::Fediverse(FediverseChange::KeyPut {
+                        feed: id.clone(),
+                        key: key.clone(),
+                    }),
+                ];
                 changes.extend(state.record(
                     now,
                     vec![(K::FeedCreated, Subject::Feed(Box::new(view.clone())))],
@@ -306,6 +315,15 @@ impl Podcasts<'_> {
                 reserved.push(self.host.reserve_job(who.account()).await?);
             }
         }
+        // A podcast made before podhost was on the fediverse gets its actor's key with its next
+        // change.
+        let key = match catalog
+            .read(|state| state.fediverse.keys.contains_key(id))
+            .await
+        {
+            true => None,
+            false => Some(actor_key().await?),
+        };
         let committed = catalog
             .commit(now, &who.actor(), |state| {
                 let entry = state
@@ -327,6 +345,15 @@ impl Podcasts<'_> {
                     None => (Vec::new(), Vec::new()),
                 };
                 changes.push(Change::FeedPut(Box::new(feed)));
+                if let Some(key) = key
+                    .as_ref()
+                    .filter(|_| !state.fediverse.keys.contains_key(id))
+                {
+                    changes.push(Change::Fediverse(FediverseChange::KeyPut {
+                        feed: id.clone(),
+                        key: key.clone(),
+                    }));
+                }
                 changes.extend(state.record(
                     now,
                     vec![(K::FeedUpdated, Subject::Feed(Box::new(view.clone())))],
@@ -436,6 +463,13 @@ impl Podcasts<'_> {
             .read(|state| state.deleted_feeds.get(id).copied())
             .await)
     }
+}
+
+/// A new actor key for a podcast, made on a blocking thread.
+pub(crate) async fn actor_key() -> Result<crate::activitypub::keys::ActorKey> {
+    tokio::task::spawn_blocking(crate::activitypub::keys::ActorKey::generate)
+        .await
+        .map_err(|e| Error::storage(format!("making the podcast's key failed: {e}")))
 }
 
 #[cfg(test)]

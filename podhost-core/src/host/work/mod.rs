@@ -8,6 +8,7 @@
 //! so servers sharing a store never do one piece twice at once, and an acknowledged piece of
 //! work survives any of them being killed.
 
+pub(crate) mod activitypub_rounds;
 pub(crate) mod job_runs;
 pub(crate) mod passes;
 pub(crate) mod sweep;

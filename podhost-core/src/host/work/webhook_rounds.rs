@@ -129,7 +129,7 @@ impl PodcastHost {
             let present: Vec<(&str, &str)> = state
                 .webhooks
                 .values()
-                .filter(|w| w.kind != SubscriptionKind::Webhook)
+                .filter(|w| w.kind.is_notifier())
                 .map(|w| (w.id.as_str(), w.url.as_str()))
                 .collect();
             present.len() != wanted.len()
@@ -150,7 +150,7 @@ impl PodcastHost {
                     .webhooks
                     .values()
                     .filter(|w| {
-                        w.kind != SubscriptionKind::Webhook
+                        w.kind.is_notifier()
                             && !wanted
                                 .iter()
                                 .any(|(id, _, url)| *id == w.id && *url == w.url)
@@ -170,6 +170,7 @@ impl PodcastHost {
                         created: now,
                         after_seq: state.next_event.saturating_sub(1),
                         kind: *kind,
+                        feed: None,
                     }));
                 }
                 Ok((changes, ()))
@@ -240,7 +241,7 @@ impl PodcastHost {
                         .events
                         .range(done + 1..)
                         .map(|(_, e)| e)
-                        .find(|e| webhook.wants(e.kind))
+                        .find(|e| webhook.wants_event(e))
                         .cloned()
                 })
                 .await;
@@ -333,8 +334,15 @@ impl PodcastHost {
         renderer: &dyn EventRenderer,
     ) -> Attempt {
         let now = self.now();
-        if webhook.kind != SubscriptionKind::Webhook {
-            return self.notify(account, webhook, event, sender).await;
+        match webhook.kind {
+            SubscriptionKind::Webhook => {}
+            SubscriptionKind::WebSub | SubscriptionKind::Podping => {
+                return self.notify(account, webhook, event, sender).await;
+            }
+            SubscriptionKind::ActivityPub => {
+                let outcome = self.post_activity(account, webhook, event, sender).await;
+                return attempt_of(now, outcome);
+            }
         }
         let mut body = serde_json::json!({
             "type": event.kind.as_str(),
@@ -424,6 +432,7 @@ impl Work<'_> {
                     secret: secret.as_str().to_string(),
                     created: now,
                     after_seq: state.next_event.max(1) - 1,
+                    feed: None,
                 };
                 Ok((vec![Change::WebhookPut(webhook.clone())], webhook))
             })

@@ -8,10 +8,76 @@ use super::{
     episode_label, linked_data, rich_text, show_bar, show_notes, subscribe, subtitle, summary,
     web_url, when_and_how_long,
 };
-use crate::{locale::Locale, model::EpisodeView, probe::MediaKind};
+use crate::{
+    locale::Locale,
+    model::{EpisodeView, social::Comment},
+    probe::MediaKind,
+};
+
+/// An episode's conversation on the fediverse, as its page shows it.
+pub(crate) struct Conversation<'a> {
+    /// The podcast's handle (`@{feed}@{host}`), to follow and reply to.
+    pub(crate) handle: String,
+    /// The comments shown (not hidden), in the order they arrived.
+    pub(crate) comments: Vec<&'a Comment>,
+}
+
+/// How deep replies to replies are indented; deeper ones are listed at this depth.
+const THREAD_INDENT: usize = 4;
+
+/// The comments answering `parent` (none: the episode), each followed by its own answers.
+fn thread(
+    locale: Locale,
+    comments: &[&Comment],
+    parent: Option<&str>,
+    depth: usize,
+) -> maud::Markup {
+    let answers: Vec<&&Comment> = comments
+        .iter()
+        .filter(|c| c.parent.as_deref() == parent)
+        .collect();
+    html! {
+        @if !answers.is_empty() {
+            ol.comments {
+                @for comment in answers {
+                    li {
+                        article.comment aria-label=(comment.author.name) {
+                            p.meta {
+                                a href=(comment.author.url) rel="nofollow ugc noopener" {
+                                    (locale.text_with("comment-by", &[("name", (&comment.author.name).into()), ("handle", (&comment.author.handle).into())]))
+                                }
+                                " · "
+                                time datetime=(comment.published.to_string()) { (locale.date_time(comment.published)) }
+                                @if let Some(url) = comment.url.as_deref().and_then(web_url) {
+                                    " · "
+                                    a href=(url) rel="nofollow ugc noopener" { (locale.text("comment-on-instance")) }
+                                }
+                            }
+                            div.notes { (maud::PreEscaped(&comment.content)) }
+                        }
+                        @if depth < THREAD_INDENT {
+                            (thread(locale, comments, Some(&comment.id), depth + 1))
+                        }
+                    }
+                }
+            }
+            // Past the indent, deeper answers follow their thread's last indented comment.
+            @if depth >= THREAD_INDENT {
+                @for comment in comments.iter().filter(|c| c.parent.as_deref() == parent) {
+                    (thread(locale, comments, Some(&comment.id), depth))
+                }
+            }
+        }
+    }
+}
 
 /// Renders the page of a published episode.
-pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> String {
+pub(crate) fn render(
+    site: &Site<'_>,
+    show: &Show<'_>,
+    view: &EpisodeView,
+    conversation: Option<&Conversation<'_>>,
+) -> String {
     let feed = show.feed;
     let ep = &view.episode;
     let lang = show.lang();
@@ -147,6 +213,17 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                     section.card aria-labelledby="notes" {
                         h2 #notes lang=[en] { (locale.text("show-notes")) }
                         div.notes { (rich_text::rich_text(notes_html)) }
+                    }
+                }
+                @if let Some(talk) = conversation {
+                    section.card aria-labelledby="comments" {
+                        h2 #comments lang=[en] { (locale.text("comments")) }
+                        p.muted lang=[en] { (locale.text_with("comments-how", &[("handle", (&talk.handle).into())])) }
+                        @if talk.comments.is_empty() {
+                            p lang=[en] { (locale.text("comments-none")) }
+                        } @else {
+                            (thread(locale, &talk.comments, None, 0))
+                        }
                     }
                 }
                 @if let Some(media) = view.media.as_ref().filter(|m| !m.chapters.is_empty()) {

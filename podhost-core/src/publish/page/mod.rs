@@ -31,7 +31,7 @@ use crate::{
     urls::Urls,
 };
 
-pub(crate) use episode_page::render as episode_page;
+pub(crate) use episode_page::{Conversation, render as episode_page};
 pub use player::{Embedding, PLAYER_WIDTH, Thumbnail, player_policy};
 pub(crate) use player::{embed_code, embedding, player_height, render as player};
 pub(crate) use podcast_page::render as podcast_page;

@@ -3,6 +3,7 @@
 
 pub mod campaigns;
 pub mod episodes;
+pub mod fediverse;
 pub mod feeds;
 pub mod media;
 pub mod members;
@@ -77,4 +78,6 @@ groups! {
     Campaigns(campaigns::CampaignEndpoint),
     /// Members and who did what.
     Members(members::MemberEndpoint),
+    /// Followers, comments and blocks on the fediverse.
+    Fediverse(fediverse::FediverseApiEndpoint),
 }

@@ -1,0 +1,129 @@
+//! A remote fediverse instance for the tests: a wiremock server on loopback serving actors
+//! whose keys the test holds, with a shared inbox, answering every POST 202; and requests to
+//! podhost's inboxes signed as Mastodon signs them (the draft HTTP Signature).
+
+use bytes::Bytes;
+use http::{Method, Request};
+use http_body_util::Full;
+use podhost_core::activitypub::{keys::ActorKey, signatures};
+use serde_json::{Value, json};
+use wiremock::{Mock, MockServer, ResponseTemplate, matchers};
+
+use super::{Answer, Fixture};
+
+/// A remote instance: its server, and the key of each of its actors, by name.
+pub struct Instance {
+    pub server: MockServer,
+    pub keys: Vec<(String, ActorKey)>,
+}
+
+impl Instance {
+    /// An instance with actors `names`, each with a key of its own.
+    pub async fn start(names: &[&str]) -> Instance {
+        let server = MockServer::start().await;
+        let keys: Vec<(String, ActorKey)> = names
+            .iter()
+            .map(|n| (n.to_string(), ActorKey::generate()))
+            .collect();
+        for (name, key) in &keys {
+            let id = format!("{}/users/{name}", server.uri());
+            Mock::given(matchers::method("GET"))
+                .and(matchers::path(format!("/users/{name}")))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                    "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+                    "id": id, "type": "Person", "preferredUsername": name, "name": name.to_uppercase(),
+                    "inbox": format!("{id}/inbox"),
+                    "endpoints": {"sharedInbox": format!("{}/inbox", server.uri())},
+                    "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": key.public_pem()},
+                })))
+                .mount(&server)
+                .await;
+        }
+        Mock::given(matchers::method("POST"))
+            .respond_with(ResponseTemplate::new(202))
+            .mount(&server)
+            .await;
+        Instance { server, keys }
+    }
+
+    /// The key of actor `name`.
+    pub fn key(&self, name: &str) -> &ActorKey {
+        &self
+            .keys
+            .iter()
+            .find(|(n, _)| n == name)
+            .expect("an actor")
+            .1
+    }
+
+    /// The URL of actor `name`.
+    pub fn actor(&self, name: &str) -> String {
+        format!("{}/users/{name}", self.server.uri())
+    }
+
+    /// The instance's host name and port.
+    pub fn host(&self) -> String {
+        self.server.uri().trim_start_matches("http://").to_string()
+    }
+
+    /// Posts `activity` to `path` of podhost signed by actor `signer`'s key.
+    pub async fn post(&self, fx: &Fixture, path: &str, activity: &Value, signer: &str) -> Answer {
+        let key_id = format!("{}#main-key", self.actor(signer));
+        post_signed(fx, path, activity, self.key(signer), &key_id, false).await
+    }
+
+    /// What podhost posted to `path` of the instance: the JSON, the headers, the body.
+    pub async fn received(&self, path: &str) -> Vec<(Value, Vec<(String, String)>, Bytes)> {
+        self.server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r.method.as_str() == "POST" && r.url.path() == path)
+            .map(|r| {
+                let headers = r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+                    .collect();
+                (
+                    serde_json::from_slice(&r.body).unwrap_or(Value::Null),
+                    headers,
+                    Bytes::from(r.body),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Posts `activity` to `path` of podhost, signed by `key` as `key_id` (the draft HTTP
+/// Signature); `tamper` changes the body after signing.
+pub async fn post_signed(
+    fx: &Fixture,
+    path: &str,
+    activity: &Value,
+    key: &ActorKey,
+    key_id: &str,
+    tamper: bool,
+) -> Answer {
+    let body = serde_json::to_vec(activity).unwrap();
+    let target = format!("{}{path}", podhost_testkit::TEST_PUBLIC_URL);
+    let headers =
+        signatures::sign_draft(key, key_id, "POST", &target, Some(&body), fx.host.now()).unwrap();
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header("content-type", "application/activity+json");
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    let body = if tamper {
+        let mut tampered = activity.clone();
+        tampered["object"]["content"] = json!("<p>something else</p>");
+        serde_json::to_vec(&tampered).unwrap()
+    } else {
+        body
+    };
+    fx.send(request.body(Full::new(Bytes::from(body))).unwrap())
+        .await
+}
