@@ -2,7 +2,8 @@
 //! audio, and `tests/browser/check-pages.mjs` loading the podcast page and an episode page in
 //! the system's headless Chromium (Debian `chromium`) through playwright-core. It checks that
 //! there are no console errors or failed requests, that the player's source answers with audio,
-//! that the pages have a title, one h1, landmarks and alt text, and keeps screenshots in
+//! that the pages have a title, one h1, landmarks and alt text (the episode page with comments
+//! from a fediverse instance), and keeps screenshots in
 //! `target/artifacts/` (desktop, mobile and dark, per page).
 //!
 //! Chromium and `tests/browser/node_modules` are installed by `scripts/test`. Without them this
@@ -13,7 +14,7 @@ mod common;
 use std::{sync::Arc, time::Duration};
 
 use podhost_core::{
-    HostConfig, PodcastHost,
+    EpisodeId, FeedId, HostConfig, PodcastHost,
     model::{EpisodePatch, EpisodeType, FeedPatch, Funding, NewEpisode, NewFeed},
 };
 use podhost_testkit::browser::{self, BrowserTools};
@@ -139,7 +140,63 @@ async fn publish(host: &PodcastHost) -> String {
             .unwrap();
         first.get_or_insert(view.episode.id);
     }
-    format!("/podcasts/tinkering-hour/{}", first.unwrap())
+    let first = first.unwrap();
+    converse(host, &"tinkering-hour".parse().unwrap(), first).await;
+    format!("/podcasts/tinkering-hour/{first}")
+}
+
+/// Replies from the fediverse to `episode`'s post, so its page shows comments under the
+/// browser's checks: a comment with a link, an answer to it (a thread), and an answer to that
+/// from a second listener. The instance is gone once they arrived, as a remote one may be.
+async fn converse(host: &PodcastHost, feed: &FeedId, episode: EpisodeId) {
+    let instance = common::remote::Instance::start(&["ann", "bob"]).await;
+    let post = host.urls().episode_note(feed, episode);
+    let replies = [
+        (
+            "ann",
+            1,
+            post.clone(),
+            "<p>The pegboard wall is genius. I built one after \
+             <a href=\"https://example.org/pegboard\">this guide</a>.</p>",
+        ),
+        (
+            "bob",
+            2,
+            instance.actor("ann") + "/statuses/1",
+            "<p>Same here, and a magnetic strip for the chisels.</p>",
+        ),
+        (
+            "ann",
+            3,
+            instance.actor("bob") + "/statuses/2",
+            "<p>Good idea, <strong>thanks</strong>!</p>",
+        ),
+    ];
+    for (who, n, in_reply_to, content) in replies {
+        let actor = instance.actor(who);
+        let activity = serde_json::json!({
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": format!("{actor}/statuses/{n}/activity"), "type": "Create", "actor": actor,
+            "to": ["https://www.w3.org/ns/activitystreams#Public"],
+            "cc": [host.urls().actor(feed)],
+            "object": {
+                "id": format!("{actor}/statuses/{n}"), "type": "Note", "attributedTo": actor,
+                "inReplyTo": in_reply_to, "content": content,
+                "url": format!("{actor}/statuses/{n}"),
+                "published": format!("2026-01-0{n}T10:00:00Z"),
+            },
+        });
+        let received = instance.deliver(host, &activity, who).await;
+        assert_eq!(received, podhost_core::Received::Accepted);
+    }
+}
+
+/// A host serving `base` that may fetch from loopback (the fediverse instance of [`converse`]).
+fn host_at(base: &str) -> PodcastHost {
+    let mut config = HostConfig::new(base).unwrap();
+    config.allow_private_webhooks = true;
+    let store = podhost_core::open_store("memory://").unwrap().store;
+    PodcastHost::new(config, store)
 }
 
 /// One browser at a time: `cargo test` runs this file's tests on parallel threads, and
@@ -195,8 +252,7 @@ async fn pages_load_in_headless_chromium() {
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let store = podhost_core::open_store("memory://").unwrap().store;
-    let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
+    let host = host_at(&base);
     let episode_page = publish(&host).await;
     let out = browser::artifacts();
     let started = std::time::Instant::now();
@@ -212,7 +268,7 @@ async fn pages_load_in_headless_chromium() {
     ];
     let limit = Duration::from_secs(240);
     let failure = "the pages failed in Chromium";
-    while_served(
+    let stdout = while_served(
         listener,
         host,
         &tools,
@@ -222,6 +278,18 @@ async fn pages_load_in_headless_chromium() {
         failure,
     )
     .await;
+    // The episode's comments (a thread of three, from `converse`) were on the page the checks
+    // passed, in both languages and every view.
+    for line in stdout.lines().filter(|l| l.starts_with("ok episode-page")) {
+        assert!(line.contains(", 3 comment(s),"), "{line}");
+    }
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("ok episode-page"))
+            .count(),
+        6
+    );
     for name in [
         "podcast-page",
         "episode-page",
@@ -256,8 +324,7 @@ async fn pages_and_the_player_score_in_lighthouse() {
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let store = podhost_core::open_store("memory://").unwrap().store;
-    let host = PodcastHost::new(HostConfig::new(&base).unwrap(), Arc::clone(&store));
+    let host = host_at(&base);
     let episode_page = publish(&host).await;
     let player = episode_page.replacen("/podcasts/", "/embed/", 1);
     let out = browser::artifacts();

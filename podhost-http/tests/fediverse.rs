@@ -333,6 +333,44 @@ async fn followers_get_the_accept_and_each_new_episode_once_per_instance() {
     }
     assert_eq!(instance.received("/inbox").await.len(), 3);
 
+    // The outbox counts what is published: nothing now; a scheduled episode once its time
+    // comes, with no write in between (the count is kept until then, not past it).
+    let posts_in_outbox = || async {
+        fx.public(Method::GET, "/ap/podcasts/show/outbox", &[])
+            .await
+            .body["totalItems"]
+            .clone()
+    };
+    assert_eq!(posts_in_outbox().await, 0);
+    let tomorrow = (fx.host.now() + jiff::SignedDuration::from_hours(24))
+        .strftime("%Y-%m-%d")
+        .to_string();
+    fx.episode(
+        "show",
+        &[
+            ("title", "Tomorrow"),
+            ("is_public", "1"),
+            ("publishing_date", &tomorrow),
+        ],
+    )
+    .await;
+    assert_eq!(posts_in_outbox().await, 0);
+    assert_eq!(
+        posts_in_outbox().await,
+        0,
+        "from the kept count, still right"
+    );
+    fx.clock.advance(jiff::SignedDuration::from_hours(48));
+    assert_eq!(posts_in_outbox().await, 1);
+    deliver(&fx).await;
+    let posts = instance.received("/inbox").await;
+    assert_eq!(
+        posts.len(),
+        4,
+        "the scheduled episode's Create, when its time came"
+    );
+    assert_eq!(posts[3].0["type"], "Create");
+
     // Ann stops following; bob still gets the next episode, at the shared inbox, once.
     let undo = json!({
         "id": format!("{ann}#undo/1"), "type": "Undo", "actor": ann,
@@ -353,8 +391,8 @@ async fn followers_get_the_accept_and_each_new_episode_once_per_instance() {
     published(&fx, "Second").await;
     deliver(&fx).await;
     let posts = instance.received("/inbox").await;
-    assert_eq!(posts.len(), 4);
-    assert_eq!(posts[3].0["type"], "Create");
+    assert_eq!(posts.len(), 5);
+    assert_eq!(posts[4].0["type"], "Create");
 }
 
 #[tokio::test]

@@ -9,7 +9,10 @@ use std::time::Duration;
 use common::Fixture;
 use http::{Method, StatusCode};
 use jiff::SignedDuration;
-use podhost_core::webhooks::signature::{Secret, verify};
+use podhost_core::webhooks::{
+    attempts::STALE_CLAIM,
+    signature::{Secret, verify},
+};
 use serde_json::{Value, json};
 use wiremock::{
     Mock, MockServer, ResponseTemplate,
@@ -270,10 +273,10 @@ async fn a_delivery_is_given_up_after_about_a_day_and_kept() {
 }
 
 /// A process that claimed an attempt and died before recording it: no other process sends that
-/// attempt while the claim is fresh; once it is stale the attempt counts as failed and the next
-/// one is sent, with the same id.
+/// attempt while the claim is fresh; once it is stale (`STALE_CLAIM`, 30 s) the attempt
+/// counts as failed and the next one is sent, with the same id.
 #[tokio::test]
-async fn an_attempt_claimed_by_a_dead_process_is_failed_after_a_minute_and_retried() {
+async fn an_attempt_claimed_by_a_dead_process_is_failed_once_stale_and_retried() {
     use object_store::ObjectStoreExt;
     let fx = Fixture::new().await;
     let server = MockServer::start().await;
@@ -291,10 +294,17 @@ async fn an_attempt_claimed_by_a_dead_process_is_failed_after_a_minute_and_retri
     let at = json!({"at": fx.host.now()}).to_string();
     fx.store.put(&claim, at.into()).await.unwrap();
 
+    let stale = SignedDuration::try_from(STALE_CLAIM).unwrap();
     assert_eq!(counts(&process(&fx).await), (0, 0, 0, 1), "held");
-    fx.clock.advance(SignedDuration::from_secs(59));
+    fx.clock.advance(stale - SignedDuration::from_secs(1));
     assert_eq!(counts(&process(&fx).await), (0, 0, 0, 1), "still held");
     assert!(received(&server).await.is_empty());
+    let held = fx.get(&format!("/api/webhooks/{id}/deliveries")).await;
+    assert_eq!(
+        held.body["data"],
+        json!([]),
+        "nothing is recorded while the claim is fresh"
+    );
 
     fx.clock.advance(SignedDuration::from_secs(2));
     process(&fx).await;

@@ -64,6 +64,7 @@ async function checkPage(context, page, view, out) {
       type: a.querySelector("source")?.type ?? "",
     })),
     overflowX: document.documentElement.scrollWidth > window.innerWidth,
+    comments: document.querySelectorAll("article.comment").length,
   }));
   if (!facts.title.trim()) problems.push("no <title>");
   if (facts.h1 !== 1) problems.push(`${facts.h1} h1 elements (one expected)`);
@@ -121,7 +122,7 @@ async function main() {
         failed += 1;
         for (const p of problems) console.error(`FAIL ${label}: ${p}`);
       } else {
-        console.log(`ok ${label}: "${facts.title}", ${facts.audio.length} player(s), screenshot ${file}`);
+        console.log(`ok ${label}: "${facts.title}", ${facts.audio.length} player(s), ${facts.comments} comment(s), screenshot ${file}`);
       }
     }
   });

@@ -276,6 +276,7 @@ impl AccountState {
             let founder = Self::founder(account);
             self.members.insert(founder.id.clone(), founder);
         }
+        self.fediverse.reindex();
         for entry in self.feeds.values_mut() {
             entry.order = order::EpisodeOrder::of(entry.episodes.values());
             // Notes a snapshot did not carry (an older snapshot, another cleaning policy).

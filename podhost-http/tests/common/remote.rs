@@ -72,6 +72,40 @@ impl Instance {
         post_signed(fx, path, activity, self.key(signer), &key_id, false).await
     }
 
+    /// Delivers `activity`, signed by actor `signer`, to `host`'s shared inbox without a socket
+    /// (for tests that hold a `PodcastHost`, not a `Fixture`); the host must allow private
+    /// addresses, to fetch the signer's key from this instance on loopback.
+    pub async fn deliver(
+        &self,
+        host: &podhost_core::PodcastHost,
+        activity: &Value,
+        signer: &str,
+    ) -> podhost_core::Received {
+        let body = serde_json::to_vec(activity).unwrap();
+        let target = format!("{}/ap/inbox", host.urls().base());
+        let key_id = format!("{}#main-key", self.actor(signer));
+        let headers = signatures::sign_draft(
+            self.key(signer),
+            &key_id,
+            "POST",
+            &target,
+            Some(&body),
+            host.now(),
+        )
+        .unwrap();
+        let inbound = podhost_core::Inbound {
+            feed: None,
+            method: "POST".into(),
+            target_uri: target,
+            headers,
+            body: Bytes::from(body),
+        };
+        host.fediverse()
+            .receive(inbound, &podhost_http::HttpFetcher::new())
+            .await
+            .unwrap_or_else(|e| panic!("the inbox refused {}: {e:?}", activity["id"]))
+    }
+
     /// What podhost posted to `path` of the instance: the JSON, the headers, the body.
     pub async fn received(&self, path: &str) -> Vec<(Value, Vec<(String, String)>, Bytes)> {
         self.server

@@ -3,11 +3,14 @@
 
 use serde_json::Value;
 
-use super::Fediverse;
+use super::{Fediverse, known_actors::PostCount};
 use crate::{
     activitypub::documents::{self, ActorSource, OUTBOX_PAGE, Verb},
     error::{Error, Result},
-    host::{rendering::newest_first, views::view_of},
+    host::{
+        rendering::{next_publication, shown_episode},
+        views::view_of,
+    },
     ids::{AccountId, EpisodeId, FeedId},
     state::{AccountState, FeedEntry},
 };
@@ -132,10 +135,16 @@ impl Fediverse<'_> {
     }
 
     /// A podcast's outbox: the collection (`page` none), or one page of its posts' `Create`s,
-    /// newest first (from 1).
+    /// newest first (from 1). The count of its posts is kept per version of the account (see
+    /// [`KnownActors`](super::known_actors::KnownActors)), so a request walks only as far as
+    /// its page.
     pub async fn outbox(self, feed: &FeedId, page: Option<usize>) -> Result<FediverseDocument> {
         let urls = self.host.urls();
         let now = self.host.now();
+        let (_, catalog) = self.host.public_catalog(feed).await?;
+        let version = catalog.fresh_seq().await;
+        let counts = &self.state().post_counts;
+        let known = counts.get(feed, &version, now);
         self.read_actor(feed, |account, state, entry| {
             let published = || {
                 entry
@@ -144,7 +153,15 @@ impl Fediverse<'_> {
                     .filter_map(|id| entry.episodes.get(&id))
                     .filter(|ep| ep.is_published(now))
             };
-            let total = published().count();
+            let total = match known {
+                Some(PostCount(total)) => total,
+                None => {
+                    let total = published().count();
+                    let changes_at = next_publication(entry, now);
+                    counts.put(feed.clone(), version, changes_at, PostCount(total));
+                    total
+                }
+            };
             let Some(number) = page else {
                 return Ok(documents::outbox(urls, feed, total, None));
             };
@@ -185,9 +202,9 @@ impl Fediverse<'_> {
         let urls = self.host.urls();
         let now = self.host.now();
         self.read_actor(feed, |account, state, entry| {
-            let mut newest = newest_first(state, entry, now, |ep| ep.is_published(now));
-            newest.truncate(1);
+            let newest = shown_episode(entry, None, now).ok();
             let notes = newest
+                .map(|ep| view_of(state, ep.clone(), now))
                 .iter()
                 .map(|view| {
                     let mut note = documents::note(urls, account, &entry.feed, view);

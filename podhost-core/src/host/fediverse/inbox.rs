@@ -485,13 +485,9 @@ fn undo(
     }
     let reacted = state
         .fediverse
-        .reactions
-        .iter()
-        .find_map(|(episode, list)| {
-            list.iter()
-                .any(|r| r.activity == undone && r.actor == activity.actor)
-                .then_some(*episode)
-        });
+        .reaction(undone)
+        .filter(|(_, r)| r.actor == activity.actor)
+        .map(|(episode, _)| episode);
     match reacted {
         Some(episode) => (
             vec![Change::Fediverse(FediverseChange::ReactionRemoved {
@@ -516,12 +512,11 @@ fn thread_of(
         let published = state.episode(&of, episode).is_some();
         return (of == *feed && published).then_some((episode, None));
     }
-    // Only the episodes with comments are looked at, not every episode of the podcast.
-    state.fediverse.comments.iter().find_map(|(episode, list)| {
-        list.iter()
-            .find(|c| c.feed == *feed && c.object == url)
-            .map(|c| (*episode, Some(c.id.clone())))
-    })
+    state
+        .fediverse
+        .comment_of_post(url)
+        .filter(|c| c.feed == *feed)
+        .map(|c| (c.episode, Some(c.id.clone())))
 }
 
 /// A reply: a comment of the episode it (or the comment it answers) belongs to. A post that
@@ -589,10 +584,8 @@ fn comment_by<'s>(
 ) -> Option<&'s Comment> {
     state
         .fediverse
-        .comments
-        .values()
-        .flatten()
-        .find(|c| c.feed == *feed && c.object == object && c.author.id == sender.id)
+        .comment_of_post(object)
+        .filter(|c| c.feed == *feed && c.author.id == sender.id)
 }
 
 /// An `Update` of a post the sender wrote: its comment's words changed.

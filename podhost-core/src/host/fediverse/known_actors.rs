@@ -1,5 +1,6 @@
 //! What this process remembers for the fediverse: remote actors fetched (their keys, inboxes
-//! and names), for an hour, and each remote instance's recent requests to the inbox.
+//! and names), for an hour, each remote instance's recent requests to the inbox, and how many
+//! posts each podcast's outbox holds (counted once per version of its account).
 
 use std::{
     collections::HashMap,
@@ -7,7 +8,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::{activitypub::inbound::RemoteActor, lock::Locked};
+use crate::{
+    activitypub::inbound::RemoteActor,
+    cache::{Cache, Weigh},
+    ids::FeedId,
+    lock::Locked,
+};
 
 /// How long a fetched actor is believed (a key that fails to verify is fetched again sooner:
 /// the actor may have rotated it).
@@ -19,13 +25,39 @@ const ACTORS_KEPT: usize = 10_000;
 /// Activities one remote instance may post to this process's inboxes per minute.
 pub(crate) const INSTANCE_PER_MINUTE: u32 = 600;
 
+/// The bound of the cache of outbox counts, in bytes (about 16,000 podcasts).
+const POST_COUNTS_BYTES: usize = 1 << 20;
+
+/// How many posts a podcast's outbox holds: its published episodes.
+#[derive(Clone, Copy)]
+pub(super) struct PostCount(pub(super) usize);
+
+impl Weigh for PostCount {
+    fn weight(&self) -> usize {
+        64
+    }
+}
+
 /// This process's memory of the fediverse.
-#[derive(Default)]
 pub(crate) struct KnownActors {
     /// Fetched actors by the id of the key or actor they were fetched for, with when.
     actors: Mutex<HashMap<String, (RemoteActor, Instant)>>,
     /// Each instance's requests in the current minute.
     windows: Mutex<HashMap<String, (Instant, u32)>>,
+    /// Each podcast's count of posts, stamped with its account's version and good until its
+    /// next scheduled episode publishes: an outbox request reads it instead of walking the
+    /// podcast's episodes.
+    pub(super) post_counts: Cache<FeedId, u64, PostCount>,
+}
+
+impl Default for KnownActors {
+    fn default() -> Self {
+        KnownActors {
+            actors: Mutex::default(),
+            windows: Mutex::default(),
+            post_counts: Cache::new(POST_COUNTS_BYTES),
+        }
+    }
 }
 
 impl KnownActors {

@@ -46,10 +46,9 @@ fn thread(
                                 a href=(comment.author.url) rel="nofollow ugc noopener" {
                                     (locale.text_with("comment-by", &[("name", (&comment.author.name).into()), ("handle", (&comment.author.handle).into())]))
                                 }
-                                " · "
+                                // `.meta` puts its separators between the parts.
                                 time datetime=(comment.published.to_string()) { (locale.date_time(comment.published)) }
                                 @if let Some(url) = comment.url.as_deref().and_then(web_url) {
-                                    " · "
                                     a href=(url) rel="nofollow ugc noopener" { (locale.text("comment-on-instance")) }
                                 }
                             }
