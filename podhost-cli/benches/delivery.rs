@@ -15,8 +15,10 @@
 //! account's feed 304 on a second server with `PODHOST_LOG=info,podhost::access=warn`.
 //! The public pages too: the podcast's page and its public statistics page (`public_stats` set
 //! through the API first), and its embeddable player (`/embed/{feed}`), nginx serving the same
-//! HTML (under a `.rss` name, so its reference configuration compresses it as it does the feed). `DELIVERY_CASES=page` (a part of the
-//! cases' labels; several, separated by commas) measures only the cases whose label has one.
+//! HTML (under a `.rss` name, so its reference configuration compresses it as it does the feed).
+//! And the podcast as a fediverse actor: its actor document, its outbox and the outbox's first
+//! page, nginx serving the same JSON. `DELIVERY_CASES=page` (a part of the cases' labels;
+//! several, separated by commas) measures only the cases whose label has one.
 
 use std::{
     path::{Path, PathBuf},
@@ -209,6 +211,19 @@ fn cases(
         ),
     ];
     let mut table = table.to_vec();
+    for ((path, name), label) in fediverse_documents(&account.feed).into_iter().zip([
+        "fediverse actor GET",
+        "fediverse outbox GET (the count)",
+        "fediverse outbox page 1 GET (20 posts)",
+    ]) {
+        table.push(case(
+            label,
+            &path,
+            &format!("/{}-{name}.rss", account.feed),
+            vec![ACTIVITY_JSON.to_string()],
+            vec![ACTIVITY_JSON.to_string()],
+        ));
+    }
     if let Some(video) = video {
         table.push(case(
             "video segment (1080p 00001.m4s, 2 MB)",
@@ -252,6 +267,18 @@ fn cases(
         );
         report(case.label, &p, &n, case.bytes);
     }
+}
+
+/// What a fediverse server asks for.
+const ACTIVITY_JSON: &str = "Accept: application/activity+json";
+
+/// A podcast's fediverse documents measured: (path, name of nginx's copy).
+fn fediverse_documents(feed: &str) -> [(String, &'static str); 3] {
+    [
+        (format!("/ap/podcasts/{feed}"), "actor"),
+        (format!("/ap/podcasts/{feed}/outbox"), "outbox"),
+        (format!("/ap/podcasts/{feed}/outbox?page=1"), "outbox-page"),
+    ]
 }
 
 /// One row of the table: the same request to podhost and to nginx.
@@ -519,6 +546,15 @@ fn main() {
             let file = format!("{}-{name}.rss", account.feed);
             std::fs::write(statics.path().join(file), &html).unwrap();
             println!("{}: {name} page of {} bytes", account.feed, html.len());
+        }
+        // The podcast as a fediverse actor: its actor document, its outbox (the count of its
+        // posts) and the outbox's first page.
+        for (path, name) in fediverse_documents(&account.feed) {
+            let json = server.body(&path, &[ACTIVITY_JSON]);
+            assert!(json.starts_with(b"{"), "{path}");
+            let file = format!("{}-{name}.rss", account.feed);
+            std::fs::write(statics.path().join(file), &json).unwrap();
+            println!("{}: {name} of {} bytes", account.feed, json.len());
         }
     }
     let video = video(&server, &large, statics.path());

@@ -7,14 +7,16 @@
 //! (a signed `Follow` to the first server's shared inbox). Once the 1,000 `Accept`s arrived,
 //! an episode is published and its `Create` goes out: one request per instance, to its shared
 //! inbox. The instances answer after 0.3 to 1.5 s (a busy instance), so the round takes a
-//! while; when a quarter of the instances got it, the server that is delivering (the one whose
-//! log says so) is killed with SIGKILL. The other takes over its lease and the attempts it
-//! claimed.
+//! while. The instances count the `Create`s as they arrive: the one whose arrival is the
+//! quarter's (25 of 100) kills the server that is delivering (the one whose log says so) with
+//! SIGKILL, before it answers, so the kill lands at that exact count. The other server takes
+//! over its lease and the attempts it claimed.
 //!
-//! Prints: the follows' time, the Accepts' time, then for the episode the time until every
-//! instance had it, how many instances got it once and how many got the same activity twice
-//! (an attempt the killed server had sent but not recorded is sent again: at least once, and
-//! instances drop a repeat by its id), and what arrived anywhere else.
+//! Prints: the follows' time, the Accepts' time, then for the episode the kill (when, at how
+//! many), the first arrival after it (the takeover), the time until every instance had it, how
+//! many instances got it once and how many got the same activity twice (an attempt the killed
+//! server had sent but not recorded is sent again: at least once, and instances drop a repeat
+//! by its id), and what arrived anywhere else.
 //!
 //! `cargo bench -p podhost-cli --bench fediverse` (needs `weed`, as `scripts/test` installs
 //! it). `FEDI_INSTANCES` and `FEDI_PER_INSTANCE` change the sizes (100 and 10).
@@ -24,6 +26,7 @@ use std::{
     io::{BufRead, BufReader},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -121,6 +124,44 @@ async fn send(client: &Client, request: http::Request<Full<Bytes>>) -> (u16, Byt
     (status, body)
 }
 
+/// The `Create`s that arrived at the instances' shared inboxes, counted as they arrive.
+#[derive(Default)]
+struct Arrivals {
+    /// Each arrival: when, and at which instance.
+    seen: Vec<(Instant, usize)>,
+    /// What to do at the `kill_at`th arrival (once).
+    kill: Option<Box<dyn FnOnce() -> String + Send>>,
+    kill_at: usize,
+    /// Which server was killed, when, after how many arrivals.
+    killed: Option<(String, Instant, usize)>,
+}
+
+/// An instance's answer to a POST: counts a `Create` at its shared inbox (and kills the
+/// delivering server at the mark, before answering), then answers 202 after `delay`.
+struct Counting {
+    instance: usize,
+    delay: Duration,
+    arrivals: Arc<Mutex<Arrivals>>,
+}
+
+impl wiremock::Respond for Counting {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let activity: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        if request.url.path() == "/inbox" && activity["type"] == "Create" {
+            let mut arrivals = self.arrivals.lock().unwrap();
+            arrivals.seen.push((Instant::now(), self.instance));
+            let count = arrivals.seen.len();
+            if count == arrivals.kill_at
+                && let Some(kill) = arrivals.kill.take()
+            {
+                let which = kill();
+                arrivals.killed = Some((which, Instant::now(), count));
+            }
+        }
+        ResponseTemplate::new(202).set_delay(self.delay)
+    }
+}
+
 /// An instance: its server, its key (its actors share it), its host.
 struct Instance {
     server: MockServer,
@@ -176,9 +217,9 @@ async fn run() {
     let dir = tempfile::tempdir().unwrap();
     let (port_a, port_b) = (free_port(), free_port());
     let public = format!("http://127.0.0.1:{port_a}");
-    let (mut a, token) = serve(s3.endpoint(), &bucket, &public, port_a, dir.path());
+    let (a, token) = serve(s3.endpoint(), &bucket, &public, port_a, dir.path());
     let token = token.expect("the first server prints the admin's token");
-    let (mut b, _) = serve(s3.endpoint(), &bucket, &public, port_b, dir.path());
+    let (b, _) = serve(s3.endpoint(), &bucket, &public, port_b, dir.path());
     let client: Client =
         hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .build_http();
@@ -198,6 +239,7 @@ async fn run() {
     let actor_url = format!("{public}/ap/podcasts/show");
 
     // The instances: each with its key, actors u0.., a shared inbox; slow answers to posts.
+    let arrivals = Arc::new(Mutex::new(Arrivals::default()));
     let started = Instant::now();
     let mut instances = Vec::new();
     for _ in 0..instances_n {
@@ -218,7 +260,11 @@ async fn run() {
         }
         let delay = Duration::from_millis(300 + rand::random::<u64>() % 1200);
         Mock::given(matchers::method("POST"))
-            .respond_with(ResponseTemplate::new(202).set_delay(delay))
+            .respond_with(Counting {
+                instance: instances.len(),
+                delay,
+                arrivals: Arc::clone(&arrivals),
+            })
             .mount(&server)
             .await;
         instances.push(Instance { server, key });
@@ -328,7 +374,28 @@ async fn run() {
             .matches("delivery attempted")
             .count()
     };
+    // At the quarter's arrival, the server whose log grew with attempts since the publication
+    // is killed.
     let before = (logged(&a), logged(&b));
+    {
+        let mut arrivals = arrivals.lock().unwrap();
+        arrivals.kill_at = (instances.len() / 4).max(1);
+        let (pids, logs) = ((a.child.id(), b.child.id()), (a.log.clone(), b.log.clone()));
+        arrivals.kill = Some(Box::new(move || {
+            let count = |log: &Path| {
+                std::fs::read_to_string(log)
+                    .unwrap_or_default()
+                    .matches("delivery attempted")
+                    .count()
+            };
+            let second = count(&logs.1) - before.1 > count(&logs.0) - before.0;
+            let pid = if second { pids.1 } else { pids.0 };
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            if second { "the second" } else { "the first" }.to_string()
+        }));
+    }
     let published_at = Instant::now();
     let episode = send(
         &client,
@@ -344,42 +411,39 @@ async fn run() {
     .await;
     assert_eq!(episode.0, 201, "{:?}", episode.1);
 
+    let reached = || {
+        let arrivals = arrivals.lock().unwrap();
+        let instances: std::collections::BTreeSet<_> =
+            arrivals.seen.iter().map(|(_, i)| *i).collect();
+        instances.len()
+    };
+    let mut all_at = None;
+    while published_at.elapsed() < Duration::from_secs(180) {
+        if reached() == instances.len() {
+            all_at = Some(published_at.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The killed server's claims go stale after `STALE_CLAIM` (30 s), its lease after 15 s:
+    // the attempts it sent but never recorded are sent again by the other server after that,
+    // so the run watches until 75 s after the kill.
+    let watch_until = arrivals
+        .lock()
+        .unwrap()
+        .killed
+        .as_ref()
+        .map(|(_, at, _)| *at + Duration::from_secs(75));
+    if let Some(until) = watch_until {
+        tokio::time::sleep_until(until.into()).await;
+    }
+    tokio::time::sleep(Duration::from_secs(5)).await;
     let creates = |posts: &[(String, String, String)]| {
         posts
             .iter()
             .filter(|(path, kind, _)| path == "/inbox" && kind == "Create")
             .count()
     };
-    let mut killed: Option<(&str, f64)> = None;
-    let mut all_at = None;
-    let mut holder_b = false;
-    while published_at.elapsed() < Duration::from_secs(180) {
-        let mut reached = 0;
-        for instance in &instances {
-            if creates(&posts(instance).await) > 0 {
-                reached += 1;
-            }
-        }
-        if killed.is_none() && reached >= instances.len() / 4 {
-            // The delivering server: the one whose log grew with attempts since the publication.
-            let (now_a, now_b) = (logged(&a), logged(&b));
-            holder_b = now_b - before.1 > now_a - before.0;
-            let victim = if holder_b { &mut b } else { &mut a };
-            let _ = victim.child.kill();
-            killed = Some((
-                if holder_b { "the second" } else { "the first" },
-                published_at.elapsed().as_secs_f64(),
-            ));
-            eprintln!("killed {} server at {reached} instances", killed.unwrap().0);
-        }
-        if reached == instances.len() {
-            all_at = Some(published_at.elapsed());
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    // Late repeats land within a few seconds more.
-    tokio::time::sleep(Duration::from_secs(5)).await;
     let mut once = 0;
     let mut twice = 0;
     let mut more = 0;
@@ -407,7 +471,31 @@ async fn run() {
             *elsewhere.entry(format!("{kind} to {path}")).or_default() += 1;
         }
     }
-    let _ = holder_b;
+    let (killed, repeats) = {
+        let arrivals = arrivals.lock().unwrap();
+        let killed = arrivals.killed.clone();
+        let after = killed.as_ref().map_or(0, |(_, at, _)| {
+            arrivals.seen.iter().filter(|(t, _)| t > at).count()
+        });
+        // The repeats: an instance's second arrival (and later), with when after the kill
+        // (the other server's takeover of the attempts the killed one never recorded).
+        let mut seen_at: HashMap<usize, usize> = HashMap::new();
+        let repeats: Vec<Duration> = arrivals
+            .seen
+            .iter()
+            .filter(|(_, instance)| {
+                let n = seen_at.entry(*instance).or_default();
+                *n += 1;
+                *n > 1
+            })
+            .filter_map(|(t, _)| {
+                killed
+                    .as_ref()
+                    .map(|(_, at, _)| t.saturating_duration_since(*at))
+            })
+            .collect();
+        (killed.map(|(w, at, n)| (w, at, n, after)), repeats)
+    };
     println!(
         "fediverse delivery: {} followers on {} instances, SeaweedFS cluster, two servers",
         total,
@@ -421,11 +509,23 @@ async fn run() {
         "  Accepts delivered ({accepts} of {total}): {:.1} s after the last follow",
         accepts_took.as_secs_f64()
     );
-    match killed {
-        Some((which, at)) => println!(
-            "  {which} server (delivering) killed with SIGKILL {at:.1} s after the publication"
-        ),
-        None => println!("  no server killed (every instance had it before a quarter was reached)"),
+    match &killed {
+        Some((which, at, count, after)) => {
+            println!(
+                "  {which} server (delivering) killed with SIGKILL {:.1} s after the publication, at the {count}th arrival; {after} arrivals after it",
+                at.duration_since(published_at).as_secs_f64()
+            );
+            match (repeats.iter().min(), repeats.iter().max()) {
+                (Some(first), Some(last)) => println!(
+                    "  sent again by the other server (sent by the killed one, never recorded): {} instances, {:.1} s to {:.1} s after the kill",
+                    repeats.len(),
+                    first.as_secs_f64(),
+                    last.as_secs_f64()
+                ),
+                _ => println!("  nothing sent again after the kill"),
+            }
+        }
+        None => println!("  no server killed (fewer arrivals than the mark)"),
     }
     match all_at {
         Some(t) => println!(

@@ -31,31 +31,9 @@ pub enum FediverseCommand {
         episode: String,
     },
     /// Hides a comment from the episode's page.
-    Hide {
-        #[command(flatten)]
-        user: crate::context::UserArg,
-        /// The podcast.
-        #[arg(long)]
-        feed: String,
-        /// The episode (`pod-3`, or 3).
-        #[arg(long)]
-        episode: String,
-        /// The comment (cmt_...).
-        comment_id: String,
-    },
+    Hide(CommentArgs),
     /// Shows a hidden comment on the episode's page again.
-    Show {
-        #[command(flatten)]
-        user: crate::context::UserArg,
-        /// The podcast.
-        #[arg(long)]
-        feed: String,
-        /// The episode (`pod-3`, or 3).
-        #[arg(long)]
-        episode: String,
-        /// The comment (cmt_...).
-        comment_id: String,
-    },
+    Show(CommentArgs),
     /// Blocks an actor (its URL) or an instance (its host name) for every podcast: it stops
     /// following, its comments are hidden, nothing more of it is accepted.
     Block {
@@ -125,18 +103,8 @@ impl super::Run for FediverseCommand {
                     .collect();
                 out.table(&["ID", "ANSWERS", "AUTHOR", "PUBLISHED", "STATE"], rows)?;
             }
-            FediverseCommand::Hide {
-                user,
-                feed,
-                episode,
-                comment_id,
-            } => hide(env, user, &feed, episode, &comment_id, true).await?,
-            FediverseCommand::Show {
-                user,
-                feed,
-                episode,
-                comment_id,
-            } => hide(env, user, &feed, episode, &comment_id, false).await?,
+            FediverseCommand::Hide(comment) => hide(env, comment, true).await?,
+            FediverseCommand::Show(comment) => hide(env, comment, false).await?,
             FediverseCommand::Block { user, target } => {
                 let user = env.user(&host, user.name()).await?;
                 let block = user.hint(fediverse.block(&user.who, &target).await)?;
@@ -174,22 +142,30 @@ impl super::Run for FediverseCommand {
     }
 }
 
-/// Hides a comment, or shows it again.
-async fn hide(
-    env: &Env,
+/// Which comment `hide` and `show` act on.
+#[derive(Debug, clap::Args)]
+pub struct CommentArgs {
+    #[command(flatten)]
     user: crate::context::UserArg,
-    feed: &str,
+    /// The podcast.
+    #[arg(long)]
+    feed: String,
+    /// The episode (`pod-3`, or 3).
+    #[arg(long)]
     episode: String,
-    comment: &str,
-    hidden: bool,
-) -> anyhow::Result<()> {
+    /// The comment (cmt_...).
+    comment_id: String,
+}
+
+/// Hides a comment, or shows it again.
+async fn hide(env: &Env, args: CommentArgs, hidden: bool) -> anyhow::Result<()> {
     let host = env.host()?;
-    let user = env.user(&host, user.name()).await?;
-    let feed: FeedId = feed.parse()?;
-    let episode = episode_id(&episode)?;
+    let user = env.user(&host, args.user.name()).await?;
+    let feed: FeedId = args.feed.parse()?;
+    let episode = episode_id(&args.episode)?;
     let comment = user.hint(
         host.fediverse()
-            .set_comment_hidden(&user.who, &feed, episode, comment.trim(), hidden)
+            .set_comment_hidden(&user.who, &feed, episode, args.comment_id.trim(), hidden)
             .await,
     )?;
     let state = if comment.hidden { "hidden" } else { "shown" };
