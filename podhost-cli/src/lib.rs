@@ -84,6 +84,8 @@ commands! {
     #[command(subcommand)] Webhook(cmd::webhook::WebhookCommand),
     /// The fediverse: a podcast's followers, its episodes' comments, blocked actors and instances.
     #[command(subcommand)] Fediverse(cmd::fediverse::FediverseCommand),
+    /// The store's format and the servers on it; raising the format after an upgrade.
+    #[command(subcommand)] Store(cmd::store::StoreCommand),
     /// Removes blobs of failed or cut-off uploads.
     Sweep(cmd::sweep::SweepArgs),
     /// Runs the REST API server.

@@ -57,9 +57,9 @@ pub use host::{
     Caching, Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure,
     EpisodeFiles, Fediverse, FediverseDocument, FeedExport, INVITATION_LIFETIME, Inbound,
     InboxError, InvitationView, Listener, OAuthError, PodcastHost, Podcasts, Private, Received,
-    Refusal, RetimedText, StagedUpload, StitchedEnclosure, StreamAd, StreamChoice, StreamFile,
-    SweepReport, TokenRequest, TokenResponse, UploadTarget, WaveformFormat, WebhookRun, Work,
-    WorkPass, random_secret,
+    Refusal, RetimedText, ServerState, StagedUpload, StitchedEnclosure, StoreStatus, StreamAd,
+    StreamChoice, StreamFile, SweepReport, TokenRequest, TokenResponse, UploadTarget,
+    WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, Login, MAX_SAFE_ID,
@@ -71,6 +71,7 @@ pub use model::{Metadata, MetadataPatch, Session, SignedIn};
 pub use principal::Principal;
 pub use request::{MAX_REQUEST_ID, RequestContext};
 pub use scope::{Scope, Scopes, UnknownScope};
+pub use store::format as store_format;
 pub use store::mapping::{FileSlice, file_behind};
 #[cfg(feature = "s3")]
 pub use store::open_s3_with;

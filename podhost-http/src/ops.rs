@@ -9,7 +9,7 @@ use crate::{
     context::Api,
     response::{self, Body},
     routes::ops::OpsEndpoint,
-    wire::ops::Probe,
+    wire::ops::{Probe, ProbeStore},
 };
 
 /// The answer of a probe.
@@ -25,16 +25,30 @@ pub(crate) async fn answer(api: &Api, endpoint: OpsEndpoint) -> Response<Body> {
             return answer;
         }
         OpsEndpoint::Healthz {} => (StatusCode::OK, Probe::ok("ok")),
-        OpsEndpoint::Readyz {} => match api.host.readiness().await {
-            Ok(()) => (StatusCode::OK, Probe::ok("ready")),
-            Err(reason) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Probe {
-                    status: "unavailable",
-                    reason: Some(reason),
-                },
-            ),
-        },
+        OpsEndpoint::Readyz {} => {
+            let store = api.host.store_format().await.ok().map(|format| ProbeStore {
+                format,
+                reads: podhost_core::store_format::FORMAT,
+                release: podhost_core::store_format::RELEASE,
+            });
+            match api.host.readiness().await {
+                Ok(()) => (
+                    StatusCode::OK,
+                    Probe {
+                        store,
+                        ..Probe::ok("ready")
+                    },
+                ),
+                Err(reason) => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    Probe {
+                        status: "unavailable",
+                        reason: Some(reason),
+                        store,
+                    },
+                ),
+            }
+        }
     };
     let mut answer = response::json(status, &probe);
     answer.headers_mut().put(header::CACHE_CONTROL, "no-store");

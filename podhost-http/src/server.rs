@@ -169,6 +169,7 @@ pub struct Server {
     sender: std::sync::Arc<dyn podhost_core::webhooks::WebhookSender>,
     renderer: std::sync::Arc<dyn podhost_core::webhooks::event::EventRenderer>,
     background: bool,
+    record: bool,
     metrics: Option<std::sync::Arc<std::net::TcpListener>>,
 }
 
@@ -183,6 +184,7 @@ impl Server {
             config: crate::HttpConfig::default(),
             sender: std::sync::Arc::new(crate::HttpWebhookSender::new()),
             background: true,
+            record: true,
             metrics: None,
         }
     }
@@ -216,6 +218,15 @@ impl Server {
         self
     }
 
+    /// Whether this process keeps a record of itself in the store (default yes): its release
+    /// and the formats it reads, which `podhost store upgrade` checks before raising the
+    /// store's format. A store of a newer format than this build reads is refused either way.
+    /// Only a test that counts the store's writes turns it off.
+    pub fn keep_record(mut self, keep: bool) -> Self {
+        self.record = keep;
+        self
+    }
+
     /// The request handler alone (for mounting in another application's router).
     pub fn api(&self) -> Api {
         Api::new(self.host.clone(), self.config.clone())
@@ -238,6 +249,24 @@ impl Server {
             }
         };
         let mut loops = Vec::new();
+        // This server's record in the store (its release, the formats it reads), renewed while
+        // it runs: `podhost store upgrade` raises the format only when every live server reads
+        // it. A store of a newer format than this build reads is refused here.
+        let listen = listener.local_addr()?.to_string();
+        let refused = |e: podhost_core::Error| std::io::Error::other(e.to_string());
+        if self.record {
+            let record = self
+                .host
+                .register_server(Some(&listen))
+                .await
+                .map_err(refused)?;
+            let (host, stop_renewing) = (self.host.clone(), until());
+            loops.push(tokio::spawn(async move {
+                host.keep_server_record(record, stop_renewing).await;
+            }));
+        } else {
+            self.host.store_format().await.map_err(refused)?;
+        }
         // The servers of a store go by its time: measured before the first request, then every
         // minute (a clock that jumps is followed).
         if let Err(e) = self.host.sync_clock().await {

@@ -47,7 +47,14 @@ async fn readyz_answers_503_while_the_store_fails() {
     faulty.set(Faults::default());
     let answer = fx.public(Method::GET, "/readyz", &[]).await;
     assert_eq!(answer.status, StatusCode::OK);
-    assert_eq!(answer.body, json!({"status": "ready"}));
+    // With the store's format, the newest this server reads, and its release (a new store
+    // is made at the newest).
+    let format = podhost_core::store_format::FORMAT;
+    assert_eq!(
+        answer.body,
+        json!({"status": "ready", "store": {"format": format, "reads": format,
+                                            "release": podhost_core::store_format::RELEASE}})
+    );
     let head = fx.public(Method::HEAD, "/readyz", &[]).await;
     assert_eq!(head.status, StatusCode::OK);
 }

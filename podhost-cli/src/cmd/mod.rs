@@ -17,6 +17,7 @@ pub mod metadata;
 pub mod serve;
 pub mod silence;
 pub mod stats;
+pub mod store;
 pub mod subscriber;
 pub mod sweep;
 pub mod token;

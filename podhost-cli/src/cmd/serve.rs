@@ -149,6 +149,9 @@ async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<
     // Several servers may share the store: without conditional writes they would erase each
     // other's commits, so such a store is refused before anything is served.
     host.check_store().await?;
+    // A store of a newer format than this release reads is refused, naming the release it
+    // needs: this server would not understand, and could rewrite, what it holds.
+    host.store_format().await?;
     bootstrap(env, &host).await?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

@@ -15,6 +15,7 @@ mod refs;
 mod render_cache;
 mod rendering;
 mod secrets;
+mod store_format;
 mod store_health;
 mod user_text;
 mod views;
@@ -41,6 +42,7 @@ pub use podcasts::episode_files::EpisodeFiles;
 pub use podcasts::export::FeedExport;
 pub use podcasts::uploads::{StagedUpload, UploadTarget};
 pub use secrets::random_secret;
+pub use store_format::{ServerState, StoreStatus};
 pub use work::Work;
 pub use work::job_runs::WaveformFormat;
 pub use work::passes::WorkPass;
@@ -118,6 +120,8 @@ struct Inner {
     health: crate::health::Health,
     /// Remote actors' keys fetched, and each instance's recent requests.
     fediverse: fediverse::known_actors::KnownActors,
+    /// The store's format as last read.
+    format: crate::store::format::KnownFormat,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -163,6 +167,7 @@ impl PodcastHost {
                 work: Default::default(),
                 health: Default::default(),
                 fediverse: Default::default(),
+                format: Default::default(),
                 kernel,
             }),
         }
@@ -213,6 +218,10 @@ impl PodcastHost {
         let cell = self.inner.kernel.accounts.cell(account);
         let opened = cell
             .get_or_try_init(|| async {
+                // Nothing of a store of a newer format than this build reads is read (and
+                // then rewritten without what this build does not understand), by any
+                // frontend: a server, or a one-shot command.
+                self.store_format().await?;
                 let opened = Catalog::open(
                     self.inner.kernel.store.clone(),
                     Self::account_root(account),

@@ -36,6 +36,8 @@
 //! work/leases/{unit}/{epoch:020}                 which server holds a unit of work, until when
 //! work/repair/{period:010}                       who repairs the work index in a period
 //! probe/{random}                                 a start-up check of conditional writes, deleted
+//! store/format/{n:06}.json                       the store raised to format n (put-if-absent)
+//! servers/{owner}.json                           a running server: its release, renewed
 //! ```
 //!
 //! A catalog partition (`accounts/{account}`) keeps its log and snapshots under its root; the
@@ -197,6 +199,36 @@ pub(crate) fn token_used(account: &AccountId, token: &TokenId) -> Path {
 /// An object of the start-up check that the store honours conditional writes.
 pub(crate) fn probe(name: &str) -> Path {
     Path::from_iter(["probe", name])
+}
+
+/// Where the store's format markers are.
+pub(crate) fn format_prefix() -> Path {
+    Path::from("store/format")
+}
+
+/// The marker of the store raised to format `n`.
+pub(crate) fn format(n: u32) -> Path {
+    Path::from(format!("store/format/{n:06}.json"))
+}
+
+/// The format a marker's key names.
+pub(crate) fn parse_format(path: &Path) -> Option<u32> {
+    path.filename()?.strip_suffix(".json")?.parse().ok()
+}
+
+/// Where the accounts are (a new store has nothing under it).
+pub(crate) fn accounts_prefix() -> Path {
+    Path::from(ACCOUNTS)
+}
+
+/// Where the servers' records are.
+pub(crate) fn servers_prefix() -> Path {
+    Path::from("servers")
+}
+
+/// A running server's record.
+pub(crate) fn server(owner: &str) -> Path {
+    Path::from_iter(["servers", &format!("{owner}.json")])
 }
 
 /// A signed-in session of the key-management site.

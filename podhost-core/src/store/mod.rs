@@ -2,6 +2,7 @@
 //! it ([`layout`]), and small helpers every module reads and writes it with.
 
 pub(crate) mod budget;
+pub mod format;
 pub(crate) mod layout;
 pub(crate) mod local;
 pub mod mapping;

@@ -19,7 +19,9 @@ endpoints! {
             .answers(200, "it serves", Shape::Bare(schema::<wire::ops::Probe>()));
 
     /// whether the process can serve (readiness): 200 while the store, checked at start for
-    /// conditional writes, answers reads; else 503 with the reason
+    /// conditional writes, answers reads; else 503 with the reason. Either way, `store` gives
+    /// the store's format, the newest format this server reads and its release (for an upgrade
+    /// one server at a time)
     Readyz {} = GET "/readyz",
         Spec::open()
             .addition()

@@ -11,6 +11,20 @@ pub struct Probe {
     /// Why the process cannot serve (only when `unavailable`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The store's format and this server's release (`/readyz`, when the store answered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<ProbeStore>,
+}
+
+/// What `/readyz` says of the store's format, for an operator upgrading servers one at a time.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ProbeStore {
+    /// The format the store holds (1 when never raised).
+    pub format: u32,
+    /// The newest format this server reads.
+    pub reads: u32,
+    /// This server's release.
+    pub release: &'static str,
 }
 
 impl Probe {
@@ -19,6 +33,7 @@ impl Probe {
         Probe {
             status,
             reason: None,
+            store: None,
         }
     }
 }

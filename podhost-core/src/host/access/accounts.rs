@@ -67,6 +67,8 @@ impl Access<'_> {
     /// `Conflict` when the name is taken.
     pub async fn create_account(self, name: &str) -> Result<Account> {
         let id = AccountId::new(name)?;
+        // The first account of a new store: it is made at the newest format.
+        self.host.prepare_new_store().await?;
         let account = Account {
             id: id.clone(),
             created: self.host.now(),

@@ -108,6 +108,11 @@ impl Fediverse<'_> {
         inbound: Inbound,
         fetcher: &dyn Fetcher,
     ) -> Result<Received, InboxError> {
+        // Below the format that keeps the fediverse's records, nothing is taken in (a remote
+        // server is asked to try again later: 503).
+        self.host
+            .require_format(crate::store::format::FEDIVERSE, "the fediverse's inbox")
+            .await?;
         let activity = inbound::parse_activity(&inbound.body).map_err(Refusal::Malformed)?;
         let instance = instance_of(&activity.actor)
             .ok_or_else(|| Refusal::Malformed("an actor without a host".into()))?;

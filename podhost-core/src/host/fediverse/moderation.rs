@@ -124,6 +124,9 @@ impl Fediverse<'_> {
         who.authorize(Action::ModerateComments)?;
         require_every_podcast(who)?;
         let target = BlockTarget::parse(target).map_err(|e| Error::invalid("target", e))?;
+        self.host
+            .require_format(crate::store::format::FEDIVERSE, "blocking on the fediverse")
+            .await?;
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
         catalog

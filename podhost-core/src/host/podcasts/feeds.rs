@@ -256,8 +256,9 @@ impl Podcasts<'_> {
         if &holder != who.account() {
             return Err(taken());
         }
-        // Its fediverse actor's key, made with it (RSA takes a moment: off the async threads).
-        let key = actor_key().await?;
+        // Its fediverse actor's key, made with it (RSA takes a moment: off the async threads),
+        // once the store's format keeps the fediverse's records.
+        let key = actor_key(self.host).await?;
         catalog
             .commit(now, &who.actor(), |state| {
                 // Ours already (created, deleted, or an earlier attempt of this call): taken,
@@ -272,13 +273,13 @@ impl Podcasts<'_> {
                     episode_count: 0,
                     feed: feed.clone(),
                 };
-                let mut changes = vec![
-                    Change::FeedPut(Box::new(feed)),
+                let mut changes = vec![Change::FeedPut(Box::new(feed))];
+                changes.extend(key.clone().map(|key| {
                     Change::Fediverse(FediverseChange::KeyPut {
                         feed: id.clone(),
-                        key: key.clone(),
-                    }),
-                ];
+                        key,
+                    })
+                }));
                 changes.extend(state.record(
                     now,
                     vec![(K::FeedCreated, Subject::Feed(Box::new(view.clone())))],
@@ -315,14 +316,20 @@ impl Podcasts<'_> {
                 reserved.push(self.host.reserve_job(who.account()).await?);
             }
         }
-        // A podcast made before podhost was on the fediverse gets its actor's key with its next
-        // change.
+        // A podcast made before podhost was on the fediverse (or before the store's format
+        // kept it) gets its actor's key with its next change. Turning it off or on is kept
+        // only once the format is there: a release before would drop the setting.
+        if patch.fediverse.is_some() {
+            self.host
+                .require_format(crate::store::format::FEDIVERSE, "the `fediverse` setting")
+                .await?;
+        }
         let key = match catalog
             .read(|state| state.fediverse.keys.contains_key(id))
             .await
         {
             true => None,
-            false => Some(actor_key().await?),
+            false => actor_key(self.host).await?,
         };
         let committed = catalog
             .commit(now, &who.actor(), |state| {
@@ -465,10 +472,17 @@ impl Podcasts<'_> {
     }
 }
 
-/// A new actor key for a podcast, made on a blocking thread.
-pub(crate) async fn actor_key() -> Result<crate::activitypub::keys::ActorKey> {
+/// A new actor key for a podcast, made on a blocking thread; none while the store's format
+/// does not keep the fediverse's records (servers of a release before may run on it).
+pub(crate) async fn actor_key(
+    host: &PodcastHost,
+) -> Result<Option<crate::activitypub::keys::ActorKey>> {
+    if host.store_format().await? < crate::store::format::FEDIVERSE {
+        return Ok(None);
+    }
     tokio::task::spawn_blocking(crate::activitypub::keys::ActorKey::generate)
         .await
+        .map(Some)
         .map_err(|e| Error::storage(format!("making the podcast's key failed: {e}")))
 }
 

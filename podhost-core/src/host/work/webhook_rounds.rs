@@ -418,6 +418,12 @@ impl Work<'_> {
         };
         errors.into_result()?;
         let secret = secret.ok_or_else(|| Error::invalid("secret", "missing"))?;
+        // A release before could not read a subscription to it.
+        if events.contains(&EventKind::FollowerAdded) {
+            self.host
+                .require_format(crate::store::format::FEDIVERSE, "the follower.added event")
+                .await?;
+        }
         let catalog = self.host.catalog(who.account()).await?;
         let now = self.host.now();
         let id = crate::ids::random_id("wh_", 20);

@@ -1,0 +1,66 @@
+//! `podhost store`: the store's format and the servers running on it, and raising the format
+//! once every server reads the new one (an upgrade one server at a time).
+
+use clap::Subcommand;
+use podhost_core::{StoreStatus, store_format::FORMATS};
+
+use crate::context::Env;
+
+/// Store commands.
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// The store's format, this podhost's, and the servers on the store (their release and
+    /// the newest format each reads; live when renewed within 15 s).
+    Status,
+    /// Raises the store's format (to this podhost's newest) once every live server reads it;
+    /// refuses, naming them, while a server of an older release runs on the store.
+    Upgrade {
+        /// The format to raise it to (default: the newest this podhost reads).
+        #[arg(long)]
+        to: Option<u32>,
+    },
+}
+
+impl super::Run for StoreCommand {
+    async fn run(self, env: &Env) -> anyhow::Result<()> {
+        let host = env.host()?;
+        let (status, raised_from) = match self {
+            StoreCommand::Status => (host.store_status().await?, None),
+            StoreCommand::Upgrade { to } => {
+                let before = host.store_status().await?.format;
+                (host.upgrade_store(to).await?, Some(before))
+            }
+        };
+        env.out().print(&status, || text(&status, raised_from))?;
+        Ok(())
+    }
+}
+
+/// The status as an operator reads it.
+fn text(status: &StoreStatus, raised_from: Option<u32>) -> String {
+    let mut lines = Vec::new();
+    if let Some(before) = raised_from {
+        lines.push(if before == status.format {
+            format!("the store holds format {} already", status.format)
+        } else {
+            format!("raised the store from format {before} to {}", status.format)
+        });
+    }
+    let brings = FORMATS
+        .iter()
+        .find(|f| f.number == status.format)
+        .map(|f| format!(" ({}: {})", f.release, f.brings))
+        .unwrap_or_default();
+    lines.push(format!("format   {}{brings}", status.format));
+    lines.push(format!(
+        "podhost  {} reads formats up to {}",
+        status.release, status.reads
+    ));
+    let live: Vec<_> = status.servers.iter().filter(|s| s.live).collect();
+    lines.push(format!("servers  {} live", live.len()));
+    for server in &status.servers {
+        let state = if server.live { "live" } else { "stopped" };
+        lines.push(format!("  {state:<8} {}", server.record.describe()));
+    }
+    lines.join("\n")
+}
