@@ -548,7 +548,21 @@ fn main() {
             println!("{}: {name} page of {} bytes", account.feed, html.len());
         }
         // The podcast as a fediverse actor: its actor document, its outbox (the count of its
-        // posts) and the outbox's first page.
+        // posts) and the outbox's first page. A podcast made before the store held format 2
+        // gets its actor's key with its next change: this one.
+        let put = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT"])
+            .args(["-H", &format!("Authorization: Bearer {}", account.token)])
+            .args(["-H", "Content-Type: application/json"])
+            .args(["--data", r#"{"fediverse": true}"#])
+            .arg(format!("{}/api/feeds/{}", server.base, account.feed))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&put.stdout),
+            "200",
+            "fediverse set (a store made before 0.2 needs `podhost store upgrade` first)"
+        );
         for (path, name) in fediverse_documents(&account.feed) {
             let json = server.body(&path, &[ACTIVITY_JSON]);
             assert!(json.starts_with(b"{"), "{path}");

@@ -8,8 +8,9 @@
 //! an episode is published and its `Create` goes out: one request per instance, to its shared
 //! inbox. The instances answer after 0.3 to 1.5 s (a busy instance), so the round takes a
 //! while. The instances count the `Create`s as they arrive: the one whose arrival is the
-//! quarter's (25 of 100) kills the server that is delivering (the one whose log says so) with
-//! SIGKILL, before it answers, so the kill lands at that exact count. The other server takes
+//! quarter's (25 of 100) kills the server that is delivering (the holder of the account's
+//! delivery lease, by the servers' `--lease-journal`s) with SIGKILL, before it answers, so the
+//! kill lands at that exact count. The other server takes
 //! over its lease and the attempts it claimed.
 //!
 //! Prints: the follows' time, the Accepts' time, then for the episode the kill (when, at how
@@ -39,7 +40,6 @@ use wiremock::{Mock, MockServer, ResponseTemplate, matchers};
 /// A `podhost serve` process.
 struct Server {
     child: Child,
-    log: PathBuf,
 }
 
 impl Drop for Server {
@@ -55,6 +55,23 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// Where the server on `port` writes its holdings of leases (`--lease-journal`).
+fn journal_of(dir: &Path, port: u16) -> PathBuf {
+    dir.join(format!("leases-{port}.jsonl"))
+}
+
+/// The latest end of a holding of an account's delivery lease in a server's journal (µs of the
+/// monotonic clock), none when it never held one.
+fn delivering_until(journal: &Path) -> Option<i64> {
+    std::fs::read_to_string(journal)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<podhost_core::LeaseHeld>(line).ok())
+        .filter(|held| held.lease.starts_with("deliver/"))
+        .map(|held| held.until_us)
+        .max()
 }
 
 /// Starts `podhost serve` on `port` over the bucket; the first prints the admin's token.
@@ -75,6 +92,10 @@ fn serve(
             &format!("127.0.0.1:{port}"),
         ])
         .args(["--rate-limit", "1000000"])
+        .args([
+            "--lease-journal",
+            &journal_of(dir, port).display().to_string(),
+        ])
         .env("AWS_ENDPOINT", endpoint)
         .env("AWS_ALLOW_HTTP", "true")
         .env("AWS_REGION", "us-east-1")
@@ -108,7 +129,7 @@ fn serve(
         .ok()
         .map(|l| l.trim().to_string())
         .filter(|t| !t.is_empty());
-    (Server { child, log }, token)
+    (Server { child }, token)
 }
 
 type Client = hyper_util::client::legacy::Client<
@@ -368,27 +389,18 @@ async fn run() {
         ));
     }
     form.push_str(&format!("--{boundary}--\r\n"));
-    let logged = |server: &Server| {
-        std::fs::read_to_string(&server.log)
-            .unwrap_or_default()
-            .matches("delivery attempted")
-            .count()
-    };
-    // At the quarter's arrival, the server whose log grew with attempts since the publication
-    // is killed.
-    let before = (logged(&a), logged(&b));
+    // At the quarter's arrival, the server holding the account's delivery lease (the latest
+    // holding in the two lease journals) is killed.
     {
         let mut arrivals = arrivals.lock().unwrap();
         arrivals.kill_at = (instances.len() / 4).max(1);
-        let (pids, logs) = ((a.child.id(), b.child.id()), (a.log.clone(), b.log.clone()));
+        let pids = (a.child.id(), b.child.id());
+        let journals = (
+            journal_of(dir.path(), port_a),
+            journal_of(dir.path(), port_b),
+        );
         arrivals.kill = Some(Box::new(move || {
-            let count = |log: &Path| {
-                std::fs::read_to_string(log)
-                    .unwrap_or_default()
-                    .matches("delivery attempted")
-                    .count()
-            };
-            let second = count(&logs.1) - before.1 > count(&logs.0) - before.0;
+            let second = delivering_until(&journals.1) > delivering_until(&journals.0);
             let pid = if second { pids.1 } else { pids.0 };
             let _ = Command::new("kill")
                 .args(["-KILL", &pid.to_string()])

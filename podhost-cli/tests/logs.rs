@@ -86,17 +86,7 @@ fn metrics_listen_serves_the_metrics_without_a_token() {
             break rest.trim_end_matches("/metrics").to_string();
         }
     };
-    let get = |address: &str, path: &str| {
-        let mut stream = TcpStream::connect(address).unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        answer
-    };
+    let get = common::http_get;
     // A request to the main address, then the metrics show it, without a token.
     assert!(get(&address, "/healthz").starts_with("HTTP/1.1 200"));
     let answer = get(&metrics, "/metrics");

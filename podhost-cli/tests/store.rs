@@ -13,15 +13,7 @@ use serde_json::json;
 
 /// The body of `GET path` from the server at `address` (a probe: JSON with a length).
 fn get(address: &str, path: &str) -> String {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
+    let answer = common::http_get(address, path);
     answer
         .split_once("\r\n\r\n")
         .map(|(_, body)| body.to_string())

@@ -24,6 +24,21 @@ fn clock() -> ManualClock {
     ManualClock::new("2026-06-01T12:00:00Z".parse().unwrap())
 }
 
+/// A store as release 0.1 left it (an account, alice, and no format marker), and a host of
+/// this release on it.
+async fn store_of_the_release_before() -> (Arc<dyn ObjectStore>, ManualClock, PodcastHost) {
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let clock = clock();
+    let first = host_on(&store, &clock);
+    podhost_testkit::setup::account(&first, "alice").await;
+    store
+        .delete(&Path::from(format!("store/format/{FORMAT:06}.json")))
+        .await
+        .unwrap();
+    let host = host_on(&store, &clock);
+    (store, clock, host)
+}
+
 /// A server of an older release, as its record in the store says: it reads format 1 only.
 async fn older_server(store: &Arc<dyn ObjectStore>, clock: &ManualClock) {
     let record = ServerRecord {
@@ -85,16 +100,7 @@ async fn a_new_store_is_made_at_the_newest_format() {
 
 #[tokio::test]
 async fn a_store_of_the_release_before_keeps_its_format_and_gets_the_fediverse_once_raised() {
-    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
-    let clock = clock();
-    // The store as release 0.1 left it: accounts, no format marker.
-    let first = host_on(&store, &clock);
-    podhost_testkit::setup::account(&first, "alice").await;
-    store
-        .delete(&Path::from(format!("store/format/{FORMAT:06}.json")))
-        .await
-        .unwrap();
-    let host = host_on(&store, &clock);
+    let (store, _clock, host) = store_of_the_release_before().await;
     let who = host
         .access()
         .owner(&"alice".parse().unwrap())
@@ -193,15 +199,7 @@ async fn a_store_of_the_release_before_keeps_its_format_and_gets_the_fediverse_o
 
 #[tokio::test]
 async fn the_format_is_raised_only_when_every_live_server_reads_it() {
-    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
-    let clock = clock();
-    let first = host_on(&store, &clock);
-    podhost_testkit::setup::account(&first, "alice").await;
-    store
-        .delete(&Path::from(format!("store/format/{FORMAT:06}.json")))
-        .await
-        .unwrap();
-    let host = host_on(&store, &clock);
+    let (store, clock, host) = store_of_the_release_before().await;
     let ours = host.register_server(Some("127.0.0.1:8080")).await.unwrap();
     assert_eq!((ours.release.as_str(), ours.reads), (RELEASE, FORMAT));
     older_server(&store, &clock).await;

@@ -3,7 +3,10 @@
 
 use serde_json::Value;
 
-use super::{Fediverse, known_actors::PostCount};
+use super::{
+    Fediverse,
+    known_actors::{OutboxPage, PostCount},
+};
 use crate::{
     activitypub::documents::{self, ActorSource, OUTBOX_PAGE, Verb},
     error::{Error, Result},
@@ -135,9 +138,10 @@ impl Fediverse<'_> {
     }
 
     /// A podcast's outbox: the collection (`page` none), or one page of its posts' `Create`s,
-    /// newest first (from 1). The count of its posts is kept per version of the account (see
-    /// [`KnownActors`](super::known_actors::KnownActors)), so a request walks only as far as
-    /// its page.
+    /// newest first (from 1). The count of its posts and each page are kept per version of
+    /// the account until its next scheduled episode publishes (see
+    /// [`KnownActors`](super::known_actors::KnownActors)): a request renders nothing the
+    /// previous one rendered.
     pub async fn outbox(self, feed: &FeedId, page: Option<usize>) -> Result<FediverseDocument> {
         let urls = self.host.urls();
         let now = self.host.now();
@@ -145,43 +149,55 @@ impl Fediverse<'_> {
         let version = catalog.fresh_seq().await;
         let counts = &self.state().post_counts;
         let known = counts.get(feed, &version, now);
-        self.read_actor(feed, |account, state, entry| {
-            let published = || {
-                entry
-                    .order
-                    .ids(crate::model::EpisodeSort::PublishDate, true)
-                    .filter_map(|id| entry.episodes.get(&id))
-                    .filter(|ep| ep.is_published(now))
-            };
-            let total = match known {
-                Some(PostCount(total)) => total,
-                None => {
-                    let total = published().count();
-                    let changes_at = next_publication(entry, now);
-                    counts.put(feed.clone(), version, changes_at, PostCount(total));
-                    total
-                }
-            };
-            let Some(number) = page else {
-                return Ok(documents::outbox(urls, feed, total, None));
-            };
-            let items = published()
-                .skip(number.saturating_sub(1).saturating_mul(OUTBOX_PAGE))
-                .take(OUTBOX_PAGE)
-                .map(|ep| {
-                    let view = view_of(state, ep.clone(), now);
-                    let note = documents::note(urls, account, &entry.feed, &view);
-                    documents::activity(urls, feed, ep.id, Verb::Create, "", note)
-                })
-                .collect();
-            Ok(documents::outbox(
-                urls,
-                feed,
-                total,
-                Some((number.max(1), items)),
-            ))
-        })
-        .await
+        let pages = &self.state().outbox_pages;
+        if let Some(number) = page
+            && let Some(OutboxPage(rendered, ..)) =
+                pages.get(&(feed.clone(), number), &version, now)
+        {
+            return Ok(FediverseDocument::Found((*rendered).clone()));
+        }
+        let rendered = self
+            .read_actor(feed, |account, state, entry| {
+                let published = || {
+                    entry
+                        .order
+                        .ids(crate::model::EpisodeSort::PublishDate, true)
+                        .filter_map(|id| entry.episodes.get(&id))
+                        .filter(|ep| ep.is_published(now))
+                };
+                let total = match known {
+                    Some(PostCount(total)) => total,
+                    None => {
+                        let total = published().count();
+                        let changes_at = next_publication(entry, now);
+                        counts.put(feed.clone(), version, changes_at, PostCount(total));
+                        total
+                    }
+                };
+                let Some(number) = page else {
+                    return Ok(documents::outbox(urls, feed, total, None));
+                };
+                let items = published()
+                    .skip(number.saturating_sub(1).saturating_mul(OUTBOX_PAGE))
+                    .take(OUTBOX_PAGE)
+                    .map(|ep| {
+                        let view = view_of(state, ep.clone(), now);
+                        let note = documents::note(urls, account, &entry.feed, &view);
+                        documents::activity(urls, feed, ep.id, Verb::Create, "", note)
+                    })
+                    .collect();
+                let rendered = documents::outbox(urls, feed, total, Some((number.max(1), items)));
+                let changes_at = next_publication(entry, now);
+                pages.put(
+                    (feed.clone(), number),
+                    version,
+                    changes_at,
+                    OutboxPage::new(rendered.clone()),
+                );
+                Ok(rendered)
+            })
+            .await?;
+        Ok(rendered)
     }
 
     /// How many follow a podcast.

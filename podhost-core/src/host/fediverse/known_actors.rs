@@ -38,6 +38,30 @@ impl Weigh for PostCount {
     }
 }
 
+/// The bound of the cache of rendered outbox pages, in bytes.
+const OUTBOX_PAGES_BYTES: usize = 16 << 20;
+
+/// A rendered page of an outbox, with what its JSON weighs.
+#[derive(Clone)]
+pub(super) struct OutboxPage(
+    pub(super) std::sync::Arc<serde_json::Value>,
+    pub(super) usize,
+);
+
+impl OutboxPage {
+    /// `page`, weighed by its JSON's length.
+    pub(super) fn new(page: serde_json::Value) -> Self {
+        let weight = serde_json::to_vec(&page).map_or(0, |bytes| bytes.len());
+        OutboxPage(std::sync::Arc::new(page), weight)
+    }
+}
+
+impl Weigh for OutboxPage {
+    fn weight(&self) -> usize {
+        self.1
+    }
+}
+
 /// This process's memory of the fediverse.
 pub(crate) struct KnownActors {
     /// Fetched actors by the id of the key or actor they were fetched for, with when.
@@ -48,6 +72,9 @@ pub(crate) struct KnownActors {
     /// next scheduled episode publishes: an outbox request reads it instead of walking the
     /// podcast's episodes.
     pub(super) post_counts: Cache<FeedId, u64, PostCount>,
+    /// Each podcast's rendered outbox pages (by number), stamped and kept like the counts: a
+    /// page is 20 posts made from their episodes, rendered once per version.
+    pub(super) outbox_pages: Cache<(FeedId, usize), u64, OutboxPage>,
 }
 
 impl Default for KnownActors {
@@ -56,6 +83,7 @@ impl Default for KnownActors {
             actors: Mutex::default(),
             windows: Mutex::default(),
             post_counts: Cache::new(POST_COUNTS_BYTES),
+            outbox_pages: Cache::new(OUTBOX_PAGES_BYTES),
         }
     }
 }
