@@ -47,7 +47,7 @@ pub struct ServerState {
 }
 
 impl PodcastHost {
-    /// The store's format, as last read (again once [`FORMAT_FRESH`] old). `Invalid` when the
+    /// The store's format, as last read (read again once 5 s old). `Invalid` when the
     /// store holds a format newer than this build reads: this process must not write to it.
     pub async fn store_format(&self) -> Result<u32> {
         if let Some((known, at)) = *self.inner.format.0.locked()

@@ -139,9 +139,8 @@ impl Fediverse<'_> {
 
     /// A podcast's outbox: the collection (`page` none), or one page of its posts' `Create`s,
     /// newest first (from 1). The count of its posts and each page are kept per version of
-    /// the account until its next scheduled episode publishes (see
-    /// [`KnownActors`](super::known_actors::KnownActors)): a request renders nothing the
-    /// previous one rendered.
+    /// the account until its next scheduled episode publishes (in this process's memory of
+    /// the fediverse): a request renders nothing the previous one rendered.
     pub async fn outbox(self, feed: &FeedId, page: Option<usize>) -> Result<FediverseDocument> {
         let urls = self.host.urls();
         let now = self.host.now();
