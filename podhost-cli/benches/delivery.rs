@@ -269,6 +269,21 @@ fn cases(
     }
 }
 
+/// `PUT /api/feeds/{feed}` of `account`'s measured podcast with `fields`, as a podcaster does
+/// (curl); it must answer 200 (a `fediverse` change on a store made before 0.2 needs
+/// `podhost store upgrade` first).
+fn put_feed(server: &Shipped, account: &Account, fields: &str) {
+    let put = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT"])
+        .args(["-H", &format!("Authorization: Bearer {}", account.token)])
+        .args(["-H", "Content-Type: application/json"])
+        .args(["--data", fields])
+        .arg(format!("{}/api/feeds/{}", server.base, account.feed))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&put.stdout), "200", "{fields}");
+}
+
 /// What a fediverse server asks for.
 const ACTIVITY_JSON: &str = "Accept: application/activity+json";
 
@@ -522,19 +537,7 @@ fn main() {
         std::fs::write(statics.path().join(format!("{}.rss", account.feed)), &xml).unwrap();
         println!("{}: RSS of {} bytes", account.feed, xml.len());
         // Its statistics made public, through the API as a podcaster does.
-        let put = Command::new("curl")
-            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT"])
-            .args(["-H", &format!("Authorization: Bearer {}", account.token)])
-            .args(["-H", "Content-Type: application/json"])
-            .args(["--data", r#"{"public_stats": true}"#])
-            .arg(format!("{}/api/feeds/{}", server.base, account.feed))
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&put.stdout),
-            "200",
-            "public_stats set"
-        );
+        put_feed(&server, account, r#"{"public_stats": true}"#);
         for (path, name) in [
             (format!("/podcasts/{}", account.feed), "page"),
             (format!("/podcasts/{}/stats", account.feed), "stats"),
@@ -550,19 +553,7 @@ fn main() {
         // The podcast as a fediverse actor: its actor document, its outbox (the count of its
         // posts) and the outbox's first page. A podcast made before the store held format 2
         // gets its actor's key with its next change: this one.
-        let put = Command::new("curl")
-            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT"])
-            .args(["-H", &format!("Authorization: Bearer {}", account.token)])
-            .args(["-H", "Content-Type: application/json"])
-            .args(["--data", r#"{"fediverse": true}"#])
-            .arg(format!("{}/api/feeds/{}", server.base, account.feed))
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&put.stdout),
-            "200",
-            "fediverse set (a store made before 0.2 needs `podhost store upgrade` first)"
-        );
+        put_feed(&server, account, r#"{"fediverse": true}"#);
         for (path, name) in fediverse_documents(&account.feed) {
             let json = server.body(&path, &[ACTIVITY_JSON]);
             assert!(json.starts_with(b"{"), "{path}");

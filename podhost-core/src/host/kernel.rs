@@ -37,6 +37,9 @@ pub(super) struct Kernel<H> {
     hooks: Vec<CommitHook<H>>,
     /// This process's name in leases and claims (jobs, passes, keyed requests).
     pub(super) owner: String,
+    /// The store's format as last read (`store_format.rs`): every capability's writes depend
+    /// on it.
+    pub(super) format: crate::store::format::KnownFormat,
 }
 
 impl<H> Kernel<H> {
@@ -80,6 +83,7 @@ impl<H> Kernel<H> {
             metrics,
             hooks: Vec::new(),
             owner: uuid::Uuid::new_v4().simple().to_string(),
+            format: Default::default(),
         }
     }
 }

@@ -120,8 +120,6 @@ struct Inner {
     health: crate::health::Health,
     /// Remote actors' keys fetched, and each instance's recent requests.
     fediverse: fediverse::known_actors::KnownActors,
-    /// The store's format as last read.
-    format: crate::store::format::KnownFormat,
 }
 
 impl std::fmt::Debug for PodcastHost {
@@ -167,7 +165,6 @@ impl PodcastHost {
                 work: Default::default(),
                 health: Default::default(),
                 fediverse: Default::default(),
-                format: Default::default(),
                 kernel,
             }),
         }

@@ -50,7 +50,7 @@ impl PodcastHost {
     /// The store's format, as last read (read again once 5 s old). `Invalid` when the
     /// store holds a format newer than this build reads: this process must not write to it.
     pub async fn store_format(&self) -> Result<u32> {
-        if let Some((known, at)) = *self.inner.format.0.locked()
+        if let Some((known, at)) = *self.inner.kernel.format.0.locked()
             && at.elapsed() < FORMAT_FRESH
         {
             return Ok(known);
@@ -65,7 +65,7 @@ impl PodcastHost {
             marker.check_readable()?;
         }
         let number = format::number(marker.as_ref());
-        *self.inner.format.0.locked() = Some((number, Instant::now()));
+        *self.inner.kernel.format.0.locked() = Some((number, Instant::now()));
         Ok(number)
     }
 
@@ -98,7 +98,7 @@ impl PodcastHost {
             return Ok(());
         }
         format::raise(self.store(), &Marker::of(FORMAT, self.now())?).await?;
-        *self.inner.format.0.locked() = None;
+        *self.inner.kernel.format.0.locked() = None;
         Ok(())
     }
 
@@ -226,7 +226,7 @@ impl PodcastHost {
             for step in holds + 1..=to {
                 format::raise(self.store(), &Marker::of(step, self.now())?).await?;
             }
-            *self.inner.format.0.locked() = None;
+            *self.inner.kernel.format.0.locked() = None;
         }
         self.store_status().await
     }
