@@ -7,7 +7,10 @@
 //! `CLUSTER_SECONDS` (the longest the load runs, default 30), `CLUSTER_STOP` (a file whose
 //! appearance ends the load sooner), `CLUSTER_WORKERS` (default 16), `CLUSTER_SEED` (the seed of
 //! the clients' choices, printed; random by default), `CLUSTER_FAULTS` (the script's log of
-//! faults, for the figures during and after each).
+//! faults, for the figures during and after each), `CLUSTER_READBACK` (a folder where the script
+//! asks for every acknowledged record to be read back through named servers; see
+//! [`readbacks`]), `CLUSTER_ONLY_503` (set: any attempt answered with neither a success, a
+//! refusal nor a 503, or not answered, fails the run, as an upgrade's restarts must not cause).
 //!
 //! The client behaves as the API's documentation tells one to: every write carries a new
 //! `Idempotency-Key`, and a request that got no answer, a 502, 503 or 504, or a 409 with
@@ -20,7 +23,7 @@
 //! not found as acknowledged) and the episodes and files created twice (more in the podcast or
 //! the account than were acknowledged), and per fault: the requests during it, their failures,
 //! p99 during and in the 10 s after, and the time to recover. Exits 1 when any request failed,
-//! any write was lost or anything was created twice.
+//! any write was lost, anything was created twice or a readback found a record unreadable.
 //!
 //! Every creation, rename and read of an episode is also recorded, with the times it was sent
 //! and answered, as a history (`CLUSTER_HISTORY`, lines of JSON; see
@@ -146,6 +149,10 @@ fn title_of(body: &Bytes) -> Option<String> {
 /// When each answer other than 2xx came, and which server gave it (nginx's `X-Upstream`).
 static NOT_2XX: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+/// Attempts answered with neither a success, a refusal (4xx, 507) nor a 503, or not answered at
+/// all: what a client must never meet while the servers are upgraded one at a time.
+static NEITHER_SUCCESS_NOR_503: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
 fn now_ms() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -199,6 +206,20 @@ impl Target {
             let attempt = self
                 .attempt(method.clone(), path, content_type, body.clone(), &headers)
                 .await;
+            match &attempt {
+                Err(why) => NEITHER_SUCCESS_NOR_503
+                    .lock()
+                    .unwrap()
+                    .push(format!("{} {method} {path}: {why}", now_ms())),
+                Ok(a) if a.status.is_server_error() && !matches!(a.status.as_u16(), 503 | 507) => {
+                    NEITHER_SUCCESS_NOR_503.lock().unwrap().push(format!(
+                        "{} {method} {path}: {}",
+                        now_ms(),
+                        a.status
+                    ));
+                }
+                Ok(_) => {}
+            }
             let wait = match &attempt {
                 Err(_) => Duration::from_millis(200),
                 Ok(a) if matches!(a.status.as_u16(), 502..=504) => Duration::from_millis(200),
@@ -287,6 +308,24 @@ impl Target {
         })
         .await;
         answer.unwrap_or_else(|_| Err("no answer within 30 s".into()))
+    }
+
+    /// Reads episode `id` of the podcast as history client `client`, recording the read.
+    async fn read_episode(&self, client: u64, id: &str) -> Outcome {
+        let sent = history_now();
+        let got = self
+            .send(
+                Method::GET,
+                &format!("/api/feed/{FEED}/show/{id}"),
+                None,
+                Bytes::new(),
+            )
+            .await;
+        let op = history::Op::Read {
+            record: format!("episode/{id}"),
+        };
+        record(client, op, sent, &got);
+        got
     }
 
     async fn json(&self, method: Method, path: &str, body: &Value) -> Outcome {
@@ -641,6 +680,86 @@ async fn episode_titles(
     Ok(titles)
 }
 
+/// Records the script's readbacks found unreadable (see [`readbacks`]).
+static UNREADABLE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Reads back, through each server the script names, every record acknowledged so far: what
+/// one release wrote, read by the other, while servers of two releases share the store
+/// (`scripts/cluster`'s upgrade). The script writes a request `NAME` into the folder
+/// `CLUSTER_READBACK`, lines `label url`; every read goes into the history (the checker holds
+/// it to what was written), and `NAME.done` says how many records each server read and how
+/// many it could not (anything but a 200 with the record, after the retries of a 503).
+async fn readbacks(dir: String, ledger: Arc<Mutex<Ledger>>, target: Target) {
+    let mut served = std::collections::HashSet::new();
+    let mut client = u64::from(u32::MAX) + 16;
+    loop {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".done") && !n.ends_with(".tmp"))
+            .collect();
+        names.sort();
+        for name in names {
+            if !served.insert(name.clone()) {
+                continue;
+            }
+            let request = std::fs::read_to_string(format!("{dir}/{name}")).unwrap_or_default();
+            let (episodes, media): (Vec<String>, Vec<String>) = {
+                let ledger = ledger.lock().unwrap();
+                (
+                    ledger.titles.keys().cloned().collect(),
+                    ledger.media.keys().cloned().collect(),
+                )
+            };
+            let mut report = String::new();
+            for line in request.lines() {
+                let Some((label, url)) = line.split_once(' ') else {
+                    continue;
+                };
+                let server = Target {
+                    base: url.trim().to_string(),
+                    ..target.clone()
+                };
+                client += 1;
+                let mut unreadable = Vec::new();
+                for id in &episodes {
+                    let got = server.read_episode(client, id).await;
+                    if !matches!(&got, Ok((StatusCode::OK, body)) if title_of(body).is_some()) {
+                        unreadable.push(format!("episode {id}: {:?}", got.map(|(s, _)| s)));
+                    }
+                }
+                for id in &media {
+                    let got = server
+                        .send(Method::GET, &format!("/api/media/{id}"), None, Bytes::new())
+                        .await;
+                    if !matches!(&got, Ok((StatusCode::OK, _))) {
+                        unreadable.push(format!("media {id}: {:?}", got.map(|(s, _)| s)));
+                    }
+                }
+                let said = format!(
+                    "{label} ({url}): {} episodes and {} files read back, {} unreadable",
+                    episodes.len(),
+                    media.len(),
+                    unreadable.len()
+                );
+                println!("readback {name}: {said}");
+                for u in unreadable.iter().take(10) {
+                    println!("  UNREADABLE {u}");
+                }
+                UNREADABLE.fetch_add(unreadable.len(), std::sync::atomic::Ordering::Relaxed);
+                report.push_str(&said);
+                report.push('\n');
+            }
+            let done = format!("{dir}/{name}.done");
+            let _ = std::fs::write(format!("{done}.tmp"), report)
+                .and_then(|()| std::fs::rename(format!("{done}.tmp"), &done));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -777,8 +896,17 @@ async fn main() {
             ))
         })
         .collect();
+    // The script's readbacks (its upgrade asks for them while two releases serve).
+    let readback = std::env::var("CLUSTER_READBACK")
+        .ok()
+        .map(|dir| tokio::spawn(readbacks(dir, ledger.clone(), target.clone())));
     for task in tasks {
         task.await.unwrap();
+    }
+    if let Some(readback) = readback {
+        // Gone, with its share of the ledger, once the abort is awaited.
+        readback.abort();
+        let _ = readback.await;
     }
     let elapsed = started.elapsed().as_secs_f64();
     let ledger = Arc::try_unwrap(ledger).ok().unwrap().into_inner().unwrap();
@@ -905,19 +1033,7 @@ async fn main() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let mut lost = Vec::new();
     for (id, title) in &ledger.titles {
-        let sent = history_now();
-        let got = target
-            .send(
-                Method::GET,
-                &format!("/api/feed/{FEED}/show/{id}"),
-                None,
-                Bytes::new(),
-            )
-            .await;
-        let op = history::Op::Read {
-            record: format!("episode/{id}"),
-        };
-        record(u64::from(u32::MAX), op, sent, &got);
+        let got = target.read_episode(u64::from(u32::MAX), id).await;
         let shown = match &got {
             Ok((StatusCode::OK, body)) => {
                 serde_json::from_slice::<Value>(body).ok().and_then(|v| {
@@ -1081,11 +1197,25 @@ async fn main() {
     for u in NOT_2XX.lock().unwrap().iter().take(30) {
         println!("  not 2xx: {u}");
     }
+    let neither = NEITHER_SUCCESS_NOR_503.lock().unwrap();
+    println!(
+        "attempts answered with neither a success, a refusal nor a 503, or not at all: {}",
+        neither.len()
+    );
+    for n in neither.iter().take(20) {
+        println!("  {n}");
+    }
+    let unreadable = UNREADABLE.load(std::sync::atomic::Ordering::Relaxed);
     if let Ok(faults) = std::env::var("CLUSTER_FAULTS") {
         print_fault_windows(&faults, &ledger.samples);
     }
+    // An upgrade (a graceful stop and a restart, server by server) has no excuse for an answer
+    // but a success or a 503: the script asks for that with CLUSTER_ONLY_503.
+    let only_503 = std::env::var_os("CLUSTER_ONLY_503").is_some();
     if !lost.is_empty()
         || failed > 0
+        || unreadable > 0
+        || (only_503 && !neither.is_empty())
         || !twice_episodes.is_empty()
         || !twice_media.is_empty()
         || !report.holds()
