@@ -20,6 +20,16 @@ fn get(address: &str, path: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The status of `GET path` from the server at `address`.
+fn http_status(address: &str, path: &str) -> u16 {
+    let answer = common::http_get(address, path);
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {answer:?}"))
+}
+
 /// Writes `value` at `key` of the local store.
 fn put(cli: &Cli, key: &str, value: &serde_json::Value) {
     let path = Path::new(cli.store_path()).join(key);
@@ -65,6 +75,10 @@ fn upgrade_waits_for_every_server_of_an_older_release_and_readyz_says_the_format
     // The store as release 0.1 left it: no format marker.
     std::fs::remove_dir_all(Path::new(cli.store_path()).join("store/format")).unwrap();
     assert_eq!(cli.json(&["store", "status"])["format"], 1);
+    // A podcast made then has no fediverse actor's key.
+    cli.ok(&[
+        "feed", "create", "--user", "alice", "--id", "daily", "--title", "Daily",
+    ]);
 
     let (server, address) = common::serve_at(cli.store_path(), &[], &[]);
     let _server = Server(server);
@@ -109,11 +123,22 @@ fn upgrade_waits_for_every_server_of_an_older_release_and_readyz_says_the_format
     // That server was upgraded (its record gone): the format is raised, and the running
     // server sees it within a renewal.
     std::fs::remove_file(Path::new(cli.store_path()).join("servers/old.json")).unwrap();
+    assert_eq!(
+        http_status(&address, "/ap/podcasts/daily"),
+        404,
+        "no actor yet"
+    );
     let raised = cli.ok(&["store", "upgrade"]);
     assert!(
         raised.contains(&format!("raised the store from format 1 to {FORMAT}")),
         "{raised}"
     );
+    // The podcast made at format 1 is followable at once: the upgrade made its key.
+    assert!(
+        raised.contains("1 podcasts made before are fediverse actors now"),
+        "{raised}"
+    );
+    assert_eq!(http_status(&address, "/ap/podcasts/daily"), 200);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
     loop {
         let ready: serde_json::Value = serde_json::from_str(&get(&address, "/readyz")).unwrap();
@@ -123,6 +148,10 @@ fn upgrade_waits_for_every_server_of_an_older_release_and_readyz_says_the_format
         assert!(std::time::Instant::now() < deadline, "{ready}");
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    let again = cli.ok(&["store", "upgrade"]);
-    assert!(again.contains("holds format"), "{again}");
+    let again = cli.json(&["store", "upgrade"]);
+    assert_eq!(
+        (again["format"].as_u64(), again["actors_made"].as_u64()),
+        (Some(u64::from(FORMAT)), Some(0)),
+        "{again}"
+    );
 }

@@ -57,8 +57,8 @@ pub use host::{
     Caching, Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure,
     EpisodeFiles, Fediverse, FediverseDocument, FeedExport, INVITATION_LIFETIME, Inbound,
     InboxError, InvitationView, Listener, OAuthError, PodcastHost, Podcasts, Private, Received,
-    Refusal, RetimedText, ServerState, StagedUpload, StitchedEnclosure, StoreStatus, StreamAd,
-    StreamChoice, StreamFile, SweepReport, TokenRequest, TokenResponse, UploadTarget,
+    Refusal, RetimedText, ServerState, StagedUpload, StitchedEnclosure, StoreStatus, StoreUpgrade,
+    StreamAd, StreamChoice, StreamFile, SweepReport, TokenRequest, TokenResponse, UploadTarget,
     WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
 };
 pub use ids::{

@@ -169,10 +169,17 @@ async fn a_store_of_the_release_before_keeps_its_format_and_gets_the_fediverse_o
         Err(Error::NotFound { .. })
     ));
 
-    // Raised (no server of an older release is live), the podcast becomes an actor with its
-    // next change, and what was refused is kept.
-    let status = host.upgrade_store(None).await.unwrap();
-    assert_eq!(status.format, FORMAT);
+    // Raised (no server of an older release is live), the podcast made before is an actor at
+    // once (the upgrade made its key), and what was refused is kept.
+    let upgrade = host.upgrade_store(None).await.unwrap();
+    assert_eq!(upgrade.status.format, FORMAT);
+    assert_eq!(upgrade.actors_made, 1);
+    assert!(matches!(
+        host.fediverse().actor(&feed).await.unwrap(),
+        FediverseDocument::Found(_)
+    ));
+    // An upgrade again (one interrupted, run once more) makes no second key.
+    assert_eq!(host.upgrade_store(None).await.unwrap().actors_made, 0);
     host.podcasts()
         .update_feed(
             &who,
@@ -227,7 +234,7 @@ async fn the_format_is_raised_only_when_every_live_server_reads_it() {
     // (ours is renewed meanwhile) and is swept.
     clock.advance(jiff::SignedDuration::from_secs(16));
     host.renew_server(&ours).await.unwrap();
-    let status = host.upgrade_store(None).await.unwrap();
+    let status = host.upgrade_store(None).await.unwrap().status;
     assert_eq!(status.format, FORMAT);
     assert_eq!(status.servers.len(), 1, "the stale record was swept");
     // A format is never lowered; an unknown one is refused.

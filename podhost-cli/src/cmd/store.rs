@@ -2,7 +2,7 @@
 //! once every server reads the new one (an upgrade one server at a time).
 
 use clap::Subcommand;
-use podhost_core::{StoreStatus, store_format::FORMATS};
+use podhost_core::{StoreStatus, StoreUpgrade, store_format::FORMATS};
 
 use crate::context::Env;
 
@@ -13,7 +13,9 @@ pub enum StoreCommand {
     /// the newest format each reads; live when renewed within 15 s).
     Status,
     /// Raises the store's format (to this podhost's newest) once every live server reads it;
-    /// refuses, naming them, while a server of an older release runs on the store.
+    /// refuses, naming them, while a server of an older release runs on the store. Then makes
+    /// what the format brings for what was there before (format 2: every podcast's fediverse
+    /// actor key); run again, it finishes what an interrupted upgrade left.
     Upgrade {
         /// The format to raise it to (default: the newest this podhost reads).
         #[arg(long)]
@@ -24,28 +26,42 @@ pub enum StoreCommand {
 impl super::Run for StoreCommand {
     async fn run(self, env: &Env) -> anyhow::Result<()> {
         let host = env.host()?;
-        let (status, raised_from) = match self {
-            StoreCommand::Status => (host.store_status().await?, None),
+        match self {
+            StoreCommand::Status => {
+                let status = host.store_status().await?;
+                env.out().print(&status, || text(&status))?;
+            }
             StoreCommand::Upgrade { to } => {
                 let before = host.store_status().await?.format;
-                (host.upgrade_store(to).await?, Some(before))
+                let upgrade = host.upgrade_store(to).await?;
+                env.out().print(&upgrade, || upgraded(&upgrade, before))?;
             }
-        };
-        env.out().print(&status, || text(&status, raised_from))?;
+        }
         Ok(())
     }
 }
 
-/// The status as an operator reads it.
-fn text(status: &StoreStatus, raised_from: Option<u32>) -> String {
-    let mut lines = Vec::new();
-    if let Some(before) = raised_from {
-        lines.push(if before == status.format {
-            format!("the store holds format {} already", status.format)
-        } else {
-            format!("raised the store from format {before} to {}", status.format)
-        });
+/// What an upgrade did, then the status, as an operator reads them.
+fn upgraded(upgrade: &StoreUpgrade, before: u32) -> String {
+    let format = upgrade.status.format;
+    let mut lines = vec![if before == format {
+        format!("the store holds format {format} already")
+    } else {
+        format!("raised the store from format {before} to {format}")
+    }];
+    if upgrade.actors_made > 0 {
+        lines.push(format!(
+            "{} podcasts made before are fediverse actors now (their keys made)",
+            upgrade.actors_made
+        ));
     }
+    lines.push(text(&upgrade.status));
+    lines.join("\n")
+}
+
+/// The status as an operator reads it.
+fn text(status: &StoreStatus) -> String {
+    let mut lines = Vec::new();
     let brings = FORMATS
         .iter()
         .find(|f| f.number == status.format)

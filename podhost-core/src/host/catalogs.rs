@@ -31,6 +31,20 @@ impl AccountCatalog {
     }
 }
 
+/// The ids of the accounts in `store`, listed (no account is opened).
+pub(crate) async fn account_ids(
+    store: &dyn object_store::ObjectStore,
+) -> crate::error::Result<Vec<AccountId>> {
+    let listed = store
+        .list_with_delimiter(Some(&crate::store::layout::accounts()))
+        .await?;
+    Ok(listed
+        .common_prefixes
+        .iter()
+        .filter_map(crate::store::layout::account_of)
+        .collect())
+}
+
 /// A slot of an account: its catalog once opened (concurrent first uses share one open).
 pub(super) type Cell = Arc<OnceCell<Arc<AccountCatalog>>>;
 

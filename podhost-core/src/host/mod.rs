@@ -42,7 +42,7 @@ pub use podcasts::episode_files::EpisodeFiles;
 pub use podcasts::export::FeedExport;
 pub use podcasts::uploads::{StagedUpload, UploadTarget};
 pub use secrets::random_secret;
-pub use store_format::{ServerState, StoreStatus};
+pub use store_format::{ServerState, StoreStatus, StoreUpgrade};
 pub use work::Work;
 pub use work::job_runs::WaveformFormat;
 pub use work::passes::WorkPass;

@@ -36,6 +36,18 @@ pub struct StoreStatus {
     pub servers: Vec<ServerState>,
 }
 
+/// What `podhost store upgrade` did: the store's status after it, and what it made for the
+/// records kept before the format was raised.
+#[derive(Clone, Debug, Serialize)]
+pub struct StoreUpgrade {
+    /// The store after the upgrade.
+    #[serde(flatten)]
+    pub status: StoreStatus,
+    /// Podcasts made before the store kept the fediverse's records, given their actor's key
+    /// (they are followable now).
+    pub actors_made: usize,
+}
+
 /// A server's record and whether it renewed it recently.
 #[derive(Clone, Debug, Serialize)]
 pub struct ServerState {
@@ -195,8 +207,24 @@ impl PodcastHost {
     /// Raises the store's format to `to` (this build's newest when none), once every live
     /// server reads it: `Conflict`, naming the servers that do not, while one lives. Records of
     /// servers that stopped are swept first. Raising to the format the store holds changes
-    /// nothing; a lower one is refused (a format is never lowered).
-    pub async fn upgrade_store(&self, to: Option<u32>) -> Result<StoreStatus> {
+    /// nothing; a lower one is refused (a format is never lowered). Then what the format
+    /// brings is made for what was there before it: once the store keeps the fediverse's
+    /// records, every podcast without an actor's key gets one (again on a repeat, for what an
+    /// interrupted upgrade left).
+    pub async fn upgrade_store(&self, to: Option<u32>) -> Result<StoreUpgrade> {
+        let status = self.raise_format(to).await?;
+        let actors_made = match status.format >= format::FEDIVERSE {
+            true => self.podcasts().make_actors().await?,
+            false => 0,
+        };
+        Ok(StoreUpgrade {
+            status,
+            actors_made,
+        })
+    }
+
+    /// The raise of [`upgrade_store`](Self::upgrade_store).
+    async fn raise_format(&self, to: Option<u32>) -> Result<StoreStatus> {
         let to = to.unwrap_or(FORMAT);
         let target = Marker::of(to, self.now())?;
         let holds = self.store_format().await?;

@@ -472,6 +472,60 @@ impl Podcasts<'_> {
     }
 }
 
+impl Podcasts<'_> {
+    /// Gives every podcast that has no fediverse actor's key one: those made while the store's
+    /// format did not keep the keys become actors at once, not with their next change. What
+    /// `upgrade_store` does once the format keeps them; nothing while it does not. Returns how
+    /// many podcasts got a key. Safe to repeat, and beside running servers: each account's
+    /// commit gives a key only to a podcast that still has none.
+    pub(crate) async fn make_actors(self) -> Result<usize> {
+        let mut made = 0;
+        for account in crate::host::catalogs::account_ids(self.host.store().as_ref()).await? {
+            let catalog = self.host.catalog(&account).await?;
+            let keyless: Vec<FeedId> = catalog
+                .read(|state| {
+                    state
+                        .feeds
+                        .keys()
+                        .filter(|id| !state.fediverse.keys.contains_key(*id))
+                        .cloned()
+                        .collect()
+                })
+                .await;
+            let mut keys = Vec::with_capacity(keyless.len());
+            for feed in keyless {
+                let Some(key) = actor_key(self.host).await? else {
+                    return Ok(made);
+                };
+                keys.push((feed, key));
+            }
+            if keys.is_empty() {
+                continue;
+            }
+            made += catalog
+                .commit(self.host.now(), &crate::model::Actor::podhost(), |state| {
+                    let changes: Vec<Change> = keys
+                        .iter()
+                        .filter(|(feed, _)| {
+                            state.feeds.contains_key(feed)
+                                && !state.fediverse.keys.contains_key(feed)
+                        })
+                        .map(|(feed, key)| {
+                            Change::Fediverse(FediverseChange::KeyPut {
+                                feed: feed.clone(),
+                                key: key.clone(),
+                            })
+                        })
+                        .collect();
+                    let count = changes.len();
+                    Ok((changes, count))
+                })
+                .await?;
+        }
+        Ok(made)
+    }
+}
+
 /// A new actor key for a podcast, made on a blocking thread; none while the store's format
 /// does not keep the fediverse's records (servers of a release before may run on it).
 pub(crate) async fn actor_key(

@@ -264,19 +264,6 @@ impl PodcastHost {
         }
     }
 
-    /// The ids of the store's accounts, listed (no account is opened).
-    async fn account_ids(&self) -> Result<Vec<AccountId>> {
-        let listed = self
-            .store()
-            .list_with_delimiter(Some(&crate::store::layout::accounts()))
-            .await?;
-        Ok(listed
-            .common_prefixes
-            .iter()
-            .filter_map(crate::store::layout::account_of)
-            .collect())
-    }
-
     async fn repair_account(
         &self,
         account: &AccountId,
@@ -444,7 +431,7 @@ impl Work<'_> {
         renderer: &dyn EventRenderer,
     ) -> Result<usize> {
         let mut looked = 0;
-        for account in self.host.account_ids().await? {
+        for account in crate::host::catalogs::account_ids(self.host.store().as_ref()).await? {
             match self.host.repair_account(&account, sender, renderer).await {
                 Ok(true) => looked += 1,
                 Ok(false) => {}
