@@ -135,7 +135,7 @@ fn upgrade_waits_for_every_server_of_an_older_release_and_readyz_says_the_format
     );
     // The podcast made at format 1 is followable at once: the upgrade made its key.
     assert!(
-        raised.contains("1 podcasts made before are fediverse actors now"),
+        raised.contains("1 podcast made before is a fediverse actor now"),
         "{raised}"
     );
     assert_eq!(http_status(&address, "/ap/podcasts/daily"), 200);

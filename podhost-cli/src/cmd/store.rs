@@ -49,11 +49,12 @@ fn upgraded(upgrade: &StoreUpgrade, before: u32) -> String {
     } else {
         format!("raised the store from format {before} to {format}")
     }];
-    if upgrade.actors_made > 0 {
-        lines.push(format!(
-            "{} podcasts made before are fediverse actors now (their keys made)",
-            upgrade.actors_made
-        ));
+    match upgrade.actors_made {
+        0 => {}
+        1 => lines.push("1 podcast made before is a fediverse actor now (its key made)".into()),
+        n => lines.push(format!(
+            "{n} podcasts made before are fediverse actors now (their keys made)"
+        )),
     }
     lines.push(text(&upgrade.status));
     lines.join("\n")
