@@ -314,12 +314,7 @@ impl Target {
     async fn read_episode(&self, client: u64, id: &str) -> Outcome {
         let sent = history_now();
         let got = self
-            .send(
-                Method::GET,
-                &format!("/api/feed/{FEED}/show/{id}"),
-                None,
-                Bytes::new(),
-            )
+            .send(Method::GET, &episode_path(id), None, Bytes::new())
             .await;
         let op = history::Op::Read {
             record: format!("episode/{id}"),
@@ -391,6 +386,11 @@ struct Ledger {
 }
 
 const FEED: &str = "load";
+
+/// The API path of episode `id` of the podcast.
+fn episode_path(id: &str) -> String {
+    format!("/api/feed/{FEED}/show/{id}")
+}
 
 fn wav(seconds: f64) -> Vec<u8> {
     podhost_testkit::fixtures::wav(seconds, 8000)
@@ -505,11 +505,7 @@ async fn worker(
                 let title = format!("w{w}-{n}-renamed");
                 let sent = history_now();
                 let outcome = target
-                    .json(
-                        Method::PUT,
-                        &format!("/api/feed/{FEED}/show/{id}"),
-                        &json!({"title": title}),
-                    )
+                    .json(Method::PUT, &episode_path(&id), &json!({"title": title}))
                     .await;
                 let op = history::Op::Write {
                     record: format!("episode/{id}"),
@@ -543,13 +539,7 @@ async fn worker(
                 let id = own[rng.random::<u32>() as usize % own.len()].clone();
                 let sent = history_now();
                 let answer = target
-                    .until_usable(
-                        Method::GET,
-                        &format!("/api/feed/{FEED}/show/{id}"),
-                        None,
-                        Bytes::new(),
-                        &[],
-                    )
+                    .until_usable(Method::GET, &episode_path(&id), None, Bytes::new(), &[])
                     .await;
                 let age = answer.as_ref().ok().and_then(|a| a.age);
                 let outcome = answer.map(|a| (a.status, a.body));
@@ -955,12 +945,7 @@ async fn main() {
                 .take(5)
             {
                 let episode = target
-                    .send(
-                        Method::GET,
-                        &format!("/api/feed/{FEED}/show/{id}"),
-                        None,
-                        Bytes::new(),
-                    )
+                    .send(Method::GET, &episode_path(id), None, Bytes::new())
                     .await;
                 let attributes = episode
                     .ok()
