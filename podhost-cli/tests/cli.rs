@@ -418,6 +418,84 @@ fn passwords_for_the_key_management_site() {
     assert!(!signs_in("second password"));
 }
 
+/// A login belongs to whoever made it first: the owner of `own` invites the login `futurecorp`
+/// and joins as it with a password of their choosing; an operator's later `user create
+/// futurecorp` is refused, saying who holds the login, and nothing is created; the inviter
+/// signing in as `futurecorp` is the member they joined as, never an account's owner.
+/// `--existing-person` makes the account theirs on purpose.
+#[test]
+fn a_login_made_by_an_invitation_is_not_taken_by_a_later_account() {
+    let cli = Cli::new();
+    cli.ok(&["user", "create", "own"]);
+    let url = cli.ok(&[
+        "member",
+        "invite",
+        "futurecorp",
+        "--role",
+        "editor",
+        "--user",
+        "own",
+    ]);
+    let secret = url.trim().rsplit('/').next().unwrap().to_string();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let host = || {
+        let opened = podhost_core::open_store(cli.store_path()).unwrap();
+        podhost_core::PodcastHost::new(
+            podhost_core::HostConfig::new("http://127.0.0.1:8080").unwrap(),
+            opened.store,
+        )
+    };
+    runtime.block_on(async {
+        host()
+            .access()
+            .accept_invitation(&secret, "the inviter's password", None, "127.0.0.1")
+            .await
+            .unwrap();
+    });
+
+    let refused = cli.fails(&["user", "create", "futurecorp"], 4);
+    assert!(
+        refused.contains("futurecorp is a person's already")
+            && refused.contains("own (editor)")
+            && refused.contains("--existing-person")
+            && refused.contains("nothing was created"),
+        "{refused}"
+    );
+    let users = cli.json(&["user", "list"]);
+    assert_eq!(users.as_array().unwrap().len(), 1, "{users}");
+    // With a password too: refused, and the person's own password still theirs.
+    let mut child = cli
+        .command(&["user", "create", "futurecorp", "--password-stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        writeln!(child.stdin.take().unwrap(), "the operator's password").unwrap();
+    }
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    let signed_in = |password: &str| {
+        runtime.block_on(async {
+            host()
+                .access()
+                .sign_in("futurecorp", password, "127.0.0.1")
+                .await
+                .map(|s| (s.session.account.to_string(), s.session.member.is_some()))
+        })
+    };
+    assert!(signed_in("the operator's password").is_err());
+    let (account, _) = signed_in("the inviter's password").unwrap();
+    assert_eq!(account, "own", "the member they joined as, nothing more");
+
+    // On purpose: the account is the person's, who signs in to it with their own password.
+    let made = cli.ok(&["user", "create", "futurecorp", "--existing-person"]);
+    assert!(made.contains("they own it now"), "{made}");
+    let (account, _) = signed_in("the inviter's password").unwrap();
+    assert_eq!(account, "futurecorp");
+}
+
 /// `podhost sweep` removes a blob no record uses and a staged upload a crash cut off, and
 /// nothing that is in use.
 #[test]

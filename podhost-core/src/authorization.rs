@@ -7,8 +7,17 @@
 //! A caller may do an action when its scopes allow the action's scope (a write scope includes
 //! its read-only scope) and its role is among the action's roles (an account's own token acts
 //! as its owner).
+//!
+//! What a caller may hand to others is the third half: a [`Reach`] (a role, the scopes, the
+//! podcasts) grants only a reach it covers ([`Reach::may_grant`]), and changes or removes only
+//! members whose role and podcasts it covers ([`Reach::may_manage`]), itself included. The
+//! members' operations ask it, and nothing else decides it.
+
+use std::collections::BTreeSet;
 
 use crate::{
+    error::{Error, Result},
+    ids::FeedId,
     model::Role,
     scope::{Scope, Scopes},
 };
@@ -204,11 +213,114 @@ pub fn role_scopes(role: Role) -> Scopes {
         .collect()
 }
 
-/// The action of making, changing or removing a member of `role`: only owners touch owners.
-pub(crate) fn managing(role: Role) -> Action {
-    match role {
-        R::Owner => A::ManageOwners,
-        R::Admin | R::Editor | R::Author | R::Analyst => A::ManageMembers,
+/// The first action `role` may do that `holder` may not (none: `holder` covers `role`).
+fn first_right_beyond(holder: Role, role: Role) -> Option<Action> {
+    Action::ALL
+        .into_iter()
+        .find(|a| a.allowed_to(role) && !a.allowed_to(holder))
+}
+
+/// What a member holds in an account, and so the most they may hand to another (or to
+/// themselves): a role, the scopes they act with (a token's, within its role's), and the
+/// podcasts they may touch (none: every podcast of the account).
+///
+/// The rule of the team: a caller grants, changes or removes only a reach its own covers
+/// (role, scopes and podcasts alike), so no member ever holds more than the one who granted it,
+/// and none widens their own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reach {
+    /// The role.
+    pub role: Role,
+    /// The scopes acted with.
+    pub scopes: Scopes,
+    /// The podcasts (none: all of the account's).
+    pub feeds: Option<BTreeSet<FeedId>>,
+}
+
+impl Reach {
+    /// The reach of a member of `role` on `feeds`: every scope of the role.
+    pub fn of_role(role: Role, feeds: Option<BTreeSet<FeedId>>) -> Reach {
+        Reach {
+            role,
+            scopes: role_scopes(role),
+            feeds,
+        }
+    }
+
+    /// Whether this reach covers `other`: every action of its role, every scope, every podcast.
+    pub fn covers(&self, other: &Reach) -> bool {
+        self.beyond(other, true).is_none()
+    }
+
+    /// `Forbidden` unless this reach covers `other` (role, scopes and podcasts): what a caller
+    /// may grant. The sentence begins with `attempt` ("you may not invite sam as admin") and
+    /// says what `other` holds beyond this reach.
+    pub fn may_grant(&self, other: &Reach, attempt: &str) -> Result<()> {
+        self.refuse_beyond(other, true, attempt)
+    }
+
+    /// `Forbidden` unless this reach covers `other`'s role and podcasts: the members a caller
+    /// may change or remove (taking away grants nothing, so a token's scopes do not bound it).
+    pub fn may_manage(&self, other: &Reach, attempt: &str) -> Result<()> {
+        self.refuse_beyond(other, false, attempt)
+    }
+
+    fn refuse_beyond(&self, other: &Reach, scopes: bool, attempt: &str) -> Result<()> {
+        match self.beyond(other, scopes) {
+            None => Ok(()),
+            Some(lack) => Err(Error::Forbidden {
+                message: format!(
+                    "{attempt}: {lack}. A member grants, changes or removes no more than they \
+                     hold themselves"
+                ),
+            }),
+        }
+    }
+
+    /// What `other` holds beyond this reach, in words (none: this covers it).
+    fn beyond(&self, other: &Reach, scopes: bool) -> Option<String> {
+        if let Some(action) = first_right_beyond(self.role, other.role) {
+            return Some(format!(
+                "the role {} may {}, and your role {} may not",
+                other.role,
+                action.describe(),
+                self.role
+            ));
+        }
+        let missing: Scopes = other
+            .scopes
+            .iter()
+            .filter(|s| !self.scopes.allows(*s))
+            .collect();
+        if scopes && !missing.is_empty() {
+            let held = match self.scopes.is_empty() {
+                true => "none".to_string(),
+                false => self.scopes.to_string(),
+            };
+            return Some(format!(
+                "the role {} needs the scopes {missing}, which this token lacks (it has {held})",
+                other.role
+            ));
+        }
+        let mine = self.feeds.as_ref()?;
+        let list = |feeds: &mut dyn Iterator<Item = &FeedId>| {
+            feeds.map(FeedId::as_str).collect::<Vec<_>>().join(", ")
+        };
+        match &other.feeds {
+            None => Some(format!(
+                "that reaches every podcast of the account, and you may touch only {}",
+                list(&mut mine.iter())
+            )),
+            Some(theirs) => {
+                let mut extra = theirs.difference(mine).peekable();
+                extra.peek()?;
+                Some(format!(
+                    "that reaches {}, which you may not touch (you may touch {})",
+                    list(&mut extra),
+                    list(&mut mine.iter())
+                ))
+            }
+        }
     }
 }
 

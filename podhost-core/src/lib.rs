@@ -56,10 +56,10 @@ pub use host::{
     Access, ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest,
     Caching, Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure,
     EpisodeFiles, Fediverse, FediverseDocument, FeedExport, INVITATION_LIFETIME, Inbound,
-    InboxError, InvitationView, Listener, OAuthError, PodcastHost, Podcasts, Private, Received,
-    Refusal, RetimedText, ServerState, StagedUpload, StitchedEnclosure, StoreStatus, StoreUpgrade,
-    StreamAd, StreamChoice, StreamFile, SweepReport, TokenRequest, TokenResponse, UploadTarget,
-    WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
+    InboxError, InvitationView, Listener, LoginHolder, OAuthError, PodcastHost, Podcasts, Private,
+    Received, Refusal, RetimedText, ServerState, StagedUpload, StitchedEnclosure, StoreStatus,
+    StoreUpgrade, StreamAd, StreamChoice, StreamFile, SweepReport, TokenRequest, TokenResponse,
+    UploadTarget, WaveformFormat, WebhookRun, Work, WorkPass, random_secret,
 };
 pub use ids::{
     AccountId, CampaignId, ClientId, EpisodeId, FeedId, GrantId, JobId, Login, MAX_SAFE_ID,

@@ -146,6 +146,16 @@ impl Principal {
         self.member.as_ref().is_none_or(|m| m.feeds.is_none())
     }
 
+    /// What the caller holds, and so the most it may grant: its role, its scopes and its
+    /// podcasts as it was made ([`Reach`](crate::authorization::Reach)).
+    pub fn reach(&self) -> crate::authorization::Reach {
+        crate::authorization::Reach {
+            role: self.role(),
+            scopes: self.scopes.clone(),
+            feeds: self.feeds().cloned(),
+        }
+    }
+
     /// `NotFound` for a podcast the caller may not touch, as for another account's.
     pub fn require_feed(&self, feed: &FeedId) -> Result<()> {
         if self.sees(feed) {

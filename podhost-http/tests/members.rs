@@ -429,3 +429,136 @@ async fn a_person_in_two_accounts_switches_between_them() {
         .await;
     assert_eq!(refused.status, StatusCode::NOT_FOUND);
 }
+
+/// An admin restricted to one podcast grants no more than they hold, themselves included: they
+/// may not widen their own podcasts, invite a member reaching every podcast, or give another
+/// member a podcast they do not have. Each is 403 with a sentence naming what is beyond them,
+/// and changes nothing; within their reach, the same calls work.
+#[tokio::test]
+async fn a_restricted_admin_does_not_widen_anyones_reach_their_own_included() {
+    let fx = Fixture::new().await;
+    for (id, title) in [("pub", "Public"), ("priv", "Private")] {
+        fx.titled_feed(id, title).await;
+    }
+    let (admin_id, admin) = member_token(&fx, "narrow-admin", Role::Admin, json!(["pub"])).await;
+    let (editor_id, _) = member_token(&fx, "ed", Role::Editor, json!(["pub"])).await;
+    let refused = |answer: &common::Answer, says: &str| {
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+        let message = answer.body["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(says) && message.contains("no more than they hold"),
+            "{message}"
+        );
+    };
+
+    let widened = fx
+        .call(
+            Method::PUT,
+            &format!("/api/members/{admin_id}"),
+            &admin,
+            Some(json!({"feeds": null})),
+        )
+        .await;
+    refused(&widened, "every podcast of the account");
+    let private = fx.call(Method::GET, "/api/feeds/priv", &admin, None).await;
+    assert_eq!(private.status, StatusCode::NOT_FOUND);
+    let invited = fx
+        .call(
+            Method::POST,
+            "/api/members",
+            &admin,
+            Some(json!({"login": "boss", "role": "admin"})),
+        )
+        .await;
+    refused(&invited, "every podcast of the account");
+    let given = fx
+        .call(
+            Method::PUT,
+            &format!("/api/members/{editor_id}"),
+            &admin,
+            Some(json!({"feeds": ["pub", "priv"]})),
+        )
+        .await;
+    refused(&given, "priv");
+    let owner = fx
+        .call(
+            Method::POST,
+            "/api/members",
+            &admin,
+            Some(json!({"login": "boss", "role": "owner", "feeds": ["pub"]})),
+        )
+        .await;
+    refused(&owner, "make, change or remove owners");
+
+    // Nothing changed: the admin, the editor, and no member "boss".
+    let members = fx.get("/api/members").await;
+    let list = members.body["data"].as_array().unwrap();
+    let feeds_of = |id: &str| {
+        list.iter()
+            .find(|m| m["id"] == id)
+            .map(|m| m["feeds"].clone())
+            .unwrap()
+    };
+    assert_eq!(feeds_of(&admin_id), json!(["pub"]));
+    assert_eq!(feeds_of(&editor_id), json!(["pub"]));
+    assert!(list.iter().all(|m| m["login"] != "boss"), "{list:?}");
+
+    // Within their reach: an editor of their podcast, and narrowing another.
+    let within = fx
+        .call(
+            Method::POST,
+            "/api/members",
+            &admin,
+            Some(json!({"login": "helper", "role": "editor", "feeds": ["pub"]})),
+        )
+        .await;
+    assert_eq!(within.status, StatusCode::CREATED, "{}", within.body);
+    let demoted = fx
+        .call(
+            Method::PUT,
+            &format!("/api/members/{editor_id}"),
+            &admin,
+            Some(json!({"role": "analyst"})),
+        )
+        .await;
+    assert_eq!(demoted.status, StatusCode::OK, "{}", demoted.body);
+}
+
+/// A token grants no scope it lacks: an owner's token of only `members` invites no editor
+/// (the role needs scopes the token does not have), while the owner on the site does.
+#[tokio::test]
+async fn a_token_grants_no_scope_it_lacks() {
+    let fx = Fixture::new().await;
+    let owner = fx
+        .host
+        .access()
+        .owner(&"alice".parse().unwrap())
+        .await
+        .unwrap();
+    let members_only = fx
+        .host
+        .access()
+        .create_token(
+            &owner,
+            "members only",
+            podhost_core::Scopes::from_iter([Scope::Members]),
+        )
+        .await
+        .unwrap();
+    let answer = fx
+        .call(
+            Method::POST,
+            "/api/members",
+            &members_only.secret,
+            Some(json!({"login": "ed", "role": "editor"})),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+    let message = answer.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("the role editor needs the scopes")
+            && message.contains("(it has members)"),
+        "{message}"
+    );
+    fx.invite("ed", "editor", Value::Null).await;
+}

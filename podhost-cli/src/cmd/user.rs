@@ -1,5 +1,5 @@
-//! `podhost user create NAME [--password-stdin]`, `podhost user list`, `podhost user passwd
-//! NAME [--stdin | --remove]`.
+//! `podhost user create NAME [--password-stdin | --existing-person]`, `podhost user list`,
+//! `podhost user passwd NAME [--stdin | --remove]`.
 
 use clap::Subcommand;
 use serde_json::json;
@@ -15,8 +15,13 @@ pub enum UserCommand {
         name: String,
         /// Also set the account's password for the key-management site, read from the first
         /// line of standard input.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "existing_person")]
         password_stdin: bool,
+        /// When a person holds the login NAME already (they joined another account by an
+        /// invitation), make the account theirs: they are its owner and sign in with their own
+        /// password. Without it, such a name is refused, saying who holds it.
+        #[arg(long)]
+        existing_person: bool,
     },
     /// Lists the accounts.
     List,
@@ -62,20 +67,52 @@ impl super::Run for UserCommand {
             UserCommand::Create {
                 name,
                 password_stdin,
+                existing_person,
             } => {
                 let password = match password_stdin {
                     true => Some(password_from_stdin()?),
                     false => None,
                 };
-                let account = host.access().create_account(&name).await?;
+                let created = match existing_person {
+                    true => host.access().create_account_for_person(&name).await,
+                    false => host.access().create_account(&name).await,
+                };
+                let account = match created {
+                    Err(podhost_core::Error::Conflict { message })
+                        if host.access().login_holder(&name).await?.is_some() =>
+                    {
+                        return Err(crate::error::Failure {
+                            code: crate::error::Code::Conflict,
+                            message: format!(
+                                "{message} (podhost user create {name} --existing-person); nothing was created"
+                            ),
+                        }
+                        .into());
+                    }
+                    other => other?,
+                };
+                let holder = match existing_person {
+                    true => host.access().login_holder(account.id.as_str()).await?,
+                    false => None,
+                };
                 if let Some(password) = password {
                     host.access()
                         .set_password(&account.id, Some(&password))
                         .await?;
                 }
                 out.print(
-                    json!({"name": account.id.as_str(), "created": time(account.created)}),
-                    || format!("created user {}", account.id),
+                    json!({
+                        "name": account.id.as_str(),
+                        "created": time(account.created),
+                        "existing_person": holder.is_some(),
+                    }),
+                    || match &holder {
+                        Some(holder) => format!(
+                            "created user {}: {holder}; they own it now and sign in to it with their password",
+                            account.id
+                        ),
+                        None => format!("created user {}", account.id),
+                    },
                 )?;
             }
             UserCommand::List => {

@@ -30,6 +30,7 @@ pub use access::members::{ActivityQuery, INVITATION_LIFETIME, InvitationView};
 pub use access::oauth::{
     Authorization, AuthorizeError, AuthorizeRequest, OAuthError, TokenRequest, TokenResponse,
 };
+pub use access::signin::LoginHolder;
 pub use ads::{Ads, Enclosure, Listener, RetimedText, StitchedEnclosure, StreamAd, StreamChoice};
 pub use analytics::Analytics;
 pub use delivery::Delivery;

@@ -14,6 +14,7 @@ pub mod members;
 mod podcasts;
 pub mod privacy;
 mod publishing;
+pub mod teams;
 mod video;
 
 /// The owner of a new account (kept here for the tests that named it so).

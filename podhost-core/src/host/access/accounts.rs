@@ -5,6 +5,7 @@ use crate::lock::Locked;
 use object_store::{ObjectStoreExt, PutPayload, path::Path};
 use subtle::ConstantTimeEq;
 
+use super::signin::LoginHolder;
 use crate::host::{
     PodcastHost, claims,
     secrets::{random_secret, sha256_hex},
@@ -64,11 +65,52 @@ impl PodcastHost {
 
 impl Access<'_> {
     /// Creates an account. Operator-level: the embedding application decides who may call it.
-    /// `Conflict` when the name is taken.
+    /// Its founder signs in with the login of the account's name, so that login is claimed for
+    /// it: `Conflict` when the name is taken, or when a person holds that login already (they
+    /// joined another account by an invitation; the sentence says who, and
+    /// [`create_account_for_person`](Self::create_account_for_person) makes it theirs on
+    /// purpose). A login belongs to whoever made it first.
     pub async fn create_account(self, name: &str) -> Result<Account> {
+        self.create_account_claiming(name, false).await
+    }
+
+    /// Creates an account for the person who holds the login of its name already (one who
+    /// joined another account by an invitation): they are its owner and sign in to it with
+    /// their own password. For a login no one holds, the same as
+    /// [`create_account`](Self::create_account). Operator-level.
+    pub async fn create_account_for_person(self, name: &str) -> Result<Account> {
+        self.create_account_claiming(name, true).await
+    }
+
+    /// Who holds the login `name` with a password of their own (none: no one), for an operator
+    /// deciding whether to make an account of that name. Operator-level.
+    pub async fn login_holder(self, name: &str) -> Result<Option<LoginHolder>> {
+        let login = crate::ids::Login::new(name)?;
+        self.host.login_holder(&login).await
+    }
+
+    async fn create_account_claiming(self, name: &str, for_holder: bool) -> Result<Account> {
         let id = AccountId::new(name)?;
         // The first account of a new store: it is made at the newest format.
         self.host.prepare_new_store().await?;
+        let exists = || Error::conflict(format!("the account {id} exists already"));
+        if self.host.existing_catalog(&id).await?.is_some() {
+            return Err(exists());
+        }
+        let login = crate::ids::Login::new(id.as_str())?;
+        // The founder's login, claimed before the account is made (put-if-absent: an
+        // invitation accepted at the same moment either made it first, and is refused here,
+        // or finds it taken). A record without a password was made by an operator's command
+        // and is no one's to keep.
+        let claimed = self.host.claim_person(&login, None, None).await?;
+        if !claimed
+            && !for_holder
+            && let Some(holder) = self.host.login_holder(&login).await?
+        {
+            return Err(Error::conflict(format!(
+                "{holder}. An account {id} would be theirs to sign in to: choose another name, or make it for them on purpose"
+            )));
+        }
         let account = Account {
             id: id.clone(),
             created: self.host.now(),
@@ -82,9 +124,22 @@ impl Access<'_> {
         )
         .await
         .map_err(|e| match e {
-            Error::Conflict { .. } => Error::conflict(format!("the account {id} exists already")),
+            Error::Conflict { .. } => exists(),
             other => other,
-        })?;
+        });
+        let catalog = match catalog {
+            Ok(catalog) => catalog,
+            Err(e) => {
+                // Made by another at the same moment: the login claimed here was not ours to
+                // keep.
+                if claimed {
+                    let _ =
+                        crate::store::delete_quietly(self.host.store(), &layout::person(&login))
+                            .await;
+                }
+                return Err(e);
+            }
+        };
         let cell = self.host.inner.kernel.accounts.cell(&id);
         let catalog = std::sync::Arc::new(self.host.inner.kernel.hooked(self.host, &id, catalog));
         let weight = catalog.weight();

@@ -13,12 +13,12 @@ use crate::host::{
     user_text,
 };
 use crate::{
-    authorization::Action,
+    authorization::{Action, Reach, role_scopes},
     error::{Error, FieldErrors, Result},
     ids::{AccountId, FeedId, Login, MemberId},
     model::{
         Activity, Invited, ListedMember, Member, MemberPatch, MemberStatus, NewMember, Page,
-        PageRequest, Role,
+        PageRequest,
     },
     principal::Principal,
     state::{AccountState, Change},
@@ -76,10 +76,40 @@ fn check_feeds(
     Some(feeds.iter().cloned().collect())
 }
 
-/// `Forbidden` when `who` may not touch a member of role `role` (only owners make, change or
-/// remove owners).
-fn check_owner_rule(who: &Principal, role: Role) -> Result<()> {
-    who.authorize(crate::authorization::managing(role))
+/// The caller's reach as the account holds it now, inside a commit: its member's role and
+/// podcasts as the state has them (a member narrowed a moment ago holds what they hold now),
+/// its token's scopes within that role. An operator (no member) holds everything.
+/// `Unauthenticated` for a member no longer active; `Forbidden` for one whose role no longer
+/// manages members.
+fn caller_reach(who: &Principal, state: &AccountState) -> Result<Reach> {
+    let Some(id) = who.member_id() else {
+        return Ok(who.reach());
+    };
+    let member = state
+        .members
+        .get(id)
+        .filter(|m| m.status == MemberStatus::Active)
+        .ok_or(Error::Unauthenticated)?;
+    let reach = Reach {
+        role: member.role,
+        scopes: who.scopes().intersect(&role_scopes(member.role)),
+        feeds: member.feeds.clone(),
+    };
+    if !Action::ManageMembers.allowed_to(reach.role) {
+        return Err(Error::Forbidden {
+            message: format!(
+                "the role {} may not {}",
+                reach.role,
+                Action::ManageMembers.describe()
+            ),
+        });
+    }
+    Ok(reach)
+}
+
+/// A member's reach: their role, its scopes, their podcasts.
+fn member_reach(member: &Member) -> Reach {
+    Reach::of_role(member.role, member.feeds.clone())
 }
 
 /// `Conflict` when the change leaves the account without an active owner.
@@ -207,14 +237,14 @@ impl Access<'_> {
             .await
     }
 
-    /// Invites a person to the account with a role (scope `members`; only an owner invites an
-    /// owner). Answers the member, status `invited`, and the URL of the invitation (one use,
+    /// Invites a person to the account with a role (scope `members`): the caller grants no more
+    /// than they hold ([`Reach`]: a role whose rights are theirs, scopes their token has,
+    /// podcasts they may touch; so only an owner invites an owner). Answers the member, status `invited`, and the URL of the invitation (one use,
     /// 7 days), which is shown here and nowhere else. Inviting a login invited before makes a
     /// new invitation of the same member (the old link stops working); `Conflict` when the
     /// login is an active member already.
     pub async fn invite_member(self, who: &Principal, new: NewMember) -> Result<Invited> {
         who.authorize(Action::ManageMembers)?;
-        check_owner_rule(who, new.role)?;
         let mut errors = FieldErrors::default();
         let login = match Login::new(&new.login) {
             Ok(login) => Some(login),
@@ -251,6 +281,11 @@ impl Access<'_> {
                 let mut errors = FieldErrors::default();
                 let feeds = check_feeds(&mut errors, state, &new.feeds);
                 errors.into_result()?;
+                let mine = caller_reach(who, state)?;
+                mine.may_grant(
+                    &Reach::of_role(new.role, feeds.clone()),
+                    &format!("you may not invite {login} as {}", new.role),
+                )?;
                 // Invited again (a lost or expired link): the same member, a new invitation
                 // (the old link stops working). A member who joined is one already.
                 let again = match state.members.values().find(|m| m.login == login) {
@@ -260,7 +295,10 @@ impl Access<'_> {
                         )));
                     }
                     Some(m) => {
-                        check_owner_rule(who, m.role)?;
+                        mine.may_manage(
+                            &member_reach(m),
+                            &format!("you may not replace the invitation of {login}"),
+                        )?;
                         Some(m)
                     }
                     None => None,
@@ -291,8 +329,10 @@ impl Access<'_> {
         })
     }
 
-    /// Changes a member's name, role or podcasts (scope `members`). Only an owner makes,
-    /// changes or demotes an owner; `Conflict` when it would leave no active owner.
+    /// Changes a member's name, role or podcasts (scope `members`): the caller changes only a
+    /// member whose reach they cover, into one they cover ([`Reach`]; themselves included, so
+    /// no one widens their own; only an owner makes, changes or demotes an owner). `Conflict`
+    /// when it would leave no active owner.
     pub async fn update_member(
         self,
         who: &Principal,
@@ -300,9 +340,6 @@ impl Access<'_> {
         patch: &MemberPatch,
     ) -> Result<Member> {
         who.authorize(Action::ManageMembers)?;
-        if let Some(role) = patch.role {
-            check_owner_rule(who, role)?;
-        }
         let mut errors = FieldErrors::default();
         if let Some(name) = &patch.name {
             user_text::check_line(&mut errors, "name", name);
@@ -315,7 +352,11 @@ impl Access<'_> {
         catalog
             .commit(self.host.now(), &who.actor(), |state| {
                 let before = state.members.get(id).ok_or_else(|| member_not_found(id))?;
-                check_owner_rule(who, before.role)?;
+                let mine = caller_reach(who, state)?;
+                mine.may_manage(
+                    &member_reach(before),
+                    &format!("you may not change {}", before.login),
+                )?;
                 let mut member = before.clone();
                 let mut errors = FieldErrors::default();
                 if let Some(feeds) = &patch.feeds {
@@ -328,6 +369,11 @@ impl Access<'_> {
                 if let Some(role) = patch.role {
                     member.role = role;
                 }
+                // Narrowing a member grants nothing; anything else is a grant.
+                let after = member_reach(&member);
+                if !member_reach(before).covers(&after) {
+                    mine.may_grant(&after, &format!("you may not give {} that", before.login))?;
+                }
                 check_keeps_an_owner(state, before, Some(&member))?;
                 if &member == before {
                     return Ok((vec![], member));
@@ -337,8 +383,8 @@ impl Access<'_> {
             .await
     }
 
-    /// Removes a member (scope `members`; only an owner removes an owner; `Conflict` for the
-    /// last owner). Their tokens and OAuth grants are revoked in the same change: they stop
+    /// Removes a member (scope `members`; only one whose reach the caller covers, so only an
+    /// owner removes an owner; `Conflict` for the last owner). Their tokens and OAuth grants are revoked in the same change: they stop
     /// working on every server within a second.
     pub async fn remove_member(self, who: &Principal, id: &MemberId) -> Result<()> {
         who.authorize(Action::ManageMembers)?;
@@ -347,7 +393,10 @@ impl Access<'_> {
         let login = catalog
             .commit(now, &who.actor(), |state| {
                 let member = state.members.get(id).ok_or_else(|| member_not_found(id))?;
-                check_owner_rule(who, member.role)?;
+                caller_reach(who, state)?.may_manage(
+                    &member_reach(member),
+                    &format!("you may not remove {}", member.login),
+                )?;
                 check_keeps_an_owner(state, member, None)?;
                 let mut changes = revoke_credentials(state, id, now);
                 changes.push(Change::MemberRemoved { id: id.clone() });
@@ -386,21 +435,31 @@ impl Access<'_> {
     ) -> Result<crate::model::SignedIn> {
         let (account, member) = self.host.pending_invitation(secret).await?;
         let login = member.login.clone();
-        match self.host.person_hash(&login).await? {
-            Some(_) => {
-                self.host
-                    .check_person_password(&login, password, address)
-                    .await?
-            }
-            None => {
-                if let Ok(named) = AccountId::new(login.as_str())
-                    && self.host.existing_catalog(&named).await?.is_some()
-                {
+        // Whoever makes a login first holds it: a person new to podhost claims it here with
+        // put-if-absent, and one who lost that race (or any known login) signs in instead.
+        let mut claimed = false;
+        loop {
+            match self.host.person_hash(&login).await? {
+                Some(_) => {
+                    self.host
+                        .check_person_password(&login, password, address)
+                        .await?;
+                    break;
+                }
+                None if self.host.login_is_founder_without_password(&login).await? => {
                     return Err(Error::conflict(format!(
                         "{login} is the name of an account without a password: an operator sets its password first (podhost user passwd)"
                     )));
                 }
-                self.host.put_person(&login, Some(password), name).await?;
+                None if !claimed => {
+                    claimed = true;
+                    if self.host.claim_person(&login, Some(password), name).await? {
+                        break;
+                    }
+                }
+                // Claimed by someone else meanwhile, and still without a password: refused
+                // as a wrong password would be.
+                None => return Err(Error::Unauthenticated),
             }
         }
         let catalog = self.host.catalog(&account).await?;

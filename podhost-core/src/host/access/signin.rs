@@ -56,6 +56,40 @@ struct Person {
     created: Timestamp,
 }
 
+/// The person who holds a login: what an operator is told before an account of that name is
+/// made ([`Access::create_account`] refuses it, [`Access::create_account_for_person`] makes it
+/// theirs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoginHolder {
+    /// The login.
+    pub login: Login,
+    /// When they made it (joined podhost by an invitation, or were given a password).
+    pub since: Timestamp,
+    /// The accounts they are an active member of, with their role there.
+    pub accounts: Vec<(AccountId, crate::model::Role)>,
+}
+
+impl std::fmt::Display for LoginHolder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let day = self.since.strftime("%Y-%m-%d");
+        write!(
+            f,
+            "the login {} is a person's already: they set its password on {day}",
+            self.login
+        )?;
+        match self.accounts.as_slice() {
+            [] => write!(f, " and are a member of no account"),
+            accounts => {
+                let list: Vec<String> = accounts
+                    .iter()
+                    .map(|(account, role)| format!("{account} ({role})"))
+                    .collect();
+                write!(f, " and are a member of {}", list.join(", "))
+            }
+        }
+    }
+}
+
 /// Hashes a password after checking its length (off the async workers).
 async fn hash_checked(password: &str) -> Result<String> {
     let chars = password.chars().count();
@@ -199,13 +233,53 @@ impl PodcastHost {
         delete_quietly(self.store(), &Self::throttle_path(kind, key)).await
     }
 
-    /// Writes a person's record: their password's hash (none: they cannot sign in) and name.
+    /// Writes a person's record, replacing what was there: their password's hash (none: they
+    /// cannot sign in) and name. Only the operator's own command does this
+    /// ([`Access::set_password`]); a person new to podhost claims their login with
+    /// [`claim_person`](Self::claim_person).
     pub(crate) async fn put_person(
         &self,
         login: &Login,
         password: Option<&str>,
         name: Option<&str>,
     ) -> Result<()> {
+        let body = self.person_body(login, password, name).await?;
+        self.store()
+            .put(&layout::person(login), PutPayload::from(body))
+            .await?;
+        Ok(())
+    }
+
+    /// Claims a login for a person new to podhost, with put-if-absent: whoever makes a login
+    /// first holds it. `false` when someone holds it already (nothing is written).
+    pub(crate) async fn claim_person(
+        &self,
+        login: &Login,
+        password: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<bool> {
+        let body = self.person_body(login, password, name).await?;
+        let create = object_store::PutOptions {
+            mode: object_store::PutMode::Create,
+            ..Default::default()
+        };
+        match self
+            .store()
+            .put_opts(&layout::person(login), PutPayload::from(body), create)
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn person_body(
+        &self,
+        login: &Login,
+        password: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<Vec<u8>> {
         let hash = match password {
             Some(password) => Some(hash_checked(password).await?),
             None => None,
@@ -216,11 +290,31 @@ impl PodcastHost {
             hash,
             created: self.now(),
         };
-        let body = serde_json::to_vec(&person).map_err(|e| Error::storage(e.to_string()))?;
-        self.store()
-            .put(&layout::person(login), PutPayload::from(body))
-            .await?;
-        Ok(())
+        serde_json::to_vec(&person).map_err(|e| Error::storage(e.to_string()))
+    }
+
+    /// The person who holds `login` with a password of their own, if any: when they made it
+    /// and the accounts they are an active member of. A login whose record has no password
+    /// (an account's founder before an operator set one) is held by no one who can sign in.
+    pub(crate) async fn login_holder(&self, login: &Login) -> Result<Option<LoginHolder>> {
+        let Some(person) = get_json::<Person>(self.store(), &layout::person(login)).await? else {
+            return Ok(None);
+        };
+        if person.hash.is_none() {
+            return Ok(None);
+        }
+        let accounts = self
+            .access()
+            .person_accounts(login)
+            .await?
+            .into_iter()
+            .map(|(account, member)| (account, member.role))
+            .collect();
+        Ok(Some(LoginHolder {
+            login: login.clone(),
+            since: person.created,
+            accounts,
+        }))
     }
 
     /// The hash of a person's password: their record's, or, for a login no person has yet, the
@@ -236,6 +330,24 @@ impl PodcastHost {
             Some(catalog) => catalog.read(|s| s.password.clone()).await,
             None => None,
         })
+    }
+
+    /// Whether `login` names an account whose founder has no password: a person record without
+    /// one, or an account of that name from before podhost knew people.
+    pub(crate) async fn login_is_founder_without_password(&self, login: &Login) -> Result<bool> {
+        if self.person_hash(login).await?.is_some() {
+            return Ok(false);
+        }
+        if get_json::<Person>(self.store(), &layout::person(login))
+            .await?
+            .is_some()
+        {
+            return Ok(true);
+        }
+        let Ok(account) = AccountId::new(login.as_str()) else {
+            return Ok(false);
+        };
+        Ok(self.existing_catalog(&account).await?.is_some())
     }
 
     /// Checks a person's password from `address`, throttled per login and per address. The
