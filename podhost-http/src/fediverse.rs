@@ -2,7 +2,7 @@
 //! ActivityPub actor, collections and posts (`application/activity+json`; a browser that asks
 //! for HTML is sent to the podcast's page), and the inboxes, which read at most
 //! [`MAX_ACTIVITY_BYTES`](podhost_core::activitypub::inbound::MAX_ACTIVITY_BYTES) and answer
-//! `202 Accepted` or say why an activity is refused (400, 401, 403, 429). The rules are the
+//! `202 Accepted` or say why an activity is refused (400, 401, 403, 404, 429). The rules are the
 //! core's (`host.fediverse()`); this file maps them to HTTP.
 
 use bytes::Bytes;
@@ -135,12 +135,18 @@ async fn inbox<B: RequestBody>(
             Some((name.as_str().to_string(), value.to_str().ok()?.to_string()))
         })
         .collect();
+    // The path alone: the URL a signature must be made for is the deployment's public URL
+    // and this path (the core's rule), whatever `Host` the request came with.
     let inbound = Inbound {
         feed,
         method: parts.method.as_str().to_string(),
-        target_uri: format!("{}{path}", api.host.urls().base()),
+        path: path.to_string(),
         headers,
         body: bytes,
+        source: Some(crate::downloads::client_ip(
+            parts,
+            api.config.trust_forwarded_for,
+        )),
     };
     match api
         .host
@@ -164,7 +170,9 @@ fn refused(refusal: &Refusal) -> Response<Body> {
         Refusal::Malformed(_) => StatusCode::BAD_REQUEST,
         Refusal::Unsigned(_) | Refusal::ActorMismatch(_) => StatusCode::UNAUTHORIZED,
         Refusal::Blocked => StatusCode::FORBIDDEN,
-        Refusal::Throttled => StatusCode::TOO_MANY_REQUESTS,
+        // The post answers 404 to everyone: so does a reaction to it.
+        Refusal::NotPublic(_) => StatusCode::NOT_FOUND,
+        Refusal::Throttled | Refusal::SourceThrottled => StatusCode::TOO_MANY_REQUESTS,
     };
     let mut answer = response::json(status, &serde_json::json!({ "error": refusal.to_string() }));
     if status == StatusCode::TOO_MANY_REQUESTS {

@@ -96,6 +96,12 @@ pub fn same_origin(a: &str, b: &str) -> bool {
     }
 }
 
+/// The origin of a URL as written in a sentence: `https://social.example` (with the port when
+/// not the scheme's); the text itself when it is no URL.
+pub fn origin_of(url: &str) -> String {
+    url::Url::parse(url).map_or_else(|_| url.to_string(), |u| u.origin().ascii_serialization())
+}
+
 /// A remote actor, as its instance serves it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteActor {
@@ -279,6 +285,30 @@ mod tests {
         }
         assert!(parse_activity(b"not json").is_err());
         assert!(parse_activity(&vec![b' '; MAX_ACTIVITY_BYTES + 1]).is_err());
+    }
+
+    #[test]
+    fn origins_are_scheme_host_and_port() {
+        assert!(same_origin(
+            "https://a.example/users/ann/statuses/1",
+            "https://A.example:443/users/ann"
+        ));
+        for other in [
+            "https://b.example/users/ann",
+            "http://a.example/users/ann",
+            "https://a.example:8443/users/ann",
+            "not a url",
+        ] {
+            assert!(
+                !same_origin("https://a.example/statuses/1", other),
+                "{other}"
+            );
+        }
+        assert_eq!(
+            origin_of("https://a.example:8443/x#y"),
+            "https://a.example:8443"
+        );
+        assert_eq!(origin_of("https://a.example:443/x"), "https://a.example");
     }
 
     #[test]

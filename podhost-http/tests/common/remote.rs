@@ -82,7 +82,8 @@ impl Instance {
         signer: &str,
     ) -> podhost_core::Received {
         let body = serde_json::to_vec(activity).unwrap();
-        let target = format!("{}/ap/inbox", host.urls().base());
+        let path = "/ap/inbox";
+        let target = format!("{}{path}", host.urls().base());
         let key_id = format!("{}#main-key", self.actor(signer));
         let headers = signatures::sign_draft(
             self.key(signer),
@@ -96,9 +97,10 @@ impl Instance {
         let inbound = podhost_core::Inbound {
             feed: None,
             method: "POST".into(),
-            target_uri: target,
+            path: path.into(),
             headers,
             body: Bytes::from(body),
+            source: None,
         };
         host.fediverse()
             .receive(inbound, &podhost_http::HttpFetcher::new())
@@ -142,15 +144,7 @@ pub async fn post_signed(
 ) -> Answer {
     let body = serde_json::to_vec(activity).unwrap();
     let target = format!("{}{path}", podhost_testkit::TEST_PUBLIC_URL);
-    let headers =
-        signatures::sign_draft(key, key_id, "POST", &target, Some(&body), fx.host.now()).unwrap();
-    let mut request = Request::builder()
-        .method(Method::POST)
-        .uri(path)
-        .header("content-type", "application/activity+json");
-    for (name, value) in headers {
-        request = request.header(name, value);
-    }
+    let request = signed_request(fx, path, &target, &body, key, key_id, &[]);
     let body = if tamper {
         let mut tampered = activity.clone();
         tampered["object"]["content"] = json!("<p>something else</p>");
@@ -160,4 +154,49 @@ pub async fn post_signed(
     };
     fx.send(request.body(Full::new(Bytes::from(body))).unwrap())
         .await
+}
+
+/// Posts `activity` to `path` of podhost signed by `key` as `key_id` for the URL `signed_for`
+/// (as a sender signs who posts to that URL: its host is the `Host` sent and signed), with the
+/// headers `extra` besides (one named as a signed header, `host` say, replaces it).
+pub async fn post_signed_for(
+    fx: &Fixture,
+    path: &str,
+    signed_for: &str,
+    activity: &Value,
+    key: &ActorKey,
+    key_id: &str,
+    extra: &[(&str, &str)],
+) -> Answer {
+    let body = serde_json::to_vec(activity).unwrap();
+    let request = signed_request(fx, path, signed_for, &body, key, key_id, extra);
+    fx.send(request.body(Full::new(Bytes::from(body))).unwrap())
+        .await
+}
+
+/// A POST of `body` to `path`, signed for the URL `signed_for`, with the headers `extra`.
+fn signed_request(
+    fx: &Fixture,
+    path: &str,
+    signed_for: &str,
+    body: &[u8],
+    key: &ActorKey,
+    key_id: &str,
+    extra: &[(&str, &str)],
+) -> http::request::Builder {
+    let headers =
+        signatures::sign_draft(key, key_id, "POST", signed_for, Some(body), fx.host.now()).unwrap();
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header("content-type", "application/activity+json");
+    for (name, value) in headers {
+        if !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
+            request = request.header(name, value);
+        }
+    }
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    request
 }

@@ -304,7 +304,7 @@ pub(super) fn verify(
                     ))
                 })?
             }
-            _ => message.header_or_authority(name, &target).ok_or_else(|| {
+            _ => message.covered_header(name, &target).ok_or_else(|| {
                 SignatureError::Malformed(format!("the signed header {name} is not in the request"))
             })?,
         };
@@ -349,6 +349,7 @@ pub(super) fn verify(
         &signature,
         key_id,
     )
+    .map_err(|e| message.explain_invalid(&target, e))
 }
 
 /// Parses the number of a draft `created`/`expires` parameter (a fraction is ignored).
@@ -548,11 +549,50 @@ mod tests {
     }
 
     #[test]
-    fn tampered_host_refused() {
+    fn the_host_signed_is_this_servers_not_the_requests() {
+        // Signed for another server, sent here with its Host: refused, and the refusal says
+        // which host it was signed for and which this server is.
+        let elsewhere = "http://podcasts.elsewhere.example/ap/podcasts/x/inbox?y=1";
+        let headers = draft_request("POST", elsewhere, Some(BODY), *NOW);
+        assert_eq!(get(&headers, "host"), "podcasts.elsewhere.example");
+        let refused = check("POST", INBOX, &headers, BODY).unwrap_err();
+        assert_eq!(
+            refused,
+            SignatureError::WrongHost {
+                signed: "podcasts.elsewhere.example".to_owned(),
+                ours: "127.0.0.1:8080".to_owned(),
+            }
+        );
+        assert!(
+            refused.to_string().contains(
+                "signed for host podcasts.elsewhere.example, but this server is 127.0.0.1:8080"
+            ),
+            "{refused}"
+        );
+        // Its Host rewritten to this server's: it still does not verify.
+        let mut rewritten = headers.clone();
+        set(&mut rewritten, "host", "127.0.0.1:8080".to_owned());
+        assert!(matches!(
+            check("POST", INBOX, &rewritten, BODY),
+            Err(SignatureError::Invalid(_))
+        ));
+        // Signed for this server, whatever Host a proxy passed on (or none): verified.
         let mut headers = draft_request("POST", INBOX, Some(BODY), *NOW);
         set(&mut headers, "host", "127.0.0.1:9090".to_owned());
+        check("POST", INBOX, &headers, BODY).unwrap();
+        headers.retain(|(n, _)| n != "host");
+        check("POST", INBOX, &headers, BODY).unwrap();
+        // The default port in Host is the same host.
+        let https = "https://podhost.example/ap/inbox";
+        let mut headers = draft_request(
+            "POST",
+            "https://elsewhere.example/ap/inbox",
+            Some(BODY),
+            *NOW,
+        );
+        set(&mut headers, "host", "podhost.example:443".to_owned());
         assert!(matches!(
-            check("POST", INBOX, &headers, BODY),
+            check("POST", https, &headers, BODY),
             Err(SignatureError::Invalid(_))
         ));
     }

@@ -114,6 +114,13 @@ pub fn signer(message: &Message<'_>) -> Result<Signer, SignatureError> {
 /// Verifies `message`'s signature by `signer` (from [`signer`]) with the signer's public key
 /// (`public_key_pem`: SPKI or PKCS#1 RSA, or SPKI Ed25519), at time `now`.
 ///
+/// The target a signature must be made for is `message.target_uri`, scheme and authority
+/// included: for an inbound request, the receiving server's own public URL with the path and
+/// query received. The host signed (draft `host`; RFC 9421 `@authority`, `@target-uri` and
+/// `host`) is therefore this server's, never the request's `Host` header: a request signed for
+/// another server does not verify, and when its `Host` names another host the refusal says so
+/// ([`SignatureError::WrongHost`]).
+///
 /// Beyond the cryptography, this server requires that the signature covers:
 ///
 /// - the target: draft `(request-target)` and `host`; RFC 9421 `@target-uri`, or `@path` or

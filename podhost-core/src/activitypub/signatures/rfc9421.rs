@@ -160,7 +160,7 @@ impl Rfc9421Signature {
                         "the derived component \"{name}\" is not supported for a request"
                     )));
                 }
-                _ => message.header_or_authority(name, &target).ok_or_else(|| {
+                _ => message.covered_header(name, &target).ok_or_else(|| {
                     SignatureError::Malformed(format!(
                         "the signed header {name} is not in the request"
                     ))
@@ -268,7 +268,10 @@ pub(super) fn verify(
     }
 
     let key = PublicKey::from_pem(public_key_pem)?;
-    parsed.check_signature(message, &key)
+    let target = Target::parse(message.target_uri)?;
+    parsed
+        .check_signature(message, &key)
+        .map_err(|e| message.explain_invalid(&target, e))
 }
 
 fn sf_string(name: &str, value: &BareItem) -> Result<String, SignatureError> {
@@ -308,8 +311,9 @@ mod tests {
         params: &str,
     ) -> Vec<(String, String)> {
         let sha = STANDARD.encode(Sha256::digest(body));
+        let host = uri.split_once("://").unwrap().1.split('/').next().unwrap();
         let mut headers = vec![
-            ("Host".to_owned(), "127.0.0.1:8080".to_owned()),
+            ("Host".to_owned(), host.to_owned()),
             ("Date".to_owned(), imf_fixdate(*NOW).unwrap()),
             ("Content-Digest".to_owned(), format!("sha-256=:{sha}:")),
             (
@@ -509,6 +513,40 @@ mod tests {
             check("POST", INBOX, &headers, BODY),
             Err(SignatureError::BadKey(_))
         ));
+    }
+
+    #[test]
+    fn rfc9421_the_authority_signed_is_this_servers() {
+        let params = fedify_params(NOW.as_second());
+        let elsewhere = "http://podcasts.elsewhere.example/ap/podcasts/x/inbox?y=1";
+        let by_host = [
+            "@method",
+            "@path",
+            "@query",
+            "host",
+            "content-digest",
+            "date",
+        ];
+        for components in [
+            FEDIFY_COMPONENTS,
+            &["@method", "@target-uri", "content-digest", "date"],
+            &by_host,
+        ] {
+            // Signed for another server (its @target-uri, @authority or Host), sent here.
+            let headers = rfc9421_request("POST", elsewhere, BODY, components, &params);
+            assert_eq!(
+                check("POST", INBOX, &headers, BODY),
+                Err(SignatureError::WrongHost {
+                    signed: "podcasts.elsewhere.example".to_owned(),
+                    ours: "127.0.0.1:8080".to_owned(),
+                }),
+                "{components:?}"
+            );
+            // Signed for this server, with whatever Host the request came with: verified.
+            let mut headers = rfc9421_request("POST", INBOX, BODY, components, &params);
+            set(&mut headers, "host", "internal.proxy.example".to_owned());
+            check("POST", INBOX, &headers, BODY).unwrap();
+        }
     }
 
     #[test]

@@ -27,9 +27,11 @@ pub const MAX_AHEAD_SECONDS: i64 = 3600;
 pub struct Message<'a> {
     /// The method, e.g. `POST` (as sent: RFC 9421's `@method` is case-sensitive).
     pub method: &'a str,
-    /// The full target URL, e.g. `http://127.0.0.1:8080/ap/podcasts/x/inbox?y`: scheme and
-    /// authority as the client addressed this server, path and query as received (not
-    /// normalized: signatures cover the bytes that were sent).
+    /// The full target URL, e.g. `http://127.0.0.1:8080/ap/podcasts/x/inbox?y`: the scheme
+    /// and authority a signature must have been made for, which for an inbound request are
+    /// the receiving server's own public ones (its public base URL), never the request's
+    /// `Host`; the path and query as received (not normalized: signatures cover the bytes
+    /// that were sent).
     pub target_uri: &'a str,
     /// The header fields, names in any case, one entry per field line.
     pub headers: &'a [(String, String)],
@@ -50,13 +52,46 @@ impl Message<'_> {
         (!values.is_empty()).then(|| values.join(", "))
     }
 
-    /// The value of the header `name` as [`Message::header`], except that a missing `Host`
-    /// is the target URL's authority (HTTP/2 carries it as `:authority`, not a header).
-    pub(super) fn header_or_authority(&self, name: &str, target: &Target) -> Option<String> {
-        self.header(name).or_else(|| {
-            name.eq_ignore_ascii_case("host")
-                .then(|| target.authority.clone())
-        })
+    /// The value a signature covers for the header `name`: [`Message::header`], except
+    /// `host`, which is always the target URL's authority. The host a signature is made for
+    /// must be the receiving server's: the request's own `Host` header (whatever a client or
+    /// a proxy put there, or none with HTTP/2) is never what is verified, so a request signed
+    /// for another server does not verify here.
+    pub(super) fn covered_header(&self, name: &str, target: &Target) -> Option<String> {
+        if name.eq_ignore_ascii_case("host") {
+            return Some(target.authority.clone());
+        }
+        self.header(name)
+    }
+
+    /// Why a signature that does not verify was refused, when the request says it was made
+    /// for another host: its `Host` header names another authority than the target's (the
+    /// server's own), so it was most likely signed for that host.
+    /// [`SignatureError::WrongHost`] then, else `error` as it is.
+    pub(super) fn explain_invalid(&self, target: &Target, error: SignatureError) -> SignatureError {
+        if !matches!(error, SignatureError::Invalid(_)) {
+            return error;
+        }
+        let Some(host) = self.header("host") else {
+            return error;
+        };
+        let default_port = match target.scheme.as_str() {
+            "https" => ":443",
+            "http" => ":80",
+            _ => "",
+        };
+        let named = host.trim().to_ascii_lowercase();
+        let named = match named.strip_suffix(default_port) {
+            Some(bare) if !default_port.is_empty() => bare.to_owned(),
+            _ => named,
+        };
+        if named == target.authority {
+            return error;
+        }
+        SignatureError::WrongHost {
+            signed: host,
+            ours: target.authority.clone(),
+        }
     }
 
     /// Whether the signature must cover the body: a body, or a POST (even with an empty one).
@@ -98,6 +133,19 @@ pub enum SignatureError {
     /// The signature does not verify: the request was changed, or signed with another key.
     #[error("the signature does not verify with the key {0}")]
     Invalid(String),
+    /// The signature does not verify for this server's host, and the request's `Host` names
+    /// another: it was signed for another server. A signature's host is the receiving
+    /// server's own (its public URL's authority), never the request's `Host`.
+    #[error(
+        "the signature does not verify for this server: signed for host {signed}, but this \
+         server is {ours} (a signature is accepted only when made for this server's own host)"
+    )]
+    WrongHost {
+        /// The host the request was sent with (its `Host` header), presumably the one signed.
+        signed: String,
+        /// This server's host: its public URL's authority.
+        ours: String,
+    },
 }
 
 impl From<KeyError> for SignatureError {

@@ -36,6 +36,20 @@ pub(super) fn actor_entry<'s>(state: &'s AccountState, feed: &FeedId) -> Result<
         .ok_or_else(|| Error::not_found("actor", feed))
 }
 
+/// The episode whose post (`/ap/podcasts/{feed}/episodes/{episode}`) is public now: the
+/// podcast is an actor and the episode is published, as its page and the public feed show it
+/// ([`shown_episode`]). What the post's document answers by (404 otherwise), and what the inbox
+/// takes replies, likes and boosts of.
+pub(super) fn public_post<'s>(
+    state: &'s AccountState,
+    feed: &FeedId,
+    episode: EpisodeId,
+    now: jiff::Timestamp,
+) -> Option<&'s crate::model::Episode> {
+    let entry = actor_entry(state, feed).ok()?;
+    shown_episode(entry, Some(episode), now).ok()
+}
+
 impl Fediverse<'_> {
     /// Reads a podcast's state for a document: `Gone` when it was deleted, `NotFound` when it is
     /// no actor, else `f` of its entry.
@@ -106,10 +120,7 @@ impl Fediverse<'_> {
         let urls = self.host.urls();
         let now = self.host.now();
         self.read_actor(feed, |account, state, entry| {
-            let ep = entry
-                .episodes
-                .get(&episode)
-                .filter(|ep| ep.is_published(now))
+            let ep = public_post(state, feed, episode, now)
                 .ok_or_else(|| Error::not_found("episode", episode))?;
             let view = view_of(state, ep.clone(), now);
             Ok(documents::note(urls, account, &entry.feed, &view))

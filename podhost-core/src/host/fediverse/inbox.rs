@@ -1,13 +1,21 @@
-//! The inbox: activities posted to a podcast's inbox or the shared one. Each is checked before
-//! anything is read of it beyond its actor: the actor's instance within its rate, not blocked,
-//! the request signed (HTTP Signatures, the draft Mastodon sends or RFC 9421) by a key the
-//! activity's actor owns (fetched, signed, from its instance and remembered for an hour). Then
-//! follows, replies, likes and boosts are kept in the podcast's account, once each.
+//! The inbox: activities posted to a podcast's inbox or the shared one. Each is read (an id, a
+//! type, an actor), must carry a signature, and is then checked before it is acted on: the
+//! actor and its instance not blocked, the request signed (HTTP Signatures, the draft Mastodon
+//! sends or RFC 9421) for this deployment's own host by a key the activity's actor owns
+//! (fetched, signed, from its instance and remembered for an hour), and only then counted
+//! against its instance's rate. Then follows, replies, likes and boosts are kept in the
+//! podcast's account, once each: activities and posts only under ids on their author's origin,
+//! and replies, likes and boosts only of public posts (the published episodes' and their
+//! comments).
 
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::{Fediverse, actors::actor_entry};
+use super::{
+    Fediverse,
+    actors::{actor_entry, public_post},
+    known_actors,
+};
 use crate::{
     activitypub::{
         documents::ACTIVITY_JSON,
@@ -33,9 +41,15 @@ pub struct Inbound {
     pub feed: Option<FeedId>,
     /// The request's method (`POST`).
     pub method: String,
-    /// The URL it was sent to, as the sender wrote it (the deployment's public URL and the
-    /// path and query).
-    pub target_uri: String,
+    /// The path and query it was sent to, as received (`/ap/inbox`,
+    /// `/ap/podcasts/show/inbox?x`). The URL its signature must be made for is the
+    /// deployment's public base URL followed by this path: the host signed is always the
+    /// deployment's own, never the request's `Host` header.
+    pub path: String,
+    /// The address the request came from, as the frontend knows it (the peer, or the client
+    /// a trusted proxy names); none when it does not. Requests whose signature cannot be
+    /// verified are counted against it (see [`Fediverse::receive`]).
+    pub source: Option<std::net::IpAddr>,
     /// Its headers, names in any case.
     pub headers: Vec<(String, String)>,
     /// Its body (at most [`MAX_ACTIVITY_BYTES`](inbound::MAX_ACTIVITY_BYTES)).
@@ -58,13 +72,20 @@ pub enum Refusal {
     Malformed(String),
     /// Not signed, or its signature does not verify, or its key cannot be had (401).
     Unsigned(String),
-    /// Signed by a key another actor owns than the activity's, or about another author's post
-    /// (401).
+    /// Signed by a key another actor owns than the activity's, about another author's post, or
+    /// a post whose id is not on its author's origin (401).
     ActorMismatch(String),
+    /// A reply, like or boost of a post that is not public: no published episode's (a draft's,
+    /// a scheduled or deleted episode's, or none), or a comment of such an episode. The post
+    /// answers 404 to everyone, and so does this (404).
+    NotPublic(String),
     /// The actor or its instance is blocked (403).
     Blocked,
-    /// Its instance sent more than its share this minute (429).
+    /// Its instance sent more verified activities than its share this minute (429).
     Throttled,
+    /// The address it came from sent too many requests whose signature could not be verified
+    /// this minute: no more keys are fetched for it until the minute ends (429).
+    SourceThrottled,
 }
 
 impl std::fmt::Display for Refusal {
@@ -72,9 +93,21 @@ impl std::fmt::Display for Refusal {
         match self {
             Refusal::Malformed(why) => write!(f, "not a readable activity: {why}"),
             Refusal::Unsigned(why) => write!(f, "the request's signature is refused: {why}"),
-            Refusal::ActorMismatch(why) => write!(f, "{why}"),
+            Refusal::ActorMismatch(why) | Refusal::NotPublic(why) => write!(f, "{why}"),
             Refusal::Blocked => write!(f, "this actor or instance is blocked"),
-            Refusal::Throttled => write!(f, "too many activities from this instance; slow down"),
+            Refusal::Throttled => write!(
+                f,
+                "too many activities from this instance this minute (at most {} are accepted); \
+                 slow down",
+                known_actors::INSTANCE_PER_MINUTE
+            ),
+            Refusal::SourceThrottled => write!(
+                f,
+                "too many requests from this address whose signature could not be verified \
+                 this minute (at most {}); no more signing keys are fetched for it until the \
+                 minute ends",
+                known_actors::UNVERIFIED_PER_SOURCE
+            ),
         }
     }
 }
@@ -103,6 +136,24 @@ impl From<Refusal> for InboxError {
 
 impl Fediverse<'_> {
     /// Receives an activity posted to an inbox (see the module's docs).
+    ///
+    /// What is counted, and when. An instance's budget (600 activities a minute) is spent only
+    /// by activities whose signature verified with a key of its actor: nobody can spend a real
+    /// instance's budget by naming its actors in requests they cannot sign. What costs this
+    /// server before that is bounded otherwise:
+    ///
+    /// - a request without a readable signature is refused right after its body is parsed,
+    ///   before the account is read or anything is fetched, and counted nowhere: the refusal
+    ///   costs what a count would;
+    /// - a signed request whose signature cannot be verified (its key cannot be fetched, it
+    ///   does not verify, its signer is not its actor) is counted against the address it came
+    ///   from ([`Inbound::source`]), not against an instance: its `keyId`'s host is the
+    ///   sender's choice (counting there would let anyone spend a real instance's budget
+    ///   again), its source address is not. An address past 120 such failures a minute has no
+    ///   more keys fetched for it until the minute ends (the one costly step: a fetch of up to
+    ///   10 s); a request that a remembered key verifies is never held back by it, so junk
+    ///   from an address shared with a real instance (a proxy not passing the client's address
+    ///   on) does not stop that instance's known actors.
     pub async fn receive(
         self,
         inbound: Inbound,
@@ -114,12 +165,22 @@ impl Fediverse<'_> {
             .require_format(crate::store::format::FEDIVERSE, "the fediverse's inbox")
             .await?;
         let activity = inbound::parse_activity(&inbound.body).map_err(Refusal::Malformed)?;
-        let instance = instance_of(&activity.actor)
-            .ok_or_else(|| Refusal::Malformed("an actor without a host".into()))?;
-        if !self.state().admit(&instance) {
-            return Err(Refusal::Throttled.into());
-        }
         let urls = self.host.urls();
+        if !inbound.path.starts_with('/') {
+            return Err(Refusal::Malformed(format!(
+                "the request's path {:?} does not start with /",
+                inbound.path
+            ))
+            .into());
+        }
+        let target_uri = format!("{}{}", urls.base(), inbound.path);
+        let message = Message {
+            method: &inbound.method,
+            target_uri: &target_uri,
+            headers: &inbound.headers,
+            body: &inbound.body,
+        };
+        let signer = signatures::signer(&message).map_err(|e| Refusal::Unsigned(e.to_string()))?;
         let feed = match &inbound.feed {
             Some(feed) => feed.clone(),
             None => match addressed_feed(urls, &activity) {
@@ -140,9 +201,27 @@ impl Fediverse<'_> {
             return Err(Refusal::Blocked.into());
         }
         let key = key.ok_or_else(|| Error::not_found("actor", &feed))?;
-        let sender = self
-            .verified_sender(&inbound, &activity, &feed, &key, fetcher)
-            .await?;
+        let verified = self
+            .verified_sender(&message, &signer, &activity, &feed, &key, &inbound, fetcher)
+            .await;
+        let sender = match verified {
+            Ok(sender) => sender,
+            Err(InboxError::Refused(
+                refusal @ (Refusal::Unsigned(_) | Refusal::ActorMismatch(_)),
+            )) => {
+                if let Some(source) = inbound.source {
+                    self.state().unverified(source);
+                }
+                return Err(refusal.into());
+            }
+            Err(e) => return Err(e),
+        };
+        // Verified: only now is the request its instance's.
+        let instance = instance_of(&sender.id)
+            .ok_or_else(|| Refusal::Malformed("an actor without a host".into()))?;
+        if !self.state().admit(&instance) {
+            return Err(Refusal::Throttled.into());
+        }
         let now = self.host.now();
         let account_feed = feed.clone();
         let decided = catalog
@@ -155,28 +234,31 @@ impl Fediverse<'_> {
 
     /// The actor that signed the request, when its signature verifies with a key it owns and it
     /// is the activity's actor. A remembered key that fails is fetched again once (the actor
-    /// may have rotated it).
+    /// may have rotated it). A key is fetched only for a source within its budget of
+    /// unverifiable requests (see [`Fediverse::receive`]).
+    #[allow(clippy::too_many_arguments)]
     async fn verified_sender(
         self,
-        inbound: &Inbound,
+        message: &Message<'_>,
+        signer: &signatures::Signer,
         activity: &Activity,
         feed: &FeedId,
         key: &ActorKey,
+        inbound: &Inbound,
         fetcher: &dyn Fetcher,
     ) -> Result<RemoteActor, InboxError> {
-        let message = Message {
-            method: &inbound.method,
-            target_uri: &inbound.target_uri,
-            headers: &inbound.headers,
-            body: &inbound.body,
-        };
-        let signer = signatures::signer(&message).map_err(|e| Refusal::Unsigned(e.to_string()))?;
         let now = self.host.now();
         for fresh in [false, true] {
             let actor = match (fresh, self.state().actor(&signer.key_id)) {
                 (false, Some(actor)) => actor,
                 (false, None) => continue,
                 (true, _) => {
+                    if inbound
+                        .source
+                        .is_some_and(|source| !self.state().may_fetch_for(source))
+                    {
+                        return Err(Refusal::SourceThrottled.into());
+                    }
                     self.fetch_signer(&signer.key_id, feed, key, fetcher)
                         .await?
                 }
@@ -188,7 +270,7 @@ impl Fediverse<'_> {
                 ))
                 .into());
             };
-            match signatures::verify(&message, &signer, pem, now) {
+            match signatures::verify(message, signer, pem, now) {
                 Ok(()) if actor.id == activity.actor => return Ok(actor),
                 Ok(()) => {
                     return Err(Refusal::ActorMismatch(format!(
@@ -331,30 +413,75 @@ fn decide(
     if state.actor(feed).is_none() || state.fediverse.blocks(&activity.actor) {
         return (Vec::new(), Err(Refusal::Blocked));
     }
+    // Follows, likes and boosts are kept by their activity's id (an `Undo` names it): an id on
+    // another origin than its actor's would claim another server's activity.
+    if !inbound::same_origin(&activity.id, &activity.actor) {
+        return (
+            Vec::new(),
+            Err(Refusal::ActorMismatch(format!(
+                "the activity {} is not on its actor's origin ({}): an activity's id must be on \
+                 the scheme, host and port of its actor {}",
+                activity.id,
+                inbound::origin_of(&activity.actor),
+                activity.actor
+            ))),
+        );
+    }
     let actor_url = urls.actor(feed);
     let object_id = id_of(&activity.object).unwrap_or_default();
     match activity.kind.as_str() {
         "Follow" if object_id == actor_url => follow(state, feed, activity, sender, now),
         "Undo" => undo(state, feed, activity),
-        "Create" => match inbound::parse_note(&activity.object) {
-            Some(note) if note.attributed_to != activity.actor => (
-                Vec::new(),
-                Err(Refusal::ActorMismatch(format!(
-                    "{} sent a post of {}",
-                    activity.actor, note.attributed_to
-                ))),
-            ),
-            Some(note) => reply(state, feed, note, sender, urls, now),
-            None => (Vec::new(), Ok(Received::Ignored)),
+        "Create" => match authored_note(activity) {
+            Ok(Some(note)) => reply(state, feed, note, sender, urls, now),
+            Ok(None) => (Vec::new(), Ok(Received::Ignored)),
+            Err(refusal) => (Vec::new(), Err(refusal)),
         },
-        "Update" => match inbound::parse_note(&activity.object) {
-            Some(note) => edit(state, feed, &note, sender),
-            None => (Vec::new(), Ok(Received::Ignored)),
+        "Update" => match authored_note(activity) {
+            Ok(Some(note)) => edit(state, feed, &note, sender),
+            Ok(None) => (Vec::new(), Ok(Received::Ignored)),
+            Err(refusal) => (Vec::new(), Err(refusal)),
         },
         "Delete" => remove(state, feed, object_id, sender),
         "Like" | "Announce" => react(state, feed, activity, object_id, urls, now),
         _ => (Vec::new(), Ok(Received::Ignored)),
     }
+}
+
+/// The post a `Create` or `Update` carries (none: it carries no post), refused when it is
+/// another author's than the activity's actor or when its id is not on its author's origin
+/// (scheme, host and port): a post is kept by its id, and an id on another origin would take
+/// the place of that origin's own post (which would then be dropped as known, and its `Delete`
+/// ignored).
+fn authored_note(activity: &Activity) -> Result<Option<inbound::Note>, Refusal> {
+    let Some(note) = inbound::parse_note(&activity.object) else {
+        return Ok(None);
+    };
+    if note.attributed_to != activity.actor {
+        return Err(Refusal::ActorMismatch(format!(
+            "{} sent a post of {}",
+            activity.actor, note.attributed_to
+        )));
+    }
+    if !inbound::same_origin(&note.id, &note.attributed_to) {
+        return Err(Refusal::ActorMismatch(format!(
+            "the post {} is not on its author's origin ({}): a post's id must be on the \
+             scheme, host and port of its author {}",
+            note.id,
+            inbound::origin_of(&note.attributed_to),
+            note.attributed_to
+        )));
+    }
+    Ok(Some(note))
+}
+
+/// The refusal of a reaction to `post`, which is not public.
+fn not_public(post: &str) -> Refusal {
+    Refusal::NotPublic(format!(
+        "{post} is not a public post: replies, likes and boosts are accepted only for the posts \
+         of published episodes (and the comments on them), not for drafts, scheduled or \
+         deleted episodes"
+    ))
 }
 
 /// A `Follow` of the podcast: its follower kept, the delivery channel to the follower's inbox
@@ -434,26 +561,39 @@ pub(crate) const ACTIVITYPUB_EVENTS: [EventKind; 6] = [
 /// The changes that take a follower away, and its delivery channel when no other follower of
 /// the podcast is delivered at that inbox.
 pub(super) fn unfollow(state: &AccountState, feed: &FeedId, actor: &str) -> Vec<Change> {
-    let Some(follower) = state
-        .fediverse
-        .followers
-        .get(feed)
-        .and_then(|f| f.get(actor))
-    else {
-        return Vec::new();
-    };
-    let inbox = follower.delivery_inbox();
-    let mut changes = vec![Change::Fediverse(FediverseChange::FollowerRemoved {
-        feed: feed.clone(),
-        actor: actor.to_string(),
-    })];
-    let shared = state
+    unfollow_all(state, feed, |follower| follower == actor)
+}
+
+/// The changes that take away every follower of the podcast that `gone` names (by actor), and
+/// the delivery channel of each of their inboxes at which no remaining follower is delivered
+/// (followers of one instance share its inbox: the channel goes with the last of them).
+pub(super) fn unfollow_all(
+    state: &AccountState,
+    feed: &FeedId,
+    gone: impl Fn(&str) -> bool,
+) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let mut inboxes = std::collections::BTreeSet::new();
+    for follower in state
         .fediverse
         .followers_of(feed)
-        .any(|f| f.actor != actor && f.delivery_inbox() == inbox);
-    let channel = Webhook::activitypub_id(feed, inbox);
-    if !shared && state.webhooks.contains_key(&channel) {
-        changes.push(Change::WebhookRemoved { id: channel });
+        .filter(|f| gone(&f.actor))
+    {
+        changes.push(Change::Fediverse(FediverseChange::FollowerRemoved {
+            feed: feed.clone(),
+            actor: follower.actor.clone(),
+        }));
+        inboxes.insert(follower.delivery_inbox());
+    }
+    for inbox in inboxes {
+        let shared = state
+            .fediverse
+            .followers_of(feed)
+            .any(|f| !gone(&f.actor) && f.delivery_inbox() == inbox);
+        let channel = Webhook::activitypub_id(feed, inbox);
+        if !shared && state.webhooks.contains_key(&channel) {
+            changes.push(Change::WebhookRemoved { id: channel });
+        }
     }
     changes
 }
@@ -506,22 +646,36 @@ fn undo(
 }
 
 /// The episode of the podcast a post at `url` belongs to: the episode's own post, or a comment
-/// of one of its episodes (and which).
+/// of one of its episodes (and which). `None` for a post that is nothing of the podcast's;
+/// refused for one of the podcast's that is not public (an episode's post that is not
+/// published, or a comment on such an episode).
 fn thread_of(
     state: &AccountState,
     feed: &FeedId,
     urls: &crate::urls::Urls,
     url: &str,
-) -> Option<(EpisodeId, Option<String>)> {
+    now: jiff::Timestamp,
+) -> Result<Option<(EpisodeId, Option<String>)>, Refusal> {
     if let Some((of, Some(episode))) = urls.ap_object(url) {
-        let published = state.episode(&of, episode).is_some();
-        return (of == *feed && published).then_some((episode, None));
+        if of != *feed {
+            return Ok(None);
+        }
+        return match public_post(state, feed, episode, now) {
+            Some(_) => Ok(Some((episode, None))),
+            None => Err(not_public(url)),
+        };
     }
-    state
+    match state
         .fediverse
         .comment_of_post(url)
         .filter(|c| c.feed == *feed)
-        .map(|c| (c.episode, Some(c.id.clone())))
+    {
+        Some(c) if public_post(state, feed, c.episode, now).is_some() => {
+            Ok(Some((c.episode, Some(c.id.clone()))))
+        }
+        Some(_) => Err(not_public(url)),
+        None => Ok(None),
+    }
 }
 
 /// A reply: a comment of the episode it (or the comment it answers) belongs to. A post that
@@ -537,8 +691,10 @@ fn reply(
     let Some(parent_url) = note.in_reply_to.as_deref() else {
         return (Vec::new(), Ok(Received::Ignored));
     };
-    let Some((episode, parent)) = thread_of(state, feed, urls, parent_url) else {
-        return (Vec::new(), Ok(Received::Ignored));
+    let (episode, parent) = match thread_of(state, feed, urls, parent_url, now) {
+        Ok(Some(thread)) => thread,
+        Ok(None) => return (Vec::new(), Ok(Received::Ignored)),
+        Err(refusal) => return (Vec::new(), Err(refusal)),
     };
     let known = state
         .fediverse
@@ -648,7 +804,7 @@ fn remove(
     }
 }
 
-/// A `Like` or `Announce` of an episode's post.
+/// A `Like` or `Announce` of an episode's post: refused when the post is not public.
 fn react(
     state: &AccountState,
     feed: &FeedId,
@@ -660,8 +816,11 @@ fn react(
     let Some((of, Some(episode))) = urls.ap_object(object) else {
         return (Vec::new(), Ok(Received::Ignored));
     };
-    if of != *feed || state.episode(feed, episode).is_none() {
+    if of != *feed {
         return (Vec::new(), Ok(Received::Ignored));
+    }
+    if public_post(state, feed, episode, now).is_none() {
+        return (Vec::new(), Err(not_public(object)));
     }
     let known = state
         .fediverse

@@ -1,9 +1,12 @@
 //! What this process remembers for the fediverse: remote actors fetched (their keys, inboxes
-//! and names), for an hour, each remote instance's recent requests to the inbox, and how many
-//! posts each podcast's outbox holds (counted once per version of its account).
+//! and names), for an hour, each remote instance's recent verified requests to the inbox, each
+//! address's recent requests whose signature could not be verified, and how many posts each
+//! podcast's outbox holds (counted once per version of its account).
 
 use std::{
     collections::HashMap,
+    hash::Hash,
+    net::IpAddr,
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -22,8 +25,56 @@ pub(super) const ACTOR_TTL: Duration = Duration::from_secs(3600);
 /// Actors remembered at most (the oldest go first).
 const ACTORS_KEPT: usize = 10_000;
 
-/// Activities one remote instance may post to this process's inboxes per minute.
+/// Activities one remote instance may post to this process's inboxes per minute, counted once
+/// their signature verified with a key of their actor.
 pub(crate) const INSTANCE_PER_MINUTE: u32 = 600;
+
+/// Requests whose signature could not be verified (the key not fetched, the signature wrong,
+/// the signer not the actor) one address may send to this process's inboxes per minute before
+/// no more keys are fetched for it in that minute.
+pub(crate) const UNVERIFIED_PER_SOURCE: u32 = 120;
+
+/// Keys counted at most before the counts of past minutes are dropped.
+const COUNTED_KEPT: usize = 100_000;
+
+/// Counts per key in fixed one-minute windows (each key's window starts with its first count).
+struct MinuteCounts<K> {
+    windows: Mutex<HashMap<K, (Instant, u32)>>,
+}
+
+impl<K> Default for MinuteCounts<K> {
+    fn default() -> Self {
+        MinuteCounts {
+            windows: Mutex::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq> MinuteCounts<K> {
+    /// Counts one for `key`: its count in its current minute, this one included.
+    fn add(&self, key: K) -> u32 {
+        let mut windows = self.windows.locked();
+        if windows.len() > COUNTED_KEPT {
+            windows.retain(|_, (start, _)| start.elapsed() < Duration::from_secs(60));
+        }
+        let (start, count) = windows.entry(key).or_insert((Instant::now(), 0));
+        if start.elapsed() >= Duration::from_secs(60) {
+            *start = Instant::now();
+            *count = 0;
+        }
+        *count += 1;
+        *count
+    }
+
+    /// The count of `key` in its current minute.
+    fn get(&self, key: &K) -> u32 {
+        let windows = self.windows.locked();
+        match windows.get(key) {
+            Some((start, count)) if start.elapsed() < Duration::from_secs(60) => *count,
+            _ => 0,
+        }
+    }
+}
 
 /// The bound of the cache of outbox counts, in bytes (about 16,000 podcasts).
 const POST_COUNTS_BYTES: usize = 1 << 20;
@@ -66,8 +117,10 @@ impl Weigh for OutboxPage {
 pub(crate) struct KnownActors {
     /// Fetched actors by the id of the key or actor they were fetched for, with when.
     actors: Mutex<HashMap<String, (RemoteActor, Instant)>>,
-    /// Each instance's requests in the current minute.
-    windows: Mutex<HashMap<String, (Instant, u32)>>,
+    /// Each instance's verified requests in the current minute.
+    instances: MinuteCounts<String>,
+    /// Each address's requests whose signature could not be verified, in the current minute.
+    unverified: MinuteCounts<IpAddr>,
     /// Each podcast's count of posts, stamped with its account's version and good until its
     /// next scheduled episode publishes: an outbox request reads it instead of walking the
     /// podcast's episodes.
@@ -81,7 +134,8 @@ impl Default for KnownActors {
     fn default() -> Self {
         KnownActors {
             actors: Mutex::default(),
-            windows: Mutex::default(),
+            instances: MinuteCounts::default(),
+            unverified: MinuteCounts::default(),
             post_counts: Cache::new(POST_COUNTS_BYTES),
             outbox_pages: Cache::new(OUTBOX_PAGES_BYTES),
         }
@@ -116,20 +170,54 @@ impl KnownActors {
         self.actors.locked().remove(key);
     }
 
-    /// Counts a request of `instance`: false when it is past [`INSTANCE_PER_MINUTE`].
+    /// Counts a verified request of `instance`: false when it is past
+    /// [`INSTANCE_PER_MINUTE`]. Only a request whose signature verified with a key of an
+    /// actor of `instance` may be counted here.
     pub(super) fn admit(&self, instance: &str) -> bool {
-        let mut windows = self.windows.locked();
-        if windows.len() > 100_000 {
-            windows.retain(|_, (start, _)| start.elapsed() < Duration::from_secs(60));
+        self.instances.add(instance.to_string()) <= INSTANCE_PER_MINUTE
+    }
+
+    /// Counts a request from `source` whose signature could not be verified.
+    pub(super) fn unverified(&self, source: IpAddr) {
+        self.unverified.add(source);
+    }
+
+    /// Whether a key may be fetched to verify a request from `source`: false once it sent
+    /// [`UNVERIFIED_PER_SOURCE`] requests this minute that could not be verified.
+    pub(super) fn may_fetch_for(&self, source: IpAddr) -> bool {
+        self.unverified.get(&source) < UNVERIFIED_PER_SOURCE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instances_and_sources_are_counted_apart() {
+        let known = KnownActors::default();
+        for _ in 0..INSTANCE_PER_MINUTE {
+            assert!(known.admit("social.example"));
         }
-        let (start, count) = windows
-            .entry(instance.to_string())
-            .or_insert((Instant::now(), 0));
-        if start.elapsed() >= Duration::from_secs(60) {
-            *start = Instant::now();
-            *count = 0;
+        assert!(!known.admit("social.example"), "past its share");
+        assert!(
+            known.admit("other.example"),
+            "another instance's share is its own"
+        );
+
+        let (junk, real): (IpAddr, IpAddr) = (
+            "203.0.113.7".parse().unwrap(),
+            "198.51.100.1".parse().unwrap(),
+        );
+        for _ in 0..UNVERIFIED_PER_SOURCE {
+            assert!(known.may_fetch_for(junk));
+            known.unverified(junk);
         }
-        *count += 1;
-        *count <= INSTANCE_PER_MINUTE
+        assert!(!known.may_fetch_for(junk), "past its failures");
+        assert!(
+            known.may_fetch_for(real),
+            "another address is not held back"
+        );
+        assert!(known.admit("other.example"), "nor is any instance");
     }
 }

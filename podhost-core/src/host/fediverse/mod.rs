@@ -7,14 +7,17 @@
 //! the podcaster's moderation (comments hidden, actors and instances blocked).
 //!
 //! Its boundary is [`Fediverse`], reached through [`PodcastHost::fediverse`]. Its state is this
-//! process's cache of remote actors' keys and its count of each instance's requests
-//! (`known_actors.rs`); everything kept lives in the accounts' logs.
+//! process's cache of remote actors' keys, its count of each instance's verified requests and
+//! of each address's requests that could not be verified (`known_actors.rs`); everything kept
+//! lives in the accounts' logs.
 //!
 //! **Invariants:** a podcast is an actor only while it is public and its `fediverse` setting
 //! is on (else every document of it answers 404, and nothing is posted); nothing from a blocked
-//! actor or instance is accepted; an activity is acted on only when it is signed by a key its
-//! actor owns, and only once (a repeated delivery changes nothing); the documents' reads only
-//! read.
+//! actor or instance is accepted (an instance is blocked by host name, at every port); an
+//! activity is acted on only when it is signed for this deployment's host by a key its actor
+//! owns, and only once (a repeated delivery changes nothing); nothing is counted against an
+//! instance before its signature verified; replies, likes and boosts are kept only of public
+//! posts, and objects only under ids on their author's origin; the documents' reads only read.
 
 mod actors;
 mod inbox;

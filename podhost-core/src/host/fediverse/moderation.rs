@@ -117,9 +117,10 @@ impl Fediverse<'_> {
         Ok(catalog.read(|state| state.fediverse.blocks.clone()).await)
     }
 
-    /// Blocks an actor (its URL) or an instance (its host name) for every podcast of the
-    /// account (scope `feeds`): it stops following them, its comments are hidden, and nothing
-    /// more of it is accepted. Blocking again changes nothing.
+    /// Blocks an actor (its URL) or an instance (its host name, at every port) for every
+    /// podcast of the account (scope `feeds`): it stops following them (an instance's actors
+    /// at any port of its host), its comments are hidden, and nothing more of it is accepted.
+    /// Blocking again changes nothing.
     pub async fn block(self, who: &Principal, target: &str) -> Result<Block> {
         who.authorize(Action::ModerateComments)?;
         require_every_podcast(who)?;
@@ -131,7 +132,12 @@ impl Fediverse<'_> {
         let now = self.host.now();
         catalog
             .commit(now, &who.actor(), |state| {
-                if let Some(block) = state.fediverse.blocks.iter().find(|b| b.target == target) {
+                let made = state
+                    .fediverse
+                    .blocks
+                    .iter()
+                    .find(|b| b.target.same_as(&target));
+                if let Some(block) = made {
                     return Ok((Vec::new(), block.clone()));
                 }
                 let block = Block {
@@ -139,10 +145,12 @@ impl Fediverse<'_> {
                     created: now,
                 };
                 let mut changes = vec![Change::Fediverse(FediverseChange::BlockPut(block.clone()))];
-                for (feed, followers) in &state.fediverse.followers {
-                    for actor in followers.keys().filter(|a| target.covers(a)) {
-                        changes.extend(super::inbox::unfollow(state, feed, actor));
-                    }
+                // Every follower it covers at once (an instance's at any port of its host), so
+                // that the channel of an inbox they share goes with the last of them.
+                for feed in state.fediverse.followers.keys() {
+                    changes.extend(super::inbox::unfollow_all(state, feed, |actor| {
+                        target.covers(actor)
+                    }));
                 }
                 for comment in state.fediverse.comments.values().flatten() {
                     if target.covers(&comment.author.id) && !comment.hidden {
@@ -171,21 +179,26 @@ impl Fediverse<'_> {
         let catalog = self.host.catalog(who.account()).await?;
         catalog
             .commit(self.host.now(), &who.actor(), |state| {
-                let found = state
+                // Every block of the target (one made before instances were kept without
+                // their port may name the same host name as one made since).
+                let lifted: Vec<Change> = state
                     .fediverse
                     .blocks
                     .iter()
-                    .find(|b| match &target {
-                        Some(target) => b.target == *target,
+                    .filter(|b| match &target {
+                        Some(target) => b.target.same_as(target),
                         None => b.target.id() == block,
                     })
-                    .ok_or_else(|| Error::not_found("block", block))?;
-                Ok((
-                    vec![Change::Fediverse(FediverseChange::BlockRemoved {
-                        target: found.target.clone(),
-                    })],
-                    (),
-                ))
+                    .map(|b| {
+                        Change::Fediverse(FediverseChange::BlockRemoved {
+                            target: b.target.clone(),
+                        })
+                    })
+                    .collect();
+                if lifted.is_empty() {
+                    return Err(Error::not_found("block", block));
+                }
+                Ok((lifted, ()))
             })
             .await
     }
