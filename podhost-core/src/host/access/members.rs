@@ -239,10 +239,10 @@ impl Access<'_> {
 
     /// Invites a person to the account with a role (scope `members`): the caller grants no more
     /// than they hold ([`Reach`]: a role whose rights are theirs, scopes their token has,
-    /// podcasts they may touch; so only an owner invites an owner). Answers the member, status `invited`, and the URL of the invitation (one use,
-    /// 7 days), which is shown here and nowhere else. Inviting a login invited before makes a
-    /// new invitation of the same member (the old link stops working); `Conflict` when the
-    /// login is an active member already.
+    /// podcasts they may touch; so only an owner invites an owner). Answers the member, status
+    /// `invited`, and the URL of the invitation (one use, 7 days), which is shown here and
+    /// nowhere else. Inviting a login invited before makes a new invitation of the same member
+    /// (the old link stops working); `Conflict` when the login is an active member already.
     pub async fn invite_member(self, who: &Principal, new: NewMember) -> Result<Invited> {
         who.authorize(Action::ManageMembers)?;
         let mut errors = FieldErrors::default();
@@ -330,9 +330,9 @@ impl Access<'_> {
     }
 
     /// Changes a member's name, role or podcasts (scope `members`): the caller changes only a
-    /// member whose reach they cover, into one they cover ([`Reach`]; themselves included, so
-    /// no one widens their own; only an owner makes, changes or demotes an owner). `Conflict`
-    /// when it would leave no active owner.
+    /// member whose role and podcasts they cover, and widens one (themselves included) only
+    /// into a reach they cover; narrowing grants nothing ([`Reach`]; so only an owner makes,
+    /// changes or demotes an owner). `Conflict` when it would leave no active owner.
     pub async fn update_member(
         self,
         who: &Principal,
