@@ -182,6 +182,30 @@ impl Held {
     }
 }
 
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let feeds = match &self.feeds {
+            None => "every podcast".to_string(),
+            Some(feeds) if feeds.is_empty() => "no podcast".to_string(),
+            Some(feeds) => feeds
+                .iter()
+                .map(FeedId::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        write!(
+            f,
+            "{} with the scopes {} on {feeds}",
+            self.role, self.scopes
+        )
+    }
+}
+
+/// Who holds a login or a member in the model, in words.
+fn holder_name(holder: Option<usize>) -> String {
+    holder.map_or_else(|| "no one".to_string(), |p| format!("person {p}"))
+}
+
 /// A caller a history acts through.
 #[derive(Clone, Debug)]
 enum Caller {
@@ -340,10 +364,10 @@ fn judge<T>(
 ) -> Result<(), String> {
     match result {
         Ok(_) if !allowed => Err(format!(
-            "{what} was done by a caller holding {caller:?}, which does not cover it"
+            "{what} was done by a caller holding {caller}, which does not cover it"
         )),
         Err(Error::Forbidden { message }) if allowed => Err(format!(
-            "{what} was refused though the caller's reach {caller:?} covers it: {message}"
+            "{what} was refused though the caller's reach ({caller}) covers it: {message}"
         )),
         _ => Ok(()),
     }
@@ -471,7 +495,7 @@ async fn run_step(host: &PodcastHost, model: &mut Model, step: &Step) -> Result<
                 )
                 .await;
             judge(
-                &format!("changing {} into {after:?}", before.login),
+                &format!("changing {} into {after}", before.login),
                 allowed,
                 &result,
                 &held,
@@ -510,7 +534,9 @@ async fn run_step(host: &PodcastHost, model: &mut Model, step: &Step) -> Result<
                 if holder != Some(&Some(*person)) {
                     return Err(format!(
                         "person {person} signed in as {login} and acts as {member} of {account}, \
-                         which the model says is held by {holder:?}"
+                         which the model says is held by {}",
+                        holder
+                            .map_or_else(|| "no member it knows".to_string(), |h| holder_name(*h))
                     ));
                 }
                 model.callers.push(Caller::Session(signed_in.cookie));
@@ -609,9 +635,11 @@ async fn run_step(host: &PodcastHost, model: &mut Model, step: &Step) -> Result<
             let held = model.members.get(&(account.clone(), member.id.clone()));
             if held != Some(&maker) {
                 return Err(format!(
-                    "the login {login} (made first by {maker:?}) reaches {} of {account}, \
-                     which the model says is held by {held:?}",
-                    member.id
+                    "the login {login} (made first by {}) reaches {} of {account}, which the \
+                     model says is held by {}",
+                    holder_name(maker),
+                    member.id,
+                    held.map_or_else(|| "no member it knows".to_string(), |h| holder_name(*h))
                 ));
             }
         }
