@@ -131,6 +131,7 @@ site-nav-label = Site
 site-nav-account = Account
 site-statistics = Statistics
 site-signed-in-as = Signed in as { $name }
+site-signed-in-as-member = Signed in as { $name } in the account { $account }
 site-sign-out = Sign out
 site-back = Back
 site-back-to-account = Back to your account
@@ -250,6 +251,7 @@ site-status = Status
 site-status-invited = invited
 site-role-of = Role of { $login }
 site-change = Change
+site-change-role-of = Change the role of { $login }
 site-all-podcasts = all
 site-remove = Remove
 site-remove-named = Remove { $login }
@@ -300,6 +302,8 @@ site-stats-summary = { $total ->
     [one] { $shown } download
    *[other] { $shown } downloads
 } from { $from } to { $to } (UTC days), counted by the IAB Podcast Measurement guidelines v2.3.
+site-stats-nothing-counted = Nothing was counted in this period. Choose another period above.
+site-stats-no-impressions = No impressions yet: the campaign's ads have not been heard.
 site-stats-downloads-per-day = Downloads per day
 site-stats-day = Day
 site-stats-downloads-unit = downloads

@@ -562,3 +562,85 @@ async fn a_token_grants_no_scope_it_lacks() {
     );
     fx.invite("ed", "editor", Value::Null).await;
 }
+
+/// The account page offers no action the core would refuse, and its header names the person
+/// signed in: to the sole owner, neither a role to change nor Remove on their own row; to an
+/// admin, nothing on the owner's row (only an owner changes an owner) and no owner to invite,
+/// while their own row and an editor's have both. The admin's header names them and the account.
+#[tokio::test]
+async fn the_account_page_offers_no_action_the_core_would_refuse() {
+    let fx = Fixture::new().await;
+    fx.host
+        .access()
+        .set_password(&"alice".parse().unwrap(), Some(PASSWORD))
+        .await
+        .unwrap();
+    let (arthur, path) = fx.invite("arthur", "admin", Value::Null).await;
+    let (editor, _) = fx.invite("eve@example.com", "editor", Value::Null).await;
+    let mut browser = Browser::default();
+    browser.get(&fx.api, &path).await;
+    let joined = browser
+        .post(
+            &fx.api,
+            &path,
+            &[("password", PASSWORD), ("password_again", PASSWORD)],
+        )
+        .await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER);
+    let members = fx.get("/api/members").await;
+    let owner = members.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "owner")
+        .expect("the founder")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let remove = |id: &str| format!("action=\"/account/members/{id}/remove\"");
+    let change = |id: &str| format!("action=\"/account/members/{id}\"");
+
+    let page = browser.get(&fx.api, "/account").await;
+    let html = String::from_utf8_lossy(&page.raw).into_owned();
+    let header = html.split("</header>").next().unwrap();
+    assert!(
+        header
+            .contains("Signed in as <strong>arthur</strong> in the account <strong>alice</strong>"),
+        "{header}"
+    );
+    assert!(
+        !html.contains(&remove(&owner)) && !html.contains(&change(&owner)),
+        "{html}"
+    );
+    for id in [&arthur, &editor] {
+        assert!(
+            html.contains(&remove(id)) && html.contains(&change(id)),
+            "{id}: {html}"
+        );
+    }
+    assert!(
+        !html.contains("<option value=\"owner\""),
+        "an admin makes no owner: {html}"
+    );
+
+    let mut alice = Browser::default();
+    alice.sign_in(&fx.api, "alice", PASSWORD).await;
+    let page = alice.get(&fx.api, "/account").await;
+    let html = String::from_utf8_lossy(&page.raw).into_owned();
+    let header = html.split("</header>").next().unwrap();
+    assert!(
+        header.contains("Signed in as <strong>alice</strong>"),
+        "{header}"
+    );
+    assert!(!header.contains("in the account"), "{header}");
+    assert!(
+        !html.contains(&remove(&owner)) && !html.contains(&change(&owner)),
+        "{html}"
+    );
+    assert!(html.contains(&remove(&arthur)), "{html}");
+    // And the core refuses what is not offered.
+    let refused = alice
+        .post(&fx.api, &format!("/account/members/{owner}/remove"), &[])
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+}

@@ -72,6 +72,7 @@ impl Visit<'_> {
                 accounts: &accounts,
                 members: members.as_deref(),
                 menu: views::Menu::of(who),
+                reach: &who.reach(),
                 csrf: &session.csrf,
                 tokens: &tokens,
                 clients: &clients,

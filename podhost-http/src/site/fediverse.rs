@@ -155,7 +155,6 @@ fn problems_of(error: &Error) -> Option<(StatusCode, Vec<String>)> {
 fn answer(
     visit: &Visit<'_>,
     w: &Words,
-    who: &Principal,
     csrf: &str,
     status: StatusCode,
     title: &str,
@@ -166,7 +165,10 @@ fn answer(
         views::page(
             w,
             &views::title(title),
-            Some((who.account().as_str(), views::Menu::of(who))),
+            visit
+                .session
+                .as_ref()
+                .map(|(who, session)| views::SignedIn::of(who, session)),
             Some(csrf),
             main,
         ),
@@ -247,7 +249,7 @@ async fn overview_page(
         }
         (blocks_section(w, &blocks, csrf, may_block, who.sees_all(), typed))
     };
-    answer(visit, w, who, csrf, status, &title, main)
+    answer(visit, w, csrf, status, &title, main)
 }
 
 /// The account's blocks: a table with a button to lift each, and the form to block.
@@ -433,7 +435,7 @@ async fn podcast_page(
             }
         }
     };
-    answer(visit, w, who, csrf, status, &view.feed.title, main)
+    answer(visit, w, csrf, status, &view.feed.title, main)
 }
 
 /// An episode's comments as threads: those that answer the episode (or a comment that is not
@@ -522,22 +524,23 @@ fn comment(m: &Moderation<'_>, c: &Comment) -> Markup {
     html! {
         article.comment id=(c.id) aria-label=(c.author.name) {
             p.meta {
+                // The stylesheet sets a dot between the parts (`.meta`); a space in text.
                 @match web_link(&c.author.url) {
                     Some(url) => a href=(url) rel="nofollow ugc noopener" { (author) },
-                    None => (author),
+                    None => span { (author) },
                 }
-                " · "
+                " "
                 time datetime=(c.published.to_string()) { (w.locale().date_time(c.published)) }
                 @if let Some(url) = c.url.as_deref().and_then(web_link) {
-                    " · "
+                    " "
                     a href=(url) rel="nofollow ugc noopener" { (w.text("comment-on-instance")) }
                 }
                 @if c.hidden {
-                    " · "
+                    " "
                     strong { (w.text("site-fediverse-hidden")) }
                 }
                 @if blocked {
-                    " · "
+                    " "
                     strong { (w.text("site-fediverse-blocked")) }
                 }
             }

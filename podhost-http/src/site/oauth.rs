@@ -90,8 +90,7 @@ pub(super) async fn authorize(visit: &Visit<'_>) -> Page {
     let page = views::consent(
         &visit.words,
         &views::Consent {
-            account: who.account().as_str(),
-            menu: views::Menu::of(who),
+            signed_in: views::SignedIn::of(who, session),
             csrf: &session.csrf,
             client: &authorization.client,
             scopes: &authorization.scopes,

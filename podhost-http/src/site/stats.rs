@@ -203,6 +203,11 @@ fn summary(w: &Words, report: &StatsReport) -> Markup {
     }
 }
 
+/// A period without a download, said once (instead of a chart and an empty table each).
+fn nothing_counted(w: &Words) -> Markup {
+    html! { p.panel.empty role="status" { (w.text("site-stats-nothing-counted")) } }
+}
+
 /// Downloads on each day of the period.
 fn per_day(w: &Words, report: &StatsReport) -> LineChart {
     LineChart {
@@ -353,9 +358,13 @@ pub(super) async fn account(api: &Api, viewer: &Viewer<'_>) -> Answer {
         h1 { (statistics) }
         (summary(w, &report))
         (picker(w, base, Some((report.from, report.to)), viewer.today))
-        section.panel { (per_day(w, &report).render(w.locale())) }
-        section.panel { (podcasts.render(w.locale())) }
-        (audience(w, &report))
+        @if report.total == 0 {
+            (nothing_counted(w))
+        } @else {
+            section.panel { (per_day(w, &report).render(w.locale())) }
+            section.panel { (podcasts.render(w.locale())) }
+            (audience(w, &report))
+        }
         section.panel aria-labelledby="each-podcast" {
             h2 #each-podcast { (w.text("site-stats-each-podcast")) }
             @if listed.is_empty() {
@@ -481,8 +490,12 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
         h1 { (name) }
         (summary(w, &report))
         (picker(w, &base, Some((report.from, report.to)), viewer.today))
-        section.panel { (per_day(w, &report).render(w.locale())) }
-        section.panel { (episodes.render(w.locale())) }
+        @if report.total == 0 {
+            (nothing_counted(w))
+        } @else {
+            section.panel { (per_day(w, &report).render(w.locale())) }
+            section.panel { (episodes.render(w.locale())) }
+        }
         @if let Some(curves) = &curves {
             section.panel aria-labelledby="curves" {
                 h2 #curves { (w.text("site-stats-curves")) }
@@ -495,7 +508,9 @@ pub(super) async fn podcast(api: &Api, viewer: &Viewer<'_>, feed: &FeedId) -> An
                 }
             }
         }
-        (audience(w, &report))
+        @if report.total > 0 {
+            (audience(w, &report))
+        }
     };
     Ok(Shown {
         status: StatusCode::OK,
@@ -586,8 +601,12 @@ pub(super) async fn campaign(api: &Api, viewer: &Viewer<'_>, id: &CampaignId) ->
                 &[("shown", html! { strong { (w.locale().number(stats.impressions)) } })],
             ))
         }
-        section.panel { (days.render(w.locale())) }
-        section.panel { (episodes.render(w.locale())) }
+        @if stats.impressions == 0 {
+            p.panel.empty role="status" { (w.text("site-stats-no-impressions")) }
+        } @else {
+            section.panel { (days.render(w.locale())) }
+            section.panel { (episodes.render(w.locale())) }
+        }
     };
     Ok(Shown {
         status: StatusCode::OK,
@@ -630,7 +649,9 @@ impl super::visit::Visit<'_> {
                 views::page(
                     &self.words,
                     &views::title(&shown.title),
-                    Some((viewer.who.account().as_str(), views::Menu::of(viewer.who))),
+                    self.session
+                        .as_ref()
+                        .map(|(_, session)| views::SignedIn::of(viewer.who, session)),
                     csrf,
                     shown.main,
                 ),

@@ -7,7 +7,8 @@ use jiff::Timestamp;
 use maud::{Markup, html};
 use podhost_core::{
     Scope, Scopes,
-    model::{Grant, ListedMember, ListedToken, MemberStatus, OAuthClient, Role},
+    authorization::Reach,
+    model::{Grant, ListedMember, ListedToken, Member, MemberStatus, OAuthClient, Role},
     publish::page::site_page,
 };
 
@@ -82,10 +83,35 @@ impl Menu {
     }
 }
 
-/// Who is signed in, as the header shows them: the account's name and their menu.
-pub(super) type SignedIn<'a> = (&'a str, Menu);
+/// Who is signed in, as the header shows them: the person (their login), the account they act
+/// in, and their menu.
+#[derive(Clone, Copy)]
+pub(super) struct SignedIn<'a> {
+    /// The account the session acts in.
+    pub(super) account: &'a str,
+    /// The person signed in: their login (the account's name for its founder).
+    pub(super) person: &'a str,
+    /// What their role reaches.
+    pub(super) menu: Menu,
+}
+
+impl<'a> SignedIn<'a> {
+    /// The person of `session` acting as `who`.
+    pub(super) fn of(who: &'a podhost_core::Principal, session: &'a podhost_core::Session) -> Self {
+        let account = who.account().as_str();
+        SignedIn {
+            account,
+            person: session
+                .login
+                .as_ref()
+                .map_or(account, |login| login.as_str()),
+            menu: Menu::of(who),
+        }
+    }
+}
 
 fn header(w: &Words, signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) -> Markup {
+    let menu = signed_in.map(|s| s.menu);
     html! {
         header.site-header {
             div.wrap.bar {
@@ -96,18 +122,29 @@ fn header(w: &Words, signed_in: Option<SignedIn<'_>>, csrf_token: Option<&str>) 
                 nav aria-label=(w.text("site-nav-label")) {
                     a href=(paths::ACCOUNT) { (w.text("site-nav-account")) }
                     " · "
-                    @if signed_in.is_some_and(|(_, menu)| menu.statistics) {
+                    @if menu.is_some_and(|m| m.statistics) {
                         a href=(paths::STATS) { (w.text("site-statistics")) }
                         " · "
                     }
-                    @if signed_in.is_some_and(|(_, menu)| menu.fediverse) {
+                    @if menu.is_some_and(|m| m.fediverse) {
                         a href=(paths::FEDIVERSE) { (w.text("site-fediverse")) }
                         " · "
                     }
                     a href=(paths::API_DOCS) { "API" }
-                    @if let (Some((name, _)), Some(token)) = (signed_in, csrf_token) {
-                        " · "
-                        span.muted { (w.rich("site-signed-in-as", &[], &[("name", html! { strong { (name) } })])) }
+                }
+                @if let (Some(who), Some(token)) = (signed_in, csrf_token) {
+                    " "
+                    div.who {
+                        span.muted {
+                            @if who.person == who.account {
+                                (w.rich("site-signed-in-as", &[], &[("name", html! { strong { (who.person) } })]))
+                            } @else {
+                                (w.rich("site-signed-in-as-member", &[], &[
+                                    ("name", html! { strong { (who.person) } }),
+                                    ("account", html! { strong { (who.account) } }),
+                                ]))
+                            }
+                        }
                         " "
                         form.inline method="post" action=(paths::SIGN_OUT) {
                             (csrf(token))
@@ -265,6 +302,8 @@ pub(super) struct Account<'a> {
     pub(super) members: Option<&'a [ListedMember]>,
     /// What their role reaches.
     pub(super) menu: Menu,
+    /// What they hold: the members they may change or remove, the roles they may give.
+    pub(super) reach: &'a Reach,
     pub(super) csrf: &'a str,
     pub(super) tokens: &'a [ListedToken],
     pub(super) clients: &'a [OAuthClient],
@@ -279,7 +318,11 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
     page(
         w,
         &title(&w.text("site-account-title")),
-        Some((a.name, a.menu)),
+        Some(SignedIn {
+            account: a.name,
+            person: a.login,
+            menu: a.menu,
+        }),
         Some(a.csrf),
         html! {
             h1 { (w.text_with("site-account-heading", &[("name", a.name.into())])) }
@@ -312,7 +355,7 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
                 }
             }
             @if let Some(members) = a.members {
-                (members_section(w, members, a.csrf, a.menu.manage_members))
+                (members_section(w, members, a.csrf, a.menu.manage_members.then_some(a.reach)))
             }
             section #tokens {
                 h2 { (w.text("site-tokens")) }
@@ -473,9 +516,8 @@ pub(super) fn problems(title: &str, problems: &[String]) -> Markup {
 
 /// What the consent page shows.
 pub(super) struct Consent<'a> {
-    pub(super) account: &'a str,
-    /// What the person's role reaches.
-    pub(super) menu: Menu,
+    /// Who is signed in (the account is the one the application asks for).
+    pub(super) signed_in: SignedIn<'a>,
     pub(super) csrf: &'a str,
     pub(super) client: &'a OAuthClient,
     pub(super) scopes: &'a Scopes,
@@ -489,7 +531,7 @@ pub(super) fn consent(w: &Words, c: &Consent<'_>) -> String {
     page(
         w,
         &title(&w.text("site-consent-title")),
-        Some((c.account, c.menu)),
+        Some(c.signed_in),
         Some(c.csrf),
         html! {
             h1 { (w.text_with("site-consent-heading", &[("client", (&c.client.name).into())])) }
@@ -497,7 +539,7 @@ pub(super) fn consent(w: &Words, c: &Consent<'_>) -> String {
                 p {
                     (w.rich("site-consent-asks", &[], &[
                         ("client", html! { strong { (c.client.name) } }),
-                        ("account", html! { strong { (c.account) } }),
+                        ("account", html! { strong { (c.signed_in.account) } }),
                     ]))
                 }
                 ul #requested-scopes {
@@ -527,43 +569,96 @@ fn status_word(w: &Words, status: MemberStatus) -> String {
     }
 }
 
-/// The account's members: a table, and for those who may, role changes, removals and the
-/// invitation form.
-fn members_section(w: &Words, members: &[ListedMember], csrf_token: &str, manage: bool) -> Markup {
+/// What may be done to one member, as the core would allow it (its [`Reach`] rules): the
+/// roles they may be given (theirs among them), and whether they may be removed. An account
+/// keeps an active owner: its only one is neither demoted nor removed.
+struct Actions {
+    roles: Vec<Role>,
+    removable: bool,
+}
+
+impl Actions {
+    fn of(reach: &Reach, member: &Member, active_owners: usize) -> Actions {
+        let theirs = Reach::of_role(member.role, member.feeds.clone());
+        if reach.may_manage(&theirs, "").is_err() {
+            return Actions {
+                roles: vec![member.role],
+                removable: false,
+            };
+        }
+        let sole_owner = member.is_active_owner() && active_owners <= 1;
+        let roles = Role::ALL
+            .into_iter()
+            .filter(|&role| {
+                let after = Reach::of_role(role, member.feeds.clone());
+                role == member.role
+                    || (!sole_owner
+                        && (theirs.covers(&after) || reach.may_grant(&after, "").is_ok()))
+            })
+            .collect();
+        Actions {
+            roles,
+            removable: !sole_owner,
+        }
+    }
+}
+
+/// The account's members: a table, and for those who may (`manage`: the caller's reach), the
+/// role changes and removals the core would accept, and the invitation form.
+fn members_section(
+    w: &Words,
+    members: &[ListedMember],
+    csrf_token: &str,
+    manage: Option<&Reach>,
+) -> Markup {
+    let active_owners = members
+        .iter()
+        .filter(|m| m.member.is_active_owner())
+        .count();
+    let invitable: Vec<Role> = manage.map_or_else(Vec::new, |reach| {
+        Role::ALL
+            .into_iter()
+            .filter(|&role| reach.may_grant(&Reach::of_role(role, None), "").is_ok())
+            .collect()
+    });
     html! {
         section #members {
             h2 { (w.text("site-members")) }
             p.muted { (w.text("site-members-help")) }
             table {
-                (table_head(w, &["site-login", "site-name", "site-role", "site-podcasts", "site-status"], manage))
+                (table_head(w, &["site-login", "site-name", "site-role", "site-podcasts", "site-status"], manage.is_some()))
                 tbody {
                     @for m in members.iter().map(|m| &m.member) {
+                        @let actions = manage.map(|reach| Actions::of(reach, m, active_owners));
                         tr {
                             td { (m.login.as_str()) }
                             td { (m.name) }
                             td {
-                                @if manage {
-                                    form.inline method="post" action=(paths::member_update(m.id.as_str())) {
-                                        (csrf(csrf_token))
-                                        select name="role" aria-label=(w.text_with("site-role-of", &[("login", m.login.as_str().into())])) {
-                                            @for role in Role::ALL {
-                                                option value=(role.as_str()) selected[role == m.role] { (role_name(w, role)) }
+                                @match actions.as_ref().filter(|a| a.roles.len() > 1) {
+                                    Some(actions) => {
+                                        form.inline.role-change method="post" action=(paths::member_update(m.id.as_str())) {
+                                            (csrf(csrf_token))
+                                            select name="role" aria-label=(w.text_with("site-role-of", &[("login", m.login.as_str().into())])) {
+                                                @for &role in &actions.roles {
+                                                    option value=(role.as_str()) selected[role == m.role] { (role_name(w, role)) }
+                                                }
                                             }
+                                            " "
+                                            button.quiet type="submit" aria-label=(w.text_with("site-change-role-of", &[("login", m.login.as_str().into())])) { (w.text("site-change")) }
                                         }
-                                        " "
-                                        button.quiet type="submit" { (w.text("site-change")) }
                                     }
-                                } @else {
-                                    (role_name(w, m.role))
+                                    None => { (role_name(w, m.role)) }
                                 }
                             }
                             td { @match &m.feeds { Some(feeds) => { (feeds.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")) }, None => span.muted { (w.text("site-all-podcasts")) } } }
                             td { (status_word(w, m.status)) }
-                            @if manage {
+                            @if let Some(actions) = &actions {
                                 td {
-                                    form method="post" action=(paths::member_remove(m.id.as_str())) {
-                                        (csrf(csrf_token))
-                                        button.quiet type="submit" aria-label=(w.text_with("site-remove-named", &[("login", m.login.as_str().into())])) { (w.text("site-remove")) }
+                                    @if actions.removable {
+                                        form method="post" action=(paths::member_remove(m.id.as_str())) {
+                                            (csrf(csrf_token))
+                                            button.quiet type="submit" aria-label=(w.text_with("site-remove-named", &[("login", m.login.as_str().into())])) { (w.text("site-remove")) }
+                                        }
                                     }
                                 }
                             }
@@ -571,7 +666,7 @@ fn members_section(w: &Words, members: &[ListedMember], csrf_token: &str, manage
                     }
                 }
             }
-            @if manage {
+            @if !invitable.is_empty() {
                 div.panel {
                     h3 { (w.text("site-invite-heading")) }
                     form method="post" action=(paths::MEMBERS) {
@@ -580,7 +675,7 @@ fn members_section(w: &Words, members: &[ListedMember], csrf_token: &str, manage
                         label { (w.text("site-name")) input type="text" name="name" maxlength="255"; }
                         label { (w.text("site-role"))
                             select name="role" {
-                                @for role in Role::ALL {
+                                @for &role in &invitable {
                                     option value=(role.as_str()) selected[role == Role::Editor] { (role_name(w, role)) }
                                 }
                             }

@@ -200,3 +200,53 @@ fn signed_request(
     }
     request
 }
+
+/// Replies from the fediverse to `episode`'s post, so its page shows comments (the browser
+/// tests'): a comment with a link, an answer to it (a thread), and an answer to that
+/// from a second listener. The instance is gone once they arrived, as a remote one may be.
+pub async fn converse(
+    host: &podhost_core::PodcastHost,
+    feed: &podhost_core::FeedId,
+    episode: podhost_core::EpisodeId,
+) {
+    let instance = Instance::start(&["ann", "bob"]).await;
+    let post = host.urls().episode_note(feed, episode);
+    let replies = [
+        (
+            "ann",
+            1,
+            post.clone(),
+            "<p>The pegboard wall is genius. I built one after \
+             <a href=\"https://example.org/pegboard\">this guide</a>.</p>",
+        ),
+        (
+            "bob",
+            2,
+            instance.actor("ann") + "/statuses/1",
+            "<p>Same here, and a magnetic strip for the chisels.</p>",
+        ),
+        (
+            "ann",
+            3,
+            instance.actor("bob") + "/statuses/2",
+            "<p>Good idea, <strong>thanks</strong>!</p>",
+        ),
+    ];
+    for (who, n, in_reply_to, content) in replies {
+        let actor = instance.actor(who);
+        let activity = serde_json::json!({
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": format!("{actor}/statuses/{n}/activity"), "type": "Create", "actor": actor,
+            "to": ["https://www.w3.org/ns/activitystreams#Public"],
+            "cc": [host.urls().actor(feed)],
+            "object": {
+                "id": format!("{actor}/statuses/{n}"), "type": "Note", "attributedTo": actor,
+                "inReplyTo": in_reply_to, "content": content,
+                "url": format!("{actor}/statuses/{n}"),
+                "published": format!("2026-01-0{n}T10:00:00Z"),
+            },
+        });
+        let received = instance.deliver(host, &activity, who).await;
+        assert_eq!(received, podhost_core::Received::Accepted);
+    }
+}

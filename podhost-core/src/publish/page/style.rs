@@ -1,5 +1,6 @@
 //! The pages' stylesheets, inlined in every page (no file to fetch), and their hashes for the
-//! `style-src` of the pages' Content-Security-Policy: the site's, and the embedded player's
+//! `style-src` of the pages' Content-Security-Policy: the pages' and the site's (`style.css`,
+//! `site.css`: the signed-in site's forms, tables and header), and the embedded player's
 //! (smaller); both start with the same base (`base.css`: the palette, light and dark, and the box model).
 
 use std::sync::LazyLock;
@@ -8,7 +9,11 @@ use base64::Engine;
 use sha2::Digest;
 
 /// The site's CSS, as it appears in the page's `<style>`.
-pub(super) const CSS: &str = concat!(include_str!("base.css"), include_str!("style.css"));
+pub(super) const CSS: &str = concat!(
+    include_str!("base.css"),
+    include_str!("style.css"),
+    include_str!("site.css")
+);
 
 /// The embedded player's CSS.
 pub(super) const PLAYER_CSS: &str = concat!(include_str!("base.css"), include_str!("player.css"));
