@@ -22,9 +22,9 @@ use podhost_testkit::browser;
 /// its control, axe-core finds nothing (WCAG 2.1 AA); a screenshot of each is kept in
 /// `target/artifacts/screenshots/` for a person to look at.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_page_of_the_site_in_both_languages_and_widths() {
+async fn every_page_of_the_site_in_the_browser_in_both_languages_and_widths() {
     use serde_json::{Value, json};
-    let test = "every_page_of_the_site_in_both_languages_and_widths";
+    let test = "every_page_of_the_site_in_the_browser_in_both_languages_and_widths";
     let Some(tools) = browser::find_or_skip(test, &["playwright-core", "axe-core"]) else {
         return;
     };
