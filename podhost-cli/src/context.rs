@@ -11,8 +11,67 @@ use crate::{
     output::Output,
 };
 
-/// The public base URL when neither `--public-url` nor a listen address says otherwise.
-const DEFAULT_PUBLIC_URL: &str = "http://127.0.0.1:8080";
+/// The public base URL guessed when neither `--public-url` nor the store (a server's record)
+/// says it: `serve`'s default address.
+const GUESSED_PUBLIC_URL: &str = "http://127.0.0.1:8080";
+
+/// Where the public base URL of a command's links comes from when `--public-url` is not given.
+#[derive(Debug, Clone, Copy)]
+pub enum DefaultPublicUrl<'a> {
+    /// The URL of the address `serve` listens on.
+    Listening(&'a str),
+    /// The one the last server on the store recorded, else a guess (which a note on stderr
+    /// says when a link with it is printed).
+    Recorded,
+}
+
+/// The guessed base URL of this command's links, when it guessed one, and how to say so.
+static GUESSED: std::sync::OnceLock<(String, LogFormat)> = std::sync::OnceLock::new();
+
+/// Whether the note about the guessed base URL was said.
+static NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says, once, that the links start with a guessed base URL when `printed` holds one of them.
+pub(crate) fn note_if_guessed(printed: &str) {
+    let Some((base, format)) = GUESSED.get() else {
+        return;
+    };
+    if !printed.contains(base.as_str()) || NOTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let message = format!(
+        "note: links start with {base}, a guess: no --public-url was given and no server has \
+         recorded its public URL in this store; give --public-url URL (or PODHOST_PUBLIC_URL), \
+         or start `podhost serve` on this store once"
+    );
+    say_as(*format, &message);
+}
+
+/// Says `message` on stderr as the logs are written (see [`Env::say`]).
+fn say_as(format: LogFormat, message: &str) {
+    match format {
+        LogFormat::Text => eprintln!("podhost: {message}"),
+        LogFormat::Json => tracing::info!(target: "podhost", "{message}"),
+    }
+}
+
+/// The public URL the last server on `store` recorded, read on this command's runtime (`None`
+/// without a multi-threaded one, whose thread may block, or when the store does not answer:
+/// the guess stands then).
+fn recorded_public_url(opened: &OpenedStore) -> Option<String> {
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+        return None;
+    }
+    let read = podhost_core::store_format::recorded_public_url(&opened.store);
+    match tokio::task::block_in_place(|| runtime.block_on(read)) {
+        Ok(recorded) => recorded.map(|r| r.public_url),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the public URL recorded in the store");
+            None
+        }
+    }
+}
 
 /// The options every command takes.
 #[derive(Debug, Args)]
@@ -20,8 +79,9 @@ pub struct Global {
     /// Where podhost keeps everything: a folder, file://PATH, memory:// or s3://BUCKET/PREFIX.
     #[arg(long, global = true, env = "PODHOST_STORE", default_value = podhost_core::DEFAULT_STORE)]
     pub store: String,
-    /// The public base URL links start with [default: http://LISTEN for serve, else
-    /// http://127.0.0.1:8080].
+    /// The public base URL links start with [default: http://LISTEN for serve; for other
+    /// commands, the one the last server on the store recorded, else a guess,
+    /// http://127.0.0.1:8080, which a note on stderr says].
     #[arg(long, global = true, env = "PODHOST_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// Print JSON: one value on stdout; a failure as {"error": {"message", "code"}} on stderr.
@@ -88,9 +148,14 @@ pub struct Global {
     )]
     pub podping_token: Option<String>,
     /// How log lines (on stderr) are written: `text`, or `json` (one object a line, with the
-    /// request, job or delivery they belong to). PODHOST_LOG says how many (default info).
+    /// request, job or delivery they belong to). PODHOST_LOG (a tracing filter, else RUST_LOG)
+    /// says how many: by default podhost's from INFO, libraries' from WARN.
     #[arg(long, global = true, env = "PODHOST_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Also log the libraries podhost uses below WARN (their INFO lines); without it, only
+    /// their warnings and errors are logged beside podhost's own lines.
+    #[arg(long, global = true, env = "PODHOST_LOG_LIBRARIES", action = clap::ArgAction::SetTrue, value_parser = clap::builder::BoolishValueParser::new())]
+    pub log_libraries: bool,
 }
 
 /// How log lines are written.
@@ -142,10 +207,12 @@ impl Env {
     /// Says `message` on stderr as the logs are written: `podhost: message` as text, or a
     /// log line of its own in JSON (so that every line of stderr is an object).
     pub fn say(&self, message: &str) {
-        match self.global.log_format {
-            LogFormat::Text => eprintln!("podhost: {message}"),
-            LogFormat::Json => tracing::info!(target: "podhost", "{message}"),
-        }
+        say_as(self.global.log_format, message);
+    }
+
+    /// The public base URL `--public-url` (or `PODHOST_PUBLIC_URL`) gives, if it is given.
+    pub fn public_url(&self) -> Option<&str> {
+        self.global.public_url.as_deref()
     }
 
     /// The whole command line's definition.
@@ -160,23 +227,29 @@ impl Env {
 
     /// The host over the store of `--store`, configured by the global options.
     pub fn host(&self) -> anyhow::Result<PodcastHost> {
-        self.host_with(DEFAULT_PUBLIC_URL, |_, _| Ok(()))
+        self.host_with(DefaultPublicUrl::Recorded, |_, _| Ok(()))
     }
 
-    /// The host, with `default_public_url` when `--public-url` is not given and the command's
-    /// own settings applied by `adjust`.
+    /// The host, with the public URL of `--public-url`, else of `default_public_url`, and the
+    /// command's own settings applied by `adjust`.
     pub fn host_with(
         &self,
-        default_public_url: &str,
+        default_public_url: DefaultPublicUrl<'_>,
         adjust: impl FnOnce(&mut HostConfig, &OpenedStore) -> anyhow::Result<()>,
     ) -> anyhow::Result<PodcastHost> {
         let opened = podhost_core::open_store(&self.global.store)?;
-        let public_url = self
-            .global
-            .public_url
-            .as_deref()
-            .unwrap_or(default_public_url);
-        let mut config = HostConfig::new(public_url)?;
+        let public_url = match (&self.global.public_url, default_public_url) {
+            (Some(given), _) => given.clone(),
+            (None, DefaultPublicUrl::Listening(url)) => url.to_string(),
+            (None, DefaultPublicUrl::Recorded) => match recorded_public_url(&opened) {
+                Some(recorded) => recorded,
+                None => {
+                    let _ = GUESSED.set((GUESSED_PUBLIC_URL.to_string(), self.global.log_format));
+                    GUESSED_PUBLIC_URL.to_string()
+                }
+            },
+        };
+        let mut config = HostConfig::new(&public_url)?;
         config.local_root = opened.local_root.clone();
         config.scratch_dir = Some(
             self.global

@@ -4,6 +4,12 @@
 //! requests a second cost 15 % of a feed 304's throughput when each line was written at once,
 //! and 10 % when each woke a writer thread). A line reaches stderr at most 100 ms after it is
 //! made; what waits is written when the program ends (not when it is killed with SIGKILL).
+//!
+//! Which lines are written ([`filter`]): podhost's own from INFO, other crates' (libraries
+//! podhost uses) from WARN, unless `--log-libraries` or a filter in `PODHOST_LOG` or
+//! `RUST_LOG` says otherwise. A line a library wrote through the `log` crate is written under
+//! its own target, without the source file and line `log` attaches (the build machine's
+//! paths).
 
 use podhost_core::lock::Locked;
 use std::{
@@ -11,6 +17,80 @@ use std::{
     sync::{Arc, Mutex, MutexGuard},
     time::Duration,
 };
+
+/// The targets of podhost's own lines: every target starting with `podhost` (`podhost`,
+/// `podhost::access`, `podhost_core::…`, `podhost_http::…`, `podhost_cli::…`).
+const OWN: &str = "podhost";
+
+/// The filter of log lines: `PODHOST_LOG` when set, else `RUST_LOG` as it is, else
+/// podhost's lines from INFO and every other crate's from WARN (from INFO when `libraries`).
+///
+/// `PODHOST_LOG` takes a tracing filter (`debug`, `info,podhost::access=warn`); a bare level in
+/// it is podhost's level, other crates' staying at WARN unless `libraries` (with it, the level
+/// is everyone's); directives naming a target are kept as they are (`hyper=debug`).
+pub fn filter(libraries: bool) -> tracing_subscriber::EnvFilter {
+    let directives = match std::env::var("PODHOST_LOG") {
+        Ok(podhost_log) if !podhost_log.trim().is_empty() => directives(&podhost_log, libraries),
+        _ => match std::env::var("RUST_LOG") {
+            Ok(rust_log) if !rust_log.trim().is_empty() => rust_log,
+            _ => directives("info", libraries),
+        },
+    };
+    tracing_subscriber::EnvFilter::try_new(&directives)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(self::directives("info", libraries)))
+}
+
+/// The directives of `PODHOST_LOG`'s `filter`: a bare level made podhost's, with other crates at
+/// WARN first unless `libraries`.
+fn directives(filter: &str, libraries: bool) -> String {
+    let parts: Vec<String> = filter
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(
+            |part| match part.parse::<tracing_subscriber::filter::LevelFilter>() {
+                Ok(_) if !libraries => format!("{OWN}={part}"),
+                _ => part.to_string(),
+            },
+        )
+        .collect();
+    match libraries {
+        true => parts.join(","),
+        false => std::iter::once("warn".to_string())
+            .chain(parts)
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// The target a line is written under: a `log` record's own (`log.target`), else the event's.
+fn target_of<'a>(event: &tracing::Event<'a>) -> std::borrow::Cow<'a, str> {
+    struct LogTarget(Option<String>);
+    impl tracing::field::Visit for LogTarget {
+        fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+            if field.name() == "log.target" {
+                self.0 = Some(value.to_string());
+            }
+        }
+        fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+    }
+    let meta = event.metadata();
+    if meta.fields().field("log.target").is_none() {
+        return std::borrow::Cow::Borrowed(meta.target());
+    }
+    let mut found = LogTarget(None);
+    event.record(&mut found);
+    match found.0 {
+        Some(target) => std::borrow::Cow::Owned(target),
+        None => std::borrow::Cow::Borrowed(meta.target()),
+    }
+}
+
+/// The fields the `log` bridge adds to a record (`log.target`, `log.module_path`, `log.file`,
+/// `log.line`): never written (the file is a path on the build machine).
+fn is_log_field(name: &str) -> bool {
+    name.starts_with("log.")
+}
 
 /// How long a line may wait in the buffer.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
@@ -173,7 +253,7 @@ where
             }
             out.write_char(' ')?;
         }
-        out.write_str(meta.target())?;
+        out.write_str(&target_of(event))?;
         out.write_str(": ")?;
         event.record(&mut Fields {
             out: &mut out,
@@ -217,7 +297,7 @@ impl Fields<'_, '_> {
     }
 
     fn named(&mut self, name: &str, value: impl std::fmt::Display) {
-        if self.result.is_err() {
+        if self.result.is_err() || is_log_field(name) {
             return;
         }
         let space = if std::mem::take(&mut self.first) {
@@ -291,7 +371,11 @@ where
             ("level".into(), Value::String(meta.level().to_string())),
         ];
         event.record(&mut JsonFields(&mut line));
-        line.push(("target".into(), Value::String(meta.target().into())));
+        line.retain(|(name, _)| !is_log_field(name));
+        line.push((
+            "target".into(),
+            Value::String(target_of(event).into_owned()),
+        ));
         let span = match ctx.lookup_current() {
             Some(span) => {
                 let extensions = span.extensions();

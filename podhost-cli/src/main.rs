@@ -21,18 +21,16 @@ fn main() -> ExitCode {
         }
     };
     let json = cli.global.json;
-    // Log lines go to stderr (buffered: `logs.rs`); PODHOST_LOG=debug (or any tracing filter)
-    // says how much. Colour only on a terminal (and without NO_COLOR): a file or a pipe gets
+    // Log lines go to stderr (buffered: `logs.rs`): podhost's from INFO, libraries' from WARN
+    // (`--log-libraries`: from INFO); PODHOST_LOG=debug (or any tracing filter, or RUST_LOG)
+    // says otherwise. Colour only on a terminal (and without NO_COLOR): a file or a pipe gets
     // plain text.
     use std::io::IsTerminal;
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let (writer, _written_at_exit) = podhost_cli::logs::Logs::to_stderr();
     let logs = tracing_subscriber::fmt()
         .with_writer(writer)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PODHOST_LOG")
-                .unwrap_or_else(|_| "info".into()),
-        );
+        .with_env_filter(podhost_cli::logs::filter(cli.global.log_libraries));
     match cli.global.log_format {
         // Text, as tracing-subscriber writes it, for less (`logs::Text`).
         podhost_cli::LogFormat::Text => logs

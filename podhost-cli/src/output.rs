@@ -20,17 +20,24 @@ impl Output {
         json: impl serde::Serialize,
         text: impl FnOnce() -> String,
     ) -> std::io::Result<()> {
-        let mut stdout = std::io::stdout().lock();
-        if self.json {
-            serde_json::to_writer(&mut stdout, &json)?;
-            writeln!(stdout)
+        let printed = if self.json {
+            serde_json::to_string(&json)?
         } else {
-            let text = text();
-            if text.is_empty() {
-                Ok(())
-            } else {
-                writeln!(stdout, "{text}")
-            }
+            text()
+        };
+        if !printed.is_empty() || self.json {
+            writeln!(std::io::stdout().lock(), "{printed}")?;
+        }
+        crate::context::note_if_guessed(&printed);
+        Ok(())
+    }
+
+    /// Writes each warning on stderr as `warning: field: message`, in text and JSON alike (the
+    /// JSON on stdout carries them too): what podcast apps will do with what was saved.
+    pub fn warnings(&self, warnings: &[podhost_core::publish::readiness::Warning]) {
+        let mut err = std::io::stderr().lock();
+        for warning in warnings {
+            let _ = writeln!(err, "warning: {warning}");
         }
     }
 
@@ -63,14 +70,16 @@ impl Output {
         header: &[&str],
         rows: Vec<(T, Vec<String>)>,
     ) -> std::io::Result<()> {
-        let mut stdout = std::io::stdout().lock();
-        if self.json {
+        let printed = if self.json {
             let values: Vec<_> = rows.into_iter().map(|(json, _)| json).collect();
-            serde_json::to_writer(&mut stdout, &values)?;
-            return writeln!(stdout);
-        }
-        let cells: Vec<Vec<String>> = rows.into_iter().map(|(_, cells)| cells).collect();
-        writeln!(stdout, "{}", text_table(header, &cells))
+            serde_json::to_string(&values)?
+        } else {
+            let cells: Vec<Vec<String>> = rows.into_iter().map(|(_, cells)| cells).collect();
+            text_table(header, &cells)
+        };
+        writeln!(std::io::stdout().lock(), "{printed}")?;
+        crate::context::note_if_guessed(&printed);
+        Ok(())
     }
 }
 

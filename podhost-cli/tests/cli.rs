@@ -733,3 +733,73 @@ fn campaigns_are_made_paused_and_deleted() {
     cli.fails(&["campaign", "stats", "--user", "alice", &id], 3);
     cli.fails(&["campaign", "show", "--user", "alice", &id], 3);
 }
+
+/// Links start with `--public-url`, else with the public URL the last server on the store
+/// recorded; only without either is the base guessed, and a note on stderr says so and how to
+/// set it.
+#[test]
+fn links_start_with_the_public_url_of_the_flag_or_the_store_and_a_guess_is_said() {
+    let cli = Cli::with_users(&["alice"]);
+    let media = cli.upload(
+        "alice",
+        "talk.wav",
+        &podhost_testkit::fixtures::wav(1.0, 8000),
+    );
+    let media = media.trim_matches('"');
+    let get = |global: &[&str]| {
+        let mut args = global.to_vec();
+        args.extend(["media", "get", media, "--user", "alice"]);
+        let out = cli.run(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let url = stdout
+            .lines()
+            .find_map(|line| line.strip_prefix("url"))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no url in {stdout}"))
+            .to_string();
+        (url, String::from_utf8(out.stderr).unwrap())
+    };
+
+    // Nothing says it: a guess, said once, with how to set it.
+    let (url, stderr) = get(&[]);
+    assert!(url.starts_with("http://127.0.0.1:8080/media/"), "{url}");
+    assert_eq!(stderr.matches("a guess").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("links start with http://127.0.0.1:8080")
+            && stderr.contains("--public-url")
+            && stderr.contains("PODHOST_PUBLIC_URL"),
+        "{stderr}"
+    );
+    // JSON on stdout stays one value; the note is on stderr.
+    let value = cli.json(&["media", "get", media, "--user", "alice"]);
+    assert!(
+        value.to_string().contains("http://127.0.0.1:8080/media/"),
+        "{value}"
+    );
+
+    // The flag: no note.
+    let (url, stderr) = get(&["--public-url", "https://pod.example"]);
+    assert!(url.starts_with("https://pod.example/media/"), "{url}");
+    assert!(!stderr.contains("guess"), "{stderr}");
+
+    // A server ran on the store: its public URL, recorded, is the links' base after it stopped.
+    let (mut server, address) = common::serve_at(cli.store_path(), &[], &[]);
+    // Answering, it has recorded itself.
+    assert!(common::http_get(&address, "/healthz").starts_with("HTTP/1.1 200"));
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let (url, stderr) = get(&[]);
+    assert!(
+        url.starts_with(&format!("http://{address}/media/")),
+        "{url} ({address})"
+    );
+    assert!(!stderr.contains("guess"), "{stderr}");
+    // The flag still wins.
+    let (url, _) = get(&["--public-url", "https://pod.example"]);
+    assert!(url.starts_with("https://pod.example/media/"), "{url}");
+}

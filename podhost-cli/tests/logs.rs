@@ -158,3 +158,117 @@ fn logs_to_a_pipe_have_no_colour_and_access_lines_can_be_turned_down() {
     server.wait().unwrap();
     assert!(!lines.iter().any(|l| l.contains("answered")), "{lines:?}");
 }
+
+/// A job run in the command (`--wait`) on an MP3: the decoder library logs at INFO through the
+/// `log` crate. By default only podhost's own lines and libraries' warnings are written, and
+/// never a source path; `--log-libraries` writes the library's line under its own target.
+#[test]
+fn libraries_info_lines_are_off_by_default_and_never_carry_a_source_path() {
+    let cli = Cli::with_users(&["alice"]);
+    let wav = cli.upload("alice", "talk.wav", &fixtures::wav(2.0, 8000));
+    let wav = wav.trim_matches('"');
+    let id_of = |id: &Value| id.as_str().map_or_else(|| id.to_string(), str::to_string);
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = cli.command(args);
+        command.env_remove("PODHOST_LOG").env_remove("RUST_LOG");
+        command.envs(env.iter().copied());
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        (String::from_utf8(out.stdout).unwrap(), stderr)
+    };
+    // A new MP3 each time: a waveform of the same file is not decoded twice.
+    let mp3 = |bitrate: &str| {
+        let (stdout, _) = run(
+            &[
+                "--json",
+                "master",
+                wav,
+                "--user",
+                "alice",
+                "--bitrate",
+                bitrate,
+                "--wait",
+            ],
+            &[],
+        );
+        let made: Value = serde_json::from_str(&stdout).unwrap();
+        id_of(&made["id"])
+    };
+
+    let (_, stderr) = run(&["waveform", &mp3("64"), "--user", "alice", "--wait"], &[]);
+    assert!(
+        stderr.contains("job ended"),
+        "podhost's own INFO lines stay: {stderr}"
+    );
+    for line in stderr.lines() {
+        if line.contains(" INFO ") {
+            assert!(line.contains(": podhost"), "a library's INFO line: {line}");
+        }
+        assert!(
+            !line.contains("log.file") && !line.contains(".cargo"),
+            "{line}"
+        );
+    }
+
+    for (args, env, bitrate) in [
+        (&["--log-libraries"][..], &[][..], "32"),
+        (&[][..], &[("PODHOST_LOG_LIBRARIES", "1")][..], "40"),
+        (&[][..], &[("RUST_LOG", "info")][..], "48"),
+    ] {
+        let media = mp3(bitrate);
+        let mut all = args.to_vec();
+        all.extend(["waveform", &media, "--user", "alice", "--wait"]);
+        let (_, stderr) = run(&all, env);
+        let library: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains(" INFO symphonia"))
+            .collect();
+        assert!(
+            !library.is_empty(),
+            "{args:?} {env:?}: the library's line: {stderr}"
+        );
+        for line in stderr.lines() {
+            assert!(!line.contains("log.") && !line.contains(".cargo"), "{line}");
+        }
+    }
+}
+
+/// `serve` says where it listens once, and the public URL only when it is another.
+#[test]
+fn the_start_line_says_each_thing_once() {
+    let cli = Cli::with_users(&["alice"]);
+    let start = |global: &[&str]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_podhost"))
+            .args(["--store", cli.store_path()])
+            .args(global)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .env_remove("PODHOST_PUBLIC_URL")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let line = std::io::BufRead::lines(std::io::BufReader::new(stderr))
+            .map_while(Result::ok)
+            .find(|line| line.contains("serving"))
+            .unwrap_or_default();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        line
+    };
+    let line = start(&[]);
+    let address = line
+        .strip_prefix("podhost: serving on http://")
+        .and_then(|rest| rest.strip_suffix(" (Ctrl-C stops)"))
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(address.starts_with("127.0.0.1:"), "{line}");
+    assert_eq!(line.matches(address).count(), 1, "once: {line}");
+
+    let line = start(&["--public-url", "https://pod.example"]);
+    assert!(
+        line.starts_with("podhost: serving on http://127.0.0.1:")
+            && line.ends_with(", links start with https://pod.example (Ctrl-C stops)"),
+        "{line}"
+    );
+}

@@ -119,33 +119,70 @@ impl super::Run for ServeArgs {
                 }
                 None => None,
             };
-        let host = env.host_with(&format!("http://{}", args.listen), |config, opened| {
-            config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
-            config.rate_limit = args.rate_limit;
-            config.leases.witness = journal.clone();
-            config.catalog.cache_bytes =
-                usize::try_from(args.catalog_cache_mb << 20).unwrap_or(usize::MAX);
-            config.throttle_exempt = args.throttle_exempt.clone();
-            config.countries = countries.clone();
-            config.sessions.idle = std::time::Duration::from_secs(args.session_idle_minutes * 60);
-            config.sessions.absolute =
-                std::time::Duration::from_secs(args.session_max_hours * 3600);
-            config.oauth.access_token_lifetime =
-                std::time::Duration::from_secs(args.access_token_minutes * 60);
-            if args.presign_downloads {
-                let presigner = opened
-                    .presigner
-                    .clone()
-                    .ok_or_else(|| Failure::invalid("--presign-downloads needs an s3:// store"))?;
-                config.presigned_downloads = Some(presigner);
-            }
-            Ok(())
-        })?;
-        serve(env, host, args).await
+        // Bound first: without --public-url, links start with the address bound (a port of 0
+        // is the one the system chose).
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.listen))?;
+        let bound = listener.local_addr()?;
+        let (listening, guessed) = public_url_of(bound);
+        let host = env.host_with(
+            crate::context::DefaultPublicUrl::Listening(&listening),
+            |config, opened| {
+                config.jobs.lease = std::time::Duration::from_secs(args.job_lease_seconds);
+                config.rate_limit = args.rate_limit;
+                config.leases.witness = journal.clone();
+                config.catalog.cache_bytes =
+                    usize::try_from(args.catalog_cache_mb << 20).unwrap_or(usize::MAX);
+                config.throttle_exempt = args.throttle_exempt.clone();
+                config.countries = countries.clone();
+                config.sessions.idle =
+                    std::time::Duration::from_secs(args.session_idle_minutes * 60);
+                config.sessions.absolute =
+                    std::time::Duration::from_secs(args.session_max_hours * 3600);
+                config.oauth.access_token_lifetime =
+                    std::time::Duration::from_secs(args.access_token_minutes * 60);
+                if args.presign_downloads {
+                    let presigner = opened.presigner.clone().ok_or_else(|| {
+                        Failure::invalid("--presign-downloads needs an s3:// store")
+                    })?;
+                    config.presigned_downloads = Some(presigner);
+                }
+                Ok(())
+            },
+        )?;
+        if guessed && env.public_url().is_none() {
+            env.say(&format!(
+                "note: links start with {listening}, a guess: {bound} is every address of this \
+                 machine; give --public-url URL (or PODHOST_PUBLIC_URL), the address listeners \
+                 reach this server at"
+            ));
+        }
+        serve(env, host, args, listener).await
     }
 }
 
-async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<()> {
+/// The public URL of a server bound to `bound` when no `--public-url` is given: `http://` the
+/// address, and whether it is a guess (bound to every address, `0.0.0.0` or `::`, it names
+/// the machine's loopback address).
+fn public_url_of(bound: SocketAddr) -> (String, bool) {
+    match bound.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => {
+            (format!("http://127.0.0.1:{}", bound.port()), true)
+        }
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => {
+            (format!("http://[::1]:{}", bound.port()), true)
+        }
+        _ => (format!("http://{bound}"), false),
+    }
+}
+
+async fn serve(
+    env: &Env,
+    host: PodcastHost,
+    args: ServeArgs,
+    listener: tokio::net::TcpListener,
+) -> anyhow::Result<()> {
     // Several servers may share the store: without conditional writes they would erase each
     // other's commits, so such a store is refused before anything is served.
     host.check_store().await?;
@@ -153,18 +190,14 @@ async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<
     // needs: this server would not understand, and could rewrite, what it holds.
     host.store_format().await?;
     bootstrap(env, &host).await?;
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.listen))?;
     let config = HttpConfig {
         trust_forwarded_for: args.trust_proxy,
         max_in_flight: args.max_in_flight,
         ..HttpConfig::default()
     };
-    env.say(&format!(
-        "serving {} on http://{} (Ctrl-C stops)",
+    env.say(&start_line(
+        &listener.local_addr()?.to_string(),
         host.urls().base(),
-        listener.local_addr()?
     ));
     let mut server = podhost_http::Server::new(host).config(config);
     if let Some(address) = args.metrics_listen {
@@ -183,6 +216,19 @@ async fn serve(env: &Env, host: PodcastHost, args: ServeArgs) -> anyhow::Result<
         .await?;
     env.say("stopped");
     Ok(())
+}
+
+/// The line `serve` says once it listens: the address, and the public URL links start with
+/// only when it is not `http://` that address (`serving on http://127.0.0.1:8080 (Ctrl-C
+/// stops)`; `serving on http://0.0.0.0:8080, links start with https://pod.example (Ctrl-C
+/// stops)`).
+fn start_line(address: &str, public_url: &str) -> String {
+    let listening = format!("http://{address}");
+    if public_url.trim_end_matches('/') == listening {
+        format!("serving on {listening} (Ctrl-C stops)")
+    } else {
+        format!("serving on {listening}, links start with {public_url} (Ctrl-C stops)")
+    }
 }
 
 /// On a store without accounts: creates `admin` and prints a token with every scope, once.
@@ -208,4 +254,21 @@ async fn bootstrap(env: &Env, host: &PodcastHost) -> anyhow::Result<()> {
         host.urls().base()
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::start_line;
+
+    #[test]
+    fn the_start_line_says_each_thing_once() {
+        assert_eq!(
+            start_line("127.0.0.1:18080", "http://127.0.0.1:18080"),
+            "serving on http://127.0.0.1:18080 (Ctrl-C stops)"
+        );
+        assert_eq!(
+            start_line("0.0.0.0:8080", "https://pod.example"),
+            "serving on http://0.0.0.0:8080, links start with https://pod.example (Ctrl-C stops)"
+        );
+    }
 }

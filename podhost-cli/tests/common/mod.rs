@@ -191,11 +191,13 @@ pub fn serve_logged_with_env(
     for line in lines.by_ref() {
         let line = line.unwrap();
         if line.contains("serving") {
-            // "podhost: serving BASE on http://ADDR (Ctrl-C stops)"
+            // "podhost: serving on http://ADDR (Ctrl-C stops)", or "podhost: serving on
+            // http://ADDR, links start with URL (Ctrl-C stops)"
             address = line
                 .split(" on http://")
                 .nth(1)
                 .and_then(|rest| rest.split_whitespace().next())
+                .map(|address| address.trim_end_matches(','))
                 .unwrap_or_default()
                 .to_string();
             break;

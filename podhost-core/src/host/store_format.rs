@@ -130,11 +130,15 @@ impl PodcastHost {
     }
 
     /// Records this server in the store (its release and the formats it reads), after checking
-    /// that it reads the store's format. `Invalid`, saying which release it needs, when not.
+    /// that it reads the store's format, and the public URL its links start with (which
+    /// commands run on the store without one make their links with:
+    /// [`recorded_public_url`](format::recorded_public_url)). `Invalid`, saying which release
+    /// it needs, when not.
     pub async fn register_server(&self, listen: Option<&str>) -> Result<ServerRecord> {
         self.read_store_format().await?;
         let record = self.server_record(listen, self.now());
         format::put_server(self.store(), &record).await?;
+        format::put_public_url(self.store(), self.urls().base(), self.now()).await?;
         Ok(record)
     }
 

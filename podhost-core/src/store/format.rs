@@ -15,6 +15,11 @@
 //! Each server keeps a record `servers/{owner}.json`: its release, the highest format it reads,
 //! its host and process, renewed every [`RENEW_EVERY`] and live until [`SERVER_TTL`] after the
 //! last renewal (a server killed without a goodbye stops counting then). Only its owner writes it.
+//!
+//! Each server, as it starts, also records the public URL its links start with
+//! (`store/public_url.json`, [`RecordedPublicUrl`]): a command run on the store without
+//! `--public-url` makes its links with it, so they point where the server serves. It stays when
+//! the server stops; the last server to start wins.
 
 use std::sync::Arc;
 
@@ -199,6 +204,52 @@ impl ServerRecord {
             self.release, self.reads, self.host, self.pid
         )
     }
+}
+
+/// The public URL the last server to start on the store made its links with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedPublicUrl {
+    /// The public base URL (`https://pod.example`).
+    pub public_url: String,
+    /// When the server that recorded it started.
+    pub recorded_at: Timestamp,
+    /// That server's release.
+    pub release: String,
+}
+
+/// Records `public_url` as the one the servers on the store make their links with, unless it
+/// is recorded already.
+pub(crate) async fn put_public_url(
+    store: &Arc<dyn ObjectStore>,
+    public_url: &str,
+    now: Timestamp,
+) -> Result<()> {
+    if recorded_public_url(store)
+        .await?
+        .is_some_and(|recorded| recorded.public_url == public_url)
+    {
+        return Ok(());
+    }
+    let record = RecordedPublicUrl {
+        public_url: public_url.to_string(),
+        recorded_at: now,
+        release: RELEASE.to_string(),
+    };
+    let body = serde_json::to_vec(&record).map_err(|e| Error::storage(e.to_string()))?;
+    store
+        .put(&layout::public_url(), PutPayload::from(body))
+        .await?;
+    Ok(())
+}
+
+/// The public URL the last server to start on the store recorded, if any server did (and
+/// its record reads).
+pub async fn recorded_public_url(store: &Arc<dyn ObjectStore>) -> Result<Option<RecordedPublicUrl>> {
+    let Some(bytes) = crate::store::get_optional(store, &layout::public_url()).await? else {
+        return Ok(None);
+    };
+    // A record cut short, or of a shape this build does not know, is no record.
+    Ok(serde_json::from_slice(&bytes).ok())
 }
 
 /// Writes (or renews) a server's record.

@@ -38,6 +38,7 @@
 //! probe/{random}                                 a start-up check of conditional writes, deleted
 //! store/format/{n:06}.json                       the store raised to format n (put-if-absent)
 //! servers/{owner}.json                           a running server: its release, renewed
+//! store/public_url.json                          the public URL the last server started with
 //! ```
 //!
 //! A catalog partition (`accounts/{account}`) keeps its log and snapshots under its root; the
@@ -219,6 +220,11 @@ pub(crate) fn parse_format(path: &Path) -> Option<u32> {
 /// Where the accounts are (a new store has nothing under it).
 pub(crate) fn accounts_prefix() -> Path {
     Path::from(ACCOUNTS)
+}
+
+/// The public URL the last server to start recorded (commands' links start with it).
+pub(crate) fn public_url() -> Path {
+    Path::from("store/public_url.json")
 }
 
 /// Where the servers' records are.
