@@ -58,6 +58,24 @@ impl Ffmpeg {
         args: &[OsString],
         mut progress: impl FnMut(f64),
     ) -> Result<(), FfmpegError> {
+        self.lines(args, |line| {
+            if let Some(us) = line.strip_prefix("out_time_us=")
+                && let Ok(us) = us.trim().parse::<i64>()
+            {
+                progress(us.max(0) as f64 / 1e6);
+            }
+        })
+        .await
+    }
+
+    /// Runs ffmpeg with `args` until it ends, calling `line` with each line it writes on its
+    /// standard output (as it writes them, so a long output is never held whole). Dropping
+    /// the future kills the child.
+    pub async fn lines(
+        &self,
+        args: &[OsString],
+        mut line: impl FnMut(&str),
+    ) -> Result<(), FfmpegError> {
         let mut child = tokio::process::Command::new(&self.program)
             .args(args)
             .stdin(Stdio::null())
@@ -79,12 +97,8 @@ impl Ffmpeg {
         });
         if let Some(stdout) = child.stdout.take() {
             let mut lines = BufReader::new(stdout).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                if let Some(us) = line.strip_prefix("out_time_us=")
-                    && let Ok(us) = us.trim().parse::<i64>()
-                {
-                    progress(us.max(0) as f64 / 1e6);
-                }
+            while let Ok(Some(text)) = lines.next_line().await {
+                line(&text);
             }
         }
         let status = child.wait().await.map_err(|e| FfmpegError::Failed {

@@ -68,8 +68,26 @@ pub struct VideoRendition {
 /// height on top when it falls between rungs (a 900-line source gets 900p, 720p, ...; a source
 /// below 240 lines gets its own height alone). The top one is copied when the source is H.264
 /// no larger than 1080p and no faster than 60 frames per second, at no more than 1.5 times the
-/// top rung's rate.
+/// top rung's rate (the packaging job copies it only when the source's key frames also fall
+/// on the segments' grid, [`copyable`]; else it encodes the top with [`plan_encoded`]).
 pub fn plan(source: &VideoFacts) -> Vec<VideoRendition> {
+    plan_with(source, true)
+}
+
+/// The renditions of [`plan`], every one encoded (none copied): for a source whose key frames
+/// are not on the segments' grid, so that every segment of every rendition starts on a key
+/// frame at the same time.
+pub fn plan_encoded(source: &VideoFacts) -> Vec<VideoRendition> {
+    plan_with(source, false)
+}
+
+/// Whether the plan of `source` copies its top rendition (and so whether its key frames need
+/// looking at).
+pub fn copies_top(source: &VideoFacts) -> bool {
+    plan(source).first().is_some_and(|r| r.copied)
+}
+
+fn plan_with(source: &VideoFacts, may_copy: bool) -> Vec<VideoRendition> {
     let height = even(source.height.max(2));
     let width = source.width.max(2);
     let width_at = |h: u32| even((u64::from(width) * u64::from(h) / u64::from(height)) as u32);
@@ -90,7 +108,8 @@ pub fn plan(source: &VideoFacts) -> Vec<VideoRendition> {
             copied: false,
         })
         .collect();
-    let copy = source.codec == "h264"
+    let copy = may_copy
+        && source.codec == "h264"
         && height <= RUNGS[0].height
         && source.frame_rate <= 61.0
         && source.bitrate > 0
@@ -142,6 +161,40 @@ fn bitrate_at(height: u32, frame_rate: f64) -> u32 {
         .unwrap_or(RUNGS[RUNGS.len() - 1]);
     let area = f64::from(capped) / f64::from(below.height);
     (f64::from(rate(below.bitrate)) * area * area).min(f64::from(rate(RUNGS[0].bitrate))) as u32
+}
+
+/// Whether a source whose video frames are `frames` (each its presentation time in units of
+/// `time_base` seconds, a fraction, and whether it is a key frame; in any order) can be cut
+/// into segments on the grid of [`SEGMENT_SECONDS`] as it is: its first frame is a key frame,
+/// and so is the first frame at or after every multiple of the segment duration from it
+/// (where ffmpeg's HLS muxer cuts, and where the encoded renditions force their key frames).
+/// A source of no frames is not.
+pub fn copyable(frames: &mut [(i64, bool)], time_base: (i64, i64)) -> bool {
+    let (num, den) = time_base;
+    if num <= 0 || den <= 0 {
+        return false;
+    }
+    frames.sort_unstable_by_key(|(pts, _)| *pts);
+    let Some(&(first, first_key)) = frames.first() else {
+        return false;
+    };
+    if !first_key {
+        return false;
+    }
+    let grid = i128::from(SEGMENT_SECONDS) * i128::from(den);
+    // Frame at `pts` is at or after grid point n when (pts - first) * num >= n * grid.
+    let at = |pts: i64| i128::from(pts - first) * i128::from(num);
+    let last = at(frames[frames.len() - 1].0);
+    let mut n: i128 = 1;
+    while n * grid <= last {
+        let i = frames.partition_point(|(pts, _)| at(*pts) < n * grid);
+        match frames.get(i) {
+            Some((_, true)) => {}
+            _ => return false,
+        }
+        n += 1;
+    }
+    true
 }
 
 fn even(n: u32) -> u32 {
@@ -211,6 +264,48 @@ mod tests {
             );
             assert!(plan.windows(2).all(|w| w[0].height > w[1].height));
         }
+    }
+
+    #[test]
+    fn a_source_is_copyable_only_with_a_key_frame_at_every_segment_start() {
+        // 30 fps in 1/15360 units (512 a frame), 20 s: 600 frames.
+        let frames = |key: &dyn Fn(i64) -> bool| -> Vec<(i64, bool)> {
+            (0..600).map(|f| (f * 512, key(f))).collect()
+        };
+        let tb = (1, 15_360);
+        // A key frame every 2 s: on the grid.
+        assert!(copyable(&mut frames(&|f| f % 60 == 0), tb));
+        // Every 6 s from the start: on the grid, in any order.
+        let mut shuffled = frames(&|f| f % 180 == 0);
+        shuffled.reverse();
+        assert!(copyable(&mut shuffled, tb));
+        // At 0, 6 and 12 s only: the segment at 18 s would start without one.
+        assert!(!copyable(
+            &mut frames(&|f| f == 0 || f == 180 || f == 360),
+            tb
+        ));
+        // Every 250 frames (x264's default): 8.3 s, off the grid.
+        assert!(!copyable(&mut frames(&|f| f % 250 == 0), tb));
+        // A frame late at 6 s: off the grid.
+        assert!(!copyable(&mut frames(&|f| f % 180 == 1 || f == 0), tb));
+        // The first frame is not a key frame; no frames at all.
+        assert!(!copyable(&mut frames(&|f| f % 60 == 1), tb));
+        assert!(!copyable(&mut [], tb));
+        // Timestamps that start late count from the first frame.
+        let mut late: Vec<(i64, bool)> = (0..600).map(|f| (1024 + f * 512, f % 180 == 0)).collect();
+        assert!(copyable(&mut late, tb));
+    }
+
+    #[test]
+    fn a_plan_encoded_copies_nothing() {
+        let facts = source("h264", 1280, 720, 30.0, 2_000_000);
+        assert!(copies_top(&facts));
+        let plan = plan_encoded(&facts);
+        assert!(plan.iter().all(|r| !r.copied));
+        assert_eq!(
+            (plan[0].width, plan[0].height, plan[0].bitrate),
+            (1280, 720, 3_000_000)
+        );
     }
 
     #[test]

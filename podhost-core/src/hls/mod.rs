@@ -36,6 +36,48 @@ pub struct Written {
     pub segments: Vec<PathBuf>,
 }
 
+/// Whether every copied video rendition of `tracks` is cut where the encoded ones are: the
+/// same number of segments, each starting within half a frame of theirs; with no encoded one
+/// to compare with, each segment `n` starting at `n` × [`ladder::SEGMENT_SECONDS`] or within a
+/// frame and a half after. The encoded renditions' key frames are forced there, so a copied
+/// rendition that is not (its source's key frames were not where they seemed) would make
+/// segments that do not line up across the ladder.
+pub fn copied_cut_alike(tracks: &[&Track], frame_rate: f64) -> bool {
+    let frame = if frame_rate > 0.0 {
+        1.0 / frame_rate
+    } else {
+        0.04
+    };
+    let starts = |track: &Track| -> Vec<f64> {
+        track
+            .segments
+            .iter()
+            .scan(0.0, |at, s| {
+                let start = *at;
+                *at += s.duration;
+                Some(start)
+            })
+            .collect()
+    };
+    let reference = tracks.iter().find(|t| !t.copied).map(|t| starts(t));
+    tracks.iter().filter(|t| t.copied).all(|copied| {
+        let cuts = starts(copied);
+        match &reference {
+            Some(encoded) => {
+                cuts.len() == encoded.len()
+                    && cuts
+                        .iter()
+                        .zip(encoded)
+                        .all(|(a, b)| (a - b).abs() <= frame / 2.0 + 1e-3)
+            }
+            None => cuts.iter().enumerate().all(|(n, at)| {
+                let grid = n as f64 * f64::from(ladder::SEGMENT_SECONDS);
+                *at >= grid - 1e-3 && *at < grid + 1.5 * frame
+            }),
+        }
+    })
+}
+
 /// Reads back the rendition `name` that ffmpeg wrote under `out/{name}` (its media playlist
 /// names the init segment and the segments with their durations), measuring each file.
 /// `size` is the picture's (0 for audio). Blocking: call it off the runtime's threads.

@@ -64,6 +64,78 @@ pub fn arguments(
     args
 }
 
+/// The arguments that list `source`'s video frames without decoding them (ffmpeg's
+/// `framecrc` of its first video stream, copied): one line a frame, read by [`KeyFrames`].
+pub fn key_frame_arguments(source: &Path) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    push(
+        &mut args,
+        &["-hide_banner", "-nostdin", "-loglevel", "error", "-nostats"],
+    );
+    args.push("-i".into());
+    args.push(source.into());
+    push(
+        &mut args,
+        &["-map", "0:v:0", "-c", "copy", "-f", "framecrc", "-"],
+    );
+    args
+}
+
+/// A source's video frames as ffmpeg's `framecrc` lists them ([`key_frame_arguments`]): each
+/// frame's presentation time and whether it is a key frame, fed a line at a time.
+#[derive(Debug, Default)]
+pub struct KeyFrames {
+    time_base: Option<(i64, i64)>,
+    frames: Vec<(i64, bool)>,
+    unreadable: bool,
+}
+
+impl KeyFrames {
+    /// Reads one line of the listing: `#tb 0: 1/15360` (the time base), or a frame,
+    /// `0, dts, pts, duration, size, crc` with `, F=0x…` (its flags) when it is not only a key
+    /// frame.
+    pub fn line(&mut self, line: &str) {
+        let line = line.trim();
+        if let Some(base) = line.strip_prefix("#tb 0:") {
+            let mut parts = base.trim().splitn(2, '/');
+            match (
+                parts.next().and_then(|n| n.trim().parse().ok()),
+                parts.next().and_then(|d| d.trim().parse().ok()),
+            ) {
+                (Some(num), Some(den)) => self.time_base = Some((num, den)),
+                _ => self.unreadable = true,
+            }
+            return;
+        }
+        if line.is_empty() || line.starts_with('#') {
+            return;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.first() != Some(&"0") {
+            return;
+        }
+        // A frame without a time (`NOPTS`) cannot be placed on the grid.
+        let Some(pts) = fields.get(2).and_then(|p| p.parse::<i64>().ok()) else {
+            self.unreadable = true;
+            return;
+        };
+        let key = match fields.iter().find_map(|f| f.strip_prefix("F=0x")) {
+            Some(flags) => u32::from_str_radix(flags, 16).is_ok_and(|f| f & 1 == 1),
+            None => true,
+        };
+        self.frames.push((pts, key));
+    }
+
+    /// Whether the frames read start every segment of the grid with a key frame
+    /// ([`ladder::copyable`](super::ladder::copyable)).
+    pub fn on_grid(mut self) -> bool {
+        match (self.unreadable, self.time_base) {
+            (false, Some(base)) => super::ladder::copyable(&mut self.frames, base),
+            _ => false,
+        }
+    }
+}
+
 /// What an ad's picture is made from.
 #[derive(Clone, Copy, Debug)]
 pub enum AdPicture<'a> {
@@ -294,4 +366,32 @@ fn ladder_output(
     args.push("-hls_segment_filename".into());
     args.push(out.join("%v").join("%05d.m4s").into());
     args.push(out.join("%v").join("index.m3u8").into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framecrc_lines_give_each_frames_time_and_key() {
+        let mut frames = KeyFrames::default();
+        for line in [
+            "#tb 0: 1/15360",
+            "#media_type 0: video",
+            "0,          0,          0,      512,    32264, 0xaae1bd4e",
+            "0,        512,       1024,      512,      100, 0x00000001, F=0x0",
+            "0,       1024,        512,      512,      100, 0x00000002, F=0x0",
+        ] {
+            frames.line(line);
+        }
+        assert_eq!(frames.time_base, Some((1, 15_360)));
+        assert_eq!(frames.frames, [(0, true), (1024, false), (512, false)]);
+        assert!(
+            frames.on_grid(),
+            "shorter than a segment: one key frame suffices"
+        );
+        let mut none = KeyFrames::default();
+        none.line("0, 0, NOPTS, 512, 100, 0x1");
+        assert!(!none.on_grid());
+    }
 }

@@ -47,7 +47,6 @@ pub(crate) async fn package(
         }
     };
     let has_audio = media.facts.audio.is_some();
-    let renditions = ladder::plan(&video);
     let dir = host.job_folder("hls", &job.id).await?;
     // Removed however the job ends: done, failed, or dropped (cancelled, its lease lost).
     let _folder = Removed(dir.clone());
@@ -57,35 +56,60 @@ pub(crate) async fn package(
         let ffmpeg = host.config().jobs.ffmpeg.clone();
         let soundtrack_file = dir.join("soundtrack.m4a");
         let soundtrack_at = has_audio.then_some(soundtrack_file.as_path());
-        let args =
-            hls::transcode::arguments(&source, &out, &renditions, soundtrack_at, ffmpeg.threads);
+        // Every segment of every rendition starts on a key frame, at the same time in each:
+        // the encoded renditions force theirs on the grid, so the top is copied only when the
+        // source's own key frames are there too.
+        let mut renditions = match ladder::copies_top(&video) && !keys_on_grid(host, &source).await
+        {
+            true => ladder::plan_encoded(&video),
+            false => ladder::plan(&video),
+        };
         let seconds = video.duration_ms as f64 / 1000.0;
-        let mut reported = 0.0;
-        ffmpeg
-            .run(&args, |done| {
-                if seconds > 0.0 {
-                    host.report_progress(&job.id, done / seconds);
-                }
-                if seconds > 0.0 && done - reported >= 30.0 {
-                    reported = done;
-                    tracing::info!(
-                        progress = format!("{:.0} %", 100.0 * done / seconds),
-                        "packaging"
-                    );
-                }
-            })
-            .await
-            .map_err(|e| Error::invalid("ffmpeg", e.to_string()))?;
-        let package = store_package(
-            host,
-            account,
-            &job.id,
-            &out,
-            &renditions,
-            has_audio,
-            video.frame_rate,
-        )
-        .await?;
+        let tracks = loop {
+            let args = hls::transcode::arguments(
+                &source,
+                &out,
+                &renditions,
+                soundtrack_at,
+                ffmpeg.threads,
+            );
+            let mut reported = 0.0;
+            ffmpeg
+                .run(&args, |done| {
+                    if seconds > 0.0 {
+                        host.report_progress(&job.id, done / seconds);
+                    }
+                    if seconds > 0.0 && done - reported >= 30.0 {
+                        reported = done;
+                        tracing::info!(
+                            progress = format!("{:.0} %", 100.0 * done / seconds),
+                            "packaging"
+                        );
+                    }
+                })
+                .await
+                .map_err(|e| Error::invalid("ffmpeg", e.to_string()))?;
+            let tracks = read_tracks(&out, &renditions, has_audio).await?;
+            let video_tracks: Vec<&hls::Track> = tracks
+                .iter()
+                .map(|w| &w.track)
+                .filter(|t| t.height > 0)
+                .collect();
+            if renditions.iter().any(|r| r.copied)
+                && !hls::copied_cut_alike(&video_tracks, video.frame_rate)
+            {
+                // The copy was cut elsewhere than the grid after all: encode the top too.
+                tracing::warn!(
+                    media = %media.id,
+                    "the copied rendition's segments are off the key-frame grid; encoding it"
+                );
+                remove_output(&out, &soundtrack_file).await?;
+                renditions = ladder::plan_encoded(&video);
+                continue;
+            }
+            break tracks;
+        };
+        let package = store_package(host, account, &job.id, tracks, video.frame_rate).await?;
         let top = package
             .top()
             .ok_or_else(|| Error::invalid("ffmpeg", "the package has no video rendition"))?;
@@ -119,40 +143,77 @@ pub(crate) async fn package(
     .await
 }
 
-/// Reads back what ffmpeg wrote into `out` (the video renditions `renditions`, and the audio
-/// rendition when `has_audio`), stores every file under job `job`'s results and the package's
-/// description beside them; the package.
+/// Whether `source`'s key frames start every segment of the grid (read by ffmpeg without
+/// decoding, [`hls::transcode::KeyFrames`]); not when ffmpeg cannot list them.
+async fn keys_on_grid(host: &PodcastHost, source: &std::path::Path) -> bool {
+    let ffmpeg = host.config().jobs.ffmpeg.clone();
+    let mut frames = hls::transcode::KeyFrames::default();
+    let listed = ffmpeg
+        .lines(&hls::transcode::key_frame_arguments(source), |line| {
+            frames.line(line)
+        })
+        .await;
+    match listed {
+        Ok(()) => frames.on_grid(),
+        Err(e) => {
+            tracing::warn!(error = %e, "the source's key frames could not be listed; encoding every rendition");
+            false
+        }
+    }
+}
+
+/// Removes what an ffmpeg run wrote (the renditions in `out`, the soundtrack), before another.
+async fn remove_output(out: &std::path::Path, soundtrack: &std::path::Path) -> Result<()> {
+    match tokio::fs::remove_dir_all(out).await {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::storage(format!("removing ffmpeg's output: {e}"))),
+    }
+    match tokio::fs::remove_file(soundtrack).await {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::storage(format!("removing the soundtrack: {e}"))),
+    }
+}
+
+/// Reads back what ffmpeg wrote into `out`: the video renditions `renditions`, and the audio
+/// rendition when `has_audio`.
+async fn read_tracks(
+    out: &std::path::Path,
+    renditions: &[ladder::VideoRendition],
+    has_audio: bool,
+) -> Result<Vec<hls::Written>> {
+    let out = out.to_path_buf();
+    let renditions = renditions.to_vec();
+    tokio::task::spawn_blocking(move || {
+        let mut written = Vec::new();
+        for r in &renditions {
+            written.push(hls::read_output(
+                &out,
+                &r.name,
+                (r.width, r.height),
+                r.copied,
+            )?);
+        }
+        if has_audio {
+            written.push(hls::read_output(&out, "audio", (0, 0), false)?);
+        }
+        Ok::<_, String>(written)
+    })
+    .await
+    .map_err(|e| Error::storage(format!("reading ffmpeg's output stopped: {e}")))?
+    .map_err(|e| Error::invalid("ffmpeg", e))
+}
+
+/// Stores every file of `tracks` (what ffmpeg wrote) under job `job`'s results and the
+/// package's description beside them; the package.
 async fn store_package(
     host: &PodcastHost,
     account: &AccountId,
     job: &JobId,
-    out: &std::path::Path,
-    renditions: &[ladder::VideoRendition],
-    has_audio: bool,
+    tracks: Vec<hls::Written>,
     frame_rate: f64,
 ) -> Result<Package> {
-    let tracks = {
-        let out = out.to_path_buf();
-        let renditions = renditions.to_vec();
-        tokio::task::spawn_blocking(move || {
-            let mut written = Vec::new();
-            for r in &renditions {
-                written.push(hls::read_output(
-                    &out,
-                    &r.name,
-                    (r.width, r.height),
-                    r.copied,
-                )?);
-            }
-            if has_audio {
-                written.push(hls::read_output(&out, "audio", (0, 0), false)?);
-            }
-            Ok::<_, String>(written)
-        })
-        .await
-        .map_err(|e| Error::storage(format!("reading ffmpeg's output stopped: {e}")))?
-        .map_err(|e| Error::invalid("ffmpeg", e))?
-    };
     // Every file stored, several at a time: each write waits on its own flush to the disk (or
     // its round trip to S3), which one after another would add minutes to a long video.
     let mut files = Vec::new();
@@ -263,16 +324,8 @@ pub(crate) async fn package_ad(
         })
         .await
         .map_err(|e| Error::invalid("ffmpeg", e.to_string()))?;
-    store_package(
-        host,
-        account,
-        &job.id,
-        &out,
-        &renditions,
-        true,
-        shape.frame_rate(),
-    )
-    .await?;
+    let tracks = read_tracks(&out, &renditions, true).await?;
+    store_package(host, account, &job.id, tracks, shape.frame_rate()).await?;
     Ok(JobOutput::AdStream { shape })
 }
 
