@@ -58,7 +58,18 @@ pub(crate) async fn answer(api: &Api, endpoint: PublicEndpoint, parts: &Parts) -
                 account: &account,
                 blob: &blob,
             };
-            stream(api, parts, url, StreamFile::Multivariant).await
+            // `?from={rendition}`: the episode page's playlist, from the rung that fits it.
+            let from = parts
+                .uri
+                .query()
+                .into_iter()
+                .flat_map(|q| q.split('&'))
+                .find_map(|pair| pair.strip_prefix("from="));
+            let file = match from {
+                Some(from) => StreamFile::MultivariantFrom(from),
+                None => StreamFile::Multivariant,
+            };
+            stream(api, parts, url, file).await
         }
         E::StreamFile {
             account,

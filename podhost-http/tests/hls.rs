@@ -287,6 +287,149 @@ async fn a_video_is_packaged_into_a_ladder_that_players_read_end_to_end() {
     }
 }
 
+/// A `seconds`-long 1280×720 H.264/AAC clip at 2 Mbit/s (a rate whose top rendition could be
+/// copied) with key frames at `keys` (seconds, comma-separated) alone, made by ffmpeg.
+fn clip_keyed_at(seconds: u32, keys: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keyed.mp4");
+    let made = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30"])
+        .args(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"])
+        .args([
+            "-t",
+            &seconds.to_string(),
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+        ])
+        .args(["-b:v", "2M", "-maxrate", "2M", "-bufsize", "4M"])
+        .args([
+            "-g",
+            "100000",
+            "-sc_threshold",
+            "0",
+            "-force_key_frames",
+            keys,
+        ])
+        .args([
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "96k",
+            "-shortest",
+        ])
+        .arg(&path)
+        .status()
+        .expect("ffmpeg runs");
+    assert!(made.success());
+    std::fs::read(&path).unwrap()
+}
+
+/// The times of the key frames of the rendition at `url`, as ffprobe decodes them.
+fn key_frames(url: &str) -> Vec<f64> {
+    ffprobe(
+        &[
+            "-select_streams",
+            "v:0",
+            "-skip_frame",
+            "nokey",
+            "-show_entries",
+            "frame=pts_time",
+            "-of",
+            "csv=p=0",
+        ],
+        url,
+    )
+    .lines()
+    .filter_map(|l| l.trim().trim_end_matches(',').parse().ok())
+    .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_segment_of_every_rendition_starts_on_a_key_frame_on_one_grid() {
+    let fx = Fixture::new().await;
+    let _workers = fx.start_workers();
+    // The source: 20 s whose own key frames are at 0, 6 and 12 s only, so a segment
+    // at 18 s has none to start on unless podhost makes one.
+    let source = clip_keyed_at(20, "0,6,12");
+    let id = fx.upload("keyed.mp4", source).await;
+    let record = until_packaged(&fx, id).await;
+    assert_eq!(
+        record["hls"]["renditions"],
+        json!(["720p", "480p", "360p", "240p", "audio"]),
+        "{record}"
+    );
+    let blob = blob_of(&record);
+    let dir = tempfile::tempdir().unwrap();
+    for rendition in ["720p", "480p", "360p", "240p"] {
+        let base = format!("/media/alice/{blob}/hls/{rendition}");
+        let playlist = fx
+            .public(Method::GET, &format!("{base}/index.m3u8"), &[])
+            .await;
+        let listed = String::from_utf8_lossy(&playlist.raw).into_owned();
+        let durations: Vec<f64> = listed
+            .lines()
+            .filter_map(|l| l.strip_prefix("#EXTINF:"))
+            .map(|d| d.trim_end_matches(',').parse().unwrap())
+            .collect();
+        let starts: Vec<f64> = durations
+            .iter()
+            .scan(0.0, |at, d| {
+                let start = *at;
+                *at += d;
+                Some(start)
+            })
+            .collect();
+        let keys = key_frames(&fx.server.url(&format!("{base}/index.m3u8")));
+        eprintln!("{rendition}: segments at {starts:?}, key frames at {keys:?}");
+        // Every rendition is cut on the same 6-second grid: 0, 6, 12, 18.
+        assert_eq!(starts.len(), 4, "{rendition}: {listed}");
+        for (n, start) in starts.iter().enumerate() {
+            assert!(
+                (start - 6.0 * n as f64).abs() < 0.05,
+                "{rendition}: segment {n} starts at {start} s: {listed}"
+            );
+            // ffprobe finds a key frame where the segment starts (times count from the first
+            // frame)...
+            assert!(
+                keys.iter().any(|k| (k - keys[0] - start).abs() < 0.05),
+                "{rendition}: no key frame at {start} s ({keys:?})"
+            );
+            // ... and the segment's first packet, read on its own after the init segment, is
+            // one.
+            let init = fx
+                .public(Method::GET, &format!("{base}/init.mp4"), &[])
+                .await;
+            let segment = fx
+                .public(Method::GET, &format!("{base}/{n:05}.m4s"), &[])
+                .await;
+            assert_eq!(segment.status, StatusCode::OK);
+            let file = dir.path().join(format!("{rendition}-{n}.mp4"));
+            std::fs::write(&file, [init.raw.as_ref(), segment.raw.as_ref()].concat()).unwrap();
+            let flags = ffprobe(
+                &[
+                    "-select_streams",
+                    "v:0",
+                    "-show_entries",
+                    "packet=flags",
+                    "-of",
+                    "csv=p=0",
+                ],
+                file.to_str().unwrap(),
+            );
+            let first = flags.lines().next().unwrap_or("");
+            assert!(
+                first.contains('K'),
+                "{rendition}: segment {n} starts with a packet flagged {first:?}"
+            );
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_feed_and_the_page_carry_the_stream_and_a_subscriber_reaches_it_under_their_key() {
     let fx = Fixture::new().await;
@@ -326,8 +469,53 @@ async fn the_feed_and_the_page_carry_the_stream_and_a_subscriber_reaches_it_unde
         .public(Method::GET, &format!("/podcasts/show/{episode}"), &[])
         .await;
     let html = String::from_utf8_lossy(&page.raw).into_owned();
-    assert!(html.contains("<video controls"), "{html}");
-    assert!(html.contains(&format!("src=\"https://pod.test/media/alice/{blob}/hls/master.m3u8\" type=\"application/x-mpegURL\"")), "{html}");
+    // The video fills the card at its picture's aspect (its width and height), from the rung
+    // that fits the card's 712 px: 480p (852 px wide), not the lowest.
+    let element = html
+        .split("<video controls")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no <video>: {html}"));
+    let element = &element[..element.find("</video>").unwrap()];
+    assert!(
+        element.contains(" width=\"852\" height=\"480\""),
+        "{element}"
+    );
+    let from = format!("/media/alice/{blob}/hls/master.m3u8?from=480p");
+    assert!(
+        element.contains(&format!(
+            "<source src=\"https://pod.test{from}\" type=\"application/x-mpegURL\">"
+        )),
+        "{element}"
+    );
+    // That playlist starts at 480p and climbs: a browser's player starts at its first
+    // variant or its least bandwidth, so none lower and no audio-only variant.
+    let page_list = fx.public(Method::GET, &from, &[]).await;
+    assert_eq!(page_list.status, StatusCode::OK);
+    let text = String::from_utf8_lossy(&page_list.raw).into_owned();
+    let variants: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(variants, ["480p/index.m3u8", "720p/index.m3u8"], "{text}");
+    assert!(text.contains("TYPE=AUDIO"), "{text}");
+    ffprobe(&["-show_entries", "format=duration"], &fx.server.url(&from));
+    let unknown = fx
+        .public(
+            Method::GET,
+            &format!("/media/alice/{blob}/hls/master.m3u8?from=9999p"),
+            &[],
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    // The player plays the video too, from the rung that fits its box (572 × 224: 240p).
+    let player = fx
+        .public(Method::GET, &format!("/embed/show/{episode}"), &[])
+        .await;
+    let player = String::from_utf8_lossy(&player.raw).into_owned();
+    assert!(player.contains("<video id=\"media\""), "{player}");
+    assert!(
+        player.contains(&format!(
+            "<source src=\"https://pod.test/media/alice/{blob}/hls/master.m3u8?from=240p\" type=\"application/x-mpegURL\">"
+        )),
+        "{player}"
+    );
 
     // Private now: the public stream is gone; a subscriber's feed names it under their key.
     let private = fx

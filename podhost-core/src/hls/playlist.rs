@@ -17,6 +17,38 @@ pub const MIME: &str = "application/vnd.apple.mpegurl";
 /// segment rate with the audio's), `AVERAGE-BANDWIDTH`, `CODECS`, `RESOLUTION` and
 /// `FRAME-RATE`.
 pub fn multivariant(package: &Package, subtitles: Option<&str>, chapters: bool) -> String {
+    let video: Vec<&Track> = package.video.iter().collect();
+    render_multivariant(package, &video, true, subtitles, chapters)
+}
+
+/// The multivariant playlist of a web page's `<video>`: the video variants from the rendition
+/// named `from` up, it first, and no audio-only variant (as [`multivariant`] otherwise). A
+/// browser's player starts at the first variant (Safari) or at the one of the least
+/// bandwidth (Chromium), so both start at `from`, the rung that fits the page, and climb as
+/// the bandwidth allows. `None` when no video rendition is named `from`.
+pub fn multivariant_from(
+    package: &Package,
+    from: &str,
+    subtitles: Option<&str>,
+    chapters: bool,
+) -> Option<String> {
+    let at = package.video.iter().position(|t| t.is_named(from))?;
+    // The renditions are top first: `from`, then those above it, nearest first.
+    let video: Vec<&Track> = std::iter::once(&package.video[at])
+        .chain(package.video[..at].iter().rev())
+        .collect();
+    Some(render_multivariant(
+        package, &video, false, subtitles, chapters,
+    ))
+}
+
+fn render_multivariant(
+    package: &Package,
+    videos: &[&Track],
+    audio_only: bool,
+    subtitles: Option<&str>,
+    chapters: bool,
+) -> String {
     let mut out = String::from("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n");
     if chapters {
         out.push_str(&super::chapter_data::session_data());
@@ -42,7 +74,7 @@ pub fn multivariant(package: &Package, subtitles: Option<&str>, chapters: bool) 
     }
     let (audio_peak, audio_average) =
         audio.map_or((0, 0), |a| (a.peak_bitrate(), a.average_bitrate()));
-    for video in &package.video {
+    for video in videos {
         let codecs = match audio {
             Some(a) => format!("{},{}", video.codec, a.codec),
             None => video.codec.clone(),
@@ -64,7 +96,7 @@ pub fn multivariant(package: &Package, subtitles: Option<&str>, chapters: bool) 
         }
         let _ = writeln!(out, "\n{}/{}", video.name, names::MEDIA);
     }
-    if let Some(audio) = audio {
+    if let Some(audio) = audio.filter(|_| audio_only) {
         let _ = writeln!(
             out,
             "#EXT-X-STREAM-INF:BANDWIDTH={audio_peak},AVERAGE-BANDWIDTH={audio_average},CODECS=\"{}\",AUDIO=\"aac\"\n{}/{}",
@@ -73,7 +105,7 @@ pub fn multivariant(package: &Package, subtitles: Option<&str>, chapters: bool) 
             names::MEDIA
         );
     }
-    for video in &package.video {
+    for video in videos {
         let _ = writeln!(
             out,
             "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH={},AVERAGE-BANDWIDTH={},CODECS=\"{}\",RESOLUTION={}x{},URI=\"{}/{}\"",
@@ -283,6 +315,25 @@ mod tests {
         assert!(text.contains("CODECS=\"mp4a.40.2\",AUDIO=\"aac\"\naudio/index.m3u8\n"));
         assert_eq!(text.matches("#EXT-X-I-FRAME-STREAM-INF:").count(), 2);
         assert!(text.contains("URI=\"720p/iframes.m3u8\""));
+    }
+
+    #[test]
+    fn a_pages_playlist_starts_at_its_rung_and_climbs_without_the_lower_ones() {
+        let from_low = multivariant_from(&package(), "240p", None, false).unwrap();
+        let uris: Vec<&str> = from_low.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(uris, ["240p/index.m3u8", "720p/index.m3u8"], "{from_low}");
+        // No audio-only variant, which a player would start on for its small bandwidth.
+        assert!(
+            !from_low.contains("CODECS=\"mp4a.40.2\",AUDIO"),
+            "{from_low}"
+        );
+        let from_top = multivariant_from(&package(), "720p", Some("en"), false).unwrap();
+        let uris: Vec<&str> = from_top.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(uris, ["720p/index.m3u8"], "{from_top}");
+        assert!(!from_top.contains("240p"), "{from_top}");
+        assert!(from_top.contains("TYPE=SUBTITLES") && from_top.contains("TYPE=AUDIO"));
+        assert_eq!(multivariant_from(&package(), "480p", None, false), None);
+        assert_eq!(multivariant_from(&package(), "audio", None, false), None);
     }
 
     #[test]

@@ -31,6 +31,10 @@ use crate::{
 pub enum StreamFile<'a> {
     /// `hls/master.m3u8`.
     Multivariant,
+    /// `hls/master.m3u8?from={rendition}`: the multivariant playlist of a web page's
+    /// `<video>`, the video renditions from `rendition` up, it first
+    /// ([`playlist::multivariant_from`]).
+    MultivariantFrom(&'a str),
     /// `hls/{track}/{file}`: `index.m3u8`, `iframes.m3u8`, `init.mp4` or `{n:05}.m4s`.
     Track {
         /// The rendition (`720p`, `audio`).
@@ -80,7 +84,7 @@ impl super::Delivery<'_> {
                 && (file == names::INIT || names::segment_number(file).is_some())
         };
         let spliced = match file {
-            StreamFile::Multivariant => Spliced::default(),
+            StreamFile::Multivariant | StreamFile::MultivariantFrom(_) => Spliced::default(),
             StreamFile::Track { track, file } if own_picture(track, file) => Spliced::default(),
             StreamFile::Track { .. } => self.spliced(&account, &media, &package, listener).await?,
         };
@@ -102,7 +106,7 @@ impl super::Delivery<'_> {
         };
         let transcript = shown.transcript;
         let served = match file {
-            StreamFile::Multivariant => {
+            StreamFile::Multivariant | StreamFile::MultivariantFrom(_) => {
                 let language = transcript.as_ref().map(|t| t.language.as_str());
                 // The transcript and the chapters are part of what the playlist says: new ones
                 // make a new ETag.
@@ -113,8 +117,15 @@ impl super::Delivery<'_> {
                 if let Some(digest) = &shown.chapters_digest {
                     which = format!("{which}-{digest}");
                 }
-                let text =
-                    playlist::multivariant(&package, language, shown.chapters_digest.is_some());
+                let chapters = shown.chapters_digest.is_some();
+                let text = match file {
+                    StreamFile::MultivariantFrom(from) => {
+                        which = format!("{which}-from-{from}");
+                        playlist::multivariant_from(&package, from, language, chapters)
+                            .ok_or_else(not_found)?
+                    }
+                    _ => playlist::multivariant(&package, language, chapters),
+                };
                 listed(&which, text)
             }
             StreamFile::Track { track, file } if track == chapters::TRACK => {

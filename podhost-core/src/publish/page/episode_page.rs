@@ -6,6 +6,7 @@ use maud::html;
 use super::{
     PLAYER_WIDTH, Show, Site, announced_player, clock, cover, document, embed_code, embed_section,
     episode_label, linked_data, rich_text, show_bar, show_notes, subscribe, subtitle, summary,
+    video::{CARD_WIDTH, page_video},
     web_url, when_and_how_long,
 };
 use crate::{
@@ -164,17 +165,20 @@ pub(crate) fn render(
                     }
                 }
                 @if let Some(video) = view.video.as_ref().filter(|v| v.kind() == MediaKind::Video) {
-                    @let url = urls.media(site.account, video);
+                    @let shown = page_video(urls, site.account, video, (CARD_WIDTH, u32::MAX));
                     @let watch = locale.text_with("watch-title", &[("title", (&ep.title).into())]);
-                    // The HLS stream first (Safari and every HLS player), the stored file
-                    // after it (every other browser plays MP4 or WebM): no script.
-                    section.card aria-label=(locale.text("watch")) lang=[en] {
-                        video controls preload="metadata" poster=[picture_url.as_deref()] aria-label=(watch) {
-                            @if video.results.hls.is_some() {
-                                source src=(urls.stream(site.account, video)) type=(crate::publish::HLS_TYPE);
+                    // The HLS stream from the rung that fits the card first (Safari, Chromium
+                    // and every HLS player), the stored file after it (every other browser
+                    // plays MP4 or WebM): no script. Its width and height give it the video's
+                    // aspect at the card's full width.
+                    section.card.watch aria-label=(locale.text("watch")) lang=[en] {
+                        video controls preload="metadata" playsinline poster=[picture_url.as_deref()] aria-label=(watch)
+                            width=(shown.width) height=(shown.height) {
+                            @if let Some(stream) = &shown.stream {
+                                source src=(stream) type=(crate::publish::HLS_TYPE);
                             }
-                            source src=(url) type=(video.facts.mime);
-                            (player_fallback(locale, &url, en))
+                            source src=(shown.file) type=(shown.mime);
+                            (player_fallback(locale, &shown.file, en))
                         }
                     }
                 }

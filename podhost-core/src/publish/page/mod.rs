@@ -18,6 +18,7 @@ mod podcast_page;
 mod rich_text;
 mod stats_page;
 mod style;
+mod video;
 
 use jiff::tz::TimeZone;
 use maud::{Markup, html};

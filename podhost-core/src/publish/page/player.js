@@ -1,7 +1,8 @@
-// podhost's embedded player: the page's own controls over its <audio>, the episode's chapters
-// (moved by this listener's ads, from the chapters the server answers this browser) and its
-// transcript followed as it plays. Allowed by its hash in the page's Content-Security-Policy;
-// it reads its words and addresses from the page, so one script serves every page and language.
+// podhost's embedded player: the page's own controls over its <audio> or <video>, the
+// episode's chapters (moved by this listener's ads, from the chapters the server answers this
+// browser) and its transcript followed as it plays. Allowed by its hash in the page's
+// Content-Security-Policy; it reads its words and addresses from the page, so one script serves
+// every page and language.
 (() => {
   "use strict";
   const $ = (id) => document.getElementById(id);

@@ -10,7 +10,10 @@
 
 use maud::{DOCTYPE, PreEscaped, html};
 
-use super::{Show, Site, clock, cover, style, summary};
+use super::{
+    Show, Site, clock, cover, style, summary,
+    video::{PLAYER_BOX, page_video},
+};
 use crate::{locale::Locale, model::EpisodeView, probe::MediaKind, urls::Urls};
 
 /// The player's width in the `<iframe>` code, in CSS pixels (it fills a narrower column).
@@ -32,9 +35,19 @@ pub(crate) fn player_height(view: Option<&EpisodeView>) -> u32 {
         return HEIGHT_TALL;
     };
     let media = view.media.as_ref();
-    let tall = media.is_some_and(|m| !m.chapters.is_empty() || m.kind() == MediaKind::Video)
+    let tall = media.is_some_and(|m| !m.chapters.is_empty())
+        || shown_video(view).is_some()
         || view.transcript.is_some();
     if tall { HEIGHT_TALL } else { HEIGHT_COMPACT }
+}
+
+/// The video the player of `view` shows: the episode's video, else its media when that is a
+/// video file; `None` for an episode of audio alone.
+fn shown_video(view: &EpisodeView) -> Option<&crate::model::Media> {
+    view.video
+        .as_ref()
+        .filter(|v| v.kind() == MediaKind::Video)
+        .or(view.media.as_ref().filter(|m| m.kind() == MediaKind::Video))
 }
 
 /// The `<iframe>` code that embeds the player at `src` (titled for screen readers, in
@@ -94,9 +107,18 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
     let chapters = media.filter(|m| !m.chapters.is_empty());
     let transcript = view.transcript.as_ref();
     let followed = transcript.filter(|t| FOLLOWED_TRANSCRIPTS.contains(&t.facts.mime.as_str()));
+    let video = shown_video(view);
     let seconds = media
         .and_then(|m| m.facts.audio.as_ref())
-        .map_or(0, |a| a.duration_ms.div_ceil(1000));
+        .map(|a| a.duration_ms)
+        .or_else(|| {
+            video
+                .and_then(|v| v.facts.video.as_ref())
+                .map(|v| v.duration_ms)
+        })
+        .map_or(0, |ms| ms.div_ceil(1000));
+    let watched = video.map(|v| page_video(urls, site.account, v, PLAYER_BOX));
+    let poster = picture.map(|m| urls.media(site.account, m));
     html! {
         (DOCTYPE)
         html lang=(lang) {
@@ -118,14 +140,22 @@ pub(crate) fn render(site: &Site<'_>, show: &Show<'_>, view: &EpisodeView) -> St
                             h1 { a href=(page_url) target="_blank" rel="noopener" { (ep.title) } }
                         }
                     }
-                    @if let Some(media) = media {
-                        @let url = urls.media(site.account, media);
-                        @let label = locale.text_with("listen-title", &[("title", (&ep.title).into())]);
-                        @if media.kind() == MediaKind::Video {
-                            video #media controls preload="metadata" playsinline aria-label=(label) src=(url) {
-                                a href=(url) lang=[en] { (locale.text("download-the-episode")) }
+                    @if media.is_some() || watched.is_some() {
+                        // A video episode plays its video (from the rung that fits the player,
+                        // then the file), an audio one its audio.
+                        @if let Some(shown) = &watched {
+                            @let label = locale.text_with("watch-title", &[("title", (&ep.title).into())]);
+                            video #media controls preload="metadata" playsinline aria-label=(label)
+                                poster=[poster.as_deref()] width=(shown.width) height=(shown.height) {
+                                @if let Some(stream) = &shown.stream {
+                                    source src=(stream) type=(crate::publish::HLS_TYPE);
+                                }
+                                source src=(shown.file) type=(shown.mime);
+                                a href=(shown.file) lang=[en] { (locale.text("download-the-episode")) }
                             }
-                        } @else {
+                        } @else if let Some(media) = media {
+                            @let url = urls.media(site.account, media);
+                            @let label = locale.text_with("listen-title", &[("title", (&ep.title).into())]);
                             audio #media controls preload="metadata" aria-label=(label) src=(url) {
                                 a href=(url) lang=[en] { (locale.text("download-the-episode")) }
                             }
