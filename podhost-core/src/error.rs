@@ -42,8 +42,12 @@ pub enum Error {
         /// What conflicts, in words.
         message: String,
     },
-    /// An upload is larger than the configured limit.
-    #[error("the upload is larger than the limit of {limit} bytes")]
+    /// An upload is larger than the configured limit
+    /// ([`HostConfig::max_upload_bytes`](crate::HostConfig::max_upload_bytes)).
+    #[error(
+        "the upload is larger than the limit of {} for an uploaded file (see docs/configuration.md)",
+        crate::error::size_text(*limit)
+    )]
     TooLarge {
         /// The limit in bytes.
         limit: u64,
@@ -63,8 +67,8 @@ pub enum Error {
     /// A request with this `Idempotency-Key` is being carried out (by this server or another):
     /// the caller sends it again after this long, and gets its answer.
     #[error(
-        "a request with this Idempotency-Key is being carried out; send it again in {} seconds",
-        .retry_after.as_secs().max(1)
+        "a request with this Idempotency-Key is being carried out; send it again in {}",
+        wait_text(*retry_after)
     )]
     InProgress {
         /// How long to wait.

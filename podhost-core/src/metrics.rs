@@ -1,5 +1,6 @@
 //! What a server does, as numbers an operator graphs and alerts on: the core's side of the
-//! Prometheus metrics (commits, store requests, jobs, deliveries, caches, downloads). A frontend
+//! Prometheus metrics (commits, store requests, jobs, deliveries, caches, media answers, counted
+//! downloads). A frontend
 //! adds its own (the HTTP server: requests by route) to the same [`Registry`] and serves the
 //! text exposition format.
 //!
@@ -103,8 +104,12 @@ pub struct Metrics {
     /// Units of background work (`due`: an account's publications that came due; `deliver`:
     /// an account's deliveries) by outcome (`done`, `held_elsewhere`, `failed`, `lost`).
     work: Family<WorkLabels, Counter>,
-    /// Downloads counted (reports of public media answers, probes excluded).
-    pub(crate) downloads: Counter,
+    /// Answers of media URLs whose body ended, reported to the statistics (probes excluded):
+    /// one a response, a range request being one. Not downloads: see `downloads_counted`.
+    pub(crate) media_responses: Counter,
+    /// Downloads the statistics count, as this process's records make them once stored: one
+    /// per listener and episode when a minute of audio was sent, at most one in 24 hours.
+    pub(crate) downloads_counted: Counter,
 }
 
 impl Default for Metrics {
@@ -122,78 +127,91 @@ impl Default for Metrics {
             catalogs_open: Gauge::default(),
             catalogs_open_bytes: Gauge::default(),
             work: Family::default(),
-            downloads: Counter::default(),
+            media_responses: Counter::default(),
+            downloads_counted: Counter::default(),
         }
     }
 }
 
 impl Metrics {
-    /// Registers the families in `registry` (under `podhost_`).
+    /// Registers the families in `registry` (under `podhost_`). Each one's help says what one
+    /// increment (a counter's) or one observation (a histogram's) is, or what a gauge holds;
+    /// docs/configuration.md lists them.
     pub fn register(&self, registry: &mut Registry) {
         registry.register(
             "podhost_catalogs_open",
-            "Account catalogs open in this process",
+            "Account catalogs this process holds open now (at most --catalog-cache-mb of them)",
             self.catalogs_open.clone(),
         );
         registry.register(
             "podhost_catalogs_open_bytes",
-            "Estimated bytes of the account catalogs open in this process",
+            "Estimated bytes of the account catalogs this process holds open now",
             self.catalogs_open_bytes.clone(),
         );
         registry.register(
             "podhost_work_units",
-            "Units of background work by kind (due: publications that came due; deliver: an account's deliveries) and outcome (done, held_elsewhere, failed, lost: its lease ran out under the work)",
+            "One unit of background work this process took up and ended, by kind (due: an account's scheduled publications that came due; deliver: an account's event deliveries) and outcome (done; held_elsewhere: another server held it; failed; lost: its lease ran out under the work)",
             self.work.clone(),
         );
         registry.register(
             "podhost_catalog_commits",
-            "Catalog commits by outcome (committed; conflict: another writer came first and the change was decided again; failed)",
+            "One attempt of this process to commit a change to an account's log, by outcome (committed; conflict: another writer came first and the change is decided again, a new attempt; failed)",
             self.commits.clone(),
         );
         registry.register(
             "podhost_store_request_duration_seconds",
-            "Object store requests by operation",
+            "One request of this process to the object store, observed as its duration in seconds, by operation",
             self.store_seconds.clone(),
         );
         registry.register(
             "podhost_store_errors",
-            "Object store requests that failed, by operation",
+            "One request of this process to the object store that failed or ran out of time (a get of a missing object is an answer, no failure), by operation",
             self.store_errors.clone(),
         );
         registry.register(
             "podhost_jobs",
-            "Job attempts by kind and state (started, succeeded, failed)",
+            "One attempt of a background job run by this process reaching a state, by kind and state (started; succeeded; failed)",
             self.jobs.clone(),
         );
         registry.register(
             "podhost_jobs_running",
-            "Job attempts running in this process, by kind",
+            "Attempts of background jobs running in this process now, by kind",
             self.jobs_running.clone(),
         );
         registry.register(
             "podhost_job_duration_seconds",
-            "Job attempts by kind",
+            "One attempt of a background job run by this process, observed as its duration in seconds when it ends, by kind",
             self.job_seconds.clone(),
         );
         registry.register(
             "podhost_deliveries",
-            "Delivery attempts of webhooks, WebSub and Podping by channel and outcome",
+            "One attempt of this process to deliver an event (one HTTP request), by channel (webhook, websub, podping, activitypub) and outcome (delivered; failed)",
             self.deliveries.clone(),
         );
         registry.register(
             "podhost_deliveries_pending",
-            "Deliveries waiting for a retry or another server, by channel, at this process's last pass",
+            "Deliveries waiting (a retry not due yet, or held by another server) as this process's last delivery pass found them, by channel",
             self.deliveries_pending.clone(),
         );
         registry.register(
             "podhost_cache_requests",
-            "Cache lookups by cache and result (hit, miss)",
+            "One lookup in one of this process's caches, by cache and result (hit; miss)",
             self.cache.clone(),
         );
         registry.register(
+            "podhost_media_responses",
+            "One answer of a media URL (an enclosure, a private podcast's file) whose body ended, as reported to the statistics: a range request is one, a probe (bytes=0-1, an empty answer) none; not a download (see podhost_downloads_counted_total)",
+            self.media_responses.clone(),
+        );
+        registry.register(
             "podhost_downloads",
-            "Downloads counted for statistics (probes excluded)",
-            self.downloads.clone(),
+            "Deprecated name of podhost_media_responses_total (the same count): one answer of a media URL whose body ended, not a download",
+            self.media_responses.clone(),
+        );
+        registry.register(
+            "podhost_downloads_counted",
+            "One download as the statistics count it, made by this process's records once stored (flushed every few seconds): a listener and episode reaching a minute of audio sent, summed over range requests, at most once in a rolling 24 hours, bots excluded (IAB v2.3)",
+            self.downloads_counted.clone(),
         );
     }
 

@@ -102,7 +102,7 @@ impl<B: RequestBody> Call<B> {
         let bytes = match Limited::new(self.body, limit).collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-                return Err(ApiError::BodyTooLarge(limit as u64));
+                return Err(ApiError::json_too_large(limit));
             }
             Err(e) => {
                 return Err(ApiError::BadRequest(format!(

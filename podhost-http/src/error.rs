@@ -1,7 +1,7 @@
 //! Every error the API answers, and the one mapping from errors to statuses and bodies.
 
 use http::{Method, StatusCode};
-use podhost_core::FieldErrors;
+use podhost_core::{FieldErrors, size_text as bytes};
 use serde_json::Value;
 
 use crate::wire::errors::{ErrorBody, ValidationBody};
@@ -17,8 +17,14 @@ pub enum ApiError {
     NoRoute,
     /// The route exists for other methods.
     MethodNotAllowed(Vec<Method>),
-    /// A body larger than allowed for this route.
-    BodyTooLarge(u64),
+    /// A body, or a part of it, larger than a limit: `what` passed `limit` (the answer, 413,
+    /// names both).
+    BodyTooLarge {
+        /// What passed the limit: `the body`, `the field title`, `the form`.
+        what: String,
+        /// The limit it passed.
+        limit: Limit,
+    },
     /// Query or body validation with messages per field.
     Invalid(FieldErrors),
     /// The server has [`HttpConfig::max_in_flight`](crate::HttpConfig) requests in progress:
@@ -31,6 +37,45 @@ pub enum ApiError {
         /// Seconds until the window resets.
         retry_after: u64,
     },
+}
+
+/// A size limit of a request body, named in the 413 that refuses one past it (each is listed
+/// in docs/configuration.md, "Size limits").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The largest JSON body, in bytes ([`HttpConfig::max_json_bytes`](crate::HttpConfig)).
+    JsonBody(u64),
+    /// The largest text field of a multipart form, in bytes.
+    TextField(u64),
+    /// The text fields of a multipart form together, in bytes.
+    FormText(u64),
+    /// The most fields a multipart form may have.
+    FormFields(u64),
+    /// The largest ActivityPub activity a fediverse inbox takes, in bytes.
+    Activity(u64),
+}
+
+impl Limit {
+    /// The limit's size, and what it is the limit for.
+    fn described(self) -> (String, &'static str) {
+        match self {
+            Limit::JsonBody(n) => (bytes(n), "a JSON body"),
+            Limit::TextField(n) => (bytes(n), "a multipart text field"),
+            Limit::FormText(n) => (bytes(n), "the text fields of a multipart form together"),
+            Limit::FormFields(n) => (format!("{n} fields"), "a multipart form"),
+            Limit::Activity(n) => (bytes(n), "an ActivityPub activity"),
+        }
+    }
+}
+
+impl ApiError {
+    /// A JSON body past `limit` bytes.
+    pub fn json_too_large(limit: usize) -> ApiError {
+        ApiError::BodyTooLarge {
+            what: "the body".into(),
+            limit: Limit::JsonBody(limit as u64),
+        }
+    }
 }
 
 impl From<podhost_core::Error> for ApiError {
@@ -84,14 +129,22 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
                 format!("this endpoint answers {}", names.join(", ")),
             )
         }
-        ApiError::BodyTooLarge(limit) => message(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the body is larger than the limit of {limit} bytes"),
-        ),
+        ApiError::BodyTooLarge { what, limit } => {
+            let (size, of) = limit.described();
+            let past = match limit {
+                Limit::FormFields(_) => "has more fields than",
+                Limit::FormText(_) => "are larger than",
+                _ => "is larger than",
+            };
+            message(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("{what} {past} the limit of {size} for {of} (see docs/configuration.md)"),
+            )
+        }
         ApiError::Invalid(fields) => invalid(fields),
         ApiError::RateLimited { retry_after } => message(
             StatusCode::TOO_MANY_REQUESTS,
-            format!("too many requests; try again in {retry_after} seconds"),
+            format!("too many requests; try again in {}", podhost_core::wait_text(std::time::Duration::from_secs(*retry_after))),
         ),
         ApiError::Busy => message(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -122,6 +175,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_413_names_what_passed_which_limit() {
+        let field = ApiError::BodyTooLarge {
+            what: "the field title".into(),
+            limit: Limit::TextField(64 << 10),
+        };
+        assert_eq!(
+            status_and_body(&field).1["message"],
+            "the field title is larger than the limit of 64 KiB for a multipart text field \
+             (see docs/configuration.md)"
+        );
+        assert_eq!(
+            status_and_body(&ApiError::json_too_large(1 << 20)).1["message"],
+            "the body is larger than the limit of 1 MiB for a JSON body (see docs/configuration.md)"
+        );
+        assert_eq!(bytes(1000), "1000 bytes");
+        assert_eq!(bytes(2 << 30), "2 GiB");
+        assert_eq!(
+            podhost_core::Error::TooLarge { limit: 2 << 30 }.to_string(),
+            "the upload is larger than the limit of 2 GiB for an uploaded file (see docs/configuration.md)"
+        );
+    }
+
+    #[test]
     fn each_error_has_its_status() {
         let mut fields = FieldErrors::default();
         fields.add("page.size", "the page size may not be greater than 500");
@@ -130,7 +206,7 @@ mod tests {
             (ApiError::BadRequest("x".into()), 400),
             (ApiError::NoRoute, 404),
             (ApiError::MethodNotAllowed(vec![Method::GET]), 405),
-            (ApiError::BodyTooLarge(10), 413),
+            (ApiError::json_too_large(10), 413),
             (ApiError::Invalid(fields.clone()), 422),
             (ApiError::RateLimited { retry_after: 3 }, 429),
             (ApiError::Busy, 503),

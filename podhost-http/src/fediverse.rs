@@ -122,7 +122,12 @@ async fn inbox<B: RequestBody>(
 ) -> Response<Body> {
     let bytes: Bytes = match Limited::new(body, MAX_ACTIVITY_BYTES).collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(_) => return response::error(&ApiError::BodyTooLarge(MAX_ACTIVITY_BYTES as u64)),
+        Err(_) => {
+            return response::error(&ApiError::BodyTooLarge {
+                what: "the activity".into(),
+                limit: crate::error::Limit::Activity(MAX_ACTIVITY_BYTES as u64),
+            });
+        }
     };
     let path = parts
         .uri

@@ -103,22 +103,22 @@ impl Metrics {
         let sent = Family::default();
         registry.register(
             "podhost_http_requests",
-            "Requests by route template, method and status",
+            "One request this server answered, by route template, method and status",
             requests.clone(),
         );
         registry.register(
             "podhost_http_request_duration_seconds",
-            "Requests by route template, to the answer's head",
+            "One request this server answered, observed as the seconds to its answer's head, by route template",
             seconds.clone(),
         );
         registry.register(
             "podhost_http_request_records",
-            "Records of accounts (podcasts, episodes, media files) a request touched, by route template",
+            "One request this server answered, observed as the records of accounts (podcasts, episodes, media files) it touched, by route template",
             records.clone(),
         );
         registry.register(
             "podhost_http_sent_bytes",
-            "Body bytes sent of feeds and enclosures",
+            "One byte of an answer's body sent, by kind (feed: a feed; enclosure: a media file; stream: a video's HLS playlist or segment)",
             sent.clone(),
         );
         Metrics {

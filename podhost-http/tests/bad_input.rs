@@ -380,3 +380,40 @@ async fn bad_input_table() {
     }
     assert_eq!(blobs().await, 1, "only kept.wav's bytes are stored");
 }
+
+/// A body past a size limit is answered 413 naming what passed which limit, and where the
+/// limits are written (docs/configuration.md, "Size limits").
+#[tokio::test]
+async fn a_413_names_the_field_and_the_limit_it_passed() {
+    let fx = Fixture::new().await;
+    fx.feed("show").await;
+    // A 100 KB title in a form: the field and the 64 KiB of a multipart text field.
+    let title = "t".repeat(100_000);
+    let answer = fx
+        .multipart("/api/feed/show/show", &fx.alice, &[("title", &title)], &[])
+        .await;
+    assert_eq!(answer.status.as_u16(), 413, "{}", answer.body);
+    assert_eq!(
+        answer.body["message"],
+        "the field title is larger than the limit of 64 KiB for a multipart text field \
+         (see docs/configuration.md)",
+        "{}",
+        answer.body
+    );
+    // A JSON body past 1 MiB: the JSON limit.
+    let answer = fx
+        .call(
+            Method::POST,
+            "/api/feeds",
+            &fx.alice,
+            Some(json!({"title": "x".repeat(2 << 20)})),
+        )
+        .await;
+    assert_eq!(answer.status.as_u16(), 413, "{}", answer.body);
+    assert_eq!(
+        answer.body["message"],
+        "the body is larger than the limit of 1 MiB for a JSON body (see docs/configuration.md)",
+        "{}",
+        answer.body
+    );
+}

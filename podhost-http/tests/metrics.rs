@@ -274,3 +274,85 @@ fn which(tool: &str) -> Result<std::path::PathBuf, String> {
         .find(|path| path.is_file())
         .ok_or_else(|| format!("{tool} is not on PATH"))
 }
+
+/// The downloads the statistics count are a metric of their own, equal to them: range requests
+/// of one listener summed to one download, a probe none; each answer of the media URL is
+/// counted apart, as a media response (and under the old name, `podhost_downloads_total`).
+#[tokio::test]
+async fn the_downloads_the_statistics_count_are_a_metric_equal_to_them() {
+    let fx = Fixture::with_config(podhost_http::HttpConfig {
+        trust_forwarded_for: true,
+        ..podhost_http::HttpConfig::default()
+    })
+    .await;
+    fx.clock.set("2026-01-01T10:00:00Z".parse().unwrap());
+    // 120 s of 16-bit mono at 8 kHz: a minute is 960,000 bytes.
+    let audio = fx
+        .multipart(
+            "/api/media",
+            &fx.alice,
+            &[],
+            &[(
+                "media",
+                "talk.wav",
+                podhost_testkit::fixtures::wav(120.0, 8000),
+            )],
+        )
+        .await;
+    assert_eq!(audio.status, StatusCode::CREATED, "{}", audio.body);
+    let url = audio.body["url"].as_str().unwrap();
+    let enclosure = url.strip_prefix(podhost_testkit::TEST_PUBLIC_URL).unwrap();
+    let media = audio.body["id"].as_u64().unwrap().to_string();
+    fx.feed("show").await;
+    fx.episode(
+        "show",
+        &[
+            ("title", "One"),
+            ("is_public", "1"),
+            ("publishing_date", "2025-12-01"),
+            ("show_media", &media),
+        ],
+    )
+    .await;
+
+    const APPLE: &str = "Podcasts/1410.53 CFNetwork/1111 Darwin/19.0.0 (x86_64)";
+    let get = |ip: &'static str, range: Option<String>| {
+        let fx = &fx;
+        async move {
+            let headers: Vec<(&str, &str)> = range.iter().map(|r| ("range", r.as_str())).collect();
+            let status =
+                common::download(&fx.api, enclosure, Method::GET, ip, APPLE, &headers).await;
+            assert!(status.is_success(), "{status}");
+        }
+    };
+    // One listener: a probe, then 6 ranges of a quarter of a minute each (a minute and a
+    // half: one download); another listener: the whole file (one more).
+    get("203.0.113.7", Some("bytes=0-1".into())).await;
+    let quarter = 240_000;
+    for n in 0..6 {
+        let range = format!("bytes={}-{}", n * quarter, (n + 1) * quarter - 1);
+        get("203.0.113.7", Some(range)).await;
+    }
+    get("203.0.113.8", None).await;
+    // The statistics loop stores the reports every few seconds.
+    fx.host.analytics().flush_stats().await.unwrap();
+
+    let report = fx.get("/api/stats?from=2026-01-01").await;
+    assert_eq!(report.status, StatusCode::OK, "{}", report.body);
+    let counted = report.body["data"]["total"].as_f64().unwrap();
+    assert_eq!(counted, 2.0, "{}", report.body);
+    let text = metrics(&fx).await;
+    let metric = |series: &str| value(&text, series).unwrap_or_else(|| panic!("no {series}"));
+    assert_eq!(metric("podhost_downloads_counted_total"), counted, "{text}");
+    assert_eq!(metric("podhost_media_responses_total"), 7.0, "{text}");
+    assert_eq!(metric("podhost_downloads_total"), 7.0, "{text}");
+    for family in [
+        "podhost_downloads_counted_total",
+        "podhost_media_responses_total",
+    ] {
+        assert!(
+            text.contains(&format!("# HELP {family} One ")),
+            "its help says what one increment is: {text}"
+        );
+    }
+}

@@ -107,6 +107,67 @@ pub(crate) struct Progress {
     pub sum: u64,
 }
 
+impl Progress {
+    /// Adds `record`'s bytes by the rule: whether they make a download counted now.
+    fn add(&mut self, record: &Record) -> bool {
+        if self.counted_at.is_some_and(|at| record.t < at + WINDOW_MS) {
+            return false;
+        }
+        if self.sum > 0 && record.t >= self.window_start + WINDOW_MS {
+            self.sum = 0;
+        }
+        if self.sum == 0 {
+            self.window_start = record.t;
+        }
+        self.sum = self.sum.saturating_add(record.bytes);
+        if self.sum >= record.need {
+            self.counted_at = Some(record.t);
+            self.sum = 0;
+            return true;
+        }
+        false
+    }
+}
+
+/// The downloads this process's records make, counted by [`count_day`]'s rule as the records
+/// are stored (the metric `podhost_downloads_counted_total`): each day's listeners, the day
+/// before's carried into it. It keeps the two newest days.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    days: BTreeMap<jiff::civil::Date, HashMap<String, Progress>>,
+}
+
+impl Tally {
+    /// Adds the records of `day` (stored just now, in the order [`count_day`] sorts them):
+    /// how many downloads they made counted.
+    pub(crate) fn add(&mut self, day: jiff::civil::Date, mut records: Vec<&Record>) -> u64 {
+        records.sort_by(|a, b| {
+            (a.t, &a.id, a.bytes, a.need, &a.app).cmp(&(b.t, &b.id, b.bytes, b.need, &b.app))
+        });
+        let mut listeners = self.days.remove(&day).unwrap_or_default();
+        let before = day.yesterday().ok().and_then(|d| self.days.get(&d));
+        let mut counted = 0;
+        for record in records {
+            let progress = listeners.entry(record.id.clone()).or_insert_with(|| {
+                // A listener of the day before, as its carry holds them (one whose window has
+                // closed counts as a new one either way).
+                before
+                    .and_then(|before| before.get(&record.prev))
+                    .copied()
+                    .unwrap_or_default()
+            });
+            if progress.add(record) {
+                counted += 1;
+            }
+        }
+        self.days.insert(day, listeners);
+        while self.days.len() > 2 {
+            self.days.pop_first();
+        }
+        counted
+    }
+}
+
 /// The listeners still inside a window at the end of a day, keyed by that day's `id`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Carry {
@@ -164,22 +225,7 @@ pub(crate) fn count_day(
                 .copied()
                 .unwrap_or_default()
         });
-        if progress
-            .counted_at
-            .is_some_and(|at| record.t < at + WINDOW_MS)
-        {
-            continue;
-        }
-        if progress.sum > 0 && record.t >= progress.window_start + WINDOW_MS {
-            progress.sum = 0;
-        }
-        if progress.sum == 0 {
-            progress.window_start = record.t;
-        }
-        progress.sum = progress.sum.saturating_add(record.bytes);
-        if progress.sum >= record.need {
-            progress.counted_at = Some(record.t);
-            progress.sum = 0;
+        if progress.add(&record) {
             let hour = (record.t.rem_euclid(WINDOW_MS) / 3_600_000) as u8;
             *counts
                 .entry((
@@ -225,6 +271,37 @@ pub(crate) fn count_day(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tally_counts_what_the_days_count() {
+        // Ranges of one listener summed to one download, more of it within 24 hours (nothing),
+        // a second listener's short answer (nothing), and the first listener again on day two
+        // after 24 hours (one more).
+        let day_one = vec![
+            rec(HOUR, "a", 1, 400),
+            rec(HOUR + MIN, "a", 1, 400),
+            rec(HOUR + 2 * MIN, "a", 1, 400),
+            rec(2 * HOUR, "a", 1, 1_000),
+            rec(3 * HOUR, "b", 1, 10),
+        ];
+        let day_two = vec![
+            rec(DAY + 2 * HOUR, "a", 1, 1_000),
+            rec(DAY + 3 * HOUR, "a", 1, 1_000),
+        ];
+        let (one, carry) = count_day(DAY, &Carry::default(), day_one.clone());
+        let (two, _) = count_day(2 * DAY, &carry, day_two.clone());
+        let (first, second): (jiff::civil::Date, jiff::civil::Date) =
+            ("2026-01-01".parse().unwrap(), "2026-01-02".parse().unwrap());
+        let mut tally = Tally::default();
+        let (early, late) = day_one.split_at(2);
+        let counted = [
+            tally.add(first, early.iter().collect()),
+            tally.add(first, late.iter().collect()),
+            tally.add(second, day_two.iter().collect()),
+        ];
+        assert_eq!((total(&one), total(&two)), (1, 1));
+        assert_eq!(counted, [0, 1, 1]);
+    }
 
     const MIN: i64 = 60 * 1000;
     const HOUR: i64 = 60 * MIN;

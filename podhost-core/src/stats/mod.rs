@@ -287,6 +287,9 @@ pub(crate) struct Recorder {
     pub open: Mutex<HashMap<(crate::ids::AccountId, Date), (OpenRead, ClosedDay)>>,
     /// Accounts whose ads this process delivered since their goals were last checked.
     pub ads_delivered: Mutex<std::collections::BTreeSet<String>>,
+    /// The downloads this process's stored records made, by the counting rule (the metric
+    /// `podhost_downloads_counted_total`).
+    pub tally: Mutex<counting::Tally>,
 }
 
 impl Default for Recorder {
@@ -301,6 +304,7 @@ impl Default for Recorder {
             closed: Mutex::default(),
             open: Mutex::default(),
             ads_delivered: Mutex::default(),
+            tally: Mutex::default(),
         }
     }
 }

@@ -130,7 +130,10 @@ pub(super) async fn create<B: RequestBody>(api: &Api, call: Call<B>, feed: FeedI
     while let Some(field) = form.next_field().await.map_err(multipart::bad)? {
         count += 1;
         if count > multipart::MAX_FIELDS {
-            return Err(ApiError::BodyTooLarge(multipart::MAX_TEXT_TOTAL as u64));
+            return Err(ApiError::BodyTooLarge {
+                what: "the form".into(),
+                limit: crate::error::Limit::FormFields(multipart::MAX_FIELDS as u64),
+            });
         }
         let name = field.name().unwrap_or("").to_string();
         match (name.as_str(), field.file_name().map(str::to_string)) {

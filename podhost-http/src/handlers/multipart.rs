@@ -37,10 +37,20 @@ pub(super) async fn text(
     used: &mut usize,
 ) -> Result<String, ApiError> {
     let mut bytes = Vec::new();
+    let name = field.name().unwrap_or_default().to_string();
     while let Some(chunk) = field.chunk().await.map_err(bad)? {
         bytes.extend_from_slice(&chunk);
-        if bytes.len() > MAX_TEXT_FIELD || *used + bytes.len() > MAX_TEXT_TOTAL {
-            return Err(ApiError::BodyTooLarge(MAX_TEXT_FIELD as u64));
+        if bytes.len() > MAX_TEXT_FIELD {
+            return Err(ApiError::BodyTooLarge {
+                what: format!("the field {name}"),
+                limit: crate::error::Limit::TextField(MAX_TEXT_FIELD as u64),
+            });
+        }
+        if *used + bytes.len() > MAX_TEXT_TOTAL {
+            return Err(ApiError::BodyTooLarge {
+                what: "the form's text fields".into(),
+                limit: crate::error::Limit::FormText(MAX_TEXT_TOTAL as u64),
+            });
         }
     }
     *used += bytes.len();

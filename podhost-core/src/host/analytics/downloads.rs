@@ -79,7 +79,7 @@ impl Analytics<'_> {
         if delivery.is_probe() {
             return;
         }
-        self.host.metrics().downloads.inc();
+        self.host.metrics().media_responses.inc();
         let at = self.host.now();
         let recorder = &self.state().recorder;
         let mut pending = recorder.pending.locked();
@@ -159,7 +159,14 @@ impl Analytics<'_> {
                 self.state().recorder.writer
             );
             stored += records.len();
-            ledger::put_batch(self.host.store(), &account, day, &name, records).await?;
+            ledger::put_batch(self.host.store(), &account, day, &name, records.clone()).await?;
+            // What the statistics count of them, counted once they are stored (a batch that
+            // failed is flushed again, and counted then).
+            let counted = {
+                let mut tally = self.state().recorder.tally.locked();
+                tally.add(day, records.iter().collect())
+            };
+            self.host.metrics().downloads_counted.inc_by(counted);
         }
         Ok(stored)
     }
