@@ -361,7 +361,10 @@ impl BarChart {
                     }
                 }
                 (svg_open(&self.id, height, &description, body))
-                (table(locale, &self.id, &self.title, &header, &rows))
+                // Nothing counted: the drawing says so once, and no table of no rows follows.
+                @if !rows.is_empty() {
+                    (table(locale, &self.id, &self.title, &header, &rows))
+                }
             }
         }
     }
@@ -539,6 +542,22 @@ mod tests {
         assert_eq!(bars.matches("<tr>").count(), 13);
         assert_eq!(bars.matches("<rect").count(), DRAWN_ROWS);
         assert!(bars.contains("the 10 largest drawn; all 12 in the table"));
+    }
+
+    #[test]
+    fn nothing_counted_is_said_once_without_an_empty_table() {
+        let empty = BarChart {
+            id: "apps".into(),
+            title: "Apps".into(),
+            axis: "App".into(),
+            unit: "downloads".into(),
+            bars: vec![],
+            layout: Bars::Rows,
+        }
+        .render(Locale::ENGLISH)
+        .into_string();
+        assert_eq!(empty.matches("Nothing counted in this period").count(), 1);
+        assert!(!empty.contains("<table"), "{empty}");
     }
 
     #[test]
