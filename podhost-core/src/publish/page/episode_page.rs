@@ -172,8 +172,8 @@ pub(crate) fn render(
                     // plays MP4 or WebM): no script. Its width and height give it the video's
                     // aspect at the card's full width.
                     section.card.watch aria-label=(locale.text("watch")) lang=[en] {
-                        video controls preload="metadata" playsinline poster=[picture_url.as_deref()] aria-label=(watch)
-                            width=(shown.width) height=(shown.height) {
+                        video.upright[shown.height > shown.width] controls preload="metadata" playsinline
+                            poster=[picture_url.as_deref()] aria-label=(watch) width=(shown.width) height=(shown.height) {
                             @if let Some(stream) = &shown.stream {
                                 source src=(stream) type=(crate::publish::HLS_TYPE);
                             }
