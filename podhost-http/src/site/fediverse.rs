@@ -547,7 +547,7 @@ fn comment(m: &Moderation<'_>, c: &Comment) -> Markup {
             div.notes { (PreEscaped(&c.content)) }
             @if m.hide || (m.block && !blocked) {
                 // Not a `p`: a paragraph may not hold a form.
-                div {
+                div.actions {
                     @if m.hide {
                         @let (path, label, named) = if c.hidden {
                             (paths::comment_show(m.feed.as_str(), m.episode, &c.id), "site-fediverse-show", "site-fediverse-show-named")
