@@ -252,6 +252,18 @@ impl std::fmt::Display for FieldErrors {
     }
 }
 
+/// A number of bytes as limits are written: in KiB, MiB or GiB when it is a whole number of
+/// them, else in bytes (`64 KiB`, `2 GiB`, `1000 bytes`).
+pub fn size_text(n: u64) -> String {
+    match n {
+        n if n > 0 && n % (1 << 30) == 0 => format!("{} GiB", n >> 30),
+        n if n > 0 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n > 0 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
+        1 => "1 byte".to_string(),
+        n => format!("{n} bytes"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
