@@ -59,7 +59,7 @@ pub enum Error {
         reason: String,
     },
     /// Too many failed attempts (signing in, authenticating): the caller must wait this long.
-    #[error("too many failed attempts; try again in {} seconds", .retry_after.as_secs().max(1))]
+    #[error("too many failed attempts; try again in {}", wait_text(*retry_after))]
     Throttled {
         /// How long to wait.
         retry_after: std::time::Duration,
@@ -85,8 +85,8 @@ pub enum Error {
     /// operation may still take effect; sent again after `retry_after` with the same
     /// Idempotency-Key, it takes effect once.
     #[error(
-        "the store is not answering ({message}); try again in {} seconds",
-        .retry_after.as_secs().max(1)
+        "the store is not answering ({message}); try again in {}",
+        wait_text(*retry_after)
     )]
     Unavailable {
         /// What did not answer.
@@ -136,6 +136,75 @@ impl Error {
         Error::Storage {
             message: message.into(),
             source: None,
+        }
+    }
+}
+
+/// Which kind of [`Error`] an error is, without its details: a closed list, so that a frontend
+/// or a test that goes through every kind (each refusal a sentence) is told by the compiler when
+/// a kind is added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// [`Error::NotFound`].
+    NotFound,
+    /// [`Error::Forbidden`].
+    Forbidden,
+    /// [`Error::Unauthenticated`].
+    Unauthenticated,
+    /// [`Error::Invalid`].
+    Invalid,
+    /// [`Error::Conflict`].
+    Conflict,
+    /// [`Error::TooLarge`].
+    TooLarge,
+    /// [`Error::Interrupted`].
+    Interrupted,
+    /// [`Error::Throttled`].
+    Throttled,
+    /// [`Error::InProgress`].
+    InProgress,
+    /// [`Error::InsufficientStorage`].
+    InsufficientStorage,
+    /// [`Error::Unavailable`].
+    Unavailable,
+    /// [`Error::Storage`].
+    Storage,
+}
+
+impl ErrorKind {
+    /// Every kind.
+    pub const ALL: [ErrorKind; 12] = [
+        ErrorKind::NotFound,
+        ErrorKind::Forbidden,
+        ErrorKind::Unauthenticated,
+        ErrorKind::Invalid,
+        ErrorKind::Conflict,
+        ErrorKind::TooLarge,
+        ErrorKind::Interrupted,
+        ErrorKind::Throttled,
+        ErrorKind::InProgress,
+        ErrorKind::InsufficientStorage,
+        ErrorKind::Unavailable,
+        ErrorKind::Storage,
+    ];
+}
+
+impl Error {
+    /// Its kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::Forbidden { .. } => ErrorKind::Forbidden,
+            Error::Unauthenticated => ErrorKind::Unauthenticated,
+            Error::Invalid(_) => ErrorKind::Invalid,
+            Error::Conflict { .. } => ErrorKind::Conflict,
+            Error::TooLarge { .. } => ErrorKind::TooLarge,
+            Error::Interrupted { .. } => ErrorKind::Interrupted,
+            Error::Throttled { .. } => ErrorKind::Throttled,
+            Error::InProgress { .. } => ErrorKind::InProgress,
+            Error::InsufficientStorage { .. } => ErrorKind::InsufficientStorage,
+            Error::Unavailable { .. } => ErrorKind::Unavailable,
+            Error::Storage { .. } => ErrorKind::Storage,
         }
     }
 }
@@ -249,6 +318,15 @@ impl std::fmt::Display for FieldErrors {
             f.write_str("invalid input")?;
         }
         Ok(())
+    }
+}
+
+/// A wait as a refusal says it, in whole seconds and at least one (`1 second`, `30 seconds`),
+/// as the `Retry-After` header gives it.
+pub fn wait_text(wait: std::time::Duration) -> String {
+    match wait.as_secs().max(1) {
+        1 => "1 second".to_string(),
+        n => format!("{n} seconds"),
     }
 }
 

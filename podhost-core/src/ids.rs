@@ -51,6 +51,9 @@ impl FeedId {
     /// no control character, no white space at either end; the length (1 to 100) is apart.
     pub const PATTERN: &'static str = r"^[^/\s\u0000-\u001f\u007f-\u009f]([^/\u0000-\u001f\u007f-\u009f]*[^/\s\u0000-\u001f\u007f-\u009f])?$";
 
+    /// [`FeedId::PATTERN`] in words, as a refusal names what is accepted.
+    pub const RULE: &'static str = "a podcast id: 1 to 100 characters, with no '/', no control characters and no space at either end";
+
     /// Validates a feed id.
     pub fn new(id: &str) -> Result<Self> {
         let chars = id.chars().count();
@@ -76,6 +79,64 @@ impl FeedId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The podcast's user name on the fediverse (the `name` of `@name@host`), which every
+    /// fediverse server can follow: the id itself when it is a lowercase ASCII name (letters,
+    /// digits, `_`, and `.` or `-` inside, no `--`), as most ids are; otherwise its letters and
+    /// digits, `--`, and the whole id in base32 (`Bad Id!` is `bad-id--ijqwiicjmqqq`). Derived
+    /// from the id alone, so it is stable and unique (ignoring case, as servers compare it), and
+    /// [`FeedId::from_fediverse_name`] reads it back without a lookup.
+    pub fn fediverse_name(&self) -> String {
+        if is_plain_name(&self.0) {
+            return self.0.clone();
+        }
+        let mut readable = String::new();
+        for c in self.0.chars() {
+            if c.is_ascii_alphanumeric() {
+                readable.push(c.to_ascii_lowercase());
+            } else if !readable.is_empty() && !readable.ends_with('-') {
+                readable.push('-');
+            }
+            if readable.len() >= 30 {
+                break;
+            }
+        }
+        let readable = readable.trim_end_matches('-');
+        let readable = if readable.is_empty() {
+            "podcast"
+        } else {
+            readable
+        };
+        let encoded = data_encoding::BASE32_NOPAD
+            .encode(self.0.as_bytes())
+            .to_ascii_lowercase();
+        format!("{readable}--{encoded}")
+    }
+
+    /// The podcast whose [`FeedId::fediverse_name`] is `name` (compared ignoring case).
+    pub fn from_fediverse_name(name: &str) -> Option<FeedId> {
+        let name = name.to_ascii_lowercase();
+        if is_plain_name(&name) {
+            return FeedId::new(&name).ok();
+        }
+        let (_, encoded) = name.rsplit_once("--")?;
+        let bytes = data_encoding::BASE32_NOPAD
+            .decode(encoded.to_ascii_uppercase().as_bytes())
+            .ok()?;
+        let feed = FeedId::new(&String::from_utf8(bytes).ok()?).ok()?;
+        (feed.fediverse_name() == name).then_some(feed)
+    }
+}
+
+/// Whether `name` is a fediverse user name as it is (Mastodon's rule, lowercase, no `--`).
+fn is_plain_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let word = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_';
+    !bytes.is_empty()
+        && bytes.iter().all(|b| word(b) || *b == b'.' || *b == b'-')
+        && bytes.first().is_some_and(word)
+        && bytes.last().is_some_and(word)
+        && !name.contains("--")
 }
 
 /// A media file: a positive integer no larger than [`MAX_SAFE_ID`], unique within its account.
@@ -114,6 +175,9 @@ impl EpisodeId {
     /// The written form as a regular expression (for JSON Schema): `pod-` and a number from 1,
     /// at most 16 digits (the largest, 2^53-1, has 16).
     pub const PATTERN: &'static str = "^pod-0*[1-9][0-9]{0,15}$";
+
+    /// [`EpisodeId::PATTERN`] in words, as a refusal names what is accepted.
+    pub const RULE: &'static str = "an episode id: pod- and a number from 1, e.g. pod-12";
 
     /// The episode with this number.
     pub fn new(n: u64) -> Result<Self> {
@@ -283,6 +347,10 @@ impl Login {
     /// login written as stored (lowercase, no surrounding space).
     pub const PATTERN: &'static str = r"^([a-z0-9][a-z0-9_-]{0,62}|[^@\s\u0000-\u001f\u007f-\u009fA-Z]+@[^@\s.\u0000-\u001f\u007f-\u009fA-Z][^@\s\u0000-\u001f\u007f-\u009fA-Z]*\.[^@\s\u0000-\u001f\u007f-\u009fA-Z]*[^@\s.\u0000-\u001f\u007f-\u009fA-Z])$";
 
+    /// [`Login::PATTERN`] in words, as a refusal names what is accepted.
+    pub const RULE: &'static str =
+        "a login: a lowercase name of letters, digits, - and _ (at most 63), or an e-mail address";
+
     /// Validates a login (trimmed and lowercased first).
     pub fn new(login: &str) -> Result<Self> {
         let login = login.trim().to_lowercase();
@@ -397,6 +465,51 @@ impl fmt::Display for EpisodeId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_podcast_id_has_a_fediverse_name_that_servers_follow_and_that_leads_back() {
+        let mastodon = regex::Regex::new(r"^[a-z0-9_]+([a-z0-9_.-]+[a-z0-9_]+)?$").unwrap();
+        let ids = [
+            "my-show",
+            "show_2024",
+            "a",
+            "Bad Id!",
+            "Show",
+            "show",
+            "über kunst",
+            "a--b",
+            "日本",
+            "-lead",
+            "x.y",
+            "x.",
+            "🎙️ Talk",
+        ];
+        let mut names = std::collections::HashSet::new();
+        for id in ids {
+            let feed = FeedId::new(id).unwrap();
+            let name = feed.fediverse_name();
+            assert!(mastodon.is_match(&name), "{id:?} is named {name:?}");
+            assert!(names.insert(name.clone()), "{name:?} names two podcasts");
+            assert_eq!(
+                FeedId::from_fediverse_name(&name),
+                Some(feed.clone()),
+                "{name}"
+            );
+            assert_eq!(
+                FeedId::from_fediverse_name(&name.to_uppercase()),
+                Some(feed),
+                "{name} in capitals"
+            );
+        }
+        assert_eq!(FeedId::new("my-show").unwrap().fediverse_name(), "my-show");
+        assert_eq!(
+            FeedId::new("Bad Id!").unwrap().fediverse_name(),
+            "bad-id--ijqwiicjmqqq"
+        );
+        // A name that only looks derived names nothing.
+        assert_eq!(FeedId::from_fediverse_name("bad-id--zzzz"), None);
+        assert_eq!(FeedId::from_fediverse_name("other--ijqwiicjmqqq"), None);
+    }
 
     #[test]
     fn ids_accept_and_reject_as_documented() {

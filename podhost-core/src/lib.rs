@@ -51,7 +51,7 @@ pub use authorization::Action;
 pub use catalog::{CatalogConfig, OpenStats};
 pub use clock::{Clock, ManualClock, StoreClock, SystemClock};
 pub use config::{HostConfig, JobsConfig, OAuthConfig, SessionConfig};
-pub use error::{Error, FieldErrors, Result, size_text};
+pub use error::{Error, ErrorKind, FieldErrors, Result, size_text, wait_text};
 pub use host::{
     Access, ActivityQuery, Ads, Analytics, Authorization, AuthorizeError, AuthorizeRequest,
     Caching, Delivery, Download, DownloadAnswer, DownloadRedirect, DownloadUrl, Enclosure,

@@ -132,9 +132,21 @@ pub(crate) struct FeedEntry {
     /// feed cleans no HTML.
     #[serde(skip)]
     pub(crate) feed_notes: HashMap<EpisodeId, String>,
+    /// Its public episodes without audio, which apps skip (derived: kept on every change), so
+    /// that the podcast's answer names them without reading its episodes.
+    #[serde(skip)]
+    pub(crate) silent: BTreeSet<EpisodeId>,
 }
 
 impl FeedEntry {
+    /// Keeps [`silent`](Self::silent) for `episode`, as put or (`None`) removed.
+    fn put_silent(&mut self, id: EpisodeId, episode: Option<&Episode>) {
+        match episode.is_some_and(|e| e.is_public && e.media.is_none()) {
+            true => self.silent.insert(id),
+            false => self.silent.remove(&id),
+        };
+    }
+
     /// Keeps [`feed_notes`](Self::feed_notes) for `new`, which replaces `old`.
     fn put_notes(&mut self, old: Option<&Episode>, new: &Episode) {
         if old.is_some_and(|o| o.description == new.description)

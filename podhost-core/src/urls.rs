@@ -121,9 +121,10 @@ impl Urls {
         rest.split('/').next().unwrap_or(rest)
     }
 
-    /// A podcast's fediverse handle: `@{feed}@{authority}`.
+    /// A podcast's fediverse handle: `@{name}@{authority}`, its name by
+    /// [`FeedId::fediverse_name`].
     pub fn handle(&self, feed: &FeedId) -> String {
-        format!("@{feed}@{}", self.authority())
+        format!("@{}@{}", feed.fediverse_name(), self.authority())
     }
 
     /// The podcast and episode an ActivityPub URL of this deployment names: the actor

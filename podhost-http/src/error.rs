@@ -144,7 +144,10 @@ pub fn status_and_body(error: &ApiError) -> (StatusCode, Value) {
         ApiError::Invalid(fields) => invalid(fields),
         ApiError::RateLimited { retry_after } => message(
             StatusCode::TOO_MANY_REQUESTS,
-            format!("too many requests; try again in {}", podhost_core::wait_text(std::time::Duration::from_secs(*retry_after))),
+            format!(
+                "too many requests; try again in {}",
+                podhost_core::wait_text(std::time::Duration::from_secs(*retry_after))
+            ),
         ),
         ApiError::Busy => message(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -99,7 +99,7 @@ fn gone() -> Response<Body> {
 async fn webfinger(api: &Api, parts: &Parts) -> Response<Body> {
     let Some(resource) = query(parts, "resource") else {
         return response::error(&ApiError::BadRequest(
-            "resource: the account to look up, such as acct:{feed_id}@host".into(),
+            "resource: the account to look up, such as acct:my-show@host".into(),
         ));
     };
     let mut answer = match api.host.fediverse().webfinger(&resource).await {

@@ -309,7 +309,7 @@ fn operation(row: &Route, schemas: &mut Schemas, errors: &ErrorSchemas) -> Value
             "name": podhost_core::idempotency::HEADER,
             "in": "header",
             "required": false,
-            "schema": {"type": "string", "minLength": 1, "maxLength": podhost_core::idempotency::MAX_KEY, "pattern": "^[!-~]+$"},
+            "schema": {"type": "string", "minLength": 1, "maxLength": podhost_core::idempotency::MAX_KEY, "pattern": crate::wire::read::IDEMPOTENCY_KEY_PATTERN},
             "description": "a new random value per request (a UUID): a repeat gets the first answer, with `Idempotent-Replayed: true`, and changes nothing (see Safe retries)",
         }));
     }

@@ -299,7 +299,8 @@ async fn feed_list_and_single_differ_in_order_and_directory_objects() {
             "attributes",
             "links",
             "shows_count",
-            "relationships"
+            "relationships",
+            "warnings"
         ]
     );
     assert_eq!(feed["attributes"]["itunes"]["subtitle"], "Sub");
@@ -394,7 +395,10 @@ async fn episodes_create_list_get_update_copy_delete() {
         .await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let data = &created.body["data"];
-    assert_eq!(&keys(data)[..], ["type", "id", "feed_id", "attributes"]);
+    assert_eq!(
+        &keys(data)[..],
+        ["type", "id", "feed_id", "attributes", "warnings"]
+    );
     assert_eq!(
         &keys(&data["attributes"])[..8],
         [

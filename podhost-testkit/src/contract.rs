@@ -104,6 +104,11 @@ pub fn check(
     };
     let value: Value =
         serde_json::from_slice(body).map_err(|e| format!("{what}: {status} is not JSON: {e}"))?;
+    if status >= 400 {
+        crate::refusal::check_answer(&value).map_err(|problem| {
+            format!("{what}: the {status} refusal does not read well: {problem}")
+        })?;
+    }
     let key = format!("{what} {status}");
     let validator = {
         let mut validators = contract.validators.locked();

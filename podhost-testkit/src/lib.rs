@@ -51,6 +51,8 @@
 //! - [`contract`]: the API's answers held to its OpenAPI document (every test fixture checks
 //!   every answer).
 //! - [`fixtures`]: small media files made in code.
+//! - [`refusal`]: whether a refusal reads as a sentence (no debug form, no template hole);
+//!   [`contract`] holds every error answer to it.
 //! - [`history`]: a recorded history of a deployment's answers under faults, and the checker
 //!   of its promises (per-record linearizability, nothing lost or applied twice, deliveries,
 //!   leases).
@@ -69,6 +71,7 @@ pub mod fixtures;
 pub mod history;
 mod loopback;
 pub mod memory;
+pub mod refusal;
 pub mod s3;
 pub mod seaweedfs;
 mod server;

@@ -197,3 +197,47 @@ def before_call(context, case, kwargs):
         fresh = uuid.uuid4().hex[:12]
         local, at, domain = body["login"].partition("@")
         body["login"] = f"{local[:40]}-{fresh}{at}{domain}" if at else f"{local[:40]}-{fresh}"
+
+
+# What a refusal a person reads must not contain: podhost-testkit's rules, one file for the Rust
+# tests and this run (each line a name, a tab, an expression).
+REFUSAL_RULES = [
+    (name, re.compile(pattern))
+    for name, pattern in (
+        line.split("\t", 1)
+        for line in open(os.path.join(os.path.dirname(__file__), "..", "..", "podhost-testkit", "src", "refusal_rules.txt"), encoding="utf-8")
+        .read()
+        .splitlines()
+        if line and not line.startswith("#")
+    )
+]
+
+
+@schemathesis.check
+def refusal_reads_as_a_sentence(ctx, response, case):
+    """Each 4xx answer's message (and each field's) reads as a sentence: no debug form of a type,
+    no template hole, no plural after one, no schema text or source path; never empty."""
+    if response.status_code < 400 or response.status_code >= 500:
+        return None
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return None
+    if not isinstance(body, dict):
+        return None
+    texts = []
+    if isinstance(body.get("message"), str):
+        texts.append(body["message"])
+    for field, messages in (body.get("errors") or {}).items():
+        for message in messages if isinstance(messages, list) else []:
+            texts.append(f"{field}: {message}")
+    if not texts:
+        raise AssertionError(f"a {response.status_code} without a message: {body}")
+    for text in texts:
+        if not text.strip():
+            raise AssertionError(f"an empty message in {body}")
+        for name, rule in REFUSAL_RULES:
+            found = rule.search(text)
+            if found:
+                raise AssertionError(f"{name} ({found.group(0)!r}) in the refusal {text!r}")
+    return None

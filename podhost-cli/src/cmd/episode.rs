@@ -240,6 +240,7 @@ fn print_single(
             ("version", e.version.to_string()),
         ]
     })?;
+    env.out().warnings(&view.warnings());
     Ok(())
 }
 

@@ -218,6 +218,7 @@ fn print_single(env: &Env, host: &PodcastHost, user: &User, view: &FeedView) -> 
                 ("updated", time(f.updated)),
             ]
         })?;
+    env.out().warnings(&view.warnings());
     Ok(())
 }
 
@@ -246,6 +247,7 @@ impl super::Run for FeedCommand {
                         host.urls().rss(&view.feed.id)
                     )
                 })?;
+                out.warnings(&view.warnings());
             }
             FeedCommand::List { user } => {
                 let user = env.user(&host, user.name()).await?;

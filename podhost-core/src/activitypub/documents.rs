@@ -64,7 +64,7 @@ pub fn actor(urls: &Urls, source: &ActorSource<'_>) -> Value {
         "@context": context(),
         "id": id,
         "type": "Service",
-        "preferredUsername": feed.id.as_str(),
+        "preferredUsername": feed.id.fediverse_name(),
         "name": feed.title,
         "summary": crate::publish::notes::feed_notes(&feed.description),
         "url": page,
@@ -312,7 +312,7 @@ pub fn webfinger(urls: &Urls, feed: &FeedId) -> Value {
     let actor = urls.actor(feed);
     let page = urls.feed_page(feed);
     json!({
-        "subject": format!("acct:{feed}@{}", urls.authority()),
+        "subject": format!("acct:{}@{}", feed.fediverse_name(), urls.authority()),
         "aliases": [actor, page],
         "links": [
             { "rel": "self", "type": ACTIVITY_JSON, "href": actor },
@@ -321,7 +321,7 @@ pub fn webfinger(urls: &Urls, feed: &FeedId) -> Value {
     })
 }
 
-/// The podcast a WebFinger `resource` names on this deployment: `acct:{feed}@{authority}`
+/// The podcast a WebFinger `resource` names on this deployment: `acct:{name}@{authority}`
 /// (with or without `acct:`, a leading `@` allowed), or the actor's or page's URL.
 pub fn webfinger_feed(urls: &Urls, resource: &str) -> Option<FeedId> {
     let resource = resource.trim();
@@ -337,7 +337,7 @@ pub fn webfinger_feed(urls: &Urls, resource: &str) -> Option<FeedId> {
     if !host.eq_ignore_ascii_case(urls.authority()) {
         return None;
     }
-    FeedId::new(name).ok()
+    FeedId::from_fediverse_name(name)
 }
 
 /// The NodeInfo discovery document (`/.well-known/nodeinfo`).

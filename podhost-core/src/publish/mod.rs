@@ -7,6 +7,7 @@ pub(crate) mod feed_values;
 pub mod notes;
 pub mod page;
 mod podcast_tags;
+pub mod readiness;
 pub(crate) mod rss;
 mod xml_text;
 mod xml_writer;

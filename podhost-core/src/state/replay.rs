@@ -174,6 +174,7 @@ impl AccountState {
                                 removed_at: None,
                                 order: Default::default(),
                                 feed_notes: HashMap::new(),
+                                silent: Default::default(),
                             },
                         );
                     }
@@ -206,6 +207,7 @@ impl AccountState {
                     let old = entry.episodes.insert(episode.id, (**episode).clone());
                     entry.order.put(old.as_ref(), episode);
                     entry.put_notes(old.as_ref(), episode);
+                    entry.put_silent(episode.id, Some(episode));
                     self.uses.put_episode(old.as_ref(), Some(episode));
                     self.sizes.put_episode(old.as_ref(), Some(episode));
                     for media in episode.media_ids() {
@@ -218,6 +220,7 @@ impl AccountState {
                     if let Some(old) = entry.episodes.remove(id) {
                         entry.order.remove(&old);
                         entry.feed_notes.remove(id);
+                        entry.put_silent(*id, None);
                         self.uses.put_episode(Some(&old), None);
                         self.sizes.put_episode(Some(&old), None);
                     }
@@ -279,6 +282,12 @@ impl AccountState {
         self.fediverse.reindex();
         for entry in self.feeds.values_mut() {
             entry.order = order::EpisodeOrder::of(entry.episodes.values());
+            entry.silent = entry
+                .episodes
+                .values()
+                .filter(|e| e.is_public && e.media.is_none())
+                .map(|e| e.id)
+                .collect();
             // Notes a snapshot did not carry (an older snapshot, another cleaning policy).
             let FeedEntry {
                 episodes,

@@ -244,7 +244,9 @@ pub(crate) async fn put_public_url(
 
 /// The public URL the last server to start on the store recorded, if any server did (and
 /// its record reads).
-pub async fn recorded_public_url(store: &Arc<dyn ObjectStore>) -> Result<Option<RecordedPublicUrl>> {
+pub async fn recorded_public_url(
+    store: &Arc<dyn ObjectStore>,
+) -> Result<Option<RecordedPublicUrl>> {
     let Some(bytes) = crate::store::get_optional(store, &layout::public_url()).await? else {
         return Ok(None);
     };

@@ -109,5 +109,5 @@ pub const UNTIL: QueryParam = QueryParam {
 pub const WEBFINGER_RESOURCE: QueryParam = QueryParam {
     name: "resource",
     schema: || json!({"type": "string"}),
-    description: "the account: `acct:{feed_id}@{host}`, or the actor's or the podcast page's URL",
+    description: "the account: `acct:{name}@{host}` (the podcast's `fediverse_handle`), or the actor's or the podcast page's URL",
 };

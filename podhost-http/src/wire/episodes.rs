@@ -318,6 +318,9 @@ pub struct EpisodeRecord<'a> {
     pub feed_id: &'a str,
     /// Its fields.
     pub attributes: EpisodeAttributes<'a>,
+    /// Addition: what podcast apps will do with the episode as it is (one public without audio
+    /// is skipped); empty when nothing. Never blocks a save.
+    pub warnings: Vec<super::errors::WarningRecord>,
 }
 
 /// The single episode, with podhost's additions after the specified fields.
@@ -362,6 +365,7 @@ pub fn episode_single<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> EpisodeRecord<'a
             }),
             version: e.version,
         },
+        warnings: super::errors::warnings(v.warnings()),
     }
 }
 
@@ -427,7 +431,7 @@ pub struct EpisodeFields {
     #[schemars(extend("format" = "date"))]
     pub publishing_date: Option<String>,
     /// The publishing time (default 00:00:00).
-    #[schemars(regex(pattern = r"^[0-9]{2}:[0-9]{2}:[0-9]{2}$"))]
+    #[schemars(regex(pattern = super::read::TIME_PATTERN))]
     pub publishing_time: Option<String>,
     /// The audio: a media file of the account (null removes it).
     #[serde(default)]

@@ -188,11 +188,13 @@ pub struct FeedAttributes {
     /// Addition: whether its downloads per month and top apps are published at
     /// `/podcasts/{feed_id}/stats` (linked from its page; never for a private podcast).
     pub public_stats: bool,
-    /// Addition: whether it is on the fediverse: an ActivityPub actor `@{feed_id}@{host}` that
+    /// Addition: whether it is on the fediverse: an ActivityPub actor (`fediverse_handle`) that
     /// people follow, its episodes posted to them, replies kept as comments (never for a
     /// private podcast).
     pub fediverse: bool,
-    /// Addition: its fediverse handle, when it is on the fediverse.
+    /// Addition: its fediverse handle, when it is on the fediverse: `@{feed_id}@{host}` when the
+    /// id is a lowercase name as fediverse servers take them, else one derived from it
+    /// (`Bad Id!` is `@bad-id--ijqwiicjmqqq@{host}`), stable and unique.
     pub fediverse_handle: Option<String>,
 }
 
@@ -272,6 +274,10 @@ pub struct FeedRecord {
     pub shows_count: usize,
     /// Always `["entry"]`.
     pub relationships: [&'static str; 1],
+    /// Addition: what Apple Podcasts and Spotify need that the podcast lacks (a cover of 1400
+    /// to 3000 px, a category...), and its public episodes without audio; empty when ready.
+    /// Never blocks a save.
+    pub warnings: Vec<super::errors::WarningRecord>,
 }
 
 pub(super) fn logo_url(ctx: &Ctx<'_>, logo: Option<&Media>) -> String {
@@ -380,6 +386,7 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> FeedRecord {
         links: feed_links(ctx, v),
         shows_count: v.episode_count,
         relationships: ["entry"],
+        warnings: super::errors::warnings(v.warnings()),
     }
 }
 

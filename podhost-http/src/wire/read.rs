@@ -362,12 +362,18 @@ fn string(s: &Map<String, Value>, text: &str, field: &str, errors: &mut FieldErr
     if let Some(min) = s.get("minLength").and_then(Value::as_u64)
         && chars < min
     {
-        errors.add(field, format!("at least {min} characters"));
+        match min {
+            1 => errors.add(field, "must not be empty"),
+            _ => errors.add(field, format!("at least {min} characters")),
+        }
     }
     if let Some(max) = s.get("maxLength").and_then(Value::as_u64)
         && chars > max
     {
-        errors.add(field, format!("at most {max} characters"));
+        match max {
+            1 => errors.add(field, "at most 1 character"),
+            _ => errors.add(field, format!("at most {max} characters")),
+        }
     }
     if s.get("format").and_then(Value::as_str) == Some("date")
         && !text.is_empty()
@@ -379,25 +385,43 @@ fn string(s: &Map<String, Value>, text: &str, field: &str, errors: &mut FieldErr
         && !text.is_empty()
         && !regex::Regex::new(pattern).is_ok_and(|re| re.is_match(text))
     {
-        let what = s
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or(pattern);
-        errors.add(field, format!("not of the form {what}"));
+        errors.add(field, format!("must be {}", pattern_rule(pattern)));
     }
+}
+
+/// A time of day as the API takes it (an episode's `publishing_time`).
+pub const TIME_PATTERN: &str = r"^[0-9]{2}:[0-9]{2}:[0-9]{2}$";
+
+/// An `Idempotency-Key` as the document declares it.
+pub const IDEMPOTENCY_KEY_PATTERN: &str = "^[!-~]+$";
+
+/// [`IDEMPOTENCY_KEY_PATTERN`] in words.
+const IDEMPOTENCY_KEY_RULE: &str = "visible ASCII characters, no spaces";
+
+/// What a pattern of the document accepts, in words: each pattern the API declares is an id
+/// type's, whose rule is declared beside it.
+fn pattern_rule(pattern: &str) -> &'static str {
+    use podhost_core::{EpisodeId, FeedId, Login};
+    [
+        (FeedId::PATTERN, FeedId::RULE),
+        (EpisodeId::PATTERN, EpisodeId::RULE),
+        (Login::PATTERN, Login::RULE),
+        (TIME_PATTERN, "a time of day HH:MM:SS, e.g. 09:30:00"),
+        (IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE),
+    ]
+    .into_iter()
+    .find_map(|(p, rule)| (p == pattern).then_some(rule))
+    .unwrap_or("in the form the API reference gives for this field")
 }
 
 fn bounds(s: &Map<String, Value>, n: f64, field: &str, errors: &mut FieldErrors) {
     if let Some(min) = s.get("minimum").and_then(Value::as_f64) {
         let exclusive = s.get("exclusiveMinimum").and_then(Value::as_bool) == Some(true);
         if n < min || (exclusive && n == min) {
-            errors.add(
-                field,
-                format!(
-                    "must be more than {}{min}",
-                    if exclusive { "" } else { "or equal to " }
-                ),
-            );
+            match exclusive {
+                true => errors.add(field, format!("must be more than {min}")),
+                false => errors.add(field, format!("must be at least {min}")),
+            }
         }
     }
     if let Some(max) = s.get("maximum").and_then(Value::as_f64)

@@ -89,11 +89,7 @@ impl Podcasts<'_> {
                     &links,
                 );
                 Ok(FeedExport {
-                    feed: FeedView {
-                        feed: entry.feed.clone(),
-                        episode_count: entry.episodes.len(),
-                        logo: entry.feed.logo.and_then(|m| state.media.get(&m).cloned()),
-                    },
+                    feed: super::feeds::view_of(state, entry, entry.feed.clone()),
                     episodes,
                     media,
                     rss: rss.into(),

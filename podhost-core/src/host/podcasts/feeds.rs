@@ -116,11 +116,22 @@ fn apply_patch(feed: &mut Feed, patch: &FeedPatch, state: &AccountState) -> Resu
 
 fn view(state: &AccountState, feed: &FeedId) -> Option<FeedView> {
     let entry = state.feeds.get(feed)?;
-    Some(FeedView {
-        feed: entry.feed.clone(),
+    Some(view_of(state, entry, entry.feed.clone()))
+}
+
+/// `feed` (the entry's, or what a decision makes of it) as shown, with its cover and its public
+/// episodes without audio (kept by the state, not looked for).
+pub(super) fn view_of(
+    state: &AccountState,
+    entry: &crate::state::FeedEntry,
+    feed: Feed,
+) -> FeedView {
+    FeedView {
+        logo: feed.logo.and_then(|id| state.media.get(&id).cloned()),
         episode_count: entry.episodes.len(),
-        logo: entry.feed.logo.and_then(|id| state.media.get(&id).cloned()),
-    })
+        silent: entry.silent.iter().copied().collect(),
+        feed,
+    }
 }
 
 impl PodcastHost {
@@ -180,11 +191,8 @@ impl PodcastHost {
                 let mut feed = entry.feed.clone();
                 feed.logo = Some(media.id);
                 feed.updated = now;
-                let view = FeedView {
-                    logo: Some(media.clone()),
-                    episode_count: entry.episodes.len(),
-                    feed: feed.clone(),
-                };
+                let mut view = view_of(state, entry, feed.clone());
+                view.logo = Some(media.clone());
                 let events = vec![
                     (K::MediaCreated, Subject::Media(Box::new(media.clone()))),
                     (K::FeedUpdated, Subject::Feed(Box::new(view.clone()))),
@@ -246,7 +254,12 @@ impl Podcasts<'_> {
         catalog
             .read(|state| apply_patch(&mut feed, &new.fields, state))
             .await?;
-        let taken = || Error::conflict(format!("the feed id {id:?} is taken"));
+        let taken = || {
+            Error::conflict(format!(
+                "the podcast id \"{}\" is taken (ids are unique in the deployment and never reused): choose another",
+                id.as_str()
+            ))
+        };
         let holder = claims::claim(
             self.host.store(),
             &crate::store::layout::feed_claim(&id),
@@ -271,6 +284,7 @@ impl Podcasts<'_> {
                 let view = FeedView {
                     logo: feed.logo.and_then(|m| state.media.get(&m).cloned()),
                     episode_count: 0,
+                    silent: Vec::new(),
                     feed: feed.clone(),
                 };
                 let mut changes = vec![Change::FeedPut(Box::new(feed))];
@@ -340,11 +354,7 @@ impl Podcasts<'_> {
                 let mut feed = entry.feed.clone();
                 apply_patch(&mut feed, patch, state)?;
                 feed.updated = now;
-                let view = FeedView {
-                    logo: feed.logo.and_then(|m| state.media.get(&m).cloned()),
-                    episode_count: entry.episodes.len(),
-                    feed: feed.clone(),
-                };
+                let view = view_of(state, entry, feed.clone());
                 let (mut changes, recorded) = match patch.audio {
                     Some(_) => {
                         records::podcast_master_jobs(state, id, &feed.audio, &reserved, now)?
