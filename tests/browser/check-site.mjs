@@ -50,11 +50,20 @@ function layoutProblems() {
     const text = (el.getAttribute("aria-label") || el.textContent || "").trim().replace(/\s+/g, " ");
     return text ? `${what} "${text.slice(0, 50)}"` : what;
   };
+  // Visually hidden on purpose, for screen readers: clipped to a pixel (a table's header row
+  // when its rows are shown as a list on a phone).
+  const clipped = (el) => {
+    for (let at = el; at; at = at.parentElement) {
+      const box = at.getBoundingClientRect();
+      if (box.width <= 1 && box.height <= 1 && getComputedStyle(at).overflow !== "visible") return true;
+    }
+    return false;
+  };
   const shown = (el) => {
     const style = getComputedStyle(el);
     if (style.display === "none" || style.visibility === "hidden") return false;
     const box = el.getBoundingClientRect();
-    return box.width > 0 && box.height > 0;
+    return box.width > 0 && box.height > 0 && !clipped(el);
   };
 
   // Overflow: the innermost boxes whose content is wider than they are.

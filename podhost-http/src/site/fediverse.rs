@@ -270,7 +270,7 @@ fn blocks_section(
             @if blocks.is_empty() {
                 p.muted { (w.text("site-fediverse-blocks-none")) }
             } @else {
-                table {
+                table.stack {
                     thead {
                         tr {
                             th { (w.text("site-fediverse-blocked-target")) }
@@ -283,14 +283,14 @@ fn blocks_section(
                     tbody {
                         @for b in blocks {
                             tr {
-                                td { code { (b.target.as_str()) } }
-                                td {
+                                td data-label=(w.text("site-fediverse-blocked-target")) { code { (b.target.as_str()) } }
+                                td data-label=(w.text("site-fediverse-kind")) {
                                     @match b.target {
                                         BlockTarget::Actor(_) => (w.text("site-fediverse-kind-actor")),
                                         BlockTarget::Instance(_) => (w.text("site-fediverse-kind-instance")),
                                     }
                                 }
-                                td { (w.locale().date_time(b.created)) }
+                                td data-label=(w.text("site-fediverse-since")) { (w.locale().date_time(b.created)) }
                                 @if manage {
                                     td {
                                         form method="post" action=(paths::block_lift(&b.target.id())) {

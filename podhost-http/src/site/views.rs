@@ -363,16 +363,16 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
                 @if a.tokens.is_empty() {
                     p.muted { (w.text("site-tokens-none")) }
                 } @else {
-                    table {
+                    table.stack {
                         (table_head(w, &["site-label", "site-scopes", "site-created", "site-last-used", "site-state"], true))
                         tbody {
                             @for t in a.tokens {
                                 tr {
-                                    td { (t.token.label) }
-                                    td { (scope_list(&t.token.scopes)) }
-                                    td { (when(w, t.token.created)) }
-                                    td { @match t.last_used { Some(at) => (when(w, at)), None => span.muted { (w.text("site-never")) } } }
-                                    td { (state(w, t.token.revoked)) }
+                                    td data-label=(w.text("site-label")) { (t.token.label) }
+                                    td data-label=(w.text("site-scopes")) { (scope_list(&t.token.scopes)) }
+                                    td data-label=(w.text("site-created")) { (when(w, t.token.created)) }
+                                    td data-label=(w.text("site-last-used")) { @match t.last_used { Some(at) => (when(w, at)), None => span.muted { (w.text("site-never")) } } }
+                                    td data-label=(w.text("site-state")) { (state(w, t.token.revoked)) }
                                     td {
                                         @if t.token.revoked.is_none() {
                                             form method="post" action=(paths::token_revoke(t.token.id.as_str())) {
@@ -402,16 +402,16 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
                 @if a.clients.is_empty() {
                     p.muted { (w.text("site-clients-none")) }
                 } @else {
-                    table {
+                    table.stack {
                         (table_head(w, &["site-name", "site-client-id", "site-kind", "site-redirect-uris", "site-scopes"], true))
                         tbody {
                             @for c in a.clients {
                                 tr {
-                                    td { (c.name) }
-                                    td { code { (c.id.as_str()) } }
-                                    td { @if c.confidential { (w.text("site-kind-confidential")) } @else { (w.text("site-kind-public")) } }
-                                    td { @for uri in &c.redirect_uris { code { (uri) } br; } }
-                                    td { (scope_list(&c.scopes)) }
+                                    td data-label=(w.text("site-name")) { (c.name) }
+                                    td data-label=(w.text("site-client-id")) { code { (c.id.as_str()) } }
+                                    td data-label=(w.text("site-kind")) { @if c.confidential { (w.text("site-kind-confidential")) } @else { (w.text("site-kind-public")) } }
+                                    td data-label=(w.text("site-redirect-uris")) { @for uri in &c.redirect_uris { code { (uri) } br; } }
+                                    td data-label=(w.text("site-scopes")) { (scope_list(&c.scopes)) }
                                     td {
                                         form method="post" action=(paths::client_delete(c.id.as_str())) {
                                             (csrf(a.csrf))
@@ -444,15 +444,15 @@ pub(super) fn account(w: &Words, a: &Account<'_>) -> String {
                 @if a.grants.is_empty() {
                     p.muted { (w.text("site-grants-none")) }
                 } @else {
-                    table {
+                    table.stack {
                         (table_head(w, &["site-application", "site-scopes", "site-allowed", "site-state"], true))
                         tbody {
                             @for g in a.grants {
                                 tr {
-                                    td { (g.client_name) }
-                                    td { (scope_list(&g.scopes)) }
-                                    td { (when(w, g.created)) }
-                                    td { (state(w, g.revoked)) }
+                                    td data-label=(w.text("site-application")) { (g.client_name) }
+                                    td data-label=(w.text("site-scopes")) { (scope_list(&g.scopes)) }
+                                    td data-label=(w.text("site-allowed")) { (when(w, g.created)) }
+                                    td data-label=(w.text("site-state")) { (state(w, g.revoked)) }
                                     td {
                                         @if g.revoked.is_none() {
                                             form method="post" action=(paths::grant_revoke(g.id.as_str())) {
@@ -625,15 +625,15 @@ fn members_section(
         section #members {
             h2 { (w.text("site-members")) }
             p.muted { (w.text("site-members-help")) }
-            table {
+            table.stack {
                 (table_head(w, &["site-login", "site-name", "site-role", "site-podcasts", "site-status"], manage.is_some()))
                 tbody {
                     @for m in members.iter().map(|m| &m.member) {
                         @let actions = manage.map(|reach| Actions::of(reach, m, active_owners));
                         tr {
-                            td { (m.login.as_str()) }
-                            td { (m.name) }
-                            td {
+                            td data-label=(w.text("site-login")) { (m.login.as_str()) }
+                            td data-label=(w.text("site-name")) { (m.name) }
+                            td data-label=(w.text("site-role")) {
                                 @match actions.as_ref().filter(|a| a.roles.len() > 1) {
                                     Some(actions) => {
                                         form.inline.role-change method="post" action=(paths::member_update(m.id.as_str())) {
@@ -650,8 +650,8 @@ fn members_section(
                                     None => { (role_name(w, m.role)) }
                                 }
                             }
-                            td { @match &m.feeds { Some(feeds) => { (feeds.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")) }, None => span.muted { (w.text("site-all-podcasts")) } } }
-                            td { (status_word(w, m.status)) }
+                            td data-label=(w.text("site-podcasts")) { @match &m.feeds { Some(feeds) => { (feeds.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")) }, None => span.muted { (w.text("site-all-podcasts")) } } }
+                            td data-label=(w.text("site-status")) { (status_word(w, m.status)) }
                             @if let Some(actions) = &actions {
                                 td {
                                     @if actions.removable {
