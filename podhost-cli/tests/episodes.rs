@@ -361,3 +361,46 @@ fn an_episodes_video_is_set_and_removed() {
     ]);
     assert!(cleared["attributes"]["video_media"].is_null(), "{cleared}");
 }
+
+#[test]
+fn publishing_an_episode_without_audio_is_done_and_warned_on_stderr() {
+    let cli = Cli::with_users(&["alice"]);
+    let made = cli.run(&[
+        "feed", "create", "--user", "alice", "--id", "talk", "--title", "Talk",
+    ]);
+    assert!(made.status.success());
+    let stderr = String::from_utf8_lossy(&made.stderr);
+    assert!(
+        stderr.contains("warning: logo: the podcast has no cover"),
+        "{stderr}"
+    );
+    let published = cli.run(&[
+        "episode",
+        "create",
+        "--user",
+        "alice",
+        "--feed",
+        "talk",
+        "--title",
+        "Silent",
+        "--publish",
+    ]);
+    assert!(published.status.success());
+    let stdout = String::from_utf8_lossy(&published.stdout);
+    assert!(stdout.contains("published"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&published.stderr);
+    assert!(
+        stderr.contains("warning: enclosure_url: the episode is public but has no audio"),
+        "{stderr}"
+    );
+    // A draft says nothing.
+    let draft = cli.run(&[
+        "episode", "create", "--user", "alice", "--feed", "talk", "--title", "Later",
+    ]);
+    assert!(draft.status.success());
+    assert!(
+        !String::from_utf8_lossy(&draft.stderr).contains("warning:"),
+        "{}",
+        String::from_utf8_lossy(&draft.stderr)
+    );
+}
