@@ -41,25 +41,55 @@ pub fn filter(libraries: bool) -> tracing_subscriber::EnvFilter {
 }
 
 /// The directives of `PODHOST_LOG`'s `filter`: a bare level made podhost's, with other crates at
-/// WARN first unless `libraries`.
+/// WARN first; with `libraries`, the filter as it is, other crates at INFO unless it gives a
+/// bare level (everyone's then).
 fn directives(filter: &str, libraries: bool) -> String {
-    let parts: Vec<String> = filter
+    let is_level = |part: &str| {
+        part.parse::<tracing_subscriber::filter::LevelFilter>()
+            .is_ok()
+    };
+    let parts: Vec<&str> = filter
         .split(',')
         .map(str::trim)
         .filter(|part| !part.is_empty())
-        .map(
-            |part| match part.parse::<tracing_subscriber::filter::LevelFilter>() {
-                Ok(_) if !libraries => format!("{OWN}={part}"),
-                _ => part.to_string(),
-            },
-        )
         .collect();
-    match libraries {
-        true => parts.join(","),
-        false => std::iter::once("warn".to_string())
-            .chain(parts)
-            .collect::<Vec<_>>()
-            .join(","),
+    // Everyone's level first: WARN, or with `libraries` the filter's own level, else INFO.
+    let everyone = match libraries {
+        false => "warn",
+        true => match parts.iter().any(|part| is_level(part)) {
+            true => "",
+            false => "info",
+        },
+    };
+    std::iter::once(everyone.to_string())
+        .filter(|level| !level.is_empty())
+        .chain(
+            parts
+                .into_iter()
+                .map(|part| match is_level(part) && !libraries {
+                    true => format!("{OWN}={part}"),
+                    false => part.to_string(),
+                }),
+        )
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::directives;
+
+    #[test]
+    fn a_bare_level_is_podhosts_and_libraries_stay_at_warn_unless_asked() {
+        assert_eq!(directives("info", false), "warn,podhost=info");
+        assert_eq!(directives("debug", false), "warn,podhost=debug");
+        assert_eq!(
+            directives("info,podhost::access=warn", false),
+            "warn,podhost=info,podhost::access=warn"
+        );
+        assert_eq!(directives("hyper=debug", false), "warn,hyper=debug");
+        assert_eq!(directives("info", true), "info");
+        assert_eq!(directives("podhost=debug", true), "info,podhost=debug");
     }
 }
 
