@@ -119,7 +119,7 @@ impl fmt::Display for Scope {
 
 /// A scope name that is not one of [`Scope::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scope {0:?} (known: {known})", known = Scopes::all().to_string().replace(',', ", "))]
+#[error("unknown scope \"{0}\" (known: {known})", known = Scopes::all().to_string().replace(',', ", "))]
 pub struct UnknownScope(pub String);
 
 impl FromStr for Scope {

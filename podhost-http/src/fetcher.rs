@@ -81,7 +81,7 @@ impl Fetcher for HttpFetcher {
                 header::HeaderValue::try_from(value.as_str()),
             ) else {
                 return Err(FetchError::Refused(format!(
-                    "{url} cannot be requested with the header {name:?}"
+                    "{url} cannot be requested with the header \"{name}\""
                 )));
             };
             http_request.headers_mut().insert(name, value);

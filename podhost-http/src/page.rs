@@ -168,7 +168,7 @@ async fn oembed(api: &Api, parts: &Parts, locale: Locale) -> Response<Body> {
             None | Some("json") => {}
             Some(other) => {
                 return Err(ApiError::NotImplemented(format!(
-                    "format {other:?}: only json is answered"
+                    "format \"{other}\": only json is answered"
                 )));
             }
         }

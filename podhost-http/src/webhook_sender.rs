@@ -139,7 +139,7 @@ fn build(request: &WebhookRequest) -> Result<Request<Full<Bytes>>, String> {
     let mut has_agent = false;
     for (name, value) in &request.headers {
         let name = HeaderName::try_from(name.as_str())
-            .map_err(|_| format!("the header name {name:?} is not valid"))?;
+            .map_err(|_| format!("the header name \"{name}\" is not valid"))?;
         let value = HeaderValue::try_from(value.as_str())
             .map_err(|_| format!("the value of header {name} is not valid"))?;
         has_agent |= name == header::USER_AGENT;

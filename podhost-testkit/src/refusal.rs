@@ -40,12 +40,15 @@ pub fn problems(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The texts a JSON error answer shows a person: its `message`, and each message per field
-/// (`errors`, as `field: message`).
+/// The texts a JSON error answer shows a person: its `message` (OAuth's `error_description`),
+/// and each message per field (`errors`, as `field: message`).
 pub fn texts(answer: &serde_json::Value) -> Vec<String> {
     let mut texts = Vec::new();
-    if let Some(message) = answer.get("message").and_then(|m| m.as_str()) {
-        texts.push(message.to_string());
+    // The API's `message`, and OAuth's `error_description` (RFC 6749).
+    for key in ["message", "error_description"] {
+        if let Some(message) = answer.get(key).and_then(|m| m.as_str()) {
+            texts.push(message.to_string());
+        }
     }
     if let Some(errors) = answer.get("errors").and_then(|e| e.as_object()) {
         for (field, messages) in errors {
@@ -88,6 +91,7 @@ mod tests {
             "missing {field}",
             "pattern ^[^/\\s\\u0000-\\u001f]$",
             "failed at podhost_core::ids::FeedId",
+            "feeds: \"\\u{93}x\" is not a podcast id",
             "thread panicked at src/lib.rs:3",
             "",
         ] {

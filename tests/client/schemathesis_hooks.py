@@ -226,8 +226,10 @@ def refusal_reads_as_a_sentence(ctx, response, case):
     if not isinstance(body, dict):
         return None
     texts = []
-    if isinstance(body.get("message"), str):
-        texts.append(body["message"])
+    # The API's message, and OAuth's error_description (RFC 6749).
+    for key in ("message", "error_description"):
+        if isinstance(body.get(key), str):
+            texts.append(body[key])
     for field, messages in (body.get("errors") or {}).items():
         for message in messages if isinstance(messages, list) else []:
             texts.append(f"{field}: {message}")

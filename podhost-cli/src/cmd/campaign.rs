@@ -105,7 +105,7 @@ fn invalid(message: String) -> anyhow::Error {
 fn media(id: &str) -> anyhow::Result<MediaId> {
     id.trim()
         .parse()
-        .map_err(|_| invalid(format!("--media takes a media id, not {id:?}")))
+        .map_err(|_| invalid(format!("--media takes a media id, not \"{id}\"")))
 }
 
 /// `none` or empty: cleared; else parsed by `parse`.
@@ -149,7 +149,7 @@ impl CampaignFields {
         let time = |flag: &'static str| {
             move |t: &str| {
                 t.parse::<jiff::Timestamp>()
-                    .map_err(|_| invalid(format!("--{flag} takes an RFC 3339 time, not {t:?}")))
+                    .map_err(|_| invalid(format!("--{flag} takes an RFC 3339 time, not \"{t}\"")))
             }
         };
         Ok([
@@ -161,7 +161,7 @@ impl CampaignFields {
     fn goal(&self) -> anyhow::Result<Option<Option<u64>>> {
         clearable(&self.goal, |n| {
             n.parse()
-                .map_err(|_| invalid(format!("--goal takes a number of impressions, not {n:?}")))
+                .map_err(|_| invalid(format!("--goal takes a number of impressions, not \"{n}\"")))
         })
     }
 }

@@ -191,7 +191,7 @@ fn media_or_none(id: &str) -> anyhow::Result<Option<MediaId>> {
 fn timestamp(flag: &str, value: &str) -> anyhow::Result<jiff::Timestamp> {
     value.trim().parse().map_err(|_| {
         Failure::invalid(format!(
-            "{flag} takes a time as RFC 3339, e.g. 2030-06-01T09:00:00Z, not {value:?}"
+            "{flag} takes a time as RFC 3339, e.g. 2030-06-01T09:00:00Z, not \"{value}\""
         ))
         .into()
     })

@@ -164,7 +164,7 @@ fn parse_logo(logo: &str) -> anyhow::Result<Option<MediaId>> {
         "" | "none" => Ok(None),
         id => id.parse::<MediaId>().map(Some).map_err(|_| {
             Failure::invalid(format!(
-                "--logo takes a media id (see `podhost media list`) or none, not {id:?}"
+                "--logo takes a media id (see `podhost media list`) or none, not \"{id}\""
             ))
             .into()
         }),

@@ -259,7 +259,7 @@ impl ImportProgress for Bars {
     fn feed(&self, title: &str, items: usize) {
         let _ = self
             .bars
-            .println(format!("reading {title:?}: {items} episodes"));
+            .println(format!("reading \"{title}\": {items} episodes"));
         self.bytes.set_message("files");
     }
 

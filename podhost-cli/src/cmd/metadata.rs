@@ -191,7 +191,7 @@ fn body(
             .map(|s| {
                 s.parse::<f64>().map_err(|_| {
                     Failure::invalid(format!(
-                        "--midrolls takes seconds separated by commas, e.g. 600,1260.5, not {s:?}"
+                        "--midrolls takes seconds separated by commas, e.g. 600,1260.5, not \"{s}\""
                     ))
                 })
             })

@@ -49,7 +49,7 @@ fn day(flag: &str, value: Option<&str>) -> anyhow::Result<Option<jiff::civil::Da
     value
         .map(|v| {
             v.trim().parse().map_err(|_| {
-                Failure::invalid(format!("{flag} takes a day as YYYY-MM-DD, not {v:?}")).into()
+                Failure::invalid(format!("{flag} takes a day as YYYY-MM-DD, not \"{v}\"")).into()
             })
         })
         .transpose()

@@ -81,9 +81,9 @@ pub fn parse_activity(body: &[u8]) -> Result<Activity, String> {
 
 /// An http(s) URL with a host, or why not.
 pub fn web_url(text: &str) -> Result<url::Url, String> {
-    let url = url::Url::parse(text).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
+    let url = url::Url::parse(text).map_err(|e| format!("\"{text}\" is not a URL: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!("{text:?} is not an http or https URL"));
+        return Err(format!("\"{text}\" is not an http or https URL"));
     }
     Ok(url)
 }

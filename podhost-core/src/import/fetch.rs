@@ -172,7 +172,9 @@ pub async fn follow_with(
                 })?;
                 let next = url::Url::parse(&current)
                     .and_then(|base| base.join(location.trim()))
-                    .map_err(|e| FetchError::Refused(format!("a redirect to {location:?}: {e}")))?;
+                    .map_err(|e| {
+                        FetchError::Refused(format!("a redirect to \"{location}\": {e}"))
+                    })?;
                 if hop == MAX_REDIRECTS {
                     break;
                 }

@@ -257,7 +257,7 @@ pub(crate) fn read(root: &Element, base: Option<&str>) -> Result<SourceFeed, Str
     if let Some(guid) = channel.text_of(Ns::Podcast, "guid") {
         match uuid::Uuid::parse_str(&guid) {
             Ok(guid) => c.podcast_guid = Some(guid),
-            Err(_) => problems.push(format!("podcast:guid {guid:?} is not a UUID; left out")),
+            Err(_) => problems.push(format!("podcast:guid \"{guid}\" is not a UUID; left out")),
         }
     }
     for funding in channel.all(Ns::Podcast, "funding") {
@@ -277,7 +277,7 @@ pub(crate) fn read(root: &Element, base: Option<&str>) -> Result<SourceFeed, Str
         let name = if item.title.is_empty() {
             format!("item {}", n + 1)
         } else {
-            format!("{:?}", item.title)
+            format!("\"{}\"", item.title)
         };
         if item.guid.is_empty() {
             match &item.enclosure {
@@ -296,14 +296,14 @@ pub(crate) fn read(root: &Element, base: Option<&str>) -> Result<SourceFeed, Str
         }
         if !seen.insert(item.guid.clone()) {
             problems.push(format!(
-                "{name} repeats the guid {:?} of an earlier item; skipped",
+                "{name} repeats the guid \"{}\" of an earlier item; skipped",
                 item.guid
             ));
             continue;
         }
         if item.pub_date.is_none() {
             problems.push(format!(
-                "{name}: its date {:?} cannot be read; imported as a draft dated now",
+                "{name}: its date \"{}\" cannot be read; imported as a draft dated now",
                 item.pub_date_text
             ));
         }

@@ -349,7 +349,7 @@ pub fn resolve_category(category: &str, subcategory: &str) -> Option<ResolvedCat
 
 /// `"a", "b" and "c"`, for messages.
 fn quoted_list(names: impl Iterator<Item = &'static str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("{n:?}")).collect();
+    let names: Vec<String> = names.map(|n| format!("\"{n}\"")).collect();
     match names.split_last() {
         None => String::new(),
         Some((last, [])) => last.clone(),
@@ -376,11 +376,11 @@ pub(crate) fn check_apple_category(errors: &mut FieldErrors, category: &str, sub
             .find(|c| c.name.eq_ignore_ascii_case(category))
         {
             Some(c) => format!(
-                "{category:?} is not an Apple Podcasts category; categories are case-exact: {:?}",
+                "\"{category}\" is not an Apple Podcasts category; categories are case-exact: \"{}\"",
                 c.name
             ),
             None => format!(
-                "{category:?} is not an Apple Podcasts category; one of {}",
+                "\"{category}\" is not an Apple Podcasts category; one of {}",
                 quoted_list(APPLE_CATEGORIES.iter().map(|c| c.name))
             ),
         };
@@ -395,12 +395,12 @@ pub(crate) fn check_apple_category(errors: &mut FieldErrors, category: &str, sub
         .iter()
         .find(|s| s.eq_ignore_ascii_case(subcategory));
     let message = match same_but_case {
-        Some(s) => format!("subcategories are case-exact: {s:?}"),
+        Some(s) => format!("subcategories are case-exact: \"{s}\""),
         None if found.subcategories.is_empty() => {
-            format!("{:?} has no subcategories", found.name)
+            format!("\"{}\" has no subcategories", found.name)
         }
         None => format!(
-            "{subcategory:?} is not a subcategory of {:?}; one of {}",
+            "\"{subcategory}\" is not a subcategory of \"{}\"; one of {}",
             found.name,
             quoted_list(found.subcategories.iter().copied())
         ),

@@ -719,7 +719,7 @@ fn url_ok(url: &str) -> bool {
 
 fn check_url(errors: &mut FieldErrors, field: &str, url: &str) {
     if !url_ok(url) {
-        errors.add(field, format!("{url:?} is not an http(s) URL"));
+        errors.add(field, format!("\"{url}\" is not an http(s) URL"));
     }
 }
 
@@ -795,7 +795,7 @@ impl Check for ChannelTags {
             if jiff::fmt::rfc2822::parse(&t.pubdate).is_err() {
                 e.add(
                     "podcast.trailer",
-                    format!("pubdate {:?} is not an RFC 2822 date", t.pubdate),
+                    format!("pubdate \"{}\" is not an RFC 2822 date", t.pubdate),
                 );
             }
         }
@@ -836,14 +836,14 @@ impl Check for ChannelTags {
                     e.add(
                         field,
                         format!(
-                            "liveValue protocol {:?} is not one of {}",
+                            "liveValue protocol \"{}\" is not one of {}",
                             v.protocol,
                             LIVE_VALUE_PROTOCOLS.join(", ")
                         ),
                     );
                 }
                 if url::Url::parse(&v.uri).is_err() {
-                    e.add(field, format!("liveValue uri {:?} is not a URI", v.uri));
+                    e.add(field, format!("liveValue uri \"{}\" is not a URI", v.uri));
                 }
             }
         }
@@ -877,7 +877,7 @@ impl Check for ItemTags {
                 e.add(
                     "podcast.transcripts",
                     format!(
-                        "type {:?} is not one podhost serves: {}",
+                        "type \"{}\" is not one podhost serves: {}",
                         t.mime,
                         TRANSCRIPT_TYPES.join(", ")
                     ),
@@ -922,7 +922,7 @@ impl Check for ItemTags {
             if s.protocol != "disabled" && !url_ok(&s.uri) && !s.uri.starts_with("at://") {
                 e.add(
                     "podcast.socialInteract",
-                    format!("{:?} is not a URI of the post", s.uri),
+                    format!("\"{}\" is not a URI of the post", s.uri),
                 );
             }
         }

@@ -126,7 +126,7 @@ impl BlockTarget {
         instance_host(text.trim_end_matches('/'))
             .map(BlockTarget::Instance)
             .ok_or_else(|| {
-                format!("{text:?} is neither an actor's URL nor an instance's host name")
+                format!("\"{text}\" is neither an actor's URL nor an instance's host name")
             })
     }
 

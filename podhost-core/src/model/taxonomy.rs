@@ -112,7 +112,7 @@ pub fn check_role(role: Option<&str>, group: Option<&str>) -> Result<(), String>
         && !ROLES.iter().any(|(name, _)| name == g)
     {
         return Err(format!(
-            "group {g:?} is not one of the Podcast Taxonomy's: {}",
+            "group \"{g}\" is not one of the Podcast Taxonomy's: {}",
             groups().join(", ")
         ));
     }
@@ -130,11 +130,11 @@ pub fn check_role(role: Option<&str>, group: Option<&str>) -> Result<(), String>
                 .any(|(_, roles)| roles.contains(&role.as_str())) =>
         {
             Err(format!(
-                "role {role:?} is not of group {g:?} in the Podcast Taxonomy"
+                "role \"{role}\" is not of group \"{g}\" in the Podcast Taxonomy"
             ))
         }
         _ => Err(format!(
-            "role {role:?} is not one of the Podcast Taxonomy's (podcasttaxonomy.com)"
+            "role \"{role}\" is not one of the Podcast Taxonomy's (podcasttaxonomy.com)"
         )),
     }
 }

@@ -71,7 +71,7 @@ pub fn open_store(url: &str) -> Result<OpenedStore> {
         Some(path) => PathBuf::from(path),
         None if url.contains("://") => {
             return Err(bad(format!(
-                "unknown store URL {url:?}: use a path, file://, memory:// or s3://"
+                "unknown store URL \"{url}\": use a path, file://, memory:// or s3://"
             )));
         }
         None => PathBuf::from(url),

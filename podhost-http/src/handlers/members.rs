@@ -38,7 +38,7 @@ fn feed_ids(feeds: Vec<String>) -> Result<Vec<FeedId>, podhost_core::Error> {
         .iter()
         .map(|f| {
             FeedId::new(f).map_err(|_| {
-                podhost_core::Error::invalid("feeds", format!("{f:?} is not a podcast id"))
+                podhost_core::Error::invalid("feeds", format!("\"{f}\" is not a podcast id"))
             })
         })
         .collect()

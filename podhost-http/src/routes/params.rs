@@ -121,7 +121,7 @@ pub trait PathValue: Sized {
 }
 
 fn bad(text: &str, what: &str) -> ParamError {
-    ParamError::BadRequest(format!("{text:?} is not {what}"))
+    ParamError::BadRequest(format!("\"{text}\" is not {what}"))
 }
 
 impl PathValue for MediaId {

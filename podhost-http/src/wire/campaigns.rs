@@ -218,7 +218,7 @@ fn feeds(list: Vec<String>, errors: &mut FieldErrors) -> Vec<podhost_core::FeedI
         .filter_map(|f| match f.parse() {
             Ok(id) => Some(id),
             Err(_) => {
-                errors.add("feeds", format!("{f:?} is not a podcast id"));
+                errors.add("feeds", format!("\"{f}\" is not a podcast id"));
                 None
             }
         })

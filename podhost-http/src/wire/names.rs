@@ -43,7 +43,7 @@ impl<'de> Deserialize<'de> for EventName {
         let name = <Cow<'de, str>>::deserialize(deserializer)?;
         EventKind::parse(&name)
             .map(EventName)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown event {name:?}")))
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown event \"{name}\"")))
     }
 }
 

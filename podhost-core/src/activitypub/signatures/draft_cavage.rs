@@ -30,12 +30,12 @@ pub(super) fn sign(
             .any(|c| !c.is_ascii() || c.is_ascii_control() || c == '"' || c == '\\')
     {
         return Err(SignatureError::Malformed(format!(
-            "the keyId {key_id:?} cannot be written in a Signature header"
+            "the keyId \"{key_id}\" cannot be written in a Signature header"
         )));
     }
     if method.is_empty() || !method.bytes().all(is_tchar) {
         return Err(SignatureError::Malformed(format!(
-            "{method:?} is not an HTTP method"
+            "\"{method}\" is not an HTTP method"
         )));
     }
     let target = Target::parse(target_uri)?;
@@ -188,7 +188,7 @@ fn split_draft_params(text: &str) -> Result<Vec<(String, String)>, SignatureErro
         let name = name.trim().to_owned();
         if chars.next() != Some('=') || name.is_empty() {
             return Err(SignatureError::Malformed(format!(
-                "the Signature header is not a list of name=\"value\" parameters: {text:?}"
+                "the Signature header is not a list of name=\"value\" parameters: \"{text}\""
             )));
         }
         while chars.next_if(|c| c.is_whitespace()).is_some() {}
@@ -233,7 +233,7 @@ pub(super) fn verify(
     let params = DraftParams::parse(message)?;
     if params.key_id != key_id {
         return Err(SignatureError::Malformed(format!(
-            "the signature's keyId {:?} is not the signer's {:?}",
+            "the signature's keyId \"{}\" is not the signer's \"{}\"",
             params.key_id, key_id
         )));
     }
@@ -356,7 +356,9 @@ pub(super) fn verify(
 fn parse_seconds(name: &str, value: &str) -> Result<i64, SignatureError> {
     let whole = value.split_once('.').map_or(value, |(whole, _)| whole);
     whole.parse().map_err(|_| {
-        SignatureError::Malformed(format!("the signature's {name} {value:?} is not Unix time"))
+        SignatureError::Malformed(format!(
+            "the signature's {name} \"{value}\" is not Unix time"
+        ))
     })
 }
 

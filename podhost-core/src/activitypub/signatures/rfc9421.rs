@@ -227,7 +227,7 @@ pub(super) fn verify(
     let parsed = Rfc9421Signature::parse(message)?;
     if parsed.key_id != key_id {
         return Err(SignatureError::Malformed(format!(
-            "the signature's keyid {:?} is not the signer's {:?}",
+            "the signature's keyid \"{}\" is not the signer's \"{}\"",
             parsed.key_id, key_id
         )));
     }

@@ -219,10 +219,10 @@ pub(super) struct Target {
 impl Target {
     pub(super) fn parse(uri: &str) -> Result<Target, SignatureError> {
         let url = url::Url::parse(uri).map_err(|e| {
-            SignatureError::Malformed(format!("the request URL {uri:?} cannot be read: {e}"))
+            SignatureError::Malformed(format!("the request URL \"{uri}\" cannot be read: {e}"))
         })?;
         let host = url.host_str().ok_or_else(|| {
-            SignatureError::Malformed(format!("the request URL {uri:?} has no host"))
+            SignatureError::Malformed(format!("the request URL \"{uri}\" has no host"))
         })?;
         let authority = match url.port() {
             Some(port) => format!("{host}:{port}"),
@@ -299,7 +299,9 @@ pub(super) fn check_date_header(
     let at = jiff::fmt::rfc2822::DateTimeParser::new()
         .parse_timestamp(&date)
         .map_err(|e| {
-            SignatureError::Malformed(format!("the Date header {date:?} is not an HTTP date: {e}"))
+            SignatureError::Malformed(format!(
+                "the Date header \"{date}\" is not an HTTP date: {e}"
+            ))
         })?;
     check_time("the request's Date", at.as_second(), now)
 }
@@ -314,7 +316,7 @@ pub(super) fn check_digest_header(message: &Message<'_>) -> Result<(), Signature
     for part in value.split(',') {
         let (algorithm, encoded) = part.trim().split_once('=').ok_or_else(|| {
             SignatureError::Malformed(format!(
-                "the Digest header {value:?} is not algorithm=value"
+                "the Digest header \"{value}\" is not algorithm=value"
             ))
         })?;
         let Some(expected) = body_digest(&algorithm.to_ascii_lowercase(), message.body) else {
@@ -332,7 +334,7 @@ pub(super) fn check_digest_header(message: &Message<'_>) -> Result<(), Signature
     }
     if !checked {
         return Err(SignatureError::UnsupportedAlgorithm(format!(
-            "the Digest header {value:?} has no SHA-256 or SHA-512 digest"
+            "the Digest header \"{value}\" has no SHA-256 or SHA-512 digest"
         )));
     }
     Ok(())
@@ -367,7 +369,7 @@ pub(super) fn check_content_digest(message: &Message<'_>) -> Result<(), Signatur
     }
     if !checked {
         return Err(SignatureError::UnsupportedAlgorithm(format!(
-            "the Content-Digest header {value:?} has no sha-256 or sha-512 digest"
+            "the Content-Digest header \"{value}\" has no sha-256 or sha-512 digest"
         )));
     }
     Ok(())

@@ -168,7 +168,7 @@ impl Fediverse<'_> {
         let urls = self.host.urls();
         if !inbound.path.starts_with('/') {
             return Err(Refusal::Malformed(format!(
-                "the request's path {:?} does not start with /",
+                "the request's path \"{}\" does not start with /",
                 inbound.path
             ))
             .into());

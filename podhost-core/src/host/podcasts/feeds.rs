@@ -55,7 +55,7 @@ fn check_prefixes(e: &mut FieldErrors, prefixes: &[String]) {
         if !ok {
             e.add(
                 "prefixes",
-                format!("{prefix:?} is not a measurement prefix: an https URL ending in /, such as https://op3.dev/e/"),
+                format!("\"{prefix}\" is not a measurement prefix: an https URL ending in /, such as https://op3.dev/e/"),
             );
         }
         if prefixes[..i].contains(prefix) {

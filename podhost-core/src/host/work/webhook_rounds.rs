@@ -398,7 +398,7 @@ impl Work<'_> {
                 None => errors.add(
                     "events",
                     format!(
-                        "unknown event {name:?} (known: {})",
+                        "unknown event \"{name}\" (known: {})",
                         EventKind::ALL.map(EventKind::as_str).join(", ")
                     ),
                 ),

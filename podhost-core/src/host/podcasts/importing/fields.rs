@@ -71,7 +71,9 @@ pub(crate) fn web(value: &str, field: &str, problems: &mut Vec<String>) -> Strin
     if errors.is_empty() {
         value.trim().to_string()
     } else {
-        problems.push(format!("{field} {value:?} is not a web address; left out"));
+        problems.push(format!(
+            "{field} \"{value}\" is not a web address; left out"
+        ));
         String::new()
     }
 }
@@ -118,7 +120,7 @@ pub(crate) fn channel_patch(c: &SourceChannel, problems: &mut Vec<String>) -> Fe
         patch.itunes_owner_email = Some(c.itunes_owner_email.trim().to_string());
     } else {
         problems.push(format!(
-            "itunes:owner email {:?} is not an email address; left out",
+            "itunes:owner email \"{}\" is not an email address; left out",
             c.itunes_owner_email
         ));
     }
@@ -139,18 +141,18 @@ pub(crate) fn channel_patch(c: &SourceChannel, problems: &mut Vec<String>) -> Fe
         patch.itunes_category = Some(r.category.to_string());
         patch.itunes_subcategory = Some(r.subcategory.to_string());
         let named = if sub.is_empty() {
-            format!("{category:?}")
+            format!("\"{category}\"")
         } else {
-            format!("{category:?} › {sub:?}")
+            format!("\"{category}\" › \"{sub}\"")
         };
         let became = if r.subcategory.is_empty() {
-            format!("{:?}", r.category)
+            format!("\"{}\"", r.category)
         } else {
-            format!("{:?} › {:?}", r.category, r.subcategory)
+            format!("\"{}\" › \"{}\"", r.category, r.subcategory)
         };
         let note = match r.reading {
             Reading::Exact if r.subcategory.is_empty() && !sub.is_empty() => Some(format!(
-                "itunes:category {category:?} has no subcategory {sub:?} in Apple's list; the subcategory is left out"
+                "itunes:category \"{category}\" has no subcategory \"{sub}\" in Apple's list; the subcategory is left out"
             )),
             Reading::Exact => None,
             Reading::Case => Some(format!(
@@ -178,7 +180,7 @@ pub(crate) fn channel_patch(c: &SourceChannel, problems: &mut Vec<String>) -> Fe
             patch.language = Some(tag.to_string());
         } else {
             problems.push(format!(
-                "the language {language:?} is not a language tag; left out"
+                "the language \"{language}\" is not a language tag; left out"
             ));
         }
     }
@@ -187,7 +189,7 @@ pub(crate) fn channel_patch(c: &SourceChannel, problems: &mut Vec<String>) -> Fe
             patch.podcast_medium = Some(medium.clone());
         } else {
             problems.push(format!(
-                "podcast:medium {medium:?} is not one podhost knows; left out"
+                "podcast:medium \"{medium}\" is not one podhost knows; left out"
             ));
         }
     }
@@ -199,7 +201,7 @@ pub(crate) fn item_patch(
     now: jiff::Timestamp,
     problems: &mut Vec<String>,
 ) -> EpisodePatch {
-    let name = format!("item {:?}", item.guid);
+    let name = format!("item \"{}\"", item.guid);
     let mut title = line(&item.title, &format!("{name}: the title"), problems);
     if title.trim().is_empty() {
         title = line(&item.itunes_title, &format!("{name}: the title"), problems);
@@ -218,7 +220,7 @@ pub(crate) fn item_patch(
             Ok(t) => Some(t),
             Err(_) => {
                 problems.push(format!(
-                    "{name}: itunes:episodeType {t:?} is not full, trailer or bonus; left out"
+                    "{name}: itunes:episodeType \"{t}\" is not full, trailer or bonus; left out"
                 ));
                 None
             }

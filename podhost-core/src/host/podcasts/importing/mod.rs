@@ -382,7 +382,7 @@ impl PodcastHost {
         for problem in problems {
             run.problem(problem);
         }
-        let name = format!("item {:?}", item.guid);
+        let name = format!("item \"{}\"", item.guid);
         let target = UploadTarget::Episode(feed.clone());
         let mut files = EpisodeFiles::default();
         let whole = have.is_some_and(|h| {
@@ -584,7 +584,7 @@ impl Podcasts<'_> {
                 .collect();
             let name = match item.title.is_empty() {
                 true => "an item".to_string(),
-                false => format!("{:?}", item.title),
+                false => format!("\"{}\"", item.title),
             };
             feed.problems.push(format!(
                 "{name}: its guid cannot be kept ({}); skipped",
