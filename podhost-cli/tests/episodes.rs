@@ -390,7 +390,7 @@ fn publishing_an_episode_without_audio_is_done_and_warned_on_stderr() {
     assert!(stdout.contains("published"), "{stdout}");
     let stderr = String::from_utf8_lossy(&published.stderr);
     assert!(
-        stderr.contains("warning: enclosure_url: the episode is public but has no audio"),
+        stderr.contains("warning: show_media: the episode is public but has no audio"),
         "{stderr}"
     );
     // A draft says nothing.

@@ -82,7 +82,10 @@ fn error_response(status: u16, error: &Value, validation: &Value) -> Value {
             "conflict: an id that is taken, a file still in use, a changed version, a request of this Idempotency-Key still running (see retry-after)",
             error,
         ),
-        413 => ("the body is larger than the limit", error),
+        413 => (
+            "a body, a form field or an upload is larger than its limit; the message names which (docs/configuration.md lists them)",
+            error,
+        ),
         422 => (
             "validation failed (unknown query parameters included): messages per field",
             validation,

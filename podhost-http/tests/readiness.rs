@@ -108,7 +108,7 @@ async fn a_podcast_says_what_the_apps_need_and_an_episode_without_audio_that_app
         .await;
     assert_eq!(public.status, StatusCode::OK, "{}", public.body);
     assert_eq!(public.body["data"]["attributes"]["is_public"], 1);
-    assert_eq!(warned(&public.body), ["enclosure_url"]);
+    assert_eq!(warned(&public.body), ["show_media"]);
     // The podcast names it.
     let podcast = fx.get("/api/feeds/show").await;
     assert_eq!(warned(&podcast.body), ["episodes"]);

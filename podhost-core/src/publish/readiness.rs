@@ -18,7 +18,7 @@ use crate::{
 /// API names it) and a sentence saying what an app does without it and what is accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {
-    /// The field, as the API names it (`logo`, `itunes.category`, `enclosure_url`).
+    /// The field, as the API names it (`logo`, `itunes.category`, `show_media`).
     pub field: &'static str,
     /// What is missing and what the apps do about it, in words.
     pub message: String,
@@ -117,10 +117,10 @@ pub fn episode(view: &EpisodeView) -> Vec<Warning> {
     let mut found = Vec::new();
     if view.episode.is_public && view.media.is_none() {
         found.push(Warning {
-            field: "enclosure_url",
+            field: "show_media",
             message: "the episode is public but has no audio: its feed item has no enclosure, \
                       which Apple Podcasts, Spotify and most apps skip; give it audio \
-                      (enclosure_url, a media file of the account)"
+                      (show_media, a media file of the account)"
                 .into(),
         });
     }

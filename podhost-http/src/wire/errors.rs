@@ -28,7 +28,7 @@ pub struct ValidationBody<'a> {
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(rename = "Warning")]
 pub struct WarningRecord {
-    /// The field it concerns, as the API names it (`logo`, `itunes.category`, `enclosure_url`).
+    /// The field it concerns, as the API names it (`logo`, `itunes.category`, `show_media`).
     pub field: &'static str,
     /// What the apps will do, and what they accept.
     pub message: String,
