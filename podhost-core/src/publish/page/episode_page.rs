@@ -172,7 +172,7 @@ pub(crate) fn render(
                     // plays MP4 or WebM): no script. Its width and height give it the video's
                     // aspect at the card's full width.
                     section.card.watch aria-label=(locale.text("watch")) lang=[en] {
-                        video.upright[shown.height > shown.width] controls preload="metadata" playsinline
+                        video class=[(shown.height > shown.width).then_some("upright")] controls preload="metadata" playsinline
                             poster=[picture_url.as_deref()] aria-label=(watch) width=(shown.width) height=(shown.height) {
                             @if let Some(stream) = &shown.stream {
                                 source src=(stream) type=(crate::publish::HLS_TYPE);
