@@ -25,28 +25,6 @@ pub enum DefaultPublicUrl<'a> {
     Recorded,
 }
 
-/// The guessed base URL of this command's links, when it guessed one, and how to say so.
-static GUESSED: std::sync::OnceLock<(String, LogFormat)> = std::sync::OnceLock::new();
-
-/// Whether the note about the guessed base URL was said.
-static NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Says, once, that the links start with a guessed base URL when `printed` holds one of them.
-pub(crate) fn note_if_guessed(printed: &str) {
-    let Some((base, format)) = GUESSED.get() else {
-        return;
-    };
-    if !printed.contains(base.as_str()) || NOTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
-    let message = format!(
-        "note: links start with {base}, a guess: no --public-url was given and no server has \
-         recorded its public URL in this store; give --public-url URL (or PODHOST_PUBLIC_URL), \
-         or start `podhost serve` on this store once"
-    );
-    say_as(*format, &message);
-}
-
 /// Says `message` on stderr as the logs are written (see [`Env::say`]).
 fn say_as(format: LogFormat, message: &str) {
     match format {
@@ -244,7 +222,10 @@ impl Env {
             (None, DefaultPublicUrl::Recorded) => match recorded_public_url(&opened) {
                 Some(recorded) => recorded,
                 None => {
-                    let _ = GUESSED.set((GUESSED_PUBLIC_URL.to_string(), self.global.log_format));
+                    let _ = crate::output::GUESSED.set((
+                        GUESSED_PUBLIC_URL.to_string(),
+                        matches!(self.global.log_format, LogFormat::Json),
+                    ));
                     GUESSED_PUBLIC_URL.to_string()
                 }
             },

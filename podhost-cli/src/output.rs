@@ -28,7 +28,7 @@ impl Output {
         if !printed.is_empty() || self.json {
             writeln!(std::io::stdout().lock(), "{printed}")?;
         }
-        crate::context::note_if_guessed(&printed);
+        note_if_guessed(&printed);
         Ok(())
     }
 
@@ -78,7 +78,7 @@ impl Output {
             text_table(header, &cells)
         };
         writeln!(std::io::stdout().lock(), "{printed}")?;
-        crate::context::note_if_guessed(&printed);
+        note_if_guessed(&printed);
         Ok(())
     }
 }
@@ -117,4 +117,31 @@ pub fn time(t: jiff::Timestamp) -> String {
 /// An optional value as text: empty when absent.
 pub fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// The guessed base URL of this command's links, when it guessed one (`context` sets it), and
+/// whether notes are JSON log lines (`--log-format json`).
+pub(crate) static GUESSED: std::sync::OnceLock<(String, bool)> = std::sync::OnceLock::new();
+
+/// Whether the note about the guessed base URL was said.
+static NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says, once, that the links start with a guessed base URL when `printed` holds one of them,
+/// on stderr as the logs are written.
+fn note_if_guessed(printed: &str) {
+    let Some((base, json)) = GUESSED.get() else {
+        return;
+    };
+    if !printed.contains(base.as_str()) || NOTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let message = format!(
+        "note: links start with {base}, a guess: no --public-url was given and no server has \
+         recorded its public URL in this store; give --public-url URL (or PODHOST_PUBLIC_URL), \
+         or start `podhost serve` on this store once"
+    );
+    match json {
+        true => tracing::info!(target: "podhost", "{message}"),
+        false => eprintln!("podhost: {message}"),
+    }
 }

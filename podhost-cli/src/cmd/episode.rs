@@ -240,7 +240,8 @@ fn print_single(
             ("version", e.version.to_string()),
         ]
     })?;
-    env.out().warnings(&view.warnings());
+    env.out()
+        .warnings(&podhost_core::publish::readiness::episode(view));
     Ok(())
 }
 

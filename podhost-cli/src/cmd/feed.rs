@@ -218,7 +218,8 @@ fn print_single(env: &Env, host: &PodcastHost, user: &User, view: &FeedView) -> 
                 ("updated", time(f.updated)),
             ]
         })?;
-    env.out().warnings(&view.warnings());
+    env.out()
+        .warnings(&podhost_core::publish::readiness::podcast(view));
     Ok(())
 }
 
@@ -247,7 +248,7 @@ impl super::Run for FeedCommand {
                         host.urls().rss(&view.feed.id)
                     )
                 })?;
-                out.warnings(&view.warnings());
+                out.warnings(&podhost_core::publish::readiness::podcast(&view));
             }
             FeedCommand::List { user } => {
                 let user = env.user(&host, user.name()).await?;

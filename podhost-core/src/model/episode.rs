@@ -200,14 +200,6 @@ pub struct EpisodeView {
     pub is_published: bool,
 }
 
-impl EpisodeView {
-    /// What apps will do with the episode as it is
-    /// ([`readiness::episode`](crate::publish::readiness::episode)); never blocks a save.
-    pub fn warnings(&self) -> Vec<crate::publish::readiness::Warning> {
-        crate::publish::readiness::episode(self)
-    }
-}
-
 /// An [`EpisodeView`] borrowed from the account's state while a listing runs
 /// ([`Podcasts::list_episodes_with`](crate::Podcasts::list_episodes_with)): what a
 /// frontend needs to tell whether its rendering of the episode is current, without copying it.

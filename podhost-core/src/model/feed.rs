@@ -305,17 +305,9 @@ pub struct FeedView {
     /// Its cover, when it has one.
     pub logo: Option<super::Media>,
     /// Its public episodes without audio (scheduled ones too), which apps skip: what
-    /// [`FeedView::warnings`] names.
+    /// `publish::readiness::podcast` names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub silent: Vec<crate::ids::EpisodeId>,
-}
-
-impl FeedView {
-    /// What the podcast lacks for Apple Podcasts and Spotify
-    /// ([`readiness::podcast`](crate::publish::readiness::podcast)); never blocks a save.
-    pub fn warnings(&self) -> Vec<crate::publish::readiness::Warning> {
-        crate::publish::readiness::podcast(self)
-    }
 }
 
 /// The namespace of `podcast:guid` (podcastindex.org namespace, `guid` tag).

@@ -365,7 +365,7 @@ pub fn episode_single<'a>(ctx: &Ctx<'_>, v: &'a EpisodeView) -> EpisodeRecord<'a
             }),
             version: e.version,
         },
-        warnings: super::errors::warnings(v.warnings()),
+        warnings: super::errors::warnings(podhost_core::publish::readiness::episode(v)),
     }
 }
 

@@ -386,7 +386,7 @@ pub fn feed_single(ctx: &Ctx<'_>, v: &FeedView) -> FeedRecord {
         links: feed_links(ctx, v),
         shows_count: v.episode_count,
         relationships: ["entry"],
-        warnings: super::errors::warnings(v.warnings()),
+        warnings: super::errors::warnings(podhost_core::publish::readiness::podcast(v)),
     }
 }
 

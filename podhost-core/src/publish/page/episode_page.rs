@@ -6,7 +6,7 @@ use maud::html;
 use super::{
     PLAYER_WIDTH, Show, Site, announced_player, clock, cover, document, embed_code, embed_section,
     episode_label, linked_data, rich_text, show_bar, show_notes, subscribe, subtitle, summary,
-    video::{CARD_WIDTH, page_video},
+    watch::{CARD_WIDTH, page_video},
     web_url, when_and_how_long,
 };
 use crate::{

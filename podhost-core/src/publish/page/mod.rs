@@ -18,7 +18,7 @@ mod podcast_page;
 mod rich_text;
 mod stats_page;
 mod style;
-mod video;
+mod watch;
 
 use jiff::tz::TimeZone;
 use maud::{Markup, html};

@@ -12,7 +12,7 @@ use maud::{DOCTYPE, PreEscaped, html};
 
 use super::{
     Show, Site, clock, cover, style, summary,
-    video::{PLAYER_BOX, page_video},
+    watch::{PLAYER_BOX, page_video},
 };
 use crate::{locale::Locale, model::EpisodeView, probe::MediaKind, urls::Urls};
 
